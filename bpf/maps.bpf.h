@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * maps.bpf.h - BPF definitions of the maps described in
+ * include/flowsketch/maps.h, and the sketch parameters set before load.
+ *
+ * Sizes here are placeholders: the daemon sets max_entries of fs_cms and
+ * fs_hll from the parameters (fs_cms_chunks(), fs_hll_chunks()) and the
+ * ring buffer size from its options before it loads the object.
+ */
+#ifndef FLOWSKETCH_MAPS_BPF_H
+#define FLOWSKETCH_MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "flowsketch/maps.h"
+#include "flowsketch/params.h"
+
+/* Set by the loader before load; .rodata is frozen, so the verifier treats
+ * these as constants and prunes the branches they rule out. */
+const volatile struct fs_sketch_params fs_params = {
+	.magic = FS_PARAMS_MAGIC,
+	.version = FS_PARAMS_VERSION,
+	.cms_depth = FS_DEFAULT_CMS_DEPTH,
+	.cms_log2_width = FS_DEFAULT_CMS_LOG2W,
+	.hll_p = FS_DEFAULT_HLL_P,
+	.nslots = FS_NSLOTS,
+};
+/* 1: call the flowsketch kernel module's kfuncs (kmod/); 0: pure BPF. */
+const volatile __u32 fs_use_kfunc = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_ctl);
+} fs_ctl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_cms_chunk);
+} fs_cms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_hll_chunk);
+} fs_hll SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FS_NSLOTS);
+	__type(key, __u32);
+	__type(value, struct fs_window_totals);
+} fs_totals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FS_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} fs_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} fs_reports SEC(".maps");
+
+/* Only ever updated from user space, for the RCU grace period that a
+ * map-in-map update waits for (see maps.h, "Windows and slots"). */
+struct fs_barrier_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} fs_barrier_inner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct fs_barrier_inner);
+} fs_barrier SEC(".maps") = {
+	.values = { [0] = &fs_barrier_inner },
+};
+
+/* The environment of include/flowsketch/update.h in the BPF build. */
+struct fs_update_env {
+	int unused;
+};
+
+static __always_inline struct fs_cms_chunk *
+fs_env_cms_chunk(struct fs_update_env *env, __u32 chunk)
+{
+	return bpf_map_lookup_elem(&fs_cms, &chunk);
+}
+
+static __always_inline struct fs_hll_chunk *
+fs_env_hll_chunk(struct fs_update_env *env, __u32 chunk)
+{
+	return bpf_map_lookup_elem(&fs_hll, &chunk);
+}
+
+static __always_inline void fs_stat_inc(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&fs_stats, &stat);
+
+	if (v)
+		*v += 1;
+}
+
+#endif /* FLOWSKETCH_MAPS_BPF_H */

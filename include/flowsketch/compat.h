@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * compat.h - what the shared core needs from its three build environments.
+ *
+ * Every header under include/flowsketch/ is compiled three ways:
+ *   - clang -target bpf, after vmlinux.h (which already defines __u64 & co);
+ *   - the kernel module (__KERNEL__ set by Kbuild);
+ *   - user space (daemon, CLI, tests, benchmarks).
+ * The core therefore uses only the kernel's __uN types, no libc, no floating
+ * point and no division by values unknown at compile time on the hot path.
+ *
+ * Byte order: hashes read the flow key as little-endian 64-bit words.  All
+ * three builds run on the same host, so they agree; a sketch exported to
+ * another host is only mergeable with sketches built on the same byte order
+ * and secret, which is why both are recorded with it (see sketch_params.h).
+ */
+#ifndef FLOWSKETCH_COMPAT_H
+#define FLOWSKETCH_COMPAT_H
+
+#if defined(__bpf__)
+/* vmlinux.h (CO-RE) provides the __uN types; bpf_helpers.h __always_inline. */
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#define FS_INLINE static __always_inline
+#elif defined(__KERNEL__)
+#include <linux/types.h>
+#define FS_INLINE static __always_inline
+#else
+#include <linux/types.h>
+#define FS_INLINE static inline __attribute__((always_inline))
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "flowsketch's hash reads keys as little-endian words; port fs_le64 first"
+#endif
+
+/* Loops over compile-time bounds are unrolled so the verifier sees straight
+ * code and the JIT emits no loop; gcc (kernel, user) spells it differently. */
+#if defined(__clang__)
+#define FS_UNROLL _Pragma("unroll")
+#else
+#define FS_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+#define FS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Count trailing zeros of a non-zero 64-bit word.  Written out as a binary
+ * search rather than __builtin_ctzll because the BPF backend of clang 14
+ * has no cttz instruction to lower it to; the user and kernel builds use
+ * the same code so that there is one definition to test.
+ */
+FS_INLINE __u32 fs_ctz64(__u64 x)
+{
+	__u32 n = 0;
+
+	if (!(x & 0xffffffffULL)) { n += 32; x >>= 32; }
+	if (!(x & 0xffffULL))     { n += 16; x >>= 16; }
+	if (!(x & 0xffULL))       { n += 8;  x >>= 8; }
+	if (!(x & 0xfULL))        { n += 4;  x >>= 4; }
+	if (!(x & 0x3ULL))        { n += 2;  x >>= 2; }
+	if (!(x & 0x1ULL))        { n += 1; }
+	return n;
+}
+
+#endif /* FLOWSKETCH_COMPAT_H */

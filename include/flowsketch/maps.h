@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * maps.h - every BPF map of flowsketch, its layout and who writes it.
+ *
+ * The daemon pins them all under one directory (default
+ * /sys/fs/bpf/flowsketch), so `bpftool map dump pinned DIR/NAME` prints
+ * them with their BTF types.
+ *
+ *  pin      map name    type             key       value                      written by
+ *  ------   ---------   --------------   -------   ------------------------   -----------------
+ *  params   <obj>.rodata ARRAY (frozen)   0         fs_params (params.h) and   daemon, before load
+ *                                                   fs_use_kfunc
+ *  ctl      fs_ctl      ARRAY, mmapable  0         struct fs_ctl              daemon
+ *  cms      fs_cms      PERCPU_ARRAY     chunk     struct fs_cms_chunk        datapath; daemon zeroes
+ *  hll      fs_hll      PERCPU_ARRAY     chunk     struct fs_hll_chunk        datapath; daemon zeroes
+ *  totals   fs_totals   PERCPU_ARRAY     slot      struct fs_window_totals    datapath; daemon zeroes
+ *  stats    fs_stats    PERCPU_ARRAY     fs_stat   __u64 (since load)         datapath
+ *  reports  fs_reports  RINGBUF          -         struct fs_hh_report        datapath -> daemon
+ *  barrier  fs_barrier  ARRAY_OF_MAPS    0         a one-entry array          daemon (see below)
+ *
+ * Windows and slots.  The datapath maps hold FS_NSLOTS (2) copies of every
+ * per-window sketch; slot = fs_ctl.window_seq % FS_NSLOTS.  To close a
+ * window the daemon increments window_seq, then updates fs_barrier: an
+ * update of a map-in-map returns only after an RCU grace period
+ * (synchronize_rcu() in the map_update_elem syscall), and XDP and
+ * tracepoint programs run inside RCU read-side sections, so once it returns
+ * no program is still writing the old slot.  The daemon then reads the
+ * old slot's chunks and totals, merges the per-CPU copies, and zeroes them
+ * before they become current again one window later.  Every packet is thus
+ * counted in exactly one window.
+ *
+ * Per-CPU copies avoid atomics and cache-line bouncing: each CPU owns its
+ * sketch, and merging is exact (sum for Count-Min, max for HyperLogLog).
+ */
+#ifndef FLOWSKETCH_MAPS_H
+#define FLOWSKETCH_MAPS_H
+
+#include "compat.h"
+#include "flow_key.h"
+#include "cms.h"
+#include "hll.h"
+
+#define FS_PIN_DIR_DEFAULT "/sys/fs/bpf/flowsketch"
+
+/* fs_ctl[0]: window sequence (selects the slot) and report thresholds. */
+struct fs_ctl {
+	__u64 window_seq;
+	__u64 thresh_packets;	/* per-CPU packets that make a flow a candidate */
+	__u64 thresh_bytes;	/* per-CPU bytes, same */
+};
+
+/* fs_totals[slot]: everything that entered the sketches in that slot. */
+struct fs_window_totals {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/* fs_stats[]: counters since load, never reset by rotation. */
+enum fs_stat {
+	FS_STAT_RX = 0,			/* frames the program ran on */
+	FS_STAT_SKETCHED,		/* packets counted in the sketches */
+	FS_STAT_NON_IP,			/* not IPv4/IPv6 (ARP, LLDP, ...) */
+	FS_STAT_FRAGMENTS,		/* non-first fragments: sketched, ports 0 */
+	FS_STAT_TRUNC_ETH,		/* shorter than an Ethernet header */
+	FS_STAT_TRUNC_VLAN,		/* truncated inside a VLAN tag */
+	FS_STAT_VLAN_DEPTH,		/* more than two VLAN tags */
+	FS_STAT_TRUNC_IPV4,		/* shorter than the IPv4 header */
+	FS_STAT_BAD_IHL,		/* IHL < 5 or options past the frame */
+	FS_STAT_BAD_IPV4_LEN,		/* total length < header length */
+	FS_STAT_TRUNC_IPV6,		/* shorter than the IPv6 header */
+	FS_STAT_TRUNC_IPV6_EXT,		/* truncated inside an extension header */
+	FS_STAT_IPV6_EXT_CHAIN,		/* more extension headers than we walk */
+	FS_STAT_TRUNC_L4,		/* TCP/UDP/ICMP header past the frame */
+	FS_STAT_BAD_TCP_DOFF,		/* TCP data offset < 5 */
+	FS_STAT_REPORTS,		/* heavy-hitter reports sent */
+	FS_STAT_REPORTS_DROPPED,	/* reports lost: ring buffer full */
+	FS_STAT_UPDATE_ERRORS,		/* sketch chunk missing (cannot happen
+					   unless maps and params disagree) */
+	FS_STAT_MAX,
+};
+
+/* Ring buffer record: a flow crossed a report threshold on one CPU. */
+struct fs_hh_report {
+	struct fs_flow_key key;
+	__u64 hash;
+	__u64 window_seq;
+	__u32 report;		/* FS_REPORT_* (update.h) */
+	__u32 cpu;
+};
+
+#endif /* FLOWSKETCH_MAPS_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * params.h - the parameters that make two sketches mergeable.
+ *
+ * Count-Min sketches merge by adding cells and HyperLogLogs by taking the
+ * register-wise max, but only when they were built with the same width,
+ * depth, precision, hash and secret.  Merging mismatched sketches does not
+ * fail loudly: it gives silently wrong counts.  So every sketch flowsketch
+ * stores or exports carries this record, and every merge compares it first
+ * (fs_params_mergeable()).
+ *
+ * Serialized layout (32 bytes, little-endian, version 1):
+ *
+ *   off size field
+ *     0    4 magic           "FSK1" (0x314b5346 read as a LE u32)
+ *     4    1 version         1
+ *     5    1 cms_depth       d, Count-Min rows, 1..FS_CMS_MAX_DEPTH
+ *     6    1 cms_log2_width  log2 w, Count-Min columns, FS_CMS_MIN..MAX_LOG2W
+ *     7    1 hll_p           log2 m, HyperLogLog registers, FS_HLL_MIN..MAX_P
+ *     8    1 flags           FS_PARAM_F_CONSERVATIVE: Count-Min conservative update
+ *     9    1 nslots          window slots in the datapath maps (2)
+ *    10    6 reserved        zero
+ *    16   16 secret          SipHash key k0, k1 (hash.h)
+ *
+ * Error bounds the parameters imply (w = 2^log2w, m = 2^p):
+ *   Count-Min: estimate >= truth always; estimate <= truth + eps*N with
+ *   probability >= 1 - delta, eps = e / w, delta = e^-d (Cormode and
+ *   Muthukrishnan 2005).  Width is a power of two so that a column is a mask
+ *   of hash bits: a request for eps rounds w up, which only tightens eps.
+ *   HyperLogLog: relative standard error 1.04 / sqrt(m).
+ */
+#ifndef FLOWSKETCH_PARAMS_H
+#define FLOWSKETCH_PARAMS_H
+
+#include "compat.h"
+#include "hash.h"
+
+#define FS_PARAMS_MAGIC 0x314b5346U /* "FSK1" */
+#define FS_PARAMS_VERSION 1
+
+#define FS_CMS_MAX_DEPTH 8
+#define FS_CMS_MIN_LOG2W 4
+#define FS_CMS_MAX_LOG2W 22
+#define FS_HLL_MIN_P 4
+#define FS_HLL_MAX_P 18
+#define FS_NSLOTS 2
+
+#define FS_PARAM_F_CONSERVATIVE 0x01
+
+/* Defaults: eps = 0.1 % (w = 4096 after rounding up, eps = 0.066 %),
+ * delta = 1 % (d = 5), p = 14 (0.81 %, Redis's choice). */
+#define FS_DEFAULT_CMS_DEPTH 5
+#define FS_DEFAULT_CMS_LOG2W 12
+#define FS_DEFAULT_HLL_P 14
+
+struct fs_sketch_params {
+	__u32 magic;
+	__u8 version;
+	__u8 cms_depth;
+	__u8 cms_log2_width;
+	__u8 hll_p;
+	__u8 flags;
+	__u8 nslots;
+	__u8 reserved[6];
+	struct fs_hash_secret secret;
+};
+
+_Static_assert(sizeof(struct fs_sketch_params) == 32, "params are 32 bytes");
+
+/* 0 when the parameters are in range, else a negative errno-style code. */
+FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
+{
+	if (p->magic != FS_PARAMS_MAGIC || p->version != FS_PARAMS_VERSION)
+		return -22; /* EINVAL */
+	if (p->cms_depth < 1 || p->cms_depth > FS_CMS_MAX_DEPTH)
+		return -22;
+	if (p->cms_log2_width < FS_CMS_MIN_LOG2W ||
+	    p->cms_log2_width > FS_CMS_MAX_LOG2W)
+		return -22;
+	if (p->hll_p < FS_HLL_MIN_P || p->hll_p > FS_HLL_MAX_P)
+		return -22;
+	if (p->nslots != FS_NSLOTS)
+		return -22;
+	return 0;
+}
+
+/* Two sketches merge only when everything that places a key is equal. */
+FS_INLINE int fs_params_mergeable(const struct fs_sketch_params *a,
+				  const struct fs_sketch_params *b)
+{
+	return a->cms_depth == b->cms_depth &&
+	       a->cms_log2_width == b->cms_log2_width &&
+	       a->hll_p == b->hll_p &&
+	       a->secret.k0 == b->secret.k0 && a->secret.k1 == b->secret.k1;
+}
+
+#endif /* FLOWSKETCH_PARAMS_H */

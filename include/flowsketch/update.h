@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * update.h - the per-packet sketch update, written once for three builds.
+ *
+ * The pure-BPF datapath, the kernel module's kfunc and the user-space model
+ * used by the tests all run fs_sketch_update() below, so their sketch state
+ * is identical by construction (and the tests check that it is).  The only
+ * thing that differs between builds is how a chunk of map memory is found,
+ * so the including file defines, before including this header:
+ *
+ *   struct fs_update_env;   whatever the build needs to reach its memory
+ *   static struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *, __u32 chunk);
+ *   static struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *, __u32 chunk);
+ *
+ * (always-inline, returning NULL when the chunk does not exist).  In BPF
+ * they are bpf_map_lookup_elem() on the per-CPU maps, in the module the
+ * same maps' map_lookup_elem op, in user space plain arrays.
+ *
+ * struct fs_packet_update is both the input and the output, and is the
+ * memory argument of the kfunc, so its layout is ABI between the BPF
+ * programs and the module:
+ *
+ *   off size field
+ *     0   40 key             flow key (flow_key.h)
+ *    40    8 bytes           frame length to add to the bytes counters
+ *    48    8 thresh_packets  report when the per-CPU packet estimate crosses it (0: never)
+ *    56    8 thresh_bytes    same for bytes
+ *    64    4 slot            window slot to update, < nslots
+ *    68    4 report          out: FS_REPORT_* bits of the thresholds crossed
+ *    72    8 hash            out: the flow hash (for the report)
+ */
+#ifndef FLOWSKETCH_UPDATE_H
+#define FLOWSKETCH_UPDATE_H
+
+#include "compat.h"
+#include "flow_key.h"
+#include "hash.h"
+#include "params.h"
+#include "cms.h"
+#include "hll.h"
+
+#define FS_REPORT_PACKETS 0x1
+#define FS_REPORT_BYTES 0x2
+
+/* Returned when a chunk lookup fails (a map smaller than the params say). */
+#define FS_UPDATE_ENOENT (-2)
+
+struct fs_packet_update {
+	struct fs_flow_key key;
+	__u64 bytes;
+	__u64 thresh_packets;
+	__u64 thresh_bytes;
+	__u32 slot;
+	__u32 report;
+	__u64 hash;
+};
+
+_Static_assert(sizeof(struct fs_packet_update) == 80, "kfunc ABI");
+
+FS_INLINE int fs_hll_add(struct fs_update_env *env,
+			 const struct fs_sketch_params *p, __u32 slot,
+			 __u32 sketch, __u64 h)
+{
+	__u64 reg = fs_hll_register_number(p, slot, sketch,
+					   fs_hll_index(h, p->hll_p));
+	struct fs_hll_chunk *chunk;
+
+	chunk = fs_env_hll_chunk(env, (__u32)(reg >> FS_HLL_CHUNK_SHIFT));
+	if (!chunk)
+		return FS_UPDATE_ENOENT;
+	fs_hll_register_max(&chunk->regs[reg & FS_HLL_CHUNK_MASK],
+			    fs_hll_rank(h, p->hll_p));
+	return 0;
+}
+
+FS_INLINE int fs_addr_add(struct fs_update_env *env,
+			  const struct fs_sketch_params *p, __u32 slot,
+			  __u32 sketch, __u8 family, const __u8 *addr)
+{
+	struct fs_addr_key ak = { .family = family };
+
+	__builtin_memcpy(ak.addr, addr, sizeof(ak.addr));
+	return fs_hll_add(env, p, slot, sketch, fs_addr_hash(&ak, &p->secret));
+}
+
+/*
+ * Count one packet of u->bytes bytes for flow u->key in slot u->slot:
+ * Count-Min packets and bytes, distinct flows, sources and destinations.
+ * Returns 0 or FS_UPDATE_ENOENT; sets u->hash and u->report.
+ */
+FS_INLINE int fs_sketch_update(struct fs_update_env *env,
+			       const struct fs_sketch_params *p,
+			       struct fs_packet_update *u)
+{
+	struct fs_cms_cell *cell[FS_CMS_MAX_DEPTH];
+	struct fs_cms_columns cols;
+	__u64 min_packets = ~0ULL, min_bytes = ~0ULL;
+	__u32 depth = p->cms_depth, row;
+	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
+	__u64 h;
+	int err;
+
+	h = fs_flow_hash(&u->key, &p->secret);
+	u->hash = h;
+	u->report = 0;
+
+	fs_cms_columns_init(&cols, h, p->cms_log2_width);
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+		struct fs_cms_chunk *chunk;
+		__u64 n;
+
+		if (row >= depth)
+			break;
+		n = fs_cms_cell_number(p, u->slot, row,
+				       fs_cms_next_column(&cols));
+		chunk = fs_env_cms_chunk(env, (__u32)(n >> FS_CMS_CHUNK_SHIFT));
+		if (!chunk)
+			return FS_UPDATE_ENOENT;
+		cell[row] = &chunk->cells[n & FS_CMS_CHUNK_MASK];
+		if (cell[row]->packets < min_packets)
+			min_packets = cell[row]->packets;
+		if (cell[row]->bytes < min_bytes)
+			min_bytes = cell[row]->bytes;
+	}
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+		if (row >= depth)
+			break;
+		fs_cms_cell_add(cell[row], 1, u->bytes, min_packets, min_bytes,
+				conservative);
+	}
+	if (fs_cms_crosses(min_packets, 1, u->thresh_packets))
+		u->report |= FS_REPORT_PACKETS;
+	if (fs_cms_crosses(min_bytes, u->bytes, u->thresh_bytes))
+		u->report |= FS_REPORT_BYTES;
+
+	err = fs_hll_add(env, p, u->slot, FS_HLL_FLOWS, h);
+	if (err)
+		return err;
+	err = fs_addr_add(env, p, u->slot, FS_HLL_SOURCES, u->key.family,
+			  u->key.src);
+	if (err)
+		return err;
+	return fs_addr_add(env, p, u->slot, FS_HLL_DESTS, u->key.family,
+			   u->key.dst);
+}
+
+#endif /* FLOWSKETCH_UPDATE_H */

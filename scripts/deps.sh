@@ -1,0 +1,35 @@
+#!/bin/sh
+# Install the Debian 12 packages that building and testing flowsketch need.
+# Idempotent and quiet when everything is present: dpkg is asked first, and
+# apt-get runs only for what is missing.
+set -eu
+
+PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+libjson-c-dev libcmocka-dev iproute2 iputils-ping jq util-linux procps
+qemu-system-x86 busybox-static linux-image-6.12-amd64
+linux-headers-6.12-amd64 zstd cpio kmod dwarves"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: missing packages:$missing (run as root to install)" >&2
+		exit 1
+	fi
+	echo "deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# bpffs is not mounted at boot on every host; the daemon mounts it too, but
+# the tests pin maps of their own before any daemon runs.
+if ! mountpoint -q /sys/fs/bpf 2>/dev/null; then
+	mount -t bpf bpf /sys/fs/bpf
+fi

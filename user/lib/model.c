@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* model.c - user-space instance of the shared per-packet update (model.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+
+static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
+						   __u32 chunk)
+{
+	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
+}
+
+static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
+						   __u32 chunk)
+{
+	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
+}
+
+#include "flowsketch/update.h"
+
+int fs_model_init(struct fs_model *m, const struct fs_sketch_params *p)
+{
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	err = fs_params_check(p);
+	if (err)
+		return err;
+	m->params = *p;
+	m->env.cms_chunks = fs_cms_chunks(p, FS_NSLOTS);
+	m->env.hll_chunks = fs_hll_chunks(p, FS_NSLOTS);
+	m->env.cms = calloc(m->env.cms_chunks, sizeof(*m->env.cms));
+	m->env.hll = calloc(m->env.hll_chunks, sizeof(*m->env.hll));
+	if (!m->env.cms || !m->env.hll) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	fs_model_free(m);
+	return err;
+}
+
+void fs_model_free(struct fs_model *m)
+{
+	free(m->env.cms);
+	free(m->env.hll);
+	memset(&m->env, 0, sizeof(m->env));
+}
+
+int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
+		    __u64 bytes, __u32 slot, __u64 thresh_packets,
+		    __u64 thresh_bytes, __u64 *hash)
+{
+	struct fs_packet_update u = {
+		.key = *key,
+		.bytes = bytes,
+		.thresh_packets = thresh_packets,
+		.thresh_bytes = thresh_bytes,
+		.slot = slot,
+	};
+	int err;
+
+	if (slot >= FS_NSLOTS)
+		return -EINVAL;
+	err = fs_sketch_update(&m->env, &m->params, &u);
+	if (err)
+		return -ENOENT;
+	if (hash)
+		*hash = u.hash;
+	return (int)u.report;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * model.h - the datapath's sketch state, kept in user-space memory.
+ *
+ * A model holds exactly what one CPU's fs_cms / fs_hll map elements hold
+ * (all FS_NSLOTS slots, chunked the same way) and updates it with the same
+ * fs_sketch_update() from include/flowsketch/update.h.  Tests feed the same
+ * packets to a model and to the BPF programs (or the kernel module's kfunc)
+ * and compare the bytes: the three builds must agree bit for bit.
+ */
+#ifndef FLOWSKETCH_MODEL_H
+#define FLOWSKETCH_MODEL_H
+
+#include <stddef.h>
+#include "flowsketch/flow_key.h"
+#include "flowsketch/params.h"
+#include "flowsketch/cms.h"
+#include "flowsketch/hll.h"
+
+struct fs_update_env {
+	struct fs_cms_chunk *cms;
+	struct fs_hll_chunk *hll;
+	__u32 cms_chunks;
+	__u32 hll_chunks;
+};
+
+struct fs_model {
+	struct fs_sketch_params params;
+	struct fs_update_env env;
+};
+
+/* 0, -EINVAL for bad params, -ENOMEM. */
+int fs_model_init(struct fs_model *m, const struct fs_sketch_params *p);
+void fs_model_free(struct fs_model *m);
+/* Count one packet; returns the FS_REPORT_* bits or a negative errno. */
+int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
+		    __u64 bytes, __u32 slot, __u64 thresh_packets,
+		    __u64 thresh_bytes, __u64 *hash);
+
+#endif /* FLOWSKETCH_MODEL_H */
