@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * protocol.h - the daemon's local socket protocol, used by the CLI.
+ *
+ * Transport: a SOCK_STREAM unix socket (default FS_SOCKET_DEFAULT, mode
+ * 0600, directory 0700: root only).  One request per connection: the
+ * client writes one JSON object followed by "\n", the daemon answers with
+ * one JSON object followed by "\n" and closes.  Requests larger than
+ * FS_REQUEST_MAX bytes are refused.
+ *
+ * Requests (unknown keys are an error, so a typo is never ignored):
+ *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS}
+ *   {"cmd":"flows",  "span":SECONDS}
+ *   {"cmd":"status"}
+ * "span" defaults to one window; it is rounded up to whole windows and
+ * must not exceed the history the daemon keeps.
+ *
+ * Every answer is an object.  A failed request gets
+ *   {"error":"one precise sentence"}
+ * and the CLI prints that sentence and exits non-zero.
+ *
+ * top:
+ *   {"span_seconds":S, "windows":W, "window_seconds":S, "window_end":UNIX,
+ *    "sort":"packets", "total_packets":N, "total_bytes":N,
+ *    "error_bound":{"epsilon":E, "delta":D, "packets":N, "bytes":N},
+ *    "flows":[{"src":"10.0.0.1", "dst":"10.0.0.2", "sport":1234,
+ *              "dport":80, "proto":"tcp", "proto_num":6, "family":4,
+ *              "packets":N, "bytes":N, "share":F}, ...]}
+ *   error_bound.packets/bytes are the absolute bound eps * total: every
+ *   count is >= the truth and, with probability >= 1 - delta each, at most
+ *   that much above it.  "share" is the flow's fraction of the span's
+ *   packets (or bytes, with sort bytes).  ICMP type/code appear as
+ *   "dport" (type << 8 | code), see flow_key.h.
+ *
+ * flows:
+ *   {"span_seconds":S, "windows":W, "distinct_flows":N,
+ *    "distinct_sources":N, "distinct_destinations":N,
+ *    "relative_standard_error":E, "hll_precision":P}
+ *
+ * status:
+ *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
+ *    "interfaces":[{"name":"veth0","ifindex":N,"xdp_mode":"native"|"generic"}],
+ *    "window_seconds":S, "history_seconds":S, "windows_kept":N,
+ *    "params":{"cms_width":W, "cms_depth":D, "epsilon":E, "delta":D,
+ *              "conservative":false, "hll_precision":P,
+ *              "hll_relative_standard_error":E},
+ *    "memory":{"datapath_bytes_per_cpu":N, "datapath_bytes":N,
+ *              "history_bytes":N},
+ *    "totals":{"packets":N, "bytes":N},          (all finished windows)
+ *    "counters":{"rx":N, "sketched":N, "non_ip":N, "fragments":N,
+ *                "malformed":{"trunc_eth":N, ...}, "malformed_total":N,
+ *                "reports":N, "reports_dropped":N, "update_errors":N}}
+ */
+#ifndef FLOWSKETCH_PROTOCOL_H
+#define FLOWSKETCH_PROTOCOL_H
+
+#define FS_SOCKET_DEFAULT "/run/flowsketch/flowsketchd.sock"
+#define FS_REQUEST_MAX 4096
+
+#endif /* FLOWSKETCH_PROTOCOL_H */
