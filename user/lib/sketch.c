@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * sketch.c - merged user-space sketches: fold, merge, query (sketch.h).
+ *
+ * Merging is exact for both sketches.  A Count-Min cell is a sum of
+ * per-packet increments, so the cell-wise sum of two sketches is the
+ * sketch of the concatenated streams (for the standard update; with the
+ * conservative update the sum is still >= every flow's truth, since each
+ * part is).  A HyperLogLog register is a max of ranks, so the register-wise
+ * max is the sketch of the union, and merging is idempotent.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hll_estimate.h"
+#include "sketch.h"
+
+static __u64 hll_regs_per_slot(const struct fs_sketch_params *p)
+{
+	return (__u64)FS_HLL_NSKETCH << p->hll_p;
+}
+
+int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = fs_params_check(p);
+	if (err)
+		return -EINVAL;
+	s->params = *p;
+	s->cms = calloc(fs_cms_cells_per_slot(p), sizeof(*s->cms));
+	s->hll = calloc(hll_regs_per_slot(p), sizeof(*s->hll));
+	if (!s->cms || !s->hll) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	fs_sketch_free(s);
+	return err;
+}
+
+void fs_sketch_free(struct fs_sketch *s)
+{
+	free(s->cms);
+	free(s->hll);
+	s->cms = NULL;
+	s->hll = NULL;
+}
+
+void fs_sketch_reset(struct fs_sketch *s)
+{
+	memset(s->cms, 0, fs_cms_cells_per_slot(&s->params) * sizeof(*s->cms));
+	memset(s->hll, 0, hll_regs_per_slot(&s->params));
+	memset(&s->totals, 0, sizeof(s->totals));
+}
+
+size_t fs_sketch_bytes(const struct fs_sketch_params *p)
+{
+	return fs_cms_cells_per_slot(p) * sizeof(struct fs_cms_cell) +
+	       hll_regs_per_slot(p);
+}
+
+int fs_sketch_add_slot(struct fs_sketch *s,
+		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
+		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
+		       __u32 slot)
+{
+	const struct fs_sketch_params *p = &s->params;
+	__u64 ncells = fs_cms_cells_per_slot(p);
+	__u64 nregs = hll_regs_per_slot(p);
+	__u64 first, i, g;
+
+	if (slot >= p->nslots)
+		return -EINVAL;
+	/* A slot's cells (and registers) are consecutive in the global
+	 * numbering of cms.h (hll.h), starting at slot * per-slot count. */
+	if ((__u64)n_cms_chunks * FS_CMS_CHUNK_CELLS < (slot + 1) * ncells ||
+	    (__u64)n_hll_chunks * FS_HLL_CHUNK_REGS < (slot + 1) * nregs)
+		return -EINVAL;
+
+	first = slot * ncells;
+	for (i = 0; i < ncells; i++) {
+		const struct fs_cms_cell *c;
+
+		g = first + i;
+		c = &cms_chunks[g >> FS_CMS_CHUNK_SHIFT].cells[g & FS_CMS_CHUNK_MASK];
+		s->cms[i].packets += c->packets;
+		s->cms[i].bytes += c->bytes;
+	}
+	first = slot * nregs;
+	for (i = 0; i < nregs; i++) {
+		g = first + i;
+		fs_hll_register_max(&s->hll[i],
+				    hll_chunks[g >> FS_HLL_CHUNK_SHIFT].regs[g & FS_HLL_CHUNK_MASK]);
+	}
+	return 0;
+}
+
+void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t)
+{
+	s->totals.packets += t->packets;
+	s->totals.bytes += t->bytes;
+}
+
+int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o)
+{
+	__u64 ncells, nregs, i;
+
+	if (!fs_params_mergeable(&s->params, &o->params))
+		return -EINVAL;
+	ncells = fs_cms_cells_per_slot(&s->params);
+	nregs = hll_regs_per_slot(&s->params);
+	for (i = 0; i < ncells; i++) {
+		s->cms[i].packets += o->cms[i].packets;
+		s->cms[i].bytes += o->cms[i].bytes;
+	}
+	for (i = 0; i < nregs; i++)
+		fs_hll_register_max(&s->hll[i], o->hll[i]);
+	fs_sketch_add_totals(s, &o->totals);
+	return 0;
+}
+
+void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
+		     struct fs_cms_cell *est)
+{
+	const struct fs_sketch_params *p = &s->params;
+	struct fs_cms_columns cols;
+	__u32 row;
+
+	est->packets = ~0ULL;
+	est->bytes = ~0ULL;
+	fs_cms_columns_init(&cols, flow_hash, p->cms_log2_width);
+	for (row = 0; row < p->cms_depth; row++) {
+		const struct fs_cms_cell *c =
+			&s->cms[fs_cms_cell_number(p, 0, row,
+						   fs_cms_next_column(&cols))];
+
+		if (c->packets < est->packets)
+			est->packets = c->packets;
+		if (c->bytes < est->bytes)
+			est->bytes = c->bytes;
+	}
+}
+
+double fs_cms_epsilon(const struct fs_sketch_params *p)
+{
+	return M_E / (double)(1ULL << p->cms_log2_width);
+}
+
+double fs_cms_delta(const struct fs_sketch_params *p)
+{
+	return exp(-(double)p->cms_depth);
+}
+
+double fs_sketch_distinct(const struct fs_sketch *s, enum fs_hll_sketch which)
+{
+	if ((unsigned int)which >= FS_HLL_NSKETCH)
+		return NAN;
+	return fs_hll_estimate(s->hll + ((size_t)which << s->params.hll_p),
+			       s->params.hll_p);
+}

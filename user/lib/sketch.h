@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * sketch.h - one window's sketches in user space, merged over CPUs.
+ *
+ * The datapath keeps, per CPU, FS_NSLOTS copies of a Count-Min sketch and
+ * FS_HLL_NSKETCH HyperLogLogs, chunked into per-CPU map values (cms.h,
+ * hll.h, maps.h).  A struct fs_sketch holds one such copy in the same
+ * numbering with slot 0 only, unchunked:
+ *
+ *     cms[(row << log2w) | column]             depth << log2w cells
+ *     hll[(sketch << p) | index]               FS_HLL_NSKETCH << p registers
+ *
+ * and is what the daemon folds CPUs and windows into and queries.  Both
+ * sketches merge exactly (cells add, registers take the max), so the sum
+ * of per-CPU copies is the sketch of all packets, and a sum of windows is
+ * the sketch of their span.
+ */
+#ifndef FLOWSKETCH_SKETCH_H
+#define FLOWSKETCH_SKETCH_H
+
+#include <stddef.h>
+#include "flowsketch/params.h"
+#include "flowsketch/cms.h"
+#include "flowsketch/hll.h"
+#include "flowsketch/maps.h"
+
+/* One window (or a sum of windows), merged over CPUs. */
+struct fs_sketch {
+	struct fs_sketch_params params;
+	struct fs_cms_cell *cms;	/* params.cms_depth << params.cms_log2_width cells */
+	__u8 *hll;			/* FS_HLL_NSKETCH << params.hll_p registers */
+	struct fs_window_totals totals;
+};
+
+/* Allocate an empty sketch: 0, -EINVAL (bad params) or -ENOMEM. */
+int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p);
+void fs_sketch_free(struct fs_sketch *s);
+/* Zero every cell, register and total; keeps the params and memory. */
+void fs_sketch_reset(struct fs_sketch *s);
+/* Memory of the Count-Min cells plus the HyperLogLog registers. */
+size_t fs_sketch_bytes(const struct fs_sketch_params *p);
+
+/*
+ * Fold one CPU's copy of one datapath slot into s (cms add, hll max).
+ * cms_chunks/hll_chunks point at that CPU's chunk arrays as the maps hold
+ * them (all slots, chunked: see cms.h/hll.h numbering); slot picks which
+ * slot.  -EINVAL when the slot is out of range or the arrays are too short
+ * to hold it.  The slot's totals live in another map: add them with
+ * fs_sketch_add_totals().
+ */
+int fs_sketch_add_slot(struct fs_sketch *s,
+		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
+		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
+		       __u32 slot);
+/* s->totals += t, for one CPU's fs_totals[slot]. */
+void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t);
+
+/* s += o (cms add, hll max, totals add); -EINVAL if fs_params_mergeable() says no. */
+int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o);
+
+/* Count-Min point query for the flow with this hash: min over rows
+ * (packets and bytes independently). */
+void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
+		     struct fs_cms_cell *est);
+
+/* Error bound the params imply: eps = e / w, delta = exp(-d). */
+double fs_cms_epsilon(const struct fs_sketch_params *p);
+double fs_cms_delta(const struct fs_sketch_params *p);
+
+/* Estimated distinct flows/sources/destinations (FS_HLL_FLOWS/SOURCES/DESTS);
+ * NaN for another value of which. */
+double fs_sketch_distinct(const struct fs_sketch *s, enum fs_hll_sketch which);
+
+#endif /* FLOWSKETCH_SKETCH_H */
