@@ -46,6 +46,14 @@ struct fs_hash_secret {
 	} while (0)
 
 /*
+ * The keys are structs read as words, which the C aliasing rules forbid:
+ * gcc -O2 then drops the stores to a local key as dead and hashes
+ * uninitialized stack.  Reading through a may_alias type makes the type
+ * pun legal in every build without -fno-strict-aliasing.
+ */
+typedef __u64 __attribute__((__may_alias__)) fs_alias_u64;
+
+/*
  * SipHash-c-d over nwords little-endian words.  Callers pass compile-time
  * constants for nwords, c and d so that every build fully unrolls it (the
  * BPF verifier then sees straight-line code).
@@ -58,16 +66,17 @@ FS_INLINE __u64 fs_siphash_words(const __u64 *words, __u32 nwords,
 	__u64 v1 = 0x646f72616e646f6dULL ^ s->k1;
 	__u64 v2 = 0x6c7967656e657261ULL ^ s->k0;
 	__u64 v3 = 0x7465646279746573ULL ^ s->k1;
+	const fs_alias_u64 *w = (const fs_alias_u64 *)words;
 	__u64 last = (__u64)(nwords * 8) << 56;
 	__u32 i, r;
 
 FS_UNROLL
 	for (i = 0; i < nwords; i++) {
-		v3 ^= words[i];
+		v3 ^= w[i];
 FS_UNROLL
 		for (r = 0; r < c_rounds; r++)
 			FS_SIPROUND(v0, v1, v2, v3);
-		v0 ^= words[i];
+		v0 ^= w[i];
 	}
 	v3 ^= last;
 FS_UNROLL
