@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * parse.bpf.h - from an Ethernet frame to the flow key (flow_key.h).
+ *
+ * fs_parse() walks at most:
+ *   Ethernet, two VLAN tags (802.1Q 0x8100 / 802.1ad 0x88a8, any order),
+ *   IPv4 with options, or IPv6 with FS_IPV6_MAX_EXT extension headers
+ *   (hop-by-hop, routing, fragment, destination options, AH),
+ *   then TCP, UDP, ICMP or ICMPv6.
+ * Every loop has a compile-time bound and every read is preceded by a
+ * check against data_end, so the verifier proves it in one pass and the
+ * cost is bounded: the worst case is 2 + 6 header walks.
+ *
+ * Contract: returns 0 with *key filled (unused bytes zero) or the
+ * FS_STAT_* reason the frame cannot be keyed (maps.h).  A frame that is
+ * not keyed must not be sketched: a truncated or malformed header would
+ * give a key made of whatever bytes follow, i.e. a bogus flow.
+ *
+ * Non-first fragments (IPv4 offset != 0, IPv6 fragment header offset != 0)
+ * carry no transport header: they are keyed with ports 0 and flagged in
+ * *nonfirst_frag so the caller can count them.  A first fragment holds the
+ * transport header and is keyed like an unfragmented packet.
+ *
+ * The headers are declared here rather than taken from vmlinux.h: wire
+ * formats are fixed, and vmlinux.h types carry CO-RE relocations (and
+ * bitfields such as ihl and doff) that have no business on packet data.
+ */
+#ifndef FLOWSKETCH_PARSE_BPF_H
+#define FLOWSKETCH_PARSE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "flowsketch/flow_key.h"
+#include "flowsketch/maps.h"
+
+#define FS_ETH_P_IPV4 0x0800
+#define FS_ETH_P_IPV6 0x86dd
+#define FS_ETH_P_8021Q 0x8100
+#define FS_ETH_P_8021AD 0x88a8
+
+#define FS_IPPROTO_HOPOPTS 0
+#define FS_IPPROTO_ICMP 1
+#define FS_IPPROTO_TCP 6
+#define FS_IPPROTO_UDP 17
+#define FS_IPPROTO_ROUTING 43
+#define FS_IPPROTO_FRAGMENT 44
+#define FS_IPPROTO_AH 51
+#define FS_IPPROTO_ICMPV6 58
+#define FS_IPPROTO_DSTOPTS 60
+
+/* VLAN tags walked; one more is FS_STAT_VLAN_DEPTH. */
+#define FS_VLAN_MAX_DEPTH 2
+/* IPv6 extension headers walked; one more is FS_STAT_IPV6_EXT_CHAIN.  Real
+ * traffic rarely has more than two (hop-by-hop + fragment). */
+#define FS_IPV6_MAX_EXT 6
+
+#define FS_IPV4_FRAG_OFFSET 0x1fff	/* frag_off: offset in 8-byte units */
+#define FS_IPV6_FRAG_OFFSET 0xfff8	/* fragment header: offset << 3 */
+
+struct fs_eth_hdr {
+	__u8 dst[6];
+	__u8 src[6];
+	__be16 proto;
+};
+
+struct fs_vlan_hdr {
+	__be16 tci;
+	__be16 proto;		/* EtherType of what follows the tag */
+};
+
+struct fs_ipv4_hdr {
+	__u8 version_ihl;	/* version << 4 | header length in words */
+	__u8 tos;
+	__be16 tot_len;
+	__be16 id;
+	__be16 frag_off;	/* flags (3 bits) | offset (13 bits) */
+	__u8 ttl;
+	__u8 protocol;
+	__be16 check;
+	__be32 saddr;
+	__be32 daddr;
+};
+
+/* Addresses as 64-bit words: two loads each instead of sixteen. */
+struct fs_ipv6_hdr {
+	__be32 version_tc_flow;
+	__be16 payload_len;
+	__u8 nexthdr;
+	__u8 hop_limit;
+	__u64 saddr[2];
+	__u64 daddr[2];
+};
+
+/* Hop-by-hop, routing, destination options and AH start alike; all are
+ * at least 8 bytes long (RFC 8200 section 4, RFC 4302). */
+struct fs_ipv6_ext_hdr {
+	__u8 nexthdr;
+	__u8 hdrlen;
+	__u8 rest[6];
+};
+
+struct fs_ipv6_frag_hdr {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off;	/* offset << 3 | res (2 bits) | M */
+	__be32 id;
+};
+
+struct fs_tcp_hdr {
+	__be16 source;
+	__be16 dest;
+	__be32 seq;
+	__be32 ack_seq;
+	__u8 doff_res;		/* data offset << 4: header length in words */
+	__u8 flags;
+	__be16 window;
+	__be16 check;
+	__be16 urg_ptr;
+};
+
+struct fs_udp_hdr {
+	__be16 source;
+	__be16 dest;
+	__be16 len;
+	__be16 check;
+};
+
+/* ICMP and ICMPv6 share the first 8 bytes' shape: type, code, checksum,
+ * then 4 bytes that depend on the type. */
+struct fs_icmp_hdr {
+	__u8 type;
+	__u8 code;
+	__be16 check;
+	__be32 rest;
+};
+
+/*
+ * Transport header at l4: ports for TCP and UDP, (type, code) in the dport
+ * bytes for the family's ICMP, nothing for any other protocol.
+ */
+static __always_inline int fs_parse_l4(void *l4, void *data_end,
+				       struct fs_flow_key *key, __u8 icmp_proto)
+{
+	__u8 proto = key->proto;
+
+	if (proto == FS_IPPROTO_TCP) {
+		struct fs_tcp_hdr *th = l4;
+		__u32 doff;
+
+		if ((void *)(th + 1) > data_end)
+			return FS_STAT_TRUNC_L4;
+		doff = th->doff_res >> 4;
+		if (doff < 5)
+			return FS_STAT_BAD_TCP_DOFF;
+		if (l4 + doff * 4 > data_end)
+			return FS_STAT_TRUNC_L4;
+		key->sport = th->source;
+		key->dport = th->dest;
+	} else if (proto == FS_IPPROTO_UDP) {
+		struct fs_udp_hdr *uh = l4;
+
+		if ((void *)(uh + 1) > data_end)
+			return FS_STAT_TRUNC_L4;
+		key->sport = uh->source;
+		key->dport = uh->dest;
+	} else if (proto == icmp_proto) {
+		struct fs_icmp_hdr *ih = l4;
+
+		if ((void *)(ih + 1) > data_end)
+			return FS_STAT_TRUNC_L4;
+		/* type << 8 | code in network order is the two bytes as
+		 * they are on the wire. */
+		key->dport = *(__be16 *)ih;
+	}
+	return 0;
+}
+
+static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
+					 struct fs_flow_key *key,
+					 int *nonfirst_frag)
+{
+	struct fs_ipv4_hdr *iph = l3;
+	__u32 hlen;
+
+	if ((void *)(iph + 1) > data_end)
+		return FS_STAT_TRUNC_IPV4;
+	/* An IPv4 EtherType carrying another version is not IPv4. */
+	if ((iph->version_ihl >> 4) != 4)
+		return FS_STAT_NON_IP;
+	hlen = (iph->version_ihl & 0xf) * 4;
+	if (hlen < sizeof(*iph) || l3 + hlen > data_end)
+		return FS_STAT_BAD_IHL;
+	if (bpf_ntohs(iph->tot_len) < hlen)
+		return FS_STAT_BAD_IPV4_LEN;
+
+	key->family = FS_FAMILY_IPV4;
+	key->proto = iph->protocol;
+	*(__be32 *)key->src = iph->saddr;
+	*(__be32 *)key->dst = iph->daddr;
+	if (iph->frag_off & bpf_htons(FS_IPV4_FRAG_OFFSET)) {
+		*nonfirst_frag = 1;
+		return 0;
+	}
+	return fs_parse_l4(l3 + hlen, data_end, key, FS_IPPROTO_ICMP);
+}
+
+static __always_inline int fs_ipv6_is_ext(__u8 nexthdr)
+{
+	return nexthdr == FS_IPPROTO_HOPOPTS || nexthdr == FS_IPPROTO_ROUTING ||
+	       nexthdr == FS_IPPROTO_FRAGMENT || nexthdr == FS_IPPROTO_AH ||
+	       nexthdr == FS_IPPROTO_DSTOPTS;
+}
+
+static __always_inline int fs_parse_ipv6(void *l3, void *data_end,
+					 struct fs_flow_key *key,
+					 int *nonfirst_frag)
+{
+	struct fs_ipv6_hdr *ip6 = l3;
+	void *cur = ip6 + 1;
+	__u8 nexthdr;
+	int i;
+
+	if ((void *)(ip6 + 1) > data_end)
+		return FS_STAT_TRUNC_IPV6;
+	if ((bpf_ntohl(ip6->version_tc_flow) >> 28) != 6)
+		return FS_STAT_NON_IP;
+
+	key->family = FS_FAMILY_IPV6;
+	((__u64 *)key->src)[0] = ip6->saddr[0];
+	((__u64 *)key->src)[1] = ip6->saddr[1];
+	((__u64 *)key->dst)[0] = ip6->daddr[0];
+	((__u64 *)key->dst)[1] = ip6->daddr[1];
+	nexthdr = ip6->nexthdr;
+
+FS_UNROLL
+	for (i = 0; i < FS_IPV6_MAX_EXT; i++) {
+		struct fs_ipv6_ext_hdr *eh = cur;
+		__u32 len;
+
+		if (!fs_ipv6_is_ext(nexthdr))
+			break;
+		if ((void *)(eh + 1) > data_end)
+			return FS_STAT_TRUNC_IPV6_EXT;
+		if (nexthdr == FS_IPPROTO_FRAGMENT) {
+			struct fs_ipv6_frag_hdr *fh = cur;
+
+			if (fh->frag_off & bpf_htons(FS_IPV6_FRAG_OFFSET)) {
+				key->proto = fh->nexthdr;
+				*nonfirst_frag = 1;
+				return 0;
+			}
+			len = sizeof(*fh);
+		} else if (nexthdr == FS_IPPROTO_AH) {
+			len = ((__u32)eh->hdrlen + 2) * 4;	/* RFC 4302 */
+		} else {
+			len = ((__u32)eh->hdrlen + 1) * 8;	/* RFC 8200 */
+		}
+		if (cur + len > data_end)
+			return FS_STAT_TRUNC_IPV6_EXT;
+		nexthdr = eh->nexthdr;
+		cur += len;
+	}
+	if (fs_ipv6_is_ext(nexthdr))
+		return FS_STAT_IPV6_EXT_CHAIN;
+
+	key->proto = nexthdr;
+	return fs_parse_l4(cur, data_end, key, FS_IPPROTO_ICMPV6);
+}
+
+/*
+ * Fill *key from the frame [data, data_end).  Returns 0 or an FS_STAT_*
+ * reason; *nonfirst_frag is set to 1 for a non-first fragment (keyed with
+ * ports 0), left alone otherwise.
+ */
+static __always_inline int fs_parse(void *data, void *data_end,
+				    struct fs_flow_key *key,
+				    int *nonfirst_frag)
+{
+	struct fs_eth_hdr *eth = data;
+	void *cur = eth + 1;
+	__be16 proto;
+	int i;
+
+	__builtin_memset(key, 0, sizeof(*key));
+	if ((void *)(eth + 1) > data_end)
+		return FS_STAT_TRUNC_ETH;
+	proto = eth->proto;
+
+FS_UNROLL
+	for (i = 0; i < FS_VLAN_MAX_DEPTH + 1; i++) {
+		struct fs_vlan_hdr *vh = cur;
+
+		if (proto != bpf_htons(FS_ETH_P_8021Q) &&
+		    proto != bpf_htons(FS_ETH_P_8021AD))
+			break;
+		if (i == FS_VLAN_MAX_DEPTH)
+			return FS_STAT_VLAN_DEPTH;
+		if ((void *)(vh + 1) > data_end)
+			return FS_STAT_TRUNC_VLAN;
+		proto = vh->proto;
+		cur = vh + 1;
+	}
+
+	if (proto == bpf_htons(FS_ETH_P_IPV4))
+		return fs_parse_ipv4(cur, data_end, key, nonfirst_frag);
+	if (proto == bpf_htons(FS_ETH_P_IPV6))
+		return fs_parse_ipv6(cur, data_end, key, nonfirst_frag);
+	return FS_STAT_NON_IP;
+}
+
+#endif /* FLOWSKETCH_PARSE_BPF_H */
