@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# netns.sh - namespace helpers for flowsketch's tests, demo and benchmarks.
+# Source it; it defines functions only and changes nothing by itself.
+#
+#   fs_require_root                 exit 1 with a message unless root
+#   fs_bpffs_mount                  mount bpffs on /sys/fs/bpf if missing
+#   fs_pair_create NS_TX NS_RX TX RX
+#                                   two namespaces joined by the veth pair
+#                                   TX (in NS_TX) <-> RX (in NS_RX), up,
+#                                   with no IP traffic of their own
+#   fs_pair_destroy NS...           delete namespaces (and so the veths);
+#                                   silent and safe to call twice
+#   fs_in NS CMD...                 run CMD in NS, keeping the host's /sys
+#                                   (and so its bpffs pins)
+#   fs_mac NS IFACE                 print IFACE's MAC address
+#   fs_link_stat NS IFACE DIR FIELD print a 64-bit link counter, e.g.
+#                                   fs_link_stat ns veth0 rx packets
+#
+# Why nsenter and not `ip netns exec`: the latter also unshares the mount
+# namespace and mounts a fresh /sys, which hides the host's bpffs, so the
+# daemon's pins would be private to it (see /work/shared/PLATFORM.md).
+#
+# "No IP traffic of their own": both veths have IPv6 disabled before they
+# come up (no link-local address, no DAD, no router or MLD solicitations)
+# and no IPv4 address (no ARP), so every IP frame the receiving end sees
+# is one the test sent, and counters can be compared exactly.  The sending
+# end gets a pfifo qdisc: veth's default noqueue drops a frame when the
+# peer's XDP ring is full, whereas a qdisc makes it push back (stop the
+# queue) and, once full itself, makes send() fail with ENOBUFS, which the
+# generator retries.  Nothing is lost silently.
+
+fs_require_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "$(basename "$0"): must run as root (namespaces, XDP, bpffs)." >&2
+		exit 1
+	fi
+}
+
+fs_bpffs_mount() {
+	mountpoint -q /sys/fs/bpf 2>/dev/null || mount -t bpf bpf /sys/fs/bpf
+}
+
+fs_in() {
+	local ns=$1; shift
+	nsenter --net="/run/netns/$ns" "$@"
+}
+
+# Quiet a namespace before any interface enters it: interfaces moved in
+# inherit net.ipv6.conf.default.
+_fs_ns_quiet() {
+	local ns=$1
+	fs_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
+	fs_in "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 &&
+	fs_in "$ns" sysctl -qw net.ipv6.conf.default.addr_gen_mode=1 &&
+	fs_in "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0 &&
+	fs_in "$ns" sysctl -qw net.ipv6.conf.default.router_solicitations=0
+}
+
+fs_pair_create() {
+	local ns_tx=$1 ns_rx=$2 tx=$3 rx=$4
+	ip netns add "$ns_tx" || return 1
+	ip netns add "$ns_rx" || return 1
+	_fs_ns_quiet "$ns_tx" || return 1
+	_fs_ns_quiet "$ns_rx" || return 1
+	ip link add "$tx" netns "$ns_tx" type veth peer name "$rx" netns "$ns_rx" || return 1
+	ip -n "$ns_tx" link set dev "$tx" up || return 1
+	ip -n "$ns_rx" link set dev "$rx" up || return 1
+	ip -n "$ns_tx" link set dev lo up || return 1
+	ip -n "$ns_rx" link set dev lo up || return 1
+	tc -n "$ns_tx" qdisc replace dev "$tx" root pfifo limit 10000 || return 1
+}
+
+fs_pair_destroy() {
+	local ns
+	for ns in "$@"; do
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null
+	done
+	return 0
+}
+
+fs_mac() {
+	ip -n "$1" -j link show dev "$2" | jq -r '.[0].address'
+}
+
+fs_link_stat() {
+	ip -n "$1" -s -j link show dev "$2" | jq -r ".[0].stats64.$3.$4"
+}
