@@ -32,6 +32,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "flowsketch/flow_key.h"
+#include "flowsketch/hash.h"
 #include "flowsketch/maps.h"
 
 #define FS_ETH_P_IPV4 0x0800
@@ -54,6 +55,10 @@
 /* IPv6 extension headers walked; one more is FS_STAT_IPV6_EXT_CHAIN.  Real
  * traffic rarely has more than two (hop-by-hop + fragment). */
 #define FS_IPV6_MAX_EXT 6
+
+/* Address stores into the key's byte arrays, legal under strict aliasing
+ * (the hash reads the key back through fs_alias_u64, hash.h). */
+typedef __u32 __attribute__((__may_alias__)) fs_alias_u32;
 
 #define FS_IPV4_FRAG_OFFSET 0x1fff	/* frag_off: offset in 8-byte units */
 #define FS_IPV6_FRAG_OFFSET 0xfff8	/* fragment header: offset << 3 */
@@ -196,8 +201,8 @@ static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
 
 	key->family = FS_FAMILY_IPV4;
 	key->proto = iph->protocol;
-	*(__be32 *)key->src = iph->saddr;
-	*(__be32 *)key->dst = iph->daddr;
+	*(fs_alias_u32 *)key->src = iph->saddr;
+	*(fs_alias_u32 *)key->dst = iph->daddr;
 	if (iph->frag_off & bpf_htons(FS_IPV4_FRAG_OFFSET)) {
 		*nonfirst_frag = 1;
 		return 0;
@@ -227,10 +232,10 @@ static __always_inline int fs_parse_ipv6(void *l3, void *data_end,
 		return FS_STAT_NON_IP;
 
 	key->family = FS_FAMILY_IPV6;
-	((__u64 *)key->src)[0] = ip6->saddr[0];
-	((__u64 *)key->src)[1] = ip6->saddr[1];
-	((__u64 *)key->dst)[0] = ip6->daddr[0];
-	((__u64 *)key->dst)[1] = ip6->daddr[1];
+	((fs_alias_u64 *)key->src)[0] = ip6->saddr[0];
+	((fs_alias_u64 *)key->src)[1] = ip6->saddr[1];
+	((fs_alias_u64 *)key->dst)[0] = ip6->daddr[0];
+	((fs_alias_u64 *)key->dst)[1] = ip6->daddr[1];
 	nexthdr = ip6->nexthdr;
 
 FS_UNROLL
