@@ -117,7 +117,13 @@ $(BUILD)/tools/%: tools/%.c $(LIB) $(USER_HDRS)
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(TEST_OBJS) $(LIB) $(LDLIBS) -lcmocka -o $@
+
+# The daemon's BPF-free parts, linked into their own unit tests.
+FSD_PURE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,topk candidates history)
+$(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
 # --- kernel module ----------------------------------------------------------
 KDIR ?= /lib/modules/$(shell uname -r)/build

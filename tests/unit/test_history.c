@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_history.c - the daemon's window ring and span queries, without BPF.
+ *
+ * Windows are built the way the daemon builds them: packets go through the
+ * shared per-packet update (user/lib/model.c, the datapath's code) into
+ * one slot of a per-CPU-shaped model, that slot is folded into the ring
+ * entry with fs_sketch_add_slot(), and the reports the update raises are
+ * filed as candidates.  Ground truth is the traffic the test generated;
+ * bounds come from the sketch parameters.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "history.h"
+#include "model.h"
+
+#define NFLOWS 400
+#define NWINDOWS 6
+#define LOG2W 10
+#define DEPTH 4
+#define HLL_P 12
+
+static const struct fs_sketch_params params = {
+	.magic = FS_PARAMS_MAGIC,
+	.version = FS_PARAMS_VERSION,
+	.cms_depth = DEPTH,
+	.cms_log2_width = LOG2W,
+	.hll_p = HLL_P,
+	.nslots = FS_NSLOTS,
+	.secret = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL },
+};
+
+/* The traffic: packets[w][f] packets of 100 + f bytes in window w. */
+struct traffic {
+	struct fs_flow_key key[NFLOWS];
+	__u64 hash[NFLOWS];
+	__u64 packets[NWINDOWS][NFLOWS];
+};
+
+static void make_key(struct fs_flow_key *k, unsigned int f)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = FS_FAMILY_IPV4;
+	k->proto = 17;
+	k->sport = (__be16)(1000 + f);
+	k->dport = 53;
+	k->src[0] = 10;
+	k->src[2] = (__u8)(f >> 8);
+	k->src[3] = (__u8)f;
+	k->dst[0] = 192;
+	k->dst[3] = (__u8)(f % 7);
+}
+
+/* Zipf-like: a few heavy flows and a long tail, changing per window. */
+static void make_traffic(struct traffic *t)
+{
+	unsigned int w, f;
+
+	srand(42);
+	for (f = 0; f < NFLOWS; f++)
+		make_key(&t->key[f], f);
+	for (w = 0; w < NWINDOWS; w++)
+		for (f = 0; f < NFLOWS; f++)
+			t->packets[w][f] = (__u64)(2000 / (f + 1)) +
+					   (__u64)(rand() % 3);
+}
+
+static __u64 flow_bytes(unsigned int f)
+{
+	return 100 + f;
+}
+
+/*
+ * Run window w of the traffic through a fresh model slot (the datapath's
+ * slot of window seq), fold it into the history and commit it.  Threshold
+ * as the daemon sets it: a flow is reported once it reaches thresh packets.
+ */
+static void run_window(struct fsd_history *h, struct traffic *t,
+		       unsigned int w, __u64 seq, __u64 thresh)
+{
+	__u32 slot = seq % FS_NSLOTS;
+	struct fs_sketch *s;
+	struct fs_model m;
+	struct fs_window_totals totals = { 0 };
+	unsigned int f;
+	__u64 i;
+
+	assert_int_equal(fs_model_init(&m, &params), 0);
+	for (f = 0; f < NFLOWS; f++) {
+		for (i = 0; i < t->packets[w][f]; i++) {
+			__u64 hash;
+			int report;
+
+			report = fs_model_update(&m, &t->key[f], flow_bytes(f),
+						 slot, thresh, 0, &hash);
+			assert_true(report >= 0);
+			t->hash[f] = hash;
+			if (report)
+				assert_true(fsd_history_add_candidate(h, seq,
+						&t->key[f], hash) >= 0);
+			totals.packets++;
+			totals.bytes += flow_bytes(f);
+		}
+	}
+	assert_int_equal(fsd_history_begin(h, &s), 0);
+	assert_int_equal(fs_sketch_add_slot(s, m.env.cms, m.env.cms_chunks,
+					    m.env.hll, m.env.hll_chunks, slot), 0);
+	fs_sketch_add_totals(s, &totals);
+	assert_int_equal(fsd_history_commit(h, seq, w * 1000ULL,
+					    (w + 1) * 1000ULL), 0);
+	fs_model_free(&m);
+}
+
+static int flow_of_key(const struct traffic *t, const struct fs_flow_key *k)
+{
+	unsigned int f;
+
+	for (f = 0; f < NFLOWS; f++)
+		if (!memcmp(&t->key[f], k, sizeof(*k)))
+			return (int)f;
+	return -1;
+}
+
+static void test_span_sums_never_undercount(void **state)
+{
+	struct traffic *t = calloc(1, sizeof(*t));
+	double eps = fs_cms_epsilon(&params);
+	struct fsd_history h;
+	__u32 span;
+
+	assert_non_null(t);
+	make_traffic(t);
+	assert_int_equal(fsd_history_init(&h, &params, NWINDOWS, 1000, 0), 0);
+	for (unsigned int w = 0; w < NWINDOWS; w++)
+		run_window(&h, t, w, w, 50);
+
+	for (span = 1; span <= NWINDOWS; span++) {
+		struct fs_window_totals truth = { 0 };
+		struct fsd_span sp;
+		struct fsd_topk top;
+		size_t n, i;
+		unsigned int w, f;
+
+		for (w = NWINDOWS - span; w < NWINDOWS; w++)
+			for (f = 0; f < NFLOWS; f++) {
+				truth.packets += t->packets[w][f];
+				truth.bytes += t->packets[w][f] * flow_bytes(f);
+			}
+		assert_int_equal(fsd_topk_init(&top, NFLOWS, FSD_SORT_PACKETS), 0);
+		assert_int_equal(fsd_history_top(&h, span, &top, &sp), 0);
+		assert_int_equal(sp.windows, span);
+		assert_int_equal(sp.totals.packets, truth.packets);
+		assert_int_equal(sp.totals.bytes, truth.bytes);
+		assert_int_equal(sp.end_ns, NWINDOWS * 1000ULL);
+		assert_int_equal(sp.start_ns, (NWINDOWS - span) * 1000ULL);
+		n = fsd_topk_finish(&top);
+		/* Flows 0..39 send >= 50 packets every window: all reported. */
+		assert_true(n >= 40);
+		assert_int_equal(sp.candidates, n);
+		for (i = 0; i < n; i++) {
+			const struct fsd_flow_count *c = &top.heap[i];
+			__u64 true_packets = 0, sum_of_windows = 0;
+			int fl = flow_of_key(t, &c->key);
+
+			assert_true(fl >= 0);
+			for (w = NWINDOWS - span; w < NWINDOWS; w++) {
+				struct fs_cms_cell est;
+
+				true_packets += t->packets[w][fl];
+				fs_sketch_query(&fsd_history_window(&h,
+						NWINDOWS - 1 - w)->sketch,
+						c->hash, &est);
+				sum_of_windows += est.packets;
+			}
+			/* Count-Min: never below the truth, never above
+			 * the sum of the per-window estimates. */
+			assert_true(c->packets >= true_packets);
+			assert_true(c->packets <= sum_of_windows);
+			assert_true(c->bytes >= true_packets * flow_bytes(fl));
+			/* eps * N holds with probability 1 - e^-4 per
+			 * flow; these top flows share few cells. */
+			assert_true((double)(c->packets - true_packets) <=
+				    eps * (double)truth.packets);
+		}
+		/* Heaviest first: flow 0 sends the most. */
+		assert_int_equal(flow_of_key(t, &top.heap[0].key), 0);
+		fsd_topk_free(&top);
+	}
+	fsd_history_free(&h);
+	free(t);
+}
+
+static void test_ring_wraps(void **state)
+{
+	struct traffic *t = calloc(1, sizeof(*t));
+	struct fsd_history h;
+	struct fsd_span sp;
+	struct fsd_topk top;
+	__u64 truth;
+	unsigned int w, f;
+
+	assert_non_null(t);
+	make_traffic(t);
+	/* Three windows kept, six pushed: the first three are gone. */
+	assert_int_equal(fsd_history_init(&h, &params, 3, 1000, 7), 0);
+	for (w = 0; w < NWINDOWS; w++)
+		run_window(&h, t, w, 7 + w, 50);
+	assert_int_equal(h.count, 3);
+	assert_int_equal(h.windows_finished, NWINDOWS);
+	for (w = 0; w < 3; w++)
+		assert_int_equal(fsd_history_window(&h, w)->seq,
+				 7 + NWINDOWS - 1 - w);
+	assert_null(fsd_history_window(&h, 3));
+
+	truth = 0;
+	for (w = NWINDOWS - 3; w < NWINDOWS; w++)
+		for (f = 0; f < NFLOWS; f++)
+			truth += t->packets[w][f];
+	assert_int_equal(fsd_topk_init(&top, 5, FSD_SORT_BYTES), 0);
+	assert_int_equal(fsd_history_top(&h, 3, &top, &sp), 0);
+	assert_int_equal(sp.windows, 3);
+	assert_int_equal(sp.totals.packets, truth);
+	assert_int_equal(fsd_topk_finish(&top), 5);
+	fsd_topk_free(&top);
+
+	/* Totals since start count every window, evicted or not. */
+	truth = 0;
+	for (w = 0; w < NWINDOWS; w++)
+		for (f = 0; f < NFLOWS; f++)
+			truth += t->packets[w][f];
+	assert_int_equal(h.totals.packets, truth);
+	fsd_history_free(&h);
+	free(t);
+}
+
+static void test_span_beyond_history_refused(void **state)
+{
+	struct fsd_history h;
+	struct fsd_topk top;
+	struct fsd_span sp;
+	double d[FS_HLL_NSKETCH];
+
+	assert_int_equal(fsd_history_init(&h, &params, 4, 10, 0), 0);
+	assert_int_equal(fsd_topk_init(&top, 5, FSD_SORT_PACKETS), 0);
+	assert_int_equal(fsd_history_top(&h, 5, &top, &sp), -ERANGE);
+	assert_int_equal(fsd_history_top(&h, 0, &top, &sp), -ERANGE);
+	assert_int_equal(fsd_history_distinct(&h, 5, d, &sp), -ERANGE);
+	/* Within the history but nothing finished yet: empty, not an error. */
+	assert_int_equal(fsd_history_top(&h, 4, &top, &sp), 0);
+	assert_int_equal(sp.windows, 0);
+	assert_int_equal(fsd_topk_finish(&top), 0);
+	fsd_topk_free(&top);
+	fsd_history_free(&h);
+}
+
+static void test_candidates_by_window(void **state)
+{
+	struct fs_flow_key k[3];
+	struct fsd_history h;
+	struct fs_sketch *s;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		make_key(&k[i], i);
+	/* Pending: windows 5 and 6 (the two datapath slots). */
+	assert_int_equal(fsd_history_init(&h, &params, 4, 2, 5), 0);
+	assert_int_equal(fsd_history_add_candidate(&h, 5, &k[0], 1), 1);
+	assert_int_equal(fsd_history_add_candidate(&h, 5, &k[0], 1), 0);
+	assert_int_equal(fsd_history_add_candidate(&h, 6, &k[1], 2), 1);
+	assert_int_equal(fsd_history_add_candidate(&h, 4, &k[1], 2), -ESRCH);
+	assert_int_equal(fsd_history_add_candidate(&h, 7, &k[1], 2), -ESRCH);
+	assert_int_equal(h.stray_reports, 2);
+	/* Limit 2 per window. */
+	assert_int_equal(fsd_history_add_candidate(&h, 5, &k[1], 2), 1);
+	assert_int_equal(fsd_history_add_candidate(&h, 5, &k[2], 3), -ENOSPC);
+	assert_int_equal(h.candidate_overflow, 1);
+
+	assert_int_equal(fsd_history_begin(&h, &s), 0);
+	assert_int_equal(fsd_history_commit(&h, 6, 0, 1), -EINVAL);
+	assert_int_equal(fsd_history_commit(&h, 5, 0, 1), 0);
+	assert_int_equal(fsd_history_window(&h, 0)->candidates.count, 2);
+	/* Window 7 now pending in slot 1, window 6 still in slot 0. */
+	assert_int_equal(fsd_history_add_candidate(&h, 7, &k[2], 3), 1);
+	assert_int_equal(fsd_history_add_candidate(&h, 5, &k[2], 3), -ESRCH);
+	assert_int_equal(fsd_history_begin(&h, &s), 0);
+	assert_int_equal(fsd_history_commit(&h, 6, 1, 2), 0);
+	assert_int_equal(fsd_history_window(&h, 0)->candidates.count, 1);
+	assert_int_equal(fsd_history_window(&h, 1)->candidates.count, 2);
+	fsd_history_free(&h);
+}
+
+static void test_distinct_over_span(void **state)
+{
+	struct traffic *t = calloc(1, sizeof(*t));
+	double d[FS_HLL_NSKETCH], rse = 1.04 / sqrt(1 << HLL_P);
+	struct fsd_history h;
+	struct fsd_span sp;
+	unsigned int w;
+
+	assert_non_null(t);
+	make_traffic(t);
+	assert_int_equal(fsd_history_init(&h, &params, NWINDOWS, 1000, 0), 0);
+	for (w = 0; w < NWINDOWS; w++)
+		run_window(&h, t, w, w, 0);
+	/* Every window carries all NFLOWS flows (>= 5 packets each) from
+	 * NFLOWS sources to 7 destinations; the union is the same sets. */
+	assert_int_equal(fsd_history_distinct(&h, NWINDOWS, d, &sp), 0);
+	assert_int_equal(sp.windows, NWINDOWS);
+	/* 4 standard errors: fails by chance with probability 6e-5. */
+	assert_true(fabs(d[FS_HLL_FLOWS] - NFLOWS) <= 4 * rse * NFLOWS);
+	assert_true(fabs(d[FS_HLL_SOURCES] - NFLOWS) <= 4 * rse * NFLOWS);
+	assert_true(fabs(d[FS_HLL_DESTS] - 7) < 1);
+	fsd_history_free(&h);
+	free(t);
+}
+
+static void test_memory_accounted(void **state)
+{
+	struct fsd_history h;
+	struct fs_sketch *s;
+	size_t before;
+
+	assert_int_equal(fsd_history_init(&h, &params, 4, 10, 0), 0);
+	before = fsd_history_bytes(&h);
+	assert_true(before >= fs_sketch_bytes(&params));
+	assert_int_equal(fsd_history_begin(&h, &s), 0);
+	assert_int_equal(fsd_history_commit(&h, 0, 0, 1), 0);
+	assert_int_equal(fsd_history_bytes(&h) - before,
+			 fs_sketch_bytes(&params));
+	fsd_history_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_span_sums_never_undercount),
+		cmocka_unit_test(test_ring_wraps),
+		cmocka_unit_test(test_span_beyond_history_refused),
+		cmocka_unit_test(test_candidates_by_window),
+		cmocka_unit_test(test_distinct_over_span),
+		cmocka_unit_test(test_memory_accounted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
