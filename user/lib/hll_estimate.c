@@ -29,7 +29,9 @@
  * which is also what bounds the loops: sigma's terms fall doubly
  * exponentially for x < 1, and tau's terms shrink by at least 1/2 each.
  * sigma(1) is infinite (all registers empty): z is then infinite and E = 0,
- * which is exact.  The relative standard error is about 1.04 / sqrt(m).
+ * which is exact.  At the other end, every register saturated gives z = 0
+ * and E = +inf: the hash can no longer tell how many keys there were.  The
+ * relative standard error is about 1.04 / sqrt(m).
  */
 #include <math.h>
 #include <string.h>
