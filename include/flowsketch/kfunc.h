@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * kfunc.h - ABI of the flowsketch kernel module's kfunc (kmod/).
+ *
+ *   int bpf_flowsketch_update(struct fs_kfunc_args *args, u32 args__sz,
+ *                             void *cms__map, void *hll__map);
+ *
+ * Runs fs_sketch_update() (update.h) natively over the same per-CPU map
+ * memory the pure-BPF path updates, so both paths leave identical state
+ * and user space reads it the same way.
+ *
+ *   args      BPF stack memory, args__sz == sizeof(struct fs_kfunc_args)
+ *             (the verifier checks that args__sz bytes are readable and
+ *             initialised; the module checks the exact size);
+ *   cms__map  the program's fs_cms map: BPF_MAP_TYPE_PERCPU_ARRAY of
+ *             struct fs_cms_chunk, at least fs_cms_chunks(params, nslots);
+ *   hll__map  the program's fs_hll map, same for struct fs_hll_chunk.
+ *
+ * The "__sz" and "__map" suffixes are how the verifier recognises a
+ * (pointer, size) pair and a map argument (Linux 6.9+); a map argument
+ * reaches the kfunc as the map's struct bpf_map.
+ *
+ * Returns 0, -EINVAL when the arguments do not match the ABI (size, params
+ * out of range, map of the wrong type, value size or length, slot >=
+ * nslots), or FS_UPDATE_ENOENT (-ENOENT) as fs_sketch_update() does.  On
+ * success args->u.hash and args->u.report are set, as by the BPF path.
+ *
+ * Layout of struct fs_kfunc_args (112 bytes, no padding):
+ *   off size field
+ *     0   32 params   the program's fs_params (params.h), copied from
+ *                     .rodata: a kfunc has at most five arguments, and
+ *                     carrying the parameters with the packet is what lets
+ *                     one module serve programs loaded with different ones
+ *    32   80 u        struct fs_packet_update (update.h), in and out
+ *
+ * The module is named FS_KFUNC_MODULE; user space decides whether to set
+ * fs_use_kfunc before load by testing for FS_KFUNC_BTF_PATH (Debian's
+ * libbpf 1.1 has no bpf_ksym_exists()).  Those names need nothing else;
+ * struct fs_kfunc_args needs struct fs_packet_update, so it is declared
+ * only after update.h (which in turn needs its build's fs_update_env).
+ */
+#ifndef FLOWSKETCH_KFUNC_H
+#define FLOWSKETCH_KFUNC_H
+
+#define FS_KFUNC_MODULE "flowsketch"
+#define FS_KFUNC_BTF_PATH "/sys/kernel/btf/" FS_KFUNC_MODULE
+#define FS_KFUNC_UPDATE "bpf_flowsketch_update"
+
+#endif /* FLOWSKETCH_KFUNC_H */
+
+/* Outside the include guard, so that including kfunc.h again after
+ * update.h declares it. */
+#if defined(FLOWSKETCH_UPDATE_H) && !defined(FLOWSKETCH_KFUNC_ARGS)
+#define FLOWSKETCH_KFUNC_ARGS
+struct fs_kfunc_args {
+	struct fs_sketch_params params;
+	struct fs_packet_update u;
+};
+
+_Static_assert(sizeof(struct fs_kfunc_args) == 112, "kfunc ABI");
+#endif

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * kfunc.c - bpf_flowsketch_update(): the per-packet sketch update, native.
+ *
+ * The ABI (arguments, return values, struct fs_kfunc_args) is documented
+ * in include/flowsketch/kfunc.h.  The arithmetic is fs_sketch_update()
+ * from include/flowsketch/update.h, the same code the BPF programs and the
+ * user-space model compile; only the memory lookup (update_env.h) is ours.
+ *
+ * Per packet this adds, over the update itself, a handful of compares: the
+ * verifier has already proved that args points to args__sz readable bytes
+ * and that the maps are maps, but not which maps or which parameters, and
+ * a program can pass any.  Every check below is what keeps a wrong caller
+ * from making the module write outside a map value.  No allocation, no
+ * locking, no FPU/SIMD: integer code on per-CPU memory only.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/errno.h>
+#include <linux/module.h>
+
+#include "update_env.h"
+#include "flowsketch/update.h"
+#include "flowsketch/kfunc.h"
+#include "kfunc.h"
+
+_Static_assert(FS_UPDATE_ENOENT == -ENOENT, "update.h mirrors errno");
+
+/*
+ * A map the update may use: a per-CPU array of `value_size` values with at
+ * least `min_entries` elements, i.e. every chunk the parameters address.
+ */
+static __always_inline bool fs_map_fits(const struct bpf_map *map,
+					u32 value_size, u32 min_entries)
+{
+	return map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	       map->value_size == value_size &&
+	       map->max_entries >= min_entries;
+}
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_flowsketch_update - count one packet in the flowsketch sketches
+ * @args: parameters and packet update (struct fs_kfunc_args), in and out
+ * @args__sz: sizeof(struct fs_kfunc_args)
+ * @cms__map: the program's fs_cms map
+ * @hll__map: the program's fs_hll map
+ *
+ * Return: 0, -EINVAL for arguments that break the ABI, or -ENOENT.
+ */
+__bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
+				      u32 args__sz, void *cms__map,
+				      void *hll__map)
+{
+	struct bpf_map *cms = cms__map, *hll = hll__map;
+	const struct fs_sketch_params *p = &args->params;
+	struct fs_update_env env;
+
+	if (unlikely(args__sz != sizeof(*args) || fs_params_check(p) ||
+		     args->u.slot >= p->nslots))
+		return -EINVAL;
+	if (unlikely(!fs_map_fits(cms, sizeof(struct fs_cms_chunk),
+				  fs_cms_chunks(p, p->nslots)) ||
+		     !fs_map_fits(hll, sizeof(struct fs_hll_chunk),
+				  fs_hll_chunks(p, p->nslots))))
+		return -EINVAL;
+
+	env.cms = container_of(cms, struct bpf_array, map);
+	env.hll = container_of(hll, struct bpf_array, map);
+	return fs_sketch_update(&env, p, &args->u);
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(fs_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_flowsketch_update)
+BTF_KFUNCS_END(fs_kfunc_ids)
+
+static const struct btf_kfunc_id_set fs_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &fs_kfunc_ids,
+};
+
+/*
+ * The program types that call the kfunc: XDP (the datapath), SCHED_CLS (a
+ * tc attachment of the same code) and TRACING (fentry/tp_btf frontends).
+ * There is no unregister call: the registrations live in the module's BTF
+ * and go away with it, which is also why a failure half-way needs no undo.
+ */
+int fs_kfunc_register(void)
+{
+	static const enum bpf_prog_type types[] = {
+		BPF_PROG_TYPE_XDP,
+		BPF_PROG_TYPE_SCHED_CLS,
+		BPF_PROG_TYPE_TRACING,
+	};
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		err = register_btf_kfunc_id_set(types[i], &fs_kfunc_set);
+		if (err) {
+			pr_err("flowsketch: cannot register kfuncs for program type %d: %d\n",
+			       types[i], err);
+			return err;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * update_env.h - how the module reaches the sketch memory for
+ * include/flowsketch/update.h: this CPU's copy of an element of the
+ * program's fs_cms / fs_hll per-CPU arrays.
+ *
+ * The lookup is the one percpu_array_map_lookup_elem() does (bounds check,
+ * index masked against speculation, this_cpu_ptr), written out here rather
+ * than called through map->ops: a packet needs d + 3 lookups (8 with the
+ * defaults) and each indirect call costs a retpoline on this kernel's
+ * mitigations, which would eat what the native path saves.  It is valid
+ * only for maps that kfunc.c has checked to be BPF_MAP_TYPE_PERCPU_ARRAY,
+ * whose struct bpf_map is embedded in a struct bpf_array.
+ *
+ * this_cpu_ptr() is safe because BPF programs run with migration disabled
+ * (XDP in softirq, test runs and tracing programs under migrate_disable()),
+ * so the CPU cannot change between finding a chunk and updating it.
+ */
+#ifndef FLOWSKETCH_KMOD_UPDATE_ENV_H
+#define FLOWSKETCH_KMOD_UPDATE_ENV_H
+
+#include <linux/bpf.h>
+#include <linux/percpu.h>
+#include "flowsketch/cms.h"
+#include "flowsketch/hll.h"
+
+struct fs_update_env {
+	struct bpf_array *cms;
+	struct bpf_array *hll;
+};
+
+static __always_inline void *fs_env_percpu_elem(struct bpf_array *array,
+						u32 index)
+{
+	if (unlikely(index >= array->map.max_entries))
+		return NULL;
+	return this_cpu_ptr(array->pptrs[index & array->index_mask]);
+}
+
+static __always_inline struct fs_cms_chunk *
+fs_env_cms_chunk(struct fs_update_env *env, __u32 chunk)
+{
+	return fs_env_percpu_elem(env->cms, chunk);
+}
+
+static __always_inline struct fs_hll_chunk *
+fs_env_hll_chunk(struct fs_update_env *env, __u32 chunk)
+{
+	return fs_env_percpu_elem(env->hll, chunk);
+}
+
+#endif /* FLOWSKETCH_KMOD_UPDATE_ENV_H */
