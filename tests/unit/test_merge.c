@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_merge.c - folding CPUs and windows gives the sketch of the union.
+ *
+ * Count-Min cells are sums of per-packet increments and HyperLogLog
+ * registers are maxima of per-key ranks, so with the standard update the
+ * merge of sketches of parts of a stream must equal, byte for byte, the
+ * sketch of the whole stream.  Packets are spread over NCPU models and
+ * both window slots; the reference is one model that saw everything in
+ * one slot.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "sketch.h"
+#include "hll_estimate.h"
+
+#define NCPU 3
+#define NFLOWS 30000
+#define NPACKETS 200000
+/* Sources and destinations are drawn from smaller pools so that the
+ * three HyperLogLogs have different, known, truths. */
+#define NSOURCES 5000
+#define NDESTS 700
+
+static __u64 rng_next(__u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+static void params_of(struct fs_sketch_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->magic = FS_PARAMS_MAGIC;
+	p->version = FS_PARAMS_VERSION;
+	p->cms_depth = 4;
+	p->cms_log2_width = 11;
+	p->hll_p = 12;
+	p->nslots = FS_NSLOTS;
+	p->secret.k0 = 0xa4093822299f31d0ULL;
+	p->secret.k1 = 0x082efa98ec4e6c89ULL;
+}
+
+/* Flow i: source i % NSOURCES, destination i % NDESTS, port i. */
+static void flow_key_of(__u32 i, struct fs_flow_key *k)
+{
+	__u32 src = i % NSOURCES, dst = i % NDESTS;
+
+	memset(k, 0, sizeof(*k));
+	k->family = FS_FAMILY_IPV4;
+	k->proto = 6;
+	k->sport = (__be16)(i / NSOURCES + 1);
+	k->dport = 443;
+	k->src[0] = 10;
+	k->src[2] = (__u8)(src >> 8);
+	k->src[3] = (__u8)src;
+	k->dst[0] = 172;
+	k->dst[2] = (__u8)(dst >> 8);
+	k->dst[3] = (__u8)dst;
+}
+
+/* 1 the first time a key is seen, 0 after. */
+static __u32 mark_seen(__u8 *seen)
+{
+	if (*seen)
+		return 0;
+	*seen = 1;
+	return 1;
+}
+
+struct fixture {
+	struct fs_sketch_params p;
+	struct fs_model cpu[NCPU];
+	struct fs_model all;		/* the union, in slot 0 */
+	struct fs_window_totals totals[NCPU][FS_NSLOTS];
+	struct fs_window_totals all_totals;
+	/* Exact distinct counts of the stream, per HyperLogLog. */
+	__u32 distinct[FS_HLL_NSKETCH];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	__u64 rng = 0x0123456789abcdefULL;
+	__u8 *seen = calloc(NFLOWS + NSOURCES + NDESTS, 1);
+	__u8 *seen_src, *seen_dst;
+	struct fs_flow_key k;
+	__u32 i, c;
+
+	if (!f || !seen)
+		return -1;
+	seen_src = seen + NFLOWS;
+	seen_dst = seen_src + NSOURCES;
+	params_of(&f->p);
+	for (c = 0; c < NCPU; c++)
+		if (fs_model_init(&f->cpu[c], &f->p))
+			return -1;
+	if (fs_model_init(&f->all, &f->p))
+		return -1;
+	for (i = 0; i < NPACKETS; i++) {
+		/* Square of a uniform: a skewed flow popularity. */
+		__u64 u = rng_next(&rng) % NFLOWS;
+		__u32 flow = (__u32)(u * u / NFLOWS);
+		__u32 cpu = rng_next(&rng) % NCPU;
+		__u32 slot = i < NPACKETS / 2 ? 0 : 1;
+		__u64 bytes = 60 + rng_next(&rng) % 1441;
+
+		flow_key_of(flow, &k);
+		if (fs_model_update(&f->cpu[cpu], &k, bytes, slot, 0, 0, NULL) < 0 ||
+		    fs_model_update(&f->all, &k, bytes, 0, 0, 0, NULL) < 0)
+			return -1;
+		f->totals[cpu][slot].packets++;
+		f->totals[cpu][slot].bytes += bytes;
+		f->all_totals.packets++;
+		f->all_totals.bytes += bytes;
+		f->distinct[FS_HLL_FLOWS] += mark_seen(&seen[flow]);
+		f->distinct[FS_HLL_SOURCES] += mark_seen(&seen_src[flow % NSOURCES]);
+		f->distinct[FS_HLL_DESTS] += mark_seen(&seen_dst[flow % NDESTS]);
+	}
+	free(seen);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	__u32 c;
+
+	for (c = 0; c < NCPU; c++)
+		fs_model_free(&f->cpu[c]);
+	fs_model_free(&f->all);
+	free(f);
+	return 0;
+}
+
+static void fold(struct fs_sketch *s, const struct fs_model *m, __u32 slot,
+		 const struct fs_window_totals *t)
+{
+	assert_int_equal(fs_sketch_add_slot(s, m->env.cms, m->env.cms_chunks,
+					    m->env.hll, m->env.hll_chunks, slot), 0);
+	if (t)
+		fs_sketch_add_totals(s, t);
+}
+
+static void assert_same_sketch(const struct fs_sketch *a,
+			       const struct fs_sketch *b)
+{
+	const struct fs_sketch_params *p = &a->params;
+
+	assert_memory_equal(a->cms, b->cms,
+			    fs_cms_cells_per_slot(p) * sizeof(*a->cms));
+	assert_memory_equal(a->hll, b->hll, (size_t)FS_HLL_NSKETCH << p->hll_p);
+	assert_int_equal(a->totals.packets, b->totals.packets);
+	assert_int_equal(a->totals.bytes, b->totals.bytes);
+}
+
+/* CPUs folded per window, then windows merged == the union's sketch. */
+static void test_merge_equals_union(void **state)
+{
+	struct fixture *f = *state;
+	struct fs_sketch win[FS_NSLOTS], uni, sum;
+	__u32 c, slot;
+
+	assert_int_equal(fs_sketch_init(&uni, &f->p), 0);
+	fold(&uni, &f->all, 0, &f->all_totals);
+	assert_int_equal(fs_sketch_init(&sum, &f->p), 0);
+	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		assert_int_equal(fs_sketch_init(&win[slot], &f->p), 0);
+		for (c = 0; c < NCPU; c++)
+			fold(&win[slot], &f->cpu[c], slot, &f->totals[c][slot]);
+		assert_int_equal(fs_sketch_merge(&sum, &win[slot]), 0);
+	}
+	assert_same_sketch(&sum, &uni);
+	assert_int_equal(sum.totals.packets, NPACKETS);
+
+	/* Folding the CPUs of both slots straight into one sketch, in
+	 * another order, is the same thing. */
+	fs_sketch_reset(&sum);
+	for (c = NCPU; c-- > 0;)
+		for (slot = FS_NSLOTS; slot-- > 0;)
+			fold(&sum, &f->cpu[c], slot, &f->totals[c][slot]);
+	assert_same_sketch(&sum, &uni);
+
+	/* One window alone is not the union (the test can fail). */
+	assert_memory_not_equal(win[0].cms, uni.cms,
+				fs_cms_cells_per_slot(&f->p) * sizeof(*uni.cms));
+
+	for (slot = 0; slot < FS_NSLOTS; slot++)
+		fs_sketch_free(&win[slot]);
+	fs_sketch_free(&uni);
+	fs_sketch_free(&sum);
+}
+
+static void test_merge_commutative_and_hll_idempotent(void **state)
+{
+	struct fixture *f = *state;
+	struct fs_sketch a, b, ab, ba, aa;
+	size_t nregs = (size_t)FS_HLL_NSKETCH << f->p.hll_p;
+
+	assert_int_equal(fs_sketch_init(&a, &f->p), 0);
+	assert_int_equal(fs_sketch_init(&b, &f->p), 0);
+	assert_int_equal(fs_sketch_init(&ab, &f->p), 0);
+	assert_int_equal(fs_sketch_init(&ba, &f->p), 0);
+	assert_int_equal(fs_sketch_init(&aa, &f->p), 0);
+	fold(&a, &f->cpu[0], 0, &f->totals[0][0]);
+	fold(&b, &f->cpu[1], 1, &f->totals[1][1]);
+
+	assert_int_equal(fs_sketch_merge(&ab, &a), 0);
+	assert_int_equal(fs_sketch_merge(&ab, &b), 0);
+	assert_int_equal(fs_sketch_merge(&ba, &b), 0);
+	assert_int_equal(fs_sketch_merge(&ba, &a), 0);
+	assert_same_sketch(&ab, &ba);
+
+	/* Registers: max(A, A) = A, and (A u B) u B = A u B. */
+	assert_int_equal(fs_sketch_merge(&aa, &a), 0);
+	assert_int_equal(fs_sketch_merge(&aa, &a), 0);
+	assert_memory_equal(aa.hll, a.hll, nregs);
+	assert_int_equal(fs_sketch_merge(&ab, &b), 0);
+	assert_memory_equal(ab.hll, ba.hll, nregs);
+	/* ... while the counts of a repeated merge do add up. */
+	assert_int_equal(aa.totals.packets, 2 * a.totals.packets);
+
+	fs_sketch_free(&a);
+	fs_sketch_free(&b);
+	fs_sketch_free(&ab);
+	fs_sketch_free(&ba);
+	fs_sketch_free(&aa);
+}
+
+static void test_mismatched_params_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct fs_sketch base, other, copy;
+	struct fs_sketch_params q;
+	/* One chunk fewer than slot 1 reaches into: the last cell (register)
+	 * of slot 1 is number 2 * per-slot - 1. */
+	__u32 cms_short = (__u32)((2 * fs_cms_cells_per_slot(&f->p) - 1) >>
+				  FS_CMS_CHUNK_SHIFT);
+	__u32 hll_short = (__u32)(((2ULL * FS_HLL_NSKETCH << f->p.hll_p) - 1) >>
+				  FS_HLL_CHUNK_SHIFT);
+	int i;
+
+	assert_int_equal(fs_sketch_init(&base, &f->p), 0);
+	assert_int_equal(fs_sketch_init(&copy, &f->p), 0);
+	fold(&base, &f->cpu[0], 0, &f->totals[0][0]);
+	fold(&copy, &f->cpu[0], 0, &f->totals[0][0]);
+	for (i = 0; i < 5; i++) {
+		q = f->p;
+		switch (i) {
+		case 0: q.cms_depth++; break;
+		case 1: q.cms_log2_width--; break;
+		case 2: q.hll_p++; break;
+		case 3: q.secret.k0 ^= 1; break;
+		case 4: q.secret.k1 ^= 1ULL << 40; break;
+		}
+		assert_int_equal(fs_sketch_init(&other, &q), 0);
+		fold(&other, &f->cpu[1], 0, &f->totals[1][0]);
+		assert_int_equal(fs_sketch_merge(&base, &other), -EINVAL);
+		fs_sketch_free(&other);
+	}
+	/* A refused merge leaves the target untouched. */
+	assert_same_sketch(&base, &copy);
+
+	/* Bad params cannot even make a sketch. */
+	q = f->p;
+	q.hll_p = FS_HLL_MAX_P + 1;
+	assert_int_equal(fs_sketch_init(&other, &q), -EINVAL);
+	q = f->p;
+	q.magic = 0;
+	assert_int_equal(fs_sketch_init(&other, &q), -EINVAL);
+
+	/* A slot past nslots, or chunk arrays too short for the slot. */
+	assert_int_equal(fs_sketch_add_slot(&base, f->cpu[0].env.cms,
+					    f->cpu[0].env.cms_chunks,
+					    f->cpu[0].env.hll,
+					    f->cpu[0].env.hll_chunks, FS_NSLOTS),
+			 -EINVAL);
+	assert_int_equal(fs_sketch_add_slot(&base, f->cpu[0].env.cms,
+					    cms_short,
+					    f->cpu[0].env.hll,
+					    f->cpu[0].env.hll_chunks, 1), -EINVAL);
+	assert_int_equal(fs_sketch_add_slot(&base, f->cpu[0].env.cms,
+					    f->cpu[0].env.cms_chunks,
+					    f->cpu[0].env.hll,
+					    hll_short, 1), -EINVAL);
+	/* ... and exactly long enough is accepted (into a scratch copy). */
+	assert_int_equal(fs_sketch_add_slot(&copy, f->cpu[0].env.cms,
+					    cms_short + 1, f->cpu[0].env.hll,
+					    hll_short + 1, 1), 0);
+	fs_sketch_reset(&copy);
+	fold(&copy, &f->cpu[0], 0, &f->totals[0][0]);
+	assert_same_sketch(&base, &copy);
+	fs_sketch_free(&base);
+	fs_sketch_free(&copy);
+}
+
+/* The distinct estimates of the merged sketch against the union's truth. */
+static void test_merged_distinct_within_bounds(void **state)
+{
+	struct fixture *f = *state;
+	struct fs_sketch sum;
+	const double rse = fs_hll_rse(f->p.hll_p);
+	__u32 c, slot, which;
+
+	assert_int_equal(fs_sketch_init(&sum, &f->p), 0);
+	for (c = 0; c < NCPU; c++)
+		for (slot = 0; slot < FS_NSLOTS; slot++)
+			fold(&sum, &f->cpu[c], slot, &f->totals[c][slot]);
+	for (which = 0; which < FS_HLL_NSKETCH; which++) {
+		double e = fs_sketch_distinct(&sum, which);
+
+		double n = f->distinct[which];
+
+		/* 3 sigma, + 1 for one collision: see test_hll.c. */
+		if (fabs(e - n) > 3 * rse * n + 1)
+			fail_msg("sketch %u: estimate %.1f, truth %.0f", which,
+				 e, n);
+	}
+	fs_sketch_free(&sum);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_equals_union),
+		cmocka_unit_test(test_merge_commutative_and_hll_idempotent),
+		cmocka_unit_test(test_mismatched_params_refused),
+		cmocka_unit_test(test_merged_distinct_within_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
