@@ -109,7 +109,7 @@ $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tools/%: tools/%.c $(LIB) $(USER_HDRS)
+$(BUILD)/tools/%: tools/%.c $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@

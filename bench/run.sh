@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# bench/run.sh - `make bench`: the datapath and daemon benchmark
+# (build/tools/fs-bench), then the kernel-module kfunc benchmark inside a
+# VM (bench/vm_kfunc.sh) when it exists.  Arguments go to fs-bench.
+#
+# Figures are ratios against baselines measured in the same run (driver,
+# parse-only program, memcpy): absolute times on shared machines move with
+# the neighbours, the ratios much less.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. scripts/netns.sh
+
+fs_require_root
+fs_bpffs_mount
+
+if [ ! -x build/tools/fs-bench ]; then
+	echo "bench: build/tools/fs-bench is missing; run make first." >&2
+	exit 1
+fi
+
+rc=0
+build/tools/fs-bench "$@" || rc=1
+
+if [ -f bench/vm_kfunc.sh ]; then
+	echo
+	echo "=== kernel-module kfunc datapath (VM)"
+	bash bench/vm_kfunc.sh || rc=1
+else
+	echo
+	echo "bench: bench/vm_kfunc.sh is not there (yet): kfunc datapath not benchmarked."
+fi
+exit $rc

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * bench.bpf.c - XDP programs that tools/fs-bench.c times with
+ * BPF_PROG_TEST_RUN, all sharing one driver so that their differences are
+ * the cost of what they add:
+ *
+ *   fs_bench_base    the driver alone
+ *   fs_bench_parse   + fs_datapath_parse_only(): parse to the flow key
+ *   fs_bench_full    + fs_datapath_process(): the program the daemon
+ *                    attaches (parse, one SipHash, d Count-Min cells,
+ *                    three HyperLogLog registers, totals, stats)
+ *   fs_bench_naive   + parse, then the textbook sketch of the seeds'
+ *                    example code: FNV-1a of the key once per row, one
+ *                    map lookup per row, and FNV-1a again per HyperLogLog
+ *
+ * The driver.  BPF_PROG_TEST_RUN with repeat runs the program over the
+ * same buffer, so a fixed packet would hit the same d cells every time
+ * and measure a cache-hot toy.  Each run therefore first rewrites the IPv4
+ * source address and UDP source port from a per-CPU counter: run n is flow
+ * n (2^24 addresses x 2^8 ports before it wraps), so a run of 1e6 repeats
+ * spreads over 1e6 flows and the sketches' cells as real traffic would.
+ * The test packet is Ethernet + IPv4 (no options) + UDP, built by fs-bench.
+ */
+#include "datapath.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define BENCH_IP_SADDR_OFF (14 + 12)
+#define BENCH_UDP_SPORT_OFF (14 + 20)
+#define BENCH_HDR_LEN (14 + 20 + 8)
+
+#define FNV64_OFFSET 0xcbf29ce484222325ULL
+#define FNV64_PRIME 0x100000001b3ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} bench_ctr SEC(".maps");
+
+/* The naive sketch: one map element per Count-Min cell, rows laid out one
+ * after the other (row * w + column), and one element per HyperLogLog
+ * register (sketch * m + index).  fs-bench sizes them like fs_cms/fs_hll. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_cms_cell);
+} naive_cms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} naive_hll SEC(".maps");
+
+/* Make this run a new flow; 0, or -1 if the packet is not fs-bench's. */
+static __always_inline int bench_next_flow(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 zero = 0, saddr;
+	__u16 sport;
+	__u64 *ctr, n;
+
+	if (data + BENCH_HDR_LEN > data_end)
+		return -1;
+	ctr = bpf_map_lookup_elem(&bench_ctr, &zero);
+	if (!ctr)
+		return -1;
+	n = (*ctr)++;
+	saddr = bpf_htonl(0x0a000000U | (__u32)(n & 0xffffff));
+	sport = bpf_htons((__u16)(1024 + ((n >> 24) & 0xff)));
+	__builtin_memcpy(data + BENCH_IP_SADDR_OFF, &saddr, sizeof(saddr));
+	__builtin_memcpy(data + BENCH_UDP_SPORT_OFF, &sport, sizeof(sport));
+	return 0;
+}
+
+SEC("xdp")
+int fs_bench_base(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int fs_bench_parse(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return fs_datapath_parse_only(ctx);
+}
+
+SEC("xdp")
+int fs_bench_full(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return fs_datapath_process(ctx);
+}
+
+/* FNV-1a, 64-bit, byte by byte, from a per-use seed. */
+static __always_inline __u64 naive_fnv1a(const __u8 *p, __u32 len, __u64 seed)
+{
+	__u64 h = seed;
+	__u32 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= FNV64_PRIME;
+	}
+	return h;
+}
+
+static __always_inline void naive_hll_add(__u32 sketch, const __u8 *p,
+					  __u32 len, __u32 hll_p)
+{
+	__u64 h = naive_fnv1a(p, len, FNV64_OFFSET + sketch * FS_GOLDEN64);
+	__u32 reg = (sketch << hll_p) | fs_hll_index(h, hll_p);
+	__u8 *r = bpf_map_lookup_elem(&naive_hll, &reg);
+
+	if (r)
+		fs_hll_register_max(r, fs_hll_rank(h, hll_p));
+}
+
+SEC("xdp")
+int fs_bench_naive(struct xdp_md *ctx)
+{
+	__u32 depth = fs_params.cms_depth, width = 1U << fs_params.cms_log2_width;
+	__u32 hll_p = fs_params.hll_p, row;
+	struct fs_window_totals *totals;
+	struct fs_flow_key key;
+	struct fs_addr_key addr = {};
+	__u64 bytes;
+
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	if (fs_datapath_parse_key(ctx, &key))
+		return XDP_PASS;
+	bytes = ctx->data_end - ctx->data;
+
+	for (row = 0; row < FS_CMS_MAX_DEPTH && row < depth; row++) {
+		__u64 h = naive_fnv1a((const __u8 *)&key, sizeof(key),
+				      FNV64_OFFSET + row * FS_GOLDEN64);
+		__u32 cell = row * width + (__u32)(h % width);
+		struct fs_cms_cell *c = bpf_map_lookup_elem(&naive_cms, &cell);
+
+		if (c) {
+			c->packets += 1;
+			c->bytes += bytes;
+		}
+	}
+
+	naive_hll_add(FS_HLL_FLOWS, (const __u8 *)&key, sizeof(key), hll_p);
+	addr.family = key.family;
+	__builtin_memcpy(addr.addr, key.src, sizeof(addr.addr));
+	naive_hll_add(FS_HLL_SOURCES, (const __u8 *)&addr, sizeof(addr), hll_p);
+	__builtin_memcpy(addr.addr, key.dst, sizeof(addr.addr));
+	naive_hll_add(FS_HLL_DESTS, (const __u8 *)&addr, sizeof(addr), hll_p);
+
+	/* The same bookkeeping as the full program, so that only the sketch
+	 * differs between the two. */
+	row = 0;
+	totals = bpf_map_lookup_elem(&fs_totals, &row);
+	if (totals) {
+		totals->packets += 1;
+		totals->bytes += bytes;
+	}
+	fs_stat_inc(FS_STAT_SKETCHED);
+	return XDP_PASS;
+}

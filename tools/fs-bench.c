@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * fs-bench - what flowsketch costs per packet and per window.
+ *
+ * Datapath.  The four programs of bpf/bench.bpf.c (driver alone, + parse,
+ * + full datapath, + naive textbook sketch) run under BPF_PROG_TEST_RUN
+ * with a large repeat count; the kernel reports the mean time per run.
+ * Rounds interleave the programs and the median over rounds is kept, so a
+ * noisy neighbour slows all four alike instead of one.  Each run is a new
+ * flow (the driver rewrites the source), so the sketches see >= 64K
+ * distinct flows, with the cache misses that implies.
+ *
+ * Daemon.  Closing a window reads every CPU's copy of the closed slot,
+ * folds it into one sketch (fs_sketch_add_slot: cells add, registers take
+ * the max) and zeroes the slot; a live `top` then queries the candidates
+ * in that sketch.  Both are timed on the maps the full program filled and
+ * set against a memcpy of the same bytes (the floor any rotation has to
+ * pay), and against the 1 s window as a share of one core.
+ *
+ * Absolute nanoseconds depend on the machine and on its neighbours; only
+ * the ratios between figures measured in the same run mean something on
+ * shared machines.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "flowsketch/params.h"
+#include "flowsketch/maps.h"
+#include "flowsketch/hash.h"
+#include "sketch.h"
+#include "bench.skel.h"
+
+#define BENCH_PKT_LEN 64
+#define BENCH_WINDOW_NS 1e9	/* the daemon's default window */
+#define BENCH_TOP_N 10
+
+enum bench_prog { PROG_BASE, PROG_PARSE, PROG_FULL, PROG_NAIVE, PROG_MAX };
+
+static const char *const bench_prog_names[PROG_MAX] = {
+	"driver baseline", "parse only", "full datapath", "naive (FNV-1a/row)",
+};
+
+struct bench_opts {
+	__u32 repeat;
+	__u32 rounds;
+	__u32 candidates;
+	__u64 thresh_packets;
+};
+
+static double bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double bench_median(double *v, __u32 n)
+{
+	qsort(v, n, sizeof(*v), bench_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Ethernet + IPv4 + UDP + payload, 64 bytes; the driver rewrites the
+ * source address and port before every run. */
+static void bench_packet(__u8 *pkt)
+{
+	__u8 *ip = pkt + 14, *udp = pkt + 34;
+
+	memset(pkt, 0, BENCH_PKT_LEN);
+	memcpy(pkt, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	pkt[12] = 0x08;				/* ETH_P_IP */
+	ip[0] = 0x45;				/* version 4, IHL 5 */
+	ip[2] = 0;
+	ip[3] = BENCH_PKT_LEN - 14;		/* total length */
+	ip[8] = 64;				/* TTL */
+	ip[9] = 17;				/* UDP */
+	memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x80\x00\x01", 8);
+	udp[0] = 0x04;				/* sport 1024 */
+	udp[2] = 0x00;
+	udp[3] = 53;				/* dport 53 */
+	udp[5] = BENCH_PKT_LEN - 34;		/* UDP length */
+}
+
+/* Mean ns per run of one program over `repeat` runs. */
+static int bench_prog_run(struct bpf_program *prog, __u32 repeat, double *ns)
+{
+	__u8 pkt[BENCH_PKT_LEN];
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .data_in = pkt,
+		    .data_size_in = sizeof(pkt),
+		    .repeat = repeat);
+	int err;
+
+	bench_packet(pkt);
+	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	if (err)
+		return err;
+	if (opts.retval != XDP_PASS)
+		return -EPROTO;
+	*ns = opts.duration;
+	return 0;
+}
+
+/* Per-CPU bytes of a per-CPU map: elements round up to 8 bytes each. */
+static size_t bench_percpu_bytes(const struct bpf_map *m)
+{
+	return (size_t)bpf_map__max_entries(m) *
+	       ((bpf_map__value_size(m) + 7) & ~7U);
+}
+
+static int bench_load(struct bench **out, struct fs_sketch_params *p,
+		      const struct bench_opts *o)
+{
+	struct fs_ctl ctl = { .thresh_packets = o->thresh_packets };
+	struct bench *skel;
+	__u32 zero = 0;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->magic = FS_PARAMS_MAGIC;
+	p->version = FS_PARAMS_VERSION;
+	p->cms_depth = FS_DEFAULT_CMS_DEPTH;
+	p->cms_log2_width = FS_DEFAULT_CMS_LOG2W;
+	p->hll_p = FS_DEFAULT_HLL_P;
+	p->nslots = FS_NSLOTS;
+	if (getrandom(&p->secret, sizeof(p->secret), 0) != sizeof(p->secret)) {
+		fprintf(stderr, "fs-bench: cannot draw a hash secret: %s.\n",
+			strerror(errno));
+		return -errno;
+	}
+
+	skel = bench__open();
+	if (!skel) {
+		fprintf(stderr, "fs-bench: cannot open the benchmark BPF object.\n");
+		return -ENOENT;
+	}
+	skel->rodata->fs_params = *p;
+	bpf_map__set_max_entries(skel->maps.fs_cms, fs_cms_chunks(p, FS_NSLOTS));
+	bpf_map__set_max_entries(skel->maps.fs_hll, fs_hll_chunks(p, FS_NSLOTS));
+	bpf_map__set_max_entries(skel->maps.naive_cms,
+				 (__u32)fs_cms_cells_per_slot(p));
+	bpf_map__set_max_entries(skel->maps.naive_hll,
+				 FS_HLL_NSKETCH << p->hll_p);
+	err = bench__load(skel);
+	if (err) {
+		fprintf(stderr, "fs-bench: the kernel refused the benchmark programs: %s.\n",
+			strerror(-err));
+		goto err_destroy;
+	}
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0);
+	if (err) {
+		err = -errno;
+		fprintf(stderr, "fs-bench: cannot set fs_ctl: %s.\n", strerror(errno));
+		goto err_destroy;
+	}
+	*out = skel;
+	return 0;
+
+err_destroy:
+	bench__destroy(skel);
+	return err;
+}
+
+static int bench_datapath(struct bench *skel, const struct bench_opts *o,
+			  double med[PROG_MAX])
+{
+	struct bpf_program *progs[PROG_MAX] = {
+		skel->progs.fs_bench_base, skel->progs.fs_bench_parse,
+		skel->progs.fs_bench_full, skel->progs.fs_bench_naive,
+	};
+	double *samples = calloc((size_t)PROG_MAX * o->rounds, sizeof(*samples));
+	double warm;
+	__u32 r, i;
+	int err = 0;
+
+	if (!samples)
+		return -ENOMEM;
+	/* Warm-up: fault in the map pages and fill the sketches, so rounds
+	 * measure steady state, not first touch. */
+	for (i = 0; i < PROG_MAX && !err; i++)
+		err = bench_prog_run(progs[i], o->repeat / 4 + 1, &warm);
+	for (r = 0; r < o->rounds && !err; r++)
+		for (i = 0; i < PROG_MAX && !err; i++)
+			err = bench_prog_run(progs[i], o->repeat,
+					     &samples[i * o->rounds + r]);
+	if (err) {
+		fprintf(stderr, "fs-bench: BPF_PROG_TEST_RUN failed: %s.\n",
+			strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < PROG_MAX; i++)
+		med[i] = bench_median(&samples[i * o->rounds], o->rounds);
+out:
+	free(samples);
+	return err;
+}
+
+static const char *bench_verdict(bool ok)
+{
+	return ok ? "met" : "MISSED";
+}
+
+static void bench_print_datapath(const double med[PROG_MAX],
+				 const struct bench_opts *o)
+{
+	double net[PROG_MAX];
+	double full_parse, naive_full;
+	int i;
+
+	printf("Datapath, BPF_PROG_TEST_RUN, %u runs x %u rounds per program, median of rounds\n",
+	       o->repeat, o->rounds);
+	printf("(each run is a new flow: %u distinct flows per round)\n\n", o->repeat);
+	printf("  %-20s %10s %16s\n", "program", "ns/packet", "net of driver");
+	for (i = 0; i < PROG_MAX; i++) {
+		net[i] = med[i] - med[PROG_BASE];
+		if (i == PROG_BASE)
+			printf("  %-20s %10.1f %16s\n", bench_prog_names[i], med[i], "-");
+		else
+			printf("  %-20s %10.1f %16.1f\n", bench_prog_names[i], med[i], net[i]);
+	}
+	full_parse = med[PROG_FULL] / med[PROG_PARSE];
+	naive_full = med[PROG_NAIVE] / med[PROG_FULL];
+	printf("\n  full / parse-only    %5.2fx (net of driver %5.2fx)   target <= 3x: %s\n",
+	       full_parse, net[PROG_PARSE] > 0 ? net[PROG_FULL] / net[PROG_PARSE] : 0.0,
+	       bench_verdict(full_parse <= 3.0));
+	printf("  naive / full         %5.2fx (net of driver %5.2fx)   target >= 2x: %s\n",
+	       naive_full, net[PROG_FULL] > 0 ? net[PROG_NAIVE] / net[PROG_FULL] : 0.0,
+	       bench_verdict(naive_full >= 2.0));
+	printf("  full datapath: %.1f Mpps per core at this cost\n\n",
+	       1e3 / med[PROG_FULL]);
+}
+
+/* Chunks [first, last] that hold any part of slot `slot` when each slot
+ * spans `per_slot` units and a chunk holds 1 << shift of them. */
+static void bench_slot_chunks(__u64 per_slot, __u32 shift, __u32 slot,
+			      __u32 *first, __u32 *last)
+{
+	*first = (__u32)((per_slot * slot) >> shift);
+	*last = (__u32)((per_slot * (slot + 1) - 1) >> shift);
+}
+
+struct bench_rotation {
+	int cms_fd, hll_fd, totals_fd;
+	__u32 ncpus;
+	__u32 n_cms, n_hll;			/* chunks in the maps */
+	__u32 cms_first, cms_last, hll_first, hll_last;
+	__u64 cms_lo, cms_hi, hll_lo, hll_hi;	/* slot's byte range in the map */
+	__u8 *value;				/* one key, all CPUs */
+	struct fs_cms_chunk *cms;		/* [cpu][chunk] */
+	struct fs_hll_chunk *hll;
+	struct fs_window_totals *totals;	/* [cpu] */
+};
+
+static void bench_rotation_free(struct bench_rotation *rot)
+{
+	free(rot->value);
+	free(rot->cms);
+	free(rot->hll);
+	free(rot->totals);
+}
+
+static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
+			       const struct fs_sketch_params *p)
+{
+	__u64 cms_slot = fs_cms_cells_per_slot(p) * sizeof(struct fs_cms_cell);
+	__u64 hll_slot = (__u64)FS_HLL_NSKETCH << p->hll_p;
+	int ncpus = libbpf_num_possible_cpus();
+
+	memset(rot, 0, sizeof(*rot));
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	rot->ncpus = (__u32)ncpus;
+	rot->cms_fd = bpf_map__fd(skel->maps.fs_cms);
+	rot->hll_fd = bpf_map__fd(skel->maps.fs_hll);
+	rot->totals_fd = bpf_map__fd(skel->maps.fs_totals);
+	rot->n_cms = fs_cms_chunks(p, FS_NSLOTS);
+	rot->n_hll = fs_hll_chunks(p, FS_NSLOTS);
+	/* Slot 0: what the full program wrote with window_seq 0. */
+	bench_slot_chunks(fs_cms_cells_per_slot(p), FS_CMS_CHUNK_SHIFT, 0,
+			  &rot->cms_first, &rot->cms_last);
+	bench_slot_chunks(hll_slot, FS_HLL_CHUNK_SHIFT, 0,
+			  &rot->hll_first, &rot->hll_last);
+	rot->cms_lo = 0;
+	rot->cms_hi = cms_slot;
+	rot->hll_lo = 0;
+	rot->hll_hi = hll_slot;
+	rot->value = malloc((size_t)rot->ncpus * sizeof(struct fs_cms_chunk));
+	rot->cms = calloc((size_t)rot->ncpus * rot->n_cms, sizeof(*rot->cms));
+	rot->hll = calloc((size_t)rot->ncpus * rot->n_hll, sizeof(*rot->hll));
+	rot->totals = calloc(rot->ncpus, sizeof(*rot->totals));
+	if (!rot->value || !rot->cms || !rot->hll || !rot->totals) {
+		bench_rotation_free(rot);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Read chunk `k` of a per-CPU map for all CPUs, scatter it into the
+ * per-CPU arrays (dst[cpu * n + k]) and zero the slot's bytes [lo, hi) of
+ * the map (chunk k covers map bytes [k * size, (k + 1) * size)).  A chunk
+ * shared with the other slot keeps that slot's bytes: it is written back.
+ */
+static int bench_fold_chunk(int fd, __u32 k, void *dst, __u32 n, size_t size,
+			    __u8 *value, __u32 ncpus, __u64 lo, __u64 hi)
+{
+	__u64 start = (__u64)k * size, end = start + size;
+	__u64 zlo = lo > start ? lo - start : 0;
+	__u64 zhi = (hi < end ? hi : end) - start;
+	__u32 cpu;
+
+	if (bpf_map_lookup_elem(fd, &k, value))
+		return -errno;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		__u8 *v = value + (size_t)cpu * size;
+
+		memcpy((__u8 *)dst + ((size_t)cpu * n + k) * size, v, size);
+		memset(v + zlo, 0, zhi - zlo);
+	}
+	if (bpf_map_update_elem(fd, &k, value, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* One window close: read, fold and zero slot 0 into s.  0 or -errno. */
+static int bench_rotate(struct bench_rotation *rot, struct fs_sketch *s)
+{
+	const __u32 slot = 0;
+	__u32 k, cpu;
+	int err;
+
+	fs_sketch_reset(s);
+	for (k = rot->cms_first; k <= rot->cms_last; k++) {
+		err = bench_fold_chunk(rot->cms_fd, k, rot->cms, rot->n_cms,
+				       sizeof(struct fs_cms_chunk), rot->value,
+				       rot->ncpus, rot->cms_lo, rot->cms_hi);
+		if (err)
+			return err;
+	}
+	for (k = rot->hll_first; k <= rot->hll_last; k++) {
+		err = bench_fold_chunk(rot->hll_fd, k, rot->hll, rot->n_hll,
+				       sizeof(struct fs_hll_chunk), rot->value,
+				       rot->ncpus, rot->hll_lo, rot->hll_hi);
+		if (err)
+			return err;
+	}
+	if (bpf_map_lookup_elem(rot->totals_fd, &slot, rot->totals))
+		return -errno;
+	for (cpu = 0; cpu < rot->ncpus; cpu++) {
+		err = fs_sketch_add_slot(s, rot->cms + (size_t)cpu * rot->n_cms,
+					 rot->n_cms,
+					 rot->hll + (size_t)cpu * rot->n_hll,
+					 rot->n_hll, slot);
+		if (err)
+			return err;
+		fs_sketch_add_totals(s, &rot->totals[cpu]);
+	}
+	memset(rot->totals, 0, (size_t)rot->ncpus * sizeof(*rot->totals));
+	if (bpf_map_update_elem(rot->totals_fd, &slot, rot->totals, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Bytes a rotation has to move at least: the slot's chunks, all CPUs. */
+static size_t bench_rotation_bytes(const struct bench_rotation *rot)
+{
+	return (size_t)rot->ncpus *
+	       ((rot->cms_last - rot->cms_first + 1) * sizeof(struct fs_cms_chunk) +
+		(rot->hll_last - rot->hll_first + 1) * sizeof(struct fs_hll_chunk));
+}
+
+struct bench_estimate {
+	__u64 packets;
+	__u32 index;
+};
+
+static int bench_cmp_estimate(const void *a, const void *b)
+{
+	const struct bench_estimate *x = a, *y = b;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* A top-n query over one window: estimate every candidate, keep the n
+ * largest.  Returns the largest estimate so the work cannot be elided. */
+static __u64 bench_top_query(const struct fs_sketch *s, const __u64 *hashes,
+			     struct bench_estimate *est, __u32 n)
+{
+	struct fs_cms_cell cell;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		fs_sketch_query(s, hashes[i], &cell);
+		est[i].packets = cell.packets;
+		est[i].index = i;
+	}
+	qsort(est, n, sizeof(*est), bench_cmp_estimate);
+	return est[0].packets;
+}
+
+static int bench_daemon(struct bench *skel, const struct fs_sketch_params *p,
+			const struct bench_opts *o)
+{
+	struct bench_rotation rot;
+	struct fs_sketch s = {};
+	__u8 *copy_src = NULL, *copy_dst = NULL;
+	__u64 *hashes = NULL;
+	struct bench_estimate *est = NULL;
+	double *t_rot = NULL, *t_copy = NULL, *t_top = NULL;
+	double rot_ns, copy_ns, top_ns, core;
+	volatile __u64 sink = 0;
+	size_t bytes;
+	__u32 r, i;
+	int err;
+
+	err = bench_rotation_init(&rot, skel, p);
+	if (err) {
+		fprintf(stderr, "fs-bench: cannot set up the rotation benchmark: %s.\n",
+			strerror(-err));
+		return err;
+	}
+	err = fs_sketch_init(&s, p);
+	if (err) {
+		fprintf(stderr, "fs-bench: cannot allocate a window sketch: %s.\n",
+			strerror(-err));
+		goto out;
+	}
+	bytes = bench_rotation_bytes(&rot);
+	copy_src = malloc(bytes);
+	copy_dst = malloc(bytes);
+	hashes = calloc(o->candidates, sizeof(*hashes));
+	est = calloc(o->candidates, sizeof(*est));
+	t_rot = calloc(o->rounds, sizeof(double));
+	t_copy = calloc(o->rounds, sizeof(double));
+	t_top = calloc(o->rounds, sizeof(double));
+	if (!copy_src || !copy_dst || !hashes || !est || !t_rot || !t_copy || !t_top) {
+		fprintf(stderr, "fs-bench: out of memory.\n");
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(copy_src, 0x5a, bytes);
+	memset(copy_dst, 0, bytes);
+	/* Candidates: flows as the driver made them (source 10.0.0.0 + n,
+	 * UDP 1024 -> 53, to 10.128.0.1), so the queries hit real cells. */
+	for (i = 0; i < o->candidates; i++) {
+		struct fs_flow_key key = {
+			.family = FS_FAMILY_IPV4,
+			.proto = 17,
+			.sport = htons(1024),
+			.dport = htons(53),
+		};
+		__u32 saddr = htonl(0x0a000000U | i), daddr = htonl(0x0a800001U);
+
+		memcpy(key.src, &saddr, 4);
+		memcpy(key.dst, &daddr, 4);
+		hashes[i] = fs_flow_hash(&key, &p->secret);
+	}
+
+	for (r = 0; r < o->rounds; r++) {
+		double t0;
+		double run_ns;
+
+		/* Refill slot 0 with a window's worth of traffic first, so
+		 * that every rotation folds a full sketch. */
+		err = bench_prog_run(skel->progs.fs_bench_full, 100000, &run_ns);
+		if (err) {
+			fprintf(stderr, "fs-bench: BPF_PROG_TEST_RUN failed: %s.\n",
+				strerror(-err));
+			goto out;
+		}
+		t0 = bench_now_ns();
+		err = bench_rotate(&rot, &s);
+		t_rot[r] = bench_now_ns() - t0;
+		if (err) {
+			fprintf(stderr, "fs-bench: rotation failed: %s.\n", strerror(-err));
+			goto out;
+		}
+		t0 = bench_now_ns();
+		memcpy(copy_dst, copy_src, bytes);
+		t_copy[r] = bench_now_ns() - t0;
+		sink += copy_dst[r % bytes];
+		t0 = bench_now_ns();
+		sink += bench_top_query(&s, hashes, est, o->candidates);
+		t_top[r] = bench_now_ns() - t0;
+	}
+	rot_ns = bench_median(t_rot, o->rounds);
+	copy_ns = bench_median(t_copy, o->rounds);
+	top_ns = bench_median(t_top, o->rounds);
+	core = 100.0 * (rot_ns + top_ns) / BENCH_WINDOW_NS;
+
+	printf("Daemon, per 1 s window, %u CPUs, median of %u rounds\n\n",
+	       rot.ncpus, o->rounds);
+	printf("  rotation (read %zu KiB of per-CPU chunks, fold, zero)  %9.1f us\n",
+	       bytes / 1024, rot_ns / 1e3);
+	printf("  memcpy of the same bytes                            %9.1f us\n",
+	       copy_ns / 1e3);
+	printf("  rotation / memcpy                                   %9.1fx\n",
+	       copy_ns > 0 ? rot_ns / copy_ns : 0.0);
+	printf("  top-%d query over %u candidates                     %9.1f us\n",
+	       BENCH_TOP_N, o->candidates, top_ns / 1e3);
+	printf("  top-%d query / memcpy                               %9.1fx\n",
+	       BENCH_TOP_N, copy_ns > 0 ? top_ns / copy_ns : 0.0);
+	printf("  rotation + query, share of one core at 1 s windows  %9.3f %%   target < 5%%: %s\n",
+	       core, bench_verdict(core < 5.0));
+	printf("  (window total in the folded sketch: %llu packets)\n\n",
+	       (unsigned long long)s.totals.packets);
+out:
+	free(t_rot);
+	free(t_copy);
+	free(t_top);
+	free(est);
+	free(hashes);
+	free(copy_src);
+	free(copy_dst);
+	fs_sketch_free(&s);
+	bench_rotation_free(&rot);
+	return err;
+}
+
+static void bench_print_memory(struct bench *skel)
+{
+	const struct bpf_map *datapath[] = {
+		skel->maps.fs_cms, skel->maps.fs_hll, skel->maps.fs_totals,
+		skel->maps.fs_stats,
+	};
+	size_t total = 0, naive;
+	size_t i;
+
+	printf("Map memory per CPU at the default sizes (eps %.3g %%, delta %.3g %%, p %u)\n\n",
+	       100 * 2.718281828459045 / (1 << FS_DEFAULT_CMS_LOG2W),
+	       100 * 0.006737946999085467 /* e^-5 */, FS_DEFAULT_HLL_P);
+	for (i = 0; i < FS_ARRAY_SIZE(datapath); i++) {
+		size_t b = bench_percpu_bytes(datapath[i]);
+
+		printf("  %-10s %6u x %5u B  %8zu KiB\n", bpf_map__name(datapath[i]),
+		       bpf_map__max_entries(datapath[i]),
+		       bpf_map__value_size(datapath[i]), b / 1024);
+		total += b;
+	}
+	naive = bench_percpu_bytes(skel->maps.naive_cms) +
+		bench_percpu_bytes(skel->maps.naive_hll);
+	printf("  %-29s %8zu KiB   target <= 2048 KiB: %s\n", "total per CPU",
+	       total / 1024, bench_verdict(total <= 2 << 20));
+	printf("  (the naive reference's maps: %zu KiB per CPU)\n\n", naive / 1024);
+}
+
+static void bench_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: fs-bench [--repeat N] [--rounds R] [--candidates C] [--thresh-packets T]\n"
+		"  --repeat N          runs per BPF_PROG_TEST_RUN call (default 1000000)\n"
+		"  --rounds R          measurements per figure, median kept (default 7)\n"
+		"  --candidates C      heavy-hitter candidates a top query ranks (default 1000)\n"
+		"  --thresh-packets T  per-CPU report threshold in fs_ctl (default 0: off)\n");
+}
+
+static int bench_parse_u32(const char *s, const char *what, __u32 min,
+			   __u32 *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || !*s || s[0] == '-' || v < min || v > 0xffffffffUL) {
+		fprintf(stderr, "fs-bench: %s must be an integer of at least %u, not \"%s\".\n",
+			what, min, s);
+		return -EINVAL;
+	}
+	*out = (__u32)v;
+	return 0;
+}
+
+static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'n' },
+		{ "candidates", required_argument, NULL, 'c' },
+		{ "thresh-packets", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	__u32 v;
+	int c, err = 0;
+
+	while (!err && (c = getopt_long(argc, argv, "r:n:c:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			err = bench_parse_u32(optarg, "--repeat", 1, &o->repeat);
+			break;
+		case 'n':
+			err = bench_parse_u32(optarg, "--rounds", 1, &o->rounds);
+			break;
+		case 'c':
+			err = bench_parse_u32(optarg, "--candidates", 1, &o->candidates);
+			break;
+		case 't':
+			err = bench_parse_u32(optarg, "--thresh-packets", 0, &v);
+			o->thresh_packets = v;
+			break;
+		case 'h':
+			bench_usage(stdout);
+			exit(0);
+		default:
+			bench_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (!err && optind < argc) {
+		fprintf(stderr, "fs-bench: unexpected argument \"%s\".\n", argv[optind]);
+		return -EINVAL;
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o = {
+		.repeat = 1000000,
+		.rounds = 7,
+		.candidates = 1000,
+	};
+	struct fs_sketch_params p;
+	double med[PROG_MAX];
+	struct bench *skel = NULL;
+	int err;
+
+	if (bench_parse_args(argc, argv, &o))
+		return 2;
+	err = bench_load(&skel, &p, &o);
+	if (err)
+		return 1;
+
+	printf("flowsketch benchmark: ratios, not absolute times, are meaningful on shared machines.\n\n");
+	err = bench_datapath(skel, &o, med);
+	if (err)
+		goto out;
+	bench_print_datapath(med, &o);
+	err = bench_daemon(skel, &p, &o);
+	if (err)
+		goto out;
+	bench_print_memory(skel);
+out:
+	bench__destroy(skel);
+	return err ? 1 : 0;
+}
