@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_model.c - the user-space model of the datapath state (model.h).
+ *
+ * The model is the reference the BPF and kfunc datapaths are compared
+ * with, so its own contract is pinned here: parameter checks, slot bounds,
+ * what one packet touches, and the heavy-hitter report rule of cms.h ("a
+ * flow is reported when its estimate crosses the threshold", at most once
+ * per flow, slot and metric).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "sketch.h"
+#include "flowsketch/hash.h"
+
+/* update.h is included for FS_REPORT_*; it needs the model's chunk lookups
+ * declared, though this file never calls the update directly. */
+static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
+						   __u32 chunk)
+{
+	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
+}
+
+static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
+						   __u32 chunk)
+{
+	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
+}
+
+#include "flowsketch/update.h"
+
+static void params_of(struct fs_sketch_params *p, __u32 depth, __u32 log2w,
+		      int conservative)
+{
+	memset(p, 0, sizeof(*p));
+	p->magic = FS_PARAMS_MAGIC;
+	p->version = FS_PARAMS_VERSION;
+	p->cms_depth = (__u8)depth;
+	p->cms_log2_width = (__u8)log2w;
+	p->hll_p = 10;
+	p->nslots = FS_NSLOTS;
+	p->flags = conservative ? FS_PARAM_F_CONSERVATIVE : 0;
+	p->secret.k0 = 0xc0ac29b7c97c50ddULL;
+	p->secret.k1 = 0x3f84d5b5b5470917ULL;
+}
+
+static void flow_key_of(__u32 i, struct fs_flow_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = FS_FAMILY_IPV4;
+	k->proto = 17;
+	k->sport = (__be16)(i + 1);
+	k->dport = 4789;
+	k->src[0] = 10;
+	k->src[3] = (__u8)i;
+	k->dst[0] = 10;
+	k->dst[3] = 200;
+}
+
+static void test_bad_params_rejected(void **state)
+{
+	struct fs_sketch_params good, p;
+	struct fs_model m;
+	int i;
+
+	params_of(&good, 4, 10, 0);
+	for (i = 0; i < 11; i++) {
+		p = good;
+		switch (i) {
+		case 0: p.magic ^= 1; break;
+		case 1: p.version = FS_PARAMS_VERSION + 1; break;
+		case 2: p.cms_depth = 0; break;
+		case 3: p.cms_depth = FS_CMS_MAX_DEPTH + 1; break;
+		case 4: p.cms_log2_width = FS_CMS_MIN_LOG2W - 1; break;
+		case 5: p.cms_log2_width = FS_CMS_MAX_LOG2W + 1; break;
+		case 6: p.hll_p = FS_HLL_MIN_P - 1; break;
+		case 7: p.hll_p = FS_HLL_MAX_P + 1; break;
+		case 8: p.nslots = FS_NSLOTS - 1; break;
+		case 9: p.nslots = FS_NSLOTS + 1; break;
+		case 10: p.nslots = 0; break;
+		}
+		assert_int_equal(fs_model_init(&m, &p), -EINVAL);
+		/* Nothing to free, and freeing is still safe. */
+		assert_null(m.env.cms);
+		assert_null(m.env.hll);
+		fs_model_free(&m);
+	}
+	/* The extremes of every range are accepted. */
+	p = good;
+	p.cms_depth = FS_CMS_MAX_DEPTH;
+	p.cms_log2_width = FS_CMS_MIN_LOG2W;
+	p.hll_p = FS_HLL_MIN_P;
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	assert_int_equal(m.env.cms_chunks, fs_cms_chunks(&p, FS_NSLOTS));
+	assert_int_equal(m.env.hll_chunks, fs_hll_chunks(&p, FS_NSLOTS));
+	fs_model_free(&m);
+}
+
+static size_t cms_bytes(const struct fs_model *m)
+{
+	return (size_t)m->env.cms_chunks * sizeof(*m->env.cms);
+}
+
+static size_t hll_bytes(const struct fs_model *m)
+{
+	return (size_t)m->env.hll_chunks * sizeof(*m->env.hll);
+}
+
+/* Slots past FS_NSLOTS are refused without touching any memory. */
+static void test_slot_bounds(void **state)
+{
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_flow_key k;
+	struct fs_cms_chunk *cms_before;
+	struct fs_hll_chunk *hll_before;
+	__u32 slot;
+
+	params_of(&p, 3, 8, 0);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	flow_key_of(1, &k);
+	for (slot = 0; slot < FS_NSLOTS; slot++)
+		assert_true(fs_model_update(&m, &k, 100, slot, 0, 0, NULL) >= 0);
+
+	cms_before = malloc(cms_bytes(&m));
+	hll_before = malloc(hll_bytes(&m));
+	assert_non_null(cms_before);
+	assert_non_null(hll_before);
+	memcpy(cms_before, m.env.cms, cms_bytes(&m));
+	memcpy(hll_before, m.env.hll, hll_bytes(&m));
+	assert_int_equal(fs_model_update(&m, &k, 100, FS_NSLOTS, 0, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(fs_model_update(&m, &k, 100, ~0U, 0, 0, NULL), -EINVAL);
+	assert_memory_equal(cms_before, m.env.cms, cms_bytes(&m));
+	assert_memory_equal(hll_before, m.env.hll, hll_bytes(&m));
+	free(cms_before);
+	free(hll_before);
+	fs_model_free(&m);
+}
+
+/*
+ * One packet in slot 1: d cells of slot 1 hold (1, bytes), one register in
+ * each of slot 1's three HyperLogLogs is set, slot 0 stays zero, and the
+ * returned hash is the flow hash of hash.h.
+ */
+static void test_one_packet_footprint(void **state)
+{
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_flow_key k;
+	struct fs_sketch s0, s1;
+	struct fs_cms_cell est;
+	__u64 h, i, cells = 0, regs = 0;
+
+	params_of(&p, 5, 9, 0);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	flow_key_of(42, &k);
+	assert_int_equal(fs_model_update(&m, &k, 1234, 1, 0, 0, &h), 0);
+	assert_int_equal(h, fs_flow_hash(&k, &p.secret));
+
+	assert_int_equal(fs_sketch_init(&s0, &p), 0);
+	assert_int_equal(fs_sketch_init(&s1, &p), 0);
+	assert_int_equal(fs_sketch_add_slot(&s0, m.env.cms, m.env.cms_chunks,
+					    m.env.hll, m.env.hll_chunks, 0), 0);
+	assert_int_equal(fs_sketch_add_slot(&s1, m.env.cms, m.env.cms_chunks,
+					    m.env.hll, m.env.hll_chunks, 1), 0);
+	for (i = 0; i < fs_cms_cells_per_slot(&p); i++) {
+		assert_int_equal(s0.cms[i].packets | s0.cms[i].bytes, 0);
+		if (s1.cms[i].packets) {
+			assert_int_equal(s1.cms[i].packets, 1);
+			assert_int_equal(s1.cms[i].bytes, 1234);
+			cells++;
+		}
+	}
+	/* Rows are disjoint ranges of cells, so exactly d cells. */
+	assert_int_equal(cells, p.cms_depth);
+	for (i = 0; i < ((__u64)FS_HLL_NSKETCH << p.hll_p); i++) {
+		assert_int_equal(s0.hll[i], 0);
+		if (s1.hll[i])
+			regs++;
+	}
+	assert_int_equal(regs, FS_HLL_NSKETCH);
+	/* Each set register is exactly the one hll.h derives from its key:
+	 * the flow hash, and the hashes of the source and destination. */
+	for (i = 0; i < FS_HLL_NSKETCH; i++) {
+		struct fs_addr_key a = { .family = k.family };
+		__u64 kh = h;
+
+		if (i != FS_HLL_FLOWS) {
+			memcpy(a.addr, i == FS_HLL_SOURCES ? k.src : k.dst, 16);
+			kh = fs_addr_hash(&a, &p.secret);
+		}
+		assert_int_equal(s1.hll[(i << p.hll_p) | fs_hll_index(kh, p.hll_p)],
+				 fs_hll_rank(kh, p.hll_p));
+	}
+	fs_sketch_query(&s1, h, &est);
+	assert_int_equal(est.packets, 1);
+	assert_int_equal(est.bytes, 1234);
+	fs_sketch_free(&s0);
+	fs_sketch_free(&s1);
+	fs_model_free(&m);
+}
+
+/*
+ * A lone flow in the sketch has estimate == truth, so with thresholds T
+ * packets and B bytes it must be reported exactly at packet T (packets)
+ * and at the first packet that brings its bytes to >= B, once each, and
+ * again in the other slot, which is another window.
+ */
+static void check_lone_flow_reports(int conservative)
+{
+	const __u64 T = 10, B = 1050, size = 100;
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_flow_key k;
+	__u32 slot, n;
+
+	params_of(&p, 4, 10, conservative);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	flow_key_of(3, &k);
+	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		for (n = 1; n <= 3 * T; n++) {
+			int want = 0, got;
+
+			if (n == T)
+				want |= FS_REPORT_PACKETS;
+			/* bytes after packet n: n * size; crosses B once. */
+			if ((n - 1) * size < B && n * size >= B)
+				want |= FS_REPORT_BYTES;
+			got = fs_model_update(&m, &k, size, slot, T, B, NULL);
+			if (got != want)
+				fail_msg("slot %u packet %u: report %d, want %d",
+					 slot, n, got, want);
+		}
+	}
+	/* A zero threshold never reports. */
+	for (n = 0; n < 3 * T; n++)
+		assert_int_equal(fs_model_update(&m, &k, size, 0, 0, 0, NULL), 0);
+	fs_model_free(&m);
+}
+
+static void test_lone_flow_reports_standard(void **state)
+{
+	check_lone_flow_reports(0);
+}
+
+static void test_lone_flow_reports_conservative(void **state)
+{
+	check_lone_flow_reports(1);
+}
+
+#define NFLOWS 200
+#define NPACKETS 20000
+#define THRESH 50
+
+static __u64 rng_next(__u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * Many flows, per-flow report counts.  Both update rules raise a flow's
+ * row minimum by exactly its own increment, so a flow crosses a threshold
+ * at most once per slot and metric, whatever other flows do.  In a sketch
+ * wide enough that every estimate is exact (checked, not assumed), the
+ * reported flows are then exactly those whose count reached the threshold.
+ */
+static void check_reports_once(int conservative)
+{
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_sketch s;
+	struct fs_flow_key k;
+	__u32 truth[NFLOWS] = { 0 }, reports[NFLOWS] = { 0 }, reached = 0;
+	__u64 hash[NFLOWS], rng = 0x9d39247e33776d41ULL;
+	__u32 i, f, a, b;
+
+	params_of(&p, 4, 16, conservative);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	for (i = 0; i < NPACKETS; i++) {
+		int r;
+
+		/* max of two uniforms: flow f has weight ~ 2f + 1, so counts
+		 * spread from a handful to ~ 2 NPACKETS / NFLOWS. */
+		a = rng_next(&rng) % NFLOWS;
+		b = rng_next(&rng) % NFLOWS;
+		f = a > b ? a : b;
+		flow_key_of(f, &k);
+		r = fs_model_update(&m, &k, 1, 0, THRESH, 0, &hash[f]);
+		assert_true(r >= 0);
+		assert_int_equal(r & FS_REPORT_BYTES, 0);
+		if (r & FS_REPORT_PACKETS) {
+			reports[f]++;
+			/* Reported on the packet that made the count reach
+			 * the threshold, since estimates are exact here. */
+			assert_int_equal(truth[f] + 1, THRESH);
+		}
+		truth[f]++;
+	}
+
+	assert_int_equal(fs_sketch_init(&s, &p), 0);
+	assert_int_equal(fs_sketch_add_slot(&s, m.env.cms, m.env.cms_chunks,
+					    m.env.hll, m.env.hll_chunks, 0), 0);
+	for (f = 0; f < NFLOWS; f++) {
+		struct fs_cms_cell est;
+
+		if (!truth[f])
+			continue;
+		fs_sketch_query(&s, hash[f], &est);
+		assert_int_equal(est.packets, truth[f]);
+		assert_true(reports[f] <= 1);
+		assert_int_equal(reports[f], truth[f] >= THRESH);
+		reached += truth[f] >= THRESH;
+	}
+	/* The threshold splits the flows: both outcomes were exercised. */
+	assert_true(reached > 10 && reached < NFLOWS - 10);
+	fs_sketch_free(&s);
+	fs_model_free(&m);
+}
+
+static void test_reports_once_standard(void **state)
+{
+	check_reports_once(0);
+}
+
+static void test_reports_once_conservative(void **state)
+{
+	check_reports_once(1);
+}
+
+/*
+ * In a narrow sketch flows share cells, estimates exceed the truth and a
+ * flow's minimum can be pushed past the threshold by others; still no
+ * flow is reported twice in one slot, under either rule.
+ */
+static void check_reports_at_most_once_shared(int conservative)
+{
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_flow_key k;
+	__u32 reports[NFLOWS] = { 0 }, total = 0;
+	__u64 rng = 0x2545f4914f6cdd1dULL;
+	__u32 i, f;
+
+	params_of(&p, 2, FS_CMS_MIN_LOG2W, conservative);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	for (i = 0; i < NPACKETS; i++) {
+		int r;
+
+		f = rng_next(&rng) % NFLOWS;
+		flow_key_of(f, &k);
+		r = fs_model_update(&m, &k, 100, 0, THRESH, 100 * THRESH, NULL);
+		assert_true(r >= 0);
+		if (r & FS_REPORT_PACKETS) {
+			reports[f]++;
+			total++;
+		}
+	}
+	for (f = 0; f < NFLOWS; f++)
+		assert_true(reports[f] <= 1);
+	assert_true(total > 0);
+	fs_model_free(&m);
+}
+
+static void test_reports_at_most_once_shared_standard(void **state)
+{
+	check_reports_at_most_once_shared(0);
+}
+
+static void test_reports_at_most_once_shared_conservative(void **state)
+{
+	check_reports_at_most_once_shared(1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_params_rejected),
+		cmocka_unit_test(test_slot_bounds),
+		cmocka_unit_test(test_one_packet_footprint),
+		cmocka_unit_test(test_lone_flow_reports_standard),
+		cmocka_unit_test(test_lone_flow_reports_conservative),
+		cmocka_unit_test(test_reports_once_standard),
+		cmocka_unit_test(test_reports_once_conservative),
+		cmocka_unit_test(test_reports_at_most_once_shared_standard),
+		cmocka_unit_test(test_reports_at_most_once_shared_conservative),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
