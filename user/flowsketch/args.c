@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* args.c - command-line values and the one-line errors about them. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+#include "cli.h"
+
+#define FS_MAX_SECONDS (24 * 3600)
+#define FS_MAX_EXACT_COUNT 9007199254740992.0 /* 2^53 */
+
+int fs_parse_u32(const char *s, __u32 min, __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts "-1" and leading blanks; a count does not. */
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = (__u32)v;
+	return 0;
+}
+
+int fs_parse_seconds(const char *s, __u32 *out)
+{
+	unsigned long long v, unit = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end == 'm')
+		unit = 60;
+	else if (*end == 'h')
+		unit = 3600;
+	else if (*end && *end != 's')
+		return -EINVAL;
+	if (*end && end[1])
+		return -EINVAL;
+	if (v == 0 || v > FS_MAX_SECONDS / unit)
+		return -EINVAL;
+	*out = (__u32)(v * unit);
+	return 0;
+}
+
+/* A finite number with nothing after it but, optionally, `suffix`. */
+static int parse_double(const char *s, const char *suffix, double *out,
+			int *had_suffix)
+{
+	char *end;
+	double v;
+
+	if (!*s || (*s != '.' && *s != '-' && (*s < '0' || *s > '9')))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -EINVAL;
+	*had_suffix = suffix && *end && !strcmp(end, suffix);
+	if (*end && !*had_suffix)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int fs_parse_probability(const char *s, double *out)
+{
+	int percent;
+	double v;
+
+	if (parse_double(s, "%", &v, &percent))
+		return -EINVAL;
+	if (percent)
+		v /= 100;
+	if (!(v > 0 && v < 1))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int fs_parse_count(const char *s, double *out)
+{
+	int unused;
+	double v;
+
+	if (parse_double(s, NULL, &v, &unused))
+		return -EINVAL;
+	if (!(v >= 1 && v <= FS_MAX_EXACT_COUNT) || v != floor(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+void fs_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("flowsketch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int fs_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd)
+		fprintf(stderr, "flowsketch %s: ", cmd);
+	else
+		fputs("flowsketch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return FS_EXIT_USAGE;
+}
+
+int fs_option_error(const char *cmd, int ret, char **argv)
+{
+	/*
+	 * getopt_long has stepped past a long option or a short option that
+	 * ends its word, but not past "-x" inside a group such as "-x1"; a
+	 * short option is therefore named from optopt.  optopt is 0 for an
+	 * unknown long option, and a long option's val otherwise.
+	 */
+	const char *word = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (optopt && strncmp(word, "--", 2))
+		word = shortopt;
+	if (ret == ':')
+		return fs_usage_error(cmd, "option %s needs a value", word);
+	return fs_usage_error(cmd, "unknown option %s (see 'flowsketch%s%s --help')",
+			      word, cmd ? " " : "", cmd ? cmd : "");
+}
+
+int fs_no_operands(const char *cmd, int argc, char **argv)
+{
+	if (optind < argc)
+		return fs_usage_error(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+	return FS_EXIT_OK;
+}

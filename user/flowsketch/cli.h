@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * cli.h - the commands of `flowsketch` and what they share.
+ *
+ * Every command is a function taking its own argv (argv[0] is the command
+ * name) and returning the process exit status: FS_EXIT_OK, FS_EXIT_RUNTIME
+ * when the daemon could not be asked or answered badly, FS_EXIT_USAGE for
+ * bad arguments.  Whatever fails prints exactly one line on stderr, at the
+ * place that knows what went wrong; callers only pass the status up.
+ */
+#ifndef FLOWSKETCH_CLI_H
+#define FLOWSKETCH_CLI_H
+
+#define FS_EXIT_OK 0
+#define FS_EXIT_RUNTIME 1
+#define FS_EXIT_USAGE 2
+
+struct fs_cli {
+	const char *socket_path;
+};
+
+int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv);
+
+#endif /* FLOWSKETCH_CLI_H */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* client.c - one request to flowsketchd over its unix socket. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "args.h"
+#include "client.h"
+
+unsigned int fs_client_max_path(void)
+{
+	return sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+}
+
+/* Why a connect() failed, in the words an operator acts on. */
+static const char *connect_hint(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ECONNREFUSED:
+		return " (is the daemon running?)";
+	case EACCES:
+	case EPERM:
+		return " (the socket is for root only)";
+	default:
+		return "";
+	}
+}
+
+static int connect_daemon(const char *path, int *fd_out)
+{
+	struct timeval tv = { .tv_sec = FS_CLIENT_TIMEOUT_S };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = -errno;
+		fs_error("cannot create a unix socket: %s", strerror(-err));
+		return err;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		fs_error("cannot connect to flowsketchd at %s: %s%s", path,
+			 strerror(-err), connect_hint(-err));
+		close(fd);
+		return err;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static int send_request(int fd, struct json_object *request)
+{
+	const char *json = json_object_to_json_string_ext(request,
+							  JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(json), off = 0;
+	char *line;
+	int err = 0;
+
+	/* One write of object + "\n": the daemon reads a line. */
+	line = malloc(len + 2);
+	if (!line) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	memcpy(line, json, len);
+	line[len++] = '\n';
+	while (off < len) {
+		ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno == EAGAIN ? -ETIMEDOUT : -errno;
+			fs_error("cannot send the request to flowsketchd: %s",
+				 strerror(-err));
+			goto out;
+		}
+		off += (size_t)n;
+	}
+out:
+	free(line);
+	return err;
+}
+
+/* Everything the daemon writes until it closes; *buf is NUL-terminated. */
+static int read_answer(int fd, char **buf_out, size_t *len_out)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *bigger;
+	int err = 0;
+
+	if (!buf)
+		goto nomem;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			if (cap >= FS_ANSWER_MAX) {
+				err = -EMSGSIZE;
+				fs_error("flowsketchd's answer is larger than %u MiB",
+					 FS_ANSWER_MAX >> 20);
+				goto fail;
+			}
+			bigger = realloc(buf, cap * 2);
+			if (!bigger)
+				goto nomem;
+			buf = bigger;
+			cap *= 2;
+		}
+		n = recv(fd, buf + len, cap - len - 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno == EAGAIN ? -ETIMEDOUT : -errno;
+			if (err == -ETIMEDOUT)
+				fs_error("flowsketchd did not answer within %d s",
+					 FS_CLIENT_TIMEOUT_S);
+			else
+				fs_error("cannot read flowsketchd's answer: %s",
+					 strerror(-err));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	*buf_out = buf;
+	*len_out = len;
+	return 0;
+nomem:
+	err = -ENOMEM;
+	fs_error("out of memory");
+fail:
+	free(buf);
+	return err;
+}
+
+/* Exactly one JSON object, nothing but white space around it. */
+static int parse_answer(const char *buf, size_t len, struct json_object **out)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *obj = NULL;
+	enum json_tokener_error jerr;
+	size_t end;
+	int err = -EPROTO;
+
+	if (!tok) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	if (strspn(buf, " \t\r\n") == len) {
+		fs_error("flowsketchd closed the connection without answering");
+		goto out;
+	}
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (jerr == json_tokener_continue) {
+		fs_error("flowsketchd's answer ends in the middle of a JSON value");
+		goto out;
+	}
+	if (jerr != json_tokener_success) {
+		fs_error("flowsketchd sent malformed JSON: %s at byte %zu",
+			 json_tokener_error_desc(jerr),
+			 json_tokener_get_parse_end(tok));
+		goto out;
+	}
+	end = json_tokener_get_parse_end(tok);
+	if (strspn(buf + end, " \t\r\n") != len - end) {
+		fs_error("flowsketchd sent more than one JSON value");
+		goto out;
+	}
+	if (!json_object_is_type(obj, json_type_object)) {
+		fs_error("flowsketchd's answer is not a JSON object");
+		goto out;
+	}
+	*out = obj;
+	obj = NULL;
+	err = 0;
+out:
+	json_object_put(obj);
+	json_tokener_free(tok);
+	return err;
+}
+
+/* {"error": "sentence"}: the daemon refused; say why in its words. */
+static int check_error_answer(struct json_object *answer)
+{
+	struct json_object *msg;
+
+	if (!json_object_object_get_ex(answer, "error", &msg))
+		return 0;
+	if (!json_object_is_type(msg, json_type_string)) {
+		fs_error("flowsketchd's error answer has no message string");
+		return -EPROTO;
+	}
+	fprintf(stderr, "flowsketchd: %s\n", json_object_get_string(msg));
+	return -EREMOTEIO;
+}
+
+int fs_client_call(const char *socket_path, struct json_object *request,
+		   struct json_object **answer)
+{
+	struct json_object *obj = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = -1, err;
+
+	err = connect_daemon(socket_path, &fd);
+	if (err)
+		goto out;
+	err = send_request(fd, request);
+	if (err)
+		goto out;
+	err = read_answer(fd, &buf, &len);
+	if (err)
+		goto out;
+	err = parse_answer(buf, len, &obj);
+	if (err)
+		goto out;
+	err = check_error_answer(obj);
+	if (err)
+		goto out;
+	*answer = obj;
+	obj = NULL;
+out:
+	json_object_put(obj);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}

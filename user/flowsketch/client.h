@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * client.h - one request to flowsketchd over its unix socket.
+ *
+ * The protocol (user/lib/protocol.h) is one JSON object each way per
+ * connection.  fs_client_call() does the whole exchange and checks the
+ * answer is a single well-formed JSON object that is not an
+ * {"error": ...}; on any failure it prints one line saying what went
+ * wrong and returns a negative errno.
+ */
+#ifndef FLOWSKETCH_CLI_CLIENT_H
+#define FLOWSKETCH_CLI_CLIENT_H
+
+#include <json-c/json.h>
+
+/* How long the daemon may take to answer before the CLI gives up. */
+#define FS_CLIENT_TIMEOUT_S 10
+/* Largest answer accepted: a top list of thousands of flows fits easily. */
+#define FS_ANSWER_MAX (16U << 20)
+
+/* Longest socket path (sun_path minus its terminating zero). */
+unsigned int fs_client_max_path(void);
+
+/*
+ * Send `request` to the daemon at `socket_path`; on success *answer is
+ * the answer object, to be released with json_object_put().  Errors:
+ * -ENOENT, -ECONNREFUSED, ... (cannot connect), -ETIMEDOUT, -EPROTO
+ * (malformed answer), -EREMOTEIO (the daemon answered with an error).
+ */
+int fs_client_call(const char *socket_path, struct json_object *request,
+		   struct json_object **answer);
+
+#endif /* FLOWSKETCH_CLI_CLIENT_H */

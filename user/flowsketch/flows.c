@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * flows.c - `flowsketch flows`: distinct flows, sources, destinations.
+ *
+ * The HyperLogLog estimate n^ has relative standard error r = 1.04/sqrt(m),
+ * so the absolute error at one sigma is r * n^; about 68 % of estimates
+ * fall within it and 95 % within twice it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <math.h>
+#include "args.h"
+#include "cli.h"
+#include "client.h"
+#include "format.h"
+#include "reply.h"
+
+struct flows_view {
+	__u64 span_seconds, windows, hll_precision;
+	double flows, sources, destinations, rse;
+};
+
+static void usage(void)
+{
+	printf("Usage: flowsketch [--socket PATH] flows [--span SECONDS] [--json]\n"
+	       "\n"
+	       "Distinct flows (five-tuples), source and destination addresses, counted\n"
+	       "by HyperLogLog, with their standard error.\n"
+	       "\n"
+	       "  -t, --span SECONDS span to count over, rounded up to whole windows\n"
+	       "                     (default one window); units s, m, h accepted\n"
+	       "  -j, --json         print the daemon's answer as JSON\n"
+	       "  -h, --help         this text\n");
+}
+
+static int parse_opts(int argc, char **argv, __u32 *span, bool *json)
+{
+	static const struct option opts[] = {
+		{ "span", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (fs_parse_seconds(optarg, span))
+				return fs_usage_error("flows", "--span must be a positive number of seconds (at most a day), not '%s'",
+						      optarg);
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage();
+			return -1;
+		default:
+			return fs_option_error("flows", c, argv);
+		}
+	}
+	return fs_no_operands("flows", argc, argv);
+}
+
+static int parse_flows(struct json_object *a, struct flows_view *v)
+{
+	int err;
+
+	if ((err = fs_reply_u64(a, "span_seconds", &v->span_seconds)) ||
+	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
+	    (err = fs_reply_double(a, "distinct_flows", &v->flows)) ||
+	    (err = fs_reply_double(a, "distinct_sources", &v->sources)) ||
+	    (err = fs_reply_double(a, "distinct_destinations", &v->destinations)) ||
+	    (err = fs_reply_double(a, "relative_standard_error", &v->rse)) ||
+	    (err = fs_reply_u64(a, "hll_precision", &v->hll_precision)))
+		return err;
+	if (v->flows < 0 || v->sources < 0 || v->destinations < 0 ||
+	    v->rse <= 0) {
+		fs_error("flowsketchd's answer has a negative estimate or error");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void print_line(const char *what, double estimate, double rse)
+{
+	char n[FS_FMT_MAX], pct[FS_FMT_MAX], abs[FS_FMT_MAX];
+
+	printf("  %-13s %12s  \u00b1 %s (\u00b1 %s at 1 sigma)\n", what,
+	       fs_fmt_grouped(n, (__u64)llround(estimate)),
+	       fs_fmt_percent(pct, rse, 2),
+	       fs_fmt_grouped(abs, (__u64)llround(estimate * rse)));
+}
+
+static void print_flows(const struct flows_view *v)
+{
+	char rse[FS_FMT_MAX], rse2[FS_FMT_MAX];
+
+	printf("flowsketch flows: last %llu s (%llu window%s), HyperLogLog p = %llu\n",
+	       (unsigned long long)v->span_seconds,
+	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
+	       (unsigned long long)v->hll_precision);
+	printf("estimates within \u00b1%s of the truth at 1 sigma (68%%), \u00b1%s at 2 sigma (95%%)\n\n",
+	       fs_fmt_percent(rse, v->rse, 2), fs_fmt_percent(rse2, 2 * v->rse, 2));
+	print_line("flows", v->flows, v->rse);
+	print_line("sources", v->sources, v->rse);
+	print_line("destinations", v->destinations, v->rse);
+}
+
+int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct json_object *req = NULL, *answer = NULL;
+	struct flows_view v;
+	__u32 span = 0;
+	bool json = false;
+	int ret;
+
+	ret = parse_opts(argc, argv, &span, &json);
+	if (ret)
+		return ret < 0 ? FS_EXIT_OK : ret;
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("flows"));
+	if (span)
+		json_object_object_add(req, "span", json_object_new_int64(span));
+	ret = FS_EXIT_RUNTIME;
+	if (fs_client_call(cli->socket_path, req, &answer))
+		goto out;
+	if (json) {
+		fs_reply_print_json(answer);
+	} else {
+		if (parse_flows(answer, &v))
+			goto out;
+		print_flows(&v);
+	}
+	ret = FS_EXIT_OK;
+out:
+	json_object_put(answer);
+	json_object_put(req);
+	return ret;
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* reply.c - typed fields of a daemon answer, found by dotted path. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "args.h"
+#include "reply.h"
+
+#define FS_PATH_MAX 128
+
+/* The value at a dotted path, or NULL when a component is missing. */
+static struct json_object *lookup(struct json_object *obj, const char *path)
+{
+	char buf[FS_PATH_MAX], *key, *save = NULL;
+
+	if (strlen(path) >= sizeof(buf))
+		return NULL;
+	strcpy(buf, path);
+	for (key = strtok_r(buf, ".", &save); key;
+	     key = strtok_r(NULL, ".", &save)) {
+		if (!json_object_is_type(obj, json_type_object) ||
+		    !json_object_object_get_ex(obj, key, &obj))
+			return NULL;
+	}
+	return obj;
+}
+
+static int bad_field(const char *path, const char *what)
+{
+	fs_error("flowsketchd's answer has no %s \"%s\"", what, path);
+	return -EPROTO;
+}
+
+int fs_reply_u64(struct json_object *obj, const char *path, __u64 *out)
+{
+	struct json_object *v = lookup(obj, path);
+
+	/* json-c keeps integers above INT64_MAX as uint64; get_int64 clamps
+	 * those to INT64_MAX, so only real negatives read below zero. */
+	if (!json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return bad_field(path, "non-negative integer");
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+int fs_reply_double(struct json_object *obj, const char *path, double *out)
+{
+	struct json_object *v = lookup(obj, path);
+
+	if ((!json_object_is_type(v, json_type_double) &&
+	     !json_object_is_type(v, json_type_int)) ||
+	    !isfinite(json_object_get_double(v)))
+		return bad_field(path, "number");
+	*out = json_object_get_double(v);
+	return 0;
+}
+
+int fs_reply_bool(struct json_object *obj, const char *path, bool *out)
+{
+	struct json_object *v = lookup(obj, path);
+
+	if (!json_object_is_type(v, json_type_boolean))
+		return bad_field(path, "boolean");
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+int fs_reply_string(struct json_object *obj, const char *path,
+		    const char **out)
+{
+	struct json_object *v = lookup(obj, path);
+
+	if (!json_object_is_type(v, json_type_string))
+		return bad_field(path, "string");
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+int fs_reply_array(struct json_object *obj, const char *path,
+		   struct json_object **out)
+{
+	struct json_object *v = lookup(obj, path);
+
+	if (!json_object_is_type(v, json_type_array))
+		return bad_field(path, "array");
+	*out = v;
+	return 0;
+}
+
+int fs_reply_object(struct json_object *obj, const char *path,
+		    struct json_object **out)
+{
+	struct json_object *v = lookup(obj, path);
+
+	if (!json_object_is_type(v, json_type_object))
+		return bad_field(path, "object");
+	*out = v;
+	return 0;
+}
+
+void fs_reply_print_json(struct json_object *obj)
+{
+	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * reply.h - typed fields of a daemon answer, found by dotted path.
+ *
+ * fs_reply_u64(answer, "params.cms_width", &w) walks the nested objects
+ * and checks the type.  A missing or mistyped field is a protocol error:
+ * the getter prints one line naming the path and returns -EPROTO, so a
+ * command reads every field it renders through these and stops at the
+ * first failure, before printing anything on stdout.
+ */
+#ifndef FLOWSKETCH_CLI_REPLY_H
+#define FLOWSKETCH_CLI_REPLY_H
+
+#include <stdbool.h>
+#include <json-c/json.h>
+#include <linux/types.h>
+
+/* A non-negative integer. */
+int fs_reply_u64(struct json_object *obj, const char *path, __u64 *out);
+/* Any finite number, integer or not. */
+int fs_reply_double(struct json_object *obj, const char *path, double *out);
+int fs_reply_bool(struct json_object *obj, const char *path, bool *out);
+/* The string stays owned by obj. */
+int fs_reply_string(struct json_object *obj, const char *path,
+		    const char **out);
+int fs_reply_array(struct json_object *obj, const char *path,
+		   struct json_object **out);
+int fs_reply_object(struct json_object *obj, const char *path,
+		    struct json_object **out);
+
+/* Print obj pretty, as the daemon sent it (for --json). */
+void fs_reply_print_json(struct json_object *obj);
+
+#endif /* FLOWSKETCH_CLI_REPLY_H */

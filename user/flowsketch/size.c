@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * size.c - `flowsketch size`: how much memory an error target costs.
+ *
+ * Without options it prints the four reference tables (Bloom filter,
+ * Count-Min, HyperLogLog, Bloom filter past its capacity); each option
+ * group computes one row instead.  Every figure comes from the formulas in
+ * user/lib/sizing.c; this file only picks the inputs and lays them out.
+ * Rows are computed into structs first, then printed as text or JSON, so
+ * both outputs show the same numbers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "args.h"
+#include "cli.h"
+#include "format.h"
+#include "reply.h"
+#include "sizing.h"
+#include "flowsketch/cms.h"
+#include "flowsketch/params.h"
+
+#define SIZE_DEFAULT_DELTA 0.01
+#define SIZE_DEFAULT_ITEMS 1e9
+/* The over-capacity table's filter: sized for 1 % at its best k. */
+#define SIZE_OVERFILL_P 0.01
+
+struct bloom_row {
+	double p, items, bits, bits_per_item, bytes, fp;
+	unsigned int k;
+};
+
+struct cms_row {
+	double epsilon, delta, items, width, bytes, overcount;
+	__u32 depth;
+	/* The same target as flowsketch sizes it: power-of-two width. */
+	__u32 fs_log2w, fs_depth;
+	double fs_epsilon, fs_delta, fs_bytes, fs_overcount;
+};
+
+struct hll_row {
+	__u32 p;
+	__u64 registers;
+	double rse, bytes, fs_bytes;
+};
+
+struct overfill_row {
+	double load, fill, fp;
+};
+
+struct size_opts {
+	bool json, cms, hll, bloom_n, bloom_p;
+	double cms_epsilon, cms_delta, items, bloom_items, bloom_fp;
+	bool cms_delta_set, items_set;
+	__u32 hll_p;
+};
+
+static void usage(void)
+{
+	printf("Usage: flowsketch size [--json]\n"
+	       "       flowsketch size --cms-epsilon E [--cms-delta D] [--items N] [--json]\n"
+	       "       flowsketch size --hll-p P [--json]\n"
+	       "       flowsketch size --bloom-n N --bloom-p P [--json]\n"
+	       "\n"
+	       "Memory for an error target.  Without options: reference tables for Bloom\n"
+	       "filters, Count-Min and HyperLogLog.  Option groups combine.\n"
+	       "\n"
+	       "  --cms-epsilon E  Count-Min overcount as a share of the total (0.001 or 0.1%%)\n"
+	       "  --cms-delta D    probability the overcount bound fails (default 1%%)\n"
+	       "  --items N        total count N the overcount is given for (default 1e9)\n"
+	       "  --hll-p P        HyperLogLog precision, %d to %d\n"
+	       "  --bloom-n N      items a Bloom filter must hold\n"
+	       "  --bloom-p P      its false-positive rate at N items (0.01 or 1%%)\n"
+	       "  -j, --json       machine-readable output\n"
+	       "  -h, --help       this text\n"
+	       "\n"
+	       "Units: KB, MB, GB are powers of 1000; KiB, MiB are powers of 1024.\n",
+	       FS_HLL_MIN_P, FS_HLL_MAX_P);
+}
+
+enum {
+	OPT_CMS_EPSILON = 256,
+	OPT_CMS_DELTA,
+	OPT_ITEMS,
+	OPT_HLL_P,
+	OPT_BLOOM_N,
+	OPT_BLOOM_P,
+};
+
+static int parse_opt(int c, const char *arg, struct size_opts *o)
+{
+	switch (c) {
+	case OPT_CMS_EPSILON:
+		o->cms = true;
+		if (fs_parse_probability(arg, &o->cms_epsilon) ||
+		    o->cms_epsilon < fs_cms_min_epsilon())
+			return fs_usage_error("size", "--cms-epsilon must be from %.2g to below 1 (flowsketch's widest Count-Min has 2^%d columns), not '%s'",
+					      fs_cms_min_epsilon(), FS_CMS_MAX_LOG2W, arg);
+		return 0;
+	case OPT_CMS_DELTA:
+		o->cms_delta_set = true;
+		if (fs_parse_probability(arg, &o->cms_delta) ||
+		    o->cms_delta < fs_cms_min_delta())
+			return fs_usage_error("size", "--cms-delta must be from %.2g to below 1 (flowsketch's deepest Count-Min has %d rows), not '%s'",
+					      fs_cms_min_delta(), FS_CMS_MAX_DEPTH, arg);
+		return 0;
+	case OPT_ITEMS:
+		o->items_set = true;
+		if (fs_parse_count(arg, &o->items))
+			return fs_usage_error("size", "--items must be a positive whole number, not '%s'", arg);
+		return 0;
+	case OPT_HLL_P:
+		o->hll = true;
+		if (fs_parse_u32(arg, FS_HLL_MIN_P, FS_HLL_MAX_P, &o->hll_p))
+			return fs_usage_error("size", "--hll-p must be a whole number from %d to %d, not '%s'",
+					      FS_HLL_MIN_P, FS_HLL_MAX_P, arg);
+		return 0;
+	case OPT_BLOOM_N:
+		o->bloom_n = true;
+		if (fs_parse_count(arg, &o->bloom_items))
+			return fs_usage_error("size", "--bloom-n must be a positive whole number, not '%s'", arg);
+		return 0;
+	case OPT_BLOOM_P:
+		o->bloom_p = true;
+		if (fs_parse_probability(arg, &o->bloom_fp))
+			return fs_usage_error("size", "--bloom-p must be a probability between 0 and 1 (0.01 or 1%%), not '%s'", arg);
+		return 0;
+	}
+	return fs_usage_error("size", "internal error: option %d", c);
+}
+
+static int parse_opts(int argc, char **argv, struct size_opts *o)
+{
+	static const struct option opts[] = {
+		{ "cms-epsilon", required_argument, NULL, OPT_CMS_EPSILON },
+		{ "cms-delta", required_argument, NULL, OPT_CMS_DELTA },
+		{ "items", required_argument, NULL, OPT_ITEMS },
+		{ "hll-p", required_argument, NULL, OPT_HLL_P },
+		{ "bloom-n", required_argument, NULL, OPT_BLOOM_N },
+		{ "bloom-p", required_argument, NULL, OPT_BLOOM_P },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c, ret;
+
+	o->cms_delta = SIZE_DEFAULT_DELTA;
+	o->items = SIZE_DEFAULT_ITEMS;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage();
+			return -1;
+		case '?':
+		case ':':
+			return fs_option_error("size", c, argv);
+		default:
+			ret = parse_opt(c, optarg, o);
+			if (ret)
+				return ret;
+		}
+	}
+	if ((o->cms_delta_set || o->items_set) && !o->cms)
+		return fs_usage_error("size", "--cms-delta and --items need --cms-epsilon");
+	if (o->bloom_n != o->bloom_p)
+		return fs_usage_error("size", "--bloom-n and --bloom-p go together");
+	return fs_no_operands("size", argc, argv);
+}
+
+/* --- the rows ---------------------------------------------------------- */
+
+static void bloom_row(double p, double items, struct bloom_row *r)
+{
+	r->p = p;
+	r->items = items;
+	r->bits = fs_bloom_bits(items, p);
+	r->bits_per_item = fs_bloom_bits_per_item(p);
+	r->k = fs_bloom_best_k(r->bits_per_item);
+	r->bytes = r->bits / 8;
+	/* With k rounded to an integer the rate moves off p a little. */
+	r->fp = fs_bloom_false_positive(items, r->bits, r->k);
+}
+
+/* The options were range-checked, so fs_cms_size_for() cannot fail. */
+static void cms_row(double epsilon, double delta, double items,
+		    struct cms_row *r)
+{
+	double fs_width;
+
+	r->epsilon = epsilon;
+	r->delta = delta;
+	r->items = items;
+	r->width = fs_cms_width_exact(epsilon);
+	r->depth = fs_cms_depth_for(delta);
+	r->bytes = fs_cms_bytes(r->width, r->depth, 4);
+	r->overcount = fs_cms_overcount(epsilon, items);
+	fs_cms_size_for(epsilon, delta, &r->fs_log2w, &r->fs_depth);
+	fs_width = (double)(1U << r->fs_log2w);
+	r->fs_epsilon = fs_cms_epsilon_of(fs_width);
+	r->fs_delta = fs_cms_delta_of(r->fs_depth);
+	r->fs_bytes = fs_cms_bytes(fs_width, r->fs_depth,
+				   sizeof(struct fs_cms_cell));
+	r->fs_overcount = fs_cms_overcount(r->fs_epsilon, items);
+}
+
+static void hll_row(__u32 p, struct hll_row *r)
+{
+	r->p = p;
+	r->registers = fs_hll_registers(p);
+	r->rse = fs_hll_std_error(p);
+	r->bytes = fs_hll_bytes(p, 6);
+	/* The datapath stores a byte per register: a byte store is cheaper
+	 * per packet than updating a packed 6-bit field (hll.h). */
+	r->fs_bytes = fs_hll_bytes(p, 8);
+}
+
+static void overfill_row(double load, unsigned int *k, struct overfill_row *r)
+{
+	double n = 1, m = fs_bloom_bits(n, SIZE_OVERFILL_P);
+
+	*k = fs_bloom_best_k(m / n);
+	r->load = load;
+	r->fill = fs_bloom_fill(load * n, m, *k);
+	r->fp = fs_bloom_false_positive(load * n, m, *k);
+}
+
+/* --- text -------------------------------------------------------------- */
+
+static void print_bloom(const struct bloom_row *rows, size_t n, bool per_billion)
+{
+	char p[FS_FMT_MAX], mem[FS_FMT_MAX], items[FS_FMT_MAX], fp[FS_FMT_MAX];
+	size_t i;
+
+	printf("Bloom filter: m = -n ln p / (ln 2)^2 bits = -1.44 log2(p) bits per item, best k = (m/n) ln 2\n");
+	printf("  %15s  %13s  %6s  %15s  %15s  %15s\n", "false positives",
+	       "bits per item", "best k", "items", "memory", "rate at best k");
+	for (i = 0; i < n; i++) {
+		const struct bloom_row *r = &rows[i];
+
+		if (per_billion)
+			snprintf(mem, sizeof(mem), "%.1f GB", r->bytes / 1e9);
+		else
+			fs_fmt_bytes(mem, r->bytes);
+		snprintf(fp, sizeof(fp), "%.3g%%", r->fp * 100);
+		printf("  %15s  %13.1f  %6u  %15s  %15s  %15s\n",
+		       fs_fmt_percent_short(p, r->p), r->bits_per_item, r->k,
+		       fs_fmt_words(items, r->items), mem, fp);
+	}
+}
+
+static void print_cms(const struct cms_row *rows, size_t n)
+{
+	char eps[FS_FMT_MAX], delta[FS_FMT_MAX], w[FS_FMT_MAX], wd[FS_FMT_MAX];
+	char mem[FS_FMT_MAX], over[FS_FMT_MAX], items[FS_FMT_MAX];
+	char fw[FS_FMT_MAX], fwd[FS_FMT_MAX], feps[FS_FMT_MAX], fmem[FS_FMT_MAX];
+	size_t i;
+
+	printf("Count-Min: width = ceil(e / eps), depth = ceil(ln(1 / delta)); overcount at most eps x N with probability 1 - delta\n");
+	printf("  %8s  %5s  %13s  %13s  %13s  %17s  |  %17s  %10s  %14s\n",
+	       "epsilon", "delta", "width x depth", "memory at 4 B", "N",
+	       "overcount at most", "flowsketch w x d", "epsilon", "memory at 16 B");
+	for (i = 0; i < n; i++) {
+		const struct cms_row *r = &rows[i];
+
+		snprintf(wd, sizeof(wd), "%s x %u",
+			 fs_fmt_grouped(w, (__u64)r->width), r->depth);
+		snprintf(fwd, sizeof(fwd), "%s x %u",
+			 fs_fmt_grouped(fw, 1ULL << r->fs_log2w), r->fs_depth);
+		snprintf(feps, sizeof(feps), "%.3g%%", r->fs_epsilon * 100);
+		printf("  %8s  %5s  %13s  %13s  %13s  %17s  |  %17s  %10s  %14s\n",
+		       fs_fmt_percent_short(eps, r->epsilon),
+		       fs_fmt_percent_short(delta, r->delta), wd,
+		       fs_fmt_bytes(mem, r->bytes), fs_fmt_words(items, r->items),
+		       fs_fmt_words(over, r->overcount), fwd, feps,
+		       fs_fmt_bytes_iec(fmem, r->fs_bytes));
+	}
+	printf("  (flowsketch rounds the width up to a power of two, which only lowers epsilon;\n"
+	   "   a cell holds 8-byte packet and byte counters; memory is one window on one CPU)\n");
+}
+
+static void print_hll(const struct hll_row *rows, size_t n)
+{
+	char regs[FS_FMT_MAX], rse[FS_FMT_MAX], mem[FS_FMT_MAX], fmem[FS_FMT_MAX];
+	size_t i;
+
+	printf("HyperLogLog: m = 2^p registers, standard error 1.04 / sqrt(m), 6 bits per register\n");
+	printf("  %3s  %10s  %14s  %16s  %22s\n", "p", "registers",
+	       "standard error", "memory at 6 bits", "flowsketch, 1 B/register");
+	for (i = 0; i < n; i++) {
+		const struct hll_row *r = &rows[i];
+
+		printf("  %3u  %10s  %14s  %16s  %22s\n", r->p,
+		       fs_fmt_grouped(regs, r->registers),
+		       fs_fmt_percent(rse, r->rse, 2),
+		       fs_fmt_bytes_iec(mem, r->bytes),
+		       fs_fmt_bytes_iec(fmem, r->fs_bytes));
+	}
+}
+
+static void print_overfill(const struct overfill_row *rows, size_t n,
+			   unsigned int k)
+{
+	char p[FS_FMT_MAX], load[FS_FMT_MAX], fill[FS_FMT_MAX], fp[FS_FMT_MAX];
+	size_t i;
+
+	printf("Bloom filter past its capacity (sized for %s, k = %u): bits set 1 - e^(-kn/m), false positives (bits set)^k\n",
+	       fs_fmt_percent_short(p, SIZE_OVERFILL_P), k);
+	printf("  %17s  %8s  %15s\n", "items vs capacity", "bits set",
+	       "false positives");
+	for (i = 0; i < n; i++) {
+		snprintf(load, sizeof(load), "%gx", rows[i].load);
+		printf("  %17s  %8s  %15s\n", load,
+		       fs_fmt_percent(fill, rows[i].fill, 0),
+		       fs_fmt_percent(fp, rows[i].fp, 2));
+	}
+}
+
+/* --- JSON -------------------------------------------------------------- */
+
+static void add_double(struct json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, json_object_new_double(v));
+}
+
+static void add_u64(struct json_object *o, const char *key, __u64 v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static struct json_object *json_bloom(const struct bloom_row *rows, size_t n)
+{
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		add_double(o, "false_positive_target", rows[i].p);
+		add_u64(o, "items", (__u64)rows[i].items);
+		add_double(o, "bits", rows[i].bits);
+		add_double(o, "bits_per_item", rows[i].bits_per_item);
+		add_u64(o, "hashes", rows[i].k);
+		add_double(o, "bytes", rows[i].bytes);
+		add_double(o, "false_positive_rate", rows[i].fp);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *json_cms(const struct cms_row *rows, size_t n)
+{
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct cms_row *r = &rows[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *f = json_object_new_object();
+
+		add_double(o, "epsilon", r->epsilon);
+		add_double(o, "delta", r->delta);
+		add_u64(o, "width", (__u64)r->width);
+		add_u64(o, "depth", r->depth);
+		add_double(o, "bytes_at_4_byte_counters", r->bytes);
+		add_u64(o, "items", (__u64)r->items);
+		add_double(o, "overcount", r->overcount);
+		add_u64(f, "log2_width", r->fs_log2w);
+		add_u64(f, "width", 1ULL << r->fs_log2w);
+		add_u64(f, "depth", r->fs_depth);
+		add_double(f, "epsilon", r->fs_epsilon);
+		add_double(f, "delta", r->fs_delta);
+		add_double(f, "bytes", r->fs_bytes);
+		add_double(f, "overcount", r->fs_overcount);
+		json_object_object_add(o, "flowsketch", f);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *json_hll(const struct hll_row *rows, size_t n)
+{
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		add_u64(o, "p", rows[i].p);
+		add_u64(o, "registers", rows[i].registers);
+		add_double(o, "relative_standard_error", rows[i].rse);
+		add_double(o, "bytes_at_6_bits", rows[i].bytes);
+		add_double(o, "flowsketch_bytes", rows[i].fs_bytes);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *json_overfill(const struct overfill_row *rows,
+					 size_t n, unsigned int k)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+
+	add_double(o, "false_positive_target", SIZE_OVERFILL_P);
+	add_u64(o, "hashes", k);
+	for (i = 0; i < n; i++) {
+		struct json_object *r = json_object_new_object();
+
+		add_double(r, "load", rows[i].load);
+		add_double(r, "bits_set", rows[i].fill);
+		add_double(r, "false_positive_rate", rows[i].fp);
+		json_object_array_add(arr, r);
+	}
+	json_object_object_add(o, "rows", arr);
+	return o;
+}
+
+/* --- the command ------------------------------------------------------- */
+
+#define MAX_ROWS 8
+
+struct size_tables {
+	struct bloom_row bloom[MAX_ROWS];
+	struct cms_row cms[MAX_ROWS];
+	struct hll_row hll[MAX_ROWS];
+	struct overfill_row overfill[MAX_ROWS];
+	size_t nbloom, ncms, nhll, noverfill;
+	unsigned int overfill_k;
+	bool per_billion;
+};
+
+/* The reference tables: the targets every sizing discussion starts from. */
+static void reference_tables(struct size_tables *t)
+{
+	static const double bloom_p[] = { 0.1, 0.01, 0.001, 0.0001 };
+	static const double cms_eps[] = { 0.01, 0.001, 0.00001 };
+	static const __u32 hll_p[] = { 10, 12, 14, 16 };
+	static const double loads[] = { 1, 1.25, 1.5, 2, 3 };
+	size_t i;
+
+	for (i = 0; i < FS_ARRAY_SIZE(bloom_p); i++)
+		bloom_row(bloom_p[i], 1e9, &t->bloom[t->nbloom++]);
+	for (i = 0; i < FS_ARRAY_SIZE(cms_eps); i++)
+		cms_row(cms_eps[i], SIZE_DEFAULT_DELTA, SIZE_DEFAULT_ITEMS,
+			&t->cms[t->ncms++]);
+	for (i = 0; i < FS_ARRAY_SIZE(hll_p); i++)
+		hll_row(hll_p[i], &t->hll[t->nhll++]);
+	for (i = 0; i < FS_ARRAY_SIZE(loads); i++)
+		overfill_row(loads[i], &t->overfill_k,
+			     &t->overfill[t->noverfill++]);
+	t->per_billion = true;
+}
+
+static void requested_rows(const struct size_opts *o, struct size_tables *t)
+{
+	if (o->bloom_n)
+		bloom_row(o->bloom_fp, o->bloom_items, &t->bloom[t->nbloom++]);
+	if (o->cms)
+		cms_row(o->cms_epsilon, o->cms_delta, o->items, &t->cms[t->ncms++]);
+	if (o->hll)
+		hll_row(o->hll_p, &t->hll[t->nhll++]);
+}
+
+static void print_text(const struct size_tables *t)
+{
+	bool sep = false;
+
+	if (t->nbloom) {
+		print_bloom(t->bloom, t->nbloom, t->per_billion);
+		sep = true;
+	}
+	if (t->ncms) {
+		printf(sep ? "\n" : "");
+		print_cms(t->cms, t->ncms);
+		sep = true;
+	}
+	if (t->nhll) {
+		printf(sep ? "\n" : "");
+		print_hll(t->hll, t->nhll);
+		sep = true;
+	}
+	if (t->noverfill) {
+		printf(sep ? "\n" : "");
+		print_overfill(t->overfill, t->noverfill, t->overfill_k);
+	}
+}
+
+static void print_json(const struct size_tables *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (t->nbloom)
+		json_object_object_add(o, "bloom", json_bloom(t->bloom, t->nbloom));
+	if (t->ncms)
+		json_object_object_add(o, "count_min", json_cms(t->cms, t->ncms));
+	if (t->nhll)
+		json_object_object_add(o, "hyperloglog", json_hll(t->hll, t->nhll));
+	if (t->noverfill)
+		json_object_object_add(o, "bloom_over_capacity",
+				       json_overfill(t->overfill, t->noverfill,
+						     t->overfill_k));
+	fs_reply_print_json(o);
+	json_object_put(o);
+}
+
+int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct size_opts o = { 0 };
+	struct size_tables t = { 0 };
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? FS_EXIT_OK : ret;
+	if (o.cms || o.hll || o.bloom_n)
+		requested_rows(&o, &t);
+	else
+		reference_tables(&t);
+	if (o.json)
+		print_json(&t);
+	else
+		print_text(&t);
+	return FS_EXIT_OK;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * status.c - `flowsketch status`: what the daemon runs and what it costs.
+ *
+ * Besides the raw parameters it states the guarantees they imply, so an
+ * operator need not recall the formulas: Count-Min counts are never low
+ * and at most eps * N high with probability 1 - delta (eps = e/w,
+ * delta = e^-d); HyperLogLog estimates are within 1.04/sqrt(m) at one
+ * sigma.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include "args.h"
+#include "cli.h"
+#include "client.h"
+#include "format.h"
+#include "reply.h"
+
+struct status_view {
+	__u64 pid, window_seconds, history_seconds, windows_kept;
+	const char *pin_dir, *datapath;
+	struct json_object *interfaces, *malformed;
+	__u64 cms_width, cms_depth, hll_precision;
+	double epsilon, delta, hll_rse;
+	bool conservative;
+	__u64 mem_per_cpu, mem_datapath, mem_history;
+	__u64 total_packets, total_bytes;
+	__u64 rx, sketched, non_ip, fragments, malformed_total;
+	__u64 reports, reports_dropped, update_errors;
+};
+
+static void usage(void)
+{
+	printf("Usage: flowsketch [--socket PATH] status [--json]\n"
+	       "\n"
+	       "The daemon's interfaces, windows, sketch parameters and the error bounds\n"
+	       "they give, memory, traffic totals and datapath counters.\n"
+	       "\n"
+	       "  -j, --json   print the daemon's answer as JSON\n"
+	       "  -h, --help   this text\n");
+}
+
+static int parse_opts(int argc, char **argv, bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage();
+			return -1;
+		default:
+			return fs_option_error("status", c, argv);
+		}
+	}
+	return fs_no_operands("status", argc, argv);
+}
+
+static int parse_interfaces(struct json_object *ifs)
+{
+	size_t i, n = json_object_array_length(ifs);
+	const char *s;
+	__u64 u;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *itf = json_object_array_get_idx(ifs, i);
+
+		if ((err = fs_reply_string(itf, "name", &s)) ||
+		    (err = fs_reply_u64(itf, "ifindex", &u)) ||
+		    (err = fs_reply_string(itf, "xdp_mode", &s)))
+			return err;
+	}
+	return 0;
+}
+
+static int parse_status(struct json_object *a, struct status_view *v)
+{
+	int err;
+
+	if ((err = fs_reply_u64(a, "pid", &v->pid)) ||
+	    (err = fs_reply_string(a, "pin_dir", &v->pin_dir)) ||
+	    (err = fs_reply_string(a, "datapath", &v->datapath)) ||
+	    (err = fs_reply_array(a, "interfaces", &v->interfaces)) ||
+	    (err = parse_interfaces(v->interfaces)) ||
+	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
+	    (err = fs_reply_u64(a, "history_seconds", &v->history_seconds)) ||
+	    (err = fs_reply_u64(a, "windows_kept", &v->windows_kept)) ||
+	    (err = fs_reply_u64(a, "params.cms_width", &v->cms_width)) ||
+	    (err = fs_reply_u64(a, "params.cms_depth", &v->cms_depth)) ||
+	    (err = fs_reply_double(a, "params.epsilon", &v->epsilon)) ||
+	    (err = fs_reply_double(a, "params.delta", &v->delta)) ||
+	    (err = fs_reply_bool(a, "params.conservative", &v->conservative)) ||
+	    (err = fs_reply_u64(a, "params.hll_precision", &v->hll_precision)) ||
+	    (err = fs_reply_double(a, "params.hll_relative_standard_error", &v->hll_rse)) ||
+	    (err = fs_reply_u64(a, "memory.datapath_bytes_per_cpu", &v->mem_per_cpu)) ||
+	    (err = fs_reply_u64(a, "memory.datapath_bytes", &v->mem_datapath)) ||
+	    (err = fs_reply_u64(a, "memory.history_bytes", &v->mem_history)) ||
+	    (err = fs_reply_u64(a, "totals.packets", &v->total_packets)) ||
+	    (err = fs_reply_u64(a, "totals.bytes", &v->total_bytes)) ||
+	    (err = fs_reply_u64(a, "counters.rx", &v->rx)) ||
+	    (err = fs_reply_u64(a, "counters.sketched", &v->sketched)) ||
+	    (err = fs_reply_u64(a, "counters.non_ip", &v->non_ip)) ||
+	    (err = fs_reply_u64(a, "counters.fragments", &v->fragments)) ||
+	    (err = fs_reply_object(a, "counters.malformed", &v->malformed)) ||
+	    (err = fs_reply_u64(a, "counters.malformed_total", &v->malformed_total)) ||
+	    (err = fs_reply_u64(a, "counters.reports", &v->reports)) ||
+	    (err = fs_reply_u64(a, "counters.reports_dropped", &v->reports_dropped)) ||
+	    (err = fs_reply_u64(a, "counters.update_errors", &v->update_errors)))
+		return err;
+	/* Every malformed reason is a count; checked here, printed below. */
+	json_object_object_foreach(v->malformed, reason, count) {
+		__u64 unused;
+
+		(void)count;
+		if ((err = fs_reply_u64(v->malformed, reason, &unused)))
+			return err;
+	}
+	return 0;
+}
+
+static void print_interfaces(const struct status_view *v)
+{
+	size_t i, n = json_object_array_length(v->interfaces);
+	const char *name, *mode;
+	__u64 ifindex;
+
+	printf("interfaces:   ");
+	if (!n)
+		printf("none");
+	for (i = 0; i < n; i++) {
+		struct json_object *itf = json_object_array_get_idx(v->interfaces, i);
+
+		fs_reply_string(itf, "name", &name);
+		fs_reply_u64(itf, "ifindex", &ifindex);
+		fs_reply_string(itf, "xdp_mode", &mode);
+		printf("%s%s (ifindex %llu, XDP %s)", i ? ", " : "", name,
+		       (unsigned long long)ifindex, mode);
+	}
+	printf("\n");
+}
+
+static void print_sketches(const struct status_view *v)
+{
+	char w[FS_FMT_MAX], eps[FS_FMT_MAX], prob[FS_FMT_MAX];
+	char regs[FS_FMT_MAX], rse[FS_FMT_MAX], rse2[FS_FMT_MAX];
+
+	printf("count-min:    width %s x depth %llu, epsilon %s, delta %s, conservative update %s\n",
+	       fs_fmt_grouped(w, v->cms_width), (unsigned long long)v->cms_depth,
+	       fs_fmt_percent(eps, v->epsilon, 3),
+	       fs_fmt_percent(prob, v->delta, 2), v->conservative ? "on" : "off");
+	printf("              counts are never below the truth, and above it by at most %s of\n"
+	       "              the span's total with probability %s\n",
+	       eps, fs_fmt_percent(prob, 1 - v->delta, 1));
+	printf("hyperloglog:  precision p = %llu (%s registers per sketch)\n",
+	       (unsigned long long)v->hll_precision,
+	       fs_fmt_grouped(regs, 1ULL << (v->hll_precision & 63)));
+	printf("              distinct counts within \u00b1%s at 1 sigma (68%%), \u00b1%s at 2 sigma (95%%)\n",
+	       fs_fmt_percent(rse, v->hll_rse, 2),
+	       fs_fmt_percent(rse2, 2 * v->hll_rse, 2));
+}
+
+static void print_counters(const struct status_view *v)
+{
+	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], d[FS_FMT_MAX];
+	bool first = true;
+
+	printf("totals:       %s packets, %s in finished windows\n",
+	       fs_fmt_grouped(a, v->total_packets),
+	       fs_fmt_bytes(b, (double)v->total_bytes));
+	printf("datapath:     %s frames seen, %s sketched, %s not IP, %s fragments\n",
+	       fs_fmt_grouped(a, v->rx), fs_fmt_grouped(b, v->sketched),
+	       fs_fmt_grouped(c, v->non_ip), fs_fmt_grouped(d, v->fragments));
+	printf("malformed:    %s", fs_fmt_grouped(a, v->malformed_total));
+	json_object_object_foreach(v->malformed, reason, count) {
+		__u64 n = json_object_get_uint64(count);
+
+		if (!n)
+			continue;
+		printf("%s%s %s", first ? " (" : ", ", reason,
+		       fs_fmt_grouped(a, n));
+		first = false;
+	}
+	printf("%s\n", first ? "" : ")");
+	printf("reports:      %s heavy-hitter reports, %s dropped (ring buffer full), %s update errors\n",
+	       fs_fmt_grouped(a, v->reports), fs_fmt_grouped(b, v->reports_dropped),
+	       fs_fmt_grouped(c, v->update_errors));
+}
+
+static void print_status(const struct status_view *v)
+{
+	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX];
+
+	printf("flowsketchd:  pid %llu, datapath %s, maps pinned in %s\n",
+	       (unsigned long long)v->pid, v->datapath, v->pin_dir);
+	print_interfaces(v);
+	printf("windows:      %llu s each, history %llu s (%llu windows kept)\n",
+	       (unsigned long long)v->window_seconds,
+	       (unsigned long long)v->history_seconds,
+	       (unsigned long long)v->windows_kept);
+	print_sketches(v);
+	printf("memory:       %s per CPU in the datapath, %s on all CPUs, %s of history\n",
+	       fs_fmt_bytes_iec(a, (double)v->mem_per_cpu),
+	       fs_fmt_bytes_iec(b, (double)v->mem_datapath),
+	       fs_fmt_bytes_iec(c, (double)v->mem_history));
+	print_counters(v);
+}
+
+int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct json_object *req = NULL, *answer = NULL;
+	struct status_view v = { 0 };
+	bool json = false;
+	int ret;
+
+	ret = parse_opts(argc, argv, &json);
+	if (ret)
+		return ret < 0 ? FS_EXIT_OK : ret;
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	ret = FS_EXIT_RUNTIME;
+	if (fs_client_call(cli->socket_path, req, &answer))
+		goto out;
+	if (json) {
+		fs_reply_print_json(answer);
+	} else {
+		if (parse_status(answer, &v))
+			goto out;
+		print_status(&v);
+	}
+	ret = FS_EXIT_OK;
+out:
+	json_object_put(answer);
+	json_object_put(req);
+	return ret;
+}

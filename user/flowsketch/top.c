@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * top.c - `flowsketch top`: the heaviest flows, like `iftop -t`.
+ *
+ * One request per screen.  Between screens the command sleeps until just
+ * after the daemon closes the next window (window_end + window_seconds),
+ * so every screen shows a newly finished window rather than the same one
+ * twice.  SIGINT ends the loop with status 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "args.h"
+#include "cli.h"
+#include "client.h"
+#include "format.h"
+#include "reply.h"
+
+#define TOP_DEFAULT_N 10
+#define TOP_MAX_N 10000
+/* Redraw this long after the window should have closed, so the daemon has
+ * rotated and merged it by the time we ask. */
+#define TOP_REDRAW_MARGIN_NS 200000000L
+
+struct top_opts {
+	__u32 n;
+	__u32 span;		/* 0: the daemon's default, one window */
+	const char *sort;
+	bool once;
+	bool json;
+};
+
+struct top_flow {
+	const char *src, *dst, *proto;
+	__u64 sport, dport, proto_num, packets, bytes;
+	double share;
+};
+
+struct top_view {
+	__u64 span_seconds, windows, window_seconds, window_end;
+	__u64 total_packets, total_bytes, bound_packets, bound_bytes;
+	double epsilon, delta;
+	const char *sort;
+	size_t nflows;
+	struct top_flow *flows;
+};
+
+static volatile sig_atomic_t top_interrupted;
+
+static void on_sigint(int sig)
+{
+	top_interrupted = 1;
+}
+
+static void usage(void)
+{
+	printf("Usage: flowsketch [--socket PATH] top [-n N] [--sort packets|bytes]\n"
+	       "                  [--span SECONDS] [--once] [--json]\n"
+	       "\n"
+	       "The flows with the most packets (or bytes), redrawn every window until\n"
+	       "interrupted.  Counts are Count-Min estimates: never below the truth, and\n"
+	       "above it by at most the bound printed in the header (probability 1 - delta).\n"
+	       "\n"
+	       "  -n, --number N     flows to list (default %d, at most %d)\n"
+	       "  -o, --sort KEY     packets (default) or bytes\n"
+	       "  -t, --span SECONDS span to sum, rounded up to whole windows (default one\n"
+	       "                     window); units s, m, h accepted (90, 5m, 1h)\n"
+	       "  -1, --once         print one table and exit\n"
+	       "  -j, --json         print the daemon's answer as JSON (implies --once)\n"
+	       "  -h, --help         this text\n",
+	       TOP_DEFAULT_N, TOP_MAX_N);
+}
+
+static int parse_opts(int argc, char **argv, struct top_opts *o)
+{
+	static const struct option opts[] = {
+		{ "number", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 'o' },
+		{ "span", required_argument, NULL, 't' },
+		{ "once", no_argument, NULL, '1' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:o:t:1jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (fs_parse_u32(optarg, 1, TOP_MAX_N, &o->n))
+				return fs_usage_error("top", "-n must be a whole number from 1 to %d, not '%s'",
+						      TOP_MAX_N, optarg);
+			break;
+		case 'o':
+			if (strcmp(optarg, "packets") && strcmp(optarg, "bytes"))
+				return fs_usage_error("top", "--sort must be packets or bytes, not '%s'",
+						      optarg);
+			o->sort = optarg;
+			break;
+		case 't':
+			if (fs_parse_seconds(optarg, &o->span))
+				return fs_usage_error("top", "--span must be a positive number of seconds (at most a day), not '%s'",
+						      optarg);
+			break;
+		case '1':
+			o->once = true;
+			break;
+		case 'j':
+			o->json = o->once = true;
+			break;
+		case 'h':
+			usage();
+			return -1;
+		default:
+			return fs_option_error("top", c, argv);
+		}
+	}
+	return fs_no_operands("top", argc, argv);
+}
+
+static struct json_object *top_request(const struct top_opts *o)
+{
+	struct json_object *req = json_object_new_object();
+
+	json_object_object_add(req, "cmd", json_object_new_string("top"));
+	json_object_object_add(req, "n", json_object_new_int64(o->n));
+	json_object_object_add(req, "sort", json_object_new_string(o->sort));
+	if (o->span)
+		json_object_object_add(req, "span", json_object_new_int64(o->span));
+	return req;
+}
+
+static int parse_flow(struct json_object *f, struct top_flow *out)
+{
+	int err;
+
+	if ((err = fs_reply_string(f, "src", &out->src)) ||
+	    (err = fs_reply_string(f, "dst", &out->dst)) ||
+	    (err = fs_reply_string(f, "proto", &out->proto)) ||
+	    (err = fs_reply_u64(f, "sport", &out->sport)) ||
+	    (err = fs_reply_u64(f, "dport", &out->dport)) ||
+	    (err = fs_reply_u64(f, "proto_num", &out->proto_num)) ||
+	    (err = fs_reply_u64(f, "packets", &out->packets)) ||
+	    (err = fs_reply_u64(f, "bytes", &out->bytes)) ||
+	    (err = fs_reply_double(f, "share", &out->share)))
+		return err;
+	return 0;
+}
+
+/* Everything rendered is read and type-checked first: a bad answer is
+ * refused before any line of the table is printed. */
+static int parse_top(struct json_object *a, struct top_view *v)
+{
+	struct json_object *flows;
+	size_t i;
+	int err;
+
+	if ((err = fs_reply_u64(a, "span_seconds", &v->span_seconds)) ||
+	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
+	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
+	    (err = fs_reply_u64(a, "window_end", &v->window_end)) ||
+	    (err = fs_reply_string(a, "sort", &v->sort)) ||
+	    (err = fs_reply_u64(a, "total_packets", &v->total_packets)) ||
+	    (err = fs_reply_u64(a, "total_bytes", &v->total_bytes)) ||
+	    (err = fs_reply_double(a, "error_bound.epsilon", &v->epsilon)) ||
+	    (err = fs_reply_double(a, "error_bound.delta", &v->delta)) ||
+	    (err = fs_reply_u64(a, "error_bound.packets", &v->bound_packets)) ||
+	    (err = fs_reply_u64(a, "error_bound.bytes", &v->bound_bytes)) ||
+	    (err = fs_reply_array(a, "flows", &flows)))
+		return err;
+	if (!v->window_seconds) {
+		fs_error("flowsketchd's answer has a window of 0 seconds");
+		return -EPROTO;
+	}
+	v->nflows = json_object_array_length(flows);
+	v->flows = calloc(v->nflows ? v->nflows : 1, sizeof(*v->flows));
+	if (!v->flows) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->nflows; i++) {
+		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Transport protocols whose key carries ports (flow_key.h); for ICMP the
+ * "dport" is type << 8 | code instead. */
+static bool has_ports(__u64 proto)
+{
+	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
+	       proto == 136;
+}
+
+static bool is_icmp(__u64 proto)
+{
+	return proto == 1 || proto == 58;
+}
+
+struct top_row {
+	char rank[24], src[FS_FMT_MAX], dst[FS_FMT_MAX], proto[FS_FMT_MAX];
+	char packets[FS_FMT_MAX], bytes[FS_FMT_MAX], share[FS_FMT_MAX];
+};
+
+static void format_row(const struct top_flow *f, size_t rank,
+		       struct top_row *r)
+{
+	bool ports = has_ports(f->proto_num);
+
+	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
+	fs_fmt_endpoint(r->src, f->src, ports ? (int)f->sport : -1);
+	fs_fmt_endpoint(r->dst, f->dst, ports ? (int)f->dport : -1);
+	if (is_icmp(f->proto_num))
+		snprintf(r->proto, sizeof(r->proto), "%s %llu/%llu", f->proto,
+			 (unsigned long long)(f->dport >> 8),
+			 (unsigned long long)(f->dport & 0xff));
+	else
+		snprintf(r->proto, sizeof(r->proto), "%s", f->proto);
+	fs_fmt_count(r->packets, (double)f->packets);
+	fs_fmt_bytes(r->bytes, (double)f->bytes);
+	fs_fmt_percent(r->share, f->share, 1);
+}
+
+static int width_of(int w, const char *s)
+{
+	int len = (int)strlen(s);
+
+	return len > w ? len : w;
+}
+
+static void print_header(const struct top_view *v)
+{
+	char pk[FS_FMT_MAX], by[FS_FMT_MAX], bp[FS_FMT_MAX], bb[FS_FMT_MAX];
+	char eps[FS_FMT_MAX], prob[FS_FMT_MAX], end[32];
+	time_t t = (time_t)v->window_end;
+	struct tm tm;
+
+	strftime(end, sizeof(end), "%H:%M:%S", localtime_r(&t, &tm));
+	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s\n",
+	       (unsigned long long)v->span_seconds,
+	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
+	       (unsigned long long)v->window_seconds, end,
+	       fs_fmt_grouped(pk, v->total_packets),
+	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort);
+	printf("counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
+	       fs_fmt_grouped(bp, v->bound_packets),
+	       fs_fmt_bytes(bb, (double)v->bound_bytes),
+	       fs_fmt_percent(prob, 1 - v->delta, 1),
+	       fs_fmt_percent(eps, v->epsilon, 3));
+}
+
+static int print_top(const struct top_view *v)
+{
+	struct top_row *rows = calloc(v->nflows ? v->nflows : 1, sizeof(*rows));
+	int wr = 1, ws = 6, wd = 11, wp = 5, wk = 7, wb = 5, wh = 5;
+	size_t i;
+
+	if (!rows) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->nflows; i++) {
+		format_row(&v->flows[i], i + 1, &rows[i]);
+		wr = width_of(wr, rows[i].rank);
+		ws = width_of(ws, rows[i].src);
+		wd = width_of(wd, rows[i].dst);
+		wp = width_of(wp, rows[i].proto);
+		wk = width_of(wk, rows[i].packets);
+		wb = width_of(wb, rows[i].bytes);
+		wh = width_of(wh, rows[i].share);
+	}
+	print_header(v);
+	printf("\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
+	       wd, "destination", wp, "proto", wk, "packets", wb, "bytes",
+	       wh, "share");
+	for (i = 0; i < v->nflows; i++)
+		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, rows[i].rank,
+		       ws, rows[i].src, wd, rows[i].dst, wp, rows[i].proto,
+		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share);
+	if (!v->nflows)
+		printf("(no flow above the report threshold in this span)\n");
+	free(rows);
+	return 0;
+}
+
+/* One request, one table (or the JSON); returns 0 or a negative errno. */
+static int top_once(const struct fs_cli *cli, const struct top_opts *o,
+		    struct top_view *v)
+{
+	struct json_object *req = top_request(o), *answer = NULL;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = fs_client_call(cli->socket_path, req, &answer);
+	if (err)
+		goto out;
+	if (o->json) {
+		fs_reply_print_json(answer);
+		goto out;
+	}
+	err = parse_top(answer, v);
+	if (err)
+		goto out;
+	err = print_top(v);
+out:
+	free(v->flows);
+	v->flows = NULL;
+	json_object_put(answer);
+	json_object_put(req);
+	return err;
+}
+
+/* Sleep until shortly after the window following `v` closes. */
+static void wait_next_window(const struct top_view *v)
+{
+	struct timespec now, delay = { 0 };
+	double until = (double)(v->window_end + v->window_seconds) +
+		       TOP_REDRAW_MARGIN_NS / 1e9, left;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	left = until - (now.tv_sec + now.tv_nsec / 1e9);
+	/* A clock stepped by more than a window: fall back to the period. */
+	if (left <= 0 || left > (double)v->window_seconds + 1)
+		left = (double)v->window_seconds;
+	delay.tv_sec = (time_t)left;
+	delay.tv_nsec = (long)((left - (double)delay.tv_sec) * 1e9);
+	nanosleep(&delay, NULL);	/* cut short by SIGINT, which is fine */
+}
+
+int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct top_opts o = { .n = TOP_DEFAULT_N, .sort = "packets" };
+	struct sigaction sa = { .sa_handler = on_sigint };
+	bool tty = isatty(STDOUT_FILENO);
+	struct top_view v;
+	int ret, err;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? FS_EXIT_OK : ret;
+	if (o.once)
+		return top_once(cli, &o, &v) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+
+	/* SA_RESTART keeps an interrupted request going; the loop checks
+	 * the flag once the screen is complete. */
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	for (;;) {
+		if (tty)
+			fputs("\033[H\033[2J", stdout);
+		err = top_once(cli, &o, &v);
+		fflush(stdout);
+		if (err)
+			return FS_EXIT_RUNTIME;
+		if (!top_interrupted)
+			wait_next_window(&v);
+		if (top_interrupted)
+			return FS_EXIT_OK;
+		if (!tty)
+			putchar('\n');
+	}
+}
