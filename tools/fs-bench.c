@@ -53,7 +53,7 @@ struct bench_opts {
 	__u32 repeat;
 	__u32 rounds;
 	__u32 candidates;
-	__u64 thresh_packets;
+	double hh_fraction;
 };
 
 static double bench_now_ns(void)
@@ -128,7 +128,13 @@ static size_t bench_percpu_bytes(const struct bpf_map *m)
 static int bench_load(struct bench **out, struct fs_sketch_params *p,
 		      const struct bench_opts *o)
 {
-	struct fs_ctl ctl = { .thresh_packets = o->thresh_packets };
+	/* The daemon's thresholds (rotation.c) for a window of `repeat`
+	 * packets on one CPU, which is what one round sends: flows above
+	 * hh_fraction of it are reported through the ring buffer. */
+	struct fs_ctl ctl = {
+		.thresh_packets = (__u64)(o->hh_fraction * o->repeat) + 1,
+		.thresh_bytes = (__u64)(o->hh_fraction * o->repeat * BENCH_PKT_LEN) + 1,
+	};
 	struct bench *skel;
 	__u32 zero = 0;
 	int err;
@@ -566,11 +572,12 @@ static void bench_print_memory(struct bench *skel)
 static void bench_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: fs-bench [--repeat N] [--rounds R] [--candidates C] [--thresh-packets T]\n"
+		"usage: fs-bench [--repeat N] [--rounds R] [--candidates C] [--hh-fraction PHI]\n"
 		"  --repeat N          runs per BPF_PROG_TEST_RUN call (default 1000000)\n"
 		"  --rounds R          measurements per figure, median kept (default 7)\n"
 		"  --candidates C      heavy-hitter candidates a top query ranks (default 1000)\n"
-		"  --thresh-packets T  per-CPU report threshold in fs_ctl (default 0: off)\n");
+		"  --hh-fraction PHI   report flows above PHI of a round, as the daemon\n"
+		"                      does of a window (default 0.001)\n");
 }
 
 static int bench_parse_u32(const char *s, const char *what, __u32 min,
@@ -596,14 +603,14 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "rounds", required_argument, NULL, 'n' },
 		{ "candidates", required_argument, NULL, 'c' },
-		{ "thresh-packets", required_argument, NULL, 't' },
+		{ "hh-fraction", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	__u32 v;
+	char *end;
 	int c, err = 0;
 
-	while (!err && (c = getopt_long(argc, argv, "r:n:c:t:h", longopts, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, "r:n:c:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			err = bench_parse_u32(optarg, "--repeat", 1, &o->repeat);
@@ -614,9 +621,13 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'c':
 			err = bench_parse_u32(optarg, "--candidates", 1, &o->candidates);
 			break;
-		case 't':
-			err = bench_parse_u32(optarg, "--thresh-packets", 0, &v);
-			o->thresh_packets = v;
+		case 'f':
+			o->hh_fraction = strtod(optarg, &end);
+			if (*end || !*optarg || !(o->hh_fraction > 0 && o->hh_fraction <= 1)) {
+				fprintf(stderr, "fs-bench: --hh-fraction must be a number in (0, 1], not \"%s\".\n",
+					optarg);
+				err = -EINVAL;
+			}
 			break;
 		case 'h':
 			bench_usage(stdout);
@@ -639,6 +650,7 @@ int main(int argc, char **argv)
 		.repeat = 1000000,
 		.rounds = 7,
 		.candidates = 1000,
+		.hh_fraction = 0.001,
 	};
 	struct fs_sketch_params p;
 	double med[PROG_MAX];
