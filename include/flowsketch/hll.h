@@ -3,7 +3,7 @@
  * hll.h - HyperLogLog registers of distinct flows, sources, destinations.
  *
  * Register derivation (the one Redis and postgresql-hll use, so that our
- * registers export to both; see user/hll_export.c once it exists):
+ * registers export to both; see user/lib/hll_export.c):
  *     index = h & (m - 1)                      low p bits of the hash
  *     rank  = ctz((h >> p) | 1 << (64 - p)) + 1  1 .. 65 - p
  * The guard bit caps the rank when the remaining 64 - p bits are all zero
@@ -13,7 +13,7 @@
  *
  * Merge is register-wise max, which gives exactly the sketch of the union.
  * The estimate (user space only, it needs floating point) is Ertl's
- * improved estimator: see user/hll_estimate.c.  Relative standard error
+ * improved estimator: see user/lib/hll_estimate.c.  Relative standard error
  * 1.04 / sqrt(m): 0.81 % at p = 14.
  *
  * Memory layout.  Per slot there are FS_HLL_NSKETCH sketches (enum below).
