@@ -15,9 +15,18 @@
 #include "flowsketch/maps.h"
 #include "flowsketch/params.h"
 
-/* Set by the loader before load; .rodata is frozen, so the verifier treats
- * these as constants and prunes the branches they rule out. */
-const volatile struct fs_sketch_params fs_params = {
+/*
+ * Set by the loader before load; .rodata is frozen, so the verifier treats
+ * these as constants and prunes the branches they rule out.
+ *
+ * fs_params is deliberately not `const`: the update takes it as a plain
+ * `const struct fs_sketch_params *` (the shared core knows no volatile),
+ * and through such a pointer clang may fold the loads of a const object
+ * into its initializer, i.e. run with the defaults below whatever the
+ * loader wrote.  A non-const object in the .rodata section cannot be
+ * folded, yet libbpf still maps the section read-only and freezes it.
+ */
+volatile struct fs_sketch_params fs_params SEC(".rodata") = {
 	.magic = FS_PARAMS_MAGIC,
 	.version = FS_PARAMS_VERSION,
 	.cms_depth = FS_DEFAULT_CMS_DEPTH,

@@ -110,8 +110,11 @@ FS_UNROLL
 		struct fs_cms_chunk *chunk;
 		__u64 n;
 
+		/* continue, not break: clang cannot fully unroll a loop with
+		 * an early exit on a value it does not know (the depth from
+		 * .rodata); the verifier prunes the rows the depth rules out. */
 		if (row >= depth)
-			break;
+			continue;
 		n = fs_cms_cell_number(p, u->slot, row,
 				       fs_cms_next_column(&cols));
 		chunk = fs_env_cms_chunk(env, (__u32)(n >> FS_CMS_CHUNK_SHIFT));
@@ -126,7 +129,7 @@ FS_UNROLL
 FS_UNROLL
 	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 		if (row >= depth)
-			break;
+			continue;
 		fs_cms_cell_add(cell[row], 1, u->bytes, min_packets, min_bytes,
 				conservative);
 	}
