@@ -120,6 +120,15 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 	return 0;
 }
 
+void fsd_history_drop(struct fsd_history *h, __u64 seq)
+{
+	if (h->pending_seq[seq % FS_NSLOTS] != seq)
+		return;
+	fsd_candidates_clear(&h->pending[seq % FS_NSLOTS]);
+	h->pending_seq[seq % FS_NSLOTS] = seq + FS_NSLOTS;
+	h->windows_dropped++;
+}
+
 const struct fsd_window *fsd_history_window(const struct fsd_history *h,
 					    __u32 i)
 {

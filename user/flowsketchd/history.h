@@ -52,6 +52,7 @@ struct fsd_history {
 	struct fs_sketch scratch;	/* span sums */
 	struct fs_window_totals totals;	/* every finished window, ever */
 	__u64 windows_finished;
+	__u64 windows_dropped;
 	__u64 stray_reports;		/* reports of no pending window */
 	__u64 candidate_overflow;	/* reports refused: set full */
 };
@@ -95,6 +96,10 @@ int fsd_history_add_candidate(struct fsd_history *h, __u64 seq,
 int fsd_history_begin(struct fsd_history *h, struct fs_sketch **sketch);
 int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 		       __u64 end_ns);
+
+/* Give up window seq (the oldest pending) when it could not be read:
+ * its candidates are dropped and the next window becomes the oldest. */
+void fsd_history_drop(struct fsd_history *h, __u64 seq);
 
 /* The i-th newest finished window (0: the last one), or NULL. */
 const struct fsd_window *fsd_history_window(const struct fsd_history *h,

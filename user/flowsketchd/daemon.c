@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * daemon.c - set up, run the event loop, tear down (daemon.h).
+ *
+ * Setup order is chosen so that each step only needs what came before and
+ * so that a failure at any step is undone by the one teardown below:
+ * signals are blocked first (a SIGINT during setup waits in the signalfd
+ * and ends the loop at once, through the same cleanup), then the pin
+ * directory lock (nothing is touched while another daemon owns it), load,
+ * history and rotation state, the socket, pins, and last the XDP attach,
+ * so that packets are counted only once everything that reads them works.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "reports.h"
+#include "secret.h"
+#include "server.h"
+#include "daemon.h"
+#include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
+
+static int open_signals(struct fsd_daemon *d)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return d->signal_fd < 0 ? -errno : 0;
+}
+
+static int open_timer(struct fsd_daemon *d)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = d->opts.window_sec },
+		.it_interval = { .tv_sec = d->opts.window_sec },
+	};
+
+	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->timer_fd < 0)
+		return -errno;
+	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
+		return -errno;
+	return 0;
+}
+
+static int watch(struct fsd_daemon *d, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int open_loop(struct fsd_daemon *d)
+{
+	int err;
+
+	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->epoll_fd < 0)
+		return -errno;
+	err = open_timer(d);
+	if (!err)
+		err = watch(d, d->timer_fd);
+	if (!err)
+		err = watch(d, d->signal_fd);
+	if (!err)
+		err = watch(d, d->listen_fd);
+	if (!err)
+		err = watch(d, ring_buffer__epoll_fd(d->reports));
+	if (err)
+		fsd_err("cannot set up the event loop: %s", strerror(-err));
+	return err;
+}
+
+static int setup(struct fsd_daemon *d)
+{
+	const struct fsd_options *o = &d->opts;
+	struct fs_hash_secret secret;
+	int err;
+
+	err = open_signals(d);
+	if (err) {
+		fsd_err("cannot set up signal handling: %s", strerror(-err));
+		return err;
+	}
+	err = fsd_bpffs_mount();
+	if (err)
+		return err;
+	err = fsd_pinlock_take(&d->lock, o->pin_dir);
+	if (err)
+		return err;
+	err = fsd_secret_get(o->secret_file, &secret);
+	if (err)
+		return err;
+	fsd_log_libbpf();
+	err = fsd_loader_load(&d->loader, o, &secret);
+	memset(&secret, 0, sizeof(secret));
+	if (err)
+		return err;
+	/* The window the datapath starts in is fs_ctl's, 0 after load. */
+	err = fsd_history_init(&d->history, &o->params,
+			       fsd_options_windows_kept(o), FSD_CANDIDATE_LIMIT,
+			       d->loader.ctl->window_seq);
+	if (err) {
+		fsd_err("cannot allocate the window history: %s", strerror(-err));
+		return err;
+	}
+	d->history_ready = true;
+	err = fsd_rotation_init(&d->rotation, &d->loader, &o->params,
+				o->hh_fraction);
+	if (err) {
+		fsd_err("cannot allocate the rotation buffers: %s", strerror(-err));
+		return err;
+	}
+	d->rotation_ready = true;
+	d->reports = fsd_reports_open(bpf_map__fd(d->loader.skel->maps.fs_reports),
+				      &d->history);
+	if (!d->reports)
+		return -ENOMEM;
+	err = fsd_server_open(d);
+	if (err)
+		return err;
+	err = open_loop(d);
+	if (err)
+		return err;
+	err = fsd_loader_pin(&d->loader, o->pin_dir);
+	if (err)
+		return err;
+	if (fsd_rotation_cms_shares_chunk(&o->params))
+		fsd_warn("width x depth = %llu cells is not a multiple of %u: the two window slots share a map element, and rotation may lose the few updates that hit it while it is rewritten",
+			 (unsigned long long)fs_cms_cells_per_slot(&o->params),
+			 FS_CMS_CHUNK_CELLS);
+	d->started_ns = fsd_now_ns();
+	d->rotation.start_ns = d->started_ns;
+	return fsd_loader_attach(&d->loader, o);
+}
+
+static void teardown(struct fsd_daemon *d)
+{
+	/* Detach and unpin first: the host is clean as soon as possible. */
+	fsd_loader_close(&d->loader);
+	fsd_server_close(d);
+	ring_buffer__free(d->reports);
+	d->reports = NULL;
+	if (d->rotation_ready)
+		fsd_rotation_free(&d->rotation);
+	if (d->history_ready)
+		fsd_history_free(&d->history);
+	fsd_pinlock_release(&d->lock);
+	if (d->epoll_fd >= 0)
+		close(d->epoll_fd);
+	if (d->timer_fd >= 0)
+		close(d->timer_fd);
+	if (d->signal_fd >= 0)
+		close(d->signal_fd);
+}
+
+/* Returns when a stop signal arrives (or the loop cannot go on). */
+static int loop(struct fsd_daemon *d)
+{
+	int rb_fd = ring_buffer__epoll_fd(d->reports);
+	struct epoll_event ev[8];
+	int i, n;
+
+	for (;;) {
+		n = epoll_wait(d->epoll_fd, ev, 8, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fsd_err("epoll_wait failed: %s", strerror(errno));
+			return -errno;
+		}
+		for (i = 0; i < n; i++) {
+			int fd = ev[i].data.fd;
+
+			if (fd == d->signal_fd) {
+				struct signalfd_siginfo si;
+
+				if (read(fd, &si, sizeof(si)) == sizeof(si)) {
+					fsd_info("%s: stopping", strsignal((int)si.ssi_signo));
+					return 0;
+				}
+			} else if (fd == d->timer_fd) {
+				__u64 expirations;
+
+				/* Late by several periods (a stopped
+				 * process): one longer window, not several
+				 * empty ones. */
+				if (read(fd, &expirations, sizeof(expirations)) ==
+				    sizeof(expirations))
+					fsd_rotate(&d->rotation, &d->history,
+						   d->reports);
+			} else if (fd == rb_fd) {
+				ring_buffer__consume(d->reports);
+			} else if (fd == d->listen_fd) {
+				fsd_server_accept(d);
+			}
+		}
+	}
+}
+
+int fsd_daemon_run(struct fsd_daemon *d)
+{
+	int err;
+
+	d->listen_fd = -1;
+	d->timer_fd = -1;
+	d->signal_fd = -1;
+	d->epoll_fd = -1;
+	d->lock.fd = -1;
+	err = setup(d);
+	if (!err) {
+		fsd_info("running: window %u s, history %u s, %u windows kept",
+			 d->opts.window_sec, d->opts.history_sec,
+			 d->history.capacity);
+		err = loop(d);
+	}
+	teardown(d);
+	return err;
+}

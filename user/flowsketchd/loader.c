@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* loader.c - skeleton load, pins, XDP attach and their undoing (loader.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "loader.h"
+#include "flowsketch.skel.h"	/* after loader.h: needs params.h's types */
+
+/* Set when the flowsketch kernel module (kmod/) is loaded. */
+#define FSD_KFUNC_BTF "/sys/kernel/btf/flowsketch"
+
+/* Pin names under the pin directory (maps.h). */
+enum fsd_pin {
+	PIN_PARAMS,
+	PIN_CTL,
+	PIN_CMS,
+	PIN_HLL,
+	PIN_TOTALS,
+	PIN_STATS,
+	PIN_REPORTS,
+	PIN_BARRIER,
+	PIN_PROG,
+	PIN_MAX,
+};
+
+static const char *const pin_names[PIN_MAX] = {
+	[PIN_PARAMS] = "params",
+	[PIN_CTL] = "ctl",
+	[PIN_CMS] = "cms",
+	[PIN_HLL] = "hll",
+	[PIN_TOTALS] = "totals",
+	[PIN_STATS] = "stats",
+	[PIN_REPORTS] = "reports",
+	[PIN_BARRIER] = "barrier",
+	[PIN_PROG] = "prog_xdp",
+};
+
+static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
+{
+	switch (p) {
+	case PIN_PARAMS: return skel->maps.rodata;
+	case PIN_CTL: return skel->maps.fs_ctl;
+	case PIN_CMS: return skel->maps.fs_cms;
+	case PIN_HLL: return skel->maps.fs_hll;
+	case PIN_TOTALS: return skel->maps.fs_totals;
+	case PIN_STATS: return skel->maps.fs_stats;
+	case PIN_REPORTS: return skel->maps.fs_reports;
+	case PIN_BARRIER: return skel->maps.fs_barrier;
+	default: return NULL;
+	}
+}
+
+int fsd_loader_map_fd(const struct fsd_loader *l, const char *pin_name)
+{
+	unsigned int i;
+
+	for (i = 0; i < PIN_PROG; i++)
+		if (!strcmp(pin_names[i], pin_name))
+			return bpf_map__fd(pin_map(l->skel, i));
+	return -ENOENT;
+}
+
+static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
+			 const struct fs_hash_secret *secret, bool kfunc)
+{
+	const struct fs_sketch_params *p = &o->params;
+	struct flowsketch *skel;
+	int err;
+
+	skel = flowsketch__open();
+	if (!skel) {
+		err = -errno;
+		fsd_err("cannot open the BPF object: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->fs_params = *p;
+	skel->rodata->fs_params.secret = *secret;
+	skel->rodata->fs_use_kfunc = kfunc;
+	err = bpf_map__set_max_entries(skel->maps.fs_cms,
+				       fs_cms_chunks(p, FS_NSLOTS));
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.fs_hll,
+					       fs_hll_chunks(p, FS_NSLOTS));
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.fs_reports,
+					       o->ringbuf_kib * 1024U);
+	if (err) {
+		fsd_err("cannot size the BPF maps: %s", strerror(-err));
+		goto err_destroy;
+	}
+	err = flowsketch__load(skel);
+	if (err) {
+		fsd_err("cannot load the %s datapath: %s (run with -v for the verifier log)",
+			kfunc ? "kfunc" : "BPF", strerror(-err));
+		goto err_destroy;
+	}
+	l->skel = skel;
+	l->kfunc = kfunc;
+	return 0;
+
+err_destroy:
+	flowsketch__destroy(skel);
+	return err;
+}
+
+int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
+		    const struct fs_hash_secret *secret)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	bool kfunc = !access(FSD_KFUNC_BTF, F_OK);
+	int err, ncpus;
+
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		fsd_err("cannot count the possible CPUs: %s", strerror(-ncpus));
+		return ncpus ? ncpus : -EINVAL;
+	}
+	l->ncpus = (unsigned int)ncpus;
+	err = open_and_load(l, o, secret, kfunc);
+	if (err && kfunc) {
+		fsd_warn("the kfunc datapath did not load; falling back to pure BPF");
+		err = open_and_load(l, o, secret, false);
+	}
+	if (err)
+		return err;
+	fsd_info("loaded the %s datapath", l->kfunc ? "kfunc" : "BPF");
+
+	/* The datapath reads fs_ctl every packet; the daemon writes it
+	 * through this shared mapping, no syscall per rotation. */
+	l->ctl = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      bpf_map__fd(l->skel->maps.fs_ctl), 0);
+	if (l->ctl == MAP_FAILED) {
+		err = -errno;
+		l->ctl = NULL;
+		fsd_err("cannot mmap fs_ctl: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int pin_path(char *buf, size_t len, const char *dir, enum fsd_pin p)
+{
+	if (snprintf(buf, len, "%s/%s", dir, pin_names[p]) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+	int err;
+
+	l->pin_dir = pin_dir;
+	for (i = 0; i < PIN_MAX; i++) {
+		err = pin_path(path, sizeof(path), pin_dir, i);
+		if (err) {
+			fsd_err("pin path %s/%s is too long", pin_dir, pin_names[i]);
+			return err;
+		}
+		/* The directory lock says no daemon owns what is there:
+		 * a pin left by one that was killed is stale. */
+		if (!access(path, F_OK)) {
+			fsd_warn("removing stale pin %s", path);
+			unlink(path);
+		}
+		if (i == PIN_PROG)
+			err = bpf_obj_pin(bpf_program__fd(l->skel->progs.fs_xdp),
+					  path);
+		else
+			err = bpf_obj_pin(bpf_map__fd(pin_map(l->skel, i)), path);
+		if (err) {
+			err = -errno;
+			fsd_err("cannot pin %s: %s", path, strerror(-err));
+			return err;
+		}
+		l->pinned |= 1U << i;
+	}
+	fsd_debug("pinned maps and program under %s", pin_dir);
+	return 0;
+}
+
+static int attach_one(struct fsd_loader *l, const struct fsd_iface *iface)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .flags = l->xdp_generic ? XDP_FLAGS_SKB_MODE :
+					      XDP_FLAGS_DRV_MODE);
+	const char *mode = l->xdp_generic ? "generic" : "native";
+	int fd, err;
+
+	fd = bpf_link_create(bpf_program__fd(l->skel->progs.fs_xdp),
+			     iface->ifindex, BPF_XDP, &opts);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -EBUSY || err == -EEXIST)
+			fsd_err("%s already has an XDP program; detach it first (ip link set dev %s xdp off)",
+				iface->name, iface->name);
+		else if (!l->xdp_generic)
+			fsd_err("cannot attach native XDP to %s (%s); if its driver lacks XDP support, use --xdp-mode generic",
+				iface->name, strerror(-err));
+		else
+			fsd_err("cannot attach generic XDP to %s: %s",
+				iface->name, strerror(-err));
+		return err;
+	}
+	l->attached[l->n_attached].iface = iface;
+	l->attached[l->n_attached].link_fd = fd;
+	l->n_attached++;
+	fsd_info("attached to %s (%s XDP)", iface->name, mode);
+	return 0;
+}
+
+int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
+{
+	unsigned int i;
+	int err;
+
+	l->xdp_generic = o->xdp_generic;
+	for (i = 0; i < o->n_ifaces; i++) {
+		err = attach_one(l, &o->ifaces[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void fsd_loader_close(struct fsd_loader *l)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+
+	/* Closing a link fd detaches its program. */
+	for (i = 0; i < l->n_attached; i++) {
+		close(l->attached[i].link_fd);
+		fsd_info("detached from %s", l->attached[i].iface->name);
+	}
+	l->n_attached = 0;
+	for (i = 0; i < PIN_MAX; i++) {
+		if (!(l->pinned & (1U << i)))
+			continue;
+		if (!pin_path(path, sizeof(path), l->pin_dir, i) && unlink(path))
+			fsd_warn("cannot unpin %s: %s", path, strerror(errno));
+	}
+	l->pinned = 0;
+	if (l->ctl)
+		munmap(l->ctl, (size_t)sysconf(_SC_PAGESIZE));
+	l->ctl = NULL;
+	flowsketch__destroy(l->skel);
+	l->skel = NULL;
+}

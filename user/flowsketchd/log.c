@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* log.c - stderr logging and libbpf's log hook (log.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+
+int fsd_verbose;
+
+void fsd_log(enum fsd_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level == FSD_LOG_DEBUG && !fsd_verbose)
+		return;
+	fputs(level == FSD_LOG_WARN ? "flowsketchd: warning: " : "flowsketchd: ",
+	      stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level != LIBBPF_WARN && !fsd_verbose)
+		return 0;
+	fputs("flowsketchd: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+void fsd_log_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* options.c - flowsketchd's command line (options.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "flowsketch/maps.h"
+#include "protocol.h"
+#include "sizing.h"
+#include "sketch.h"
+#include "log.h"
+#include "options.h"
+
+enum {
+	OPT_WINDOW = 256,
+	OPT_HISTORY,
+	OPT_SOCKET,
+	OPT_PIN_DIR,
+	OPT_EPSILON,
+	OPT_DELTA,
+	OPT_WIDTH,
+	OPT_DEPTH,
+	OPT_PRECISION,
+	OPT_CONSERVATIVE,
+	OPT_XDP_MODE,
+	OPT_HH_FRACTION,
+	OPT_RINGBUF_KIB,
+	OPT_SECRET_FILE,
+};
+
+static const struct option long_options[] = {
+	{ "interface", required_argument, NULL, 'i' },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
+	{ "epsilon", required_argument, NULL, OPT_EPSILON },
+	{ "delta", required_argument, NULL, OPT_DELTA },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "precision", required_argument, NULL, OPT_PRECISION },
+	{ "conservative", no_argument, NULL, OPT_CONSERVATIVE },
+	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
+	{ "hh-fraction", required_argument, NULL, OPT_HH_FRACTION },
+	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF_KIB },
+	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: flowsketchd -i IFACE [-i IFACE ...] [options]\n"
+"Count every packet on IFACE in fixed memory: top talkers (Count-Min),\n"
+"distinct flows, sources and destinations (HyperLogLog), per window.\n"
+"\n"
+"  -i, --interface IFACE   attach the XDP datapath to IFACE (repeatable)\n"
+"      --window SECONDS    window length (default 1)\n"
+"      --history SECONDS   finished windows kept for queries (default 300)\n"
+"      --socket PATH       query socket (default " FS_SOCKET_DEFAULT ")\n"
+"      --pin-dir DIR       bpffs directory for the maps (default " FS_PIN_DIR_DEFAULT ")\n"
+"      --epsilon E         Count-Min overcount bound E * total ...\n"
+"      --delta D           ... with probability 1 - D (give both)\n"
+"      --width W           Count-Min columns, rounded up to a power of two\n"
+"                          (16 .. 4194304; default 4096)\n"
+"      --depth D           Count-Min rows, 1 .. 8 (default 5)\n"
+"      --precision P       HyperLogLog 2^P registers, 4 .. 18 (default 14)\n"
+"      --conservative      Count-Min conservative update\n"
+"      --xdp-mode MODE     native (default) or generic\n"
+"      --hh-fraction PHI   report flows above PHI of the last window's\n"
+"                          traffic as top-talker candidates (default 0.001)\n"
+"      --ringbuf-kib N     report ring buffer size, a power of two (default 256)\n"
+"      --secret-file FILE  16-byte hash secret (for sketches merged across\n"
+"                          hosts); default: random at every start\n"
+"  -v, --verbose           debug messages and libbpf's log\n"
+"  -h, --help              this text\n");
+}
+
+/* A whole decimal number in [min, max], or -EINVAL with a message. */
+static int parse_uint(const char *opt, const char *s, unsigned long long min,
+		      unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || *s == '-' || v < min || v > max) {
+		fsd_err("--%s must be a whole number from %llu to %llu, not \"%s\"",
+			opt, min, max, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A number in the open interval (0, 1) (or (0, 1] when one_ok). */
+static int parse_fraction(const char *opt, const char *s, int one_ok,
+			  double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !(v > 0) || v > 1 || (v == 1 && !one_ok)) {
+		fsd_err("--%s must be a number in (0, 1%c, not \"%s\"", opt,
+			one_ok ? ']' : ')', s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int add_iface(struct fsd_options *o, const char *name)
+{
+	struct fsd_iface *it;
+	unsigned int i;
+	int ifindex;
+
+	if (o->n_ifaces == FSD_MAX_IFACES) {
+		fsd_err("at most %d interfaces", FSD_MAX_IFACES);
+		return -EINVAL;
+	}
+	ifindex = strlen(name) < IF_NAMESIZE ? (int)if_nametoindex(name) : 0;
+	if (!ifindex) {
+		fsd_err("no interface named \"%s\"", name);
+		return -EINVAL;
+	}
+	for (i = 0; i < o->n_ifaces; i++) {
+		if (o->ifaces[i].ifindex == ifindex) {
+			fsd_err("interface %s given twice", name);
+			return -EINVAL;
+		}
+	}
+	it = &o->ifaces[o->n_ifaces++];
+	snprintf(it->name, sizeof(it->name), "%s", name);
+	it->ifindex = ifindex;
+	return 0;
+}
+
+static __u32 log2_ceil(unsigned long long v)
+{
+	__u32 l = 0;
+
+	while ((1ULL << l) < v)
+		l++;
+	return l;
+}
+
+unsigned int fsd_options_windows_kept(const struct fsd_options *o)
+{
+	return (o->history_sec + o->window_sec - 1) / o->window_sec;
+}
+
+/* Sizes that only make sense together. */
+static int check_sizes(struct fsd_options *o)
+{
+	const struct fs_sketch_params *p = &o->params;
+	unsigned long long per_cpu, history;
+
+	per_cpu = ((unsigned long long)fs_cms_chunks(p, FS_NSLOTS) *
+		   sizeof(struct fs_cms_chunk)) +
+		  ((unsigned long long)fs_hll_chunks(p, FS_NSLOTS) *
+		   sizeof(struct fs_hll_chunk));
+	if (per_cpu > FSD_MAX_BYTES_PER_CPU) {
+		fsd_err("width %u x depth %u and precision %u need %llu MiB per CPU, more than the %llu MiB cap",
+			1U << p->cms_log2_width, p->cms_depth, p->hll_p,
+			per_cpu >> 20, FSD_MAX_BYTES_PER_CPU >> 20);
+		return -EINVAL;
+	}
+	if (o->history_sec < o->window_sec) {
+		fsd_err("--history (%u s) must be at least one window (%u s)",
+			o->history_sec, o->window_sec);
+		return -EINVAL;
+	}
+	history = (unsigned long long)fsd_options_windows_kept(o) *
+		  fs_sketch_bytes(p);
+	if (history > FSD_MAX_HISTORY_BYTES) {
+		fsd_err("%u windows of history need %llu MiB, more than the %llu MiB cap; keep less history or use longer windows",
+			fsd_options_windows_kept(o), history >> 20,
+			FSD_MAX_HISTORY_BYTES >> 20);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
+{
+	double epsilon = 0, delta = 0;
+	unsigned long long v;
+	int width_given = 0, depth_given = 0, c, err;
+	__u32 log2w, depth;
+
+	memset(o, 0, sizeof(*o));
+	o->window_sec = 1;
+	o->history_sec = 300;
+	o->socket_path = FS_SOCKET_DEFAULT;
+	o->pin_dir = FS_PIN_DIR_DEFAULT;
+	o->hh_fraction = 0.001;
+	o->ringbuf_kib = 256;
+	o->params.magic = FS_PARAMS_MAGIC;
+	o->params.version = FS_PARAMS_VERSION;
+	o->params.cms_depth = FS_DEFAULT_CMS_DEPTH;
+	o->params.cms_log2_width = FS_DEFAULT_CMS_LOG2W;
+	o->params.hll_p = FS_DEFAULT_HLL_P;
+	o->params.nslots = FS_NSLOTS;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:vh", long_options, NULL)) != -1) {
+		err = 0;
+		switch (c) {
+		case 'i':
+			err = add_iface(o, optarg);
+			break;
+		case OPT_WINDOW:
+			err = parse_uint("window", optarg, 1, 86400, &v);
+			o->window_sec = (unsigned int)v;
+			break;
+		case OPT_HISTORY:
+			err = parse_uint("history", optarg, 1, 30 * 86400, &v);
+			o->history_sec = (unsigned int)v;
+			break;
+		case OPT_SOCKET:
+			o->socket_path = optarg;
+			break;
+		case OPT_PIN_DIR:
+			o->pin_dir = optarg;
+			break;
+		case OPT_EPSILON:
+			err = parse_fraction("epsilon", optarg, 0, &epsilon);
+			break;
+		case OPT_DELTA:
+			err = parse_fraction("delta", optarg, 0, &delta);
+			break;
+		case OPT_WIDTH:
+			err = parse_uint("width", optarg, 1U << FS_CMS_MIN_LOG2W,
+					 1U << FS_CMS_MAX_LOG2W, &v);
+			o->params.cms_log2_width = (__u8)log2_ceil(v);
+			width_given = 1;
+			break;
+		case OPT_DEPTH:
+			err = parse_uint("depth", optarg, 1, FS_CMS_MAX_DEPTH, &v);
+			o->params.cms_depth = (__u8)v;
+			depth_given = 1;
+			break;
+		case OPT_PRECISION:
+			err = parse_uint("precision", optarg, FS_HLL_MIN_P,
+					 FS_HLL_MAX_P, &v);
+			o->params.hll_p = (__u8)v;
+			break;
+		case OPT_CONSERVATIVE:
+			o->params.flags |= FS_PARAM_F_CONSERVATIVE;
+			break;
+		case OPT_XDP_MODE:
+			if (!strcmp(optarg, "generic")) {
+				o->xdp_generic = true;
+			} else if (strcmp(optarg, "native")) {
+				fsd_err("--xdp-mode must be native or generic, not \"%s\"",
+					optarg);
+				err = -EINVAL;
+			}
+			break;
+		case OPT_HH_FRACTION:
+			err = parse_fraction("hh-fraction", optarg, 1,
+					     &o->hh_fraction);
+			break;
+		case OPT_RINGBUF_KIB:
+			err = parse_uint("ringbuf-kib", optarg, 4, 1U << 20, &v);
+			if (!err && (v & (v - 1))) {
+				fsd_err("--ringbuf-kib must be a power of two, not %llu",
+					v);
+				err = -EINVAL;
+			}
+			o->ringbuf_kib = (unsigned int)v;
+			break;
+		case OPT_SECRET_FILE:
+			o->secret_file = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			fsd_err("%s needs a value (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fsd_err("unknown option %s (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (err)
+			return err;
+	}
+	if (optind < argc) {
+		fsd_err("unexpected argument \"%s\" (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->n_ifaces) {
+		fsd_err("no interface given: use -i IFACE");
+		return -EINVAL;
+	}
+	if (epsilon || delta) {
+		if (!epsilon || !delta) {
+			fsd_err("--epsilon and --delta go together");
+			return -EINVAL;
+		}
+		if (width_given || depth_given) {
+			fsd_err("give either --epsilon/--delta or --width/--depth, not both");
+			return -EINVAL;
+		}
+		if (fs_cms_size_for(epsilon, delta, &log2w, &depth)) {
+			fsd_err("--epsilon %g --delta %g needs a Count-Min sketch beyond width %u and depth %u",
+				epsilon, delta, 1U << FS_CMS_MAX_LOG2W,
+				FS_CMS_MAX_DEPTH);
+			return -EINVAL;
+		}
+		o->params.cms_log2_width = (__u8)log2w;
+		o->params.cms_depth = (__u8)depth;
+	}
+	if (*o->pin_dir != '/' || *o->socket_path != '/') {
+		fsd_err("--pin-dir and --socket must be absolute paths");
+		return -EINVAL;
+	}
+	return check_sizes(o);
+}

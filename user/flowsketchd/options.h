@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * options.h - flowsketchd's command line, checked before anything else.
+ *
+ * Every check that needs no privilege and changes nothing on the host is
+ * done here, so that bad input exits with one message before the daemon
+ * mounts, pins or attaches anything.
+ */
+#ifndef FLOWSKETCHD_OPTIONS_H
+#define FLOWSKETCHD_OPTIONS_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include "flowsketch/params.h"
+
+#define FSD_MAX_IFACES 64
+
+/* Datapath memory one CPU may hold (all slots of fs_cms and fs_hll). */
+#define FSD_MAX_BYTES_PER_CPU (256ULL << 20)
+/* User-space memory the window history may take. */
+#define FSD_MAX_HISTORY_BYTES (8ULL << 30)
+/* Distinct candidates kept per window. */
+#define FSD_CANDIDATE_LIMIT 65536
+
+struct fsd_iface {
+	char name[IF_NAMESIZE];
+	int ifindex;
+};
+
+struct fsd_options {
+	struct fsd_iface ifaces[FSD_MAX_IFACES];
+	unsigned int n_ifaces;
+	unsigned int window_sec;
+	unsigned int history_sec;
+	const char *socket_path;
+	const char *pin_dir;
+	/* magic, version, depth, width, precision, flags; no secret yet */
+	struct fs_sketch_params params;
+	bool xdp_generic;
+	double hh_fraction;
+	unsigned int ringbuf_kib;
+	const char *secret_file;
+	int verbose;
+};
+
+/*
+ * Parse and check argv.  0: run; 1: --help was printed, exit 0;
+ * -EINVAL: a message was printed, exit 1.
+ */
+int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
+
+/* Windows the history keeps: ceil(history / window). */
+unsigned int fsd_options_windows_kept(const struct fsd_options *o);
+
+#endif /* FLOWSKETCHD_OPTIONS_H */

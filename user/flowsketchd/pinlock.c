@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* pinlock.c - bpffs mount and the pin directory lock (pinlock.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include "log.h"
+#include "pinlock.h"
+
+#define FSD_BPFFS "/sys/fs/bpf"
+
+int fsd_bpffs_mount(void)
+{
+	struct statfs st;
+
+	if (!statfs(FSD_BPFFS, &st) && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", FSD_BPFFS, "bpf", 0, "mode=0700")) {
+		int err = -errno;
+
+		fsd_err("cannot mount bpffs on %s: %s", FSD_BPFFS, strerror(-err));
+		return err;
+	}
+	fsd_info("mounted bpffs on %s", FSD_BPFFS);
+	return 0;
+}
+
+/* The pid holding an flock on (dev, ino), from /proc/locks, or 0. */
+static long lock_holder(dev_t dev, ino_t ino)
+{
+	char line[256], type[16];
+	unsigned int maj, min;
+	unsigned long long i;
+	long pid, found = 0;
+	FILE *f;
+
+	f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 00:2d:5678 0 EOF" */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", type, &pid,
+			   &maj, &min, &i) != 5)
+			continue;
+		if (!strcmp(type, "FLOCK") && maj == major(dev) &&
+		    min == minor(dev) && i == ino) {
+			found = pid;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
+{
+	struct stat st;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+	if (snprintf(l->path, sizeof(l->path), "%s", dir) >= (int)sizeof(l->path)) {
+		fsd_err("pin directory path too long");
+		return -ENAMETOOLONG;
+	}
+	if (!mkdir(dir, 0700)) {
+		l->created = true;
+	} else if (errno != EEXIST) {
+		err = -errno;
+		fsd_err("cannot create pin directory %s: %s", dir, strerror(-err));
+		return err;
+	}
+	l->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->fd < 0) {
+		err = -errno;
+		fsd_err("cannot open pin directory %s: %s", dir, strerror(-err));
+		goto err_release;
+	}
+	if (flock(l->fd, LOCK_EX | LOCK_NB)) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		if (err == -EBUSY && !fstat(l->fd, &st))
+			fsd_err("another flowsketchd is using %s (pid %ld)", dir,
+				lock_holder(st.st_dev, st.st_ino));
+		else
+			fsd_err("cannot lock %s: %s", dir, strerror(-err));
+		goto err_release;
+	}
+	return 0;
+
+err_release:
+	fsd_pinlock_release(l);
+	return err;
+}
+
+void fsd_pinlock_release(struct fsd_pinlock *l)
+{
+	/* Remove before unlocking: a daemon starting now either finds the
+	 * directory locked or creates a fresh one. */
+	if (l->created && rmdir(l->path))
+		fsd_warn("cannot remove %s: %s", l->path, strerror(errno));
+	l->created = false;
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* rotation.c - window flip, barrier, read and zero (rotation.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "rotation.h"
+#include "flowsketch.skel.h"	/* after rotation.h: needs params.h's types */
+
+__u64 fsd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+int fsd_rotation_cms_shares_chunk(const struct fs_sketch_params *p)
+{
+	return (fs_cms_cells_per_slot(p) & FS_CMS_CHUNK_MASK) != 0;
+}
+
+int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
+		      const struct fs_sketch_params *p, double hh_fraction)
+{
+	size_t chunk = sizeof(struct fs_cms_chunk);
+
+	_Static_assert(sizeof(struct fs_cms_chunk) == sizeof(struct fs_hll_chunk),
+		       "one lookup buffer serves both maps");
+	memset(r, 0, sizeof(*r));
+	r->ctl = l->ctl;
+	r->params = *p;
+	r->ncpus = l->ncpus;
+	r->hh_fraction = hh_fraction;
+	r->cms_fd = bpf_map__fd(l->skel->maps.fs_cms);
+	r->hll_fd = bpf_map__fd(l->skel->maps.fs_hll);
+	r->totals_fd = bpf_map__fd(l->skel->maps.fs_totals);
+	r->barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier);
+	r->barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner);
+	r->n_cms = fs_cms_chunks(p, FS_NSLOTS);
+	r->n_hll = fs_hll_chunks(p, FS_NSLOTS);
+	r->cms = calloc((size_t)r->ncpus * r->n_cms, chunk);
+	r->hll = calloc((size_t)r->ncpus * r->n_hll, chunk);
+	r->value = calloc(r->ncpus, chunk);
+	if (!r->cms || !r->hll || !r->value) {
+		fsd_rotation_free(r);
+		return -ENOMEM;
+	}
+	r->seq = __atomic_load_n(&r->ctl->window_seq, __ATOMIC_ACQUIRE);
+	r->start_ns = fsd_now_ns();
+	/* Until a window has been seen every flow is a candidate: the
+	 * thresholds below with a previous total of 0. */
+	__atomic_store_n(&r->ctl->thresh_packets, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->ctl->thresh_bytes, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void fsd_rotation_free(struct fsd_rotation *r)
+{
+	free(r->cms);
+	free(r->hll);
+	free(r->value);
+	r->cms = NULL;
+	r->hll = NULL;
+	r->value = NULL;
+}
+
+/*
+ * The chunks [*first, *last] holding elements [begin, end) of a slot, for
+ * chunks of 1 << shift elements.
+ */
+static void chunk_range(__u64 begin, __u64 end, unsigned int shift,
+			__u32 *first, __u32 *last)
+{
+	*first = (__u32)(begin >> shift);
+	*last = (__u32)((end - 1) >> shift);
+}
+
+/*
+ * Read chunks [first, last] of a per-CPU map into the per-CPU images
+ * (image of CPU c at base + c * n chunks).
+ */
+static int read_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
+		       __u32 first, __u32 last)
+{
+	size_t chunk = sizeof(struct fs_cms_chunk);
+	unsigned int cpu;
+	__u32 k;
+
+	for (k = first; k <= last; k++) {
+		if (bpf_map_lookup_elem(fd, &k, r->value))
+			return -errno;
+		for (cpu = 0; cpu < r->ncpus; cpu++)
+			memcpy((char *)base + ((size_t)cpu * n + k) * chunk,
+			       (char *)r->value + cpu * chunk, chunk);
+	}
+	return 0;
+}
+
+/*
+ * Zero elements [begin, end) (of elem bytes each) in chunks [first, last]:
+ * each chunk is written back from the images with that range cleared, so
+ * the other slot's part of a shared chunk keeps what was read.
+ */
+static int zero_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
+		       size_t elem, unsigned int shift, __u64 begin, __u64 end)
+{
+	size_t chunk = sizeof(struct fs_cms_chunk);
+	__u32 first, last, k;
+	unsigned int cpu;
+
+	chunk_range(begin, end, shift, &first, &last);
+	for (k = first; k <= last; k++) {
+		__u64 lo = (__u64)k << shift, hi = (__u64)(k + 1) << shift;
+
+		if (lo < begin)
+			lo = begin;
+		if (hi > end)
+			hi = end;
+		for (cpu = 0; cpu < r->ncpus; cpu++) {
+			char *dst = (char *)r->value + cpu * chunk;
+
+			memcpy(dst, (char *)base + ((size_t)cpu * n + k) * chunk,
+			       chunk);
+			memset(dst + (lo - ((__u64)k << shift)) * elem, 0,
+			       (hi - lo) * elem);
+		}
+		if (bpf_map_update_elem(fd, &k, r->value, BPF_EXIST))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Fold slot into s from the maps (every CPU). */
+static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
+{
+	const struct fs_sketch_params *p = &r->params;
+	__u64 cells = fs_cms_cells_per_slot(p);
+	__u64 regs = (__u64)FS_HLL_NSKETCH << p->hll_p;
+	__u32 first, last;
+	unsigned int cpu;
+	int err;
+
+	chunk_range(slot * cells, (slot + 1) * cells, FS_CMS_CHUNK_SHIFT,
+		    &first, &last);
+	err = read_chunks(r, r->cms_fd, r->cms, r->n_cms, first, last);
+	if (err)
+		return err;
+	chunk_range(slot * regs, (slot + 1) * regs, FS_HLL_CHUNK_SHIFT,
+		    &first, &last);
+	err = read_chunks(r, r->hll_fd, r->hll, r->n_hll, first, last);
+	if (err)
+		return err;
+	if (!s)
+		return 0;
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		err = fs_sketch_add_slot(s, r->cms + (size_t)cpu * r->n_cms,
+					 r->n_cms, r->hll + (size_t)cpu * r->n_hll,
+					 r->n_hll, slot);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int zero_slot(struct fsd_rotation *r, __u32 slot)
+{
+	const struct fs_sketch_params *p = &r->params;
+	__u64 cells = fs_cms_cells_per_slot(p);
+	__u64 regs = (__u64)FS_HLL_NSKETCH << p->hll_p;
+	int err;
+
+	err = zero_chunks(r, r->cms_fd, r->cms, r->n_cms,
+			  sizeof(struct fs_cms_cell), FS_CMS_CHUNK_SHIFT,
+			  slot * cells, (slot + 1) * cells);
+	if (err)
+		return err;
+	return zero_chunks(r, r->hll_fd, r->hll, r->n_hll, 1,
+			   FS_HLL_CHUNK_SHIFT, slot * regs, (slot + 1) * regs);
+}
+
+/* Sum fs_totals[slot] over CPUs into *t, then zero it. */
+static int take_totals(struct fsd_rotation *r, __u32 slot,
+		       struct fs_window_totals *t)
+{
+	const struct fs_window_totals *v = r->value;
+	unsigned int cpu;
+
+	memset(t, 0, sizeof(*t));
+	if (bpf_map_lookup_elem(r->totals_fd, &slot, r->value))
+		return -errno;
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		t->packets += v[cpu].packets;
+		t->bytes += v[cpu].bytes;
+	}
+	memset(r->value, 0, r->ncpus * sizeof(*v));
+	if (bpf_map_update_elem(r->totals_fd, &slot, r->value, BPF_EXIST))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A flow with a fraction phi of the last window's traffic, spread over n
+ * CPUs, has at least phi * total / n of it on one of them (pigeonhole), so
+ * a per-CPU threshold of that size reports every such flow.  At least 1: a
+ * quiet window reports everything of the next, up to the candidate cap.
+ */
+static __u64 threshold(double phi, __u64 total, unsigned int ncpus)
+{
+	double t = phi * (double)total / ncpus;
+
+	return t < 1 ? 1 : (__u64)t;
+}
+
+int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
+	       struct ring_buffer *rb)
+{
+	__u64 old = r->seq, start = r->start_ns, now = fsd_now_ns();
+	__u32 slot = old % FS_NSLOTS, zero = 0;
+	struct fs_sketch *s = NULL;
+	struct fs_window_totals t;
+	int err, ret;
+
+	__atomic_store_n(&r->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
+	r->seq = old + 1;
+	r->start_ns = now;
+	/* A map-in-map update returns after synchronize_rcu(). */
+	if (bpf_map_update_elem(r->barrier_fd, &zero, &r->barrier_inner_fd,
+				BPF_ANY)) {
+		/* Without the barrier a late writer could be missed:
+		 * reading anyway is the lesser harm, but say so. */
+		fsd_warn("barrier update failed: %s", strerror(errno));
+	}
+	ring_buffer__consume(rb);
+
+	err = fsd_history_begin(h, &s);
+	if (err)
+		s = NULL;
+	ret = read_slot(r, slot, s);
+	if (!err)
+		err = ret;
+	ret = take_totals(r, slot, &t);
+	if (!err)
+		err = ret;
+	/* Zero even when the window is lost: its counts must not leak into
+	 * window old + 2. */
+	ret = zero_slot(r, slot);
+	if (!err)
+		err = ret;
+	if (err) {
+		fsd_history_drop(h, old);
+		r->errors++;
+		fsd_err("window %llu lost: %s", (unsigned long long)old,
+			strerror(-err));
+		return err;
+	}
+	fs_sketch_add_totals(s, &t);
+	fsd_history_commit(h, old, start, now);
+	r->last = t;
+	__atomic_store_n(&r->ctl->thresh_packets,
+			 threshold(r->hh_fraction, t.packets, r->ncpus),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->ctl->thresh_bytes,
+			 threshold(r->hh_fraction, t.bytes, r->ncpus),
+			 __ATOMIC_RELAXED);
+	fsd_debug("window %llu: %llu packets, %llu bytes, %u candidates",
+		  (unsigned long long)old, (unsigned long long)t.packets,
+		  (unsigned long long)t.bytes,
+		  fsd_history_window(h, 0)->candidates.count);
+	return 0;
+}

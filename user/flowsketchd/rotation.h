@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * rotation.h - close the datapath's current window (maps.h protocol).
+ *
+ * Per rotation, with old = the window the datapath writes now:
+ *   1. fs_ctl.window_seq = old + 1: new packets go to the other slot;
+ *   2. update fs_barrier: returns after an RCU grace period, so every
+ *      program that could still write old's slot has finished;
+ *   3. drain the report ring buffer: every report of old is filed;
+ *   4. read old's slot (chunks and totals, every CPU) into the history;
+ *   5. zero old's slot, which becomes current again at old + 2;
+ *   6. thresholds for the new window from old's packet and byte totals.
+ * Each packet lands in exactly one slot and that slot is read exactly once
+ * before it is zeroed, so the windows' totals add up to every packet sent.
+ *
+ * Slots that share a map element.  The shared core numbers cells and
+ * registers slot after slot (cms.h, hll.h), so when a slot's size is not a
+ * multiple of a 32 KiB chunk, one element holds the end of one slot and
+ * the start of the other.  User space can only write a per-CPU element
+ * whole, so that element is zeroed by writing back what was just read with
+ * only the closed slot's part cleared: an update of the live slot that
+ * lands between that read and write (a few microseconds, once a window)
+ * is lost.  With the default HyperLogLog precision (3 x 2^14 registers per
+ * slot) that can cost a register raise; Count-Min sizes that are a
+ * multiple of 2048 cells (width x depth) are never affected, and the
+ * daemon warns when they would be.
+ */
+#ifndef FLOWSKETCHD_ROTATION_H
+#define FLOWSKETCHD_ROTATION_H
+
+#include <stddef.h>
+#include "history.h"
+#include "loader.h"
+
+struct ring_buffer;
+
+struct fsd_rotation {
+	struct fs_ctl *ctl;
+	struct fs_sketch_params params;
+	int cms_fd, hll_fd, totals_fd, barrier_fd, barrier_inner_fd;
+	unsigned int ncpus;
+	__u32 n_cms, n_hll;		/* chunks of all slots */
+	struct fs_cms_chunk *cms;	/* ncpus images of n_cms chunks */
+	struct fs_hll_chunk *hll;	/* ncpus images of n_hll chunks */
+	void *value;			/* one element, all CPUs */
+	__u64 seq;			/* the window the datapath writes */
+	__u64 start_ns;			/* when it began, CLOCK_REALTIME */
+	double hh_fraction;
+	struct fs_window_totals last;	/* the last window closed */
+	__u64 errors;			/* rotations that lost a window */
+};
+
+int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
+		      const struct fs_sketch_params *p, double hh_fraction);
+void fsd_rotation_free(struct fsd_rotation *r);
+
+/* Close the current window into h.  0 or -errno (the window is then
+ * dropped, but its slot is still zeroed when possible). */
+int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
+	       struct ring_buffer *rb);
+
+/* 1 when a Count-Min slot ends inside a map element (see above). */
+int fsd_rotation_cms_shares_chunk(const struct fs_sketch_params *p);
+
+/* Current CLOCK_REALTIME in nanoseconds. */
+__u64 fsd_now_ns(void);
+
+#endif /* FLOWSKETCHD_ROTATION_H */

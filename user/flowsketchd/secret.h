@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * secret.h - the SipHash key of the sketches (hash.h).
+ *
+ * Random at every start by default: an outsider then cannot craft flows
+ * that collide in the sketches.  Hosts whose sketches are merged must
+ * share the key, so it can come from a 16-byte file instead (k0 then k1,
+ * little-endian), which should be as private as any other key.
+ */
+#ifndef FLOWSKETCHD_SECRET_H
+#define FLOWSKETCHD_SECRET_H
+
+#include "flowsketch/hash.h"
+
+/* From path, or getrandom() when path is NULL: 0 or -errno, with a message. */
+int fsd_secret_get(const char *path, struct fs_hash_secret *s);
+
+#endif /* FLOWSKETCHD_SECRET_H */

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* status.c - the "status" answer of protocol.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <json-c/json.h>
+#include "hll_estimate.h"
+#include "sketch.h"
+#include "daemon.h"
+#include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
+
+/* fs_stats counters that mean a frame was malformed, by JSON name. */
+static const struct {
+	enum fs_stat stat;
+	const char *name;
+} malformed[] = {
+	{ FS_STAT_TRUNC_ETH, "trunc_eth" },
+	{ FS_STAT_TRUNC_VLAN, "trunc_vlan" },
+	{ FS_STAT_VLAN_DEPTH, "vlan_depth" },
+	{ FS_STAT_TRUNC_IPV4, "trunc_ipv4" },
+	{ FS_STAT_BAD_IHL, "bad_ihl" },
+	{ FS_STAT_BAD_IPV4_LEN, "bad_ipv4_len" },
+	{ FS_STAT_TRUNC_IPV6, "trunc_ipv6" },
+	{ FS_STAT_TRUNC_IPV6_EXT, "trunc_ipv6_ext" },
+	{ FS_STAT_IPV6_EXT_CHAIN, "ipv6_ext_chain" },
+	{ FS_STAT_TRUNC_L4, "trunc_l4" },
+	{ FS_STAT_BAD_TCP_DOFF, "bad_tcp_doff" },
+};
+
+static void add_u64(struct json_object *o, const char *key, __u64 v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+/* Sum every fs_stats counter over the CPUs; 0 or -errno. */
+static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
+{
+	int fd = bpf_map__fd(d->loader.skel->maps.fs_stats);
+	unsigned int cpu, ncpus = d->loader.ncpus;
+	__u64 *v = calloc(ncpus, sizeof(*v));
+	__u32 k;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < FS_STAT_MAX; k++) {
+		stats[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, v)) {
+			err = -errno;
+			break;
+		}
+		for (cpu = 0; cpu < ncpus; cpu++)
+			stats[k] += v[cpu];
+	}
+	free(v);
+	return err;
+}
+
+static struct json_object *counters_json(struct fsd_daemon *d)
+{
+	struct json_object *c = json_object_new_object(), *m;
+	__u64 stats[FS_STAT_MAX], total = 0;
+	size_t i;
+
+	if (read_stats(d, stats))
+		return c;
+	add_u64(c, "rx", stats[FS_STAT_RX]);
+	add_u64(c, "sketched", stats[FS_STAT_SKETCHED]);
+	add_u64(c, "non_ip", stats[FS_STAT_NON_IP]);
+	add_u64(c, "fragments", stats[FS_STAT_FRAGMENTS]);
+	m = json_object_new_object();
+	for (i = 0; i < FS_ARRAY_SIZE(malformed); i++) {
+		add_u64(m, malformed[i].name, stats[malformed[i].stat]);
+		total += stats[malformed[i].stat];
+	}
+	json_object_object_add(c, "malformed", m);
+	add_u64(c, "malformed_total", total);
+	add_u64(c, "reports", stats[FS_STAT_REPORTS]);
+	add_u64(c, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
+	add_u64(c, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
+	/* The daemon's own losses, beyond protocol.h's list. */
+	add_u64(c, "candidates_dropped", d->history.candidate_overflow);
+	add_u64(c, "stray_reports", d->history.stray_reports);
+	add_u64(c, "windows_lost", d->rotation.errors);
+	return c;
+}
+
+/* Datapath memory on one CPU: both slots of every per-CPU map. */
+static __u64 datapath_bytes_per_cpu(const struct fs_sketch_params *p)
+{
+	return (__u64)fs_cms_chunks(p, FS_NSLOTS) * sizeof(struct fs_cms_chunk) +
+	       (__u64)fs_hll_chunks(p, FS_NSLOTS) * sizeof(struct fs_hll_chunk) +
+	       FS_NSLOTS * sizeof(struct fs_window_totals) +
+	       FS_STAT_MAX * sizeof(__u64);
+}
+
+struct json_object *fsd_answer_status(struct fsd_daemon *d)
+{
+	const struct fs_sketch_params *p = &d->opts.params;
+	struct json_object *a = json_object_new_object(), *o, *ifs;
+	__u64 per_cpu = datapath_bytes_per_cpu(p);
+	unsigned int i;
+
+	add_u64(a, "pid", (__u64)getpid());
+	json_object_object_add(a, "pin_dir",
+			       json_object_new_string(d->opts.pin_dir));
+	json_object_object_add(a, "datapath",
+			       json_object_new_string(d->loader.kfunc ? "kfunc" : "bpf"));
+	ifs = json_object_new_array();
+	for (i = 0; i < d->loader.n_attached; i++) {
+		const struct fsd_iface *it = d->loader.attached[i].iface;
+
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(it->name));
+		add_u64(o, "ifindex", (__u64)it->ifindex);
+		json_object_object_add(o, "xdp_mode", json_object_new_string(
+				d->loader.xdp_generic ? "generic" : "native"));
+		json_object_array_add(ifs, o);
+	}
+	json_object_object_add(a, "interfaces", ifs);
+	add_u64(a, "window_seconds", d->opts.window_sec);
+	add_u64(a, "history_seconds", d->opts.history_sec);
+	add_u64(a, "windows_kept", d->history.count);
+
+	o = json_object_new_object();
+	add_u64(o, "cms_width", 1ULL << p->cms_log2_width);
+	add_u64(o, "cms_depth", p->cms_depth);
+	json_object_object_add(o, "epsilon", json_object_new_double(fs_cms_epsilon(p)));
+	json_object_object_add(o, "delta", json_object_new_double(fs_cms_delta(p)));
+	json_object_object_add(o, "conservative", json_object_new_boolean(
+			!!(p->flags & FS_PARAM_F_CONSERVATIVE)));
+	add_u64(o, "hll_precision", p->hll_p);
+	json_object_object_add(o, "hll_relative_standard_error",
+			       json_object_new_double(fs_hll_rse(p->hll_p)));
+	json_object_object_add(a, "params", o);
+
+	o = json_object_new_object();
+	add_u64(o, "datapath_bytes_per_cpu", per_cpu);
+	add_u64(o, "datapath_bytes", per_cpu * d->loader.ncpus +
+		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
+	add_u64(o, "history_bytes", fsd_history_bytes(&d->history));
+	json_object_object_add(a, "memory", o);
+
+	o = json_object_new_object();
+	add_u64(o, "packets", d->history.totals.packets);
+	add_u64(o, "bytes", d->history.totals.bytes);
+	json_object_object_add(a, "totals", o);
+
+	json_object_object_add(a, "counters", counters_json(d));
+	return a;
+}
