@@ -1,0 +1,377 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# cli.sh - the `flowsketch` command line without a real daemon.
+#
+# Rendering is checked against canned daemon answers served by
+# tools/fs-fake-daemon: every expected string below follows from the
+# numbers in those answers and the CLI's documented formats (SI units for
+# traffic, grouped digits, addresses with ports, IPv6 in brackets), so a
+# wrong field, unit or rounding fails.  The requests the CLI sends are
+# logged by the fake and checked against the protocol (user/lib/protocol.h).
+# Error paths: every bad argument must give exit 2, one line on stderr and
+# nothing on stdout; daemon failures exit 1 with one line.  `size` rows are
+# checked against the published tables (the seeds text), to the precision
+# printed there.
+# Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+CLI=build/flowsketch
+FAKE=build/tools/fs-fake-daemon
+T=""
+FAKE_PIDS=()
+n=0
+failed=0
+
+cleanup() {
+	local pid
+	for pid in "${FAKE_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	[ -n "$T" ] && rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -s "$T/out" ] && sed 's/^/# stdout: /' "$T/out" | head -40
+	[ -s "$T/err" ] && sed 's/^/# stderr: /' "$T/err" | head -10
+	return 0
+}
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+# run ARGS...: the CLI's stdout, stderr and status in $T/out, $T/err, $rc.
+run() { "$CLI" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+out_has() { grep -qE -- "$1" "$T/out"; }
+err_has() { grep -qF -- "$1" "$T/err"; }
+one_err_line() { [ "$(wc -l <"$T/err")" -eq 1 ]; }
+no_out() { [ ! -s "$T/out" ]; }
+
+for b in "$CLI" "$FAKE"; do
+	if [ ! -x "$b" ]; then
+		echo "not ok 1 - $b is built (run make)"
+		echo "1..1"
+		exit 1
+	fi
+done
+T=$(mktemp -d /tmp/fs-cli-test.XXXXXX) || exit 1
+
+# serve NAME FILE: a fake daemon on $T/NAME.sock answering FILE, logging
+# requests to $T/NAME.log.
+serve() {
+	local sock="$T/$1.sock" i
+	"$FAKE" --log "$T/$1.log" "$sock" "$2" &
+	FAKE_PIDS+=($!)
+	for i in $(seq 50); do
+		[ -S "$sock" ] && return 0
+		sleep 0.1
+	done
+	echo "# fake daemon on $sock did not start"
+	return 1
+}
+
+# usage_error DESC ARGS...: exit 2, exactly one stderr line, empty stdout.
+usage_error() {
+	local d=$1; shift
+	run "$@"
+	if [ "$rc" -eq 2 ] && one_err_line && no_out; then
+		ok "usage error: $d"
+	else
+		echo "# exit status $rc"
+		not_ok "usage error: $d"
+	fi
+}
+
+# runtime_error DESC TEXT ARGS...: exit 1, one stderr line containing TEXT,
+# empty stdout.
+runtime_error() {
+	local d=$1 text=$2; shift 2
+	run "$@"
+	if [ "$rc" -eq 1 ] && one_err_line && err_has "$text" && no_out; then
+		ok "$d"
+	else
+		echo "# exit status $rc, wanted 1 and '$text' on stderr"
+		not_ok "$d"
+	fi
+}
+
+# ---------------------------------------------------------------- arguments
+usage_error "no command" 
+usage_error "unknown command" frobnicate
+usage_error "unknown global option" --bogus top
+usage_error "--socket without a value" --socket
+usage_error "unknown top option" top --frob
+usage_error "top -n abc" top -n abc
+usage_error "top -n 0" top -n 0
+usage_error "top -n -3" top -n -3
+usage_error "top -n without a value" top -n
+usage_error "top negative span" top --span -5
+usage_error "top span 0" top --span 0
+usage_error "top span with a bad unit" top --span 5x
+usage_error "top unknown sort key" top --sort flows
+usage_error "top stray argument" top extra
+usage_error "flows span 0" flows --span 0
+usage_error "flows unknown option" flows -x
+usage_error "status stray argument" status now
+usage_error "size --hll-p out of range" size --hll-p 30
+usage_error "size --cms-epsilon 0" size --cms-epsilon 0
+usage_error "size --cms-epsilon 1" size --cms-epsilon 1
+usage_error "size --cms-epsilon too small for 2^22 columns" size --cms-epsilon 1e-9
+usage_error "size --cms-delta alone" size --cms-delta 0.01
+usage_error "size --bloom-n without --bloom-p" size --bloom-n 1000
+usage_error "size --bloom-p 2" size --bloom-n 1000 --bloom-p 2
+usage_error "size --items not a number" size --cms-epsilon 0.01 --items lots
+
+run top -n abc
+check "the -n error names the bad value" err_has "'abc'"
+run top --sort flows
+check "the --sort error names the bad key" err_has "'flows'"
+
+for cmd in "" top flows status size; do
+	# shellcheck disable=SC2086
+	run $cmd --help
+	check "--help for '${cmd:-flowsketch}' prints usage and exits 0" \
+		eval '[ "$rc" -eq 0 ] && out_has "^Usage: flowsketch" && [ ! -s "$T/err" ]'
+done
+
+# ------------------------------------------------------------ missing daemon
+runtime_error "missing daemon: the precise message" \
+	"cannot connect to flowsketchd at $T/none.sock: No such file or directory (is the daemon running?)" \
+	--socket "$T/none.sock" top --once
+
+# ------------------------------------------------------------------- top
+cat >"$T/top.json" <<'EOF'
+{"span_seconds":10, "windows":2, "window_seconds":5, "window_end":1700000000,
+ "sort":"packets", "total_packets":1234567, "total_bytes":987654321,
+ "error_bound":{"epsilon":0.00066, "delta":0.0067, "packets":815, "bytes":651852},
+ "flows":[
+  {"src":"10.0.0.1", "dst":"10.0.0.2", "sport":40000, "dport":80,
+   "proto":"tcp", "proto_num":6, "family":4,
+   "packets":600000, "bytes":800000000, "share":0.486},
+  {"src":"2001:db8::1", "dst":"2001:db8::2", "sport":5353, "dport":443,
+   "proto":"udp", "proto_num":17, "family":6,
+   "packets":1500, "bytes":2100000, "share":0.0012},
+  {"src":"10.0.0.3", "dst":"10.0.0.4", "sport":0, "dport":2048,
+   "proto":"icmp", "proto_num":1, "family":4,
+   "packets":999, "bytes":98000, "share":0.0008}]}
+EOF
+serve top "$T/top.json" || exit 1
+S=(--socket "$T/top.sock")
+
+run "${S[@]}" top --once -n 3 --sort packets --span 1m
+check "top --once exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
+check "top header: span, windows, totals" \
+	out_has "last 10 s \(2 windows of 5 s.*1,234,567 packets, 988 MB"
+check "top header: the error bound in words" \
+	out_has "counts are upper bounds, at most \+815 packets \(\+652 KB\) over the truth with probability 99\.3%"
+check "top row 1: IPv4 endpoints with ports, SI units, share in %" \
+	out_has "^ *1 +10\.0\.0\.1:40000 +10\.0\.0\.2:80 +tcp +600K +800 MB +48\.6%$"
+check "top row 2: IPv6 endpoints in brackets" \
+	out_has "^ *2 +\[2001:db8::1\]:5353 +\[2001:db8::2\]:443 +udp +1\.5K +2\.1 MB +0\.1%$"
+check "top row 3: ICMP without ports, type/code from dport" \
+	out_has "^ *3 +10\.0\.0\.3 +10\.0\.0\.4 +icmp 8/0 +999 +98 KB +0\.1%$"
+check "top lists rows in the daemon's order" \
+	eval '[ "$(awk "/^ *[0-9]+  /{ print \$2 }" "$T/out" | tr "\n" " ")" = "10.0.0.1:40000 [2001:db8::1]:5353 10.0.0.3 " ]'
+check "top request: cmd, n, sort and span in seconds" \
+	eval 'tail -1 "$T/top.log" | jq -e ".cmd == \"top\" and .n == 3 and .sort == \"packets\" and .span == 60 and (keys | length) == 4" >/dev/null'
+
+run "${S[@]}" top --json --sort bytes
+check "top --json is the daemon's object, exact integers" \
+	eval '[ "$rc" -eq 0 ] && jq -e ".flows[0].bytes == 800000000 and .total_packets == 1234567 and (.flows | length) == 3" "$T/out" >/dev/null'
+check "top without --span sends no span (the daemon's one window)" \
+	eval 'tail -1 "$T/top.log" | jq -e ".sort == \"bytes\" and .n == 10 and has(\"span\") == false" >/dev/null'
+
+# Without --once: one block per window until SIGINT, exit 0; no screen
+# clearing when stdout is not a terminal.  window_end is long past, so the
+# CLI falls back to sleeping one window (1 s) between blocks.
+jq '.window_seconds = 1' "$T/top.json" >"$T/top1.json"
+serve top1 "$T/top1.json" || exit 1
+timeout --preserve-status -s INT 2.5 "$CLI" --socket "$T/top1.sock" top >"$T/out" 2>"$T/err"
+rc=$?
+blocks=$(grep -c "^flowsketch top:" "$T/out")
+check "top redraws every window until SIGINT, then exits 0 ($blocks blocks)" \
+	eval '[ "$rc" -eq 0 ] && [ "$blocks" -ge 2 ] && [ "$blocks" -le 4 ]'
+check "top does not clear the screen when stdout is not a tty" \
+	eval '! grep -q $'"'"'\033'"'"' "$T/out"'
+
+# ----------------------------------------------------------------- flows
+cat >"$T/flows.json" <<'EOF'
+{"span_seconds":5, "windows":1, "distinct_flows":12345,
+ "distinct_sources":678, "distinct_destinations":9,
+ "relative_standard_error":0.008125, "hll_precision":14}
+EOF
+serve flows "$T/flows.json" || exit 1
+run --socket "$T/flows.sock" flows --span 5
+check "flows exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
+# 12345 * 0.008125 = 100.3; 678 * 0.008125 = 5.5 -> 6; 9 * 0.008125 -> 0
+check "flows: distinct flows with relative and absolute error" \
+	out_has "^ +flows +12,345 +± 0\.81% \(± 100 at 1 sigma\)$"
+check "flows: distinct sources" \
+	out_has "^ +sources +678 +± 0\.81% \(± 6 at 1 sigma\)$"
+check "flows: distinct destinations" \
+	out_has "^ +destinations +9 +± 0\.81% \(± 0 at 1 sigma\)$"
+check "flows header: span, precision, 2-sigma error" \
+	eval 'out_has "last 5 s \(1 window\), HyperLogLog p = 14" && out_has "±1\.63% at 2 sigma"'
+check "flows request" \
+	eval 'tail -1 "$T/flows.log" | jq -e ". == {\"cmd\":\"flows\",\"span\":5}" >/dev/null'
+run --socket "$T/flows.sock" flows --json
+check "flows --json parses" \
+	eval '[ "$rc" -eq 0 ] && jq -e ".distinct_flows == 12345" "$T/out" >/dev/null'
+
+# ---------------------------------------------------------------- status
+cat >"$T/status.json" <<'EOF'
+{"pid":4242, "pin_dir":"/sys/fs/bpf/flowsketch", "datapath":"bpf",
+ "interfaces":[{"name":"veth0", "ifindex":7, "xdp_mode":"native"},
+               {"name":"veth1", "ifindex":9, "xdp_mode":"generic"}],
+ "window_seconds":5, "history_seconds":300, "windows_kept":60,
+ "params":{"cms_width":4096, "cms_depth":5, "epsilon":0.000663,
+           "delta":0.0067, "conservative":false, "hll_precision":14,
+           "hll_relative_standard_error":0.008125},
+ "memory":{"datapath_bytes_per_cpu":655360, "datapath_bytes":1310720,
+           "history_bytes":31457280},
+ "totals":{"packets":5000000, "bytes":3500000000},
+ "counters":{"rx":5000010, "sketched":5000000, "non_ip":4, "fragments":17,
+             "malformed":{"trunc_eth":0, "trunc_ipv4":3, "bad_ihl":0,
+                          "bad_tcp_doff":2},
+             "malformed_total":5, "reports":321, "reports_dropped":2,
+             "update_errors":0}}
+EOF
+serve status "$T/status.json" || exit 1
+run --socket "$T/status.sock" status
+check "status exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
+check "status: daemon, datapath, pin dir" \
+	out_has "pid 4242, datapath bpf, maps pinned in /sys/fs/bpf/flowsketch"
+check "status: interfaces and XDP mode" \
+	out_has "veth0 \(ifindex 7, XDP native\), veth1 \(ifindex 9, XDP generic\)"
+check "status: window and history" \
+	out_has "5 s each, history 300 s \(60 windows kept\)"
+check "status: Count-Min parameters" \
+	out_has "width 4,096 x depth 5, epsilon 0\.066%, delta 0\.67%, conservative update off"
+check "status: Count-Min bound in words" \
+	eval 'out_has "never below the truth, and above it by at most 0\.066% of" && out_has "probability 99\.3%"'
+check "status: HyperLogLog precision and error" \
+	eval 'out_has "p = 14 \(16,384 registers" && out_has "±0\.81% at 1 sigma"'
+check "status: memory per CPU, total, history (binary units)" \
+	out_has "640 KiB per CPU in the datapath, 1\.3 MiB on all CPUs, 30 MiB of history"
+check "status: totals" out_has "5,000,000 packets, 3\.5 GB"
+check "status: datapath counters" \
+	out_has "5,000,010 frames seen, 5,000,000 sketched, 4 not IP, 17 fragments"
+check "status: only the non-zero malformed reasons" \
+	eval 'out_has "malformed: +5 \(trunc_ipv4 3, bad_tcp_doff 2\)$"'
+check "status: reports and dropped reports" \
+	out_has "321 heavy-hitter reports, 2 dropped"
+check "status request" \
+	eval 'tail -1 "$T/status.log" | jq -e ". == {\"cmd\":\"status\"}" >/dev/null'
+run --socket "$T/status.sock" status --json
+check "status --json parses, slashes unescaped" \
+	eval '[ "$rc" -eq 0 ] && jq -e ".params.cms_width == 4096" "$T/out" >/dev/null && grep -q "\"/sys/fs/bpf/flowsketch\"" "$T/out"'
+
+# ---------------------------------------------------------- daemon errors
+echo '{"error":"span 900 s is more than the 300 s of history kept"}' >"$T/error.json"
+serve error "$T/error.json" || exit 1
+for cmd in "top --once" flows status; do
+	# shellcheck disable=SC2086
+	runtime_error "$cmd: the daemon's error sentence, exit 1" \
+		"span 900 s is more than the 300 s of history kept" \
+		--socket "$T/error.sock" $cmd
+done
+
+printf '{not json' >"$T/garbage.json"
+serve garbage "$T/garbage.json" || exit 1
+runtime_error "malformed JSON from the socket" "malformed JSON" \
+	--socket "$T/garbage.sock" status
+
+printf '{"span_seconds":5, "windows"' >"$T/cut.json"
+serve cut "$T/cut.json" || exit 1
+runtime_error "truncated JSON from the socket" "ends in the middle" \
+	--socket "$T/cut.sock" flows
+
+: >"$T/empty.json"
+serve empty "$T/empty.json" || exit 1
+runtime_error "no answer at all" "without answering" \
+	--socket "$T/empty.sock" flows
+
+jq 'del(.distinct_sources)' "$T/flows.json" >"$T/partial.json"
+serve partial "$T/partial.json" || exit 1
+runtime_error "an answer without a field the table needs" \
+	'no number "distinct_sources"' --socket "$T/partial.sock" flows
+
+jq '.flows[1].packets = -5' "$T/top.json" >"$T/negative.json"
+serve negative "$T/negative.json" || exit 1
+runtime_error "a negative count is refused before printing any row" \
+	'no non-negative integer "packets"' --socket "$T/negative.sock" top --once
+
+echo '[1, 2]' >"$T/array.json"
+serve array "$T/array.json" || exit 1
+runtime_error "an answer that is not an object" "not a JSON object" \
+	--socket "$T/array.sock" status
+
+# ------------------------------------------------------------------ size
+# within VALUE PRINTED DECIMALS: VALUE rounds to the figure PRINTED.
+within() { awk -v v="$1" -v p="$2" -v d="$3" 'BEGIN { exit !((v - p) ^ 2 <= (0.5 * 10 ^ -d) ^ 2 * 1.000001) }'; }
+# row FIELD...: the first output line whose first fields are FIELD...
+row() { awk -v want="$*" 'index($0, want) && $0 ~ "^ *" want { print; exit }' "$T/out"; }
+
+run size
+check "size exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
+# Bloom: target, bits per item, best k, memory for a billion items.
+check "size: Bloom 10% row"   eval '[[ "$(row "10% ")"   =~ ^\ *10%\ +4\.8\ +3\ .*\ 0\.6\ GB ]]'
+check "size: Bloom 1% row"    eval '[[ "$(row "1% ")"    =~ ^\ *1%\ +9\.6\ +7\ .*\ 1\.2\ GB ]]'
+check "size: Bloom 0.1% row"  eval '[[ "$(row "0.1% ")"  =~ ^\ *0\.1%\ +14\.4\ +10\ .*\ 1\.8\ GB ]]'
+check "size: Bloom 0.01% row" eval '[[ "$(row "0.01% ")" =~ ^\ *0\.01%\ +19\.2\ +13\ .*\ 2\.4\ GB ]]'
+# Count-Min: width x depth, memory at 4-byte counters, overcount at 1e9,
+# and flowsketch's power-of-two width with its 16-byte cells.
+check "size: Count-Min 1% row" \
+	out_has "272 x 5 +5\.4 KB +1 billion +10 million +\| +512 x 5 .* 40 KiB$"
+check "size: Count-Min 0.1% row" \
+	out_has "2,719 x 5 +54 KB +1 billion +1 million +\| +4,096 x 5 .* 320 KiB$"
+check "size: Count-Min 0.001% row" \
+	out_has "271,829 x 5 +5\.4 MB +1 billion +10,000 +\| +524,288 x 5 .* 40 MiB$"
+# HyperLogLog: registers, standard error, memory at 6 bits (768 bytes,
+# 3 KB, 12 KB, 48 KB in the table, KB there meaning 1024 bytes).
+check "size: HLL p 10 row" out_has "^ +10 +1,024 +3\.25% +768 B "
+check "size: HLL p 12 row" out_has "^ +12 +4,096 +1\.63% +3 KiB "
+check "size: HLL p 14 row" out_has "^ +14 +16,384 +0\.81% +12 KiB "
+check "size: HLL p 16 row" out_has "^ +16 +65,536 +0\.41% +48 KiB "
+# Over capacity (sized for 1%, k = 7): bits set and false-positive rate.
+overfill_ok() {
+	local line set fp
+	line=$(row "$1 ") || return 1
+	set=$(awk '{ sub("%", "", $2); print $2 }' <<<"$line")
+	fp=$(awk '{ sub("%", "", $3); print $3 }' <<<"$line")
+	within "$set" "$2" 0 && within "$fp" "$3" "$4"
+}
+check "size: Bloom over capacity header names 1% and k = 7" \
+	out_has "sized for 1%, k = 7"
+check "size: over capacity 1x: 52%, 1.0%"     overfill_ok 1x 52 1.0 1
+check "size: over capacity 1.25x: 60%, 2.8%"  overfill_ok 1.25x 60 2.8 1
+check "size: over capacity 1.5x: 67%, 5.8%"   overfill_ok 1.5x 67 5.8 1
+# The table's 15.8 is 15.745 rounded twice (its own code says 15.75).
+check "size: over capacity 2x: 77%, 15.75%"   overfill_ok 2x 77 15.75 2
+check "size: over capacity 3x: 89%, 44%"      overfill_ok 3x 89 44 0
+
+run size --json
+check "size --json: every table, parses with jq" \
+	eval '[ "$rc" -eq 0 ] && jq -e "(.bloom | length) == 4 and (.count_min | length) == 3 and (.hyperloglog | length) == 4 and (.bloom_over_capacity.rows | length) == 5" "$T/out" >/dev/null'
+check "size --json: Count-Min widths 272, 2719, 271829 -> 512, 4096, 524288" \
+	eval 'jq -e "[.count_min[] | .width, .flowsketch.width] == [272, 512, 2719, 4096, 271829, 524288]" "$T/out" >/dev/null'
+check "size --json: Bloom best k 3, 7, 10, 13" \
+	eval 'jq -e "[.bloom[].hashes] == [3, 7, 10, 13]" "$T/out" >/dev/null'
+
+run size --cms-epsilon 0.05% --cms-delta 0.001 --items 5e6 --json
+# ceil(e / 0.0005) = 5437 -> 8192; ceil(ln 1000) = 7; overcount 0.0005 * 5e6.
+check "size --cms-epsilon/--cms-delta/--items: one Count-Min row" \
+	eval 'jq -e ".count_min | length == 1 and .[0].width == 5437 and .[0].depth == 7 and .[0].flowsketch.width == 8192 and .[0].overcount == 2500 and .[0].bytes_at_4_byte_counters == 152236" "$T/out" >/dev/null && [ "$(jq "keys" -c "$T/out")" = "[\"count_min\"]" ]'
+run size --hll-p 11 --json
+check "size --hll-p 11: 2048 registers, 1.04/sqrt(2048), 1536 bytes" \
+	eval 'jq -e ".hyperloglog[0] | .registers == 2048 and .bytes_at_6_bits == 1536 and (.relative_standard_error - 0.022981 | fabs) < 1e-6" "$T/out" >/dev/null'
+run size --bloom-n 1e6 --bloom-p 1%
+check "size --bloom-n 1e6 --bloom-p 1%: 9.6 bits per item, k = 7, 1.2 MB" \
+	out_has "^ +1% +9\.6 +7 +1 million +1\.2 MB "
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
