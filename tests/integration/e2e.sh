@@ -102,7 +102,9 @@ else
 	bail "namespaces and veth pair created"
 fi
 
-fs_in "$NS_RX" "$FSD" -i "$VETH_RX" --window "$WINDOW" --pin-dir "$PIN_DIR" \
+# nsenter itself, not fs_in: a backgrounded function is a subshell, and
+# $! must be the daemon (nsenter execs it) for the signal tests below.
+nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window "$WINDOW" --pin-dir "$PIN_DIR" \
 	--socket "$SOCK" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
@@ -250,7 +252,7 @@ done
 if bpftool -j map dump pinned "$PIN_DIR/ctl" >"$WORK/ctl.json" 2>&1; then
 	seq=$(jq '[.. | objects | select(has("window_seq")) | .window_seq][0] // "none"' "$WORK/ctl.json")
 	check "bpftool shows ctl with its BTF field window_seq ($seq)" \
-		jq -e '[.. | objects | select(has("window_seq"))] | length > 0 and (.[0].window_seq > 0)' "$WORK/ctl.json"
+		bash -c "jq -e '[.. | objects | select(has(\"window_seq\"))] | length > 0 and (.[0].window_seq > 0)' '$WORK/ctl.json' >/dev/null"
 else
 	diag <"$WORK/ctl.json"
 	not_ok "bpftool map dump pinned $PIN_DIR/ctl"
