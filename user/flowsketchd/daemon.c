@@ -5,9 +5,11 @@
  * Setup order is chosen so that each step only needs what came before and
  * so that a failure at any step is undone by the one teardown below:
  * signals are blocked first (a SIGINT during setup waits in the signalfd
- * and ends the loop at once, through the same cleanup), then the pin
- * directory lock (nothing is touched while another daemon owns it), load,
- * history and rotation state, the socket, pins, and last the XDP attach,
+ * and ends the loop at once, through the same cleanup), the secret (a bad
+ * --secret-file is refused before anything is touched), then the pin
+ * directory lock (nothing is touched while another daemon owns it), the
+ * socket (a second daemon on it is refused before anything loads), load,
+ * history and rotation state, pins, and last the XDP attach,
  * so that packets are counted only once everything that reads them works.
  */
 #include <errno.h>
@@ -94,13 +96,16 @@ static int setup(struct fsd_daemon *d)
 		fsd_err("cannot set up signal handling: %s", strerror(-err));
 		return err;
 	}
+	err = fsd_secret_get(o->secret_file, &secret);
+	if (err)
+		return err;
 	err = fsd_bpffs_mount();
 	if (err)
 		return err;
 	err = fsd_pinlock_take(&d->lock, o->pin_dir);
 	if (err)
 		return err;
-	err = fsd_secret_get(o->secret_file, &secret);
+	err = fsd_server_open(d);
 	if (err)
 		return err;
 	fsd_log_libbpf();
@@ -128,9 +133,6 @@ static int setup(struct fsd_daemon *d)
 				      &d->history);
 	if (!d->reports)
 		return -ENOMEM;
-	err = fsd_server_open(d);
-	if (err)
-		return err;
 	err = open_loop(d);
 	if (err)
 		return err;

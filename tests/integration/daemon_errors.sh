@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# daemon_errors.sh - flowsketchd refuses bad input and never leaves the
+# host half-configured.
+#
+# Each refusal must exit non-zero with one precise message, and afterwards
+# the host must be as before: nothing pinned under the test's pin
+# directory, no XDP program on the test veth (`ip -d link show`), no
+# socket.  The attach cases use a veth pair in namespaces made here; the
+# daemon runs under `nsenter --net` so that it sees the host's bpffs
+# (scripts/netns.sh).  Pin directories live under /sys/fs/bpf/fs-test-*,
+# sockets under a private /tmp directory.
+# Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+
+FSD=$PWD/build/flowsketchd
+TAG=fs-test-err-$$
+NS_TX=$TAG-tx
+NS_RX=$TAG-rx
+IF_TX=fse$$t
+IF_RX=fse$$r
+T=$(mktemp -d /tmp/$TAG.XXXXXX)
+PIN=/sys/fs/bpf/$TAG
+DAEMON_PIDS=()
+n=0
+
+cleanup() {
+	local pid
+	for pid in "${DAEMON_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	fs_pair_destroy "$NS_TX" "$NS_RX"
+	rm -rf "$PIN" "$PIN"-* 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	[ -s "$T/err" ] && sed 's/^/# stderr: /' "$T/err" | head -10
+	return 0
+}
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+# fsd ARGS...: run the daemon in the receiving namespace to completion;
+# stderr in $T/err, status in $rc.
+fsd() { fs_in "$NS_RX" "$FSD" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+
+# Start a daemon in the background and wait for its socket.
+fsd_start() {
+	local sock=$1; shift
+	# nsenter execs the daemon: $! is the daemon's pid.
+	nsenter --net="/run/netns/$NS_RX" "$FSD" --socket "$sock" "$@" \
+		>"$T/bg.out" 2>"$T/bg.err" &
+	DAEMON_PIDS+=($!)
+	bg_pid=$!
+	for _ in $(seq 50); do
+		[ -S "$sock" ] && xdp_attached && return 0
+		kill -0 "$bg_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+fsd_stop() {
+	kill -TERM "$1" && wait "$1"
+}
+
+no_pins() { [ -z "$(ls -A "$1" 2>/dev/null)" ]; }
+xdp_attached() { ip -n "$NS_RX" -d link show dev "$IF_RX" | grep -q 'prog/xdp'; }
+no_xdp() { ! xdp_attached; }
+one_line() { [ "$(wc -l <"$T/err")" -eq 1 ]; }
+says() { grep -qF -- "$1" "$T/err"; }
+failed_with() { [ "$rc" -ne 0 ] && one_line && says "$1"; }
+host_clean() { no_pins "$1" && no_xdp && [ ! -e "$T/sock" ]; }
+
+fs_require_root
+fs_bpffs_mount
+if [ ! -x "$FSD" ]; then
+	echo "not ok 1 - $FSD is built"
+	exit 1
+fi
+fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || {
+	echo "not ok 1 - create the veth pair"
+	exit 1
+}
+
+base=(--pin-dir "$PIN" --socket "$T/sock")
+
+# --- input errors: one message, nothing touched --------------------------
+fsd -i no-such-if0 "${base[@]}"
+check "unknown interface refused with one message" failed_with 'no interface named "no-such-if0"'
+check "unknown interface: host clean" host_clean "$PIN"
+
+for bad in "--width 8" "--width 8388608" "--width x" "--depth 0" "--depth 9" \
+	   "--precision 3" "--precision 19" "--window 0" "--window -1" \
+	   "--history 0" "--epsilon 0" "--hh-fraction 2" "--ringbuf-kib 100" \
+	   "--xdp-mode turbo"; do
+	# shellcheck disable=SC2086
+	fsd -i "$IF_RX" "${base[@]}" $bad
+	opt=${bad%% *}
+	check "$bad refused with one message" failed_with "${opt}"
+	check "$bad: host clean" host_clean "$PIN"
+done
+
+fsd -i "$IF_RX" "${base[@]}" --window 10 --history 5
+check "history shorter than a window refused" failed_with "--history (5 s) must be at least one window (10 s)"
+fsd -i "$IF_RX" "${base[@]}" --epsilon 0.01
+check "--epsilon without --delta refused" failed_with "--epsilon and --delta go together"
+fsd -i "$IF_RX" "${base[@]}" --width 65536 --depth 8 --precision 18 --history 3600
+check "history over the memory cap refused" failed_with "more than the"
+check "memory cap: host clean" host_clean "$PIN"
+
+fs_in "$NS_RX" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$FSD" -i "$IF_RX" "${base[@]}" >"$T/out" 2>"$T/err"
+rc=$?
+check "non-root refused with one message" failed_with "must run as root"
+check "non-root: host clean" host_clean "$PIN"
+
+echo -n 0123456789 >"$T/short-secret"
+fsd -i "$IF_RX" "${base[@]}" --secret-file "$T/short-secret"
+check "secret file of 10 bytes refused" failed_with "must hold exactly 16 bytes"
+check "bad secret: host clean" host_clean "$PIN"
+
+# --- a running daemon, and what may not happen next to it ----------------
+if fsd_start "$T/sock" -i "$IF_RX" --pin-dir "$PIN"; then
+	ok "daemon starts and attaches"
+else
+	not_ok "daemon starts and attaches"
+	sed 's/^/# daemon: /' "$T/bg.err"
+fi
+first=$bg_pid
+pins_before=$(ls "$PIN" | sort | tr '\n' ' ')
+check "every map and the program are pinned" \
+	test "$pins_before" = "barrier cms ctl hll params prog_xdp reports stats totals "
+check "dump of a pinned map shows BTF field names" \
+	sh -c "bpftool map dump pinned '$PIN/ctl' | grep -q window_seq"
+
+fsd -i "$IF_RX" --pin-dir "$PIN" --socket "$T/sock2"
+check "second daemon on the same pins refused with one message" \
+	failed_with "another flowsketchd is using $PIN (pid $first)"
+check "first daemon's pins untouched" \
+	test "$(ls "$PIN" | sort | tr '\n' ' ')" = "$pins_before"
+check "first daemon still attached" xdp_attached
+check "second daemon left no socket" test ! -e "$T/sock2"
+
+fsd -i "$IF_RX" --pin-dir "$PIN-2" --socket "$T/sock2"
+check "attach over an existing XDP program refused" \
+	sh -c "[ $rc -ne 0 ] && grep -q '$IF_RX already has an XDP program' '$T/err'"
+check "failed attach unpinned everything" no_pins "$PIN-2"
+check "failed attach left no socket" test ! -e "$T/sock2"
+check "failed attach left the first daemon attached" xdp_attached
+
+fsd -i "$IF_RX" --pin-dir "$PIN-3" --socket "$T/sock"
+check "second daemon on a live socket refused" failed_with "another daemon is listening on $T/sock"
+check "live socket: its pins are gone" no_pins "$PIN-3"
+
+check "SIGTERM stops the daemon with status 0" fsd_stop "$first"
+check "after SIGTERM: no pins, no XDP, no socket" host_clean "$PIN"
+
+# A SIGINT right after start, during or after setup: the same cleanup.
+nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" "${base[@]}" \
+	>"$T/out" 2>"$T/err" &
+pid=$!
+DAEMON_PIDS+=("$pid")
+sleep 0.05
+kill -INT "$pid"
+wait "$pid"
+check "SIGINT during start-up: host clean" host_clean "$PIN"
