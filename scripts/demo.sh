@@ -67,9 +67,11 @@ fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" ||
 	die "cannot create the namespaces and veth pair."
 echo "demo: $NS_TX/$VETH_TX -> $NS_RX/$VETH_RX"
 
-# nsenter directly (it execs the program), so that $! is the process to
-# stop; a backgrounded shell function would be a subshell.
-nsenter --net="/run/netns/$NS_RX" build/flowsketchd -i "$VETH_RX" --window 1 \
+# setsid and nsenter exec the program, so $! is the process to stop (a
+# backgrounded shell function would be a subshell); the new session keeps
+# Ctrl-C, which the terminal sends to its whole foreground process group,
+# away from the daemon and the generator: it is meant for the live view.
+setsid nsenter --net="/run/netns/$NS_RX" build/flowsketchd -i "$VETH_RX" --window 1 \
 	--pin-dir "$PIN_DIR" --socket "$SOCK" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
@@ -86,7 +88,7 @@ echo "demo: flowsketchd attached to $VETH_RX, maps pinned under $PIN_DIR"
 # 5000 flows, Zipf 1.1: a handful of heavy talkers over a long tail;
 # 40 % IPv6; 20k packets/s, a rate any machine sustains.  It runs a bit
 # longer than the display so the last windows are still busy.
-nsenter --net="/run/netns/$NS_TX" build/tools/fs-gen -i "$VETH_TX" \
+setsid nsenter --net="/run/netns/$NS_TX" build/tools/fs-gen -i "$VETH_TX" \
 	--dst-mac "$(fs_mac "$NS_RX" "$VETH_RX")" --flows 5000 --zipf 1.1 \
 	--ipv6-share 0.4 --sources 3000 --destinations 800 --rate 20000 \
 	--duration $((DEMO_SECONDS + 5)) --seed "$ID" 2>"$WORK/gen.log" &
