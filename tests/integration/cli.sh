@@ -198,6 +198,14 @@ check "top redraws every window until SIGINT, then exits 0 ($blocks blocks)" \
 check "top does not clear the screen when stdout is not a tty" \
 	eval '! grep -q $'"'"'\033'"'"' "$T/out"'
 
+# On a terminal (script(1) provides one) each block starts by clearing it.
+if command -v script >/dev/null; then
+	timeout --preserve-status -s INT 1.5 \
+		script -qec "$CLI --socket $T/top1.sock top" /dev/null >"$T/out" 2>"$T/err"
+	check "top clears the screen before each block on a tty" \
+		eval 'grep -q $'"'"'^\033\[H\033\[2Jflowsketch top:'"'"' "$T/out"'
+fi
+
 # ----------------------------------------------------------------- flows
 cat >"$T/flows.json" <<'EOF'
 {"span_seconds":5, "windows":1, "distinct_flows":12345,

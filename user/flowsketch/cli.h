@@ -14,6 +14,9 @@
 #define FS_EXIT_OK 0
 #define FS_EXIT_RUNTIME 1
 #define FS_EXIT_USAGE 2
+/* What a command's option parser returns once it has printed --help:
+ * nothing left to do, exit FS_EXIT_OK. */
+#define FS_HELP_SHOWN (-1)
 
 struct fs_cli {
 	const char *socket_path;

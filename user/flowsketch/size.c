@@ -155,7 +155,7 @@ static int parse_opts(int argc, char **argv, struct size_opts *o)
 			break;
 		case 'h':
 			usage();
-			return -1;
+			return FS_HELP_SHOWN;
 		case '?':
 		case ':':
 			return fs_option_error("size", c, argv);
@@ -516,8 +516,10 @@ int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv)
 	int ret;
 
 	ret = parse_opts(argc, argv, &o);
+	if (ret == FS_HELP_SHOWN)
+		return FS_EXIT_OK;
 	if (ret)
-		return ret < 0 ? FS_EXIT_OK : ret;
+		return ret;
 	if (o.cms || o.hll || o.bloom_n)
 		requested_rows(&o, &t);
 	else

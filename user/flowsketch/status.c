@@ -57,7 +57,7 @@ static int parse_opts(int argc, char **argv, bool *json)
 			break;
 		case 'h':
 			usage();
-			return -1;
+			return FS_HELP_SHOWN;
 		default:
 			return fs_option_error("status", c, argv);
 		}
@@ -223,8 +223,10 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 	int ret;
 
 	ret = parse_opts(argc, argv, &json);
+	if (ret == FS_HELP_SHOWN)
+		return FS_EXIT_OK;
 	if (ret)
-		return ret < 0 ? FS_EXIT_OK : ret;
+		return ret;
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("status"));
 	ret = FS_EXIT_RUNTIME;

@@ -116,7 +116,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			break;
 		case 'h':
 			usage();
-			return -1;
+			return FS_HELP_SHOWN;
 		default:
 			return fs_option_error("top", c, argv);
 		}
@@ -344,8 +344,10 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	int ret, err;
 
 	ret = parse_opts(argc, argv, &o);
+	if (ret == FS_HELP_SHOWN)
+		return FS_EXIT_OK;
 	if (ret)
-		return ret < 0 ? FS_EXIT_OK : ret;
+		return ret;
 	if (o.once)
 		return top_once(cli, &o, &v) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 
