@@ -296,6 +296,29 @@ static void test_candidates_by_window(void **state)
 	fsd_history_free(&h);
 }
 
+static void test_dropped_window(void **state)
+{
+	struct fs_flow_key k;
+	struct fsd_history h;
+	struct fs_sketch *s;
+
+	make_key(&k, 1);
+	assert_int_equal(fsd_history_init(&h, &params, 4, 10, 0), 0);
+	assert_int_equal(fsd_history_add_candidate(&h, 0, &k, 1), 1);
+	/* Window 0 could not be read: dropped, window 1 is next to close. */
+	fsd_history_drop(&h, 0);
+	assert_int_equal(h.windows_dropped, 1);
+	assert_int_equal(fsd_history_add_candidate(&h, 0, &k, 1), -ESRCH);
+	assert_int_equal(fsd_history_begin(&h, &s), 0);
+	assert_int_equal(fsd_history_commit(&h, 0, 0, 1), -EINVAL);
+	assert_int_equal(fsd_history_commit(&h, 1, 1, 2), 0);
+	assert_int_equal(fsd_history_window(&h, 0)->candidates.count, 0);
+	/* Window 2 reuses slot 0 and starts with an empty set. */
+	assert_int_equal(fsd_history_add_candidate(&h, 2, &k, 1), 1);
+	assert_int_equal(h.pending[0].count, 1);
+	fsd_history_free(&h);
+}
+
 static void test_distinct_over_span(void **state)
 {
 	struct traffic *t = calloc(1, sizeof(*t));
@@ -344,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_ring_wraps),
 		cmocka_unit_test(test_span_beyond_history_refused),
 		cmocka_unit_test(test_candidates_by_window),
+		cmocka_unit_test(test_dropped_window),
 		cmocka_unit_test(test_distinct_over_span),
 		cmocka_unit_test(test_memory_accounted),
 	};

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 #include "protocol.h"
@@ -140,14 +141,24 @@ static ssize_t read_request(int fd, char *buf, size_t size)
 	return -E2BIG;
 }
 
-static void send_all(int fd, const char *buf, size_t len)
+static __u64 monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
+}
+
+/* SO_SNDTIMEO bounds each send(); the deadline bounds a client that
+ * takes a few bytes per timeout. */
+static void send_all(int fd, const char *buf, size_t len, __u64 deadline_ms)
 {
 	while (len) {
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0 || monotonic_ms() > deadline_ms)
 			return;
 		buf += n;
 		len -= (size_t)n;
@@ -160,6 +171,7 @@ static void serve(struct fsd_daemon *d, int fd)
 	char req[FS_REQUEST_MAX + 1];
 	struct json_object *answer;
 	const char *text;
+	__u64 deadline;
 	ssize_t len;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -173,8 +185,9 @@ static void serve(struct fsd_daemon *d, int fd)
 	else
 		answer = fsd_answer(d, req, (size_t)len);
 	text = json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PLAIN);
-	send_all(fd, text, strlen(text));
-	send_all(fd, "\n", 1);
+	deadline = monotonic_ms() + 5 * FSD_CLIENT_TIMEOUT_MS;
+	send_all(fd, text, strlen(text), deadline);
+	send_all(fd, "\n", 1, deadline);
 	json_object_put(answer);
 }
 

@@ -3,9 +3,10 @@
  * server.h - the query socket of protocol.h.
  *
  * One request per connection, served inside the daemon's event loop.  A
- * client is given FSD_CLIENT_TIMEOUT_MS to send its request and as long
- * again to take the answer; one that is slower is dropped, so a stuck or
- * hostile client delays windows by at most that, never stops them.
+ * client is given FSD_CLIENT_TIMEOUT_MS to send its request and five
+ * times that to take the answer; one that is slower is dropped, so a
+ * stuck or hostile client delays windows by at most that, never stops
+ * them.
  */
 #ifndef FLOWSKETCHD_SERVER_H
 #define FLOWSKETCHD_SERVER_H
