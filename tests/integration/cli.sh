@@ -206,6 +206,13 @@ if command -v script >/dev/null; then
 		eval 'grep -q $'"'"'^\033\[H\033\[2Jflowsketch top:'"'"' "$T/out"'
 fi
 
+# Right after the daemon starts no window has finished: say so, no table.
+jq '.windows = 0 | .span_seconds = 0 | .flows = []' "$T/top.json" >"$T/top0.json"
+serve top0 "$T/top0.json" || exit 1
+run --socket "$T/top0.sock" top --once
+check "top before the first window: a sentence, no table" \
+	eval '[ "$rc" -eq 0 ] && out_has "^flowsketch top: no 5 s window has finished yet$" && [ "$(wc -l <"$T/out")" -eq 1 ]'
+
 # ----------------------------------------------------------------- flows
 cat >"$T/flows.json" <<'EOF'
 {"span_seconds":5, "windows":1, "distinct_flows":12345,

@@ -99,6 +99,10 @@ static void print_flows(const struct flows_view *v)
 {
 	char rse[FS_FMT_MAX], rse2[FS_FMT_MAX];
 
+	if (!v->windows) {
+		printf("flowsketch flows: no window has finished yet\n");
+		return;
+	}
 	printf("flowsketch flows: last %llu s (%llu window%s), HyperLogLog p = %llu\n",
 	       (unsigned long long)v->span_seconds,
 	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",

@@ -243,6 +243,12 @@ static void print_header(const struct top_view *v)
 	time_t t = (time_t)v->window_end;
 	struct tm tm;
 
+	if (!v->windows) {
+		/* Right after the daemon starts: nothing to sum yet. */
+		printf("flowsketch top: no %llu s window has finished yet\n",
+		       (unsigned long long)v->window_seconds);
+		return;
+	}
 	strftime(end, sizeof(end), "%H:%M:%S", localtime_r(&t, &tm));
 	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s\n",
 	       (unsigned long long)v->span_seconds,
@@ -278,6 +284,8 @@ static int print_top(const struct top_view *v)
 		wh = width_of(wh, rows[i].share);
 	}
 	print_header(v);
+	if (!v->windows)
+		goto out;
 	printf("\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
 	       wd, "destination", wp, "proto", wk, "packets", wb, "bytes",
 	       wh, "share");
@@ -287,6 +295,7 @@ static int print_top(const struct top_view *v)
 		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share);
 	if (!v->nflows)
 		printf("(no flow above the report threshold in this span)\n");
+out:
 	free(rows);
 	return 0;
 }
