@@ -24,7 +24,8 @@
 #include "flowsketch/kfunc.h"
 
 extern int bpf_flowsketch_update(struct fs_kfunc_args *args, __u32 args__sz,
-				 void *cms__map, void *hll__map) __ksym __weak;
+				 struct bpf_map *cms,
+				 struct bpf_map *hll) __ksym __weak;
 
 static __always_inline int fs_update_sketches_kfunc(struct fs_packet_update *u)
 {
@@ -35,7 +36,9 @@ static __always_inline int fs_update_sketches_kfunc(struct fs_packet_update *u)
 	 * verifier turns into constants, never the compile-time defaults. */
 	args.params = fs_params;
 	args.u = *u;
-	err = bpf_flowsketch_update(&args, sizeof(args), &fs_cms, &fs_hll);
+	err = bpf_flowsketch_update(&args, sizeof(args),
+				    (struct bpf_map *)&fs_cms,
+				    (struct bpf_map *)&fs_hll);
 	u->hash = args.u.hash;
 	u->report = args.u.report;
 	return err;

@@ -45,16 +45,15 @@ __bpf_kfunc_start_defs();
  * bpf_flowsketch_update - count one packet in the flowsketch sketches
  * @args: parameters and packet update (struct fs_kfunc_args), in and out
  * @args__sz: sizeof(struct fs_kfunc_args)
- * @cms__map: the program's fs_cms map
- * @hll__map: the program's fs_hll map
+ * @cms: the program's fs_cms map
+ * @hll: the program's fs_hll map
  *
  * Return: 0, -EINVAL for arguments that break the ABI, or -ENOENT.
  */
 __bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
-				      u32 args__sz, void *cms__map,
-				      void *hll__map)
+				      u32 args__sz, struct bpf_map *cms,
+				      struct bpf_map *hll)
 {
-	struct bpf_map *cms = cms__map, *hll = hll__map;
 	const struct fs_sketch_params *p = &args->params;
 	struct fs_update_env env;
 

@@ -3,7 +3,7 @@
  * kfunc.h - ABI of the flowsketch kernel module's kfunc (kmod/).
  *
  *   int bpf_flowsketch_update(struct fs_kfunc_args *args, u32 args__sz,
- *                             void *cms__map, void *hll__map);
+ *                             struct bpf_map *cms, struct bpf_map *hll);
  *
  * Runs fs_sketch_update() (update.h) natively over the same per-CPU map
  * memory the pure-BPF path updates, so both paths leave identical state
@@ -12,13 +12,16 @@
  *   args      BPF stack memory, args__sz == sizeof(struct fs_kfunc_args)
  *             (the verifier checks that args__sz bytes are readable and
  *             initialised; the module checks the exact size);
- *   cms__map  the program's fs_cms map: BPF_MAP_TYPE_PERCPU_ARRAY of
- *             struct fs_cms_chunk, at least fs_cms_chunks(params, nslots);
- *   hll__map  the program's fs_hll map, same for struct fs_hll_chunk.
+ *   cms       the program's fs_cms map (&fs_cms): BPF_MAP_TYPE_PERCPU_ARRAY
+ *             of struct fs_cms_chunk, at least fs_cms_chunks(params, nslots);
+ *   hll       the program's fs_hll map, same for struct fs_hll_chunk.
  *
- * The "__sz" and "__map" suffixes are how the verifier recognises a
- * (pointer, size) pair and a map argument (Linux 6.9+); a map argument
- * reaches the kfunc as the map's struct bpf_map.
+ * The "__sz" suffix is how the verifier recognises a (pointer, size) pair.
+ * The maps are typed struct bpf_map * arguments, which the verifier
+ * matches against a map pointer (CONST_PTR_TO_MAP, Linux 6.9+), rather than
+ * "void *x__map" ones: with two "__map" arguments the 6.12 verifier reads
+ * the second map's btf_record, which is NULL for a plain array, and oopses
+ * (seen in tests/vm).
  *
  * Returns 0, -EINVAL when the arguments do not match the ABI (size, params
  * out of range, map of the wrong type, value size or length, slot >=

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# The flowsketch kernel module, tested inside a VM (the host kernel cannot
+# load modules; see /work/shared/PLATFORM.md).  Prints TAP lines.
+#
+# On the host: build the module with BTF against Debian's 6.12 headers and
+# check what modinfo says about it; build the static test program and the
+# initramfs (tests/vm/lib.sh).  In the VM (tests/vm/vmtest.c): insmod, the
+# kfunc in /sys/kernel/btf, both datapath paths compared byte for byte with
+# each other and with the user-space model, 50 load/unload cycles under
+# traffic, and a clean kernel log.  The VM's own lines come back without
+# numbers and are numbered here.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+# shellcheck source=tests/vm/lib.sh
+. tests/vm/lib.sh
+
+n=0
+failed=0
+tap() {
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# Packages (qemu, busybox-static, the 6.12 image and headers, zstd, cpio,
+# kmod) come from the one list in scripts/deps.sh.
+if ! ./scripts/deps.sh >&2; then
+	tap fail "the VM's packages are installed (scripts/deps.sh)"
+	exit 1
+fi
+
+log=$VM_DIR/build.log
+mkdir -p "$VM_DIR"
+if vm_build_module > "$log" 2>&1; then
+	tap ok "kmod/flowsketch.ko builds against $VM_KVER with BTF"
+else
+	sed 's/^/# /' "$log"
+	tap fail "kmod/flowsketch.ko builds against $VM_KVER with BTF"
+	exit 1
+fi
+
+# The module has no parameters (main.c says why); any it grows must be
+# described for operators.
+info=$(/sbin/modinfo kmod/flowsketch.ko)
+undescribed=$(echo "$info" | awk '$1 == "parm:" && $0 !~ /parm: *[^:]+:[^ ]/ { print $2 }')
+if echo "$info" | grep -q '^license: *Dual BSD/GPL$' &&
+   echo "$info" | grep -q '^author: *flowsketch$' &&
+   echo "$info" | grep -q '^description: *flowsketch' &&
+   [ -z "$undescribed" ]; then
+	tap ok "modinfo gives license, author, description and describes every parameter"
+else
+	echo "$info" | sed 's/^/# /'
+	tap fail "modinfo gives license, author, description and describes every parameter"
+fi
+
+if (vm_build_program && vm_build_initramfs) > "$log" 2>&1; then
+	tap ok "static test program and initramfs build"
+else
+	sed 's/^/# /' "$log"
+	tap fail "static test program and initramfs build"
+	exit 1
+fi
+
+out=$VM_DIR/console.log
+start=$(date +%s)
+vm_boot test > "$out" 2>&1
+rc=$?
+secs=$(($(date +%s) - start))
+
+# Relay the VM's TAP lines with numbers, its comments as they are.
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) tap ok "${line#ok - }" ;;
+	"not ok - "*) tap fail "${line#not ok - }" ;;
+	"# "*) echo "$line" ;;
+	esac
+done < "$out"
+
+if grep -q '^# FS_VM_DONE' "$out" && grep -q '^# vmtest exited 0$' "$out"; then
+	tap ok "VM ran the tests to the end in ${secs}s"
+else
+	tail -n 60 "$out" | sed 's/^/# console: /'
+	tap fail "VM ran the tests to the end (qemu exit $rc after ${secs}s; console in $out)"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_datapath.c - the real XDP program (bpf/flowsketch.bpf.c) on both
+ * paths: the same crafted frames through a copy loaded with fs_use_kfunc
+ * = 1 and one with 0 must leave byte-identical fs_cms and fs_hll, equal to
+ * the user-space model fed the keys the frames were built from.
+ *
+ * Ground truth comes from the generator, not from the code under test:
+ * the key of every frame is known when it is built, the bytes counted are
+ * the frame length (datapath.bpf.h), frames that cannot be keyed (ARP,
+ * truncated) must not be counted, and the totals must equal what was sent.
+ * Half-way the window is rotated (fs_ctl.window_seq = 1) so both slots
+ * are exercised, and thresholds are set so heavy-hitter reports happen.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "flowsketch/maps.h"
+#include "vmtest.h"
+#include "traffic.h"
+#include "pkt_build.h"
+#include "flowsketch.skel.h"
+
+#define FS_VM_DP_FLOWS 1000
+#define FS_VM_DP_THRESH_PACKETS 16
+#define FS_VM_DP_THRESH_BYTES 20000
+
+struct fs_vm_dp_truth {
+	__u64 frames;
+	__u64 packets[FS_NSLOTS];
+	__u64 bytes[FS_NSLOTS];
+	__u64 reports;		/* packets on which the model reported */
+};
+
+static struct flowsketch *fs_vm_dp_open(const struct fs_sketch_params *p,
+					bool use_kfunc)
+{
+	struct flowsketch *skel;
+	int err;
+
+	skel = flowsketch__open();
+	if (!skel)
+		return NULL;
+	skel->rodata->fs_params = *p;
+	skel->rodata->fs_use_kfunc = use_kfunc;
+	err = fs_vm_size_maps(skel->maps.fs_cms, skel->maps.fs_hll, p);
+	if (!err)
+		err = flowsketch__load(skel);
+	if (err) {
+		flowsketch__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+static int fs_vm_dp_set_ctl(struct flowsketch *skel, __u64 seq)
+{
+	struct fs_ctl ctl = {
+		.window_seq = seq,
+		.thresh_packets = FS_VM_DP_THRESH_PACKETS,
+		.thresh_bytes = FS_VM_DP_THRESH_BYTES,
+	};
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0);
+}
+
+/*
+ * Frame of flow `flow` with `payload` bytes, and its key.  Flows cycle
+ * through TCP, UDP and ICMP over IPv4 and IPv6, every fifth one behind a
+ * VLAN tag; addresses and ports are functions of the flow number.
+ */
+static void fs_vm_dp_frame(__u32 flow, size_t payload, struct pkt *pk,
+			   struct fs_flow_key *key)
+{
+	static const __u8 protos[3] = { 6, 17, 0 /* ICMP of the family */ };
+	bool v6 = flow & 1;
+	__u8 proto = protos[(flow >> 1) % 3];
+	__u16 sport = (__u16)(1024 + flow * 7), dport = (__u16)(flow % 3 ? 443 : 53);
+	__u8 src[16] = { 0 }, dst[16] = { 0 };
+
+	if (!proto)
+		proto = v6 ? 58 : 1;
+	memset(key, 0, sizeof(*key));
+	key->family = v6 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+	key->proto = proto;
+	if (v6) {
+		src[0] = 0xfd; src[1] = 0x00; src[14] = (__u8)(flow >> 8); src[15] = (__u8)flow;
+		dst[0] = 0xfd; dst[1] = 0x01; dst[15] = (__u8)(flow % 37);
+	} else {
+		src[0] = 10; src[1] = 1; src[2] = (__u8)(flow >> 8); src[3] = (__u8)flow;
+		dst[0] = 10; dst[1] = 2; dst[3] = (__u8)(flow % 37);
+	}
+	memcpy(key->src, src, 16);
+	memcpy(key->dst, dst, 16);
+
+	pkt_init(pk);
+	if (flow % 5 == 4) {
+		pkt_eth(pk, PKT_ETH_P_8021Q);
+		pkt_vlan(pk, (__u16)flow, v6 ? PKT_ETH_P_IPV6 : PKT_ETH_P_IP);
+	} else {
+		pkt_eth(pk, v6 ? PKT_ETH_P_IPV6 : PKT_ETH_P_IP);
+	}
+	if (v6)
+		pkt_ipv6(pk, proto, src, dst);
+	else
+		pkt_ipv4(pk, proto, src, dst, 5, 0);
+	if (proto == 6 || proto == 17) {
+		if (proto == 6)
+			pkt_tcp(pk, sport, dport, 5);
+		else
+			pkt_udp(pk, sport, dport);
+		key->sport = htons(sport);
+		key->dport = htons(dport);
+	} else {
+		__u8 type = v6 ? 128 : 8, code = (__u8)(flow % 4);
+
+		pkt_icmp(pk, type, code);
+		key->dport = htons((__u16)(type << 8 | code));
+	}
+	pkt_payload(pk, payload);
+	pkt_finish(pk);
+}
+
+/* A frame the parser must refuse: ARP, or an IPv4 header cut short. */
+static void fs_vm_dp_junk(__u32 i, struct pkt *pk)
+{
+	static const __u8 a[4] = { 10, 9, 9, 9 };
+
+	pkt_init(pk);
+	if (i & 1) {
+		pkt_eth(pk, PKT_ETH_P_ARP);
+		pkt_payload(pk, 28);
+	} else {
+		pkt_eth(pk, PKT_ETH_P_IP);
+		pkt_ipv4(pk, 17, a, a, 5, 0);
+		pkt_udp(pk, 1, 2);
+		pkt_finish(pk);
+		pk->len = 14 + 12;
+	}
+}
+
+static bool fs_vm_dp_send(struct flowsketch *kf, struct flowsketch *bp,
+			  const struct pkt *pk)
+{
+	__u32 rv_kf = 0, rv_bp = 0;
+
+	return !fs_vm_run(kf->progs.fs_xdp, pk->data, (__u32)pk->len, NULL, &rv_kf) &&
+	       !fs_vm_run(bp->progs.fs_xdp, pk->data, (__u32)pk->len, NULL, &rv_bp) &&
+	       rv_kf == 2 && rv_bp == 2;	/* XDP_PASS: observe only */
+}
+
+/* Sum over CPUs of a per-CPU array of __u64 values, elements [0, n). */
+static int fs_vm_dp_sum_u64(struct bpf_map *map, __u32 n, __u32 words,
+			    __u64 *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), c;
+	__u64 *v = calloc((size_t)ncpus * words, sizeof(*v));
+	__u32 i, w;
+
+	if (!v)
+		return -ENOMEM;
+	memset(sum, 0, (size_t)n * words * sizeof(*sum));
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(map), &i, v)) {
+			free(v);
+			return -errno;
+		}
+		for (c = 0; c < ncpus; c++)
+			for (w = 0; w < words; w++)
+				sum[i * words + w] += v[c * words + w];
+	}
+	free(v);
+	return 0;
+}
+
+static void fs_vm_dp_check_counters(struct flowsketch *kf, struct flowsketch *bp,
+				    const struct fs_vm_dp_truth *t)
+{
+	__u64 tot_kf[FS_NSLOTS * 2], tot_bp[FS_NSLOTS * 2];
+	__u64 st_kf[FS_STAT_MAX], st_bp[FS_STAT_MAX];
+	bool ok = true;
+	int s;
+
+	if (fs_vm_dp_sum_u64(kf->maps.fs_totals, FS_NSLOTS, 2, tot_kf) ||
+	    fs_vm_dp_sum_u64(bp->maps.fs_totals, FS_NSLOTS, 2, tot_bp) ||
+	    fs_vm_dp_sum_u64(kf->maps.fs_stats, FS_STAT_MAX, 1, st_kf) ||
+	    fs_vm_dp_sum_u64(bp->maps.fs_stats, FS_STAT_MAX, 1, st_bp)) {
+		fs_vm_tap(false, "datapath: totals and stats readable");
+		return;
+	}
+	for (s = 0; s < FS_NSLOTS; s++)
+		if (tot_kf[2 * s] != t->packets[s] || tot_kf[2 * s + 1] != t->bytes[s])
+			ok = false;
+	fs_vm_tap(ok && !memcmp(tot_kf, tot_bp, sizeof(tot_kf)),
+		  "datapath: per-slot totals equal the packets and bytes sent, on both paths");
+	fs_vm_tap(!memcmp(st_kf, st_bp, sizeof(st_kf)) &&
+		  st_kf[FS_STAT_RX] == t->frames &&
+		  st_kf[FS_STAT_SKETCHED] == t->packets[0] + t->packets[1] &&
+		  st_kf[FS_STAT_UPDATE_ERRORS] == 0,
+		  "datapath: stats equal on both paths (rx %llu, sketched %llu, update errors %llu)",
+		  (unsigned long long)st_kf[FS_STAT_RX],
+		  (unsigned long long)st_kf[FS_STAT_SKETCHED],
+		  (unsigned long long)st_kf[FS_STAT_UPDATE_ERRORS]);
+	fs_vm_tap(t->reports > 0 &&
+		  st_kf[FS_STAT_REPORTS] + st_kf[FS_STAT_REPORTS_DROPPED] == t->reports &&
+		  st_bp[FS_STAT_REPORTS] + st_bp[FS_STAT_REPORTS_DROPPED] == t->reports,
+		  "datapath: heavy-hitter reports on both paths equal the model's (%llu)",
+		  (unsigned long long)t->reports);
+}
+
+void fs_vm_test_datapath(void)
+{
+	struct flowsketch *kf = NULL, *bp = NULL;
+	struct fs_vm_dp_truth t = {};
+	struct fs_sketch_params p;
+	struct fs_flow_key key;
+	struct fs_model m = {};
+	__u64 rng = 3, seq = 0;
+	int i, bad = 0, d, report;
+	struct pkt *pk;
+
+	pk = malloc(sizeof(*pk));
+	fs_vm_params(&p);
+	kf = fs_vm_dp_open(&p, true);
+	fs_vm_tap(kf, "datapath: flowsketch.bpf.c loads with fs_use_kfunc = 1%s%s",
+		  kf ? "" : ": ", kf ? "" : strerror(errno));
+	bp = fs_vm_dp_open(&p, false);
+	fs_vm_tap(bp, "datapath: flowsketch.bpf.c loads with fs_use_kfunc = 0%s%s",
+		  bp ? "" : ": ", bp ? "" : strerror(errno));
+	if (!pk || !kf || !bp || fs_model_init(&m, &p) ||
+	    fs_vm_dp_set_ctl(kf, seq) || fs_vm_dp_set_ctl(bp, seq))
+		goto out;
+
+	for (i = 0; i < FS_VM_PACKETS; i++) {
+		/* Skewed flow choice (square of a uniform): low flows are heavy. */
+		__u32 u = fs_vm_rand_below(&rng, FS_VM_DP_FLOWS);
+		__u32 flow = (__u32)((__u64)u * u / FS_VM_DP_FLOWS);
+		__u32 slot = (__u32)(seq % FS_NSLOTS);
+
+		if (i == FS_VM_PACKETS / 2) {
+			seq = 1;
+			slot = 1;
+			if (fs_vm_dp_set_ctl(kf, seq) || fs_vm_dp_set_ctl(bp, seq))
+				bad++;
+		}
+		t.frames++;
+		if (i % 64 == 63) {
+			fs_vm_dp_junk(i, pk);
+			bad += !fs_vm_dp_send(kf, bp, pk);
+			continue;
+		}
+		fs_vm_dp_frame(flow, fs_vm_rand_below(&rng, 1200), pk, &key);
+		bad += !fs_vm_dp_send(kf, bp, pk);
+		report = fs_model_update(&m, &key, pk->len, slot,
+					 FS_VM_DP_THRESH_PACKETS,
+					 FS_VM_DP_THRESH_BYTES, NULL);
+		t.packets[slot]++;
+		t.bytes[slot] += pk->len;
+		t.reports += report > 0;
+	}
+	fs_vm_tap(bad == 0, "datapath: %d frames (IPv4/IPv6, TCP/UDP/ICMP, VLAN, %d flows, junk) pass on both paths (%d failed)",
+		  FS_VM_PACKETS, FS_VM_DP_FLOWS, bad);
+	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_cms),
+				 bpf_map__fd(bp->maps.fs_cms),
+				 fs_cms_chunks(&p, FS_NSLOTS),
+				 sizeof(struct fs_cms_chunk), m.env.cms, fs_vm_cpu);
+	fs_vm_tap(d == 0, "datapath: fs_cms byte-identical on kfunc path, BPF path and model (%d chunks differ)", d);
+	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_hll),
+				 bpf_map__fd(bp->maps.fs_hll),
+				 fs_hll_chunks(&p, FS_NSLOTS),
+				 sizeof(struct fs_hll_chunk), m.env.hll, fs_vm_cpu);
+	fs_vm_tap(d == 0, "datapath: fs_hll byte-identical on kfunc path, BPF path and model (%d chunks differ)", d);
+	fs_vm_dp_check_counters(kf, bp, &t);
+out:
+	fs_model_free(&m);
+	flowsketch__destroy(kf);
+	flowsketch__destroy(bp);
+	free(pk);
+}

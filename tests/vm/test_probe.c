@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_probe.c - the kfunc against the pure-BPF update, input by input.
+ *
+ * Two copies of kfunc_probe.bpf.c are loaded with the same parameters and
+ * secret, one with fs_use_kfunc = 1 (the module's kfunc does the update)
+ * and one with 0 (BPF does it).  Every update goes through both and
+ * through the user-space model, and must give the same hash, report bits
+ * and error; afterwards fs_cms and fs_hll must be byte-identical in all
+ * three.  Ground truth independent of the code under test: in a
+ * standard-update Count-Min every row counts every packet once, so each
+ * row of a slot sums to exactly the packets and bytes sent to that slot.
+ *
+ * Then the other program types (tc, fentry) and the kfunc's argument
+ * checks, which a BPF program can get wrong and the module must refuse.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "vmtest.h"
+#include "traffic.h"
+#include "kfunc_probe.skel.h"
+
+#define FS_VM_PROBE_FLOWS 512	/* flows that repeat, so thresholds cross */
+
+struct fs_vm_sent {
+	__u64 packets[FS_NSLOTS];
+	__u64 bytes[FS_NSLOTS];
+};
+
+static struct kfunc_probe *fs_vm_probe_open(const struct fs_sketch_params *p,
+					    bool use_kfunc)
+{
+	struct kfunc_probe *skel;
+	int err;
+
+	skel = kfunc_probe__open();
+	if (!skel)
+		return NULL;
+	skel->rodata->fs_params = *p;
+	skel->rodata->fs_use_kfunc = use_kfunc;
+	err = fs_vm_size_maps(skel->maps.fs_cms, skel->maps.fs_hll, p);
+	if (!err)
+		err = kfunc_probe__load(skel);
+	if (err) {
+		kfunc_probe__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+/* A random key: one of FS_VM_PROBE_FLOWS recurring flows or a fresh one. */
+static void fs_vm_probe_key(__u64 *rng, struct fs_flow_key *k)
+{
+	__u64 flow_rng;
+	__u64 w[5];
+	int i;
+
+	if (fs_vm_rand_below(rng, 4)) {
+		flow_rng = fs_vm_rand_below(rng, FS_VM_PROBE_FLOWS) + 1;
+		rng = &flow_rng;
+	}
+	for (i = 0; i < 5; i++)
+		w[i] = fs_vm_rand(rng);
+	memset(k, 0, sizeof(*k));
+	k->family = (w[0] & 1) ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+	k->proto = (w[0] >> 8) & 1 ? 6 : 17;
+	k->sport = (__be16)(w[0] >> 16);
+	k->dport = (__be16)(w[0] >> 32);
+	memcpy(k->src, &w[1], 8);
+	memcpy(k->dst, &w[3], 8);
+	if (k->family == FS_FAMILY_IPV6) {
+		memcpy(k->src + 8, &w[2], 8);
+		memcpy(k->dst + 8, &w[4], 8);
+	}
+}
+
+/* Run one update through both programs and the model; false on mismatch. */
+static bool fs_vm_probe_one(struct kfunc_probe *kf, struct kfunc_probe *bp,
+			    struct fs_model *m, const struct fs_probe_frame *in,
+			    int *reported)
+{
+	struct fs_probe_frame out_kf, out_bp;
+	__u64 hash = 0;
+	__u32 rv_kf = ~0U, rv_bp = ~0U;
+	int report;
+
+	if (fs_vm_run(kf->progs.fs_probe_xdp, in, sizeof(*in), &out_kf, &rv_kf) ||
+	    fs_vm_run(bp->progs.fs_probe_xdp, in, sizeof(*in), &out_bp, &rv_bp))
+		return false;
+	report = fs_model_update(m, &in->u.key, in->u.bytes, in->u.slot,
+				 in->u.thresh_packets, in->u.thresh_bytes,
+				 &hash);
+	*reported += report > 0;
+	return rv_kf == 2 /* XDP_PASS */ && rv_bp == 2 &&
+	       out_kf.err == 0 && out_bp.err == 0 && report >= 0 &&
+	       out_kf.u.hash == hash && out_bp.u.hash == hash &&
+	       out_kf.u.report == (__u32)report &&
+	       out_bp.u.report == (__u32)report;
+}
+
+/* CPU fs_vm_cpu's copy of every element of a per-CPU array. */
+static void *fs_vm_read_cpu(int fd, __u32 n, size_t vsz)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	char *all, *mine;
+	__u32 i;
+
+	all = malloc(vsz * ncpus);
+	mine = malloc(vsz * n);
+	if (!all || !mine)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &i, all))
+			goto fail;
+		memcpy(mine + i * vsz, all + fs_vm_cpu * vsz, vsz);
+	}
+	free(all);
+	return mine;
+fail:
+	free(all);
+	free(mine);
+	return NULL;
+}
+
+/* Every Count-Min row of every slot sums to what was sent to the slot. */
+static bool fs_vm_rows_sum_to(int cms_fd, const struct fs_sketch_params *p,
+			      const struct fs_vm_sent *sent)
+{
+	__u32 n = fs_cms_chunks(p, FS_NSLOTS), slot, row, col;
+	struct fs_cms_chunk *chunks;
+	bool ok = true;
+
+	chunks = fs_vm_read_cpu(cms_fd, n, sizeof(*chunks));
+	if (!chunks)
+		return false;
+	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		for (row = 0; row < p->cms_depth; row++) {
+			__u64 packets = 0, bytes = 0;
+
+			for (col = 0; col < (1U << p->cms_log2_width); col++) {
+				__u64 c = fs_cms_cell_number(p, slot, row, col);
+				const struct fs_cms_cell *cell =
+					&chunks[c >> FS_CMS_CHUNK_SHIFT]
+						 .cells[c & FS_CMS_CHUNK_MASK];
+
+				packets += cell->packets;
+				bytes += cell->bytes;
+			}
+			if (packets != sent->packets[slot] ||
+			    bytes != sent->bytes[slot])
+				ok = false;
+		}
+	}
+	free(chunks);
+	return ok;
+}
+
+static void fs_vm_compare_sketches(struct kfunc_probe *kf,
+				   struct kfunc_probe *bp,
+				   const struct fs_model *m, const char *what)
+{
+	const struct fs_sketch_params *p = &m->params;
+	int d;
+
+	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_cms),
+				 bpf_map__fd(bp->maps.fs_cms),
+				 fs_cms_chunks(p, FS_NSLOTS),
+				 sizeof(struct fs_cms_chunk), m->env.cms,
+				 fs_vm_cpu);
+	fs_vm_tap(d == 0, "%s: fs_cms byte-identical on kfunc, BPF and model (%d chunks differ)",
+		  what, d);
+	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_hll),
+				 bpf_map__fd(bp->maps.fs_hll),
+				 fs_hll_chunks(p, FS_NSLOTS),
+				 sizeof(struct fs_hll_chunk), m->env.hll,
+				 fs_vm_cpu);
+	fs_vm_tap(d == 0, "%s: fs_hll byte-identical on kfunc, BPF and model (%d chunks differ)",
+		  what, d);
+}
+
+/* The tc program on the same kind of input, both paths and the model. */
+static void fs_vm_probe_tc(struct kfunc_probe *kf, struct kfunc_probe *bp,
+			   struct fs_model *m, __u64 *rng)
+{
+	struct fs_probe_frame in, out_kf, out_bp;
+	int i, bad = 0, report;
+	__u32 rv_kf, rv_bp;
+	__u64 hash;
+
+	for (i = 0; i < 256; i++) {
+		memset(&in, 0, sizeof(in));
+		fs_vm_probe_key(rng, &in.u.key);
+		in.u.bytes = 64 + fs_vm_rand_below(rng, 1400);
+		in.u.slot = i & 1;
+		if (fs_vm_run(kf->progs.fs_probe_tc, &in, sizeof(in), &out_kf, &rv_kf) ||
+		    fs_vm_run(bp->progs.fs_probe_tc, &in, sizeof(in), &out_bp, &rv_bp)) {
+			bad++;
+			continue;
+		}
+		report = fs_model_update(m, &in.u.key, in.u.bytes, in.u.slot,
+					 0, 0, &hash);
+		if (rv_kf || rv_bp || out_kf.err || out_bp.err || report ||
+		    out_kf.u.hash != hash || out_bp.u.hash != hash)
+			bad++;
+	}
+	fs_vm_tap(bad == 0, "tc (SCHED_CLS) program: 256 updates through the kfunc match BPF and model (%d bad)",
+		  bad);
+	fs_vm_compare_sketches(kf, bp, m, "after tc");
+}
+
+/* The kfunc from a tracing program: fentry on bpf_fentry_test1. */
+static void fs_vm_probe_fentry(struct kfunc_probe *kf)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct bpf_link *link;
+	int err;
+
+	link = bpf_program__attach(kf->progs.fs_probe_fentry);
+	if (!link) {
+		fs_vm_tap(false, "fentry (TRACING) program calls the kfunc (attach: %s)",
+			  strerror(errno));
+		return;
+	}
+	err = bpf_prog_test_run_opts(bpf_program__fd(kf->progs.fs_probe_fentry),
+				     &opts);
+	fs_vm_tap(!err && kf->bss->fs_probe_fentry_calls > 0 &&
+		  kf->bss->fs_probe_fentry_err == 0,
+		  "fentry (TRACING) program calls the kfunc (%llu calls, last %d)",
+		  (unsigned long long)kf->bss->fs_probe_fentry_calls,
+		  kf->bss->fs_probe_fentry_err);
+	bpf_link__destroy(link);
+}
+
+/* What the kfunc returns for one fs_probe_abi frame, or 1 if it did not run. */
+static int fs_vm_abi(struct kfunc_probe *kf, const struct fs_kfunc_args *args,
+		     __u32 maps)
+{
+	struct fs_probe_abi_frame in = { .args = *args, .maps = maps }, out;
+	__u32 rv;
+
+	if (fs_vm_run(kf->progs.fs_probe_abi, &in, sizeof(in), &out, &rv) ||
+	    rv != 2)
+		return 1;
+	return out.err;
+}
+
+static void fs_vm_probe_abi(struct kfunc_probe *kf,
+			    const struct fs_sketch_params *p)
+{
+	struct fs_kfunc_args good = { .params = *p }, bad;
+	int err;
+
+	good.u.key.family = FS_FAMILY_IPV4;
+	good.u.bytes = 60;
+
+	err = fs_vm_abi(kf, &good, FS_PROBE_MAPS_RIGHT);
+	fs_vm_tap(err == 0, "kfunc accepts well-formed arguments (%d)", err);
+	bad = good;
+	bad.u.slot = FS_NSLOTS;
+	err = fs_vm_abi(kf, &bad, FS_PROBE_MAPS_RIGHT);
+	fs_vm_tap(err == -EINVAL, "kfunc refuses slot >= nslots with -EINVAL (%d)", err);
+	bad = good;
+	bad.params.cms_depth = 0;
+	err = fs_vm_abi(kf, &bad, FS_PROBE_MAPS_RIGHT);
+	fs_vm_tap(err == -EINVAL, "kfunc refuses out-of-range params with -EINVAL (%d)", err);
+	bad = good;
+	bad.params.hll_p = FS_HLL_MAX_P;	/* valid, but fs_hll is too short */
+	err = fs_vm_abi(kf, &bad, FS_PROBE_MAPS_RIGHT);
+	fs_vm_tap(err == -EINVAL, "kfunc refuses maps shorter than the params need with -EINVAL (%d)", err);
+	err = fs_vm_abi(kf, &good, FS_PROBE_MAPS_SWAPPED);
+	fs_vm_tap(err == -EINVAL, "kfunc refuses swapped maps with -EINVAL (%d)", err);
+	err = fs_vm_abi(kf, &good, FS_PROBE_MAPS_WRONG_TYPE);
+	fs_vm_tap(err == -EINVAL, "kfunc refuses a map of the wrong type with -EINVAL (%d)", err);
+	err = fs_vm_abi(kf, &good, FS_PROBE_SIZE_WRONG);
+	fs_vm_tap(err == -EINVAL, "kfunc refuses a wrong args__sz with -EINVAL (%d)", err);
+}
+
+static void fs_vm_probe_run(bool conservative)
+{
+	const char *what = conservative ? "probe, conservative update" :
+					  "probe, standard update";
+	struct kfunc_probe *kf = NULL, *bp = NULL;
+	struct fs_vm_sent sent = {};
+	struct fs_sketch_params p;
+	struct fs_probe_frame in;
+	struct fs_model m = {};
+	__u64 rng = conservative ? 2 : 1;
+	int i, bad = 0, reports = 0;
+
+	fs_vm_params(&p);
+	if (conservative)
+		p.flags |= FS_PARAM_F_CONSERVATIVE;
+	kf = fs_vm_probe_open(&p, true);
+	fs_vm_tap(kf, "%s: kfunc variant loads (XDP, tc, fentry)%s%s", what,
+		  kf ? "" : ": ", kf ? "" : strerror(errno));
+	bp = fs_vm_probe_open(&p, false);
+	fs_vm_tap(bp, "%s: pure-BPF variant loads%s%s", what,
+		  bp ? "" : ": ", bp ? "" : strerror(errno));
+	if (!kf || !bp || fs_model_init(&m, &p))
+		goto out;
+
+	for (i = 0; i < FS_VM_PACKETS; i++) {
+		memset(&in, 0, sizeof(in));
+		fs_vm_probe_key(&rng, &in.u.key);
+		in.u.bytes = 40 + fs_vm_rand_below(&rng, 1461);
+		in.u.slot = fs_vm_rand_below(&rng, FS_NSLOTS);
+		in.u.thresh_packets = 4;
+		in.u.thresh_bytes = 4000;
+		sent.packets[in.u.slot]++;
+		sent.bytes[in.u.slot] += in.u.bytes;
+		if (!fs_vm_probe_one(kf, bp, &m, &in, &reports))
+			bad++;
+	}
+	/* reports > 0: the report bits compared include crossings. */
+	fs_vm_tap(bad == 0 && reports > 0, "%s: %d updates (IPv4/IPv6, %d recurring flows, both slots, %d threshold crossings) give the same hash, report and error on kfunc, BPF and model (%d differ)",
+		  what, FS_VM_PACKETS, FS_VM_PROBE_FLOWS, reports, bad);
+	fs_vm_compare_sketches(kf, bp, &m, what);
+	if (!conservative)
+		fs_vm_tap(fs_vm_rows_sum_to(bpf_map__fd(kf->maps.fs_cms), &p, &sent),
+			  "%s: every Count-Min row of the kfunc's sketch sums to the packets and bytes sent",
+			  what);
+	if (conservative)
+		goto out;
+	fs_vm_probe_tc(kf, bp, &m, &rng);
+	fs_vm_probe_fentry(kf);
+	fs_vm_probe_abi(kf, &p);
+out:
+	fs_model_free(&m);
+	kfunc_probe__destroy(kf);
+	kfunc_probe__destroy(bp);
+}
+
+void fs_vm_test_probe(void)
+{
+	fs_vm_probe_run(false);
+	fs_vm_probe_run(true);
+}

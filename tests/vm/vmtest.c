@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * vmtest.c - entry point and shared helpers of the in-VM test program.
+ *
+ *   vmtest test MODULE.ko     every test group, TAP lines
+ *   vmtest bench MODULE.ko    per-packet cost of both paths ("bench:" lines)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "vmtest.h"
+
+int fs_vm_cpu;
+
+void fs_vm_tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void fs_vm_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void fs_vm_params(struct fs_sketch_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->magic = FS_PARAMS_MAGIC;
+	p->version = FS_PARAMS_VERSION;
+	p->cms_depth = FS_DEFAULT_CMS_DEPTH;
+	p->cms_log2_width = FS_DEFAULT_CMS_LOG2W;
+	p->hll_p = FS_DEFAULT_HLL_P;
+	p->nslots = FS_NSLOTS;
+	p->secret.k0 = 0x0706050403020100ULL;
+	p->secret.k1 = 0x0f0e0d0c0b0a0908ULL;
+}
+
+int fs_vm_size_maps(struct bpf_map *cms, struct bpf_map *hll,
+		    const struct fs_sketch_params *p)
+{
+	int err;
+
+	err = bpf_map__set_max_entries(cms, fs_cms_chunks(p, FS_NSLOTS));
+	if (!err)
+		err = bpf_map__set_max_entries(hll, fs_hll_chunks(p, FS_NSLOTS));
+	return err;
+}
+
+int fs_vm_module_load(const char *ko_path)
+{
+	int fd, err = 0;
+
+	fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int fs_vm_module_unload(void)
+{
+	if (syscall(SYS_delete_module, FS_KFUNC_MODULE, O_NONBLOCK))
+		return -errno;
+	return 0;
+}
+
+int fs_vm_module_unload_wait(int timeout_ms)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	int err, waited;
+
+	for (waited = 0;; waited += 10) {
+		err = fs_vm_module_unload();
+		if ((err != -EAGAIN && err != -EBUSY) || waited >= timeout_ms)
+			return err;
+		nanosleep(&tick, NULL);
+	}
+}
+
+bool fs_vm_module_present(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/" FS_KFUNC_MODULE, &st) == 0;
+}
+
+int fs_vm_percpu_compare(int fd_a, int fd_b, __u32 n, size_t vsz,
+			 const void *model, int cpu)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t stride = (vsz + 7) & ~(size_t)7;
+	char *a = NULL, *b = NULL, *zero = NULL;
+	int differ = 0, err = 0, c;
+	__u32 i;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	a = malloc(stride * ncpus);
+	b = malloc(stride * ncpus);
+	zero = calloc(1, vsz);
+	if (!a || !b || !zero) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		bool same = true;
+
+		if (bpf_map_lookup_elem(fd_a, &i, a) ||
+		    bpf_map_lookup_elem(fd_b, &i, b)) {
+			err = -errno;
+			goto out;
+		}
+		for (c = 0; c < ncpus; c++) {
+			const char *ca = a + c * stride, *cb = b + c * stride;
+			const void *want = zero;
+
+			if (model)
+				want = c == cpu ? (const char *)model + i * vsz : zero;
+			if (memcmp(ca, cb, vsz) || (model && memcmp(ca, want, vsz)))
+				same = false;
+		}
+		differ += !same;
+	}
+out:
+	free(a);
+	free(b);
+	free(zero);
+	return err ? err : differ;
+}
+
+int fs_vm_run(const struct bpf_program *prog, const void *in, __u32 len,
+	      void *out, __u32 *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .data_in = in,
+		    .data_size_in = len,
+		    .data_out = out,
+		    .data_size_out = out ? len : 0,
+		    .repeat = 1);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	if (err)
+		return -errno;
+	if (retval)
+		*retval = opts.retval;
+	return 0;
+}
+
+/* Per-CPU sketches are compared on one CPU: stay there. */
+static int fs_vm_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static int fs_vm_libbpf_print(enum libbpf_print_level level,
+			      const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	printf("# libbpf: ");
+	return vprintf(fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode, *ko;
+	int err;
+
+	if (argc != 3 || (strcmp(argv[1], "test") && strcmp(argv[1], "bench"))) {
+		fprintf(stderr, "usage: %s test|bench MODULE.ko\n", argv[0]);
+		return 2;
+	}
+	mode = argv[1];
+	ko = argv[2];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	libbpf_set_print(fs_vm_libbpf_print);
+	fs_vm_cpu = 0;
+	err = fs_vm_pin(fs_vm_cpu);
+	if (err)
+		fs_vm_diag("cannot pin to CPU %d: %s", fs_vm_cpu, strerror(-err));
+
+	err = fs_vm_module_load(ko);
+	fs_vm_tap(!err, "insmod %s", ko);
+	if (err) {
+		fs_vm_diag("finit_module: %s", strerror(-err));
+		return 1;
+	}
+	if (!strcmp(mode, "bench")) {
+		fs_vm_bench();
+		return 0;
+	}
+	fs_vm_test_btf();
+	fs_vm_test_probe();
+	fs_vm_test_datapath();
+	fs_vm_test_unload(ko);
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * vmtest.h - the test program that runs inside the VM (tests/vm/run.sh).
+ *
+ * It is linked statically and runs as the only program of a busybox
+ * initramfs, so it loads and unloads the module itself (finit_module,
+ * delete_module) and prints TAP lines without numbers ("ok - text");
+ * run.sh numbers them when it relays them.
+ */
+#ifndef FLOWSKETCH_VMTEST_H
+#define FLOWSKETCH_VMTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/* The user-space model (user/lib/model.c, linked in) is the reference
+ * both datapath variants are compared with. */
+#include "model.h"
+
+/*
+ * update.h is included only for struct fs_packet_update (the probe frames
+ * carry it) and needs its environment's chunk lookups declared: these are
+ * the model's, never called here (the model runs its own instance).
+ */
+static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
+						   __u32 chunk)
+{
+	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
+}
+
+static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
+						   __u32 chunk)
+{
+	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
+}
+
+#include "flowsketch/update.h"
+#include "flowsketch/kfunc.h"
+#include "probe_frame.h"
+
+struct bpf_map;
+struct bpf_program;
+
+#define FS_VM_PACKETS 4096	/* packets per equivalence test */
+
+void fs_vm_tap(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fs_vm_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The parameters every test loads: defaults with a fixed secret. */
+void fs_vm_params(struct fs_sketch_params *p);
+
+/* Size fs_cms / fs_hll for p (before load). */
+int fs_vm_size_maps(struct bpf_map *cms, struct bpf_map *hll,
+		    const struct fs_sketch_params *p);
+
+/* finit_module(); 0 or -errno. */
+int fs_vm_module_load(const char *ko_path);
+/* delete_module(O_NONBLOCK), as rmmod does; 0 or -errno. */
+int fs_vm_module_unload(void);
+/* Unload, retrying while a freed program's module reference is still
+ * being dropped (programs are freed from a workqueue); 0 or -errno. */
+int fs_vm_module_unload_wait(int timeout_ms);
+bool fs_vm_module_present(void);
+
+/*
+ * Compare n elements of two per-CPU arrays (value size vsz) for every
+ * possible CPU, and CPU `cpu`'s copy against `model` (n * vsz bytes, or
+ * NULL), the other CPUs' copies against zero.  Returns the number of
+ * elements that differ, or -errno.
+ */
+int fs_vm_percpu_compare(int fd_a, int fd_b, __u32 n, size_t vsz,
+			 const void *model, int cpu);
+
+/* BPF_PROG_TEST_RUN of one frame; data_out (if out) gets the frame back. */
+int fs_vm_run(const struct bpf_program *prog, const void *in, __u32 len,
+	      void *out, __u32 *retval);
+
+/* Test groups (test_*.c, bench.c); each prints its TAP lines. */
+void fs_vm_test_btf(void);
+void fs_vm_test_probe(void);
+void fs_vm_test_datapath(void);
+void fs_vm_test_unload(const char *ko_path);
+void fs_vm_bench(void);
+
+/* The CPU this program is pinned to (per-CPU maps are read there). */
+extern int fs_vm_cpu;
+
+#endif /* FLOWSKETCH_VMTEST_H */
