@@ -26,7 +26,7 @@
 #include "kfunc_probe.skel.h"
 
 #define FS_VM_BENCH_FRAMES 64
-#define FS_VM_BENCH_REPEAT 2000
+#define FS_VM_BENCH_REPEAT 1000
 #define FS_VM_BENCH_ROUNDS 7
 
 enum fs_vm_variant {
