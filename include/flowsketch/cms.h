@@ -16,13 +16,16 @@
  * bound assumes; with the defaults (d = 5, w = 2^12) one word serves all
  * rows, so no extra mixing is done at all.
  *
- * Memory layout (what the datapath maps hold; see maps.h).  The cells of
- * all slots and rows are numbered consecutively,
- *     cell = ((slot * d + row) << log2w) | column,
+ * Memory layout (what the datapath maps hold; see maps.h).  Cells are
+ * numbered
+ *     cell = slot * stride + ((row << log2w) | column),
+ *     stride = (d << log2w) rounded up to a multiple of FS_CMS_CHUNK_CELLS,
  * and stored in chunks of FS_CMS_CHUNK_CELLS cells (32 KiB, the largest
  * per-CPU map value the kernel allows): chunk = cell >> FS_CMS_CHUNK_SHIFT,
- * offset = cell & FS_CMS_CHUNK_MASK.  A merged sketch in user space keeps
- * the same numbering with slot 0.
+ * offset = cell & FS_CMS_CHUNK_MASK.  The stride keeps every chunk inside
+ * one slot: the daemon rewrites a closed slot's elements whole while the
+ * datapath writes the other slot, and a shared element would lose those
+ * writes.  A merged sketch in user space keeps the numbering of slot 0.
  *
  * Update.  Standard: every row's cell += (1, bytes).  Conservative update
  * (Estan and Varghese): raise each row's cell only to min + increment.  It
@@ -90,25 +93,30 @@ FS_INLINE __u32 fs_cms_next_column(struct fs_cms_columns *it)
 	return column;
 }
 
-/* Global cell number of (slot, row, column); see the header comment. */
-FS_INLINE __u64 fs_cms_cell_number(const struct fs_sketch_params *p,
-				   __u32 slot, __u32 row, __u32 column)
-{
-	return (((__u64)slot * p->cms_depth + row) << p->cms_log2_width) |
-	       column;
-}
-
 FS_INLINE __u64 fs_cms_cells_per_slot(const struct fs_sketch_params *p)
 {
 	return (__u64)p->cms_depth << p->cms_log2_width;
 }
 
+/* Cells from one slot's first cell to the next one's (whole chunks). */
+FS_INLINE __u64 fs_cms_slot_stride(const struct fs_sketch_params *p)
+{
+	return (fs_cms_cells_per_slot(p) + FS_CMS_CHUNK_MASK) &
+	       ~(__u64)FS_CMS_CHUNK_MASK;
+}
+
+/* Global cell number of (slot, row, column); see the header comment. */
+FS_INLINE __u64 fs_cms_cell_number(const struct fs_sketch_params *p,
+				   __u32 slot, __u32 row, __u32 column)
+{
+	return slot * fs_cms_slot_stride(p) +
+	       (((__u64)row << p->cms_log2_width) | column);
+}
+
 /* Number of chunks (map elements) holding `nslots` slots. */
 FS_INLINE __u32 fs_cms_chunks(const struct fs_sketch_params *p, __u32 nslots)
 {
-	__u64 cells = fs_cms_cells_per_slot(p) * nslots;
-
-	return (__u32)((cells + FS_CMS_CHUNK_CELLS - 1) >> FS_CMS_CHUNK_SHIFT);
+	return (__u32)((nslots * fs_cms_slot_stride(p)) >> FS_CMS_CHUNK_SHIFT);
 }
 
 /*

@@ -17,10 +17,13 @@
  * 1.04 / sqrt(m): 0.81 % at p = 14.
  *
  * Memory layout.  Per slot there are FS_HLL_NSKETCH sketches (enum below).
- * Registers are numbered consecutively,
- *     register = ((slot * FS_HLL_NSKETCH + sketch) << p) | index,
+ * Registers are numbered
+ *     register = slot * stride + ((sketch << p) | index),
+ *     stride = (FS_HLL_NSKETCH << p) rounded up to whole chunks,
  * and stored in chunks of FS_HLL_CHUNK_REGS bytes (32 KiB): chunk =
  * register >> FS_HLL_CHUNK_SHIFT, offset = register & FS_HLL_CHUNK_MASK.
+ * As in cms.h, the stride keeps each chunk inside one slot, so that the
+ * daemon can rewrite a closed slot without touching the live one.
  */
 #ifndef FLOWSKETCH_HLL_H
 #define FLOWSKETCH_HLL_H
@@ -54,17 +57,28 @@ FS_INLINE __u8 fs_hll_rank(__u64 h, __u32 p)
 	return (__u8)(fs_ctz64((h >> p) | (1ULL << (64 - p))) + 1);
 }
 
+FS_INLINE __u64 fs_hll_regs_per_slot(const struct fs_sketch_params *p)
+{
+	return (__u64)FS_HLL_NSKETCH << p->hll_p;
+}
+
+/* Registers from one slot's first register to the next one's. */
+FS_INLINE __u64 fs_hll_slot_stride(const struct fs_sketch_params *p)
+{
+	return (fs_hll_regs_per_slot(p) + FS_HLL_CHUNK_MASK) &
+	       ~(__u64)FS_HLL_CHUNK_MASK;
+}
+
 FS_INLINE __u64 fs_hll_register_number(const struct fs_sketch_params *p,
 				       __u32 slot, __u32 sketch, __u32 index)
 {
-	return (((__u64)slot * FS_HLL_NSKETCH + sketch) << p->hll_p) | index;
+	return slot * fs_hll_slot_stride(p) +
+	       (((__u64)sketch << p->hll_p) | index);
 }
 
 FS_INLINE __u32 fs_hll_chunks(const struct fs_sketch_params *p, __u32 nslots)
 {
-	__u64 regs = ((__u64)nslots * FS_HLL_NSKETCH) << p->hll_p;
-
-	return (__u32)((regs + FS_HLL_CHUNK_REGS - 1) >> FS_HLL_CHUNK_SHIFT);
+	return (__u32)((nslots * fs_hll_slot_stride(p)) >> FS_HLL_CHUNK_SHIFT);
 }
 
 /* Raise a register to rank; returns 1 when it changed. */

@@ -244,11 +244,13 @@ static void test_mismatched_params_refused(void **state)
 	struct fixture *f = *state;
 	struct fs_sketch base, other, copy;
 	struct fs_sketch_params q;
-	/* One chunk fewer than slot 1 reaches into: the last cell (register)
-	 * of slot 1 is number 2 * per-slot - 1. */
-	__u32 cms_short = (__u32)((2 * fs_cms_cells_per_slot(&f->p) - 1) >>
+	/* One chunk fewer than slot 1 reaches into: the chunk holding the
+	 * last cell (register) of slot 1. */
+	__u32 cms_short = (__u32)((fs_cms_cell_number(&f->p, 1, 0, 0) +
+				   fs_cms_cells_per_slot(&f->p) - 1) >>
 				  FS_CMS_CHUNK_SHIFT);
-	__u32 hll_short = (__u32)(((2ULL * FS_HLL_NSKETCH << f->p.hll_p) - 1) >>
+	__u32 hll_short = (__u32)((fs_hll_register_number(&f->p, 1, 0, 0) +
+				   fs_hll_regs_per_slot(&f->p) - 1) >>
 				  FS_HLL_CHUNK_SHIFT);
 	int i;
 

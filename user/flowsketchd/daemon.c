@@ -139,10 +139,6 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_loader_pin(&d->loader, o->pin_dir);
 	if (err)
 		return err;
-	if (fsd_rotation_cms_shares_chunk(&o->params))
-		fsd_warn("width x depth = %llu cells is not a multiple of %u: the two window slots share a map element, and rotation may lose the few updates that hit it while it is rewritten",
-			 (unsigned long long)fs_cms_cells_per_slot(&o->params),
-			 FS_CMS_CHUNK_CELLS);
 	d->started_ns = fsd_now_ns();
 	d->rotation.start_ns = d->started_ns;
 	return fsd_loader_attach(&d->loader, o);

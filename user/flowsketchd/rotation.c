@@ -18,11 +18,6 @@ __u64 fsd_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-int fsd_rotation_cms_shares_chunk(const struct fs_sketch_params *p)
-{
-	return (fs_cms_cells_per_slot(p) & FS_CMS_CHUNK_MASK) != 0;
-}
-
 int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 		      const struct fs_sketch_params *p, double hh_fraction)
 {
@@ -101,36 +96,19 @@ static int read_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
 }
 
 /*
- * Zero elements [begin, end) (of elem bytes each) in chunks [first, last]:
- * each chunk is written back from the images with that range cleared, so
- * the other slot's part of a shared chunk keeps what was read.
+ * Zero chunks [first, last] on every CPU.  Slots start on chunk boundaries
+ * (cms.h, hll.h), so these chunks hold only the closed slot and no write
+ * of the datapath, which is on the other slot now, can be lost.
  */
-static int zero_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
-		       size_t elem, unsigned int shift, __u64 begin, __u64 end)
+static int zero_chunks(struct fsd_rotation *r, int fd, __u32 first,
+		       __u32 last)
 {
-	size_t chunk = sizeof(struct fs_cms_chunk);
-	__u32 first, last, k;
-	unsigned int cpu;
+	__u32 k;
 
-	chunk_range(begin, end, shift, &first, &last);
-	for (k = first; k <= last; k++) {
-		__u64 lo = (__u64)k << shift, hi = (__u64)(k + 1) << shift;
-
-		if (lo < begin)
-			lo = begin;
-		if (hi > end)
-			hi = end;
-		for (cpu = 0; cpu < r->ncpus; cpu++) {
-			char *dst = (char *)r->value + cpu * chunk;
-
-			memcpy(dst, (char *)base + ((size_t)cpu * n + k) * chunk,
-			       chunk);
-			memset(dst + (lo - ((__u64)k << shift)) * elem, 0,
-			       (hi - lo) * elem);
-		}
+	memset(r->value, 0, r->ncpus * sizeof(struct fs_cms_chunk));
+	for (k = first; k <= last; k++)
 		if (bpf_map_update_elem(fd, &k, r->value, BPF_EXIST))
 			return -errno;
-	}
 	return 0;
 }
 
@@ -138,18 +116,18 @@ static int zero_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
 static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 {
 	const struct fs_sketch_params *p = &r->params;
-	__u64 cells = fs_cms_cells_per_slot(p);
-	__u64 regs = (__u64)FS_HLL_NSKETCH << p->hll_p;
+	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
+	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
 	__u32 first, last;
 	unsigned int cpu;
 	int err;
 
-	chunk_range(slot * cells, (slot + 1) * cells, FS_CMS_CHUNK_SHIFT,
-		    &first, &last);
+	chunk_range(cell0, cell0 + fs_cms_cells_per_slot(p),
+		    FS_CMS_CHUNK_SHIFT, &first, &last);
 	err = read_chunks(r, r->cms_fd, r->cms, r->n_cms, first, last);
 	if (err)
 		return err;
-	chunk_range(slot * regs, (slot + 1) * regs, FS_HLL_CHUNK_SHIFT,
+	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
 		    &first, &last);
 	err = read_chunks(r, r->hll_fd, r->hll, r->n_hll, first, last);
 	if (err)
@@ -169,17 +147,19 @@ static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 static int zero_slot(struct fsd_rotation *r, __u32 slot)
 {
 	const struct fs_sketch_params *p = &r->params;
-	__u64 cells = fs_cms_cells_per_slot(p);
-	__u64 regs = (__u64)FS_HLL_NSKETCH << p->hll_p;
+	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
+	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
+	__u32 first, last;
 	int err;
 
-	err = zero_chunks(r, r->cms_fd, r->cms, r->n_cms,
-			  sizeof(struct fs_cms_cell), FS_CMS_CHUNK_SHIFT,
-			  slot * cells, (slot + 1) * cells);
+	chunk_range(cell0, cell0 + fs_cms_cells_per_slot(p),
+		    FS_CMS_CHUNK_SHIFT, &first, &last);
+	err = zero_chunks(r, r->cms_fd, first, last);
 	if (err)
 		return err;
-	return zero_chunks(r, r->hll_fd, r->hll, r->n_hll, 1,
-			   FS_HLL_CHUNK_SHIFT, slot * regs, (slot + 1) * regs);
+	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
+		    &first, &last);
+	return zero_chunks(r, r->hll_fd, first, last);
 }
 
 /* Sum fs_totals[slot] over CPUs into *t, then zero it. */

@@ -59,9 +59,6 @@ void fsd_rotation_free(struct fsd_rotation *r);
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb);
 
-/* 1 when a Count-Min slot ends inside a map element (see above). */
-int fsd_rotation_cms_shares_chunk(const struct fs_sketch_params *p);
-
 /* Current CLOCK_REALTIME in nanoseconds. */
 __u64 fsd_now_ns(void);
 

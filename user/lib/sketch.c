@@ -16,11 +16,6 @@
 #include "hll_estimate.h"
 #include "sketch.h"
 
-static __u64 hll_regs_per_slot(const struct fs_sketch_params *p)
-{
-	return (__u64)FS_HLL_NSKETCH << p->hll_p;
-}
-
 int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p)
 {
 	int err;
@@ -31,7 +26,7 @@ int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p)
 		return -EINVAL;
 	s->params = *p;
 	s->cms = calloc(fs_cms_cells_per_slot(p), sizeof(*s->cms));
-	s->hll = calloc(hll_regs_per_slot(p), sizeof(*s->hll));
+	s->hll = calloc(fs_hll_regs_per_slot(p), sizeof(*s->hll));
 	if (!s->cms || !s->hll) {
 		err = -ENOMEM;
 		goto err_free;
@@ -54,14 +49,14 @@ void fs_sketch_free(struct fs_sketch *s)
 void fs_sketch_reset(struct fs_sketch *s)
 {
 	memset(s->cms, 0, fs_cms_cells_per_slot(&s->params) * sizeof(*s->cms));
-	memset(s->hll, 0, hll_regs_per_slot(&s->params));
+	memset(s->hll, 0, fs_hll_regs_per_slot(&s->params));
 	memset(&s->totals, 0, sizeof(s->totals));
 }
 
 size_t fs_sketch_bytes(const struct fs_sketch_params *p)
 {
 	return fs_cms_cells_per_slot(p) * sizeof(struct fs_cms_cell) +
-	       hll_regs_per_slot(p);
+	       fs_hll_regs_per_slot(p);
 }
 
 int fs_sketch_add_slot(struct fs_sketch *s,
@@ -71,18 +66,20 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 {
 	const struct fs_sketch_params *p = &s->params;
 	__u64 ncells = fs_cms_cells_per_slot(p);
-	__u64 nregs = hll_regs_per_slot(p);
+	__u64 nregs = fs_hll_regs_per_slot(p);
 	__u64 first, i, g;
 
 	if (slot >= p->nslots)
 		return -EINVAL;
 	/* A slot's cells (and registers) are consecutive in the global
-	 * numbering of cms.h (hll.h), starting at slot * per-slot count. */
-	if ((__u64)n_cms_chunks * FS_CMS_CHUNK_CELLS < (slot + 1) * ncells ||
-	    (__u64)n_hll_chunks * FS_HLL_CHUNK_REGS < (slot + 1) * nregs)
+	 * numbering of cms.h (hll.h), from the slot's first one on. */
+	if ((__u64)n_cms_chunks * FS_CMS_CHUNK_CELLS <
+		    fs_cms_cell_number(p, slot, 0, 0) + ncells ||
+	    (__u64)n_hll_chunks * FS_HLL_CHUNK_REGS <
+		    fs_hll_register_number(p, slot, 0, 0) + nregs)
 		return -EINVAL;
 
-	first = slot * ncells;
+	first = fs_cms_cell_number(p, slot, 0, 0);
 	for (i = 0; i < ncells; i++) {
 		const struct fs_cms_cell *c;
 
@@ -91,7 +88,7 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 		s->cms[i].packets += c->packets;
 		s->cms[i].bytes += c->bytes;
 	}
-	first = slot * nregs;
+	first = fs_hll_register_number(p, slot, 0, 0);
 	for (i = 0; i < nregs; i++) {
 		g = first + i;
 		fs_hll_register_max(&s->hll[i],
@@ -113,7 +110,7 @@ int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o)
 	if (!fs_params_mergeable(&s->params, &o->params))
 		return -EINVAL;
 	ncells = fs_cms_cells_per_slot(&s->params);
-	nregs = hll_regs_per_slot(&s->params);
+	nregs = fs_hll_regs_per_slot(&s->params);
 	for (i = 0; i < ncells; i++) {
 		s->cms[i].packets += o->cms[i].packets;
 		s->cms[i].bytes += o->cms[i].bytes;
