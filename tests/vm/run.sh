@@ -59,6 +59,26 @@ else
 	tap fail "modinfo gives license, author, description and describes every parameter"
 fi
 
+# What `dkms build` runs: dkms.conf's MAKE line over the source tree that
+# kmod/dkms-source.sh lays out (dkms itself is not needed for that).
+dkms_tree=$PWD/$VM_DIR/dkms
+rm -rf "$dkms_tree"
+if (
+	set -e
+	# dkms sets these before it reads dkms.conf.
+	kernel_source_dir=$PWD/$VM_DIR/kdir
+	. kmod/dkms.conf
+	kmod/dkms-source.sh "$dkms_tree/$PACKAGE_NAME/$PACKAGE_VERSION/build"
+	eval "${MAKE[0]}"
+	readelf -S "$dkms_tree/$PACKAGE_NAME/$PACKAGE_VERSION/build/${BUILT_MODULE_LOCATION[0]}${BUILT_MODULE_NAME[0]}.ko" |
+		grep -q '\.BTF '
+) > "$log" 2>&1; then
+	tap ok "the DKMS source tree (kmod/dkms-source.sh) builds with dkms.conf's MAKE line"
+else
+	sed 's/^/# /' "$log"
+	tap fail "the DKMS source tree (kmod/dkms-source.sh) builds with dkms.conf's MAKE line"
+fi
+
 if (vm_build_program && vm_build_initramfs) > "$log" 2>&1; then
 	tap ok "static test program and initramfs build"
 else
