@@ -133,7 +133,10 @@ int fs_bench_naive(struct xdp_md *ctx)
 	__u32 hll_p = fs_params.hll_p, row;
 	struct fs_window_totals *totals;
 	struct fs_flow_key key;
-	struct fs_addr_key addr = {};
+	struct {
+		__u64 family;
+		__u8 addr[16];
+	} addr = {};
 	__u64 bytes;
 
 	if (bench_next_flow(ctx))

@@ -14,6 +14,7 @@
 #include <bpf/bpf_helpers.h>
 #include "flowsketch/maps.h"
 #include "flowsketch/params.h"
+#include "flowsketch/hash.h"
 
 /*
  * Set by the loader before load; .rodata is frozen, so the verifier treats
@@ -34,6 +35,10 @@ volatile struct fs_sketch_params fs_params SEC(".rodata") = {
 	.hll_p = FS_DEFAULT_HLL_P,
 	.nslots = FS_NSLOTS,
 };
+/* The per-packet hash key, fs_hash_key_derive(&fs_params.secret): the
+ * loader expands it once so that the datapath never runs SipHash.  Not
+ * const, for the same reason as fs_params. */
+volatile struct fs_hash_key fs_hash_key SEC(".rodata");
 /* 1: call the flowsketch kernel module's kfuncs (kmod/); 0: pure BPF. */
 const volatile __u32 fs_use_kfunc = 0;
 

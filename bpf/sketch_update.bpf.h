@@ -23,24 +23,46 @@
 #include "flowsketch/update.h"
 #include "flowsketch/kfunc.h"
 
+/* The kfunc path's argument block (sketch_update.bpf.h); unused, and
+ * never looked up, by the pure-BPF path. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_kfunc_args);
+} fs_kfunc_args SEC(".maps");
+
 extern int bpf_flowsketch_update(struct fs_kfunc_args *args, __u32 args__sz,
 				 struct bpf_map *cms,
 				 struct bpf_map *hll) __ksym __weak;
 
+/*
+ * The kfunc's argument block lives in a per-CPU map value, not on the
+ * stack: with the 176-byte hash key it would not fit the 512-byte BPF stack
+ * beside the rest of the datapath, and the parameters and key, copied once
+ * per CPU (when the block is still zero), need no copy per packet.
+ */
 static __always_inline int fs_update_sketches_kfunc(struct fs_packet_update *u)
 {
-	struct fs_kfunc_args args;
+	struct fs_kfunc_args *args;
+	__u32 zero = 0;
 	int err;
 
-	/* A struct copy from the volatile rodata: real loads, which the
-	 * verifier turns into constants, never the compile-time defaults. */
-	args.params = fs_params;
-	args.u = *u;
-	err = bpf_flowsketch_update(&args, sizeof(args),
+	args = bpf_map_lookup_elem(&fs_kfunc_args, &zero);
+	if (!args)
+		return FS_UPDATE_ENOENT;
+	if (args->params.magic != FS_PARAMS_MAGIC) {
+		/* Struct copies from the volatile rodata: real loads, never
+		 * the compile-time defaults. */
+		args->params = fs_params;
+		args->key = fs_hash_key;
+	}
+	args->u = *u;
+	err = bpf_flowsketch_update(args, sizeof(*args),
 				    (struct bpf_map *)&fs_cms,
 				    (struct bpf_map *)&fs_hll);
-	u->hash = args.u.hash;
-	u->report = args.u.report;
+	u->hash = args->u.hash;
+	u->report = args->u.report;
 	return err;
 }
 
@@ -51,7 +73,8 @@ static __always_inline int fs_update_sketches(struct fs_packet_update *u)
 	if (fs_use_kfunc)
 		return fs_update_sketches_kfunc(u);
 	return fs_sketch_update(&env,
-				(const struct fs_sketch_params *)&fs_params, u);
+				(const struct fs_sketch_params *)&fs_params,
+				(const struct fs_hash_key *)&fs_hash_key, u);
 }
 
 #endif /* FLOWSKETCH_SKETCH_UPDATE_BPF_H */

@@ -68,7 +68,7 @@ __bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
 
 	env.cms = container_of(cms, struct bpf_array, map);
 	env.hll = container_of(hll, struct bpf_array, map);
-	return fs_sketch_update(&env, p, &args->u);
+	return fs_sketch_update(&env, p, &args->key, &args->u);
 }
 
 __bpf_kfunc_end_defs();

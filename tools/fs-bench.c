@@ -158,6 +158,8 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 		return -ENOENT;
 	}
 	skel->rodata->fs_params = *p;
+	fs_hash_key_derive(&skel->rodata->fs_params.secret,
+			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
 	bpf_map__set_max_entries(skel->maps.fs_cms, fs_cms_chunks(p, FS_NSLOTS));
 	bpf_map__set_max_entries(skel->maps.fs_hll, fs_hll_chunks(p, FS_NSLOTS));
 	bpf_map__set_max_entries(skel->maps.naive_cms,
@@ -426,6 +428,7 @@ static __u64 bench_top_query(const struct fs_sketch *s, const __u64 *hashes,
 static int bench_daemon(struct bench *skel, const struct fs_sketch_params *p,
 			const struct bench_opts *o)
 {
+	struct fs_hash_key hash_key;
 	struct bench_rotation rot;
 	struct fs_sketch s = {};
 	__u8 *copy_src = NULL, *copy_dst = NULL;
@@ -467,6 +470,7 @@ static int bench_daemon(struct bench *skel, const struct fs_sketch_params *p,
 	memset(copy_dst, 0, bytes);
 	/* Candidates: flows as the driver made them (source 10.0.0.0 + n,
 	 * UDP 1024 -> 53, to 10.128.0.1), so the queries hit real cells. */
+	fs_hash_key_derive(&p->secret, &hash_key);
 	for (i = 0; i < o->candidates; i++) {
 		struct fs_flow_key key = {
 			.family = FS_FAMILY_IPV4,
@@ -478,7 +482,7 @@ static int bench_daemon(struct bench *skel, const struct fs_sketch_params *p,
 
 		memcpy(key.src, &saddr, 4);
 		memcpy(key.dst, &daddr, 4);
-		hashes[i] = fs_flow_hash(&key, &p->secret);
+		hashes[i] = fs_flow_hash(&key, &hash_key);
 	}
 
 	for (r = 0; r < o->rounds; r++) {

@@ -46,22 +46,35 @@
 #define FS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * Count trailing zeros of a non-zero 64-bit word.  Written out as a binary
- * search rather than __builtin_ctzll because the BPF backend of clang 14
- * has no cttz instruction to lower it to; the user and kernel builds use
- * the same code so that there is one definition to test.
+ * Count trailing zeros of a non-zero 64-bit word, without branches: the
+ * bits below the lowest set bit, (x & -x) - 1, counted by a SWAR popcount.
+ * BPF has neither a ctz instruction (clang 14 cannot lower
+ * __builtin_ctzll for it) nor conditional moves, and a binary search costs
+ * a branch misprediction or two per call on random hash bits, several
+ * times the arithmetic.  User and kernel builds use the same code so that
+ * there is one definition to test.
  */
 FS_INLINE __u32 fs_ctz64(__u64 x)
 {
-	__u32 n = 0;
+	__u64 y = (x & (~x + 1)) - 1;
 
-	if (!(x & 0xffffffffULL)) { n += 32; x >>= 32; }
-	if (!(x & 0xffffULL))     { n += 16; x >>= 16; }
-	if (!(x & 0xffULL))       { n += 8;  x >>= 8; }
-	if (!(x & 0xfULL))        { n += 4;  x >>= 4; }
-	if (!(x & 0x3ULL))        { n += 2;  x >>= 2; }
-	if (!(x & 0x1ULL))        { n += 1; }
-	return n;
+	y = y - ((y >> 1) & 0x5555555555555555ULL);
+	y = (y & 0x3333333333333333ULL) + ((y >> 2) & 0x3333333333333333ULL);
+	y = (y + (y >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (__u32)((y * 0x0101010101010101ULL) >> 56);
+}
+
+/*
+ * min(a, b) without a branch, for a, b < 2^63 (packet and byte counters
+ * are): a - b wraps to a number with the top bit set exactly when a < b.
+ * The row minimum of a Count-Min update compares random cells, so a
+ * branch there mispredicts about half the time.
+ */
+FS_INLINE __u64 fs_min_u63(__u64 a, __u64 b)
+{
+	__u64 a_smaller = 0 - ((a - b) >> 63);
+
+	return b ^ ((a ^ b) & a_smaller);
 }
 
 #endif /* FLOWSKETCH_COMPAT_H */

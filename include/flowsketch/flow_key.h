@@ -2,7 +2,7 @@
 /*
  * flow_key.h - the one flow key of flowsketch, for IPv4 and IPv6 alike.
  *
- * Layout (40 bytes, five little-endian 64-bit words as the hash reads it):
+ * Layout (40 bytes; the hash reads it as ten little-endian 32-bit chunks):
  *
  *   off size field
  *     0    1 family   FS_FAMILY_IPV4 (4) or FS_FAMILY_IPV6 (6)
@@ -38,21 +38,7 @@ struct fs_flow_key {
 	__u8 dst[16];
 };
 
-#define FS_FLOW_KEY_WORDS (sizeof(struct fs_flow_key) / 8)
-
-/*
- * The key of a source or destination address alone, for the distinct
- * sources / destinations HyperLogLogs: the family in the first word keeps
- * 10.0.0.1 apart from the IPv6 address 0a00:0001::.
- */
-struct fs_addr_key {
-	__u64 family;
-	__u8 addr[16];
-};
-
-#define FS_ADDR_KEY_WORDS (sizeof(struct fs_addr_key) / 8)
 
 _Static_assert(sizeof(struct fs_flow_key) == 40, "flow key is 5 words");
-_Static_assert(sizeof(struct fs_addr_key) == 24, "addr key is 3 words");
 
 #endif /* FLOWSKETCH_FLOW_KEY_H */

@@ -1,26 +1,22 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * hash.h - the keyed 64-bit hash every sketch of flowsketch is fed from.
+ * hash.h - the keyed 64-bit hashes every sketch of flowsketch is fed from.
  *
- * SipHash-1-3 (Aumasson & Bernstein; one compression round, three
- * finalization rounds), keyed with a 128-bit secret that the daemon draws
- * from getrandom() when it first loads the datapath.  Why keyed: the
- * Count-Min error bound and the HyperLogLog estimate both assume keys land
- * on independent, uniform positions.  With a public hash an attacker can
- * craft flows that share every Count-Min cell with a victim (inflating it
- * into the top talkers) or that all hit one HyperLogLog register.  With a
- * secret key SipHash is a PRF, so positions are unpredictable.  1-3 rather
- * than 2-4: it is the variant Linux's hsiphash, Rust and Python use for
- * table hashing, and it halves the cost on the per-packet path.
+ * Two functions, one secret:
+ *   - SipHash-2-4 (Aumasson & Bernstein), keyed with the 128-bit secret the
+ *     daemon draws from getrandom() when it first loads (or reads from
+ *     --secret-file, so that a fleet's sketches merge).  Used once, at
+ *     load, to expand the secret into the per-packet hash key.
+ *   - Per packet, a strongly universal multiply-shift hash under that key
+ *     (fs_packet_hash(), below): one hash of the flow, which feeds every
+ *     Count-Min row and the distinct-flows HyperLogLog, plus the hashes of
+ *     the source and destination addresses for their HyperLogLogs, for
+ *     twelve multiplications in all.
  *
- * Inputs are whole little-endian 64-bit words; a message of n words is
- * hashed exactly as standard SipHash hashes the 8n bytes, so the round
- * function is checked against the reference SipHash-2-4 vectors (the
- * rounds are a parameter) and the 1-3 outputs are pinned by test vectors.
- *
- * One hash per packet: the flow hash feeds every Count-Min row (see cms.h)
- * and the distinct-flows HyperLogLog.  Sources and destinations are other
- * keys and get their own hash.
+ * Both read their input as little-endian words; a SipHash message of n
+ * words is hashed exactly as standard SipHash hashes the 8n bytes, so the
+ * round function is checked against the reference vectors, and the
+ * per-packet outputs are pinned by test vectors.
  */
 #ifndef FLOWSKETCH_HASH_H
 #define FLOWSKETCH_HASH_H
@@ -90,25 +86,12 @@ FS_UNROLL
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-/* The hash of a flow: one per packet, feeds Count-Min and distinct flows. */
-FS_INLINE __u64 fs_flow_hash(const struct fs_flow_key *key,
-			     const struct fs_hash_secret *s)
-{
-	return fs_siphash_words((const __u64 *)key, FS_FLOW_KEY_WORDS, s, 1, 3);
-}
-
-/* The hash of one address, for the distinct sources/destinations sketches. */
-FS_INLINE __u64 fs_addr_hash(const struct fs_addr_key *key,
-			     const struct fs_hash_secret *s)
-{
-	return fs_siphash_words((const __u64 *)key, FS_ADDR_KEY_WORDS, s, 1, 3);
-}
-
 /*
- * Bijective 64-bit finalizer (MurmurHash3's fmix64).  Used only to stretch
- * one SipHash output into more bits when the Count-Min rows need more than
- * 64 bits of column index; it adds no key material and needs none, since
- * its input is already a PRF output.
+ * Bijective 64-bit finalizer (MurmurHash3's fmix64).  Applied to the
+ * multiply-shift outputs (see below), and used to stretch one flow hash
+ * into more bits when the Count-Min rows need more than 64 bits of column
+ * index.  It adds no key material and needs none: a fixed bijection of a
+ * 2-independent value is still 2-independent.
  */
 FS_INLINE __u64 fs_mix64(__u64 x)
 {
@@ -118,6 +101,115 @@ FS_INLINE __u64 fs_mix64(__u64 x)
 	x *= 0xc4ceb9fe1a85ec53ULL;
 	x ^= x >> 33;
 	return x;
+}
+
+/*
+ * ---- The per-packet hash -------------------------------------------------
+ *
+ * Thorup's pair-multiply-shift ("High speed hashing for integers and
+ * strings", 2015): for 32-bit chunks x_0 .. x_{2n-1} and random 64-bit keys
+ *     h(x) = (a_0 + sum_i (a_{2i+1} + x_{2i+1}) * (a_{2i+2} + x_{2i})) >> 32
+ * (mod 2^64) is strongly universal (2-independent) on 32-bit outputs: for
+ * any two distinct inputs the pair of outputs is uniform.  Two independent
+ * key sets give the high and low halves of a 64-bit value that is
+ * 2-independent as a whole, so two flows share a Count-Min column in each
+ * row with probability 1/w independently per row (the Count-Min bound
+ * needs exactly that), and collide in all 64 bits with probability 2^-64.
+ * A fixed bijection (fs_mix64) then breaks up the arithmetic-progression
+ * pattern that multiply-shift leaves on sequential inputs (sequential
+ * addresses are common, and HyperLogLog wants unstructured ranks); a
+ * bijection keeps 2-independence.
+ *
+ * Why not SipHash per packet: three SipHash-1-3 runs (flow, source,
+ * destination) cost about 150 ns in BPF, which has no rotate instruction,
+ * ten times the parser; this is twelve multiplications.  Why keyed at all: with a public function an attacker
+ * crafts flows that share every Count-Min cell with a victim, or pile onto
+ * one HyperLogLog register.  The key (176 bytes) is derived from the
+ * 128-bit secret with SipHash-2-4 in counter mode (fs_hash_key_derive());
+ * its outputs are never exposed, so universal hashing is what resists
+ * such attacks (as in UMAC's NH).
+ *
+ * The flow key's 10 chunks pair up as (family|proto, ports), (src 0, src 1),
+ * (src 2, src 3), (dst 0, dst 1), (dst 2, dst 3).  The source and
+ * destination address hashes reuse the address pairs' products with a
+ * family-only first pair, so all three hashes cost 6 products per half:
+ *     flow = a_0 + T_hdr + T_src + T_dst
+ *     src  = a_0 + T_fam + T_src
+ *     dst  = a_0 + T_fam + T_dst
+ * Each is a pair-multiply-shift instance of its own input, hence strongly
+ * universal; sharing keys between them correlates hashes of different
+ * sketches, which no sketch's analysis cares about.
+ */
+#define FS_HASH_PAIRS 5
+#define FS_HASH_KEY_WORDS (1 + 2 * FS_HASH_PAIRS)
+
+struct fs_hash_key {
+	__u64 a[2][FS_HASH_KEY_WORDS];	/* [half][0: a_0, 1..10: pair keys] */
+};
+
+struct fs_packet_hashes {
+	__u64 flow;
+	__u64 src;
+	__u64 dst;
+};
+
+typedef __u32 __attribute__((__may_alias__)) fs_alias_u32;
+
+/* Expand the 128-bit secret into the multiply-shift keys. */
+FS_INLINE void fs_hash_key_derive(const struct fs_hash_secret *s,
+				  struct fs_hash_key *key)
+{
+	__u64 ctr;
+	__u32 half, i;
+
+	for (half = 0; half < 2; half++)
+		for (i = 0; i < FS_HASH_KEY_WORDS; i++) {
+			ctr = ((__u64)half << 32) | i;
+			key->a[half][i] = fs_siphash_words(&ctr, 1, s, 2, 4);
+		}
+}
+
+/* (a_l + hi) * (a_r + lo) mod 2^64, one pair-multiply-shift term. */
+FS_INLINE __u64 fs_pair_term(const __u64 *a, __u32 pair, __u32 lo, __u32 hi)
+{
+	return (a[1 + 2 * pair] + hi) * (a[2 + 2 * pair] + lo);
+}
+
+FS_INLINE void fs_packet_hash(const struct fs_flow_key *key,
+			      const struct fs_hash_key *k,
+			      struct fs_packet_hashes *out)
+{
+	const fs_alias_u32 *x = (const fs_alias_u32 *)key;
+	__u64 flow[2], src[2], dst[2];
+	__u32 half;
+
+	FS_UNROLL
+	for (half = 0; half < 2; half++) {
+		const __u64 *a = k->a[half];
+		__u64 t_src = fs_pair_term(a, 1, x[2], x[3]) +
+			      fs_pair_term(a, 2, x[4], x[5]);
+		__u64 t_dst = fs_pair_term(a, 3, x[6], x[7]) +
+			      fs_pair_term(a, 4, x[8], x[9]);
+		__u64 t_fam = fs_pair_term(a, 0, key->family, 0);
+
+		flow[half] = (a[0] + fs_pair_term(a, 0, x[0], x[1]) + t_src +
+			      t_dst) >> 32;
+		src[half] = (a[0] + t_fam + t_src) >> 32;
+		dst[half] = (a[0] + t_fam + t_dst) >> 32;
+	}
+	out->flow = fs_mix64(flow[0] << 32 | flow[1]);
+	out->src = fs_mix64(src[0] << 32 | src[1]);
+	out->dst = fs_mix64(dst[0] << 32 | dst[1]);
+}
+
+/* The flow hash alone, for user space (a query by flow key). */
+FS_INLINE __u64 fs_flow_hash(const struct fs_flow_key *key,
+			     const struct fs_hash_key *k)
+{
+	struct fs_packet_hashes h;
+
+	fs_packet_hash(key, k, &h);
+	return h.flow;
 }
 
 #endif /* FLOWSKETCH_HASH_H */

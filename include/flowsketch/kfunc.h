@@ -28,13 +28,15 @@
  * nslots), or FS_UPDATE_ENOENT (-ENOENT) as fs_sketch_update() does.  On
  * success args->u.hash and args->u.report are set, as by the BPF path.
  *
- * Layout of struct fs_kfunc_args (112 bytes, no padding):
+ * Layout of struct fs_kfunc_args (288 bytes, no padding):
  *   off size field
  *     0   32 params   the program's fs_params (params.h), copied from
  *                     .rodata: a kfunc has at most five arguments, and
  *                     carrying the parameters with the packet is what lets
  *                     one module serve programs loaded with different ones
- *    32   80 u        struct fs_packet_update (update.h), in and out
+ *    32  176 key      the program's fs_hash_key (hash.h), derived from
+ *                     params.secret at load; copied for the same reason
+ *   208   80 u        struct fs_packet_update (update.h), in and out
  *
  * The module is named FS_KFUNC_MODULE; user space decides whether to set
  * fs_use_kfunc before load by testing for FS_KFUNC_BTF_PATH (Debian's
@@ -57,8 +59,9 @@
 #define FLOWSKETCH_KFUNC_ARGS
 struct fs_kfunc_args {
 	struct fs_sketch_params params;
+	struct fs_hash_key key;
 	struct fs_packet_update u;
 };
 
-_Static_assert(sizeof(struct fs_kfunc_args) == 112, "kfunc ABI");
+_Static_assert(sizeof(struct fs_kfunc_args) == 288, "kfunc ABI");
 #endif

@@ -73,41 +73,44 @@ FS_INLINE int fs_hll_add(struct fs_update_env *env,
 	return 0;
 }
 
-FS_INLINE int fs_addr_add(struct fs_update_env *env,
-			  const struct fs_sketch_params *p, __u32 slot,
-			  __u32 sketch, __u8 family, const __u8 *addr)
-{
-	struct fs_addr_key ak = { .family = family };
-
-	__builtin_memcpy(ak.addr, addr, sizeof(ak.addr));
-	return fs_hll_add(env, p, slot, sketch, fs_addr_hash(&ak, &p->secret));
-}
-
 /*
  * Count one packet of u->bytes bytes for flow u->key in slot u->slot:
  * Count-Min packets and bytes, distinct flows, sources and destinations.
+ * k is the hash key derived from p->secret (fs_hash_key_derive()), passed
+ * separately because it is expanded once at load, not per packet.
  * Returns 0 or FS_UPDATE_ENOENT; sets u->hash and u->report.
+ *
+ * The row minimum (the flow's estimate before this packet) is needed by
+ * conservative update and by the report threshold.  Standard update gets
+ * it in the same pass that adds to the cells; conservative update needs
+ * it before it writes, so it takes a second pass.  The minimum is taken
+ * without branches (fs_min_u63): cells are random, so a compare-and-branch
+ * would mispredict about every other row.
  */
 FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 			       const struct fs_sketch_params *p,
+			       const struct fs_hash_key *k,
 			       struct fs_packet_update *u)
 {
 	struct fs_cms_cell *cell[FS_CMS_MAX_DEPTH];
+	struct fs_packet_hashes h;
 	struct fs_cms_columns cols;
-	__u64 min_packets = ~0ULL, min_bytes = ~0ULL;
+	/* Counters stay below 2^63, as fs_min_u63 requires. */
+	__u64 min_packets = 0x7fffffffffffffffULL;
+	__u64 min_bytes = 0x7fffffffffffffffULL;
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
-	__u64 h;
 	int err;
 
-	h = fs_flow_hash(&u->key, &p->secret);
-	u->hash = h;
+	fs_packet_hash(&u->key, k, &h);
+	u->hash = h.flow;
 	u->report = 0;
 
-	fs_cms_columns_init(&cols, h, p->cms_log2_width);
+	fs_cms_columns_init(&cols, h.flow, p->cms_log2_width);
 FS_UNROLL
 	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 		struct fs_cms_chunk *chunk;
+		struct fs_cms_cell *c;
 		__u64 n;
 
 		/* continue, not break: clang cannot fully unroll a loop with
@@ -120,33 +123,34 @@ FS_UNROLL
 		chunk = fs_env_cms_chunk(env, (__u32)(n >> FS_CMS_CHUNK_SHIFT));
 		if (!chunk)
 			return FS_UPDATE_ENOENT;
-		cell[row] = &chunk->cells[n & FS_CMS_CHUNK_MASK];
-		if (cell[row]->packets < min_packets)
-			min_packets = cell[row]->packets;
-		if (cell[row]->bytes < min_bytes)
-			min_bytes = cell[row]->bytes;
+		c = &chunk->cells[n & FS_CMS_CHUNK_MASK];
+		cell[row] = c;
+		min_packets = fs_min_u63(c->packets, min_packets);
+		min_bytes = fs_min_u63(c->bytes, min_bytes);
+		if (!conservative)
+			fs_cms_cell_add(c, 1, u->bytes, 0, 0, 0);
 	}
+	if (conservative) {
 FS_UNROLL
-	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
-		if (row >= depth)
-			continue;
-		fs_cms_cell_add(cell[row], 1, u->bytes, min_packets, min_bytes,
-				conservative);
+		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+			if (row >= depth)
+				continue;
+			fs_cms_cell_add(cell[row], 1, u->bytes, min_packets,
+					min_bytes, 1);
+		}
 	}
 	if (fs_cms_crosses(min_packets, 1, u->thresh_packets))
 		u->report |= FS_REPORT_PACKETS;
 	if (fs_cms_crosses(min_bytes, u->bytes, u->thresh_bytes))
 		u->report |= FS_REPORT_BYTES;
 
-	err = fs_hll_add(env, p, u->slot, FS_HLL_FLOWS, h);
+	err = fs_hll_add(env, p, u->slot, FS_HLL_FLOWS, h.flow);
 	if (err)
 		return err;
-	err = fs_addr_add(env, p, u->slot, FS_HLL_SOURCES, u->key.family,
-			  u->key.src);
+	err = fs_hll_add(env, p, u->slot, FS_HLL_SOURCES, h.src);
 	if (err)
 		return err;
-	return fs_addr_add(env, p, u->slot, FS_HLL_DESTS, u->key.family,
-			   u->key.dst);
+	return fs_hll_add(env, p, u->slot, FS_HLL_DESTS, h.dst);
 }
 
 #endif /* FLOWSKETCH_UPDATE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * test_bpf_hash.c - the keyed hash is the same function in every build.
+ * test_bpf_hash.c - the keyed hashes are the same functions in every build.
  *
  * The sketches of the datapath, the kernel module and user space can only
  * be merged and queried together if a key hashes to the same 64 bits in
@@ -8,12 +8,13 @@
  *   1. fs_siphash_words() with 2-4 rounds reproduces the published
  *      SipHash-2-4 vectors (Aumasson & Bernstein, key 00..0f, message
  *      00 01 02 ...), so the round function and padding are SipHash's;
- *   2. a byte-oriented SipHash written here from the paper, independent of
- *      hash.h, agrees with fs_flow_hash/fs_addr_hash and with a handful of
- *      pinned SipHash-1-3 outputs;
+ *   2. the independent reference of ref_hash.h (byte-oriented SipHash,
+ *      the pair-multiply-shift formula of hash.h's comment) agrees with
+ *      fs_hash_key_derive() and fs_packet_hash() on random inputs and on a
+ *      handful of pinned outputs;
  *   3. bpf/test_hash.bpf.c, compiled by clang -target bpf and run with
- *      BPF_PROG_TEST_RUN, returns bit for bit the user-space hash for many
- *      random keys and secrets.
+ *      BPF_PROG_TEST_RUN, returns bit for bit the user-space flow, source
+ *      and destination hashes for many random flow keys and hash keys.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -27,76 +28,8 @@
 #include <bpf/libbpf.h>
 
 #include "flowsketch/hash.h"
+#include "ref_hash.h"
 #include "test_hash.skel.h"
-
-/* --- independent reference: SipHash-c-d over bytes, from the paper ----- */
-
-static uint64_t ref_rotl(uint64_t x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-static void ref_round(uint64_t v[4])
-{
-	v[0] += v[1]; v[1] = ref_rotl(v[1], 13); v[1] ^= v[0];
-	v[0] = ref_rotl(v[0], 32);
-	v[2] += v[3]; v[3] = ref_rotl(v[3], 16); v[3] ^= v[2];
-	v[0] += v[3]; v[3] = ref_rotl(v[3], 21); v[3] ^= v[0];
-	v[2] += v[1]; v[1] = ref_rotl(v[1], 17); v[1] ^= v[2];
-	v[2] = ref_rotl(v[2], 32);
-}
-
-static uint64_t ref_le64(const uint8_t *p, size_t n)
-{
-	uint64_t x = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		x |= (uint64_t)p[i] << (8 * i);
-	return x;
-}
-
-static uint64_t ref_siphash(const uint8_t key[16], const uint8_t *msg,
-			    size_t len, int c, int d)
-{
-	uint64_t k0 = ref_le64(key, 8), k1 = ref_le64(key + 8, 8);
-	uint64_t v[4] = {
-		k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
-		k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL,
-	};
-	size_t off;
-	uint64_t m;
-	int r;
-
-	/* Whole blocks, then the last block: the len % 8 remaining bytes
-	 * with len mod 256 in the top byte. */
-	for (off = 0; off + 8 <= len; off += 8) {
-		m = ref_le64(msg + off, 8);
-		v[3] ^= m;
-		for (r = 0; r < c; r++)
-			ref_round(v);
-		v[0] ^= m;
-	}
-	m = ref_le64(msg + off, len - off) | ((uint64_t)(len & 0xff) << 56);
-	v[3] ^= m;
-	for (r = 0; r < c; r++)
-		ref_round(v);
-	v[0] ^= m;
-	v[2] ^= 0xff;
-	for (r = 0; r < d; r++)
-		ref_round(v);
-	return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
-static void secret_bytes(const struct fs_hash_secret *s, uint8_t out[16])
-{
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		out[i] = (uint8_t)(s->k0 >> (8 * i));
-		out[8 + i] = (uint8_t)(s->k1 >> (8 * i));
-	}
-}
 
 /* xorshift64*: reproducible random keys and secrets. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -116,6 +49,15 @@ static void rng_fill(void *buf, size_t len)
 
 	for (i = 0; i < len; i++)
 		p[i] = (uint8_t)(rng_next() >> 56);
+}
+
+static void rng_hash_key(struct fs_hash_key *k)
+{
+	int half, i;
+
+	for (half = 0; half < 2; half++)
+		for (i = 0; i < FS_HASH_KEY_WORDS; i++)
+			k->a[half][i] = rng_next();
 }
 
 /* --- 1. the published SipHash-2-4 vectors -------------------------------- */
@@ -140,10 +82,10 @@ static void test_siphash24_reference_vectors(void **state)
 		key[i] = (uint8_t)i;
 	for (i = 0; i < 40; i++)
 		msg[i] = (uint8_t)i;
-	s.k0 = ref_le64(key, 8);
-	s.k1 = ref_le64(key + 8, 8);
+	s.k0 = ref_le(key, 8);
+	s.k1 = ref_le(key + 8, 8);
 	for (i = 0; i < 5; i++)
-		words[i] = ref_le64(msg + 8 * i, 8);
+		words[i] = ref_le(msg + 8 * i, 8);
 
 	for (n = 0; n < FS_ARRAY_SIZE(expect); n++) {
 		assert_int_equal(fs_siphash_words(words, n, &s, 2, 4),
@@ -155,13 +97,7 @@ static void test_siphash24_reference_vectors(void **state)
 	assert_int_equal(ref_siphash(key, msg, 7, 2, 4), 0xab0200f58b01d137ULL);
 }
 
-/* --- 2. SipHash-1-3 in user space against the reference and pins ---------- */
-
-struct pinned_vector {
-	struct fs_hash_secret secret;
-	struct fs_flow_key key;
-	__u64 hash;
-};
+/* --- 2. user space against the reference and pins ------------------------ */
 
 static struct fs_flow_key pinned_tcp_key(void)
 {
@@ -198,91 +134,120 @@ static const struct fs_hash_secret pin_secret_b = {
 	0x0123456789abcdefULL, 0xfedcba9876543210ULL,
 };
 
-/* SipHash-1-3 outputs computed with ref_siphash() above and pinned, so
- * that any change to the hash (which would silently make old exports
- * unmergeable) fails here. */
-#define PIN_ZERO_A   0xb9a7f69a424642adULL
-#define PIN_TCP_A    0x430544fca921b871ULL
-#define PIN_TCP_B    0xf92dd1c163755c62ULL
-#define PIN_UDP6_B   0x640094d4a28b976eULL
-#define PIN_ADDR4_B  0x32b1b35107488855ULL
+/*
+ * fs_packet_hash() outputs under the key derived from a pinned secret,
+ * computed with ref_hash.h and pinned, so that any change to the key
+ * derivation, the key layout or the hash (which would silently make old
+ * exports unmergeable) fails here.
+ */
+struct pinned_vector {
+	const char *name;
+	const struct fs_hash_secret *secret;
+	struct fs_flow_key key;
+	struct ref_hashes want;
+};
 
-static __u64 ref_flow_hash(const struct fs_flow_key *k,
-			   const struct fs_hash_secret *s)
+static void pinned_vectors(struct pinned_vector v[4])
 {
-	uint8_t key[16];
+	struct fs_flow_key zero = { 0 };
 
-	secret_bytes(s, key);
-	return ref_siphash(key, (const uint8_t *)k, sizeof(*k), 1, 3);
-}
-
-static __u64 ref_addr_hash(const struct fs_addr_key *k,
-			   const struct fs_hash_secret *s)
-{
-	uint8_t key[16];
-
-	secret_bytes(s, key);
-	return ref_siphash(key, (const uint8_t *)k, sizeof(*k), 1, 3);
-}
-
-static void test_siphash13_pinned_vectors(void **state)
-{
-	struct fs_flow_key zero = { 0 }, tcp = pinned_tcp_key(),
-			   udp6 = pinned_udp6_key();
-	struct fs_addr_key addr4 = { .family = FS_FAMILY_IPV4,
-				     .addr = { 10, 0, 0, 1 } };
-	struct {
-		const char *name;
-		__u64 user, ref, pinned;
-	} v[] = {
-		{ "zero key, secret a", fs_flow_hash(&zero, &pin_secret_a),
-		  ref_flow_hash(&zero, &pin_secret_a), PIN_ZERO_A },
-		{ "tcp4, secret a", fs_flow_hash(&tcp, &pin_secret_a),
-		  ref_flow_hash(&tcp, &pin_secret_a), PIN_TCP_A },
-		{ "tcp4, secret b", fs_flow_hash(&tcp, &pin_secret_b),
-		  ref_flow_hash(&tcp, &pin_secret_b), PIN_TCP_B },
-		{ "udp6, secret b", fs_flow_hash(&udp6, &pin_secret_b),
-		  ref_flow_hash(&udp6, &pin_secret_b), PIN_UDP6_B },
-		{ "addr 10.0.0.1, secret b", fs_addr_hash(&addr4, &pin_secret_b),
-		  ref_addr_hash(&addr4, &pin_secret_b), PIN_ADDR4_B },
+	v[0] = (struct pinned_vector){
+		"zero key, secret a", &pin_secret_a, zero,
+		{ 0xd0631f6952e3a6dcULL, 0x9e43c16fe7b029caULL,
+		  0x387d5c91c746615dULL },
 	};
+	v[1] = (struct pinned_vector){
+		"tcp4, secret a", &pin_secret_a, pinned_tcp_key(),
+		{ 0xd3d551583269125dULL, 0x0586ae082b12da65ULL,
+		  0x7ab73ae5f7d6a02aULL },
+	};
+	v[2] = (struct pinned_vector){
+		"tcp4, secret b", &pin_secret_b, pinned_tcp_key(),
+		{ 0xcec0de63db090908ULL, 0x994c50144cf8de13ULL,
+		  0x6e29e3bc62876b24ULL },
+	};
+	v[3] = (struct pinned_vector){
+		"udp6, secret b", &pin_secret_b, pinned_udp6_key(),
+		{ 0x074ec7e0cd4bd742ULL, 0x527f1a6a8d990e26ULL,
+		  0x451ffedebed05020ULL },
+	};
+}
+
+static void check_hashes(const char *what, const struct fs_packet_hashes *got,
+			 const struct ref_hashes *want)
+{
+	if (got->flow != want->flow || got->src != want->src ||
+	    got->dst != want->dst)
+		fail_msg("%s: flow/src/dst 0x%016llx 0x%016llx 0x%016llx, want 0x%016llx 0x%016llx 0x%016llx",
+			 what, (unsigned long long)got->flow,
+			 (unsigned long long)got->src,
+			 (unsigned long long)got->dst,
+			 (unsigned long long)want->flow,
+			 (unsigned long long)want->src,
+			 (unsigned long long)want->dst);
+}
+
+static void test_packet_hash_pinned_vectors(void **state)
+{
+	struct pinned_vector v[4];
 	unsigned int i;
 
+	pinned_vectors(v);
 	for (i = 0; i < FS_ARRAY_SIZE(v); i++) {
-		if (v[i].user != v[i].ref || v[i].user != v[i].pinned)
-			fail_msg("%s: user 0x%016llx, reference 0x%016llx, pinned 0x%016llx",
-				 v[i].name, (unsigned long long)v[i].user,
-				 (unsigned long long)v[i].ref,
-				 (unsigned long long)v[i].pinned);
+		struct fs_hash_key key, ref_key;
+		struct fs_packet_hashes got;
+		struct ref_hashes ref;
+		char what[64];
+
+		fs_hash_key_derive(v[i].secret, &key);
+		ref_hash_key_derive(v[i].secret, &ref_key);
+		assert_memory_equal(&key, &ref_key, sizeof(key));
+		fs_packet_hash(&v[i].key, &key, &got);
+		ref = ref_packet_hash(&v[i].key, &ref_key);
+		snprintf(what, sizeof(what), "%s, against the reference",
+			 v[i].name);
+		check_hashes(what, &got, &ref);
+		snprintf(what, sizeof(what), "%s, against the pin", v[i].name);
+		check_hashes(what, &got, &v[i].want);
+		assert_int_equal(fs_flow_hash(&v[i].key, &key), v[i].want.flow);
 	}
 }
 
-static void test_siphash13_random_vs_reference(void **state)
+static void test_packet_hash_random_vs_reference(void **state)
 {
 	struct fs_hash_secret s;
+	struct fs_hash_key key, ref_key;
+	struct fs_packet_hashes got;
+	struct ref_hashes ref;
 	struct fs_flow_key fk;
-	struct fs_addr_key ak;
 	int i;
 
 	for (i = 0; i < 10000; i++) {
 		s.k0 = rng_next();
 		s.k1 = rng_next();
+		fs_hash_key_derive(&s, &key);
+		ref_hash_key_derive(&s, &ref_key);
+		assert_memory_equal(&key, &ref_key, sizeof(key));
+		/* Half the runs under a raw random key: every key word,
+		 * whatever its value, enters the hash as the formula says. */
+		if (i & 1)
+			rng_hash_key(&key);
 		rng_fill(&fk, sizeof(fk));
-		rng_fill(&ak, sizeof(ak));
-		assert_int_equal(fs_flow_hash(&fk, &s), ref_flow_hash(&fk, &s));
-		assert_int_equal(fs_addr_hash(&ak, &s), ref_addr_hash(&ak, &s));
+		fs_packet_hash(&fk, &key, &got);
+		ref = ref_packet_hash(&fk, &key);
+		check_hashes("random key", &got, &ref);
 	}
 }
 
 /* --- 3. BPF build against user-space build ------------------------------ */
 
-static struct test_hash *load_with_secret(const struct fs_hash_secret *s)
+static struct test_hash *load_with_key(const struct fs_hash_key *k)
 {
 	struct test_hash *skel = test_hash__open();
 
 	if (!skel)
 		return NULL;
-	skel->rodata->fs_test_secret = *s;
+	skel->rodata->fs_test_key = *k;
 	if (test_hash__load(skel)) {
 		test_hash__destroy(skel);
 		return NULL;
@@ -290,85 +255,94 @@ static struct test_hash *load_with_secret(const struct fs_hash_secret *s)
 	return skel;
 }
 
-/* Run prog on the key bytes; the hash comes back in the first 8 bytes. */
-static __u64 bpf_hash(struct bpf_program *prog, const void *key, size_t len)
+/* Run the program on a flow key; the three hashes come back over it. */
+static void bpf_hash(struct test_hash *skel, const struct fs_flow_key *key,
+		     struct fs_packet_hashes *h)
 {
 	__u8 in[64] = { 0 }, out[64] = { 0 };
-	__u64 h;
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = in,
-		.data_size_in = (__u32)len,
+		.data_size_in = sizeof(*key),
 		.data_out = out,
 		.data_size_out = sizeof(out),
 		.repeat = 1,
 	);
 	int err;
 
-	memcpy(in, key, len);
-	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	memcpy(in, key, sizeof(*key));
+	err = bpf_prog_test_run_opts(
+		bpf_program__fd(skel->progs.fs_test_packet_hash), &opts);
 	assert_int_equal(err, 0);
 	assert_int_equal(opts.retval, 2 /* XDP_PASS */);
-	assert_int_equal(opts.data_size_out, len);
-	memcpy(&h, out, sizeof(h));
-	return h;
+	assert_int_equal(opts.data_size_out, sizeof(*key));
+	memcpy(h, out, sizeof(*h));
 }
 
-static void check_bpf_against_user(const struct fs_hash_secret *s, int nkeys)
+static void check_bpf_against_user(const struct fs_hash_key *k, int nkeys)
 {
-	struct test_hash *skel = load_with_secret(s);
+	struct test_hash *skel = load_with_key(k);
+	struct fs_packet_hashes bpf, user;
+	struct ref_hashes want;
 	struct fs_flow_key fk;
-	struct fs_addr_key ak;
 	int i;
 
 	if (!skel)
 		fail_msg("cannot load bpf/test_hash.bpf.c: %s", strerror(errno));
 	for (i = 0; i < nkeys; i++) {
 		rng_fill(&fk, sizeof(fk));
-		rng_fill(&ak, sizeof(ak));
-		assert_int_equal(bpf_hash(skel->progs.fs_test_flow_hash, &fk,
-					  sizeof(fk)),
-				 fs_flow_hash(&fk, s));
-		assert_int_equal(bpf_hash(skel->progs.fs_test_addr_hash, &ak,
-					  sizeof(ak)),
-				 fs_addr_hash(&ak, s));
+		bpf_hash(skel, &fk, &bpf);
+		fs_packet_hash(&fk, k, &user);
+		want = (struct ref_hashes){ user.flow, user.src, user.dst };
+		check_hashes("BPF against user space", &bpf, &want);
 	}
 	test_hash__destroy(skel);
 }
 
 static void test_bpf_hash_pinned(void **state)
 {
-	struct fs_flow_key tcp = pinned_tcp_key(), udp6 = pinned_udp6_key();
-	struct fs_addr_key addr4 = { .family = FS_FAMILY_IPV4,
-				     .addr = { 10, 0, 0, 1 } };
-	struct test_hash *skel = load_with_secret(&pin_secret_b);
+	struct pinned_vector v[4];
+	unsigned int i;
 
-	if (!skel)
-		fail_msg("cannot load bpf/test_hash.bpf.c: %s", strerror(errno));
-	assert_int_equal(bpf_hash(skel->progs.fs_test_flow_hash, &tcp,
-				  sizeof(tcp)), PIN_TCP_B);
-	assert_int_equal(bpf_hash(skel->progs.fs_test_flow_hash, &udp6,
-				  sizeof(udp6)), PIN_UDP6_B);
-	assert_int_equal(bpf_hash(skel->progs.fs_test_addr_hash, &addr4,
-				  sizeof(addr4)), PIN_ADDR4_B);
-	test_hash__destroy(skel);
+	pinned_vectors(v);
+	for (i = 0; i < FS_ARRAY_SIZE(v); i++) {
+		struct fs_packet_hashes got;
+		struct test_hash *skel;
+		struct fs_hash_key key;
+		char what[64];
+
+		fs_hash_key_derive(v[i].secret, &key);
+		skel = load_with_key(&key);
+		if (!skel)
+			fail_msg("cannot load bpf/test_hash.bpf.c: %s",
+				 strerror(errno));
+		bpf_hash(skel, &v[i].key, &got);
+		snprintf(what, sizeof(what), "BPF, %s", v[i].name);
+		check_hashes(what, &got, &v[i].want);
+		test_hash__destroy(skel);
+	}
 }
 
 static void test_bpf_hash_random(void **state)
 {
 	struct fs_hash_secret s;
+	struct fs_hash_key k;
 	int i;
 
-	/* The zero secret and all-ones secret, then random ones. */
-	s.k0 = 0;
-	s.k1 = 0;
-	check_bpf_against_user(&s, 64);
-	s.k0 = ~0ULL;
-	s.k1 = ~0ULL;
-	check_bpf_against_user(&s, 64);
+	/* The zero and all-ones keys, then keys derived from random
+	 * secrets, then raw random keys. */
+	memset(&k, 0, sizeof(k));
+	check_bpf_against_user(&k, 64);
+	memset(&k, 0xff, sizeof(k));
+	check_bpf_against_user(&k, 64);
 	for (i = 0; i < 16; i++) {
 		s.k0 = rng_next();
 		s.k1 = rng_next();
-		check_bpf_against_user(&s, 256);
+		fs_hash_key_derive(&s, &k);
+		check_bpf_against_user(&k, 256);
+	}
+	for (i = 0; i < 16; i++) {
+		rng_hash_key(&k);
+		check_bpf_against_user(&k, 256);
 	}
 }
 
@@ -376,8 +350,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_siphash24_reference_vectors),
-		cmocka_unit_test(test_siphash13_pinned_vectors),
-		cmocka_unit_test(test_siphash13_random_vs_reference),
+		cmocka_unit_test(test_packet_hash_pinned_vectors),
+		cmocka_unit_test(test_packet_hash_random_vs_reference),
 		cmocka_unit_test(test_bpf_hash_pinned),
 		cmocka_unit_test(test_bpf_hash_random),
 	};

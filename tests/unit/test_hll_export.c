@@ -15,6 +15,7 @@
 #include <string.h>
 #include <math.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "hll_export.h"
@@ -30,15 +31,27 @@ static __u64 rng_next(__u64 *state)
 	return *state * 0x2545f4914f6cdd1dULL;
 }
 
-/* Registers of n keys hashed like the datapath does. */
+/* Registers of n distinct flows (IPv6 sources 2001:db8::i, i < 2^32)
+ * hashed as the datapath hashes them. */
 static void fill_registers(__u8 *regs, __u32 p, __u64 n)
 {
 	const struct fs_hash_secret s = { 0x1234, 0x5678 };
+	struct fs_flow_key k = {
+		.family = FS_FAMILY_IPV6,
+		.proto = 17,
+		.src = { 0x20, 0x01, 0x0d, 0xb8 },
+		.dst = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+	};
+	struct fs_hash_key key;
+	__u32 addr;
 	__u64 i, h;
 
+	fs_hash_key_derive(&s, &key);
 	memset(regs, 0, 1U << p);
 	for (i = 0; i < n; i++) {
-		h = fs_siphash_words(&i, 1, &s, 1, 3);
+		addr = htonl((__u32)i);
+		memcpy(&k.src[12], &addr, sizeof(addr));
+		h = fs_flow_hash(&k, &key);
 		fs_hll_register_max(&regs[fs_hll_index(h, p)], fs_hll_rank(h, p));
 	}
 }

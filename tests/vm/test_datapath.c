@@ -44,6 +44,8 @@ static struct flowsketch *fs_vm_dp_open(const struct fs_sketch_params *p,
 	if (!skel)
 		return NULL;
 	skel->rodata->fs_params = *p;
+	fs_hash_key_derive(&skel->rodata->fs_params.secret,
+			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
 	skel->rodata->fs_use_kfunc = use_kfunc;
 	err = fs_vm_size_maps(skel->maps.fs_cms, skel->maps.fs_hll, p);
 	if (!err)

@@ -82,6 +82,8 @@ static struct kfunc_probe *fs_vm_unload_probe(bool use_kfunc)
 	if (!skel)
 		return NULL;
 	skel->rodata->fs_params = p;
+	fs_hash_key_derive(&skel->rodata->fs_params.secret,
+			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
 	skel->rodata->fs_use_kfunc = use_kfunc;
 	/* Only the XDP update program is needed here. */
 	bpf_program__set_autoload(skel->progs.fs_probe_tc, false);

@@ -82,6 +82,7 @@ static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 	}
 	skel->rodata->fs_params = *p;
 	skel->rodata->fs_params.secret = *secret;
+	fs_hash_key_derive(secret, (struct fs_hash_key *)&skel->rodata->fs_hash_key);
 	skel->rodata->fs_use_kfunc = kfunc;
 	err = bpf_map__set_max_entries(skel->maps.fs_cms,
 				       fs_cms_chunks(p, FS_NSLOTS));

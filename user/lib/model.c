@@ -34,6 +34,7 @@ int fs_model_init(struct fs_model *m, const struct fs_sketch_params *p)
 	if (err)
 		return err;
 	m->params = *p;
+	fs_hash_key_derive(&p->secret, &m->key);
 	m->env.cms_chunks = fs_cms_chunks(p, FS_NSLOTS);
 	m->env.hll_chunks = fs_hll_chunks(p, FS_NSLOTS);
 	m->env.cms = calloc(m->env.cms_chunks, sizeof(*m->env.cms));
@@ -71,7 +72,7 @@ int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 
 	if (slot >= FS_NSLOTS)
 		return -EINVAL;
-	err = fs_sketch_update(&m->env, &m->params, &u);
+	err = fs_sketch_update(&m->env, &m->params, &m->key, &u);
 	if (err)
 		return -ENOENT;
 	if (hash)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include "flowsketch/flow_key.h"
+#include "flowsketch/hash.h"
 #include "flowsketch/params.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/hll.h"
@@ -26,6 +27,7 @@ struct fs_update_env {
 
 struct fs_model {
 	struct fs_sketch_params params;
+	struct fs_hash_key key;		/* derived from params.secret */
 	struct fs_update_env env;
 };
 
