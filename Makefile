@@ -67,6 +67,9 @@ TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
 
 .PHONY: all deps test demo bench kmod clean
+# Keep the BPF objects: make would delete them as intermediates of the
+# skeletons, and they are what `llvm-objdump -d` and `bpftool prog load` want.
+.SECONDARY: $(BPF_OBJS)
 .DEFAULT_GOAL := all
 
 all: $(SKELS) $(LIB) $(PROGS) $(TOOLS) $(TESTS)

@@ -9,7 +9,7 @@
  * The core therefore uses only the kernel's __uN types, no libc, no floating
  * point and no division by values unknown at compile time on the hot path.
  *
- * Byte order: hashes read the flow key as little-endian 64-bit words.  All
+ * Byte order: hashes read the flow key as little-endian 32-bit chunks.  All
  * three builds run on the same host, so they agree; a sketch exported to
  * another host is only mergeable with sketches built on the same byte order
  * and secret, which is why both are recorded with it (see sketch_params.h).

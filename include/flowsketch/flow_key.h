@@ -38,7 +38,6 @@ struct fs_flow_key {
 	__u8 dst[16];
 };
 
-
-_Static_assert(sizeof(struct fs_flow_key) == 40, "flow key is 5 words");
+_Static_assert(sizeof(struct fs_flow_key) == 40, "flow key is ten 32-bit chunks");
 
 #endif /* FLOWSKETCH_FLOW_KEY_H */
