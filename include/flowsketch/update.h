@@ -88,10 +88,14 @@ FS_INLINE int fs_hll_add(struct fs_update_env *env,
  * would mispredict about every other row.
  */
 FS_INLINE int fs_sketch_update(struct fs_update_env *env,
-			       const struct fs_sketch_params *p,
+			       const struct fs_sketch_params *params,
 			       const struct fs_hash_key *k,
 			       struct fs_packet_update *u)
 {
+	/* A private copy: the byte-sized fields may alias the cells and
+	 * registers this function stores to, so through the caller's pointer
+	 * every store would force them to be loaded again. */
+	const struct fs_sketch_params copy = *params, *p = &copy;
 	struct fs_cms_cell *cell[FS_CMS_MAX_DEPTH];
 	struct fs_packet_hashes h;
 	struct fs_cms_columns cols;
