@@ -36,27 +36,23 @@
  *                     one module serve programs loaded with different ones
  *    32  176 key      the program's fs_hash_key (hash.h), derived from
  *                     params.secret at load; copied for the same reason
- *   208   80 u        struct fs_packet_update (update.h), in and out
+ *   208   80 u        struct fs_packet_update (packet_update.h), in and out
  *
  * The module is named FS_KFUNC_MODULE; user space decides whether to set
  * fs_use_kfunc before load by testing for FS_KFUNC_BTF_PATH (Debian's
- * libbpf 1.1 has no bpf_ksym_exists()).  Those names need nothing else;
- * struct fs_kfunc_args needs struct fs_packet_update, so it is declared
- * only after update.h (which in turn needs its build's fs_update_env).
+ * libbpf 1.1 has no bpf_ksym_exists()).
  */
 #ifndef FLOWSKETCH_KFUNC_H
 #define FLOWSKETCH_KFUNC_H
+
+#include "hash.h"
+#include "params.h"
+#include "packet_update.h"
 
 #define FS_KFUNC_MODULE "flowsketch"
 #define FS_KFUNC_BTF_PATH "/sys/kernel/btf/" FS_KFUNC_MODULE
 #define FS_KFUNC_UPDATE "bpf_flowsketch_update"
 
-#endif /* FLOWSKETCH_KFUNC_H */
-
-/* Outside the include guard, so that including kfunc.h again after
- * update.h declares it. */
-#if defined(FLOWSKETCH_UPDATE_H) && !defined(FLOWSKETCH_KFUNC_ARGS)
-#define FLOWSKETCH_KFUNC_ARGS
 struct fs_kfunc_args {
 	struct fs_sketch_params params;
 	struct fs_hash_key key;
@@ -64,4 +60,5 @@ struct fs_kfunc_args {
 };
 
 _Static_assert(sizeof(struct fs_kfunc_args) == 288, "kfunc ABI");
-#endif
+
+#endif /* FLOWSKETCH_KFUNC_H */

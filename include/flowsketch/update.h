@@ -16,18 +16,8 @@
  * they are bpf_map_lookup_elem() on the per-CPU maps, in the module the
  * same maps' map_lookup_elem op, in user space plain arrays.
  *
- * struct fs_packet_update is both the input and the output, and is the
- * memory argument of the kfunc, so its layout is ABI between the BPF
- * programs and the module:
- *
- *   off size field
- *     0   40 key             flow key (flow_key.h)
- *    40    8 bytes           frame length to add to the bytes counters
- *    48    8 thresh_packets  report when the per-CPU packet estimate crosses it (0: never)
- *    56    8 thresh_bytes    same for bytes
- *    64    4 slot            window slot to update, < nslots
- *    68    4 report          out: FS_REPORT_* bits of the thresholds crossed
- *    72    8 hash            out: the flow hash (for the report)
+ * Its input and output, struct fs_packet_update, is in packet_update.h,
+ * which needs no environment.
  */
 #ifndef FLOWSKETCH_UPDATE_H
 #define FLOWSKETCH_UPDATE_H
@@ -38,24 +28,7 @@
 #include "params.h"
 #include "cms.h"
 #include "hll.h"
-
-#define FS_REPORT_PACKETS 0x1
-#define FS_REPORT_BYTES 0x2
-
-/* Returned when a chunk lookup fails (a map smaller than the params say). */
-#define FS_UPDATE_ENOENT (-2)
-
-struct fs_packet_update {
-	struct fs_flow_key key;
-	__u64 bytes;
-	__u64 thresh_packets;
-	__u64 thresh_bytes;
-	__u32 slot;
-	__u32 report;
-	__u64 hash;
-};
-
-_Static_assert(sizeof(struct fs_packet_update) == 80, "kfunc ABI");
+#include "packet_update.h"
 
 FS_INLINE int fs_hll_add(struct fs_update_env *env,
 			 const struct fs_sketch_params *p, __u32 slot,

@@ -28,21 +28,7 @@
 #include "flowsketch/maps.h"
 #include "model.h"
 
-/* update.h is included for FS_REPORT_*; the model (model.c) is what runs
- * it, these only satisfy its environment contract. */
-static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
-}
-
-static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
-}
-
-#include "flowsketch/update.h"
+#include "flowsketch/packet_update.h"
 #include "flowsketch.skel.h"
 #include "pkt_build.h"
 

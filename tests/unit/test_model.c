@@ -21,21 +21,7 @@
 #include "sketch.h"
 #include "flowsketch/hash.h"
 
-/* update.h is included for FS_REPORT_*; it needs the model's chunk lookups
- * declared, though this file never calls the update directly. */
-static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
-}
-
-static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
-}
-
-#include "flowsketch/update.h"
+#include "flowsketch/packet_update.h"
 
 static void params_of(struct fs_sketch_params *p, __u32 depth, __u32 log2w,
 		      int conservative)
