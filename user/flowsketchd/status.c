@@ -34,7 +34,12 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
 	json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
-/* Sum every fs_stats counter over the CPUs; 0 or -errno. */
+/*
+ * Sum every fs_stats counter over the CPUs; 0 or -errno.  Read from the
+ * last counter to the first: the datapath counts a frame in FS_STAT_RX
+ * before any later counter, so on a live link this order keeps rx >= the
+ * rest in one answer instead of showing more frames sketched than seen.
+ */
 static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
 {
 	int fd = bpf_map__fd(d->loader.skel->maps.fs_stats);
@@ -45,7 +50,7 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
 
 	if (!v)
 		return -ENOMEM;
-	for (k = 0; k < FS_STAT_MAX; k++) {
+	for (k = FS_STAT_MAX; k-- > 0;) {
 		stats[k] = 0;
 		if (bpf_map_lookup_elem(fd, &k, v)) {
 			err = -errno;
