@@ -8,8 +8,9 @@
 #
 # The VM runs Debian's 6.12 kernel under qemu with software emulation
 # (TCG: KVM does not work on these hosts), one CPU, and a busybox initramfs
-# holding the module and a statically linked test program that embeds its
-# BPF objects as skeletons.  See /work/shared/PLATFORM.md.
+# holding the module, a statically linked test program that embeds its
+# BPF objects as skeletons, and static builds of flowsketchd and the
+# flowsketch CLI.  See /work/shared/PLATFORM.md.
 
 VM_KVER=6.12.117+deb12-amd64
 VM_KERNEL=/boot/vmlinuz-$VM_KVER
@@ -48,7 +49,25 @@ vm_build_program() {
 		-std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/lib -Ibuild/skel \
 		-I"$VM_DIR" -Itests/vm -Itests/unit \
 		$(ls tests/vm/*.c | grep -v '\.bpf\.c$') user/lib/model.c \
-		-lbpf -lelf -lz -lpthread -o "$VM_DIR/vmtest"
+		-lbpf -lelf -lz -ljson-c -lm -lpthread -o "$VM_DIR/vmtest" &&
+	vm_build_daemon
+}
+
+# flowsketchd and flowsketch as the Makefile builds them, relinked
+# statically from the same objects: the initramfs has no shared libraries.
+vm_build_daemon() {
+	local prog src objs
+
+	make --no-print-directory -s build/flowsketchd build/flowsketch ||
+		return 1
+	for prog in flowsketchd flowsketch; do
+		objs=()
+		for src in user/"$prog"/*.c; do
+			objs+=("build/${src%.c}.o")
+		done
+		gcc -static "${objs[@]}" build/libflowsketch.a \
+			-lbpf -lelf -lz -ljson-c -lm -o "$VM_DIR/$prog" || return 1
+	done
 }
 
 vm_build_initramfs() {
@@ -62,7 +81,8 @@ vm_build_initramfs() {
 		ln -s busybox "$root/bin/$applet"
 	done
 	install -m 0755 tests/vm/init.sh "$root/init"
-	cp "$VM_DIR/vmtest" kmod/flowsketch.ko "$root/"
+	cp "$VM_DIR/vmtest" "$VM_DIR/flowsketchd" "$VM_DIR/flowsketch" \
+		kmod/flowsketch.ko "$root/"
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$VM_DIR/initramfs.cpio"
 }
 

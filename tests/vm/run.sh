@@ -9,7 +9,8 @@
 # initramfs (tests/vm/lib.sh).  In the VM (tests/vm/vmtest.c): insmod, the
 # kfunc in /sys/kernel/btf, both datapath paths compared byte for byte with
 # each other and with the user-space model, 50 load/unload cycles under
-# traffic, and a clean kernel log.  The VM's own lines come back without
+# traffic, flowsketchd and the CLI counting real traffic on each path
+# (tests/vm/test_daemon.c), and a clean kernel log.  The VM's own lines come back without
 # numbers and are numbered here.
 set -u
 cd "$(dirname "$0")/../.." || exit 2

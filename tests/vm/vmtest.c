@@ -224,5 +224,6 @@ int main(int argc, char **argv)
 	fs_vm_test_probe();
 	fs_vm_test_datapath();
 	fs_vm_test_unload(ko);
+	fs_vm_test_daemon(ko);
 	return 0;
 }

@@ -82,6 +82,8 @@ void fs_vm_test_btf(void);
 void fs_vm_test_probe(void);
 void fs_vm_test_datapath(void);
 void fs_vm_test_unload(const char *ko_path);
+/* Last: it moves the program into a network namespace of its own. */
+void fs_vm_test_daemon(const char *ko_path);
 void fs_vm_bench(void);
 
 /* The CPU this program is pinned to (per-CPU maps are read there). */
