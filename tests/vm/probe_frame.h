@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * probe_frame.h - the "frames" kfunc_probe.bpf.c takes, shared by the BPF
- * probe and the VM test program.  Include after flowsketch/update.h and
- * flowsketch/kfunc.h.
+ * probe and the VM test program.  Include after flowsketch/kfunc.h.
  */
 #ifndef FLOWSKETCH_VM_PROBE_FRAME_H
 #define FLOWSKETCH_VM_PROBE_FRAME_H

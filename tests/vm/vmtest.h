@@ -18,24 +18,6 @@
  * both datapath variants are compared with. */
 #include "model.h"
 
-/*
- * update.h is included only for struct fs_packet_update (the probe frames
- * carry it) and needs its environment's chunk lookups declared: these are
- * the model's, never called here (the model runs its own instance).
- */
-static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
-}
-
-static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
-}
-
-#include "flowsketch/update.h"
 #include "flowsketch/kfunc.h"
 #include "probe_frame.h"
 
