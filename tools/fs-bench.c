@@ -137,20 +137,16 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 	};
 	struct bench *skel;
 	__u32 zero = 0;
+	struct fs_hash_secret secret;
 	int err;
 
-	memset(p, 0, sizeof(*p));
-	p->magic = FS_PARAMS_MAGIC;
-	p->version = FS_PARAMS_VERSION;
-	p->cms_depth = FS_DEFAULT_CMS_DEPTH;
-	p->cms_log2_width = FS_DEFAULT_CMS_LOG2W;
-	p->hll_p = FS_DEFAULT_HLL_P;
-	p->nslots = FS_NSLOTS;
-	if (getrandom(&p->secret, sizeof(p->secret), 0) != sizeof(p->secret)) {
+	if (getrandom(&secret, sizeof(secret), 0) != sizeof(secret)) {
 		fprintf(stderr, "fs-bench: cannot draw a hash secret: %s.\n",
 			strerror(errno));
 		return -errno;
 	}
+	fs_params_init(p, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &secret);
 
 	skel = bench__open();
 	if (!skel) {

@@ -67,6 +67,22 @@ struct fs_sketch_params {
 
 _Static_assert(sizeof(struct fs_sketch_params) == 32, "params are 32 bytes");
 
+/* A complete record: header, sizes, flags and secret, reserved bytes zero. */
+FS_INLINE void fs_params_init(struct fs_sketch_params *p, __u32 cms_depth,
+			      __u32 cms_log2_width, __u32 hll_p, __u32 flags,
+			      const struct fs_hash_secret *secret)
+{
+	__builtin_memset(p, 0, sizeof(*p));
+	p->magic = FS_PARAMS_MAGIC;
+	p->version = FS_PARAMS_VERSION;
+	p->cms_depth = (__u8)cms_depth;
+	p->cms_log2_width = (__u8)cms_log2_width;
+	p->hll_p = (__u8)hll_p;
+	p->flags = (__u8)flags;
+	p->nslots = FS_NSLOTS;
+	p->secret = *secret;
+}
+
 /* 0 when the parameters are in range, else a negative errno-style code. */
 FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 {

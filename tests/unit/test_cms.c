@@ -86,16 +86,10 @@ static void flow_key_of(__u32 i, struct fs_flow_key *k)
 static void params_of(struct fs_sketch_params *p, __u32 depth, __u32 log2w,
 		      int conservative)
 {
-	memset(p, 0, sizeof(*p));
-	p->magic = FS_PARAMS_MAGIC;
-	p->version = FS_PARAMS_VERSION;
-	p->cms_depth = (__u8)depth;
-	p->cms_log2_width = (__u8)log2w;
-	p->hll_p = 10;
-	p->nslots = FS_NSLOTS;
-	p->flags = conservative ? FS_PARAM_F_CONSERVATIVE : 0;
-	p->secret.k0 = 0x243f6a8885a308d3ULL;
-	p->secret.k1 = 0x13198a2e03707344ULL;
+	const struct fs_hash_secret s = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL };
+
+	fs_params_init(p, depth, log2w, 10,
+		       conservative ? FS_PARAM_F_CONSERVATIVE : 0, &s);
 }
 
 /* Zipf(s) over NFLOWS by inverse-CDF sampling; flow 0 is the heaviest. */

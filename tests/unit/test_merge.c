@@ -41,15 +41,10 @@ static __u64 rng_next(__u64 *state)
 
 static void params_of(struct fs_sketch_params *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->magic = FS_PARAMS_MAGIC;
-	p->version = FS_PARAMS_VERSION;
-	p->cms_depth = 4;
-	p->cms_log2_width = 11;
-	p->hll_p = 12;
-	p->nslots = FS_NSLOTS;
-	p->secret.k0 = 0xa4093822299f31d0ULL;
-	p->secret.k1 = 0x082efa98ec4e6c89ULL;
+	const struct fs_hash_secret s = { 0xa4093822299f31d0ULL,
+					  0x082efa98ec4e6c89ULL };
+
+	fs_params_init(p, 4, 11, 12, 0, &s);
 }
 
 /* Flow i: source i % NSOURCES, destination i % NDESTS, port i. */

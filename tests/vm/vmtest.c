@@ -48,15 +48,11 @@ void fs_vm_diag(const char *fmt, ...)
 
 void fs_vm_params(struct fs_sketch_params *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->magic = FS_PARAMS_MAGIC;
-	p->version = FS_PARAMS_VERSION;
-	p->cms_depth = FS_DEFAULT_CMS_DEPTH;
-	p->cms_log2_width = FS_DEFAULT_CMS_LOG2W;
-	p->hll_p = FS_DEFAULT_HLL_P;
-	p->nslots = FS_NSLOTS;
-	p->secret.k0 = 0x0706050403020100ULL;
-	p->secret.k1 = 0x0f0e0d0c0b0a0908ULL;
+	const struct fs_hash_secret s = { 0x0706050403020100ULL,
+					  0x0f0e0d0c0b0a0908ULL };
+
+	fs_params_init(p, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &s);
 }
 
 int fs_vm_size_maps(struct bpf_map *cms, struct bpf_map *hll,

@@ -204,12 +204,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	o->pin_dir = FS_PIN_DIR_DEFAULT;
 	o->hh_fraction = 0.001;
 	o->ringbuf_kib = 256;
-	o->params.magic = FS_PARAMS_MAGIC;
-	o->params.version = FS_PARAMS_VERSION;
-	o->params.cms_depth = FS_DEFAULT_CMS_DEPTH;
-	o->params.cms_log2_width = FS_DEFAULT_CMS_LOG2W;
-	o->params.hll_p = FS_DEFAULT_HLL_P;
-	o->params.nslots = FS_NSLOTS;
+	/* The secret is drawn (or read) later, by daemon.c. */
+	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &(struct fs_hash_secret){ 0 });
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:vh", long_options, NULL)) != -1) {
