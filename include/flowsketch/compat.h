@@ -46,22 +46,28 @@
 #define FS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * Count trailing zeros of a non-zero 64-bit word, without branches: the
- * bits below the lowest set bit, (x & -x) - 1, counted by a SWAR popcount.
- * BPF has neither a ctz instruction (clang 14 cannot lower
- * __builtin_ctzll for it) nor conditional moves, and a binary search costs
- * a branch misprediction or two per call on random hash bits, several
- * times the arithmetic.  User and kernel builds use the same code so that
- * there is one definition to test.
+ * Count trailing zeros of a non-zero 64-bit word, without branches:
+ * isolate the lowest set bit (x & -x, a power of two 2^n), multiply it by
+ * a de Bruijn sequence (a 64-bit word in which every 6-bit window is
+ * different), so that the top six bits of the product are the window at
+ * position n, and map that window back to n with a 64-entry table.  BPF
+ * has neither a ctz instruction (clang 14 cannot lower __builtin_ctzll for
+ * it) nor conditional moves, and a binary search costs a misprediction or
+ * two per call on random hash bits.  User and kernel builds use the same
+ * code so that there is one definition to test.
  */
+#define FS_DEBRUIJN64 0x022fdd63cc95386dULL
+
+static const __u8 fs_debruijn64_ctz[64] = {
+	 0,  1,  2, 53,  3,  7, 54, 27,  4, 38, 41,  8, 34, 55, 48, 28,
+	62,  5, 39, 46, 44, 42, 22,  9, 24, 35, 59, 56, 49, 18, 29, 11,
+	63, 52,  6, 26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
+	51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12,
+};
+
 FS_INLINE __u32 fs_ctz64(__u64 x)
 {
-	__u64 y = (x & (~x + 1)) - 1;
-
-	y = y - ((y >> 1) & 0x5555555555555555ULL);
-	y = (y & 0x3333333333333333ULL) + ((y >> 2) & 0x3333333333333333ULL);
-	y = (y + (y >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (__u32)((y * 0x0101010101010101ULL) >> 56);
+	return fs_debruijn64_ctz[((x & (~x + 1)) * FS_DEBRUIJN64) >> 58];
 }
 
 /*
@@ -73,6 +79,11 @@ FS_INLINE __u32 fs_ctz64(__u64 x)
 FS_INLINE __u64 fs_min_u63(__u64 a, __u64 b)
 {
 	__u64 a_smaller = 0 - ((a - b) >> 63);
+
+	/* Hide the mask's origin from the optimizer: it would otherwise
+	 * recognise a select and, for BPF, which has no conditional move,
+	 * emit the very branch this function exists to avoid. */
+	asm volatile("" : "+r"(a_smaller));
 
 	return b ^ ((a ^ b) & a_smaller);
 }
