@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "hll_estimate.h"
 #include "sizing.h"
 #include "flowsketch/params.h"
 
@@ -145,11 +146,11 @@ static void test_hll_table(void **state)
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		assert_int_equal(fs_hll_registers(rows[i].p), rows[i].registers);
-		assert_printed_as(100 * fs_hll_std_error(rows[i].p), rows[i].rse_pct, 2);
+		assert_printed_as(100 * fs_hll_rse(rows[i].p), rows[i].rse_pct, 2);
 		assert_true(fs_hll_bytes(rows[i].p, 6) == rows[i].bytes_at_6_bits);
 	}
 	/* Four times the registers halve the error. */
-	assert_true(fabs(fs_hll_std_error(12) * 2 - fs_hll_std_error(10)) < 1e-12);
+	assert_true(fabs(fs_hll_rse(12) * 2 - fs_hll_rse(10)) < 1e-12);
 }
 
 /* The definition fs_cms_size_for() must meet, checked independently. */

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "format.h"
 #include "reply.h"
+#include "hll_estimate.h"
 #include "sizing.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/params.h"
@@ -212,7 +213,7 @@ static void hll_row(__u32 p, struct hll_row *r)
 {
 	r->p = p;
 	r->registers = fs_hll_registers(p);
-	r->rse = fs_hll_std_error(p);
+	r->rse = fs_hll_rse(p);
 	r->bytes = fs_hll_bytes(p, 6);
 	/* The datapath stores a byte per register: a byte store is cheaper
 	 * per packet than updating a packed 6-bit field (hll.h). */

@@ -101,11 +101,6 @@ __u64 fs_hll_registers(__u32 p)
 	return 1ULL << p;
 }
 
-double fs_hll_std_error(__u32 p)
-{
-	return 1.04 / sqrt((double)fs_hll_registers(p));
-}
-
 double fs_hll_bytes(__u32 p, unsigned int bits_per_register)
 {
 	return (double)fs_hll_registers(p) * bits_per_register / 8;

@@ -61,7 +61,7 @@ double fs_cms_bytes(double width, __u32 depth, unsigned int cell_bytes);
 
 /* HyperLogLog. */
 __u64 fs_hll_registers(__u32 p);
-double fs_hll_std_error(__u32 p);
+/* Standard error: fs_hll_rse() in hll_estimate.h. */
 double fs_hll_bytes(__u32 p, unsigned int bits_per_register);
 
 #endif /* FLOWSKETCH_SIZING_H */
