@@ -148,6 +148,8 @@ cat >"$T/top.json" <<'EOF'
 {"span_seconds":10, "windows":2, "window_seconds":5, "window_end":1700000000,
  "sort":"packets", "total_packets":1234567, "total_bytes":987654321,
  "error_bound":{"epsilon":0.00066, "delta":0.0067, "packets":815, "bytes":651852},
+ "distinct_flows":4989, "distinct_sources":3393, "distinct_destinations":1536,
+ "relative_standard_error":0.0081, "hll_precision":14,
  "flows":[
   {"src":"10.0.0.1", "dst":"10.0.0.2", "sport":40000, "dport":80,
    "proto":"tcp", "proto_num":6, "family":4,
@@ -168,6 +170,8 @@ check "top header: span, windows, totals" \
 	out_has "last 10 s \(2 windows of 5 s.*1,234,567 packets, 988 MB"
 check "top header: the error bound in words" \
 	out_has "counts are upper bounds, at most \+815 packets \(\+652 KB\) over the truth with probability 99\.3%"
+check "top header: distinct flows, sources, destinations with their error" \
+	out_has "distinct: 4,989 flows, 3,393 sources, 1,536 destinations \(HyperLogLog, .0\.81% at 1 sigma\)"
 check "top row 1: IPv4 endpoints with ports, SI units, share in %" \
 	out_has "^ *1 +10\.0\.0\.1:40000 +10\.0\.0\.2:80 +tcp +600K +800 MB +48\.6%$"
 check "top row 2: IPv6 endpoints in brackets" \

@@ -246,6 +246,8 @@ for what in flows sources destinations; do
 	within=$(jq -n --slurpfile f "$WORK/flows.json" --argjson e "$est" --argjson t "$truth" \
 		'(($e - $t) | fabs) <= 3 * $f[0].relative_standard_error * $t')
 	check "distinct $what $est within 3 standard errors of $truth" [ "$within" = true ]
+	check "top reports the same distinct $what as flows over the same span" \
+		[ "$(jq ".distinct_$what" "$WORK/top.json")" = "$est" ]
 done
 
 # ---------------------------------------------------------------- bpftool

@@ -44,7 +44,8 @@ struct top_flow {
 struct top_view {
 	__u64 span_seconds, windows, window_seconds, window_end;
 	__u64 total_packets, total_bytes, bound_packets, bound_bytes;
-	double epsilon, delta;
+	__u64 distinct_flows, distinct_sources, distinct_dests;
+	double epsilon, delta, distinct_rse;
 	const char *sort;
 	size_t nflows;
 	struct top_flow *flows;
@@ -172,6 +173,10 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	    (err = fs_reply_double(a, "error_bound.delta", &v->delta)) ||
 	    (err = fs_reply_u64(a, "error_bound.packets", &v->bound_packets)) ||
 	    (err = fs_reply_u64(a, "error_bound.bytes", &v->bound_bytes)) ||
+	    (err = fs_reply_u64(a, "distinct_flows", &v->distinct_flows)) ||
+	    (err = fs_reply_u64(a, "distinct_sources", &v->distinct_sources)) ||
+	    (err = fs_reply_u64(a, "distinct_destinations", &v->distinct_dests)) ||
+	    (err = fs_reply_double(a, "relative_standard_error", &v->distinct_rse)) ||
 	    (err = fs_reply_array(a, "flows", &flows)))
 		return err;
 	if (!v->window_seconds) {
@@ -240,6 +245,7 @@ static void print_header(const struct top_view *v)
 {
 	char pk[FS_FMT_MAX], by[FS_FMT_MAX], bp[FS_FMT_MAX], bb[FS_FMT_MAX];
 	char eps[FS_FMT_MAX], prob[FS_FMT_MAX], end[32];
+	char df[FS_FMT_MAX], ds[FS_FMT_MAX], dd[FS_FMT_MAX], rse[FS_FMT_MAX];
 	time_t t = (time_t)v->window_end;
 	struct tm tm;
 
@@ -261,6 +267,11 @@ static void print_header(const struct top_view *v)
 	       fs_fmt_bytes(bb, (double)v->bound_bytes),
 	       fs_fmt_percent(prob, 1 - v->delta, 1),
 	       fs_fmt_percent(eps, v->epsilon, 3));
+	printf("distinct: %s flows, %s sources, %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
+	       fs_fmt_grouped(df, v->distinct_flows),
+	       fs_fmt_grouped(ds, v->distinct_sources),
+	       fs_fmt_grouped(dd, v->distinct_dests),
+	       fs_fmt_percent(rse, v->distinct_rse, 2));
 }
 
 static int print_top(const struct top_view *v)

@@ -129,6 +129,26 @@ static __u64 bound(double eps, __u64 total)
 	return (__u64)ceil(eps * (double)total);
 }
 
+/* The distinct counts of the last `windows` windows into a; 0 or -errno. */
+static int add_distinct(struct fsd_daemon *d, struct json_object *a,
+			__u32 windows, struct fsd_span *span)
+{
+	double distinct[FS_HLL_NSKETCH];
+	int err;
+
+	err = fsd_history_distinct(&d->history, windows, distinct, span);
+	if (err)
+		return err;
+	add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
+	add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
+	add_u64(a, "distinct_destinations",
+		(__u64)llround(distinct[FS_HLL_DESTS]));
+	add_double(a, "relative_standard_error",
+		   fs_hll_rse(d->opts.params.hll_p));
+	add_u64(a, "hll_precision", d->opts.params.hll_p);
+	return 0;
+}
+
 static struct json_object *answer_top(struct fsd_daemon *d,
 				      struct json_object *req)
 {
@@ -194,6 +214,13 @@ static struct json_object *answer_top(struct fsd_daemon *d,
 	json_object_object_add(a, "flows", flows);
 	add_u64(a, "candidates", span.candidates);
 	fsd_topk_free(&top);
+	/* The same span's distinct counts, so that a live `top` shows them
+	 * without a second request that could see another window. */
+	err = add_distinct(d, a, windows, &span);
+	if (err) {
+		json_object_put(a);
+		return fsd_answer_error("top query failed: %s", strerror(-err));
+	}
 	return a;
 }
 
@@ -201,7 +228,6 @@ static struct json_object *answer_flows(struct fsd_daemon *d,
 					struct json_object *req)
 {
 	static const char *const keys[] = { "span", NULL };
-	double distinct[FS_HLL_NSKETCH];
 	struct fsd_span span;
 	struct json_object *a;
 	__u32 windows;
@@ -209,18 +235,13 @@ static struct json_object *answer_flows(struct fsd_daemon *d,
 
 	if ((a = check_keys(req, "flows", keys)) || (a = span_windows(d, req, &windows)))
 		return a;
-	err = fsd_history_distinct(&d->history, windows, distinct, &span);
-	if (err)
-		return fsd_answer_error("flows query failed: %s", strerror(-err));
 	a = json_object_new_object();
+	err = add_distinct(d, a, windows, &span);
+	if (err) {
+		json_object_put(a);
+		return fsd_answer_error("flows query failed: %s", strerror(-err));
+	}
 	add_span(d, a, &span);
-	add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
-	add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
-	add_u64(a, "distinct_destinations",
-		(__u64)llround(distinct[FS_HLL_DESTS]));
-	add_double(a, "relative_standard_error",
-		   fs_hll_rse(d->opts.params.hll_p));
-	add_u64(a, "hll_precision", d->opts.params.hll_p);
 	return a;
 }
 

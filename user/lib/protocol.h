@@ -25,12 +25,16 @@
  *    "error_bound":{"epsilon":E, "delta":D, "packets":N, "bytes":N},
  *    "flows":[{"src":"10.0.0.1", "dst":"10.0.0.2", "sport":1234,
  *              "dport":80, "proto":"tcp", "proto_num":6, "family":4,
- *              "packets":N, "bytes":N, "share":F}, ...]}
+ *              "packets":N, "bytes":N, "share":F}, ...],
+ *    "distinct_flows":N, "distinct_sources":N, "distinct_destinations":N,
+ *    "relative_standard_error":E, "hll_precision":P}
  *   error_bound.packets/bytes are the absolute bound eps * total: every
  *   count is >= the truth and, with probability >= 1 - delta each, at most
  *   that much above it.  "share" is the flow's fraction of the span's
  *   packets (or bytes, with sort bytes).  ICMP type/code appear as
- *   "dport" (type << 8 | code), see flow_key.h.
+ *   "dport" (type << 8 | code), see flow_key.h.  The distinct counts are
+ *   those of `flows` over the same span, so that a live view needs one
+ *   request per window.
  *
  * flows:
  *   {"span_seconds":S, "windows":W, "distinct_flows":N,
