@@ -37,6 +37,7 @@
 #include "flowsketch/maps.h"
 #include "flowsketch/hash.h"
 #include "sketch.h"
+#include "datapath_setup.h"
 #include "bench.skel.h"
 
 #define BENCH_PKT_LEN 64
@@ -153,11 +154,7 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 		fprintf(stderr, "fs-bench: cannot open the benchmark BPF object.\n");
 		return -ENOENT;
 	}
-	skel->rodata->fs_params = *p;
-	fs_hash_key_derive(&skel->rodata->fs_params.secret,
-			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
-	bpf_map__set_max_entries(skel->maps.fs_cms, fs_cms_chunks(p, FS_NSLOTS));
-	bpf_map__set_max_entries(skel->maps.fs_hll, fs_hll_chunks(p, FS_NSLOTS));
+	FS_DATAPATH_SETUP(skel, p, false);
 	bpf_map__set_max_entries(skel->maps.naive_cms,
 				 (__u32)fs_cms_cells_per_slot(p));
 	bpf_map__set_max_entries(skel->maps.naive_hll,

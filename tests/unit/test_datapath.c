@@ -30,6 +30,7 @@
 
 #include "flowsketch/packet_update.h"
 #include "flowsketch.skel.h"
+#include "datapath_setup.h"
 #include "pkt_build.h"
 
 #define XDP_PASS_RET 2
@@ -122,17 +123,15 @@ static struct dp *dp_open_full(const struct fs_sketch_params *params,
 
 	dp->skel = flowsketch__open();
 	assert_non_null(dp->skel);
-	dp->skel->rodata->fs_params = *params;
-	fs_hash_key_derive(&dp->skel->rodata->fs_params.secret,
-			   (struct fs_hash_key *)&dp->skel->rodata->fs_hash_key);
-	if (!cms_entries)
-		cms_entries = fs_cms_chunks(params, FS_NSLOTS);
-	if (!hll_entries)
-		hll_entries = fs_hll_chunks(params, FS_NSLOTS);
-	assert_int_equal(bpf_map__set_max_entries(dp->skel->maps.fs_cms,
-						  cms_entries), 0);
-	assert_int_equal(bpf_map__set_max_entries(dp->skel->maps.fs_hll,
-						  hll_entries), 0);
+	assert_int_equal(FS_DATAPATH_SETUP(dp->skel, params, false), 0);
+	/* Smaller maps than the parameters need, to test the update's
+	 * error path. */
+	if (cms_entries)
+		assert_int_equal(bpf_map__set_max_entries(dp->skel->maps.fs_cms,
+							  cms_entries), 0);
+	if (hll_entries)
+		assert_int_equal(bpf_map__set_max_entries(dp->skel->maps.fs_hll,
+							  hll_entries), 0);
 	if (ring_bytes)
 		assert_int_equal(bpf_map__set_max_entries(dp->skel->maps.fs_reports,
 							  ring_bytes), 0);

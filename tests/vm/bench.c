@@ -112,11 +112,7 @@ static void *fs_vm_bench_load(bool datapath, bool use_kfunc,
 
 		if (!s)
 			return NULL;
-		s->rodata->fs_params = *p;
-		fs_hash_key_derive(&s->rodata->fs_params.secret,
-				   (struct fs_hash_key *)&s->rodata->fs_hash_key);
-		s->rodata->fs_use_kfunc = use_kfunc;
-		if (fs_vm_size_maps(s->maps.fs_cms, s->maps.fs_hll, p) ||
+		if (FS_DATAPATH_SETUP(s, p, use_kfunc) ||
 		    flowsketch__load(s)) {
 			flowsketch__destroy(s);
 			return NULL;
@@ -127,12 +123,8 @@ static void *fs_vm_bench_load(bool datapath, bool use_kfunc,
 
 		if (!s)
 			return NULL;
-		s->rodata->fs_params = *p;
-		fs_hash_key_derive(&s->rodata->fs_params.secret,
-				   (struct fs_hash_key *)&s->rodata->fs_hash_key);
-		s->rodata->fs_use_kfunc = use_kfunc;
 		bpf_program__set_autoload(s->progs.fs_probe_fentry, false);
-		if (fs_vm_size_maps(s->maps.fs_cms, s->maps.fs_hll, p) ||
+		if (FS_DATAPATH_SETUP(s, p, use_kfunc) ||
 		    kfunc_probe__load(s)) {
 			kfunc_probe__destroy(s);
 			return NULL;

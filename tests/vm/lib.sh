@@ -48,7 +48,7 @@ vm_build_program() {
 	gcc -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 		-std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/lib -Ibuild/skel \
 		-I"$VM_DIR" -Itests/vm -Itests/unit \
-		$(ls tests/vm/*.c | grep -v '\.bpf\.c$') user/lib/model.c \
+		$(ls tests/vm/*.c | grep -v '\.bpf\.c$') user/lib/model.c user/lib/datapath_setup.c \
 		-lbpf -lelf -lz -ljson-c -lm -lpthread -o "$VM_DIR/vmtest" &&
 	vm_build_daemon
 }

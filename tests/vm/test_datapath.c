@@ -43,11 +43,7 @@ static struct flowsketch *fs_vm_dp_open(const struct fs_sketch_params *p,
 	skel = flowsketch__open();
 	if (!skel)
 		return NULL;
-	skel->rodata->fs_params = *p;
-	fs_hash_key_derive(&skel->rodata->fs_params.secret,
-			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
-	skel->rodata->fs_use_kfunc = use_kfunc;
-	err = fs_vm_size_maps(skel->maps.fs_cms, skel->maps.fs_hll, p);
+	err = FS_DATAPATH_SETUP(skel, p, use_kfunc);
 	if (!err)
 		err = flowsketch__load(skel);
 	if (err) {

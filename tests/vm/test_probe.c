@@ -39,11 +39,7 @@ static struct kfunc_probe *fs_vm_probe_open(const struct fs_sketch_params *p,
 	skel = kfunc_probe__open();
 	if (!skel)
 		return NULL;
-	skel->rodata->fs_params = *p;
-	fs_hash_key_derive(&skel->rodata->fs_params.secret,
-			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
-	skel->rodata->fs_use_kfunc = use_kfunc;
-	err = fs_vm_size_maps(skel->maps.fs_cms, skel->maps.fs_hll, p);
+	err = FS_DATAPATH_SETUP(skel, p, use_kfunc);
 	if (!err)
 		err = kfunc_probe__load(skel);
 	if (err) {

@@ -81,14 +81,10 @@ static struct kfunc_probe *fs_vm_unload_probe(bool use_kfunc)
 	skel = kfunc_probe__open();
 	if (!skel)
 		return NULL;
-	skel->rodata->fs_params = p;
-	fs_hash_key_derive(&skel->rodata->fs_params.secret,
-			   (struct fs_hash_key *)&skel->rodata->fs_hash_key);
-	skel->rodata->fs_use_kfunc = use_kfunc;
 	/* Only the XDP update program is needed here. */
 	bpf_program__set_autoload(skel->progs.fs_probe_tc, false);
 	bpf_program__set_autoload(skel->progs.fs_probe_fentry, false);
-	if (fs_vm_size_maps(skel->maps.fs_cms, skel->maps.fs_hll, &p) ||
+	if (FS_DATAPATH_SETUP(skel, &p, use_kfunc) ||
 	    kfunc_probe__load(skel)) {
 		kfunc_probe__destroy(skel);
 		return NULL;

@@ -55,17 +55,6 @@ void fs_vm_params(struct fs_sketch_params *p)
 		       FS_DEFAULT_HLL_P, 0, &s);
 }
 
-int fs_vm_size_maps(struct bpf_map *cms, struct bpf_map *hll,
-		    const struct fs_sketch_params *p)
-{
-	int err;
-
-	err = bpf_map__set_max_entries(cms, fs_cms_chunks(p, FS_NSLOTS));
-	if (!err)
-		err = bpf_map__set_max_entries(hll, fs_hll_chunks(p, FS_NSLOTS));
-	return err;
-}
-
 int fs_vm_module_load(const char *ko_path)
 {
 	int fd, err = 0;

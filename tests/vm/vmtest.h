@@ -17,6 +17,7 @@
 /* The user-space model (user/lib/model.c, linked in) is the reference
  * both datapath variants are compared with. */
 #include "model.h"
+#include "datapath_setup.h"
 
 #include "flowsketch/kfunc.h"
 #include "probe_frame.h"
@@ -32,10 +33,6 @@ void fs_vm_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The parameters every test loads: defaults with a fixed secret. */
 void fs_vm_params(struct fs_sketch_params *p);
-
-/* Size fs_cms / fs_hll for p (before load). */
-int fs_vm_size_maps(struct bpf_map *cms, struct bpf_map *hll,
-		    const struct fs_sketch_params *p);
 
 /* finit_module(); 0 or -errno. */
 int fs_vm_module_load(const char *ko_path);

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "loader.h"
+#include "datapath_setup.h"
 #include "flowsketch.skel.h"	/* after loader.h: needs params.h's types */
 
 /* Set when the flowsketch kernel module (kmod/) is loaded. */
@@ -71,6 +72,7 @@ static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 			 const struct fs_hash_secret *secret, bool kfunc)
 {
 	const struct fs_sketch_params *p = &o->params;
+	struct fs_sketch_params params;
 	struct flowsketch *skel;
 	int err;
 
@@ -80,15 +82,9 @@ static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 		fsd_err("cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
-	skel->rodata->fs_params = *p;
-	skel->rodata->fs_params.secret = *secret;
-	fs_hash_key_derive(secret, (struct fs_hash_key *)&skel->rodata->fs_hash_key);
-	skel->rodata->fs_use_kfunc = kfunc;
-	err = bpf_map__set_max_entries(skel->maps.fs_cms,
-				       fs_cms_chunks(p, FS_NSLOTS));
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.fs_hll,
-					       fs_hll_chunks(p, FS_NSLOTS));
+	params = *p;
+	params.secret = *secret;
+	err = FS_DATAPATH_SETUP(skel, &params, kfunc);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.fs_reports,
 					       o->ringbuf_kib * 1024U);

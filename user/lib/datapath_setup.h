@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * datapath_setup.h - what every loader of the datapath does before load.
+ *
+ * Any BPF object built on bpf/maps.bpf.h (the datapath, the benchmark, the
+ * VM probes) takes the same settings between open and load: the sketch
+ * parameters and the hash key expanded from their secret into .rodata,
+ * the kfunc switch, and the sizes of fs_cms and fs_hll that the parameters
+ * imply.  Doing it in one place keeps the key always derived from the
+ * secret the parameters record, and the maps always as large as the
+ * layout addresses.
+ */
+#ifndef FLOWSKETCH_DATAPATH_SETUP_H
+#define FLOWSKETCH_DATAPATH_SETUP_H
+
+#include <stdbool.h>
+#include "flowsketch/hash.h"
+#include "flowsketch/params.h"
+
+struct bpf_map;
+
+/* 0 or a negative errno from libbpf (the maps could not be resized). */
+int fs_datapath_setup(struct fs_sketch_params *rodata_params,
+		      struct fs_hash_key *rodata_key,
+		      __u32 *rodata_use_kfunc,
+		      struct bpf_map *cms, struct bpf_map *hll,
+		      const struct fs_sketch_params *p, bool use_kfunc);
+
+/* The same, for a skeleton `skel` of any such object. */
+#define FS_DATAPATH_SETUP(skel, p, use_kfunc)                                  \
+	fs_datapath_setup(&(skel)->rodata->fs_params,                          \
+			  &(skel)->rodata->fs_hash_key,                        \
+			  &(skel)->rodata->fs_use_kfunc, (skel)->maps.fs_cms,  \
+			  (skel)->maps.fs_hll, (p), (use_kfunc))
+
+#endif /* FLOWSKETCH_DATAPATH_SETUP_H */
