@@ -9,7 +9,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "args.h"
+#include "cli.h"
 #include "client.h"
+#include "reply.h"
 
 unsigned int fs_client_max_path(void)
 {
@@ -239,4 +241,23 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return err;
+}
+
+int fs_client_show(const char *socket_path, struct json_object *request,
+		   bool json, int (*show)(struct json_object *answer))
+{
+	struct json_object *answer = NULL;
+	int ret = FS_EXIT_RUNTIME;
+
+	if (fs_client_call(socket_path, request, &answer))
+		goto out;
+	if (json)
+		fs_reply_print_json(answer);
+	else if (show(answer))
+		goto out;
+	ret = FS_EXIT_OK;
+out:
+	json_object_put(answer);
+	json_object_put(request);
+	return ret;
 }

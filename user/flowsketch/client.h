@@ -11,6 +11,7 @@
 #ifndef FLOWSKETCH_CLI_CLIENT_H
 #define FLOWSKETCH_CLI_CLIENT_H
 
+#include <stdbool.h>
 #include <json-c/json.h>
 
 /* How long the daemon may take to answer before the CLI gives up. */
@@ -29,5 +30,14 @@ unsigned int fs_client_max_path(void);
  */
 int fs_client_call(const char *socket_path, struct json_object *request,
 		   struct json_object **answer);
+
+/*
+ * Send `request` (released here) and show the answer: the daemon's object
+ * pretty-printed with `json`, else through show(), which parses it into
+ * its command's view and prints it (0 or -errno, having said what was
+ * wrong).  Returns the process exit status (cli.h).
+ */
+int fs_client_show(const char *socket_path, struct json_object *request,
+		   bool json, int (*show)(struct json_object *answer));
 
 #endif /* FLOWSKETCH_CLI_CLIENT_H */

@@ -114,10 +114,20 @@ static void print_flows(const struct flows_view *v)
 	print_line("destinations", v->destinations, v->rse);
 }
 
+static int show_flows(struct json_object *answer)
+{
+	struct flows_view v;
+	int err;
+
+	err = parse_flows(answer, &v);
+	if (!err)
+		print_flows(&v);
+	return err;
+}
+
 int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 {
-	struct json_object *req = NULL, *answer = NULL;
-	struct flows_view v;
+	struct json_object *req;
 	__u32 span = 0;
 	bool json = false;
 	int ret;
@@ -131,19 +141,5 @@ int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 	json_object_object_add(req, "cmd", json_object_new_string("flows"));
 	if (span)
 		json_object_object_add(req, "span", json_object_new_int64(span));
-	ret = FS_EXIT_RUNTIME;
-	if (fs_client_call(cli->socket_path, req, &answer))
-		goto out;
-	if (json) {
-		fs_reply_print_json(answer);
-	} else {
-		if (parse_flows(answer, &v))
-			goto out;
-		print_flows(&v);
-	}
-	ret = FS_EXIT_OK;
-out:
-	json_object_put(answer);
-	json_object_put(req);
-	return ret;
+	return fs_client_show(cli->socket_path, req, json, show_flows);
 }

@@ -215,10 +215,20 @@ static void print_status(const struct status_view *v)
 	print_counters(v);
 }
 
+static int show_status(struct json_object *answer)
+{
+	struct status_view v = { 0 };
+	int err;
+
+	err = parse_status(answer, &v);
+	if (!err)
+		print_status(&v);
+	return err;
+}
+
 int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 {
-	struct json_object *req = NULL, *answer = NULL;
-	struct status_view v = { 0 };
+	struct json_object *req;
 	bool json = false;
 	int ret;
 
@@ -229,19 +239,5 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 		return ret;
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("status"));
-	ret = FS_EXIT_RUNTIME;
-	if (fs_client_call(cli->socket_path, req, &answer))
-		goto out;
-	if (json) {
-		fs_reply_print_json(answer);
-	} else {
-		if (parse_status(answer, &v))
-			goto out;
-		print_status(&v);
-	}
-	ret = FS_EXIT_OK;
-out:
-	json_object_put(answer);
-	json_object_put(req);
-	return ret;
+	return fs_client_show(cli->socket_path, req, json, show_status);
 }
