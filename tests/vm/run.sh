@@ -60,24 +60,38 @@ else
 	tap fail "modinfo gives license, author, description and describes every parameter"
 fi
 
-# What `dkms build` runs: dkms.conf's MAKE line over the source tree that
-# kmod/dkms-source.sh lays out (dkms itself is not needed for that).
-dkms_tree=$PWD/$VM_DIR/dkms
-rm -rf "$dkms_tree"
+# The module as operators install it: dkms add and dkms build, with a
+# private DKMS and source tree (--dkmstree, --sourcetree) so that the
+# host's /var/lib/dkms and /usr/src stay as they were, against the BTF
+# capable 6.12 tree (--kernelsourcedir): the built module must carry the
+# .BTF section its kfunc needs.
+dkms_root=$PWD/$VM_DIR/dkms
+rm -rf "$dkms_root"
 if (
 	set -e
-	# dkms sets these before it reads dkms.conf.
-	kernel_source_dir=$PWD/$VM_DIR/kdir
-	. kmod/dkms.conf
-	kmod/dkms-source.sh "$dkms_tree/$PACKAGE_NAME/$PACKAGE_VERSION/build"
-	eval "${MAKE[0]}"
-	readelf -S "$dkms_tree/$PACKAGE_NAME/$PACKAGE_VERSION/build/${BUILT_MODULE_LOCATION[0]}${BUILT_MODULE_NAME[0]}.ko" |
-		grep -q '\.BTF '
+	PACKAGE_NAME=$(sed -n 's/^PACKAGE_NAME="\(.*\)"$/\1/p' kmod/dkms.conf)
+	PACKAGE_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' kmod/dkms.conf)
+	kver=$(cat "$VM_DIR/kdir/include/config/kernel.release")
+	dk="--dkmstree $dkms_root/tree --sourcetree $dkms_root/src"
+	mkdir -p "$dkms_root/tree"
+	kmod/dkms-source.sh "$dkms_root/src/$PACKAGE_NAME-$PACKAGE_VERSION"
+	# shellcheck disable=SC2086
+	dkms add $dk -m "$PACKAGE_NAME" -v "$PACKAGE_VERSION"
+	# shellcheck disable=SC2086
+	dkms build $dk -m "$PACKAGE_NAME" -v "$PACKAGE_VERSION" -k "$kver" \
+		--kernelsourcedir "$PWD/$VM_DIR/kdir"
+	ko=$(find "$dkms_root/tree/$PACKAGE_NAME/$PACKAGE_VERSION/$kver" -name "$PACKAGE_NAME.ko*")
+	case $ko in
+	*.xz) xz -dc "$ko" > "$dkms_root/built.ko" ;;
+	*.zst) zstd -qdc "$ko" > "$dkms_root/built.ko" ;;
+	*) cp "$ko" "$dkms_root/built.ko" ;;
+	esac
+	readelf -S "$dkms_root/built.ko" | grep -q '\.BTF '
 ) > "$log" 2>&1; then
-	tap ok "the DKMS source tree (kmod/dkms-source.sh) builds with dkms.conf's MAKE line"
+	tap ok "dkms add and dkms build make the module, with BTF, from dkms.conf"
 else
 	sed 's/^/# /' "$log"
-	tap fail "the DKMS source tree (kmod/dkms-source.sh) builds with dkms.conf's MAKE line"
+	tap fail "dkms add and dkms build make the module, with BTF, from dkms.conf"
 fi
 
 if (vm_build_program && vm_build_initramfs) > "$log" 2>&1; then
