@@ -8,7 +8,8 @@
  *
  *  pin      map name    type             key       value                      written by
  *  ------   ---------   --------------   -------   ------------------------   -----------------
- *  params   <obj>.rodata ARRAY (frozen)   0         fs_params (params.h) and   daemon, before load
+ *  params   <obj>.rodata ARRAY (frozen)   0         fs_params (params.h),      daemon, before load
+ *                                                   fs_hash_key (hash.h),
  *                                                   fs_use_kfunc
  *  ctl      fs_ctl      ARRAY, mmapable  0         struct fs_ctl              daemon
  *  cms      fs_cms      PERCPU_ARRAY     chunk     struct fs_cms_chunk        datapath; daemon zeroes
@@ -17,6 +18,8 @@
  *  stats    fs_stats    PERCPU_ARRAY     fs_stat   __u64 (since load)         datapath
  *  reports  fs_reports  RINGBUF          -         struct fs_hh_report        datapath -> daemon
  *  barrier  fs_barrier  ARRAY_OF_MAPS    0         a one-entry array          daemon (see below)
+ *  kfunc_args fs_kfunc_args PERCPU_ARRAY 0         struct fs_kfunc_args       datapath, kfunc path only
+ *                                                   (kfunc.h)
  *
  * Windows and slots.  The datapath maps hold FS_NSLOTS (2) copies of every
  * per-window sketch; slot = fs_ctl.window_seq % FS_NSLOTS.  To close a

@@ -27,6 +27,7 @@ enum fsd_pin {
 	PIN_STATS,
 	PIN_REPORTS,
 	PIN_BARRIER,
+	PIN_KFUNC_ARGS,
 	PIN_PROG,
 	PIN_MAX,
 };
@@ -40,6 +41,7 @@ static const char *const pin_names[PIN_MAX] = {
 	[PIN_STATS] = "stats",
 	[PIN_REPORTS] = "reports",
 	[PIN_BARRIER] = "barrier",
+	[PIN_KFUNC_ARGS] = "kfunc_args",
 	[PIN_PROG] = "prog_xdp",
 };
 
@@ -54,6 +56,7 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	case PIN_STATS: return skel->maps.fs_stats;
 	case PIN_REPORTS: return skel->maps.fs_reports;
 	case PIN_BARRIER: return skel->maps.fs_barrier;
+	case PIN_KFUNC_ARGS: return skel->maps.fs_kfunc_args;
 	default: return NULL;
 	}
 }
