@@ -128,6 +128,18 @@ fsd -i "$IF_RX" "${base[@]}" --secret-file "$T/short-secret"
 check "secret file of 10 bytes refused" failed_with "must hold exactly 16 bytes"
 check "bad secret: host clean" host_clean "$PIN"
 
+# A --socket naming a file that is not a socket: refused, the file kept.
+# (connect() refuses on a regular file as on a dead daemon's socket.)
+echo keep >"$T/not-a-socket"
+fs_in "$NS_RX" timeout 10 "$FSD" -i "$IF_RX" --pin-dir "$PIN" \
+	--socket "$T/not-a-socket" >"$T/out" 2>"$T/err"
+rc=$?
+check "--socket on a regular file refused with one message" \
+	failed_with "$T/not-a-socket exists and is not a socket"
+check "--socket on a regular file: the file is kept" \
+	test "$(cat "$T/not-a-socket" 2>/dev/null)" = keep
+check "--socket on a regular file: host clean" host_clean "$PIN"
+
 # --- a running daemon, and what may not happen next to it ----------------
 if fsd_start "$T/sock" -i "$IF_RX" --pin-dir "$PIN"; then
 	ok "daemon starts and attaches"

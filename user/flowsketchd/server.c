@@ -27,19 +27,38 @@ static int socket_dir(char *buf, size_t len, const char *path)
 	return 0;
 }
 
-/* A socket file at path that nobody listens on is left by a dead daemon. */
+/*
+ * A socket file at path that refuses connections is left by a dead daemon
+ * and may go.  Anything else stays: connect() refuses on a regular file
+ * just as on a dead socket, so without the type check a mistyped --socket
+ * would delete whatever file it names.
+ */
 static int remove_stale_socket(const struct sockaddr_un *addr)
 {
+	struct stat st;
 	int fd, err = 0;
 
-	if (access(addr->sun_path, F_OK))
-		return 0;
+	if (lstat(addr->sun_path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		err = -errno;
+		fsd_err("cannot stat %s: %s", addr->sun_path, strerror(-err));
+		return err;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		fsd_err("%s exists and is not a socket", addr->sun_path);
+		return -EEXIST;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (!connect(fd, (const struct sockaddr *)addr, sizeof(*addr))) {
 		fsd_err("another daemon is listening on %s", addr->sun_path);
 		err = -EADDRINUSE;
+	} else if (errno != ECONNREFUSED) {
+		err = -errno;
+		fsd_err("cannot tell whether a daemon listens on %s: %s",
+			addr->sun_path, strerror(-err));
 	} else if (unlink(addr->sun_path)) {
 		err = -errno;
 		fsd_err("cannot remove stale socket %s: %s", addr->sun_path,
