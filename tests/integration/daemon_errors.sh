@@ -154,6 +154,47 @@ check "every map and the program are pinned" \
 check "dump of a pinned map shows BTF field names" \
 	sh -c "bpftool map dump pinned '$PIN/ctl' | grep -q window_seq"
 
+# A client that sends its request a byte at a time is cut off once the
+# request's time (server.h, 200 ms) is up, however steadily it trickles;
+# else it could hold the event loop, and the windows, for minutes.
+# Prints the seconds until the answer, then the answer.
+trickle() {
+	python3 - "$1" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(0.05)
+t0 = time.monotonic()
+answer = b""
+while time.monotonic() - t0 < 3 and b"\n" not in answer:
+    try:
+        s.send(b" ")
+        answer += s.recv(4096)
+    except socket.timeout:
+        pass
+    except OSError:
+        break
+elapsed = time.monotonic() - t0
+s.settimeout(5)
+try:
+    s.send(b'{"cmd":"status"}\n')
+    while b"\n" not in answer:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+except OSError:
+    pass
+print("%.2f" % elapsed)
+print(answer.decode(errors="replace").strip())
+PY
+}
+trickle "$T/sock" >"$T/trickle"
+check "a trickling client is answered within a second" \
+	awk 'NR == 1 { exit !($1 < 1) }' "$T/trickle"
+check "a trickling client gets a timeout error" \
+	grep -qF '"error":"request not complete within 200 ms"' "$T/trickle"
+
 fsd -i "$IF_RX" --pin-dir "$PIN" --socket "$T/sock2"
 check "second daemon on the same pins refused with one message" \
 	failed_with "another flowsketchd is using $PIN (pid $first)"

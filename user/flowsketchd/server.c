@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -138,16 +139,40 @@ void fsd_server_close(struct fsd_daemon *d)
 	d->socket_dir_created = false;
 }
 
-/* Read one request line; its length, or -errno / -E2BIG. */
-static ssize_t read_request(int fd, char *buf, size_t size)
+static __u64 monotonic_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Read one request line by deadline_ms; its length, -ETIMEDOUT, -E2BIG or
+ * -errno.  The deadline covers the whole request, not each recv(): a
+ * client sending a byte now and then would otherwise hold the event loop
+ * (and the window rotation) for FS_REQUEST_MAX timeouts.
+ */
+static ssize_t read_request(int fd, char *buf, size_t size, __u64 deadline_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	size_t len = 0;
 
 	while (len < size) {
-		ssize_t n = recv(fd, buf + len, size - len, 0);
+		__u64 now = monotonic_ms();
+		ssize_t n;
+		int ready;
 
+		if (now >= deadline_ms)
+			return -ETIMEDOUT;
+		ready = poll(&pfd, 1, (int)(deadline_ms - now));
+		if (ready < 0 && errno != EINTR)
+			return -errno;
+		if (ready <= 0)
+			continue;
+		n = recv(fd, buf + len, size - len, MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			return -errno;
 		}
@@ -158,14 +183,6 @@ static ssize_t read_request(int fd, char *buf, size_t size)
 		len += (size_t)n;
 	}
 	return -E2BIG;
-}
-
-static __u64 monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
 }
 
 /* SO_SNDTIMEO bounds each send(); the deadline bounds a client that
@@ -193,14 +210,17 @@ static void serve(struct fsd_daemon *d, int fd)
 	__u64 deadline;
 	ssize_t len;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	len = read_request(fd, req, sizeof(req));
+	len = read_request(fd, req, sizeof(req),
+			   monotonic_ms() + FSD_CLIENT_TIMEOUT_MS);
 	if (len == -E2BIG)
 		answer = fsd_answer_error("request longer than %d bytes",
 					  FS_REQUEST_MAX);
+	else if (len == -ETIMEDOUT)
+		answer = fsd_answer_error("request not complete within %d ms",
+					  FSD_CLIENT_TIMEOUT_MS);
 	else if (len < 0)
-		return;		/* timed out or gone: nobody to answer */
+		return;		/* gone: nobody to answer */
 	else
 		answer = fsd_answer(d, req, (size_t)len);
 	text = json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PLAIN);
