@@ -128,6 +128,12 @@ fsd -i "$IF_RX" "${base[@]}" --secret-file "$T/short-secret"
 check "secret file of 10 bytes refused" failed_with "must hold exactly 16 bytes"
 check "bad secret: host clean" host_clean "$PIN"
 
+fsd -i "$IF_RX" --pin-dir "$T/pins" --socket "$T/sock"
+check "pin directory outside bpffs refused with one message" \
+	failed_with "pin directory $T/pins is not on a bpf filesystem"
+check "pin directory outside bpffs: removed again" test ! -e "$T/pins"
+check "pin directory outside bpffs: host clean" host_clean "$PIN"
+
 # A --socket naming a file that is not a socket: refused, the file kept.
 # (connect() refuses on a regular file as on a dead daemon's socket.)
 echo keep >"$T/not-a-socket"

@@ -61,6 +61,7 @@ static long lock_holder(dev_t dev, ino_t ino)
 
 int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 {
+	struct statfs fs;
 	struct stat st;
 	int err;
 
@@ -81,6 +82,18 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 	if (l->fd < 0) {
 		err = -errno;
 		fsd_err("cannot open pin directory %s: %s", dir, strerror(-err));
+		goto err_release;
+	}
+	/* Checked here, before anything loads: bpf_obj_pin() elsewhere
+	 * fails only later, with a bare EPERM. */
+	if (fstatfs(l->fd, &fs)) {
+		err = -errno;
+		fsd_err("cannot stat pin directory %s: %s", dir, strerror(-err));
+		goto err_release;
+	}
+	if (fs.f_type != BPF_FS_MAGIC) {
+		err = -EINVAL;
+		fsd_err("pin directory %s is not on a bpf filesystem", dir);
 		goto err_release;
 	}
 	if (flock(l->fd, LOCK_EX | LOCK_NB)) {

@@ -25,8 +25,9 @@ struct fsd_pinlock {
 int fsd_bpffs_mount(void);
 
 /*
- * Create (mode 0700) and lock dir: 0, -EBUSY when another process holds
- * it, -errno; a message is printed on failure.
+ * Create (mode 0700) and lock dir: 0, -EINVAL when it is not on bpffs,
+ * -EBUSY when another process holds it, -errno; a message is printed on
+ * failure.
  */
 int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir);
 /* Unlock; remove the directory if we created it and it is empty. */
