@@ -189,6 +189,25 @@ check "top --json is the daemon's object, exact integers" \
 check "top without --span sends no span (the daemon's one window)" \
 	eval 'tail -1 "$T/top.log" | jq -e ".sort == \"bytes\" and .n == 10 and has(\"span\") == false" >/dev/null'
 
+# Ports only where the datapath keys them (TCP, UDP); ICMP type/code only
+# for the family's own ICMP.
+jq '.flows = [
+  {src:"10.0.0.5", dst:"10.0.0.6", sport:0, dport:0, proto:"sctp",
+   proto_num:132, family:4, packets:10, bytes:1000, share:0.5},
+  {src:"2001:db8::5", dst:"2001:db8::6", sport:0, dport:0, proto:"icmp",
+   proto_num:1, family:6, packets:9, bytes:900, share:0.45},
+  {src:"2001:db8::7", dst:"2001:db8::8", sport:0, dport:33024, proto:"icmpv6",
+   proto_num:58, family:6, packets:1, bytes:100, share:0.05}]' \
+	"$T/top.json" >"$T/portless.json"
+serve portless "$T/portless.json" || exit 1
+run --socket "$T/portless.sock" top --once
+check "top: SCTP (keyed without ports) prints bare addresses" \
+	out_has "^ *1 +10\.0\.0\.5 +10\.0\.0\.6 +sctp +10 "
+check "top: ICMPv4 inside IPv6 has no type/code" \
+	out_has "^ *2 +2001:db8::5 +2001:db8::6 +icmp +9 "
+check "top: ICMPv6 type/code from dport (129/0, echo reply)" \
+	out_has "^ *3 +2001:db8::7 +2001:db8::8 +icmpv6 129/0 +1 "
+
 # Without --once: one block per window until SIGINT, exit 0; no screen
 # clearing when stdout is not a terminal.  window_end is long past, so the
 # CLI falls back to sleeping one window (1 s) between blocks.
@@ -323,6 +342,21 @@ jq '.flows[1].packets = -5' "$T/top.json" >"$T/negative.json"
 serve negative "$T/negative.json" || exit 1
 runtime_error "a negative count is refused before printing any row" \
 	'no non-negative integer "packets"' --socket "$T/negative.sock" top --once
+
+jq '.window_end = 9223372036854775807' "$T/top.json" >"$T/farend.json"
+serve farend "$T/farend.json" || exit 1
+runtime_error "a window_end no calendar can show is refused, not a crash" \
+	'window_end that is not a time' --socket "$T/farend.sock" top --once
+
+jq '.window_seconds = 18446744073709551615' "$T/top.json" >"$T/hugewin.json"
+serve hugewin "$T/hugewin.json" || exit 1
+runtime_error "a window longer than a day is refused" \
+	'a window of 18446744073709551615 seconds' --socket "$T/hugewin.sock" top --once
+
+jq '.flows[0].dport = 65616' "$T/top.json" >"$T/bigport.json"
+serve bigport "$T/bigport.json" || exit 1
+runtime_error "a port above 65535 is refused, not printed as another port" \
+	'port, protocol or family out of range' --socket "$T/bigport.sock" top --once
 
 echo '[1, 2]' >"$T/array.json"
 serve array "$T/array.json" || exit 1

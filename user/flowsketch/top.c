@@ -9,7 +9,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +22,16 @@
 #include "client.h"
 #include "format.h"
 #include "reply.h"
+#include "flowsketch/flow_key.h"
 
 #define TOP_DEFAULT_N 10
 #define TOP_MAX_N 10000
 /* Redraw this long after the window should have closed, so the daemon has
  * rotated and merged it by the time we ask. */
 #define TOP_REDRAW_MARGIN_NS 200000000L
+/* The daemon's longest window (flowsketchd --window); also keeps the
+ * sleep between screens a representable time. */
+#define TOP_MAX_WINDOW_S (24 * 3600)
 
 struct top_opts {
 	__u32 n;
@@ -37,7 +43,7 @@ struct top_opts {
 
 struct top_flow {
 	const char *src, *dst, *proto;
-	__u64 sport, dport, proto_num, packets, bytes;
+	__u64 family, sport, dport, proto_num, packets, bytes;
 	double share;
 };
 
@@ -47,6 +53,7 @@ struct top_view {
 	__u64 distinct_flows, distinct_sources, distinct_dests;
 	double epsilon, delta, distinct_rse;
 	const char *sort;
+	char window_end_str[16];	/* HH:MM:SS, local time */
 	size_t nflows;
 	struct top_flow *flows;
 };
@@ -147,10 +154,36 @@ static int parse_flow(struct json_object *f, struct top_flow *out)
 	    (err = fs_reply_u64(f, "sport", &out->sport)) ||
 	    (err = fs_reply_u64(f, "dport", &out->dport)) ||
 	    (err = fs_reply_u64(f, "proto_num", &out->proto_num)) ||
+	    (err = fs_reply_u64(f, "family", &out->family)) ||
 	    (err = fs_reply_u64(f, "packets", &out->packets)) ||
 	    (err = fs_reply_u64(f, "bytes", &out->bytes)) ||
 	    (err = fs_reply_double(f, "share", &out->share)))
 		return err;
+	/* A flow key holds 16-bit ports and an 8-bit protocol (flow_key.h);
+	 * anything larger would print as a different flow. */
+	if (out->sport > 0xffff || out->dport > 0xffff ||
+	    out->proto_num > 0xff ||
+	    (out->family != FS_FAMILY_IPV4 && out->family != FS_FAMILY_IPV6)) {
+		fs_error("flowsketchd's answer has a flow with a port, protocol or family out of range");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* localtime_r() fails for a time_t past the year 2^31, which a u64 from
+ * the socket can be. */
+static int format_window_end(struct top_view *v)
+{
+	time_t t = (time_t)v->window_end;
+	struct tm tm;
+
+	if (v->window_end > (__u64)INT64_MAX || !localtime_r(&t, &tm) ||
+	    !strftime(v->window_end_str, sizeof(v->window_end_str),
+		      "%H:%M:%S", &tm)) {
+		fs_error("flowsketchd's answer has a window_end that is not a time: %llu",
+			 (unsigned long long)v->window_end);
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -179,10 +212,14 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	    (err = fs_reply_double(a, "relative_standard_error", &v->distinct_rse)) ||
 	    (err = fs_reply_array(a, "flows", &flows)))
 		return err;
-	if (!v->window_seconds) {
-		fs_error("flowsketchd's answer has a window of 0 seconds");
+	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S) {
+		fs_error("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",
+			 (unsigned long long)v->window_seconds);
 		return -EPROTO;
 	}
+	err = format_window_end(v);
+	if (err)
+		return err;
 	v->nflows = json_object_array_length(flows);
 	v->flows = calloc(v->nflows ? v->nflows : 1, sizeof(*v->flows));
 	if (!v->flows) {
@@ -197,17 +234,19 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	return 0;
 }
 
-/* Transport protocols whose key carries ports (flow_key.h); for ICMP the
- * "dport" is type << 8 | code instead. */
-static bool has_ports(__u64 proto)
+/* The datapath keys ports for TCP and UDP only (bpf/parse.bpf.h); every
+ * other protocol has ports 0, which are no ports to print. */
+static bool has_ports(const struct top_flow *f)
 {
-	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
-	       proto == 136;
+	return f->proto_num == IPPROTO_TCP || f->proto_num == IPPROTO_UDP;
 }
 
-static bool is_icmp(__u64 proto)
+/* The family's own ICMP carries type << 8 | code in "dport"; ICMPv4 in
+ * an IPv6 packet (or the reverse) is keyed like any other protocol. */
+static bool is_icmp(const struct top_flow *f)
 {
-	return proto == 1 || proto == 58;
+	return f->family == FS_FAMILY_IPV4 ? f->proto_num == IPPROTO_ICMP :
+					     f->proto_num == IPPROTO_ICMPV6;
 }
 
 struct top_row {
@@ -218,12 +257,12 @@ struct top_row {
 static void format_row(const struct top_flow *f, size_t rank,
 		       struct top_row *r)
 {
-	bool ports = has_ports(f->proto_num);
+	bool ports = has_ports(f);
 
 	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
 	fs_fmt_endpoint(r->src, f->src, ports ? (int)f->sport : -1);
 	fs_fmt_endpoint(r->dst, f->dst, ports ? (int)f->dport : -1);
-	if (is_icmp(f->proto_num))
+	if (is_icmp(f))
 		snprintf(r->proto, sizeof(r->proto), "%s %llu/%llu", f->proto,
 			 (unsigned long long)(f->dport >> 8),
 			 (unsigned long long)(f->dport & 0xff));
@@ -244,10 +283,8 @@ static int width_of(int w, const char *s)
 static void print_header(const struct top_view *v)
 {
 	char pk[FS_FMT_MAX], by[FS_FMT_MAX], bp[FS_FMT_MAX], bb[FS_FMT_MAX];
-	char eps[FS_FMT_MAX], prob[FS_FMT_MAX], end[32];
+	char eps[FS_FMT_MAX], prob[FS_FMT_MAX];
 	char df[FS_FMT_MAX], ds[FS_FMT_MAX], dd[FS_FMT_MAX], rse[FS_FMT_MAX];
-	time_t t = (time_t)v->window_end;
-	struct tm tm;
 
 	if (!v->windows) {
 		/* Right after the daemon starts: nothing to sum yet. */
@@ -255,11 +292,10 @@ static void print_header(const struct top_view *v)
 		       (unsigned long long)v->window_seconds);
 		return;
 	}
-	strftime(end, sizeof(end), "%H:%M:%S", localtime_r(&t, &tm));
 	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s\n",
 	       (unsigned long long)v->span_seconds,
 	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
-	       (unsigned long long)v->window_seconds, end,
+	       (unsigned long long)v->window_seconds, v->window_end_str,
 	       fs_fmt_grouped(pk, v->total_packets),
 	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort);
 	printf("counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
