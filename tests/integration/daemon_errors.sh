@@ -232,3 +232,13 @@ sleep 0.05
 kill -INT "$pid"
 wait "$pid"
 check "SIGINT during start-up: host clean" host_clean "$PIN"
+
+# A secret from a pipe arrives in the pieces its writer makes: read it all.
+if fsd_start "$T/sock" -i "$IF_RX" --pin-dir "$PIN" \
+	--secret-file <(printf 01234567; sleep 0.3; printf 89abcdef); then
+	ok "secret read from a pipe in two pieces"
+	check "secret from a pipe: SIGTERM stops the daemon" fsd_stop "$bg_pid"
+else
+	not_ok "secret read from a pipe in two pieces"
+	sed 's/^/# daemon: /' "$T/bg.err"
+fi

@@ -20,9 +20,31 @@ static void key_from_bytes(const __u8 b[16], struct fs_hash_secret *s)
 	}
 }
 
+/*
+ * read() until count bytes or end of file: a pipe (--secret-file
+ * <(command)) hands its data over in whatever pieces the writer made.
+ */
+static ssize_t read_full(int fd, __u8 *buf, size_t count)
+{
+	size_t len = 0;
+
+	while (len < count) {
+		ssize_t n = read(fd, buf + len, count - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
 static int read_secret_file(const char *path, __u8 b[16])
 {
-	__u8 extra;
+	__u8 buf[17];	/* one byte more, to see a file that is too long */
 	ssize_t n;
 	int fd, err = 0;
 
@@ -32,12 +54,17 @@ static int read_secret_file(const char *path, __u8 b[16])
 		fsd_err("cannot open secret file %s: %s", path, strerror(-err));
 		return err;
 	}
-	n = read(fd, b, 16);
-	if (n == 16 && read(fd, &extra, 1) == 0)
-		goto out;
-	err = n < 0 ? -errno : -EINVAL;
-	fsd_err("secret file %s must hold exactly 16 bytes", path);
-out:
+	n = read_full(fd, buf, sizeof(buf));
+	if (n < 0) {
+		err = (int)n;
+		fsd_err("cannot read secret file %s: %s", path, strerror(-err));
+	} else if (n != 16) {
+		err = -EINVAL;
+		fsd_err("secret file %s must hold exactly 16 bytes", path);
+	} else {
+		memcpy(b, buf, 16);
+	}
+	memset(buf, 0, sizeof(buf));
 	close(fd);
 	return err;
 }
