@@ -130,6 +130,9 @@ run top -n abc
 check "the -n error names the bad value" err_has "'abc'"
 run top --sort flows
 check "the --sort error names the bad key" err_has "'flows'"
+run top --once=3
+check "a value given to a flag says the flag takes none" \
+	eval '[ "$rc" -eq 2 ] && one_err_line && err_has "option --once takes no value"'
 
 for cmd in "" top flows status size; do
 	# shellcheck disable=SC2086

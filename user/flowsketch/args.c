@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,15 +135,20 @@ int fs_option_error(const char *cmd, int ret, char **argv)
 	 * getopt_long has stepped past a long option or a short option that
 	 * ends its word, but not past "-x" inside a group such as "-x1"; a
 	 * short option is therefore named from optopt.  optopt is 0 for an
-	 * unknown long option, and a long option's val otherwise.
+	 * unknown long option, and a long option's val otherwise: '?' for a
+	 * known long option means it was given a value it does not take.
 	 */
 	const char *word = argv[optind - 1];
 	char shortopt[3] = { '-', (char)optopt, 0 };
+	bool long_word = !strncmp(word, "--", 2);
 
-	if (optopt && strncmp(word, "--", 2))
+	if (optopt && !long_word)
 		word = shortopt;
 	if (ret == ':')
 		return fs_usage_error(cmd, "option %s needs a value", word);
+	if (optopt && long_word)
+		return fs_usage_error(cmd, "option %.*s takes no value",
+				      (int)strcspn(word, "="), word);
 	return fs_usage_error(cmd, "unknown option %s (see 'flowsketch%s%s --help')",
 			      word, cmd ? " " : "", cmd ? cmd : "");
 }
