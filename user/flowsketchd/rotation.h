@@ -13,17 +13,10 @@
  * Each packet lands in exactly one slot and that slot is read exactly once
  * before it is zeroed, so the windows' totals add up to every packet sent.
  *
- * Slots that share a map element.  The shared core numbers cells and
- * registers slot after slot (cms.h, hll.h), so when a slot's size is not a
- * multiple of a 32 KiB chunk, one element holds the end of one slot and
- * the start of the other.  User space can only write a per-CPU element
- * whole, so that element is zeroed by writing back what was just read with
- * only the closed slot's part cleared: an update of the live slot that
- * lands between that read and write (a few microseconds, once a window)
- * is lost.  With the default HyperLogLog precision (3 x 2^14 registers per
- * slot) that can cost a register raise; Count-Min sizes that are a
- * multiple of 2048 cells (width x depth) are never affected, and the
- * daemon warns when they would be.
+ * Zeroing a slot (step 5) rewrites whole per-CPU map elements, the only
+ * write user space has.  That is safe because every slot starts on a chunk
+ * boundary (the slot strides of cms.h and hll.h), so no element holds
+ * cells or registers of the live slot.
  */
 #ifndef FLOWSKETCHD_ROTATION_H
 #define FLOWSKETCHD_ROTATION_H

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * secret.h - the SipHash key of the sketches (hash.h).
+ * secret.h - the 128-bit secret the sketches' hash key is expanded from
+ * (fs_hash_key_derive(), hash.h).
  *
  * Random at every start by default: an outsider then cannot craft flows
  * that collide in the sketches.  Hosts whose sketches are merged must
- * share the key, so it can come from a 16-byte file instead (k0 then k1,
+ * share the secret, so it can come from a 16-byte file instead (k0 then k1,
  * little-endian), which should be as private as any other key.
  */
 #ifndef FLOWSKETCHD_SECRET_H

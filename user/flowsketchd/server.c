@@ -235,8 +235,9 @@ void fsd_server_accept(struct fsd_daemon *d)
 	int fd, served;
 
 	/* The listening socket is non-blocking; the accepted ones are not
-	 * (accept4 without SOCK_NONBLOCK) and rely on the timeouts.  A few
-	 * per wakeup, so a connection flood cannot starve the timer. */
+	 * (accept4 without SOCK_NONBLOCK): the request is read against a
+	 * deadline and the answer sent under SO_SNDTIMEO.  A few per
+	 * wakeup, so a connection flood cannot starve the timer. */
 	for (served = 0; served < FSD_CLIENTS_PER_WAKEUP; served++) {
 		fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
