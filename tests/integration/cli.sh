@@ -361,6 +361,11 @@ serve bigport "$T/bigport.json" || exit 1
 runtime_error "a port above 65535 is refused, not printed as another port" \
 	'port, protocol or family out of range' --socket "$T/bigport.sock" top --once
 
+jq '.params.hll_precision = 70' "$T/status.json" >"$T/badp.json"
+serve badp "$T/badp.json" || exit 1
+runtime_error "status: a HyperLogLog precision outside 4..18 is refused" \
+	'"params.hll_precision" 70, not 4 to 18' --socket "$T/badp.sock" status
+
 echo '[1, 2]' >"$T/array.json"
 serve array "$T/array.json" || exit 1
 runtime_error "an answer that is not an object" "not a JSON object" \

@@ -15,6 +15,7 @@
 #include "client.h"
 #include "format.h"
 #include "reply.h"
+#include "flowsketch/params.h"
 
 struct flows_view {
 	__u64 span_seconds, windows, hll_precision;
@@ -75,7 +76,8 @@ static int parse_flows(struct json_object *a, struct flows_view *v)
 	    (err = fs_reply_double(a, "distinct_sources", &v->sources)) ||
 	    (err = fs_reply_double(a, "distinct_destinations", &v->destinations)) ||
 	    (err = fs_reply_double(a, "relative_standard_error", &v->rse)) ||
-	    (err = fs_reply_u64(a, "hll_precision", &v->hll_precision)))
+	    (err = fs_reply_u64_in(a, "hll_precision", FS_HLL_MIN_P,
+				   FS_HLL_MAX_P, &v->hll_precision)))
 		return err;
 	if (v->flows < 0 || v->sources < 0 || v->destinations < 0 ||
 	    v->rse <= 0) {

@@ -45,6 +45,25 @@ int fs_reply_u64(struct json_object *obj, const char *path, __u64 *out)
 	return 0;
 }
 
+int fs_reply_u64_in(struct json_object *obj, const char *path, __u64 min,
+		    __u64 max, __u64 *out)
+{
+	__u64 v;
+	int err;
+
+	err = fs_reply_u64(obj, path, &v);
+	if (err)
+		return err;
+	if (v < min || v > max) {
+		fs_error("flowsketchd's answer has \"%s\" %llu, not %llu to %llu",
+			 path, (unsigned long long)v, (unsigned long long)min,
+			 (unsigned long long)max);
+		return -EPROTO;
+	}
+	*out = v;
+	return 0;
+}
+
 int fs_reply_double(struct json_object *obj, const char *path, double *out)
 {
 	struct json_object *v = lookup(obj, path);

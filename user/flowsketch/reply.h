@@ -17,6 +17,9 @@
 
 /* A non-negative integer. */
 int fs_reply_u64(struct json_object *obj, const char *path, __u64 *out);
+/* An integer in [min, max]; outside it is a protocol error too. */
+int fs_reply_u64_in(struct json_object *obj, const char *path, __u64 min,
+		    __u64 max, __u64 *out);
 /* Any finite number, integer or not. */
 int fs_reply_double(struct json_object *obj, const char *path, double *out);
 int fs_reply_bool(struct json_object *obj, const char *path, bool *out);

@@ -15,6 +15,7 @@
 #include "client.h"
 #include "format.h"
 #include "reply.h"
+#include "flowsketch/params.h"
 
 struct status_view {
 	__u64 pid, window_seconds, history_seconds, windows_kept;
@@ -100,7 +101,8 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_double(a, "params.epsilon", &v->epsilon)) ||
 	    (err = fs_reply_double(a, "params.delta", &v->delta)) ||
 	    (err = fs_reply_bool(a, "params.conservative", &v->conservative)) ||
-	    (err = fs_reply_u64(a, "params.hll_precision", &v->hll_precision)) ||
+	    (err = fs_reply_u64_in(a, "params.hll_precision", FS_HLL_MIN_P,
+				   FS_HLL_MAX_P, &v->hll_precision)) ||
 	    (err = fs_reply_double(a, "params.hll_relative_standard_error", &v->hll_rse)) ||
 	    (err = fs_reply_u64(a, "memory.datapath_bytes_per_cpu", &v->mem_per_cpu)) ||
 	    (err = fs_reply_u64(a, "memory.datapath_bytes", &v->mem_datapath)) ||
@@ -163,7 +165,7 @@ static void print_sketches(const struct status_view *v)
 	       eps, fs_fmt_percent(prob, 1 - v->delta, 1));
 	printf("hyperloglog:  precision p = %llu (%s registers per sketch)\n",
 	       (unsigned long long)v->hll_precision,
-	       fs_fmt_grouped(regs, 1ULL << (v->hll_precision & 63)));
+	       fs_fmt_grouped(regs, 1ULL << v->hll_precision));
 	printf("              distinct counts within \u00b1%s at 1 sigma (68%%), \u00b1%s at 2 sigma (95%%)\n",
 	       fs_fmt_percent(rse, v->hll_rse, 2),
 	       fs_fmt_percent(rse2, 2 * v->hll_rse, 2));
