@@ -26,7 +26,6 @@ void fsd_candidates_clear(struct fsd_candidates *c)
 	if (c->slots)
 		memset(c->slots, 0, (size_t)c->capacity * sizeof(*c->slots));
 	c->count = 0;
-	c->overflow = 0;
 }
 
 /* The slot holding key, or the free slot where it belongs. */
@@ -76,10 +75,8 @@ int fsd_candidates_add(struct fsd_candidates *c, const struct fs_flow_key *key,
 		if (fsd_candidate_used(e))
 			return 0;
 	}
-	if (c->count >= c->limit) {
-		c->overflow++;
+	if (c->count >= c->limit)
 		return -ENOSPC;
-	}
 	if (2 * ((size_t)c->count + 1) > c->capacity) {
 		err = grow(c);
 		if (err)

@@ -8,8 +8,9 @@
  * addressing table with linear probing, indexed by the flow's keyed hash
  * (uniform, and not choosable by a sender who does not know the secret),
  * grown by doubling at load 1/2 so a probe stays short and a quiet window
- * costs little memory.  Past `limit` keys new ones are refused and counted,
- * so a flood of distinct reported flows cannot exhaust the daemon's memory.
+ * costs little memory.  Past `limit` keys new ones are refused (the history
+ * counts them), so a flood of distinct reported flows cannot exhaust the
+ * daemon's memory.
  */
 #ifndef FLOWSKETCHD_CANDIDATES_H
 #define FLOWSKETCHD_CANDIDATES_H
@@ -27,16 +28,15 @@ struct fsd_candidates {
 	__u32 capacity;		/* 0 or a power of two */
 	__u32 count;
 	__u32 limit;
-	__u64 overflow;		/* keys refused because count hit limit */
 };
 
 void fsd_candidates_init(struct fsd_candidates *c, __u32 limit);
 void fsd_candidates_free(struct fsd_candidates *c);
-/* Forget every key and the overflow count, keep the memory. */
+/* Forget every key, keep the memory. */
 void fsd_candidates_clear(struct fsd_candidates *c);
 /*
  * Add a key: 1 when new, 0 when already present, -EINVAL for a key of no
- * family, -ENOSPC when the set is full (counted in overflow), -ENOMEM.
+ * family, -ENOSPC when the set is full, -ENOMEM.
  */
 int fsd_candidates_add(struct fsd_candidates *c, const struct fs_flow_key *key,
 		       __u64 hash);

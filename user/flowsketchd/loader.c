@@ -61,16 +61,6 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	}
 }
 
-int fsd_loader_map_fd(const struct fsd_loader *l, const char *pin_name)
-{
-	unsigned int i;
-
-	for (i = 0; i < PIN_PROG; i++)
-		if (!strcmp(pin_names[i], pin_name))
-			return bpf_map__fd(pin_map(l->skel, i));
-	return -ENOENT;
-}
-
 static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 			 const struct fs_hash_secret *secret, bool kfunc)
 {

@@ -50,7 +50,4 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o);
 /* Detach, unpin, unload: whatever was done.  Safe on a zeroed loader. */
 void fsd_loader_close(struct fsd_loader *l);
 
-/* Map fds. */
-int fsd_loader_map_fd(const struct fsd_loader *l, const char *pin_name);
-
 #endif /* FLOWSKETCHD_LOADER_H */

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "flow_fmt.h"
 
@@ -61,22 +60,6 @@ const char *fs_proto_str(__u8 proto, char *buf, size_t len)
 		return name;
 	snprintf(buf, len, "%u", proto);
 	return buf;
-}
-
-int fs_proto_parse(const char *s)
-{
-	unsigned long n;
-	char *end;
-	size_t i;
-
-	for (i = 0; i < FS_ARRAY_SIZE(proto_names); i++)
-		if (!strcmp(s, proto_names[i].name))
-			return proto_names[i].number;
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (!*s || *end || errno || n > 255)
-		return -EINVAL;
-	return (int)n;
 }
 
 __u16 fs_flow_sport(const struct fs_flow_key *key)

@@ -26,9 +26,6 @@ const char *fs_proto_name(__u8 proto);
 /* Name or, when it has none, the decimal number; buf of 4+ bytes. */
 const char *fs_proto_str(__u8 proto, char *buf, size_t len);
 
-/* Protocol number of a name or a decimal number, or -EINVAL. */
-int fs_proto_parse(const char *s);
-
 /* Source and destination ports in host order (0 when there are none;
  * for ICMP the destination port holds type << 8 | code). */
 __u16 fs_flow_sport(const struct fs_flow_key *key);
