@@ -9,7 +9,7 @@
  *
  * Per packet this adds, over the update itself, a handful of compares: the
  * verifier has already proved that args points to args__sz readable bytes
- * and that the maps are maps, but not which maps or which parameters, and
+ * and that the maps are live maps (KF_TRUSTED_ARGS, below), but not which maps or which parameters, and
  * a program can pass any.  Every check below is what keeps a wrong caller
  * from making the module write outside a map value.  No allocation, no
  * locking, no FPU/SIMD: integer code on per-CPU memory only.
@@ -74,7 +74,11 @@ __bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(fs_kfunc_ids)
-BTF_ID_FLAGS(func, bpf_flowsketch_update)
+/* KF_TRUSTED_ARGS: the verifier then accepts for cms and hll only map
+ * pointers it can vouch for (&map in the program, a referenced or RCU
+ * protected pointer), not one a tracing program read out of a kernel
+ * structure, which may be NULL or a map being freed when the call runs. */
+BTF_ID_FLAGS(func, bpf_flowsketch_update, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(fs_kfunc_ids)
 
 static const struct btf_kfunc_id_set fs_kfunc_set = {

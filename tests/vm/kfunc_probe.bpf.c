@@ -107,6 +107,28 @@ int fs_probe_fentry(void *ctx)
 	return 0;
 }
 
+/*
+ * Must not load: a map pointer read out of a kernel structure (a map's
+ * inner_map_meta, NULL for every map but a map-in-map's template) is one
+ * the verifier cannot vouch for, so the kfunc (KF_TRUSTED_ARGS) must be
+ * refused it.  "?": not loaded with the others; the test loads it alone.
+ */
+SEC("?fentry/bpf_map_inc")
+int fs_probe_untrusted_map(__u64 *ctx)
+{
+	struct bpf_map *map = (struct bpf_map *)ctx[0];
+	struct fs_kfunc_args *args;
+	__u32 zero = 0;
+
+	args = bpf_map_lookup_elem(&fs_kfunc_args, &zero);
+	if (!args)
+		return 0;
+	fs_probe_fentry_err = bpf_flowsketch_update(args, sizeof(*args),
+						    map->inner_map_meta,
+						    FS_MAP(fs_hll));
+	return 0;
+}
+
 /* Baseline for the benchmark: the cost of BPF_PROG_TEST_RUN itself. */
 SEC("xdp")
 int fs_probe_pass(struct xdp_md *ctx)

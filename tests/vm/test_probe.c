@@ -277,6 +277,46 @@ static void fs_vm_probe_abi(struct kfunc_probe *kf,
 	fs_vm_tap(err == -EINVAL, "kfunc refuses a wrong args__sz with -EINVAL (%d)", err);
 }
 
+/*
+ * The verifier, through the kfunc's KF_TRUSTED_ARGS, refuses a map pointer
+ * walked out of a kernel structure: the module would dereference whatever
+ * it points to at run time, NULL included.
+ */
+static void fs_vm_probe_untrusted(const struct fs_sketch_params *p)
+{
+	static char log[64 * 1024];
+	struct kfunc_probe *skel;
+	int err;
+
+	skel = kfunc_probe__open();
+	if (!skel) {
+		fs_vm_tap(false, "kfunc refuses an untrusted map pointer (open: %s)",
+			  strerror(errno));
+		return;
+	}
+	err = FS_DATAPATH_SETUP(skel, p, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.fs_probe_untrusted_map,
+						true);
+	if (!err)
+		err = bpf_program__set_log_buf(skel->progs.fs_probe_untrusted_map,
+					       log, sizeof(log));
+	if (!err)
+		err = bpf_program__set_log_level(skel->progs.fs_probe_untrusted_map,
+						 1);
+	if (err) {
+		fs_vm_tap(false, "kfunc refuses an untrusted map pointer (setup: %s)",
+			  strerror(-err));
+		goto out;
+	}
+	err = kfunc_probe__load(skel);
+	fs_vm_tap(err && strstr(log, "must be referenced or trusted"),
+		  "verifier refuses a map pointer read from a kernel structure as the kfunc's map (load %d)",
+		  err);
+out:
+	kfunc_probe__destroy(skel);
+}
+
 static void fs_vm_probe_run(bool conservative)
 {
 	const char *what = conservative ? "probe, conservative update" :
@@ -326,6 +366,7 @@ static void fs_vm_probe_run(bool conservative)
 	fs_vm_probe_tc(kf, bp, &m, &rng);
 	fs_vm_probe_fentry(kf);
 	fs_vm_probe_abi(kf, &p);
+	fs_vm_probe_untrusted(&p);
 out:
 	fs_model_free(&m);
 	kfunc_probe__destroy(kf);
