@@ -143,6 +143,7 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *sock_path, *log_path = NULL;
+	char *end;
 	unsigned long count = 0, served = 0;
 	FILE *log = NULL;
 	char *buf = NULL;
@@ -152,7 +153,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "c:l:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			count = strtoul(optarg, NULL, 10);
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || *end || optarg[0] < '0' || optarg[0] > '9') {
+				fprintf(stderr, "fs-fake-daemon: --count must be a whole number, not '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'l':
 			log_path = optarg;

@@ -371,6 +371,14 @@ serve array "$T/array.json" || exit 1
 runtime_error "an answer that is not an object" "not a JSON object" \
 	--socket "$T/array.sock" status
 
+# ------------------------------------------------------------------ tools
+# The test tools refuse bad arguments as the CLI does, instead of running
+# with a default nobody asked for (a fake that never exits, here).
+timeout 5 "$FAKE" --count abc "$T/count.sock" "$T/flows.json" >"$T/out" 2>"$T/err"
+rc=$?
+check "fs-fake-daemon --count abc: exit 2, one line, no socket" \
+	eval '[ "$rc" -eq 2 ] && one_err_line && err_has "--count" && [ ! -e "$T/count.sock" ]'
+
 # ------------------------------------------------------------------ size
 # within VALUE PRINTED DECIMALS: VALUE rounds to the figure PRINTED.
 within() { awk -v v="$1" -v p="$2" -v d="$3" 'BEGIN { exit !((v - p) ^ 2 <= (0.5 * 10 ^ -d) ^ 2 * 1.000001) }'; }
