@@ -132,7 +132,7 @@ static int setup(struct fsd_daemon *d)
 	d->reports = fsd_reports_open(bpf_map__fd(d->loader.skel->maps.fs_reports),
 				      &d->history);
 	if (!d->reports)
-		return -ENOMEM;
+		return -errno;
 	err = open_loop(d);
 	if (err)
 		return err;
@@ -174,10 +174,12 @@ static int loop(struct fsd_daemon *d)
 	for (;;) {
 		n = epoll_wait(d->epoll_fd, ev, 8, -1);
 		if (n < 0) {
-			if (errno == EINTR)
+			int err = -errno;
+
+			if (err == -EINTR)
 				continue;
-			fsd_err("epoll_wait failed: %s", strerror(errno));
-			return -errno;
+			fsd_err("epoll_wait failed: %s", strerror(-err));
+			return err;
 		}
 		for (i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;

@@ -26,8 +26,11 @@ struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h)
 	struct ring_buffer *rb;
 
 	rb = ring_buffer__new(map_fd, on_report, h, NULL);
-	if (!rb)
-		fsd_err("cannot open the report ring buffer: %s",
-			strerror(errno));
+	if (!rb) {
+		int err = errno;
+
+		fsd_err("cannot open the report ring buffer: %s", strerror(err));
+		errno = err;	/* for the caller, past stdio */
+	}
 	return rb;
 }

@@ -16,7 +16,7 @@
 
 struct ring_buffer;
 
-/* The ring buffer of map_fd, filing into h; NULL with a message. */
+/* The ring buffer of map_fd, filing into h; NULL with a message and errno. */
 struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h);
 
 #endif /* FLOWSKETCHD_REPORTS_H */

@@ -230,6 +230,10 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	ret = zero_slot(r, slot);
 	if (!err)
 		err = ret;
+	if (!err) {
+		fs_sketch_add_totals(s, &t);
+		err = fsd_history_commit(h, old, start, now);
+	}
 	if (err) {
 		fsd_history_drop(h, old);
 		r->errors++;
@@ -237,8 +241,6 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 			strerror(-err));
 		return err;
 	}
-	fs_sketch_add_totals(s, &t);
-	fsd_history_commit(h, old, start, now);
 	r->last = t;
 	__atomic_store_n(&r->ctl->thresh_packets,
 			 threshold(r->hh_fraction, t.packets, r->ncpus),
