@@ -4,8 +4,9 @@
  *
  * Foreground process, logs to stderr; `flowsketchd --help` for options,
  * user/lib/protocol.h for the query socket.  Exit status 1 for bad input
- * or a failed setup (the host is then left as it was), 0 after SIGINT or
- * SIGTERM.
+ * or a failed setup (the host is then left as it was), 0 after SIGINT,
+ * SIGTERM or SIGHUP (its terminal gone), each of which detaches and
+ * unpins everything first.
  */
 #include <unistd.h>
 #include "log.h"
