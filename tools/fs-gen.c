@@ -464,15 +464,15 @@ static int gen_cmp_packets(const void *a, const void *b)
 
 /* Exact number of distinct pool entries used by flows that sent anything;
  * IPv4 and IPv6 addresses of the same index are different addresses. */
-static __u64 gen_count_distinct(const struct gen_flow *flows, __u32 n,
-				__u32 pool, bool source)
+static int gen_count_distinct(const struct gen_flow *flows, __u32 n,
+			      __u32 pool, bool source, __u64 *distinct)
 {
 	__u8 *seen = calloc(2 * (size_t)pool, 1);
-	__u64 distinct = 0;
 	__u32 i;
 
 	if (!seen)
-		return 0;
+		return -ENOMEM;
+	*distinct = 0;
 	for (i = 0; i < n; i++) {
 		__u32 idx = source ? flows[i].src_index : flows[i].dst_index;
 		size_t slot = (flows[i].key.family == FS_FAMILY_IPV6 ? pool : 0) + idx;
@@ -480,10 +480,10 @@ static __u64 gen_count_distinct(const struct gen_flow *flows, __u32 n,
 		if (!flows[i].packets || seen[slot])
 			continue;
 		seen[slot] = 1;
-		distinct++;
+		(*distinct)++;
 	}
 	free(seen);
-	return distinct;
+	return 0;
 }
 
 static struct json_object *gen_flow_json(const struct gen_flow *f)
@@ -511,12 +511,19 @@ static int gen_write_truth(const struct gen_opts *o, struct gen_flow *flows,
 {
 	struct json_object *root, *params, *list;
 	struct gen_flow **order = calloc(o->flows, sizeof(*order));
-	__u64 distinct_flows = 0;
+	__u64 distinct_flows = 0, distinct_sources, distinct_dests;
 	int err = 0;
 	__u32 i;
 
-	if (!order)
+	/* A truth file with a made-up count would fail the test that reads
+	 * it for the wrong reason: no file rather than a wrong one. */
+	if (!order ||
+	    gen_count_distinct(flows, o->flows, o->sources, true, &distinct_sources) ||
+	    gen_count_distinct(flows, o->flows, o->destinations, false, &distinct_dests)) {
+		fprintf(stderr, "fs-gen: out of memory for the truth file.\n");
+		free(order);
 		return -ENOMEM;
+	}
 	root = json_object_new_object();
 	params = json_object_new_object();
 	list = json_object_new_array();
@@ -532,7 +539,7 @@ static int gen_write_truth(const struct gen_opts *o, struct gen_flow *flows,
 	json_object_object_add(params, "flows", json_object_new_int64(o->flows));
 	json_object_object_add(params, "packets", json_object_new_int64((int64_t)o->packets));
 	json_object_object_add(params, "zipf", json_object_new_double(o->zipf));
-	json_object_object_add(params, "seed", json_object_new_int64((int64_t)o->seed));
+	json_object_object_add(params, "seed", json_object_new_uint64(o->seed));
 	json_object_object_add(params, "ipv6_share", json_object_new_double(o->ipv6_share));
 	json_object_object_add(params, "sources", json_object_new_int64(o->sources));
 	json_object_object_add(params, "destinations", json_object_new_int64(o->destinations));
@@ -544,9 +551,9 @@ static int gen_write_truth(const struct gen_opts *o, struct gen_flow *flows,
 	json_object_object_add(root, "total_bytes", json_object_new_int64((int64_t)st->bytes));
 	json_object_object_add(root, "distinct_flows", json_object_new_int64((int64_t)distinct_flows));
 	json_object_object_add(root, "distinct_sources",
-			       json_object_new_int64((int64_t)gen_count_distinct(flows, o->flows, o->sources, true)));
+			       json_object_new_int64((int64_t)distinct_sources));
 	json_object_object_add(root, "distinct_destinations",
-			       json_object_new_int64((int64_t)gen_count_distinct(flows, o->flows, o->destinations, false)));
+			       json_object_new_int64((int64_t)distinct_dests));
 	json_object_object_add(root, "elapsed_seconds", json_object_new_double(st->seconds));
 	json_object_object_add(root, "send_retries", json_object_new_int64((int64_t)st->retries));
 	json_object_object_add(root, "flows", list);
@@ -585,9 +592,11 @@ static int gen_parse_u64(const char *s, const char *what, __u64 max, __u64 *out)
 	char *end;
 	unsigned long long v;
 
+	/* Decimal only: base 0 would read "010" as 8.  strtoull also
+	 * skips blanks and negates "-1"; a count starts with a digit. */
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || !*s || s[0] == '-' || v > max) {
+	v = strtoull(s, &end, 10);
+	if (errno || *end || s[0] < '0' || s[0] > '9' || v > max) {
 		fprintf(stderr, "fs-gen: %s must be an integer from 0 to %llu, not \"%s\".\n",
 			what, (unsigned long long)max, s);
 		return -EINVAL;

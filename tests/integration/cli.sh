@@ -379,6 +379,18 @@ rc=$?
 check "fs-fake-daemon --count abc: exit 2, one line, no socket" \
 	eval '[ "$rc" -eq 2 ] && one_err_line && err_has "--count" && [ ! -e "$T/count.sock" ]'
 
+# fs-gen reads numbers in decimal ("010" is ten, not octal eight) and
+# writes the seed it was given, all 64 bits, into the truth file.  It
+# sends on the loopback of a network namespace of its own.
+GEN=build/tools/fs-gen
+if [ "$(id -u)" = 0 ] && [ -x "$GEN" ] && command -v unshare >/dev/null; then
+	unshare --net bash -c 'ip link set dev lo up && exec "$0" -i lo --flows 010 --packets 50 --seed 18446744073709551615 --truth "$1"' \
+		"$GEN" "$T/truth.json" >"$T/out" 2>"$T/err"
+	rc=$?
+	check "fs-gen: --flows 010 is ten flows, the 64-bit seed is kept" \
+		eval '[ "$rc" -eq 0 ] && jq -e ".params.flows == 10 and .params.seed == 18446744073709551615 and .total_packets == 50" "$T/truth.json" >/dev/null'
+fi
+
 # ------------------------------------------------------------------ size
 # within VALUE PRINTED DECIMALS: VALUE rounds to the figure PRINTED.
 within() { awk -v v="$1" -v p="$2" -v d="$3" 'BEGIN { exit !((v - p) ^ 2 <= (0.5 * 10 ^ -d) ^ 2 * 1.000001) }'; }
