@@ -9,10 +9,13 @@
  *
  * Per packet this adds, over the update itself, a handful of compares: the
  * verifier has already proved that args points to args__sz readable bytes
- * and that the maps are live maps (KF_TRUSTED_ARGS, below), but not which maps or which parameters, and
- * a program can pass any.  Every check below is what keeps a wrong caller
- * from making the module write outside a map value.  No allocation, no
- * locking, no FPU/SIMD: integer code on per-CPU memory only.
+ * and that the maps are live maps (KF_TRUSTED_ARGS: no pointer walked out
+ * of some other structure, which could be NULL or stale), but not which
+ * maps or which parameters, and a program can pass any.  The checks below
+ * refuse a caller that breaks the ABI; what keeps even a racing caller's
+ * writes inside the map values is update_env.h's bounds check of every
+ * chunk index and the masking of every offset within a chunk.  No
+ * allocation, no locking, no FPU/SIMD: integer code on per-CPU memory only.
  */
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -54,21 +57,30 @@ __bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
 				      u32 args__sz, struct bpf_map *cms,
 				      struct bpf_map *hll)
 {
-	const struct fs_sketch_params *p = &args->params;
+	struct fs_sketch_params params;
 	struct fs_update_env env;
 
-	if (unlikely(args__sz != sizeof(*args) || fs_params_check(p) ||
-		     args->u.slot >= p->nslots))
+	if (unlikely(args__sz != sizeof(*args)))
+		return -EINVAL;
+	/* Check and use one private copy: args may be memory that another CPU
+	 * rewrites between the check and the update (any map value will do),
+	 * and the update must run with the parameters that were checked.  The
+	 * barrier keeps the compiler from reading args->params again in place
+	 * of the copy. */
+	params = args->params;
+	barrier();
+	if (unlikely(fs_params_check(&params) ||
+		     args->u.slot >= params.nslots))
 		return -EINVAL;
 	if (unlikely(!fs_map_fits(cms, sizeof(struct fs_cms_chunk),
-				  fs_cms_chunks(p, p->nslots)) ||
+				  fs_cms_chunks(&params, params.nslots)) ||
 		     !fs_map_fits(hll, sizeof(struct fs_hll_chunk),
-				  fs_hll_chunks(p, p->nslots))))
+				  fs_hll_chunks(&params, params.nslots))))
 		return -EINVAL;
 
 	env.cms = container_of(cms, struct bpf_array, map);
 	env.hll = container_of(hll, struct bpf_array, map);
-	return fs_sketch_update(&env, p, &args->key, &args->u);
+	return fs_sketch_update(&env, &params, &args->key, &args->u);
 }
 
 __bpf_kfunc_end_defs();
