@@ -7,7 +7,7 @@
  *   fs_bench_base    the driver alone
  *   fs_bench_parse   + fs_datapath_parse_only(): parse to the flow key
  *   fs_bench_full    + fs_datapath_process(): the program the daemon
- *                    attaches (parse, one SipHash, d Count-Min cells,
+ *                    attaches (parse, one keyed hash pass, d Count-Min cells,
  *                    three HyperLogLog registers, totals, stats)
  *   fs_bench_naive   + parse, then the textbook sketch of the seeds'
  *                    example code: FNV-1a of the key once per row, one
