@@ -37,12 +37,14 @@
 #include "flowsketch/maps.h"
 #include "flowsketch/hash.h"
 #include "sketch.h"
+#include "sizing.h"
 #include "datapath_setup.h"
 #include "bench.skel.h"
 
 #define BENCH_PKT_LEN 64
 #define BENCH_WINDOW_NS 1e9	/* the daemon's default window */
 #define BENCH_TOP_N 10
+#define BENCH_REFILL_RUNS 100000	/* flows per window in the daemon bench */
 
 enum bench_prog { PROG_BASE, PROG_PARSE, PROG_FULL, PROG_NAIVE, PROG_MAX };
 
@@ -141,10 +143,12 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 	struct fs_hash_secret secret;
 	int err;
 
-	if (getrandom(&secret, sizeof(secret), 0) != sizeof(secret)) {
+	/* Below 256 bytes getrandom() is never short once it returns. */
+	if (getrandom(&secret, sizeof(secret), 0) < 0) {
+		err = -errno;
 		fprintf(stderr, "fs-bench: cannot draw a hash secret: %s.\n",
-			strerror(errno));
-		return -errno;
+			strerror(-err));
+		return err;
 	}
 	fs_params_init(p, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &secret);
@@ -248,21 +252,19 @@ static void bench_print_datapath(const double med[PROG_MAX],
 	       1e3 / med[PROG_FULL]);
 }
 
-/* Chunks [first, last] that hold any part of slot `slot` when each slot
- * spans `per_slot` units and a chunk holds 1 << shift of them. */
-static void bench_slot_chunks(__u64 per_slot, __u32 shift, __u32 slot,
-			      __u32 *first, __u32 *last)
+/* The last chunk of slot 0 when a slot holds `per_slot` elements and a
+ * chunk 1 << shift of them.  Slots start on chunk boundaries (cms.h,
+ * hll.h), so slot 0 is chunks [0, last] and none of them holds slot 1. */
+static __u32 bench_slot0_last_chunk(__u64 per_slot, __u32 shift)
 {
-	*first = (__u32)((per_slot * slot) >> shift);
-	*last = (__u32)((per_slot * (slot + 1) - 1) >> shift);
+	return (__u32)((per_slot - 1) >> shift);
 }
 
 struct bench_rotation {
 	int cms_fd, hll_fd, totals_fd;
 	__u32 ncpus;
 	__u32 n_cms, n_hll;			/* chunks in the maps */
-	__u32 cms_first, cms_last, hll_first, hll_last;
-	__u64 cms_lo, cms_hi, hll_lo, hll_hi;	/* slot's byte range in the map */
+	__u32 cms_last, hll_last;		/* slot 0: chunks [0, last] */
 	__u8 *value;				/* one key, all CPUs */
 	struct fs_cms_chunk *cms;		/* [cpu][chunk] */
 	struct fs_hll_chunk *hll;
@@ -280,9 +282,11 @@ static void bench_rotation_free(struct bench_rotation *rot)
 static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
 			       const struct fs_sketch_params *p)
 {
-	__u64 cms_slot = fs_cms_cells_per_slot(p) * sizeof(struct fs_cms_cell);
-	__u64 hll_slot = (__u64)FS_HLL_NSKETCH << p->hll_p;
 	int ncpus = libbpf_num_possible_cpus();
+
+	/* One buffer reads elements of either map. */
+	_Static_assert(sizeof(struct fs_cms_chunk) == sizeof(struct fs_hll_chunk),
+		       "Count-Min and HyperLogLog chunks differ in size");
 
 	memset(rot, 0, sizeof(*rot));
 	if (ncpus <= 0)
@@ -294,14 +298,10 @@ static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
 	rot->n_cms = fs_cms_chunks(p, FS_NSLOTS);
 	rot->n_hll = fs_hll_chunks(p, FS_NSLOTS);
 	/* Slot 0: what the full program wrote with window_seq 0. */
-	bench_slot_chunks(fs_cms_cells_per_slot(p), FS_CMS_CHUNK_SHIFT, 0,
-			  &rot->cms_first, &rot->cms_last);
-	bench_slot_chunks(hll_slot, FS_HLL_CHUNK_SHIFT, 0,
-			  &rot->hll_first, &rot->hll_last);
-	rot->cms_lo = 0;
-	rot->cms_hi = cms_slot;
-	rot->hll_lo = 0;
-	rot->hll_hi = hll_slot;
+	rot->cms_last = bench_slot0_last_chunk(fs_cms_cells_per_slot(p),
+					       FS_CMS_CHUNK_SHIFT);
+	rot->hll_last = bench_slot0_last_chunk(fs_hll_regs_per_slot(p),
+					       FS_HLL_CHUNK_SHIFT);
 	rot->value = malloc((size_t)rot->ncpus * sizeof(struct fs_cms_chunk));
 	rot->cms = calloc((size_t)rot->ncpus * rot->n_cms, sizeof(*rot->cms));
 	rot->hll = calloc((size_t)rot->ncpus * rot->n_hll, sizeof(*rot->hll));
@@ -315,26 +315,20 @@ static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
 
 /*
  * Read chunk `k` of a per-CPU map for all CPUs, scatter it into the
- * per-CPU arrays (dst[cpu * n + k]) and zero the slot's bytes [lo, hi) of
- * the map (chunk k covers map bytes [k * size, (k + 1) * size)).  A chunk
- * shared with the other slot keeps that slot's bytes: it is written back.
+ * per-CPU arrays (dst[cpu * n + k]) and zero it on every CPU, as the
+ * daemon does: the chunk belongs to the closed slot alone.
  */
 static int bench_fold_chunk(int fd, __u32 k, void *dst, __u32 n, size_t size,
-			    __u8 *value, __u32 ncpus, __u64 lo, __u64 hi)
+			    __u8 *value, __u32 ncpus)
 {
-	__u64 start = (__u64)k * size, end = start + size;
-	__u64 zlo = lo > start ? lo - start : 0;
-	__u64 zhi = (hi < end ? hi : end) - start;
 	__u32 cpu;
 
 	if (bpf_map_lookup_elem(fd, &k, value))
 		return -errno;
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		__u8 *v = value + (size_t)cpu * size;
-
-		memcpy((__u8 *)dst + ((size_t)cpu * n + k) * size, v, size);
-		memset(v + zlo, 0, zhi - zlo);
-	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		memcpy((__u8 *)dst + ((size_t)cpu * n + k) * size,
+		       value + (size_t)cpu * size, size);
+	memset(value, 0, (size_t)ncpus * size);
 	if (bpf_map_update_elem(fd, &k, value, BPF_ANY))
 		return -errno;
 	return 0;
@@ -348,17 +342,17 @@ static int bench_rotate(struct bench_rotation *rot, struct fs_sketch *s)
 	int err;
 
 	fs_sketch_reset(s);
-	for (k = rot->cms_first; k <= rot->cms_last; k++) {
+	for (k = 0; k <= rot->cms_last; k++) {
 		err = bench_fold_chunk(rot->cms_fd, k, rot->cms, rot->n_cms,
 				       sizeof(struct fs_cms_chunk), rot->value,
-				       rot->ncpus, rot->cms_lo, rot->cms_hi);
+				       rot->ncpus);
 		if (err)
 			return err;
 	}
-	for (k = rot->hll_first; k <= rot->hll_last; k++) {
+	for (k = 0; k <= rot->hll_last; k++) {
 		err = bench_fold_chunk(rot->hll_fd, k, rot->hll, rot->n_hll,
 				       sizeof(struct fs_hll_chunk), rot->value,
-				       rot->ncpus, rot->hll_lo, rot->hll_hi);
+				       rot->ncpus);
 		if (err)
 			return err;
 	}
@@ -379,12 +373,29 @@ static int bench_rotate(struct bench_rotation *rot, struct fs_sketch *s)
 	return 0;
 }
 
+/* Make the driver's next run flow 0 again on every CPU, so that a refill
+ * of n runs sends exactly flows 0 .. n - 1. */
+static int bench_restart_flows(struct bench *skel, __u32 ncpus)
+{
+	__u64 *zeros = calloc(ncpus, sizeof(*zeros));
+	__u32 zero = 0;
+	int err = 0;
+
+	if (!zeros)
+		return -ENOMEM;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.bench_ctr), &zero,
+				zeros, BPF_ANY))
+		err = -errno;
+	free(zeros);
+	return err;
+}
+
 /* Bytes a rotation has to move at least: the slot's chunks, all CPUs. */
 static size_t bench_rotation_bytes(const struct bench_rotation *rot)
 {
 	return (size_t)rot->ncpus *
-	       ((rot->cms_last - rot->cms_first + 1) * sizeof(struct fs_cms_chunk) +
-		(rot->hll_last - rot->hll_first + 1) * sizeof(struct fs_hll_chunk));
+	       ((rot->cms_last + 1) * sizeof(struct fs_cms_chunk) +
+		(rot->hll_last + 1) * sizeof(struct fs_hll_chunk));
 }
 
 struct bench_estimate {
@@ -461,8 +472,9 @@ static int bench_daemon(struct bench *skel, const struct fs_sketch_params *p,
 	}
 	memset(copy_src, 0x5a, bytes);
 	memset(copy_dst, 0, bytes);
-	/* Candidates: flows as the driver made them (source 10.0.0.0 + n,
-	 * UDP 1024 -> 53, to 10.128.0.1), so the queries hit real cells. */
+	/* Candidates: the first flows of each refill below (source
+	 * 10.0.0.0 + n, UDP 1024 -> 53, to 10.128.0.1), as the daemon's
+	 * candidates are flows the window saw. */
 	fs_hash_key_derive(&p->secret, &hash_key);
 	for (i = 0; i < o->candidates; i++) {
 		struct fs_flow_key key = {
@@ -484,9 +496,12 @@ static int bench_daemon(struct bench *skel, const struct fs_sketch_params *p,
 
 		/* Refill slot 0 with a window's worth of traffic first, so
 		 * that every rotation folds a full sketch. */
-		err = bench_prog_run(skel->progs.fs_bench_full, 100000, &run_ns);
+		err = bench_restart_flows(skel, rot.ncpus);
+		if (!err)
+			err = bench_prog_run(skel->progs.fs_bench_full,
+					     BENCH_REFILL_RUNS, &run_ns);
 		if (err) {
-			fprintf(stderr, "fs-bench: BPF_PROG_TEST_RUN failed: %s.\n",
+			fprintf(stderr, "fs-bench: cannot refill the window: %s.\n",
 				strerror(-err));
 			goto out;
 		}
@@ -549,8 +564,8 @@ static void bench_print_memory(struct bench *skel)
 	size_t i;
 
 	printf("Map memory per CPU at the default sizes (eps %.3g %%, delta %.3g %%, p %u)\n\n",
-	       100 * 2.718281828459045 / (1 << FS_DEFAULT_CMS_LOG2W),
-	       100 * 0.006737946999085467 /* e^-5 */, FS_DEFAULT_HLL_P);
+	       100 * fs_cms_epsilon_of(1U << FS_DEFAULT_CMS_LOG2W),
+	       100 * fs_cms_delta_of(FS_DEFAULT_CMS_DEPTH), FS_DEFAULT_HLL_P);
 	for (i = 0; i < FS_ARRAY_SIZE(datapath); i++) {
 		size_t b = bench_percpu_bytes(datapath[i]);
 
@@ -636,6 +651,11 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 	}
 	if (!err && optind < argc) {
 		fprintf(stderr, "fs-bench: unexpected argument \"%s\".\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!err && o->candidates > BENCH_REFILL_RUNS) {
+		fprintf(stderr, "fs-bench: --candidates must be at most %u, the flows a benchmark window sends.\n",
+			BENCH_REFILL_RUNS);
 		return -EINVAL;
 	}
 	return err;
