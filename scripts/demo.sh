@@ -51,6 +51,12 @@ die() {
 	exit 1
 }
 
+# timeout(1) would read 0 as "no limit" and refuse "abc" only after the
+# namespaces and the daemon are up; fs-gen's duration is derived from it.
+[[ "$DEMO_SECONDS" =~ ^[1-9][0-9]{0,4}$ ]] || {
+	echo "demo: DEMO_SECONDS must be a whole number of seconds from 1 to 99999, not '$DEMO_SECONDS'." >&2
+	exit 2
+}
 fs_require_root
 for b in build/flowsketchd build/flowsketch build/tools/fs-gen; do
 	[ -x "$b" ] || die "$b is missing; run make first."
@@ -94,9 +100,10 @@ setsid nsenter --net="/run/netns/$NS_TX" build/tools/fs-gen -i "$VETH_TX" \
 	--duration $((DEMO_SECONDS + 5)) --seed "$ID" 2>"$WORK/gen.log" &
 GEN_PID=$!
 
-# Ctrl-C ends the live view only: the trap runs once top has exited
-# (top itself gets the default action, since a trapped signal is reset in
-# children), and the summary and the clean-up still follow.
+# Ctrl-C ends the live view only: top exits 0 on SIGINT (a trapped signal
+# is reset to its default in children, and top installs its own handler),
+# this shell's trap just prints a newline, and the summary and the
+# clean-up still follow.
 trap 'echo' INT
 timeout --foreground "$DEMO_SECONDS" build/flowsketch --socket "$SOCK" top -n 15
 trap 'exit 130' INT

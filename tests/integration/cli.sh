@@ -391,6 +391,12 @@ if [ "$(id -u)" = 0 ] && [ -x "$GEN" ] && command -v unshare >/dev/null; then
 		eval '[ "$rc" -eq 0 ] && jq -e ".params.flows == 10 and .params.seed == 18446744073709551615 and .total_packets == 50" "$T/truth.json" >/dev/null'
 fi
 
+# The demo refuses a duration it cannot honour before it creates anything.
+DEMO_SECONDS=abc timeout 60 bash scripts/demo.sh >"$T/out" 2>"$T/err"
+rc=$?
+check "demo: DEMO_SECONDS=abc is refused up front (exit 2, one line)" \
+	eval '[ "$rc" -eq 2 ] && one_err_line && err_has "DEMO_SECONDS" && no_out'
+
 # ------------------------------------------------------------------ size
 # within VALUE PRINTED DECIMALS: VALUE rounds to the figure PRINTED.
 within() { awk -v v="$1" -v p="$2" -v d="$3" 'BEGIN { exit !((v - p) ^ 2 <= (0.5 * 10 ^ -d) ^ 2 * 1.000001) }'; }
