@@ -14,7 +14,13 @@
  * Contract: returns 0 with *key filled (unused bytes zero) or the
  * FS_STAT_* reason the frame cannot be keyed (maps.h).  A frame that is
  * not keyed must not be sketched: a truncated or malformed header would
- * give a key made of whatever bytes follow, i.e. a bogus flow.
+ * give a key made of whatever bytes follow, i.e. a bogus flow.  Headers
+ * after the IP header must fit both the frame and the IP packet (IPv4
+ * total length, IPv6 payload length): a frame padded to the Ethernet
+ * minimum holds bytes past a short packet that are no header.  The IP
+ * length is kept as a count of bytes left ("room") next to the data_end
+ * checks, which the verifier needs in any case.  An IPv6 payload length
+ * of 0 (a jumbogram, RFC 2675) leaves the frame as the only bound.
  *
  * Non-first fragments (IPv4 offset != 0, IPv6 fragment header offset != 0)
  * carry no transport header: they are keyed with ports 0 and flagged in
@@ -55,10 +61,6 @@
 /* IPv6 extension headers walked; one more is FS_STAT_IPV6_EXT_CHAIN.  Real
  * traffic rarely has more than two (hop-by-hop + fragment). */
 #define FS_IPV6_MAX_EXT 6
-
-/* Address stores into the key's byte arrays, legal under strict aliasing
- * (the hash reads the key back through fs_alias_u64, hash.h). */
-typedef __u32 __attribute__((__may_alias__)) fs_alias_u32;
 
 #define FS_IPV4_FRAG_OFFSET 0x1fff	/* frag_off: offset in 8-byte units */
 #define FS_IPV6_FRAG_OFFSET 0xfff8	/* fragment header: offset << 3 */
@@ -141,10 +143,11 @@ struct fs_icmp_hdr {
 };
 
 /*
- * Transport header at l4: ports for TCP and UDP, (type, code) in the dport
- * bytes for the family's ICMP, nothing for any other protocol.
+ * Transport header at l4, room bytes of IP packet from there: ports for
+ * TCP and UDP, (type, code) in the dport bytes for the family's ICMP,
+ * nothing for any other protocol.
  */
-static __always_inline int fs_parse_l4(void *l4, void *data_end,
+static __always_inline int fs_parse_l4(void *l4, void *data_end, __u32 room,
 				       struct fs_flow_key *key, __u8 icmp_proto)
 {
 	__u8 proto = key->proto;
@@ -153,26 +156,26 @@ static __always_inline int fs_parse_l4(void *l4, void *data_end,
 		struct fs_tcp_hdr *th = l4;
 		__u32 doff;
 
-		if ((void *)(th + 1) > data_end)
+		if ((void *)(th + 1) > data_end || room < sizeof(*th))
 			return FS_STAT_TRUNC_L4;
 		doff = th->doff_res >> 4;
 		if (doff < 5)
 			return FS_STAT_BAD_TCP_DOFF;
-		if (l4 + doff * 4 > data_end)
+		if (l4 + doff * 4 > data_end || room < doff * 4)
 			return FS_STAT_TRUNC_L4;
 		key->sport = th->source;
 		key->dport = th->dest;
 	} else if (proto == FS_IPPROTO_UDP) {
 		struct fs_udp_hdr *uh = l4;
 
-		if ((void *)(uh + 1) > data_end)
+		if ((void *)(uh + 1) > data_end || room < sizeof(*uh))
 			return FS_STAT_TRUNC_L4;
 		key->sport = uh->source;
 		key->dport = uh->dest;
 	} else if (proto == icmp_proto) {
 		struct fs_icmp_hdr *ih = l4;
 
-		if ((void *)(ih + 1) > data_end)
+		if ((void *)(ih + 1) > data_end || room < sizeof(*ih))
 			return FS_STAT_TRUNC_L4;
 		/* type << 8 | code in network order is the two bytes as
 		 * they are on the wire. */
@@ -186,7 +189,7 @@ static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
 					 int *nonfirst_frag)
 {
 	struct fs_ipv4_hdr *iph = l3;
-	__u32 hlen;
+	__u32 hlen, tot_len;
 
 	if ((void *)(iph + 1) > data_end)
 		return FS_STAT_TRUNC_IPV4;
@@ -196,7 +199,8 @@ static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
 	hlen = (iph->version_ihl & 0xf) * 4;
 	if (hlen < sizeof(*iph) || l3 + hlen > data_end)
 		return FS_STAT_BAD_IHL;
-	if (bpf_ntohs(iph->tot_len) < hlen)
+	tot_len = bpf_ntohs(iph->tot_len);
+	if (tot_len < hlen)
 		return FS_STAT_BAD_IPV4_LEN;
 
 	key->family = FS_FAMILY_IPV4;
@@ -207,7 +211,8 @@ static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
 		*nonfirst_frag = 1;
 		return 0;
 	}
-	return fs_parse_l4(l3 + hlen, data_end, key, FS_IPPROTO_ICMP);
+	return fs_parse_l4(l3 + hlen, data_end, tot_len - hlen, key,
+			   FS_IPPROTO_ICMP);
 }
 
 static __always_inline int fs_ipv6_is_ext(__u8 nexthdr)
@@ -223,6 +228,7 @@ static __always_inline int fs_parse_ipv6(void *l3, void *data_end,
 {
 	struct fs_ipv6_hdr *ip6 = l3;
 	void *cur = ip6 + 1;
+	__u32 room;
 	__u8 nexthdr;
 	int i;
 
@@ -237,6 +243,9 @@ static __always_inline int fs_parse_ipv6(void *l3, void *data_end,
 	((fs_alias_u64 *)key->dst)[0] = ip6->daddr[0];
 	((fs_alias_u64 *)key->dst)[1] = ip6->daddr[1];
 	nexthdr = ip6->nexthdr;
+	room = bpf_ntohs(ip6->payload_len);
+	if (!room)
+		room = 0xffffffff;
 
 FS_UNROLL
 	for (i = 0; i < FS_IPV6_MAX_EXT; i++) {
@@ -245,7 +254,7 @@ FS_UNROLL
 
 		if (!fs_ipv6_is_ext(nexthdr))
 			break;
-		if ((void *)(eh + 1) > data_end)
+		if ((void *)(eh + 1) > data_end || room < sizeof(*eh))
 			return FS_STAT_TRUNC_IPV6_EXT;
 		if (nexthdr == FS_IPPROTO_FRAGMENT) {
 			struct fs_ipv6_frag_hdr *fh = cur;
@@ -261,16 +270,17 @@ FS_UNROLL
 		} else {
 			len = ((__u32)eh->hdrlen + 1) * 8;	/* RFC 8200 */
 		}
-		if (cur + len > data_end)
+		if (cur + len > data_end || room < len)
 			return FS_STAT_TRUNC_IPV6_EXT;
 		nexthdr = eh->nexthdr;
 		cur += len;
+		room -= len;
 	}
 	if (fs_ipv6_is_ext(nexthdr))
 		return FS_STAT_IPV6_EXT_CHAIN;
 
 	key->proto = nexthdr;
-	return fs_parse_l4(cur, data_end, key, FS_IPPROTO_ICMPV6);
+	return fs_parse_l4(cur, data_end, room, key, FS_IPPROTO_ICMPV6);
 }
 
 /*

@@ -71,9 +71,11 @@ enum fs_stat {
 	FS_STAT_BAD_IHL,		/* IHL < 5 or options past the frame */
 	FS_STAT_BAD_IPV4_LEN,		/* total length < header length */
 	FS_STAT_TRUNC_IPV6,		/* shorter than the IPv6 header */
-	FS_STAT_TRUNC_IPV6_EXT,		/* truncated inside an extension header */
+	FS_STAT_TRUNC_IPV6_EXT,		/* extension header past the frame or
+					   the payload length */
 	FS_STAT_IPV6_EXT_CHAIN,		/* more extension headers than we walk */
-	FS_STAT_TRUNC_L4,		/* TCP/UDP/ICMP header past the frame */
+	FS_STAT_TRUNC_L4,		/* TCP/UDP/ICMP header past the frame or
+					   the IP packet's length */
 	FS_STAT_BAD_TCP_DOFF,		/* TCP data offset < 5 */
 	FS_STAT_REPORTS,		/* heavy-hitter reports sent */
 	FS_STAT_REPORTS_DROPPED,	/* reports lost: ring buffer full */

@@ -214,6 +214,13 @@ static inline void pkt_ipv4_set_tot_len(struct pkt *p, uint16_t tot_len)
 	p->fixed_ip_len = 1;
 }
 
+/* Set the IPv6 payload length by hand (e.g. shorter than the headers). */
+static inline void pkt_ipv6_set_payload_len(struct pkt *p, uint16_t len)
+{
+	pkt_put_be16(p->data + p->l3 + 4, len);
+	p->fixed_ip_len = 1;
+}
+
 static inline void pkt_finish(struct pkt *p)
 {
 	p->finished = 1;

@@ -997,6 +997,45 @@ static void b_ipv6_icmp_trunc(struct pkt *p)
 	p->len = 14 + 40 + 1;
 }
 
+/*
+ * Minimum frames whose IP packet ends before its transport (or extension)
+ * header does: the Ethernet padding after it must not be read as ports.
+ * The padding is the 0xa5 pattern, so a misparse would key ports 0xa5a5.
+ */
+static void b_ipv4_udp_past_tot_len(struct pkt *p)
+{
+	pkt_eth(p, PKT_ETH_P_IP);
+	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
+	pkt_ipv4_set_tot_len(p, 20 + 4);
+	pkt_payload(p, 60 - p->len);
+}
+
+static void b_ipv4_tcp_options_past_tot_len(struct pkt *p)
+{
+	pkt_eth(p, PKT_ETH_P_IP);
+	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0);
+	pkt_tcp(p, 1, 2, 8);
+	pkt_ipv4_set_tot_len(p, 20 + 28);
+	pkt_payload(p, 8);
+}
+
+static void b_ipv6_udp_past_payload_len(struct pkt *p)
+{
+	pkt_eth(p, PKT_ETH_P_IPV6);
+	pkt_ipv6(p, 17, a6_src, a6_dst);
+	pkt_ipv6_set_payload_len(p, 6);
+	pkt_payload(p, 8);
+}
+
+static void b_ipv6_hop_past_payload_len(struct pkt *p)
+{
+	pkt_eth(p, PKT_ETH_P_IPV6);
+	pkt_ipv6(p, 0, a6_src, a6_dst);
+	pkt_ipv6_opts(p, 17, 1);
+	pkt_udp(p, 1, 2);
+	pkt_ipv6_set_payload_len(p, 8);
+}
+
 static const struct bad_case bad_cases[] = {
 	{ "ethernet only, ipv4 type", b_eth_only_ipv4, FS_STAT_TRUNC_IPV4 },
 	{ "ethernet only, ipv6 type", b_eth_only_ipv6, FS_STAT_TRUNC_IPV6 },
@@ -1031,6 +1070,10 @@ static const struct bad_case bad_cases[] = {
 	{ "ipv6 udp cut after hop-by-hop", b_ipv6_udp_after_ext_trunc, FS_STAT_TRUNC_L4 },
 	{ "icmp cut", b_ipv4_icmp_trunc, FS_STAT_TRUNC_L4 },
 	{ "icmpv6 cut", b_ipv6_icmp_trunc, FS_STAT_TRUNC_L4 },
+	{ "ipv4 udp past tot_len, padded", b_ipv4_udp_past_tot_len, FS_STAT_TRUNC_L4 },
+	{ "tcp options past tot_len", b_ipv4_tcp_options_past_tot_len, FS_STAT_TRUNC_L4 },
+	{ "ipv6 udp past payload_len", b_ipv6_udp_past_payload_len, FS_STAT_TRUNC_L4 },
+	{ "hop-by-hop past payload_len", b_ipv6_hop_past_payload_len, FS_STAT_TRUNC_IPV6_EXT },
 };
 
 static void test_malformed_frames(void **state)

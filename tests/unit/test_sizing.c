@@ -212,6 +212,10 @@ static void test_cms_size_for_refuses(void **state)
 					 &log2w, &depth), -EINVAL);
 	assert_int_equal(fs_cms_size_for(0.01, fs_cms_min_delta() / 2,
 					 &log2w, &depth), -EINVAL);
+	/* Subnormal targets: e / eps and 1 / delta overflow to infinity,
+	 * which must be refused, not converted to an integer. */
+	assert_int_equal(fs_cms_size_for(4.9e-324, 0.01, &log2w, &depth), -EINVAL);
+	assert_int_equal(fs_cms_size_for(0.01, 4.9e-324, &log2w, &depth), -EINVAL);
 	/* Refused input leaves the outputs alone. */
 	assert_int_equal(log2w, 77);
 	assert_int_equal(depth, 77);

@@ -81,6 +81,8 @@ int fs_cms_size_for(double epsilon, double delta, __u32 *log2w, __u32 *depth)
 	if (!(epsilon > 0 && epsilon < 1) || !(delta > 0 && delta < 1))
 		return -EINVAL;
 	width = fs_cms_width_exact(epsilon);
+	/* fs_cms_depth_for() in double, range-checked before it narrows to
+	 * __u32: 1 / delta is infinite for a subnormal delta. */
 	rows = ceil(log(1 / delta));
 	if (width > (double)(1U << FS_CMS_MAX_LOG2W) || rows > FS_CMS_MAX_DEPTH)
 		return -EINVAL;
