@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -374,8 +375,9 @@ out:
 	return err;
 }
 
-/* Sleep until shortly after the window following `v` closes. */
-static void wait_next_window(const struct top_view *v)
+/* Sleep until shortly after the window following `v` closes, or until a
+ * signal unblocked in `mask` arrives. */
+static void wait_next_window(const struct top_view *v, const sigset_t *mask)
 {
 	struct timespec now, delay = { 0 };
 	double until = (double)(v->window_end + v->window_seconds) +
@@ -388,13 +390,14 @@ static void wait_next_window(const struct top_view *v)
 		left = (double)v->window_seconds;
 	delay.tv_sec = (time_t)left;
 	delay.tv_nsec = (long)((left - (double)delay.tv_sec) * 1e9);
-	nanosleep(&delay, NULL);	/* cut short by SIGINT, which is fine */
+	ppoll(NULL, 0, &delay, mask);	/* cut short by SIGINT: the point */
 }
 
 int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 {
 	struct top_opts o = { .n = TOP_DEFAULT_N, .sort = "packets" };
 	struct sigaction sa = { .sa_handler = on_sigint };
+	sigset_t sigint, old_mask;
 	bool tty = isatty(STDOUT_FILENO);
 	struct top_view v;
 	int ret, err;
@@ -411,6 +414,8 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	 * the flag once the screen is complete. */
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&sigint);
+	sigaddset(&sigint, SIGINT);
 	for (;;) {
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
@@ -418,8 +423,13 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 		fflush(stdout);
 		if (err)
 			return FS_EXIT_RUNTIME;
+		/* SIGINT stays blocked from the check to the sleep, which
+		 * unblocks it atomically: one arriving in between would
+		 * otherwise be noticed only a whole window later. */
+		sigprocmask(SIG_BLOCK, &sigint, &old_mask);
 		if (!top_interrupted)
-			wait_next_window(&v);
+			wait_next_window(&v, &old_mask);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		if (top_interrupted)
 			return FS_EXIT_OK;
 		if (!tty)
