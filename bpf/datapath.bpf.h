@@ -9,7 +9,8 @@
  * Per packet, in the common case: one fs_ctl lookup, the sketch update
  * (fs_update_sketches(): one flow hash, two address hashes, d Count-Min
  * cells, three HyperLogLog registers), one fs_totals lookup and two
- * fs_stats increments.  On this kernel array and per-CPU array lookups are
+ * fs_stats increments (frames seen, packets sketched; a third for a
+ * non-first fragment).  On this kernel array and per-CPU array lookups are
  * inlined by the verifier into a few instructions each, so none of these
  * is a real helper call; the only helper calls are the ring buffer output
  * and bpf_get_smp_processor_id(), both only when a flow crosses a

@@ -23,8 +23,8 @@
 #include "flowsketch/update.h"
 #include "flowsketch/kfunc.h"
 
-/* The kfunc path's argument block (sketch_update.bpf.h); unused, and
- * never looked up, by the pure-BPF path. */
+/* The kfunc path's argument block (fs_update_sketches_kfunc() below);
+ * unused, and never looked up, by the pure-BPF path. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -11,10 +11,12 @@
  * Row columns.  All rows are fed from the one 64-bit flow hash (hash.h):
  * row r takes bits [k*log2w, (k+1)*log2w) of word r / k of a bit stream,
  * k = floor(64 / log2w), whose word 0 is the hash itself and word j > 0 is
- * fs_mix64(hash + j * golden).  SipHash is a PRF, so disjoint bit fields of
- * its output are independent uniform columns, which is what the Count-Min
- * bound assumes; with the defaults (d = 5, w = 2^12) one word serves all
- * rows, so no extra mixing is done at all.
+ * fs_mix64(hash + j * golden).  The flow hash is strongly universal on all
+ * 64 bits (hash.h): for two distinct flows the pair of hashes is uniform,
+ * so disjoint bit fields of it, and of any fixed function of it, put the
+ * two flows in the same column with probability 1/w independently per
+ * row, which is what the Count-Min bound assumes.  With the defaults
+ * (d = 5, w = 2^12) one word serves all rows, so no extra mixing is done.
  *
  * Memory layout (what the datapath maps hold; see maps.h).  Cells are
  * numbered

@@ -12,7 +12,7 @@
  * Byte order: hashes read the flow key as little-endian 32-bit chunks.  All
  * three builds run on the same host, so they agree; a sketch exported to
  * another host is only mergeable with sketches built on the same byte order
- * and secret, which is why both are recorded with it (see sketch_params.h).
+ * and secret, which is why the secret is recorded with it (see params.h).
  */
 #ifndef FLOWSKETCH_COMPAT_H
 #define FLOWSKETCH_COMPAT_H

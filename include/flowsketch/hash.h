@@ -122,8 +122,8 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  *
  * Why not SipHash per packet: three SipHash-1-3 runs (flow, source,
  * destination) cost about 150 ns in BPF, which has no rotate instruction,
- * ten times the parser; this is twelve multiplications.  Why keyed at all: with a public function an attacker
- * crafts flows that share every Count-Min cell with a victim, or pile onto
+ * ten times the parser; this is twelve multiplications.  Why keyed at all:
+ * with a public function an attacker crafts flows that share every Count-Min cell with a victim, or pile onto
  * one HyperLogLog register.  The key (176 bytes) is derived from the
  * 128-bit secret with SipHash-2-4 in counter mode (fs_hash_key_derive());
  * its outputs are never exposed, so universal hashing is what resists
@@ -153,6 +153,8 @@ struct fs_packet_hashes {
 	__u64 dst;
 };
 
+/* Like fs_alias_u64: the key is read, and the parser writes addresses
+ * into it, as 32-bit words. */
 typedef __u32 __attribute__((__may_alias__)) fs_alias_u32;
 
 /* Expand the 128-bit secret into the multiply-shift keys. */

@@ -9,12 +9,15 @@
  * memory the pure-BPF path updates, so both paths leave identical state
  * and user space reads it the same way.
  *
- *   args      BPF stack memory, args__sz == sizeof(struct fs_kfunc_args)
- *             (the verifier checks that args__sz bytes are readable and
- *             initialised; the module checks the exact size);
+ *   args      BPF stack or map value memory (the datapath uses a per-CPU
+ *             map value, fs_kfunc_args), args__sz == sizeof(struct
+ *             fs_kfunc_args) (the verifier checks that args__sz bytes are
+ *             readable and initialised; the module checks the exact size);
  *   cms       the program's fs_cms map (&fs_cms): BPF_MAP_TYPE_PERCPU_ARRAY
  *             of struct fs_cms_chunk, at least fs_cms_chunks(params, nslots);
  *   hll       the program's fs_hll map, same for struct fs_hll_chunk.
+ *             Both must be pointers the verifier trusts (KF_TRUSTED_ARGS):
+ *             &map in the program, not a pointer read from a kernel struct.
  *
  * The "__sz" suffix is how the verifier recognises a (pointer, size) pair.
  * The maps are typed struct bpf_map * arguments, which the verifier
