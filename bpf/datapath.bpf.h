@@ -91,9 +91,11 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
 	if (!ctl)	/* an array element always exists */
 		return XDP_PASS;
-	/* Read the sequence once: the slot written and the window named in a
-	 * report must be the same one (rotation protocol, maps.h). */
-	seq = ctl->window_seq;
+	/* Read the sequence once, as a volatile load the compiler may not
+	 * repeat (the daemon writes it while packets run): the slot written
+	 * and the window named in a report must be the same one (rotation
+	 * protocol, maps.h). */
+	seq = *(volatile __u64 *)&ctl->window_seq;
 	u.slot = seq % FS_NSLOTS;
 	u.thresh_packets = ctl->thresh_packets;
 	u.thresh_bytes = ctl->thresh_bytes;
