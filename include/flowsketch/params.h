@@ -86,6 +86,8 @@ FS_INLINE void fs_params_init(struct fs_sketch_params *p, __u32 cms_depth,
 /* 0 when the parameters are in range, else a negative errno-style code. */
 FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 {
+	__u32 i;
+
 	if (p->magic != FS_PARAMS_MAGIC || p->version != FS_PARAMS_VERSION)
 		return -22; /* EINVAL */
 	if (p->cms_depth < 1 || p->cms_depth > FS_CMS_MAX_DEPTH)
@@ -97,10 +99,22 @@ FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 		return -22;
 	if (p->nslots != FS_NSLOTS)
 		return -22;
+	/* A flag or field this version does not know could change what the
+	 * sketch means: refuse rather than misread a newer record. */
+	if (p->flags & ~FS_PARAM_F_CONSERVATIVE)
+		return -22;
+	for (i = 0; i < sizeof(p->reserved); i++)
+		if (p->reserved[i])
+			return -22;
 	return 0;
 }
 
-/* Two sketches merge only when everything that places a key is equal. */
+/*
+ * Two sketches merge only when everything that places a key is equal.
+ * The update rule is not compared: standard and conservative Count-Min
+ * cells are both upper bounds of the truth, so their sum is one too (with
+ * the bound of the standard sketch); only subtraction would be wrong.
+ */
 FS_INLINE int fs_params_mergeable(const struct fs_sketch_params *a,
 				  const struct fs_sketch_params *b)
 {

@@ -52,7 +52,7 @@ static void test_bad_params_rejected(void **state)
 	int i;
 
 	params_of(&good, 4, 10, 0);
-	for (i = 0; i < 11; i++) {
+	for (i = 0; i < 13; i++) {
 		p = good;
 		switch (i) {
 		case 0: p.magic ^= 1; break;
@@ -66,6 +66,8 @@ static void test_bad_params_rejected(void **state)
 		case 8: p.nslots = FS_NSLOTS - 1; break;
 		case 9: p.nslots = FS_NSLOTS + 1; break;
 		case 10: p.nslots = 0; break;
+		case 11: p.flags |= 0x80; break;
+		case 12: p.reserved[5] = 1; break;
 		}
 		assert_int_equal(fs_model_init(&m, &p), -EINVAL);
 		/* Nothing to free, and freeing is still safe. */
