@@ -172,18 +172,27 @@ s.connect(sys.argv[1])
 s.settimeout(0.05)
 t0 = time.monotonic()
 answer = b""
-while time.monotonic() - t0 < 3 and b"\n" not in answer:
+closed = False
+while time.monotonic() - t0 < 3 and b"\n" not in answer and not closed:
     try:
         s.send(b" ")
-        answer += s.recv(4096)
+    except OSError:
+        # The daemon gave up on us and closed; its answer may still be
+        # waiting in our receive queue, so read it below.
+        closed = True
+    try:
+        chunk = s.recv(4096)
+        answer += chunk
+        closed = closed or not chunk
     except socket.timeout:
         pass
     except OSError:
-        break
+        closed = True
 elapsed = time.monotonic() - t0
 s.settimeout(5)
 try:
-    s.send(b'{"cmd":"status"}\n')
+    if not closed and b"\n" not in answer:
+        s.send(b'{"cmd":"status"}\n')
     while b"\n" not in answer:
         chunk = s.recv(4096)
         if not chunk:
