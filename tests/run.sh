@@ -6,6 +6,7 @@
 # Suites:
 #   build/tests/test_*      cmocka binaries (unit, BPF_PROG_TEST_RUN datapath)
 #   tests/integration/*.sh  namespace tests; print TAP lines ("ok N - ...")
+#                           and a closing plan "1..N"
 #   tests/vm/run.sh         the kernel module inside a qemu VM; TAP lines
 # A suite that exits non-zero without reporting a failure counts as one
 # failure, so a crash is never read as a pass.
@@ -32,6 +33,13 @@ run_suite() {
 	else
 		p=$(grep -c '^ok ' "$log")
 		f=$(grep -c '^not ok ' "$log")
+		# TAP plan, printed last: a suite that stopped early has none,
+		# or one that does not match what it reported.
+		plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -1)
+		if [ -z "$plan" ] || [ "$plan" -ne $((p + f)) ]; then
+			echo "!!! $name: plan '${plan:-none}' does not match $((p + f)) results"
+			f=$((f + 1))
+		fi
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "!!! $name exited $rc without reporting a failure"

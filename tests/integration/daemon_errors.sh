@@ -251,3 +251,4 @@ else
 	not_ok "secret read from a pipe in two pieces"
 	sed 's/^/# daemon: /' "$T/bg.err"
 fi
+echo "1..$n"
