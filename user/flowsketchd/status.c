@@ -2,6 +2,7 @@
 /* status.c - the "status" answer of protocol.h. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -63,14 +64,18 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
 	return err;
 }
 
-static struct json_object *counters_json(struct fsd_daemon *d)
+/* The "counters" object, or NULL when the datapath's counters cannot be
+ * read (*err says why): an answer without them would read as zeros. */
+static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 {
-	struct json_object *c = json_object_new_object(), *m;
+	struct json_object *c, *m;
 	__u64 stats[FS_STAT_MAX], total = 0;
 	size_t i;
 
-	if (read_stats(d, stats))
-		return c;
+	*err = read_stats(d, stats);
+	if (*err)
+		return NULL;
+	c = json_object_new_object();
 	add_u64(c, "rx", stats[FS_STAT_RX]);
 	add_u64(c, "sketched", stats[FS_STAT_SKETCHED]);
 	add_u64(c, "non_ip", stats[FS_STAT_NON_IP]);
@@ -107,6 +112,7 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	struct json_object *a = json_object_new_object(), *o, *ifs;
 	__u64 per_cpu = datapath_bytes_per_cpu(p);
 	unsigned int i;
+	int err;
 
 	add_u64(a, "pid", (__u64)getpid());
 	json_object_object_add(a, "pin_dir",
@@ -153,6 +159,12 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	add_u64(o, "bytes", d->history.totals.bytes);
 	json_object_object_add(a, "totals", o);
 
-	json_object_object_add(a, "counters", counters_json(d));
+	o = counters_json(d, &err);
+	if (!o) {
+		json_object_put(a);
+		return fsd_answer_error("cannot read the datapath counters: %s",
+					strerror(-err));
+	}
+	json_object_object_add(a, "counters", o);
 	return a;
 }
