@@ -622,6 +622,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 	char *end;
 	int c, err = 0;
 
+	opterr = 0;
 	while (!err && (c = getopt_long(argc, argv, "r:n:c:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -645,7 +646,9 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 			bench_usage(stdout);
 			exit(0);
 		default:
-			bench_usage(stderr);
+			/* One line, instead of getopt's and a usage block. */
+			fprintf(stderr, "fs-bench: '%s' is not an option or lacks its value (see --help)\n",
+				argv[optind - 1]);
 			return -EINVAL;
 		}
 	}

@@ -150,6 +150,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	int c, lfd = -1, ret = 1;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:l:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -165,7 +166,9 @@ int main(int argc, char **argv)
 			log_path = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: fs-fake-daemon [--count N] [--log FILE] SOCKET ANSWER_FILE\n");
+			/* One line, instead of getopt's and a usage block. */
+			fprintf(stderr, "fs-fake-daemon: '%s' is not an option or lacks its value (usage: fs-fake-daemon [--count N] [--log FILE] SOCKET ANSWER_FILE)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}

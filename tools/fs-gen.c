@@ -649,6 +649,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *o)
 	__u64 v;
 	int c, err = 0;
 
+	opterr = 0;
 	while (!err && (c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -697,7 +698,9 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *o)
 			gen_usage(stdout);
 			exit(0);
 		default:
-			gen_usage(stderr);
+			/* One line, instead of getopt's and a usage block. */
+			fprintf(stderr, "fs-gen: '%s' is not an option or lacks its value (see --help)\n",
+				argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
