@@ -7,7 +7,7 @@ set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 libjson-c-dev libcmocka-dev iproute2 iputils-ping jq util-linux procps
 qemu-system-x86 busybox-static linux-image-6.12-amd64
-linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms python3"
+linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms openssl python3"
 
 missing=""
 for p in $PKGS; do
