@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# multi_iface.sh - one daemon, two interfaces, one set of sketches.
+#
+#   NS_TX [fs-gen] --veth A--> NS_RX [flowsketchd -i A -i B]
+#         [fs-gen] --veth B-->
+#
+# The daemon loads the datapath once and attaches it to every -i; the
+# sketches are host-wide, so the answers must cover the traffic of both
+# links: status lists both, totals are the sum of what was sent on each,
+# and each link's heaviest flow is in the top list with a count within the
+# stated bound.  SIGTERM detaches both.  Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+
+ID=$$
+NS_TX="fs-mi-tx-$ID"
+NS_RX="fs-mi-rx-$ID"
+A_TX="fsmiat$ID"
+A_RX="fsmiar$ID"
+B_TX="fsmibt$ID"
+B_RX="fsmibr$ID"
+PIN_DIR="/sys/fs/bpf/fs-mi-$ID"
+FSD=build/flowsketchd
+CLI=build/flowsketch
+GEN=build/tools/fs-gen
+WORK=""
+DAEMON_PID=""
+
+t=0
+failed=0
+ok() { t=$((t + 1)); echo "ok $t - $*"; }
+not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+diag() { sed 's/^/# /'; }
+finish() { echo "1..$t"; [ "$failed" -eq 0 ]; exit $?; }
+bail() { not_ok "$*"; finish; }
+
+cleanup() {
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		kill -KILL "$DAEMON_PID" 2>/dev/null
+		wait "$DAEMON_PID" 2>/dev/null
+	fi
+	fs_pair_destroy "$NS_TX" "$NS_RX"
+	rm -rf "$PIN_DIR"
+	[ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cli() { "$CLI" --socket "$WORK/sock" "$@"; }
+
+# send LINK_TX LINK_RX SEED PACKETS: skewed traffic on one link.
+send() {
+	fs_in "$NS_TX" "$GEN" -i "$1" --dst-mac "$(fs_mac "$NS_RX" "$2")" \
+		--flows 200 --packets "$4" --zipf 1.3 --seed "$3" \
+		--ipv6-share 0.3 --truth "$WORK/truth-$1.json" 2>"$WORK/gen.log"
+}
+
+fs_require_root
+for b in "$FSD" "$CLI" "$GEN"; do
+	[ -x "$b" ] || bail "$b is built (run make)"
+done
+fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
+WORK=$(mktemp -d /tmp/fs-mi.XXXXXX) || bail "a work directory"
+
+fs_pair_create "$NS_TX" "$NS_RX" "$A_TX" "$A_RX" || bail "first veth pair"
+ip link add "$B_TX" netns "$NS_TX" type veth peer name "$B_RX" netns "$NS_RX" &&
+	ip -n "$NS_TX" link set dev "$B_TX" up &&
+	ip -n "$NS_RX" link set dev "$B_RX" up ||
+	bail "second veth pair"
+ok "two veth pairs between $NS_TX and $NS_RX"
+
+nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$A_RX" -i "$B_RX" \
+	--pin-dir "$PIN_DIR" --socket "$WORK/sock" >"$WORK/daemon.log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 100); do
+	cli status --json >"$WORK/status.json" 2>/dev/null && break
+	kill -0 "$DAEMON_PID" 2>/dev/null || break
+	sleep 0.1
+done
+names=$(jq -r '[.interfaces[].name] | sort | join(" ")' "$WORK/status.json" 2>/dev/null)
+want=$(printf '%s\n' "$A_RX" "$B_RX" | sort | tr '\n' ' ' | sed 's/ $//')
+if [ "$names" = "$want" ]; then
+	ok "status lists both interfaces ($names)"
+else
+	diag <"$WORK/daemon.log"
+	bail "status lists both interfaces (got '$names')"
+fi
+
+for link in "$A_RX" "$B_RX"; do
+	check "XDP attached to $link in native mode" \
+		sh -c "ip -n '$NS_RX' -d link show dev '$link' | grep -q 'prog/xdp' &&
+		       [ \"\$(jq -r '.interfaces[] | select(.name == \"$link\") | .xdp_mode' '$WORK/status.json')\" = native ]"
+done
+
+send "$A_TX" "$A_RX" 1 20000 || { diag <"$WORK/gen.log"; bail "traffic on $A_TX"; }
+send "$B_TX" "$B_RX" 2 30000 || { diag <"$WORK/gen.log"; bail "traffic on $B_TX"; }
+sent=$(( $(jq .total_packets "$WORK/truth-$A_TX.json") + $(jq .total_packets "$WORK/truth-$B_TX.json") ))
+ok "sent $sent packets over both links"
+
+# Two windows after the last packet, everything is in finished windows.
+sleep 2.5
+cli top -n 50 --json --once --span 60 >"$WORK/top.json" 2>"$WORK/err" ||
+	{ diag <"$WORK/err"; bail "top answers"; }
+check "totals cover both links ($(jq .total_packets "$WORK/top.json") of $sent)" \
+	[ "$(jq .total_packets "$WORK/top.json")" = "$sent" ]
+
+bound=$(jq .error_bound.packets "$WORK/top.json")
+for link in "$A_TX" "$B_TX"; do
+	# The link's heaviest flow, as fs-gen wrote it, found in top by key.
+	found=$(jq -n --slurpfile tr "$WORK/truth-$link.json" --slurpfile top "$WORK/top.json" --argjson b "$bound" '
+		($tr[0].flows | max_by(.packets)) as $f
+		| [$top[0].flows[] | select(.src == $f.src and .dst == $f.dst and
+			.sport == $f.sport and .dport == $f.dport)]
+		| length == 1 and .[0].packets >= $f.packets and .[0].packets <= $f.packets + $b')
+	check "the heaviest flow sent on $link is in top within the bound" [ "$found" = true ]
+done
+
+kill -TERM "$DAEMON_PID"
+wait "$DAEMON_PID"
+rc=$?
+DAEMON_PID=""
+check "SIGTERM stops the daemon (exit $rc)" [ "$rc" -eq 0 ]
+for link in "$A_RX" "$B_RX"; do
+	check "XDP detached from $link" \
+		sh -c "! ip -n '$NS_RX' -d link show dev '$link' | grep -q 'prog/xdp'"
+done
+check "no pins left" [ ! -e "$PIN_DIR" ]
+finish
