@@ -10,6 +10,7 @@
 #   make demo    deps + build + a live demo in its own network namespaces
 #   make bench   deps + build + benchmarks (ratios against in-run baselines)
 #   make kmod    the kernel module (kmod/, KDIR= to pick the kernel tree)
+#   make install the daemon, the CLI and a systemd unit (PREFIX, DESTDIR)
 #   make clean
 #   V=1          show the commands
 #
@@ -66,7 +67,7 @@ TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/
 
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
 
-.PHONY: all deps test demo bench kmod clean
+.PHONY: all deps test demo bench kmod install clean
 # Keep the BPF objects: make would delete them as intermediates of the
 # skeletons, and they are what `llvm-objdump -d` and `bpftool prog load` want.
 .SECONDARY: $(BPF_OBJS)
@@ -145,6 +146,14 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)./bench/run.sh
+
+PREFIX ?= /usr/local
+SYSTEMD_DIR ?= /lib/systemd/system
+install: $(PROGS)
+	$(Q)install -D -m 0755 $(BUILD)/flowsketchd $(DESTDIR)$(PREFIX)/sbin/flowsketchd
+	$(Q)install -D -m 0755 $(BUILD)/flowsketch $(DESTDIR)$(PREFIX)/bin/flowsketch
+	$(Q)sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|' dist/flowsketchd.service | \
+		install -D -m 0644 /dev/stdin $(DESTDIR)$(SYSTEMD_DIR)/flowsketchd.service
 
 clean:
 	$(Q)rm -rf $(BUILD)
