@@ -84,13 +84,24 @@ enum fs_stat {
 	FS_STAT_MAX,
 };
 
-/* Ring buffer record: a flow crossed a report threshold on one CPU. */
+/*
+ * Ring buffer record: a flow crossed a report threshold on one CPU.
+ *
+ *   off size field
+ *     0   40 key         the flow (flow_key.h)
+ *    40    8 hash        its flow hash, so the daemon queries without rehashing
+ *    48    8 window_seq  the window it was counted in (fs_ctl.window_seq)
+ *    56    4 report      FS_REPORT_* bits (packet_update.h)
+ *    60    4 cpu         the CPU whose sketch crossed
+ */
 struct fs_hh_report {
 	struct fs_flow_key key;
 	__u64 hash;
 	__u64 window_seq;
-	__u32 report;		/* FS_REPORT_* (update.h) */
+	__u32 report;
 	__u32 cpu;
 };
+
+_Static_assert(sizeof(struct fs_hh_report) == 64, "report record layout");
 
 #endif /* FLOWSKETCH_MAPS_H */
