@@ -87,3 +87,18 @@ fs_mac() {
 fs_link_stat() {
 	ip -n "$1" -s -j link show dev "$2" | jq -r ".[0].stats64.$3.$4"
 }
+
+# fs_daemon_stop PID: SIGTERM a daemon started in the background, give it
+# five seconds to detach and unpin, then SIGKILL; reaps it either way.
+fs_daemon_stop() {
+	local pid=$1
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}

@@ -67,15 +67,7 @@ finish() {
 }
 
 cleanup() {
-	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
-		kill -TERM "$DAEMON_PID" 2>/dev/null
-		for _ in $(seq 50); do
-			kill -0 "$DAEMON_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$DAEMON_PID" 2>/dev/null
-		wait "$DAEMON_PID" 2>/dev/null
-	fi
+	fs_daemon_stop "$DAEMON_PID"
 	fs_pair_destroy "$NS_TX" "$NS_RX"
 	rm -rf "$PIN_DIR"
 	[ -n "$WORK" ] && rm -rf "$WORK"

@@ -39,10 +39,7 @@ finish() { echo "1..$t"; [ "$failed" -eq 0 ]; exit $?; }
 bail() { not_ok "$*"; finish; }
 
 cleanup() {
-	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
-		kill -KILL "$DAEMON_PID" 2>/dev/null
-		wait "$DAEMON_PID" 2>/dev/null
-	fi
+	fs_daemon_stop "$DAEMON_PID"
 	fs_pair_destroy "$NS_TX" "$NS_RX"
 	rm -rf "$PIN_DIR"
 	[ -n "$WORK" ] && rm -rf "$WORK"
