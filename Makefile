@@ -13,6 +13,7 @@
 #   make install the daemon, the CLI and a systemd unit (PREFIX, DESTDIR)
 #   make clean
 #   V=1          show the commands
+#   BENCH_ARGS=  options for build/tools/fs-bench (see its --help), e.g. "--depth 3"
 #
 # Sources are found by wildcard, so adding a file needs no edit here:
 #   bpf/*.bpf.c          -> build/bpf/NAME.bpf.o, build/skel/NAME.skel.h
@@ -145,7 +146,7 @@ demo: deps
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)./bench/run.sh
+	$(Q)./bench/run.sh $(BENCH_ARGS)
 
 PREFIX ?= /usr/local
 SYSTEMD_DIR ?= /lib/systemd/system

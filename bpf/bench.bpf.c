@@ -12,6 +12,15 @@
  *   fs_bench_naive   + parse, then the textbook sketch of the seeds'
  *                    example code: FNV-1a of the key once per row, one
  *                    map lookup per row, and FNV-1a again per HyperLogLog
+ *   fs_bench_floor   + parse, then only the memory work every sketch of
+ *                    this shape must do: d Count-Min cells and three
+ *                    HyperLogLog registers, addressed from one unkeyed
+ *                    multiplication, with no windows, totals, statistics
+ *                    or reports.  Not a usable sketch (anyone can aim
+ *                    collisions at it); the least the full program could
+ *                    cost, so that full / floor says what is left to gain
+ *                    by tuning code and floor / parse-only what the
+ *                    sketch's shape (d and the three HyperLogLogs) costs.
  *
  * The driver.  BPF_PROG_TEST_RUN with repeat runs the program over the
  * same buffer, so a fixed packet would hit the same d cells every time
@@ -173,5 +182,66 @@ int fs_bench_naive(struct xdp_md *ctx)
 		totals->bytes += bytes;
 	}
 	fs_stat_inc(FS_STAT_SKETCHED);
+	return XDP_PASS;
+}
+
+/* One odd 64-bit multiplication of the xor of n words: the cheapest hash
+ * that still spreads every input bit over the high bits. */
+static __always_inline __u64 floor_hash(const __u64 *w, __u32 n)
+{
+	__u64 x = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		x ^= w[i];
+	return x * FS_GOLDEN64;
+}
+
+static __always_inline void floor_hll_add(const struct fs_sketch_params *p,
+					  __u32 sketch, __u64 h)
+{
+	__u64 reg = fs_hll_register_number(p, 0, sketch, fs_hll_index(h, p->hll_p));
+	__u32 chunk = (__u32)(reg >> FS_HLL_CHUNK_SHIFT);
+	struct fs_hll_chunk *c = bpf_map_lookup_elem(&fs_hll, &chunk);
+
+	if (c)
+		fs_hll_register_max(&c->regs[reg & FS_HLL_CHUNK_MASK],
+				    fs_hll_rank(h, p->hll_p));
+}
+
+SEC("xdp")
+int fs_bench_floor(struct xdp_md *ctx)
+{
+	const struct fs_sketch_params copy = *(const struct fs_sketch_params *)&fs_params;
+	const struct fs_sketch_params *p = &copy;
+	__u32 log2w = p->cms_log2_width, row;
+	struct fs_flow_key key;
+	const __u64 *w = (const __u64 *)&key;
+	__u64 bytes, h;
+
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	if (fs_datapath_parse_key(ctx, &key))
+		return XDP_PASS;
+	bytes = ctx->data_end - ctx->data;
+	h = floor_hash(w, sizeof(key) / 8);
+
+	for (row = 0; row < FS_CMS_MAX_DEPTH && row < p->cms_depth; row++) {
+		/* Bit fields of h, wrapping round when d * log2 w > 64: only
+		 * the cost counts here. */
+		__u32 column = (__u32)(h >> ((row * log2w) & 63)) & ((1U << log2w) - 1);
+		__u32 cell = (row << log2w) | column;
+		__u32 chunk = cell >> FS_CMS_CHUNK_SHIFT;
+		struct fs_cms_chunk *c = bpf_map_lookup_elem(&fs_cms, &chunk);
+
+		if (c) {
+			c->cells[cell & FS_CMS_CHUNK_MASK].packets += 1;
+			c->cells[cell & FS_CMS_CHUNK_MASK].bytes += bytes;
+		}
+	}
+	/* Words 1, 2 and 3, 4 of the key are the source and destination. */
+	floor_hll_add(p, FS_HLL_FLOWS, h);
+	floor_hll_add(p, FS_HLL_SOURCES, floor_hash(w + 1, 2));
+	floor_hll_add(p, FS_HLL_DESTS, floor_hash(w + 3, 2));
 	return XDP_PASS;
 }

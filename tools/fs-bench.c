@@ -2,11 +2,12 @@
 /*
  * fs-bench - what flowsketch costs per packet and per window.
  *
- * Datapath.  The four programs of bpf/bench.bpf.c (driver alone, + parse,
- * + full datapath, + naive textbook sketch) run under BPF_PROG_TEST_RUN
- * with a large repeat count; the kernel reports the mean time per run.
- * Rounds interleave the programs and the median over rounds is kept, so a
- * noisy neighbour slows all four alike instead of one.  Each run is a new
+ * Datapath.  The five programs of bpf/bench.bpf.c (driver alone, + parse,
+ * + full datapath, + naive textbook sketch, + the sketch's memory work
+ * alone) run under BPF_PROG_TEST_RUN with a large repeat count; the kernel
+ * reports the mean time per run.  Rounds interleave the programs and the
+ * median over rounds is kept, so a noisy neighbour slows all five alike
+ * instead of one.  Each run is a new
  * flow (the driver rewrites the source), so the sketches see >= 64K
  * distinct flows, with the cache misses that implies.
  *
@@ -46,16 +47,18 @@
 #define BENCH_TOP_N 10
 #define BENCH_REFILL_RUNS 100000	/* flows per window in the daemon bench */
 
-enum bench_prog { PROG_BASE, PROG_PARSE, PROG_FULL, PROG_NAIVE, PROG_MAX };
+enum bench_prog { PROG_BASE, PROG_PARSE, PROG_FULL, PROG_NAIVE, PROG_FLOOR, PROG_MAX };
 
 static const char *const bench_prog_names[PROG_MAX] = {
 	"driver baseline", "parse only", "full datapath", "naive (FNV-1a/row)",
+	"floor (cells only)",
 };
 
 struct bench_opts {
 	__u32 repeat;
 	__u32 rounds;
 	__u32 candidates;
+	__u32 depth;
 	double hh_fraction;
 };
 
@@ -150,7 +153,7 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 			strerror(-err));
 		return err;
 	}
-	fs_params_init(p, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+	fs_params_init(p, o->depth, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &secret);
 
 	skel = bench__open();
@@ -189,6 +192,7 @@ static int bench_datapath(struct bench *skel, const struct bench_opts *o,
 	struct bpf_program *progs[PROG_MAX] = {
 		skel->progs.fs_bench_base, skel->progs.fs_bench_parse,
 		skel->progs.fs_bench_full, skel->progs.fs_bench_naive,
+		skel->progs.fs_bench_floor,
 	};
 	double *samples = calloc((size_t)PROG_MAX * o->rounds, sizeof(*samples));
 	double warm;
@@ -223,10 +227,11 @@ static const char *bench_verdict(bool ok)
 }
 
 static void bench_print_datapath(const double med[PROG_MAX],
-				 const struct bench_opts *o)
+				 const struct bench_opts *o,
+				 const struct fs_sketch_params *p)
 {
 	double net[PROG_MAX];
-	double full_parse, naive_full;
+	double full_parse, naive_full, floor_parse;
 	int i;
 
 	printf("Datapath, BPF_PROG_TEST_RUN, %u runs x %u rounds per program, median of rounds\n",
@@ -248,8 +253,20 @@ static void bench_print_datapath(const double med[PROG_MAX],
 	printf("  naive / full         %5.2fx (net of driver %5.2fx)   target >= 2x: %s\n",
 	       naive_full, net[PROG_FULL] > 0 ? net[PROG_NAIVE] / net[PROG_FULL] : 0.0,
 	       bench_verdict(naive_full >= 2.0));
-	printf("  full datapath: %.1f Mpps per core at this cost\n\n",
+	printf("  full datapath: %.1f Mpps per core at this cost\n",
 	       1e3 / med[PROG_FULL]);
+	/* The floor is what the sketch's shape costs with no hashing worth
+	 * the name and no bookkeeping: when it alone exceeds 3x, no tuning of
+	 * the full program reaches the target; only a smaller shape does
+	 * (fewer rows or registers per packet, or sampled updates). */
+	floor_parse = med[PROG_FLOOR] / med[PROG_PARSE];
+	printf("  floor / parse-only   %5.2fx: the memory work alone (d = %u rows, 3 registers), unkeyed\n",
+	       floor_parse, p->cms_depth);
+	printf("  full / floor         %5.2fx: what keyed hashing, windows, totals and reports add\n",
+	       med[PROG_FULL] / med[PROG_FLOOR]);
+	if (full_parse > 3.0 && floor_parse > 3.0)
+		printf("  (the 3x target is below the floor: it needs fewer cells per packet, not faster code)\n");
+	printf("\n");
 }
 
 /* The last chunk of slot 0 when a slot holds `per_slot` elements and a
@@ -554,7 +571,8 @@ out:
 	return err;
 }
 
-static void bench_print_memory(struct bench *skel)
+static void bench_print_memory(struct bench *skel,
+			       const struct fs_sketch_params *p)
 {
 	const struct bpf_map *datapath[] = {
 		skel->maps.fs_cms, skel->maps.fs_hll, skel->maps.fs_totals,
@@ -563,9 +581,14 @@ static void bench_print_memory(struct bench *skel)
 	size_t total = 0, naive;
 	size_t i;
 
-	printf("Map memory per CPU at the default sizes (eps %.3g %%, delta %.3g %%, p %u)\n\n",
-	       100 * fs_cms_epsilon_of(1U << FS_DEFAULT_CMS_LOG2W),
-	       100 * fs_cms_delta_of(FS_DEFAULT_CMS_DEPTH), FS_DEFAULT_HLL_P);
+	bool defaults = p->cms_depth == FS_DEFAULT_CMS_DEPTH &&
+			p->cms_log2_width == FS_DEFAULT_CMS_LOG2W &&
+			p->hll_p == FS_DEFAULT_HLL_P;
+
+	printf("Map memory per CPU at %s sizes (eps %.3g %%, delta %.3g %%, p %u)\n\n",
+	       defaults ? "the default" : "these",
+	       100 * fs_cms_epsilon_of(1U << p->cms_log2_width),
+	       100 * fs_cms_delta_of(p->cms_depth), p->hll_p);
 	for (i = 0; i < FS_ARRAY_SIZE(datapath); i++) {
 		size_t b = bench_percpu_bytes(datapath[i]);
 
@@ -585,11 +608,15 @@ static void bench_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: fs-bench [--repeat N] [--rounds R] [--candidates C] [--hh-fraction PHI]\n"
+		"                [--depth D]\n"
 		"  --repeat N          runs per BPF_PROG_TEST_RUN call (default 1000000)\n"
 		"  --rounds R          measurements per figure, median kept (default 7)\n"
 		"  --candidates C      heavy-hitter candidates a top query ranks (default 1000)\n"
 		"  --hh-fraction PHI   report flows above PHI of a round, as the daemon\n"
-		"                      does of a window (default 0.001)\n");
+		"                      does of a window (default 0.001)\n"
+		"  --depth D           Count-Min rows, 1..%u (default %u): what a smaller\n"
+		"                      delta buys per packet\n",
+		FS_CMS_MAX_DEPTH, FS_DEFAULT_CMS_DEPTH);
 }
 
 static int bench_parse_u32(const char *s, const char *what, __u32 min,
@@ -616,6 +643,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 		{ "rounds", required_argument, NULL, 'n' },
 		{ "candidates", required_argument, NULL, 'c' },
 		{ "hh-fraction", required_argument, NULL, 'f' },
+		{ "depth", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -623,7 +651,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 	int c, err = 0;
 
 	opterr = 0;
-	while (!err && (c = getopt_long(argc, argv, "r:n:c:f:h", longopts, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, "r:n:c:f:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			err = bench_parse_u32(optarg, "--repeat", 1, &o->repeat);
@@ -633,6 +661,14 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'c':
 			err = bench_parse_u32(optarg, "--candidates", 1, &o->candidates);
+			break;
+		case 'd':
+			err = bench_parse_u32(optarg, "--depth", 1, &o->depth);
+			if (!err && o->depth > FS_CMS_MAX_DEPTH) {
+				fprintf(stderr, "fs-bench: --depth must be at most %u, not %u.\n",
+					FS_CMS_MAX_DEPTH, o->depth);
+				err = -EINVAL;
+			}
 			break;
 		case 'f':
 			o->hh_fraction = strtod(optarg, &end);
@@ -670,6 +706,7 @@ int main(int argc, char **argv)
 		.repeat = 1000000,
 		.rounds = 7,
 		.candidates = 1000,
+		.depth = FS_DEFAULT_CMS_DEPTH,
 		.hh_fraction = 0.001,
 	};
 	struct fs_sketch_params p;
@@ -687,11 +724,11 @@ int main(int argc, char **argv)
 	err = bench_datapath(skel, &o, med);
 	if (err)
 		goto out;
-	bench_print_datapath(med, &o);
+	bench_print_datapath(med, &o, &p);
 	err = bench_daemon(skel, &p, &o);
 	if (err)
 		goto out;
-	bench_print_memory(skel);
+	bench_print_memory(skel, &p);
 out:
 	bench__destroy(skel);
 	return err ? 1 : 0;
