@@ -2,13 +2,15 @@
 /*
  * fs-fake-daemon - answer flowsketchd's socket protocol with a canned file.
  *
- *   fs-fake-daemon [--count N] [--log FILE] SOCKET ANSWER_FILE
+ *   fs-fake-daemon [--count N] [--log FILE] [--drip MS] SOCKET ANSWER_FILE
  *
  * Listens on the unix socket SOCKET and, for each connection, reads the
  * request line, appends it to FILE (when --log is given), writes the bytes
  * of ANSWER_FILE exactly as they are (malformed JSON included: that is
  * what tests of the client's error paths need) and closes.  Exits after N
  * connections (default: never) or on SIGTERM/SIGINT, removing the socket.
+ * With --drip it writes the answer one byte every MS milliseconds: a
+ * daemon that is alive but slow, for the client's deadline.
  *
  * A test of the CLI's rendering needs no BPF, no root and no daemon: it
  * starts this with a response whose numbers it knows, waits for SOCKET to
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "protocol.h"
 
@@ -121,17 +124,39 @@ static void log_request(int fd, FILE *log)
 	fflush(log);
 }
 
-static void answer(int fd, const char *buf, size_t len)
+static void answer(int fd, const char *buf, size_t len, unsigned long drip_ms)
 {
+	struct timespec gap = {
+		.tv_sec = drip_ms / 1000,
+		.tv_nsec = (long)(drip_ms % 1000) * 1000000L,
+	};
 	size_t off = 0;
 	ssize_t n;
 
-	while (off < len) {
-		n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+	while (off < len && !stop) {
+		if (drip_ms)
+			nanosleep(&gap, NULL);
+		n = send(fd, buf + off, drip_ms ? 1 : len - off, MSG_NOSIGNAL);
 		if (n <= 0)
 			return;
 		off += (size_t)n;
 	}
+}
+
+/* A whole number for option `name`, or exit 2 with one line. */
+static unsigned long parse_whole(const char *name, const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || s[0] < '0' || s[0] > '9') {
+		fprintf(stderr, "fs-fake-daemon: --%s must be a whole number, not '%s'\n",
+			name, s);
+		exit(2);
+	}
+	return v;
 }
 
 int main(int argc, char **argv)
@@ -139,41 +164,38 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "count", required_argument, NULL, 'c' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "drip", required_argument, NULL, 'd' },
 		{ 0 }
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *sock_path, *log_path = NULL;
-	char *end;
-	unsigned long count = 0, served = 0;
+	unsigned long count = 0, served = 0, drip_ms = 0;
 	FILE *log = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	int c, lfd = -1, ret = 1;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:l:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:l:d:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			errno = 0;
-			count = strtoul(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9') {
-				fprintf(stderr, "fs-fake-daemon: --count must be a whole number, not '%s'\n",
-					optarg);
-				return 2;
-			}
+			count = parse_whole("count", optarg);
+			break;
+		case 'd':
+			drip_ms = parse_whole("drip", optarg);
 			break;
 		case 'l':
 			log_path = optarg;
 			break;
 		default:
 			/* One line, instead of getopt's and a usage block. */
-			fprintf(stderr, "fs-fake-daemon: '%s' is not an option or lacks its value (usage: fs-fake-daemon [--count N] [--log FILE] SOCKET ANSWER_FILE)\n",
+			fprintf(stderr, "fs-fake-daemon: '%s' is not an option or lacks its value (usage: fs-fake-daemon [--count N] [--log FILE] [--drip MS] SOCKET ANSWER_FILE)\n",
 				argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: fs-fake-daemon [--count N] [--log FILE] SOCKET ANSWER_FILE\n");
+		fprintf(stderr, "usage: fs-fake-daemon [--count N] [--log FILE] [--drip MS] SOCKET ANSWER_FILE\n");
 		return 2;
 	}
 	sock_path = argv[optind];
@@ -200,7 +222,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		log_request(fd, log);
-		answer(fd, buf, len);
+		answer(fd, buf, len, drip_ms);
 		close(fd);
 		served++;
 	}

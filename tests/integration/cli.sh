@@ -60,11 +60,11 @@ for b in "$CLI" "$FAKE"; do
 done
 T=$(mktemp -d /tmp/fs-cli-test.XXXXXX) || exit 1
 
-# serve NAME FILE: a fake daemon on $T/NAME.sock answering FILE, logging
-# requests to $T/NAME.log.
+# serve NAME FILE [FAKE OPTIONS...]: a fake daemon on $T/NAME.sock
+# answering FILE, logging requests to $T/NAME.log.
 serve() {
 	local sock="$T/$1.sock" i
-	"$FAKE" --log "$T/$1.log" "$sock" "$2" &
+	"$FAKE" --log "$T/$1.log" "${@:3}" "$sock" "$2" &
 	FAKE_PIDS+=($!)
 	for i in $(seq 50); do
 		[ -S "$sock" ] && return 0
@@ -104,6 +104,9 @@ usage_error "no command"
 usage_error "unknown command" frobnicate
 usage_error "unknown global option" --bogus top
 usage_error "--socket without a value" --socket
+usage_error "--timeout 0" --timeout 0 status
+usage_error "--timeout with a bad unit" --timeout 5x status
+usage_error "--timeout longer than a day" --timeout 25h status
 usage_error "unknown top option" top --frob
 usage_error "top -n abc" top -n abc
 usage_error "top -n 0" top -n 0
@@ -370,6 +373,21 @@ echo '[1, 2]' >"$T/array.json"
 serve array "$T/array.json" || exit 1
 runtime_error "an answer that is not an object" "not a JSON object" \
 	--socket "$T/array.sock" status
+
+# The CLI's timeout covers the whole answer, not each read: a daemon that
+# trickles 16 bytes out at one per 100 ms (1.6 s in all) is given up on
+# after --timeout 1 although every single read returns within 0.1 s, and
+# is waited for with --timeout 5.
+printf '{"error":"busy"}' >"$T/slow.json"
+serve slow "$T/slow.json" --drip 100 || exit 1
+start=$(date +%s%N)
+runtime_error "--timeout 1: a trickled 1.6 s answer times out" \
+	"did not answer within 1 s" --socket "$T/slow.sock" --timeout 1 status
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--timeout 1 gave up after about 1 s (took $ms ms)" \
+	eval '[ "$ms" -ge 900 ] && [ "$ms" -lt 3000 ]'
+runtime_error "--timeout 5: the same answer arrives whole" \
+	"flowsketchd: busy" --socket "$T/slow.sock" --timeout 5 status
 
 # ------------------------------------------------------------------ tools
 # The test tools refuse bad arguments as the CLI does, instead of running

@@ -20,6 +20,8 @@
 
 struct fs_cli {
 	const char *socket_path;
+	/* Seconds the daemon has for a whole exchange (--timeout). */
+	unsigned int timeout_s;
 };
 
 int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* client.c - one request to flowsketchd over its unix socket. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "args.h"
 #include "cli.h"
@@ -33,9 +35,60 @@ static const char *connect_hint(int err)
 	}
 }
 
-static int connect_daemon(const char *path, int *fd_out)
+/*
+ * The end of an exchange's time, on the monotonic clock.  Socket timeouts
+ * (SO_RCVTIMEO) restart with every read, so a daemon sending a byte every
+ * few seconds would never time out; every wait is cut to what is left.
+ */
+struct deadline {
+	struct timespec end;
+	unsigned int seconds;
+};
+
+static void deadline_start(struct deadline *d, unsigned int seconds)
 {
-	struct timeval tv = { .tv_sec = FS_CLIENT_TIMEOUT_S };
+	clock_gettime(CLOCK_MONOTONIC, &d->end);
+	d->end.tv_sec += seconds;
+	d->seconds = seconds;
+}
+
+/* Milliseconds left, rounded up; 0 once the deadline has passed. */
+static int deadline_left_ms(const struct deadline *d)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(d->end.tv_sec - now.tv_sec) * 1000000000LL +
+	     (d->end.tv_nsec - now.tv_nsec);
+	return ns <= 0 ? 0 : (int)((ns + 999999) / 1000000);
+}
+
+/* Wait until fd is ready for `events` or the deadline passes: 0,
+ * -ETIMEDOUT or -errno. */
+static int wait_ready(int fd, short events, const struct deadline *d)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int left, n;
+
+	for (;;) {
+		left = deadline_left_ms(d);
+		if (!left)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int connect_daemon(const char *path, const struct deadline *d,
+			  int *fd_out)
+{
+	/* Only connect() itself waits on these (a full listen backlog);
+	 * sends and reads wait in wait_ready(). */
+	struct timeval tv = { .tv_sec = d->seconds };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, err;
 
@@ -59,7 +112,8 @@ static int connect_daemon(const char *path, int *fd_out)
 	return 0;
 }
 
-static int send_request(int fd, struct json_object *request)
+static int send_request(int fd, struct json_object *request,
+			const struct deadline *d)
 {
 	const char *json = json_object_to_json_string_ext(request,
 							  JSON_C_TO_STRING_PLAIN);
@@ -76,12 +130,24 @@ static int send_request(int fd, struct json_object *request)
 	memcpy(line, json, len);
 	line[len++] = '\n';
 	while (off < len) {
-		ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		err = wait_ready(fd, POLLOUT, d);
+		if (err == -ETIMEDOUT) {
+			fs_error("flowsketchd did not take the request within %u s",
+				 d->seconds);
+			goto out;
+		}
+		if (err) {
+			fs_error("cannot send the request to flowsketchd: %s",
+				 strerror(-err));
+			goto out;
+		}
+		n = send(fd, line + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
-			err = errno == EAGAIN ? -ETIMEDOUT : -errno;
+			err = -errno;
 			fs_error("cannot send the request to flowsketchd: %s",
 				 strerror(-err));
 			goto out;
@@ -94,7 +160,8 @@ out:
 }
 
 /* Everything the daemon writes until it closes; *buf is NUL-terminated. */
-static int read_answer(int fd, char **buf_out, size_t *len_out)
+static int read_answer(int fd, const struct deadline *d, char **buf_out,
+		       size_t *len_out)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap), *bigger;
@@ -118,17 +185,24 @@ static int read_answer(int fd, char **buf_out, size_t *len_out)
 			buf = bigger;
 			cap *= 2;
 		}
-		n = recv(fd, buf + len, cap - len - 1, 0);
-		if (n < 0 && errno == EINTR)
+		err = wait_ready(fd, POLLIN, d);
+		if (err == -ETIMEDOUT) {
+			fs_error("flowsketchd did not answer within %u s",
+				 d->seconds);
+			goto fail;
+		}
+		if (err) {
+			fs_error("cannot read flowsketchd's answer: %s",
+				 strerror(-err));
+			goto fail;
+		}
+		n = recv(fd, buf + len, cap - len - 1, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
-			err = errno == EAGAIN ? -ETIMEDOUT : -errno;
-			if (err == -ETIMEDOUT)
-				fs_error("flowsketchd did not answer within %d s",
-					 FS_CLIENT_TIMEOUT_S);
-			else
-				fs_error("cannot read flowsketchd's answer: %s",
-					 strerror(-err));
+			err = -errno;
+			fs_error("cannot read flowsketchd's answer: %s",
+				 strerror(-err));
 			goto fail;
 		}
 		if (n == 0)
@@ -210,21 +284,23 @@ static int check_error_answer(struct json_object *answer)
 	return -EREMOTEIO;
 }
 
-int fs_client_call(const char *socket_path, struct json_object *request,
+int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer)
 {
 	struct json_object *obj = NULL;
+	struct deadline d;
 	char *buf = NULL;
 	size_t len = 0;
 	int fd = -1, err;
 
-	err = connect_daemon(socket_path, &fd);
+	deadline_start(&d, cli->timeout_s);
+	err = connect_daemon(cli->socket_path, &d, &fd);
 	if (err)
 		goto out;
-	err = send_request(fd, request);
+	err = send_request(fd, request, &d);
 	if (err)
 		goto out;
-	err = read_answer(fd, &buf, &len);
+	err = read_answer(fd, &d, &buf, &len);
 	if (err)
 		goto out;
 	err = parse_answer(buf, len, &obj);
@@ -243,13 +319,13 @@ out:
 	return err;
 }
 
-int fs_client_show(const char *socket_path, struct json_object *request,
+int fs_client_show(const struct fs_cli *cli, struct json_object *request,
 		   bool json, int (*show)(struct json_object *answer))
 {
 	struct json_object *answer = NULL;
 	int ret = FS_EXIT_RUNTIME;
 
-	if (fs_client_call(socket_path, request, &answer))
+	if (fs_client_call(cli, request, &answer))
 		goto out;
 	if (json)
 		fs_reply_print_json(answer);

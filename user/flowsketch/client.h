@@ -13,8 +13,10 @@
 
 #include <stdbool.h>
 #include <json-c/json.h>
+#include "cli.h"
 
-/* How long the daemon may take to answer before the CLI gives up. */
+/* How long the daemon may take, by default, from connect to the end of
+ * its answer before the CLI gives up (--timeout). */
 #define FS_CLIENT_TIMEOUT_S 10
 /* Largest answer accepted: a top list of thousands of flows fits easily. */
 #define FS_ANSWER_MAX (16U << 20)
@@ -23,12 +25,14 @@
 unsigned int fs_client_max_path(void);
 
 /*
- * Send `request` to the daemon at `socket_path`; on success *answer is
- * the answer object, to be released with json_object_put().  Errors:
+ * Send `request` to the daemon at cli->socket_path; on success *answer is
+ * the answer object, to be released with json_object_put().  The whole
+ * exchange has cli->timeout_s seconds: a daemon that trickles its answer
+ * out a byte at a time cannot hold the CLI longer than that.  Errors:
  * -ENOENT, -ECONNREFUSED, ... (cannot connect), -ETIMEDOUT, -EPROTO
  * (malformed answer), -EREMOTEIO (the daemon answered with an error).
  */
-int fs_client_call(const char *socket_path, struct json_object *request,
+int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer);
 
 /*
@@ -37,7 +41,7 @@ int fs_client_call(const char *socket_path, struct json_object *request,
  * its command's view and prints it (0 or -errno, having said what was
  * wrong).  Returns the process exit status (cli.h).
  */
-int fs_client_show(const char *socket_path, struct json_object *request,
+int fs_client_show(const struct fs_cli *cli, struct json_object *request,
 		   bool json, int (*show)(struct json_object *answer));
 
 #endif /* FLOWSKETCH_CLI_CLIENT_H */

@@ -143,5 +143,5 @@ int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 	json_object_object_add(req, "cmd", json_object_new_string("flows"));
 	if (span)
 		json_object_object_add(req, "span", json_object_new_int64(span));
-	return fs_client_show(cli->socket_path, req, json, show_flows);
+	return fs_client_show(cli, req, json, show_flows);
 }

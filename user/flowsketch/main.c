@@ -28,7 +28,7 @@ static void usage(void)
 {
 	size_t i;
 
-	printf("Usage: flowsketch [--socket PATH] COMMAND [OPTIONS]\n"
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] COMMAND [OPTIONS]\n"
 	       "\n"
 	       "Ask flowsketchd what its sketches saw, or size a sketch.\n"
 	       "\n"
@@ -38,29 +38,41 @@ static void usage(void)
 	printf("\n"
 	       "Options:\n"
 	       "  -s, --socket PATH  daemon socket (default %s)\n"
+	       "  -t, --timeout SECONDS\n"
+	       "                     give up on the daemon after this long, per request\n"
+	       "                     (default %u; 90s, 2m also accepted)\n"
 	       "  -h, --help         this text; 'flowsketch COMMAND --help' for a command\n"
 	       "\n"
 	       "Exit status: 0 ok, 1 the daemon could not answer, 2 bad arguments.\n",
-	       FS_SOCKET_DEFAULT);
+	       FS_SOCKET_DEFAULT, FS_CLIENT_TIMEOUT_S);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct fs_cli cli = { .socket_path = FS_SOCKET_DEFAULT };
+	struct fs_cli cli = {
+		.socket_path = FS_SOCKET_DEFAULT,
+		.timeout_s = FS_CLIENT_TIMEOUT_S,
+	};
 	const char *name;
 	size_t i;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:s:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			cli.socket_path = optarg;
+			break;
+		case 't':
+			if (fs_parse_seconds(optarg, &cli.timeout_s))
+				return fs_usage_error(NULL, "--timeout needs a positive number of seconds up to a day (5, 90s, 2m), not '%s'",
+						      optarg);
 			break;
 		case 'h':
 			usage();

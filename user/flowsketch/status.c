@@ -241,5 +241,5 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 		return ret;
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("status"));
-	return fs_client_show(cli->socket_path, req, json, show_status);
+	return fs_client_show(cli, req, json, show_status);
 }

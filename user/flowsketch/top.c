@@ -356,7 +356,7 @@ static int top_once(const struct fs_cli *cli, const struct top_opts *o,
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	err = fs_client_call(cli->socket_path, req, &answer);
+	err = fs_client_call(cli, req, &answer);
 	if (err)
 		goto out;
 	if (o->json) {
