@@ -276,7 +276,7 @@ cat >"$T/status.json" <<'EOF'
            "delta":0.0067, "conservative":false, "hll_precision":14,
            "hll_relative_standard_error":0.008125},
  "memory":{"datapath_bytes_per_cpu":655360, "datapath_bytes":1310720,
-           "history_bytes":31457280},
+           "history_bytes":31457280, "history_bytes_max":2147483648},
  "totals":{"packets":5000000, "bytes":3500000000},
  "counters":{"rx":5000010, "sketched":5000000, "non_ip":4, "fragments":17,
              "malformed":{"trunc_eth":0, "trunc_ipv4":3, "bad_ihl":0,
@@ -300,7 +300,7 @@ check "status: Count-Min bound in words" \
 check "status: HyperLogLog precision and error" \
 	eval 'out_has "p = 14 \(16,384 registers" && out_has "±0\.81% at 1 sigma"'
 check "status: memory per CPU, total, history (binary units)" \
-	out_has "640 KiB per CPU in the datapath, 1\.3 MiB on all CPUs, 30 MiB of history"
+	out_has "640 KiB per CPU in the datapath, 1\.3 MiB on all CPUs, 30 MiB of history \(at most 2\.0 GiB\)"
 check "status: totals" out_has "5,000,000 packets, 3\.5 GB"
 check "status: datapath counters" \
 	out_has "5,000,010 frames seen, 5,000,000 sketched, 4 not IP, 17 fragments"

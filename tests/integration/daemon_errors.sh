@@ -101,7 +101,8 @@ check "unknown interface: host clean" host_clean "$PIN"
 for bad in "--width 8" "--width 8388608" "--width x" "--depth 0" "--depth 9" \
 	   "--precision 3" "--precision 19" "--window 0" "--window -1" \
 	   "--history 0" "--epsilon 0" "--hh-fraction 2" "--ringbuf-kib 100" \
-	   "--xdp-mode turbo"; do
+	   "--xdp-mode turbo" "--max-candidates 0" "--max-candidates x" \
+	   "--max-candidates 4194305"; do
 	# shellcheck disable=SC2086
 	fsd -i "$IF_RX" "${base[@]}" $bad
 	opt=${bad%% *}
@@ -116,6 +117,12 @@ check "--epsilon without --delta refused" failed_with "--epsilon and --delta go 
 fsd -i "$IF_RX" "${base[@]}" --width 65536 --depth 8 --precision 18 --history 3600
 check "history over the memory cap refused" failed_with "more than the"
 check "memory cap: host clean" host_clean "$PIN"
+# An hour of 1 s windows: 1.3 GiB of sketches fits the 8 GiB cap, but with
+# 65536 candidates a window (6 MiB of table each when full) it does not.
+fsd -i "$IF_RX" "${base[@]}" --history 3600
+check "history whose candidate sets would pass the memory cap refused" \
+	failed_with "with 65536 candidates each, more than the 8192 MiB cap"
+check "candidate cap: host clean" host_clean "$PIN"
 
 fs_in "$NS_RX" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$FSD" -i "$IF_RX" "${base[@]}" >"$T/out" 2>"$T/err"

@@ -360,6 +360,59 @@ static void test_memory_accounted(void **state)
 	fsd_history_free(&h);
 }
 
+/* Fill the pending set of window seq to the limit with fresh keys. */
+static void fill_pending(struct fsd_history *h, __u64 seq, __u32 limit,
+			 unsigned int *next_flow)
+{
+	struct fs_flow_key k;
+	__u32 i;
+
+	for (i = 0; i < limit; i++, (*next_flow)++) {
+		make_key(&k, *next_flow);
+		assert_int_equal(fsd_history_add_candidate(h, seq, &k,
+							   *next_flow * 0x9e3779b97f4a7c15ULL), 1);
+	}
+	make_key(&k, *next_flow);
+	assert_int_equal(fsd_history_add_candidate(h, seq, &k, 1), -ENOSPC);
+}
+
+/*
+ * The bound the daemon checks against its cap before it allocates
+ * (fsd_history_max_bytes) is the memory the history really reaches when
+ * every window and every candidate set, finished and pending, is full,
+ * through a wrap of the ring; and it is never passed.  Limits on both
+ * sides of a table doubling (32 keys fit the first 64-slot table, 33 need
+ * 128 slots).
+ */
+static void test_max_bytes_reached(void **state)
+{
+	static const __u32 limits[] = { 1, 32, 33, 100 };
+	const __u32 capacity = 3;
+	unsigned int l, next_flow = 0;
+	struct fsd_history h;
+	struct fs_sketch *s;
+	__u64 seq;
+
+	for (l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+		size_t max = fsd_history_max_bytes(&params, capacity, limits[l]);
+
+		assert_int_equal(fsd_history_init(&h, &params, capacity,
+						  limits[l], 0), 0);
+		/* Twice round the ring: wrapped windows reuse their sets. */
+		for (seq = 0; seq < 2 * capacity; seq++) {
+			fill_pending(&h, seq, limits[l], &next_flow);
+			assert_int_equal(fsd_history_begin(&h, &s), 0);
+			assert_int_equal(fsd_history_commit(&h, seq, seq, seq + 1), 0);
+			assert_true(fsd_history_bytes(&h) <= max);
+		}
+		/* The two pending windows (datapath slots) full as well. */
+		fill_pending(&h, seq, limits[l], &next_flow);
+		fill_pending(&h, seq + 1, limits[l], &next_flow);
+		assert_int_equal(fsd_history_bytes(&h), max);
+		fsd_history_free(&h);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_ring_wraps),
 		cmocka_unit_test(test_span_beyond_history_refused),
 		cmocka_unit_test(test_candidates_by_window),
+		cmocka_unit_test(test_max_bytes_reached),
 		cmocka_unit_test(test_dropped_window),
 		cmocka_unit_test(test_distinct_over_span),
 		cmocka_unit_test(test_memory_accounted),

@@ -24,7 +24,7 @@ struct status_view {
 	__u64 cms_width, cms_depth, hll_precision;
 	double epsilon, delta, hll_rse;
 	bool conservative;
-	__u64 mem_per_cpu, mem_datapath, mem_history;
+	__u64 mem_per_cpu, mem_datapath, mem_history, mem_history_max;
 	__u64 total_packets, total_bytes;
 	__u64 rx, sketched, non_ip, fragments, malformed_total;
 	__u64 reports, reports_dropped, update_errors;
@@ -107,6 +107,7 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_u64(a, "memory.datapath_bytes_per_cpu", &v->mem_per_cpu)) ||
 	    (err = fs_reply_u64(a, "memory.datapath_bytes", &v->mem_datapath)) ||
 	    (err = fs_reply_u64(a, "memory.history_bytes", &v->mem_history)) ||
+	    (err = fs_reply_u64(a, "memory.history_bytes_max", &v->mem_history_max)) ||
 	    (err = fs_reply_u64(a, "totals.packets", &v->total_packets)) ||
 	    (err = fs_reply_u64(a, "totals.bytes", &v->total_bytes)) ||
 	    (err = fs_reply_u64(a, "counters.rx", &v->rx)) ||
@@ -200,7 +201,7 @@ static void print_counters(const struct status_view *v)
 
 static void print_status(const struct status_view *v)
 {
-	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX];
+	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], m[FS_FMT_MAX];
 
 	printf("flowsketchd:  pid %llu, datapath %s, maps pinned in %s\n",
 	       (unsigned long long)v->pid, v->datapath, v->pin_dir);
@@ -210,10 +211,11 @@ static void print_status(const struct status_view *v)
 	       (unsigned long long)v->history_seconds,
 	       (unsigned long long)v->windows_kept);
 	print_sketches(v);
-	printf("memory:       %s per CPU in the datapath, %s on all CPUs, %s of history\n",
+	printf("memory:       %s per CPU in the datapath, %s on all CPUs, %s of history (at most %s)\n",
 	       fs_fmt_bytes_iec(a, (double)v->mem_per_cpu),
 	       fs_fmt_bytes_iec(b, (double)v->mem_datapath),
-	       fs_fmt_bytes_iec(c, (double)v->mem_history));
+	       fs_fmt_bytes_iec(c, (double)v->mem_history),
+	       fs_fmt_bytes_iec(m, (double)v->mem_history_max));
 	print_counters(v);
 }
 

@@ -93,3 +93,14 @@ size_t fsd_candidates_bytes(const struct fsd_candidates *c)
 {
 	return (size_t)c->capacity * sizeof(*c->slots);
 }
+
+/* The add before the limit-th key grows the table until
+ * 2 * limit <= capacity (fsd_candidates_add), and never beyond. */
+size_t fsd_candidates_max_bytes(__u32 limit)
+{
+	size_t capacity = FSD_CANDIDATES_MIN_CAPACITY;
+
+	while (capacity < 2 * (size_t)limit)
+		capacity *= 2;
+	return capacity * sizeof(struct fsd_candidate);
+}

@@ -41,6 +41,8 @@ void fsd_candidates_clear(struct fsd_candidates *c);
 int fsd_candidates_add(struct fsd_candidates *c, const struct fs_flow_key *key,
 		       __u64 hash);
 size_t fsd_candidates_bytes(const struct fsd_candidates *c);
+/* The most a set of `limit` keys can take: the table it has once full. */
+size_t fsd_candidates_max_bytes(__u32 limit);
 
 /* Visit every key: for (i = 0; i < c->capacity; i++) if (fsd_candidate_used()) */
 static inline int fsd_candidate_used(const struct fsd_candidate *e)

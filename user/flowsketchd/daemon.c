@@ -115,7 +115,7 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	/* The window the datapath starts in is fs_ctl's, 0 after load. */
 	err = fsd_history_init(&d->history, &o->params,
-			       fsd_options_windows_kept(o), FSD_CANDIDATE_LIMIT,
+			       fsd_options_windows_kept(o), o->max_candidates,
 			       d->loader.ctl->window_seq);
 	if (err) {
 		fsd_err("cannot allocate the window history: %s", strerror(-err));

@@ -216,6 +216,16 @@ int fsd_history_distinct(struct fsd_history *h, __u32 windows,
 	return 0;
 }
 
+size_t fsd_history_max_bytes(const struct fs_sketch_params *p,
+			     __u32 capacity, __u32 candidate_limit)
+{
+	size_t sketch = fs_sketch_bytes(p);
+	size_t set = fsd_candidates_max_bytes(candidate_limit);
+
+	return sketch + (size_t)capacity * (sketch + set + sizeof(struct fsd_window)) +
+	       FS_NSLOTS * set;
+}
+
 size_t fsd_history_bytes(const struct fsd_history *h)
 {
 	size_t bytes = fs_sketch_bytes(&h->params); /* scratch */

@@ -122,4 +122,13 @@ int fsd_history_distinct(struct fsd_history *h, __u32 windows,
 /* Memory the history holds: window sketches, candidate sets, scratch. */
 size_t fsd_history_bytes(const struct fsd_history *h);
 
+/*
+ * The most fsd_history_bytes() can reach for these arguments of
+ * fsd_history_init(): every window's sketch filled and every candidate
+ * set, finished and pending, at its limit.  What the daemon checks
+ * against its cap before it allocates anything.
+ */
+size_t fsd_history_max_bytes(const struct fs_sketch_params *p,
+			     __u32 capacity, __u32 candidate_limit);
+
 #endif /* FLOWSKETCHD_HISTORY_H */

@@ -12,6 +12,7 @@
 #include "sizing.h"
 #include "sketch.h"
 #include "log.h"
+#include "history.h"
 #include "options.h"
 
 enum {
@@ -29,6 +30,7 @@ enum {
 	OPT_HH_FRACTION,
 	OPT_RINGBUF_KIB,
 	OPT_SECRET_FILE,
+	OPT_MAX_CANDIDATES,
 };
 
 static const struct option long_options[] = {
@@ -46,6 +48,7 @@ static const struct option long_options[] = {
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "hh-fraction", required_argument, NULL, OPT_HH_FRACTION },
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF_KIB },
+	{ "max-candidates", required_argument, NULL, OPT_MAX_CANDIDATES },
 	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -74,6 +77,8 @@ static void usage(FILE *f)
 "      --xdp-mode MODE     native (default) or generic\n"
 "      --hh-fraction PHI   report flows above PHI of the last window's\n"
 "                          traffic as top-talker candidates (default 0.001)\n"
+"      --max-candidates N  distinct candidates kept per window (default 65536;\n"
+"                          48 bytes each, in a table up to twice that)\n"
 "      --ringbuf-kib N     report ring buffer size, a power of two (default 256)\n"
 "      --secret-file FILE  16-byte hash secret (for sketches merged across\n"
 "                          hosts); default: random at every start\n"
@@ -158,6 +163,12 @@ unsigned int fsd_options_windows_kept(const struct fsd_options *o)
 	return (o->history_sec + o->window_sec - 1) / o->window_sec;
 }
 
+unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
+{
+	return fsd_history_max_bytes(&o->params, fsd_options_windows_kept(o),
+				     o->max_candidates);
+}
+
 /* Sizes that only make sense together. */
 static int check_sizes(struct fsd_options *o)
 {
@@ -179,12 +190,11 @@ static int check_sizes(struct fsd_options *o)
 			o->history_sec, o->window_sec);
 		return -EINVAL;
 	}
-	history = (unsigned long long)fsd_options_windows_kept(o) *
-		  fs_sketch_bytes(p);
+	history = fsd_options_history_max_bytes(o);
 	if (history > FSD_MAX_HISTORY_BYTES) {
-		fsd_err("%u windows of history need %llu MiB, more than the %llu MiB cap; keep less history or use longer windows",
+		fsd_err("%u windows of history need up to %llu MiB with %u candidates each, more than the %llu MiB cap; keep less history, use longer windows or fewer candidates",
 			fsd_options_windows_kept(o), history >> 20,
-			FSD_MAX_HISTORY_BYTES >> 20);
+			o->max_candidates, FSD_MAX_HISTORY_BYTES >> 20);
 		return -EINVAL;
 	}
 	return 0;
@@ -203,6 +213,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	o->socket_path = FS_SOCKET_DEFAULT;
 	o->pin_dir = FS_PIN_DIR_DEFAULT;
 	o->hh_fraction = 0.001;
+	o->max_candidates = FSD_CANDIDATE_LIMIT;
 	o->ringbuf_kib = 256;
 	/* The secret is drawn (or read) later, by daemon.c. */
 	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
@@ -278,6 +289,11 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			break;
 		case OPT_SECRET_FILE:
 			o->secret_file = optarg;
+			break;
+		case OPT_MAX_CANDIDATES:
+			err = parse_uint("max-candidates", optarg, 1,
+					 FSD_CANDIDATE_LIMIT_MAX, &v);
+			o->max_candidates = (unsigned int)v;
 			break;
 		case 'v':
 			o->verbose++;

@@ -19,8 +19,10 @@
 #define FSD_MAX_BYTES_PER_CPU (256ULL << 20)
 /* User-space memory the window history may take. */
 #define FSD_MAX_HISTORY_BYTES (8ULL << 30)
-/* Distinct candidates kept per window. */
+/* Distinct heavy-hitter candidates kept per window, by default and at
+ * most (--max-candidates). */
 #define FSD_CANDIDATE_LIMIT 65536
+#define FSD_CANDIDATE_LIMIT_MAX (1U << 22)
 
 struct fsd_iface {
 	char name[IF_NAMESIZE];
@@ -38,6 +40,7 @@ struct fsd_options {
 	struct fs_sketch_params params;
 	bool xdp_generic;
 	double hh_fraction;
+	unsigned int max_candidates;
 	unsigned int ringbuf_kib;
 	const char *secret_file;
 	int verbose;
@@ -48,6 +51,9 @@ struct fsd_options {
  * -EINVAL: a message was printed, exit 1.
  */
 int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
+
+/* The most the window history can take with these options (history.h). */
+unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o);
 
 /* Windows the history keeps: ceil(history / window). */
 unsigned int fsd_options_windows_kept(const struct fsd_options *o);

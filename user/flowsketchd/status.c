@@ -152,6 +152,7 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	add_u64(o, "datapath_bytes", per_cpu * d->loader.ncpus +
 		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
 	add_u64(o, "history_bytes", fsd_history_bytes(&d->history));
+	add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(&d->opts));
 	json_object_object_add(a, "memory", o);
 
 	o = json_object_new_object();

@@ -49,7 +49,8 @@
  *              "conservative":false, "hll_precision":P,
  *              "hll_relative_standard_error":E},
  *    "memory":{"datapath_bytes_per_cpu":N, "datapath_bytes":N,
- *              "history_bytes":N},
+ *              "history_bytes":N, "history_bytes_max":N},
+ *              (history_bytes_max: every window and candidate set full)
  *    "totals":{"packets":N, "bytes":N},          (all finished windows)
  *    "counters":{"rx":N, "sketched":N, "non_ip":N, "fragments":N,
  *                "malformed":{"trunc_eth":N, ...}, "malformed_total":N,
