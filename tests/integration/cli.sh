@@ -300,7 +300,7 @@ check "status: Count-Min bound in words" \
 check "status: HyperLogLog precision and error" \
 	eval 'out_has "p = 14 \(16,384 registers" && out_has "±0\.81% at 1 sigma"'
 check "status: memory per CPU, total, history (binary units)" \
-	out_has "640 KiB per CPU in the datapath, 1\.3 MiB on all CPUs, 30 MiB of history \(at most 2\.0 GiB\)"
+	out_has "640 KiB per CPU in the datapath, 1\.3 MiB on all CPUs, 30 MiB of history \(at most 2 GiB\)"
 check "status: totals" out_has "5,000,000 packets, 3\.5 GB"
 check "status: datapath counters" \
 	out_has "5,000,010 frames seen, 5,000,000 sketched, 4 not IP, 17 fragments"
