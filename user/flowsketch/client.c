@@ -83,6 +83,17 @@ static int wait_ready(int fd, short events, const struct deadline *d)
 	}
 }
 
+/* The one line for a failed wait, send or read: `late` when the deadline
+ * passed ("flowsketchd did not <late> within N s"), else `failed`. */
+static void say_io_error(int err, const struct deadline *d, const char *late,
+			 const char *failed)
+{
+	if (err == -ETIMEDOUT)
+		fs_error("flowsketchd did not %s within %u s", late, d->seconds);
+	else
+		fs_error("cannot %s: %s", failed, strerror(-err));
+}
+
 static int connect_daemon(const char *path, const struct deadline *d,
 			  int *fd_out)
 {
@@ -133,23 +144,17 @@ static int send_request(int fd, struct json_object *request,
 		ssize_t n;
 
 		err = wait_ready(fd, POLLOUT, d);
-		if (err == -ETIMEDOUT) {
-			fs_error("flowsketchd did not take the request within %u s",
-				 d->seconds);
-			goto out;
+		if (!err) {
+			n = send(fd, line + off, len - off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n < 0)
+				err = -errno;
 		}
 		if (err) {
-			fs_error("cannot send the request to flowsketchd: %s",
-				 strerror(-err));
-			goto out;
-		}
-		n = send(fd, line + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
-			err = -errno;
-			fs_error("cannot send the request to flowsketchd: %s",
-				 strerror(-err));
+			say_io_error(err, d, "take the request",
+				     "send the request to flowsketchd");
 			goto out;
 		}
 		off += (size_t)n;
@@ -186,23 +191,15 @@ static int read_answer(int fd, const struct deadline *d, char **buf_out,
 			cap *= 2;
 		}
 		err = wait_ready(fd, POLLIN, d);
-		if (err == -ETIMEDOUT) {
-			fs_error("flowsketchd did not answer within %u s",
-				 d->seconds);
-			goto fail;
+		if (!err) {
+			n = recv(fd, buf + len, cap - len - 1, MSG_DONTWAIT);
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n < 0)
+				err = -errno;
 		}
 		if (err) {
-			fs_error("cannot read flowsketchd's answer: %s",
-				 strerror(-err));
-			goto fail;
-		}
-		n = recv(fd, buf + len, cap - len - 1, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
-			err = -errno;
-			fs_error("cannot read flowsketchd's answer: %s",
-				 strerror(-err));
+			say_io_error(err, d, "answer", "read flowsketchd's answer");
 			goto fail;
 		}
 		if (n == 0)
