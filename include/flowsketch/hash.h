@@ -147,8 +147,8 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  * for the destination), and a_0 plus the family term is a constant too.
  * The key carries those constants (fs_hash_key_ipv4_terms()), and a key of
  * family 4 whose high chunks are zero takes three products per half
- * instead of six: the same sums mod 2^64, so the same bits, for a third
- * less per-packet work on the commonest traffic.
+ * instead of six: the same sums mod 2^64, so the same bits, for half the
+ * multiplications on the commonest traffic.
  */
 #define FS_HASH_PAIRS 5
 #define FS_HASH_KEY_WORDS (1 + 2 * FS_HASH_PAIRS)
