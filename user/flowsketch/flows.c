@@ -24,7 +24,7 @@ struct flows_view {
 
 static void usage(void)
 {
-	printf("Usage: flowsketch [--socket PATH] flows [--span SECONDS] [--json]\n"
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] flows [--span SECONDS] [--json]\n"
 	       "\n"
 	       "Distinct flows (five-tuples), source and destination addresses, counted\n"
 	       "by HyperLogLog, with their standard error.\n"

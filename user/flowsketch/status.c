@@ -32,7 +32,7 @@ struct status_view {
 
 static void usage(void)
 {
-	printf("Usage: flowsketch [--socket PATH] status [--json]\n"
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] status [--json]\n"
 	       "\n"
 	       "The daemon's interfaces, windows, sketch parameters and the error bounds\n"
 	       "they give, memory, traffic totals and datapath counters.\n"
