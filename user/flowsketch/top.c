@@ -69,7 +69,7 @@ static void on_sigint(int sig)
 static void usage(void)
 {
 	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes]\n"
-	       "                                    [--span SECONDS] [--once] [--json]\n"
+	       "                  [--span SECONDS] [--once] [--json]\n"
 	       "\n"
 	       "The flows with the most packets (or bytes), redrawn every window until\n"
 	       "interrupted.  Counts are Count-Min estimates: never below the truth, and\n"
