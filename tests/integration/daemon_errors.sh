@@ -49,8 +49,13 @@ not_ok() {
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 
 # fsd ARGS...: run the daemon in the receiving namespace to completion;
-# stderr in $T/err, status in $rc.
-fsd() { fs_in "$NS_RX" "$FSD" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+# stderr in $T/err, status in $rc.  Every call here expects a refusal, so a
+# daemon that starts after all is stopped (SIGTERM, its clean exit) after
+# 20 s and the check fails on its message instead of hanging the suite.
+fsd() {
+	fs_in "$NS_RX" timeout -s TERM 20 "$FSD" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
 
 # Start a daemon in the background and wait for its socket.
 fsd_start() {
