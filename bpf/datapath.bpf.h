@@ -6,16 +6,17 @@
  * attaches) and bpf/bench.bpf.c (the benchmark, which compares it with
  * fs_datapath_parse_only()) compile the very same code.
  *
- * Per packet, in the common case: one fs_ctl lookup, the sketch update
+ * Per packet, in the common case: one fs_ctl lookup, one fs_totals lookup
+ * (its running totals give the report thresholds), the sketch update
  * (fs_update_sketches(): one flow hash, two address hashes, d Count-Min
- * cells, three HyperLogLog registers), one fs_totals lookup and two
+ * cells, three HyperLogLog registers) and two
  * fs_stats increments (frames seen, packets sketched; a third for a
  * non-first fragment).  On this kernel array and per-CPU array lookups are
  * inlined by the verifier into a few instructions each, so none of these
  * is a real helper call; the only helper calls are the ring buffer output
  * and bpf_get_smp_processor_id(), both only when a flow crosses a
  * threshold, which happens at most once per flow, metric, CPU and window
- * (cms.h).
+ * (cms.h, "Heavy-hitter reporting").
  *
  * Every frame is passed: flowsketch observes, it does not filter (yet).
  */
@@ -82,8 +83,8 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	struct fs_packet_update u;
 	struct fs_window_totals *totals;
 	struct fs_ctl *ctl;
+	__u64 seq, packets, bytes, phi;
 	__u32 zero = 0;
-	__u64 seq;
 
 	if (fs_datapath_parse_key(ctx, &u.key))
 		return XDP_PASS;
@@ -97,9 +98,20 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	 * protocol, maps.h). */
 	seq = *(volatile __u64 *)&ctl->window_seq;
 	u.slot = seq % FS_NSLOTS;
-	u.thresh_packets = ctl->thresh_packets;
-	u.thresh_bytes = ctl->thresh_bytes;
 	u.bytes = ctx->data_end - ctx->data;
+	/* The window's running totals on this CPU, this packet included,
+	 * set its report thresholds (cms.h): no threshold from the daemon
+	 * can be stale or late. */
+	totals = bpf_map_lookup_elem(&fs_totals, &u.slot);
+	if (!totals) {	/* cannot happen: slot < FS_NSLOTS entries */
+		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
+		return XDP_PASS;
+	}
+	packets = totals->packets + 1;
+	bytes = totals->bytes + u.bytes;
+	phi = ctl->hh_phi_q32;
+	u.thresh_packets = fs_hh_threshold(packets, phi);
+	u.thresh_bytes = fs_hh_threshold(bytes, phi);
 	/* Outputs, but initialised: the kfunc variant hands the whole struct
 	 * to the module and the verifier rejects uninitialised stack. */
 	u.report = 0;
@@ -109,12 +121,8 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
 		return XDP_PASS;
 	}
-
-	totals = bpf_map_lookup_elem(&fs_totals, &u.slot);
-	if (totals) {
-		totals->packets += 1;
-		totals->bytes += u.bytes;
-	}
+	totals->packets = packets;
+	totals->bytes = bytes;
 	fs_stat_inc(FS_STAT_SKETCHED);
 
 	if (u.report)

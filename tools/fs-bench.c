@@ -137,12 +137,10 @@ static size_t bench_percpu_bytes(const struct bpf_map *m)
 static int bench_load(struct bench **out, struct fs_sketch_params *p,
 		      const struct bench_opts *o)
 {
-	/* The daemon's thresholds (rotation.c) for a window of `repeat`
-	 * packets on one CPU, which is what one round sends: flows above
-	 * hh_fraction of it are reported through the ring buffer. */
+	/* The daemon's report fraction: flows above hh_fraction of the
+	 * running totals are reported through the ring buffer (cms.h). */
 	struct fs_ctl ctl = {
-		.thresh_packets = (__u64)(o->hh_fraction * o->repeat) + 1,
-		.thresh_bytes = (__u64)(o->hh_fraction * o->repeat * BENCH_PKT_LEN) + 1,
+		.hh_phi_q32 = fs_hh_phi_q32(o->hh_fraction),
 	};
 	struct bench *skel;
 	__u32 zero = 0;

@@ -122,18 +122,38 @@ FS_INLINE __u32 fs_cms_chunks(const struct fs_sketch_params *p, __u32 nslots)
 }
 
 /*
- * Add (1 packet, bytes) to one row's cell.  min_* are the row minimum
- * before this packet, used by conservative update.
+ * Report flags.  Bit 63 of a datapath cell's packets counter says "a flow
+ * whose row r column is this cell was reported for packets in this slot",
+ * bit 63 of its bytes counter the same for bytes.  Counters stay below
+ * 2^63 (at 100 Gbit/s a window of a year), so the flag never meets a
+ * carry, and it lives in lines the update loads anyway: the guard against
+ * repeated reports below costs no extra memory access.  Flags exist only
+ * in the per-CPU datapath maps; whoever reads those masks them off
+ * (fs_cms_count()), and a merged sketch (user/lib/sketch.c) has none.
+ */
+#define FS_CMS_REPORTED (1ULL << 63)
+#define FS_CMS_COUNT_MASK (FS_CMS_REPORTED - 1)
+
+FS_INLINE __u64 fs_cms_count(__u64 v)
+{
+	return v & FS_CMS_COUNT_MASK;
+}
+
+/*
+ * Add (1 packet, bytes) to one row's cell, flags kept.  min_* are the row
+ * minimum before this packet, used by conservative update.
  */
 FS_INLINE void fs_cms_cell_add(struct fs_cms_cell *c, __u64 packets,
 			       __u64 bytes, __u64 min_packets,
 			       __u64 min_bytes, int conservative)
 {
 	if (conservative) {
-		if (c->packets < min_packets + packets)
-			c->packets = min_packets + packets;
-		if (c->bytes < min_bytes + bytes)
-			c->bytes = min_bytes + bytes;
+		if (fs_cms_count(c->packets) < min_packets + packets)
+			c->packets = (c->packets & FS_CMS_REPORTED) |
+				     (min_packets + packets);
+		if (fs_cms_count(c->bytes) < min_bytes + bytes)
+			c->bytes = (c->bytes & FS_CMS_REPORTED) |
+				   (min_bytes + bytes);
 	} else {
 		c->packets += packets;
 		c->bytes += bytes;
@@ -141,15 +161,66 @@ FS_INLINE void fs_cms_cell_add(struct fs_cms_cell *c, __u64 packets,
 }
 
 /*
- * Heavy-hitter reporting: a flow is reported when its estimate crosses the
- * threshold with this packet.  Both update rules raise the row minimum by
- * exactly the increment, so "before < t <= before + inc" happens at most
- * once per flow, per CPU, per window and per metric: that is the bound on
- * how often one key is reported.  A threshold of 0 disables reporting.
+ * Heavy-hitter reporting.  Per CPU, per window and per metric (packets,
+ * bytes) the datapath keeps the window's running total N (fs_totals,
+ * this packet included) and reports a flow when its estimate after this
+ * packet reaches
+ *
+ *     T = max(1, floor(phi * N))          (fs_hh_threshold())
+ *
+ * unless every one of its d cells already carries the metric's report
+ * flag; reporting sets the flag in all d cells.
+ *
+ * Recall.  A flow with a share phi or more of a window's traffic has, on
+ * some CPU c, at least phi of c's own traffic f_c >= phi * N_c (if every
+ * CPU had less, the sum would too), so per-CPU thresholds need no CPU
+ * count.  At that flow's last packet on c, its estimate is >= f_c (Count-
+ * Min never undercounts) >= phi * N_c >= phi * N(then) >= T: the flow is
+ * reported then or earlier, unless its d cells were all flagged by other
+ * reported flows.  Columns are independent per row (above), so with R
+ * reports in that window, CPU and metric that happens with probability
+ * at most (R / w)^d: 9e-9 for R = 100 at w = 4096, d = 5.  The threshold
+ * needs nothing from the daemon and nothing from an earlier window: it is
+ * in place for a window's first packet, whatever the traffic did before.
+ *
+ * Bound.  A flow is reported at most once per window, CPU and metric (the
+ * flags; a false "already reported" only errs towards fewer reports).  A
+ * report at a time the running total is N(t) >= N / 2 is of a flow whose
+ * final estimate is >= phi * N / 2: at most the number of flows holding
+ * an estimated phi / 2 of the window there.  Reports while N(t) < N / 2:
+ * until N(t) reaches 1 / phi every flow's first packet reaches T = 1, so
+ * up to 1 / phi of them (an unavoidable cost: had the window ended then,
+ * each of those flows would hold phi of it); after that, traffic whose
+ * mix of flows is steady within the window (bursts, quiet spells and rate
+ * ramps change when packets come, not which flows) reports in its first
+ * half the flows that end up heavy, give or take sampling noise.  So a
+ * window reports about twice the flows holding phi / 2 of it, plus up to
+ * 1 / phi.  Only a mix that keeps changing within the window (a new flow
+ * taking over every doubling of N) can reach the worst case,
+ * (2 / phi) * log2(phi * N) more: each such flow did hold phi of the
+ * traffic so far when it was reported.
+ *
+ * phi is given as phi_q32 = floor(phi * 2^32) (fs_ctl.hh_phi_q32); both
+ * floors err towards a lower T, i.e. more reports and never fewer.
+ * phi_q32 = 0 turns reporting off (T = 0, see fs_cms_reaches()).
  */
-FS_INLINE int fs_cms_crosses(__u64 before, __u64 inc, __u64 threshold)
+FS_INLINE __u64 fs_hh_threshold(__u64 running_total, __u64 phi_q32)
 {
-	return threshold && before < threshold && before + inc >= threshold;
+	/* floor(N * q / 2^32) without a 128-bit product: q <= 2^32, so
+	 * each partial product stays below 2^64. */
+	__u64 t = (running_total >> 32) * phi_q32 +
+		  (((running_total & 0xffffffffULL) * phi_q32) >> 32);
+
+	if (!phi_q32)
+		return 0;
+	return t ? t : 1;
+}
+
+/* A report is due: the estimate after this packet has reached a non-zero
+ * threshold and the flow's cells are not all flagged. */
+FS_INLINE int fs_cms_reaches(__u64 after, __u64 threshold, __u64 all_flagged)
+{
+	return threshold && after >= threshold && !all_flagged;
 }
 
 #endif /* FLOWSKETCH_CMS_H */

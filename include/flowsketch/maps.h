@@ -13,6 +13,8 @@
  *                                                   fs_use_kfunc
  *  ctl      fs_ctl      ARRAY, mmapable  0         struct fs_ctl              daemon
  *  cms      fs_cms      PERCPU_ARRAY     chunk     struct fs_cms_chunk        datapath; daemon zeroes
+ *                                                   (bit 63 of each counter: report
+ *                                                   flag, cms.h; mask it off to read)
  *  hll      fs_hll      PERCPU_ARRAY     chunk     struct fs_hll_chunk        datapath; daemon zeroes
  *  totals   fs_totals   PERCPU_ARRAY     slot      struct fs_window_totals    datapath; daemon zeroes
  *  stats    fs_stats    PERCPU_ARRAY     fs_stat   __u64 (since load)         datapath
@@ -45,11 +47,15 @@
 
 #define FS_PIN_DIR_DEFAULT "/sys/fs/bpf/flowsketch"
 
-/* fs_ctl[0]: window sequence (selects the slot) and report thresholds. */
+/*
+ * fs_ctl[0]: window sequence (selects the slot) and the report fraction.
+ * Both share one line with nothing the datapath writes.  Report
+ * thresholds are not here: each packet's follows its own window's running
+ * total on its CPU (cms.h, "Heavy-hitter reporting").
+ */
 struct fs_ctl {
 	__u64 window_seq;
-	__u64 thresh_packets;	/* per-CPU packets that make a flow a candidate */
-	__u64 thresh_bytes;	/* per-CPU bytes, same */
+	__u64 hh_phi_q32;	/* floor(phi * 2^32), phi = --hh-fraction; 0: no reports */
 };
 
 /* fs_totals[slot]: everything that entered the sketches in that slot. */
@@ -85,7 +91,7 @@ enum fs_stat {
 };
 
 /*
- * Ring buffer record: a flow crossed a report threshold on one CPU.
+ * Ring buffer record: a flow reached a report threshold on one CPU.
  *
  *   off size field
  *     0   40 key         the flow (flow_key.h)

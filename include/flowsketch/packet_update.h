@@ -9,10 +9,11 @@
  *   off size field
  *     0   40 key             flow key (flow_key.h)
  *    40    8 bytes           frame length to add to the bytes counters
- *    48    8 thresh_packets  report when the per-CPU packet estimate crosses it (0: never)
+ *    48    8 thresh_packets  report when the per-CPU packet estimate reaches it (0: never;
+ *                           fs_hh_threshold(), cms.h)
  *    56    8 thresh_bytes    same for bytes
  *    64    4 slot            window slot to update, < nslots
- *    68    4 report          out: FS_REPORT_* bits of the thresholds crossed
+ *    68    4 report          out: FS_REPORT_* bits of the thresholds reached
  *    72    8 hash            out: the flow hash (for the report)
  */
 #ifndef FLOWSKETCH_PACKET_UPDATE_H

@@ -48,7 +48,10 @@ FS_INLINE int fs_hll_add(struct fs_update_env *env,
 
 /*
  * Count one packet of u->bytes bytes for flow u->key in slot u->slot:
- * Count-Min packets and bytes, distinct flows, sources and destinations.
+ * Count-Min packets and bytes, distinct flows, sources and destinations,
+ * and decide whether the flow is to be reported (cms.h, "Heavy-hitter
+ * reporting": u->thresh_* come from fs_hh_threshold() of the window's
+ * running totals, the cells' flags keep a flow to one report).
  * k is the hash key derived from p->secret (fs_hash_key_derive()), passed
  * separately because it is expanded once at load, not per packet.
  * Returns 0 or FS_UPDATE_ENOENT; sets u->hash and u->report.
@@ -75,6 +78,9 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	/* Counters stay below 2^63, as fs_min_u63 requires. */
 	__u64 min_packets = 0x7fffffffffffffffULL;
 	__u64 min_bytes = 0x7fffffffffffffffULL;
+	/* AND of the raw counters: bit 63 survives iff every row's cell
+	 * carries the report flag (cms.h). */
+	__u64 flagged_packets = ~0ULL, flagged_bytes = ~0ULL;
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
 	int err;
@@ -102,8 +108,10 @@ FS_UNROLL
 			return FS_UPDATE_ENOENT;
 		c = &chunk->cells[n & FS_CMS_CHUNK_MASK];
 		cell[row] = c;
-		min_packets = fs_min_u63(c->packets, min_packets);
-		min_bytes = fs_min_u63(c->bytes, min_bytes);
+		flagged_packets &= c->packets;
+		flagged_bytes &= c->bytes;
+		min_packets = fs_min_u63(fs_cms_count(c->packets), min_packets);
+		min_bytes = fs_min_u63(fs_cms_count(c->bytes), min_bytes);
 		if (!conservative)
 			fs_cms_cell_add(c, 1, u->bytes, 0, 0, 0);
 	}
@@ -116,10 +124,28 @@ FS_UNROLL
 					min_bytes, 1);
 		}
 	}
-	if (fs_cms_crosses(min_packets, 1, u->thresh_packets))
+	/* Both update rules raise the row minimum by exactly the increment,
+	 * so min + inc is the estimate after this packet. */
+	if (fs_cms_reaches(min_packets + 1, u->thresh_packets,
+			   flagged_packets & FS_CMS_REPORTED))
 		u->report |= FS_REPORT_PACKETS;
-	if (fs_cms_crosses(min_bytes, u->bytes, u->thresh_bytes))
+	if (fs_cms_reaches(min_bytes + u->bytes, u->thresh_bytes,
+			   flagged_bytes & FS_CMS_REPORTED))
 		u->report |= FS_REPORT_BYTES;
+	if (u->report) {
+		__u64 flag_packets = u->report & FS_REPORT_PACKETS ?
+				     FS_CMS_REPORTED : 0;
+		__u64 flag_bytes = u->report & FS_REPORT_BYTES ?
+				   FS_CMS_REPORTED : 0;
+
+FS_UNROLL
+		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+			if (row >= depth)
+				continue;
+			cell[row]->packets |= flag_packets;
+			cell[row]->bytes |= flag_bytes;
+		}
+	}
 
 	err = fs_hll_add(env, p, u->slot, FS_HLL_FLOWS, h.flow);
 	if (err)

@@ -32,8 +32,15 @@
 #include "flowsketch.skel.h"
 #include "datapath_setup.h"
 #include "pkt_build.h"
+#include "bursty.h"
 
 #define XDP_PASS_RET 2
+/* fs_ctl.hh_phi_q32 for phi = 1 and 1/2. */
+#define PHI_ONE (1ULL << 32)
+#define PHI_HALF (1ULL << 31)
+/* The smallest fraction: a threshold of one packet (byte) below 2^32 of
+ * them, so every flow's first packet reports. */
+#define PHI_MIN 1ULL
 
 static const uint8_t a4_src[4] = { 10, 1, 2, 3 };
 static const uint8_t a4_dst[4] = { 192, 0, 2, 9 };
@@ -50,7 +57,7 @@ struct dp {
 	int ncpus;
 	int cpu;			/* the CPU test runs execute on */
 	void *percpu;			/* one lookup of a chunk: all CPUs */
-	__u64 seq, thresh_packets, thresh_bytes;
+	__u64 seq, phi_q32;
 	struct ring_buffer *rb;
 	int hold_reports;		/* leave records in the ring buffer */
 	struct fs_hh_report reports[64];
@@ -175,21 +182,19 @@ static void dp_close(struct dp *dp)
 	free(dp);
 }
 
-static void dp_set_ctl(struct dp *dp, __u64 seq, __u64 thresh_packets,
-		       __u64 thresh_bytes)
+/* Window seq and report fraction phi_q32 / 2^32 (0: no reports). */
+static void dp_set_ctl(struct dp *dp, __u64 seq, __u64 phi_q32)
 {
 	struct fs_ctl ctl = {
 		.window_seq = seq,
-		.thresh_packets = thresh_packets,
-		.thresh_bytes = thresh_bytes,
+		.hh_phi_q32 = phi_q32,
 	};
 	__u32 zero = 0;
 
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_ctl),
 					     &zero, &ctl, BPF_ANY), 0);
 	dp->seq = seq;
-	dp->thresh_packets = thresh_packets;
-	dp->thresh_bytes = thresh_bytes;
+	dp->phi_q32 = phi_q32;
 }
 
 /* Run the program once on a frame; it must pass it. */
@@ -216,10 +221,9 @@ static void dp_run(struct dp *dp, const struct pkt *p)
 static int model_count(struct dp *dp, const struct fs_flow_key *key,
 		       size_t len, __u64 *hash)
 {
-	int report = fs_model_update(&dp->model, key, len,
+	int report = fs_model_packet(&dp->model, key, len,
 				     (__u32)(dp->seq % FS_NSLOTS),
-				     dp->thresh_packets, dp->thresh_bytes,
-				     hash);
+				     dp->phi_q32, hash);
 
 	assert_true(report >= 0);
 	return report;
@@ -674,7 +678,7 @@ static void test_keyed_frames(void **state)
 	struct fs_window_totals t0, t1;
 	unsigned int i, s;
 
-	dp_set_ctl(dp, 0, 0, 0);
+	dp_set_ctl(dp, 0, 0);
 	for (i = 0; i < FS_ARRAY_SIZE(keyed_cases); i++) {
 		const struct keyed_case *c = &keyed_cases[i];
 		struct fs_flow_key k;
@@ -1087,7 +1091,7 @@ static void test_malformed_frames(void **state)
 	struct pkt p;
 	unsigned int i, s;
 
-	dp_set_ctl(dp, 0, 1, 1);	/* any sketched packet would report */
+	dp_set_ctl(dp, 0, PHI_MIN);	/* any new flow would report */
 
 	/* One good packet first, so "unchanged" is not just "still zero". */
 	pkt_init(&p);
@@ -1169,7 +1173,7 @@ static void test_slots_and_totals(void **state)
 	int j;
 
 	for (i = 0; i < FS_ARRAY_SIZE(phase); i++) {
-		dp_set_ctl(dp, phase[i].seq, 0, 0);
+		dp_set_ctl(dp, phase[i].seq, 0);
 		for (j = 0; j < phase[i].n; j++) {
 			struct fs_flow_key k = key4(17, (__u16)(1000 + i),
 						    (__u16)(2000 + j));
@@ -1236,13 +1240,16 @@ static int send_flow(struct dp *dp, const struct pkt *p,
 	return dp->nreports - first;
 }
 
-static int count_bit(const struct dp *dp, int from, __u32 bit)
+/* The a-th packet of a flow of la-byte packets that reaches phi = 1/2 of
+ * a running total that already holds n packets of lb bytes: the smallest
+ * a with a * l >= floor((n * lb' + a * l) / 2), per metric (cms.h). */
+static int half_share_at(int n, size_t la, size_t lb)
 {
-	int i, n = 0;
+	int a;
 
-	for (i = from; i < dp->nreports; i++)
-		n += !!(dp->reports[i].report & bit);
-	return n;
+	for (a = 1; (__u64)a * la < ((__u64)n * lb + (__u64)a * la) / 2; a++)
+		;
+	return a;
 }
 
 static void check_reports(int conservative)
@@ -1252,45 +1259,56 @@ static void check_reports(int conservative)
 	__u64 stats[FS_STAT_MAX];
 	struct fs_flow_key ka, kb;
 	struct pkt pa, pb;
-	int from;
+	int from, at_packets, at_bytes, i, expected;
 
 	pkt_init(&pa);
 	k_ipv4_tcp(&pa, &ka);
 	pkt_finish(&pa);
 	pkt_init(&pb);
-	k_ipv6_udp(&pb, &kb);
+	k_ipv4_udp(&pb, &kb);
 	pkt_finish(&pb);
+	assert_true(pb.len < pa.len);
 
-	/* Window 0: packets cross at the 3rd packet, bytes at the 5th. */
-	dp_set_ctl(dp, 0, 3, 5 * pa.len);
+	/* Window 0, phi = 1/2: a lone flow holds all of its window from its
+	 * first packet, reports both metrics at once, and never again. */
+	dp_set_ctl(dp, 0, PHI_HALF);
 	from = dp->nreports;
-	assert_int_equal(send_flow(dp, &pa, &ka, 10), 2);
-	assert_int_equal(count_bit(dp, from, FS_REPORT_PACKETS), 1);
-	assert_int_equal(count_bit(dp, from, FS_REPORT_BYTES), 1);
-	assert_int_equal(dp->reports[from].report, FS_REPORT_PACKETS);
-	assert_int_equal(dp->reports[from + 1].report, FS_REPORT_BYTES);
+	assert_int_equal(send_flow(dp, &pa, &ka, 10), 1);
+	assert_int_equal(dp->reports[from].report,
+			 FS_REPORT_PACKETS | FS_REPORT_BYTES);
 
-	/* Window 1 (slot 1, empty): both cross together on packet 2. */
-	dp_set_ctl(dp, 1, 2, 2 * pb.len);
+	/* Window 1 (slot 1, empty): the same for flow b... */
+	dp_set_ctl(dp, 1, PHI_HALF);
 	from = dp->nreports;
 	assert_int_equal(send_flow(dp, &pb, &kb, 8), 1);
 	assert_int_equal(dp->reports[from].report,
 			 FS_REPORT_PACKETS | FS_REPORT_BYTES);
-	/* Flow a crosses again in window 1, where its window 0 packets are
-	 * not: packets at its 2nd packet, bytes (2 * pb.len) at its
-	 * ceil(2 * pb.len / pa.len)-th. */
-	from = dp->nreports;
-	assert_true(2 * pb.len / pa.len + 1 < 20);
-	assert_int_equal(send_flow(dp, &pa, &ka, 20), 2);
-	assert_int_equal(dp->reports[from].report, FS_REPORT_PACKETS);
-	assert_int_equal(dp->reports[from + 1].report, FS_REPORT_BYTES);
+	/* ...then flow a, whose window-0 packets do not count here, reaches
+	 * half of the running packets about when it has as many as b, and
+	 * half of the bytes sooner, its packets being larger.  One packet at
+	 * a time, to see which packet reports. */
+	at_packets = half_share_at(8, 1, 1);
+	at_bytes = half_share_at(8, pa.len, pb.len);
+	assert_true(at_bytes < at_packets && at_packets < 30);
+	for (i = 1; i <= 30; i++) {
+		from = dp->nreports;
+		expected = (i == at_packets ? FS_REPORT_PACKETS : 0) |
+			   (i == at_bytes ? FS_REPORT_BYTES : 0);
+		assert_int_equal(send_flow(dp, &pa, &ka, 1), !!expected);
+		if (expected)
+			assert_int_equal(dp->reports[from].report, expected);
+	}
 
-	/* Thresholds 0: no reports, however large the flow. */
-	dp_set_ctl(dp, 1, 0, 0);
+	/* Flow b falls below half and climbs back above it: flagged, it is
+	 * not reported twice in one window. */
+	assert_int_equal(send_flow(dp, &pb, &kb, 60), 0);
+
+	/* phi = 0: no reports, however large the flow, in a fresh window. */
+	dp_set_ctl(dp, 2, 0);
 	assert_int_equal(send_flow(dp, &pa, &ka, 20), 0);
 
 	dp_stats(dp, stats);
-	assert_int_equal(stats[FS_STAT_REPORTS], 5);
+	assert_int_equal(stats[FS_STAT_REPORTS], 4);
 	assert_int_equal(stats[FS_STAT_REPORTS_DROPPED], 0);
 	assert_state_matches_model(dp, "reports");
 	dp_close(dp);
@@ -1322,7 +1340,7 @@ static void test_reports_dropped(void **state)
 	int i;
 
 	dp = dp_open_ring(&params, 4096);
-	dp_set_ctl(dp, 0, 1, 0);
+	dp_set_ctl(dp, 0, PHI_MIN);
 	dp->hold_reports = 1;
 	for (i = 0; i < nflows; i++) {
 		struct fs_flow_key k;
@@ -1347,6 +1365,107 @@ static void test_reports_dropped(void **state)
 	/* Every record counted as sent is in the ring, no more. */
 	assert_int_equal(dp->nreports, stats[FS_STAT_REPORTS]);
 	assert_state_matches_model(dp, "reports dropped");
+	dp_close(dp);
+}
+
+/* --- bursty traffic: report recall and bound (bursty.h) ----------------- */
+
+/* Zero a slot's cells, registers and totals on every CPU, in the maps and
+ * the model: what the daemon's rotation does before the slot is reused. */
+static void dp_zero_slot(struct dp *dp, __u32 slot)
+{
+	const struct fs_sketch_params *p = &dp->params;
+	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
+	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
+	__u32 k, n;
+
+	memset(dp->percpu, 0, (size_t)dp->ncpus * sizeof(struct fs_cms_chunk));
+	n = (__u32)(fs_cms_slot_stride(p) >> FS_CMS_CHUNK_SHIFT);
+	for (k = (__u32)(cell0 >> FS_CMS_CHUNK_SHIFT); n--; k++)
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_cms),
+						     &k, dp->percpu, BPF_EXIST), 0);
+	n = (__u32)(fs_hll_slot_stride(p) >> FS_HLL_CHUNK_SHIFT);
+	for (k = (__u32)(reg0 >> FS_HLL_CHUNK_SHIFT); n--; k++)
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_hll),
+						     &k, dp->percpu, BPF_EXIST), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_totals),
+					     &slot, dp->percpu, BPF_EXIST), 0);
+	fs_model_zero_slot(&dp->model, slot);
+}
+
+/*
+ * The datapath's reports on bursty traffic, window by window: the first
+ * window after load, a quiet one, the one after it (whose slot the test
+ * zeroes, as rotation would) starting with mice before the heavy flows
+ * ramp up.  The reports come from the ring buffer, the verdict from what
+ * was sent (bursty.h); the state must still equal the model's.
+ */
+static void test_bursty_reports(void **state)
+{
+	static const struct {
+		unsigned int packets, mice;
+	} windows[] = { { 20000, 0 }, { 0, 0 }, { 20000, 2000 } };
+	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
+						     FS_DEFAULT_CMS_LOG2W,
+						     FS_DEFAULT_HLL_P, 0);
+	const double phi = 0.01, eps = exp(1) / 4096;
+	static struct bursty b;
+	struct dp *dp = dp_open(&params);
+	unsigned int w, i;
+
+	bursty_init(&b, 0xb0757a11, 1500, 1500, 1.1, 4);
+	for (w = 0; w < FS_ARRAY_SIZE(windows); w++) {
+		struct bursty_verdict vp, vb;
+
+		if (w >= FS_NSLOTS)
+			dp_zero_slot(dp, w % FS_NSLOTS);
+		dp_set_ctl(dp, w, (__u64)(phi * 4294967296.0));
+		bursty_next_window(&b);
+		for (i = 0; i < windows[w].packets; i++) {
+			unsigned int f = bursty_next(&b, i < windows[w].mice);
+			uint8_t src[4] = { 10, (uint8_t)(f >> 16),
+					   (uint8_t)(f >> 8), (uint8_t)f };
+			struct fs_flow_key k;
+			struct pkt p;
+			int report = 0;
+
+			pkt_init(&p);
+			pkt_eth(&p, PKT_ETH_P_IP);
+			pkt_ipv4(&p, 17, src, a4_dst, 5, 0);
+			pkt_udp(&p, 7000, 53);
+			pkt_payload(&p, bursty_len(f) - 42);
+			pkt_finish(&p);
+			assert_int_equal(p.len, bursty_len(f));
+			k = key4(17, 7000, 53);
+			memcpy(k.src, src, 4);
+			dp->nreports = 0;
+			dp_run(dp, &p);
+			if (dp->nreports) {
+				assert_int_equal(dp->nreports, 1);
+				assert_memory_equal(&dp->reports[0].key, &k,
+						    sizeof(k));
+				assert_int_equal(dp->reports[0].window_seq, w);
+				report = (int)dp->reports[0].report;
+			}
+			assert_int_equal(model_count(dp, &k, p.len, NULL),
+					 report);
+			bursty_sent(&b, f, report);
+		}
+		bursty_check_metric(&b, phi, eps, b.packets, b.rep_packets,
+				    b.total_packets, &vp);
+		bursty_check_metric(&b, phi, eps, b.bytes, b.rep_bytes,
+				    b.total_bytes, &vb);
+		print_message("window %u: %u/%u packet reports (bound), "
+			      "%u/%u byte reports\n", w, vp.reports, vp.bound,
+			      vb.reports, vb.bound);
+		if (!bursty_verdict_ok(&vp) || !bursty_verdict_ok(&vb))
+			fail_msg("window %u: missed %u/%u, repeated %u/%u, "
+				 "reports %u/%u over bounds %u/%u", w,
+				 vp.missed, vb.missed, vp.repeated,
+				 vb.repeated, vp.reports, vb.reports,
+				 vp.bound, vb.bound);
+	}
+	assert_state_matches_model(dp, "bursty traffic");
 	dp_close(dp);
 }
 
@@ -1388,7 +1507,7 @@ static void test_mangled_frames_accounted(void **state)
 	unsigned int i, s, m, round;
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
-	dp_set_ctl(dp, 0, 0, 0);
+	dp_set_ctl(dp, 0, 0);
 	dp_stats(dp, before);
 	t0 = dp_totals(dp, 0);
 	for (round = 0; round < 60; round++) {
@@ -1518,7 +1637,7 @@ static int random_frame(struct pkt *p, struct fs_flow_key *k, int nflows)
 }
 
 static void check_random(const struct fs_sketch_params *params, int npackets,
-			 int nflows, __u64 thresh_packets)
+			 int nflows, __u64 phi_q32)
 {
 	struct dp *dp = dp_open(params);
 	__u64 want_packets[FS_NSLOTS] = { 0 }, want_bytes[FS_NSLOTS] = { 0 };
@@ -1528,7 +1647,7 @@ static void check_random(const struct fs_sketch_params *params, int npackets,
 
 	rng_state = 0x853c49e6748fea9bULL ^ params->cms_log2_width ^
 		    ((__u64)params->cms_depth << 8) ^ ((__u64)params->hll_p << 16);
-	dp_set_ctl(dp, 0, thresh_packets, thresh_packets * 700);
+	dp_set_ctl(dp, 0, phi_q32);
 	for (i = 0; i < npackets; i++) {
 		struct fs_flow_key k;
 		struct pkt p;
@@ -1537,7 +1656,7 @@ static void check_random(const struct fs_sketch_params *params, int npackets,
 
 		/* Rotate once in the middle: the second half goes to slot 1. */
 		if (i == npackets / 2)
-			dp_set_ctl(dp, 1, thresh_packets, thresh_packets * 700);
+			dp_set_ctl(dp, 1, phi_q32);
 		frags += random_frame(&p, &k, nflows);
 		dp->nreports = 0;
 		dp_run(dp, &p);
@@ -1568,7 +1687,7 @@ static void check_random(const struct fs_sketch_params *params, int npackets,
 	assert_int_equal(stats[FS_STAT_REPORTS], nreports);
 	assert_int_equal(stats[FS_STAT_UPDATE_ERRORS], 0);
 	assert_int_equal(stats[FS_STAT_FRAGMENTS], frags);
-	if (thresh_packets)
+	if (phi_q32)
 		assert_true(nreports > 0);
 	dp_close(dp);
 }
@@ -1579,7 +1698,7 @@ static void test_random_default(void **state)
 						     FS_DEFAULT_CMS_LOG2W,
 						     FS_DEFAULT_HLL_P, 0);
 
-	check_random(&params, 5000, 500, 20);
+	check_random(&params, 5000, 500, PHI_HALF / 50);	/* phi = 1 % */
 }
 
 /* A narrow sketch, so flows share cells and conservative update differs
@@ -1588,7 +1707,7 @@ static void test_random_conservative(void **state)
 {
 	struct fs_sketch_params params = make_params(4, 6, 8, 1);
 
-	check_random(&params, 5000, 500, 20);
+	check_random(&params, 5000, 500, PHI_HALF / 50);
 }
 
 /* --- the program verifies across the parameter range -------------------- */
@@ -1648,6 +1767,7 @@ int main(void)
 		cmocka_unit_test(test_reports),
 		cmocka_unit_test(test_reports_conservative),
 		cmocka_unit_test(test_reports_dropped),
+		cmocka_unit_test(test_bursty_reports),
 		cmocka_unit_test(test_mangled_frames_accounted),
 		cmocka_unit_test(test_random_default),
 		cmocka_unit_test(test_random_conservative),

@@ -4,9 +4,10 @@
  *
  * The model is the reference the BPF and kfunc datapaths are compared
  * with, so its own contract is pinned here: parameter checks, slot bounds,
- * what one packet touches, and the heavy-hitter report rule of cms.h ("a
- * flow is reported when its estimate crosses the threshold", at most once
- * per flow, slot and metric).
+ * what one packet touches, and the heavy-hitter report rule of cms.h (a
+ * flow is reported when its estimate reaches the threshold, at most once
+ * per flow, slot and metric; with thresholds from the window's running
+ * totals, every flow above phi is reported and bursts cause no storms).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include "flowsketch/hash.h"
 
 #include "flowsketch/packet_update.h"
+#include "bursty.h"
 
 static void params_of(struct fs_sketch_params *p, __u32 depth, __u32 log2w,
 		      int conservative)
@@ -366,6 +368,122 @@ static void test_reports_at_most_once_shared_conservative(void **state)
 	check_reports_at_most_once_shared(1);
 }
 
+/*
+ * Recall when other flows push a flow's estimate up between its own
+ * packets.  Flow t sends to just under the threshold, then the others
+ * (in a sketch of 64 columns they share all its cells) raise every one of
+ * its cells past the threshold; t's next packet must still report it.  A
+ * rule that reports only when a flow's own packet crosses the threshold
+ * (before < T <= after) never reports t.
+ */
+static void test_reports_after_others_raised_the_estimate(void **state)
+{
+	const __u64 T = 40;
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_flow_key kt, k;
+	__u32 i;
+	int r;
+
+	params_of(&p, 2, FS_CMS_MIN_LOG2W, 0);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	flow_key_of(1000, &kt);
+	for (i = 1; i < T; i++)
+		assert_int_equal(fs_model_update(&m, &kt, 1, 0, T, 0, NULL), 0);
+	/* Others, with reporting off (threshold 0): each of the 64 columns
+	 * of both rows gets about 20000 / 64 packets, far past T. */
+	for (i = 0; i < 20000; i++) {
+		flow_key_of(i % 5000, &k);
+		assert_int_equal(fs_model_update(&m, &k, 1, 0, 0, 0, NULL), 0);
+	}
+	r = fs_model_update(&m, &kt, 1, 0, T, 0, NULL);
+	assert_int_equal(r, FS_REPORT_PACKETS);
+	assert_int_equal(fs_model_update(&m, &kt, 1, 0, T, 0, NULL), 0);
+	fs_model_free(&m);
+}
+
+/*
+ * Bursty traffic through the datapath's threshold rule (fs_model_packet:
+ * thresholds from the window's running totals): Zipf flows in packet
+ * trains, checked window by window against the oracle of bursty.h, for
+ * the first window after start, a quiet window, the window after it, and
+ * a window whose first tenth is mice before the heavy traffic ramps up.
+ */
+#define BURSTY_PHI 0.01
+#define BURSTY_WINDOW 50000
+
+static void check_bursty(int conservative)
+{
+	static struct bursty b;
+	static const struct {
+		const char *name;
+		unsigned int packets, mice;
+	} windows[] = {
+		{ "first window", BURSTY_WINDOW, 0 },
+		{ "quiet window", 0, 0 },
+		{ "after quiet", BURSTY_WINDOW, 0 },
+		{ "mice, then ramp", BURSTY_WINDOW, BURSTY_WINDOW / 10 },
+		{ "steady", BURSTY_WINDOW, 0 },
+	};
+	const __u64 phi_q32 = (__u64)(BURSTY_PHI * 4294967296.0);
+	struct fs_sketch_params p;
+	struct fs_model m;
+	struct fs_flow_key k;
+	unsigned int w, i;
+	double eps;
+
+	params_of(&p, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, conservative);
+	eps = exp(1) / 4096;
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	bursty_init(&b, 0x5eed0001, 2000, 2000, 1.1, 4);
+	for (w = 0; w < FS_ARRAY_SIZE(windows); w++) {
+		struct bursty_verdict vp, vb;
+		__u32 slot = w % FS_NSLOTS;
+
+		fs_model_zero_slot(&m, slot);
+		bursty_next_window(&b);
+		for (i = 0; i < windows[w].packets; i++) {
+			unsigned int f = bursty_next(&b, i < windows[w].mice);
+			int r;
+
+			flow_key_of(f, &k);
+			k.src[2] = (__u8)(f >> 8);
+			r = fs_model_packet(&m, &k, bursty_len(f), slot, phi_q32,
+					    NULL);
+			assert_true(r >= 0);
+			bursty_sent(&b, f, r);
+		}
+		bursty_check_metric(&b, BURSTY_PHI, eps, b.packets,
+				    b.rep_packets, b.total_packets, &vp);
+		bursty_check_metric(&b, BURSTY_PHI, eps, b.bytes, b.rep_bytes,
+				    b.total_bytes, &vb);
+		print_message("%s: packets %u reports (bound %u, %u flows "
+			      "above phi/2), bytes %u (bound %u, %u)\n",
+			      windows[w].name, vp.reports, vp.bound,
+			      vp.heavy_half, vb.reports, vb.bound,
+			      vb.heavy_half);
+		if (!bursty_verdict_ok(&vp) || !bursty_verdict_ok(&vb))
+			fail_msg("%s: missed %u/%u, repeated %u/%u, reports "
+				 "%u/%u over bounds %u/%u", windows[w].name,
+				 vp.missed, vb.missed, vp.repeated,
+				 vb.repeated, vp.reports, vb.reports,
+				 vp.bound, vb.bound);
+		if (windows[w].packets)
+			assert_true(vp.reports > 0 && vb.reports > 0);
+	}
+	fs_model_free(&m);
+}
+
+static void test_bursty_reports_standard(void **state)
+{
+	check_bursty(0);
+}
+
+static void test_bursty_reports_conservative(void **state)
+{
+	check_bursty(1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +496,9 @@ int main(void)
 		cmocka_unit_test(test_reports_once_conservative),
 		cmocka_unit_test(test_reports_at_most_once_shared_standard),
 		cmocka_unit_test(test_reports_at_most_once_shared_conservative),
+		cmocka_unit_test(test_reports_after_others_raised_the_estimate),
+		cmocka_unit_test(test_bursty_reports_standard),
+		cmocka_unit_test(test_bursty_reports_conservative),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

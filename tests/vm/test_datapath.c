@@ -10,7 +10,8 @@
  * the frame length (datapath.bpf.h), frames that cannot be keyed (ARP,
  * truncated) must not be counted, and the totals must equal what was sent.
  * Half-way the window is rotated (fs_ctl.window_seq = 1) so both slots
- * are exercised, and thresholds are set so heavy-hitter reports happen.
+ * are exercised, and a report fraction is set so heavy-hitter reports
+ * happen (thresholds from the running totals, as in the datapath).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,8 +25,8 @@
 #include "flowsketch.skel.h"
 
 #define FS_VM_DP_FLOWS 1000
-#define FS_VM_DP_THRESH_PACKETS 16
-#define FS_VM_DP_THRESH_BYTES 20000
+/* Report fraction phi = 2 %: fs_ctl.hh_phi_q32 = floor(phi * 2^32). */
+#define FS_VM_DP_PHI_Q32 85899345ULL
 
 struct fs_vm_dp_truth {
 	__u64 frames;
@@ -58,8 +59,7 @@ static int fs_vm_dp_set_ctl(struct flowsketch *skel, __u64 seq)
 {
 	struct fs_ctl ctl = {
 		.window_seq = seq,
-		.thresh_packets = FS_VM_DP_THRESH_PACKETS,
-		.thresh_bytes = FS_VM_DP_THRESH_BYTES,
+		.hh_phi_q32 = FS_VM_DP_PHI_Q32,
 	};
 	__u32 zero = 0;
 
@@ -253,9 +253,8 @@ void fs_vm_test_datapath(void)
 		}
 		fs_vm_dp_frame(flow, fs_vm_rand_below(&rng, 1200), pk, &key);
 		bad += !fs_vm_dp_send(kf, bp, pk);
-		report = fs_model_update(&m, &key, pk->len, slot,
-					 FS_VM_DP_THRESH_PACKETS,
-					 FS_VM_DP_THRESH_BYTES, NULL);
+		report = fs_model_packet(&m, &key, pk->len, slot,
+					 FS_VM_DP_PHI_Q32, NULL);
 		t.packets[slot]++;
 		t.bytes[slot] += pk->len;
 		t.reports += report > 0;

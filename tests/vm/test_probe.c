@@ -145,8 +145,10 @@ static bool fs_vm_rows_sum_to(int cms_fd, const struct fs_sketch_params *p,
 					&chunks[c >> FS_CMS_CHUNK_SHIFT]
 						 .cells[c & FS_CMS_CHUNK_MASK];
 
-				packets += cell->packets;
-				bytes += cell->bytes;
+				/* Bit 63 of each counter is the report
+				 * flag of the map layout (maps.h). */
+				packets += cell->packets & ~(1ULL << 63);
+				bytes += cell->bytes & ~(1ULL << 63);
 			}
 			if (packets != sent->packets[slot] ||
 			    bytes != sent->bytes[slot])

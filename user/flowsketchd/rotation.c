@@ -29,7 +29,6 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	r->ctl = l->ctl;
 	r->params = *p;
 	r->ncpus = l->ncpus;
-	r->hh_fraction = hh_fraction;
 	r->cms_fd = bpf_map__fd(l->skel->maps.fs_cms);
 	r->hll_fd = bpf_map__fd(l->skel->maps.fs_hll);
 	r->totals_fd = bpf_map__fd(l->skel->maps.fs_totals);
@@ -46,10 +45,11 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	}
 	r->seq = __atomic_load_n(&r->ctl->window_seq, __ATOMIC_ACQUIRE);
 	r->start_ns = fsd_now_ns();
-	/* Until a window has been seen every flow is a candidate: the
-	 * thresholds below with a previous total of 0. */
-	__atomic_store_n(&r->ctl->thresh_packets, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->ctl->thresh_bytes, 1, __ATOMIC_RELAXED);
+	/* Before attach: the datapath's first packet already has it.  Each
+	 * packet's thresholds follow from it and its own window's running
+	 * totals (cms.h), so rotation never writes them. */
+	__atomic_store_n(&r->ctl->hh_phi_q32, fs_hh_phi_q32(hh_fraction),
+			 __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -182,19 +182,6 @@ static int take_totals(struct fsd_rotation *r, __u32 slot,
 	return 0;
 }
 
-/*
- * A flow with a fraction phi of the last window's traffic, spread over n
- * CPUs, has at least phi * total / n of it on one of them (pigeonhole), so
- * a per-CPU threshold of that size reports every such flow.  At least 1: a
- * quiet window reports everything of the next, up to the candidate cap.
- */
-static __u64 threshold(double phi, __u64 total, unsigned int ncpus)
-{
-	double t = phi * (double)total / ncpus;
-
-	return t < 1 ? 1 : (__u64)t;
-}
-
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb)
 {
@@ -242,12 +229,6 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		return err;
 	}
 	r->last = t;
-	__atomic_store_n(&r->ctl->thresh_packets,
-			 threshold(r->hh_fraction, t.packets, r->ncpus),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&r->ctl->thresh_bytes,
-			 threshold(r->hh_fraction, t.bytes, r->ncpus),
-			 __ATOMIC_RELAXED);
 	fsd_debug("window %llu: %llu packets, %llu bytes, %u candidates",
 		  (unsigned long long)old, (unsigned long long)t.packets,
 		  (unsigned long long)t.bytes,

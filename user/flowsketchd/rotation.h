@@ -8,8 +8,10 @@
  *      program that could still write old's slot has finished;
  *   3. drain the report ring buffer: every report of old is filed;
  *   4. read old's slot (chunks and totals, every CPU) into the history;
- *   5. zero old's slot, which becomes current again at old + 2;
- *   6. thresholds for the new window from old's packet and byte totals.
+ *   5. zero old's slot, which becomes current again at old + 2.
+ * Report thresholds need no step: the datapath derives each packet's from
+ * its window's running totals and fs_ctl.hh_phi_q32, written once before
+ * attach (cms.h, "Heavy-hitter reporting").
  * Each packet lands in exactly one slot and that slot is read exactly once
  * before it is zeroed, so the windows' totals add up to every packet sent.
  *
@@ -38,7 +40,6 @@ struct fsd_rotation {
 	void *value;			/* one element, all CPUs */
 	__u64 seq;			/* the window the datapath writes */
 	__u64 start_ns;			/* when it began, CLOCK_REALTIME */
-	double hh_fraction;
 	struct fs_window_totals last;	/* the last window closed */
 	__u64 errors;			/* rotations that lost a window */
 };

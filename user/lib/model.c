@@ -80,4 +80,42 @@ int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 	return (int)u.report;
 }
 
+int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
+		    __u64 bytes, __u32 slot, __u64 phi_q32, __u64 *hash)
+{
+	__u64 packets, total_bytes;
+	int report;
+
+	if (slot >= FS_NSLOTS)
+		return -EINVAL;
+	packets = m->totals_packets[slot] + 1;
+	total_bytes = m->totals_bytes[slot] + bytes;
+	report = fs_model_update(m, key, bytes, slot,
+				 fs_hh_threshold(packets, phi_q32),
+				 fs_hh_threshold(total_bytes, phi_q32), hash);
+	if (report < 0)
+		return report;
+	m->totals_packets[slot] = packets;
+	m->totals_bytes[slot] = total_bytes;
+	return report;
+}
+
 #pragma GCC diagnostic pop
+
+void fs_model_zero_slot(struct fs_model *m, __u32 slot)
+{
+	const struct fs_sketch_params *p = &m->params;
+	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
+	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
+
+	if (slot >= FS_NSLOTS)
+		return;
+	memset(&m->env.cms[cell0 >> FS_CMS_CHUNK_SHIFT], 0,
+	       (fs_cms_slot_stride(p) >> FS_CMS_CHUNK_SHIFT) *
+	       sizeof(struct fs_cms_chunk));
+	memset(&m->env.hll[reg0 >> FS_HLL_CHUNK_SHIFT], 0,
+	       (fs_hll_slot_stride(p) >> FS_HLL_CHUNK_SHIFT) *
+	       sizeof(struct fs_hll_chunk));
+	m->totals_packets[slot] = 0;
+	m->totals_bytes[slot] = 0;
+}

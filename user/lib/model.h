@@ -29,6 +29,9 @@ struct fs_model {
 	struct fs_sketch_params params;
 	struct fs_hash_key key;		/* derived from params.secret */
 	struct fs_update_env env;
+	/* One CPU's fs_totals, for fs_model_packet(). */
+	__u64 totals_packets[FS_NSLOTS];
+	__u64 totals_bytes[FS_NSLOTS];
 };
 
 /* 0, -EINVAL for bad params, -ENOMEM. */
@@ -38,5 +41,14 @@ void fs_model_free(struct fs_model *m);
 int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 		    __u64 bytes, __u32 slot, __u64 thresh_packets,
 		    __u64 thresh_bytes, __u64 *hash);
+/*
+ * What the datapath does with one keyed packet (bpf/datapath.bpf.h): the
+ * thresholds from the slot's running totals and phi_q32 (fs_ctl), the
+ * update, the totals.  Returns the FS_REPORT_* bits or a negative errno.
+ */
+int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
+		    __u64 bytes, __u32 slot, __u64 phi_q32, __u64 *hash);
+/* Zero one slot's cells, registers and totals, as rotation does. */
+void fs_model_zero_slot(struct fs_model *m, __u32 slot);
 
 #endif /* FLOWSKETCH_MODEL_H */

@@ -85,8 +85,8 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 
 		g = first + i;
 		c = &cms_chunks[g >> FS_CMS_CHUNK_SHIFT].cells[g & FS_CMS_CHUNK_MASK];
-		s->cms[i].packets += c->packets;
-		s->cms[i].bytes += c->bytes;
+		s->cms[i].packets += fs_cms_count(c->packets);
+		s->cms[i].bytes += fs_cms_count(c->bytes);
 	}
 	first = fs_hll_register_number(p, slot, 0, 0);
 	for (i = 0; i < nregs; i++) {
@@ -146,6 +146,15 @@ void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
 double fs_cms_epsilon(const struct fs_sketch_params *p)
 {
 	return M_E / (double)(1ULL << p->cms_log2_width);
+}
+
+__u64 fs_hh_phi_q32(double phi)
+{
+	if (!(phi > 0))
+		return 0;
+	if (phi >= 1)
+		return 1ULL << 32;
+	return (__u64)floor(phi * 4294967296.0);
 }
 
 double fs_cms_delta(const struct fs_sketch_params *p)

@@ -66,6 +66,9 @@ void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
 /* Error bound the params imply: eps = e / w, delta = exp(-d). */
 double fs_cms_epsilon(const struct fs_sketch_params *p);
 double fs_cms_delta(const struct fs_sketch_params *p);
+/* fs_ctl.hh_phi_q32 for a report fraction phi in [0, 1]: floor(phi * 2^32),
+ * rounded down so that no flow above phi goes unreported (cms.h). */
+__u64 fs_hh_phi_q32(double phi);
 
 /* Estimated distinct flows/sources/destinations (FS_HLL_FLOWS/SOURCES/DESTS);
  * NaN for another value of which. */
