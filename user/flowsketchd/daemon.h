@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include "history.h"
+#include "ifwatch.h"
 #include "loader.h"
 #include "options.h"
 #include "pinlock.h"
@@ -28,6 +29,7 @@ struct fsd_daemon {
 	struct fsd_rotation rotation;
 	bool rotation_ready;
 	struct ring_buffer *reports;
+	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
 	int listen_fd;
 	bool socket_created;
 	bool socket_dir_created;
