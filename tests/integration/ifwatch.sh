@@ -11,8 +11,9 @@
 #      went away, and the daemon holds no link any more;
 #   2. recreated under the same name: re-attached on the new ifindex (the
 #      daemon's pinned program is on it), and traffic through it counted;
-#   3. renamed away and back: gone under the old name, not left running on
-#      the renamed device, re-attached when the name returns;
+#   3. renamed away and back, then moved to the peer's namespace and back:
+#      gone under the old name (or from this namespace), not left running
+#      on the device, re-attached when the name returns;
 #   4. deleted and recreated while the daemon is stopped (SIGSTOP) behind a
 #      flood of link notifications, so that its socket overflows and the
 #      changes are lost: on SIGCONT the daemon re-scans by name and attaches
@@ -186,6 +187,20 @@ check "renamed back: attached again on ifindex $idx1, two re-attaches" \
 	eval 'wait_state attached "$idx1" && [ "$(iface reattached)" = 2 ] &&
 	      [ "$(xdp_prog_of "$RX")" = "$PROG_ID" ]'
 
+# ---- 3b. moved to another namespace and back: the daemon sees its own
+# namespace only, where the move is a delete, and must not leave its
+# program running on the device elsewhere.
+ip -n "$NS_RX" link set dev "$RX" netns "$NS_TX" || bail "move $RX to $NS_TX"
+check "moved away: status says gone" wait_state gone
+check "the moved device runs no XDP in $NS_TX" \
+	eval '[ "$(ip -n "$NS_TX" -j -d link show dev "$RX" | jq -r ".[0].xdp.prog.id // \"none\"")" = none ]'
+ip -n "$NS_TX" link set dev "$RX" netns "$NS_RX" &&
+	ip -n "$NS_RX" link set dev "$RX" up || bail "move $RX back to $NS_RX"
+idx1=$(ifindex_of "$RX")
+check "moved back: attached again on ifindex $idx1, three re-attaches" \
+	eval 'wait_state attached "$idx1" && [ "$(iface reattached)" = 3 ] &&
+	      [ "$(xdp_prog_of "$RX")" = "$PROG_ID" ]'
+
 # ---- 4. changes lost in a netlink overflow
 kill -STOP "$DAEMON_PID" && STOPPED=1
 # Each MTU change of lo is one RTM_NEWLINK to every listener: far more
@@ -197,15 +212,21 @@ fs_in "$NS_RX" ip -batch "$WORK/churn.batch" || bail "link notification churn"
 ip -n "$NS_RX" link del dev "$RX" && pair_add || bail "delete and recreate $RX while stopped"
 idx2=$(ifindex_of "$RX")
 kill -CONT "$DAEMON_PID" && STOPPED=""
+# The kernel may give the new device the ifindex of the one deleted (here
+# it does when the moved device kept a number the namespace's counter had
+# not passed): the re-scan must then ask the link, not only the number.
+was="was $idx1"
+[ "$idx2" = "$idx1" ] && was="the same number, reused"
 if wait_state attached "$idx2"; then
-	ok "after the overflow: attached on the new ifindex $idx2 (was $idx1)"
+	ok "after the overflow: attached on the new device, ifindex $idx2 ($was)"
 else
 	not_ok "after the overflow: attached on the new ifindex $idx2 (state $(iface state), ifindex $(iface ifindex))"
 fi
-check "log: notifications lost, interfaces re-scanned" \
-	log_has "link notifications were lost; re-scanning"
-check "status counts three re-attaches, program $PROG_ID on the new $RX, one link" \
-	eval '[ "$(iface reattached)" = 3 ] && [ "$(xdp_prog_of "$RX")" = "$PROG_ID" ] &&
+check "log: notifications lost, interfaces re-scanned, the old device went away" \
+	eval '[ "$(sed -n "/link notifications were lost; re-scanning/,\$p" "$WORK/daemon.log" |
+		  grep -c "$RX (ifindex $idx1) went away")" = 1 ]'
+check "status counts four re-attaches, program $PROG_ID on the new $RX, one link" \
+	eval '[ "$(iface reattached)" = 4 ] && [ "$(xdp_prog_of "$RX")" = "$PROG_ID" ] &&
 	      [ "$(links_of_prog)" = 1 ]'
 send 3 4000 || bail "traffic after the re-scan"
 check "totals: exactly everything sent ($SENT)" totals_are "$SENT"

@@ -3,7 +3,8 @@
  * daemon.h - the state of one flowsketchd, shared by its parts.
  *
  * Single-threaded: one epoll loop (daemon.c) serves the window timer,
- * signals, the report ring buffer and the query socket, so no part needs
+ * signals, the report ring buffer, the query socket and link changes
+ * (ifwatch.h), so no part needs
  * a lock and a query always sees whole windows.
  */
 #ifndef FLOWSKETCHD_DAEMON_H
