@@ -269,8 +269,15 @@ check "flows --json parses" \
 # ---------------------------------------------------------------- status
 cat >"$T/status.json" <<'EOF'
 {"pid":4242, "pin_dir":"/sys/fs/bpf/flowsketch", "datapath":"bpf",
- "interfaces":[{"name":"veth0", "ifindex":7, "xdp_mode":"native"},
-               {"name":"veth1", "ifindex":9, "xdp_mode":"generic"}],
+ "interfaces":[{"name":"veth0", "state":"attached", "ifindex":7,
+                "xdp_mode":"native", "reattached":0},
+               {"name":"veth1", "state":"attached", "ifindex":9,
+                "xdp_mode":"generic", "reattached":1},
+               {"name":"veth2", "state":"gone", "ifindex":0,
+                "xdp_mode":"generic", "reattached":2},
+               {"name":"veth3", "state":"failed", "ifindex":12,
+                "xdp_mode":"generic", "reattached":0,
+                "error":"Device or resource busy"}],
  "window_seconds":5, "history_seconds":300, "windows_kept":60,
  "params":{"cms_width":4096, "cms_depth":5, "epsilon":0.000663,
            "delta":0.0067, "conservative":false, "hll_precision":14,
@@ -290,7 +297,11 @@ check "status exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
 check "status: daemon, datapath, pin dir" \
 	out_has "pid 4242, datapath bpf, maps pinned in /sys/fs/bpf/flowsketch"
 check "status: interfaces and XDP mode" \
-	out_has "veth0 \(ifindex 7, XDP native\), veth1 \(ifindex 9, XDP generic\)"
+	out_has "veth0 \(ifindex 7, XDP native\), veth1 \(ifindex 9, XDP generic, re-attached 1 time\)"
+check "status: a gone interface is not counted" \
+	out_has "veth2 \(gone, not counted, re-attached 2 times\)"
+check "status: a failed attach says why" \
+	out_has "veth3 \(ifindex 12, failed: Device or resource busy, not counted\)"
 check "status: window and history" \
 	out_has "5 s each, history 300 s \(60 windows kept\)"
 check "status: Count-Min parameters" \

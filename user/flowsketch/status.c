@@ -10,6 +10,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -77,8 +78,10 @@ static int parse_interfaces(struct json_object *ifs)
 		struct json_object *itf = json_object_array_get_idx(ifs, i);
 
 		if ((err = fs_reply_string(itf, "name", &s)) ||
+		    (err = fs_reply_string(itf, "state", &s)) ||
 		    (err = fs_reply_u64(itf, "ifindex", &u)) ||
-		    (err = fs_reply_string(itf, "xdp_mode", &s)))
+		    (err = fs_reply_string(itf, "xdp_mode", &s)) ||
+		    (err = fs_reply_u64(itf, "reattached", &u)))
 			return err;
 	}
 	return 0;
@@ -131,23 +134,50 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	return 0;
 }
 
+/*
+ * One interface per line, as the daemon sees it now: an attached one by
+ * ifindex and XDP mode as before, and how often it came back; one that is
+ * gone or could not be attached says so, since its traffic is not counted.
+ */
+static void print_interface(struct json_object *itf)
+{
+	const char *name, *state, *mode, *error = NULL;
+	__u64 ifindex, reattached;
+	struct json_object *e;
+
+	fs_reply_string(itf, "name", &name);
+	fs_reply_string(itf, "state", &state);
+	fs_reply_u64(itf, "ifindex", &ifindex);
+	fs_reply_string(itf, "xdp_mode", &mode);
+	fs_reply_u64(itf, "reattached", &reattached);
+	if (json_object_object_get_ex(itf, "error", &e))
+		error = json_object_get_string(e);
+	if (!strcmp(state, "attached"))
+		printf("%s (ifindex %llu, XDP %s", name,
+		       (unsigned long long)ifindex, mode);
+	else if (!strcmp(state, "gone"))
+		printf("%s (gone, not counted", name);
+	else
+		printf("%s (ifindex %llu, %s%s%s, not counted", name,
+		       (unsigned long long)ifindex, state,
+		       error ? ": " : "", error ? error : "");
+	if (reattached)
+		printf(", re-attached %llu time%s", (unsigned long long)reattached,
+		       reattached == 1 ? "" : "s");
+	printf(")");
+}
+
 static void print_interfaces(const struct status_view *v)
 {
 	size_t i, n = json_object_array_length(v->interfaces);
-	const char *name, *mode;
-	__u64 ifindex;
 
 	printf("interfaces:   ");
 	if (!n)
 		printf("none");
 	for (i = 0; i < n; i++) {
-		struct json_object *itf = json_object_array_get_idx(v->interfaces, i);
-
-		fs_reply_string(itf, "name", &name);
-		fs_reply_u64(itf, "ifindex", &ifindex);
-		fs_reply_string(itf, "xdp_mode", &mode);
-		printf("%s%s (ifindex %llu, XDP %s)", i ? ", " : "", name,
-		       (unsigned long long)ifindex, mode);
+		if (i)
+			printf(", ");
+		print_interface(json_object_array_get_idx(v->interfaces, i));
 	}
 	printf("\n");
 }

@@ -80,6 +80,8 @@ static int open_loop(struct fsd_daemon *d)
 		err = watch(d, d->listen_fd);
 	if (!err)
 		err = watch(d, ring_buffer__epoll_fd(d->reports));
+	if (!err)
+		err = watch(d, d->ifwatch.fd);
 	if (err)
 		fsd_err("cannot set up the event loop: %s", strerror(-err));
 	return err;
@@ -133,6 +135,11 @@ static int setup(struct fsd_daemon *d)
 				      &d->history);
 	if (!d->reports)
 		return -errno;
+	/* Subscribed before the first attach: a link change after it is
+	 * queued for the loop, never missed. */
+	err = fsd_ifwatch_open(&d->ifwatch);
+	if (err)
+		return err;
 	err = open_loop(d);
 	if (err)
 		return err;
@@ -149,6 +156,7 @@ static void teardown(struct fsd_daemon *d)
 	/* Detach and unpin first: the host is clean as soon as possible. */
 	fsd_loader_close(&d->loader);
 	fsd_server_close(d);
+	fsd_ifwatch_close(&d->ifwatch);
 	ring_buffer__free(d->reports);
 	d->reports = NULL;
 	if (d->rotation_ready)
@@ -205,6 +213,8 @@ static int loop(struct fsd_daemon *d)
 				ring_buffer__consume(d->reports);
 			} else if (fd == d->listen_fd) {
 				fsd_server_accept(d);
+			} else if (fd == d->ifwatch.fd) {
+				fsd_ifwatch_handle(&d->ifwatch, &d->loader);
 			}
 		}
 	}
@@ -219,6 +229,7 @@ int fsd_daemon_run(struct fsd_daemon *d)
 	d->signal_fd = -1;
 	d->epoll_fd = -1;
 	d->lock.fd = -1;
+	d->ifwatch.fd = -1;
 	err = setup(d);
 	if (!err) {
 		fsd_info("running: window %u s, history %u s, %u windows kept",

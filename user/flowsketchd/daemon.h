@@ -3,7 +3,8 @@
  * daemon.h - the state of one flowsketchd, shared by its parts.
  *
  * Single-threaded: one epoll loop (daemon.c) serves the window timer,
- * signals, the report ring buffer and the query socket, so no part needs
+ * signals, the report ring buffer, the query socket and link changes
+ * (ifwatch.h), so no part needs
  * a lock and a query always sees whole windows.
  */
 #ifndef FLOWSKETCHD_DAEMON_H
@@ -11,6 +12,7 @@
 
 #include <stdbool.h>
 #include "history.h"
+#include "ifwatch.h"
 #include "loader.h"
 #include "options.h"
 #include "pinlock.h"
@@ -28,6 +30,7 @@ struct fsd_daemon {
 	struct fsd_rotation rotation;
 	bool rotation_ready;
 	struct ring_buffer *reports;
+	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
 	int listen_fd;
 	bool socket_created;
 	bool socket_dir_created;

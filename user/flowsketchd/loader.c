@@ -177,33 +177,40 @@ int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 	return 0;
 }
 
-static int attach_one(struct fsd_loader *l, const struct fsd_iface *iface)
+static const char *xdp_mode(const struct fsd_loader *l)
+{
+	return l->xdp_generic ? "generic" : "native";
+}
+
+/* Attach to a->ifindex and record the outcome in a; 0 or -errno. */
+static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts,
 		    .flags = l->xdp_generic ? XDP_FLAGS_SKB_MODE :
 					      XDP_FLAGS_DRV_MODE);
-	const char *mode = l->xdp_generic ? "generic" : "native";
+	const char *name = a->iface->name;
 	int fd, err;
 
 	fd = bpf_link_create(bpf_program__fd(l->skel->progs.fs_xdp),
-			     iface->ifindex, BPF_XDP, &opts);
+			     a->ifindex, BPF_XDP, &opts);
 	if (fd < 0) {
 		err = -errno;
 		if (err == -EBUSY || err == -EEXIST)
 			fsd_err("%s already has an XDP program; detach it first (ip link set dev %s xdp off)",
-				iface->name, iface->name);
+				name, name);
 		else if (!l->xdp_generic)
 			fsd_err("cannot attach native XDP to %s (%s); if its driver lacks XDP support, use --xdp-mode generic",
-				iface->name, strerror(-err));
+				name, strerror(-err));
 		else
 			fsd_err("cannot attach generic XDP to %s: %s",
-				iface->name, strerror(-err));
+				name, strerror(-err));
+		a->state = FSD_IFACE_FAILED;
+		a->err = err;
 		return err;
 	}
-	l->attached[l->n_attached].iface = iface;
-	l->attached[l->n_attached].link_fd = fd;
-	l->n_attached++;
-	fsd_info("attached to %s (%s XDP)", iface->name, mode);
+	a->link_fd = fd;
+	a->state = FSD_IFACE_ATTACHED;
+	a->err = 0;
 	return 0;
 }
 
@@ -214,11 +221,68 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 
 	l->xdp_generic = o->xdp_generic;
 	for (i = 0; i < o->n_ifaces; i++) {
-		err = attach_one(l, &o->ifaces[i]);
+		struct fsd_attachment *a = &l->ifaces[i];
+
+		a->iface = &o->ifaces[i];
+		a->ifindex = o->ifaces[i].ifindex;
+		a->link_fd = -1;
+		a->reattached = 0;
+		l->n_ifaces = i + 1;
+		err = attach_one(l, a);
 		if (err)
 			return err;
+		fsd_info("attached to %s (%s XDP)", a->iface->name, xdp_mode(l));
 	}
 	return 0;
+}
+
+void fsd_loader_gone(struct fsd_loader *l, struct fsd_attachment *a,
+		     const char *why)
+{
+	fsd_info("%s (ifindex %d) %s", a->iface->name, a->ifindex, why);
+	/* The kernel has already detached a deleted device's link; closing
+	 * frees it.  A renamed or moved device still runs the program, and
+	 * closing detaches it: it is not the interface the operator named. */
+	if (a->link_fd >= 0)
+		close(a->link_fd);
+	a->link_fd = -1;
+	a->ifindex = 0;
+	a->state = FSD_IFACE_GONE;
+	a->err = 0;
+}
+
+int fsd_loader_reattach(struct fsd_loader *l, struct fsd_attachment *a,
+			int ifindex)
+{
+	int err;
+
+	if (a->link_fd >= 0)
+		fsd_loader_gone(l, a, "was replaced");
+	a->ifindex = ifindex;
+	err = attach_one(l, a);
+	if (err) {
+		fsd_warn("%s is back (ifindex %d) but not counted until it is recreated",
+			 a->iface->name, ifindex);
+		return err;
+	}
+	a->reattached++;
+	fsd_info("%s is back (ifindex %d): re-attached (%s XDP)",
+		 a->iface->name, ifindex, xdp_mode(l));
+	return 0;
+}
+
+bool fsd_loader_link_alive(const struct fsd_attachment *a)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	if (a->link_fd < 0)
+		return false;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(a->link_fd, &info, &len))
+		return false;
+	/* A defunct XDP link (its device unregistered) reports ifindex 0. */
+	return info.xdp.ifindex == (__u32)a->ifindex;
 }
 
 void fsd_loader_close(struct fsd_loader *l)
@@ -227,11 +291,14 @@ void fsd_loader_close(struct fsd_loader *l)
 	unsigned int i;
 
 	/* Closing a link fd detaches its program. */
-	for (i = 0; i < l->n_attached; i++) {
-		close(l->attached[i].link_fd);
-		fsd_info("detached from %s", l->attached[i].iface->name);
+	for (i = 0; i < l->n_ifaces; i++) {
+		if (l->ifaces[i].link_fd < 0)
+			continue;
+		close(l->ifaces[i].link_fd);
+		l->ifaces[i].link_fd = -1;
+		fsd_info("detached from %s", l->ifaces[i].iface->name);
 	}
-	l->n_attached = 0;
+	l->n_ifaces = 0;
 	for (i = 0; i < PIN_MAX; i++) {
 		if (!(l->pinned & (1U << i)))
 			continue;

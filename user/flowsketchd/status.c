@@ -106,6 +106,31 @@ static __u64 datapath_bytes_per_cpu(const struct fs_sketch_params *p)
 	       FS_STAT_MAX * sizeof(__u64);
 }
 
+static const char *const state_names[] = {
+	[FSD_IFACE_ATTACHED] = "attached",
+	[FSD_IFACE_GONE] = "gone",
+	[FSD_IFACE_FAILED] = "failed",
+};
+
+/* One configured interface as it is now (ifwatch.h keeps it true). */
+static struct json_object *iface_json(const struct fsd_loader *l,
+				      const struct fsd_attachment *at)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(at->iface->name));
+	json_object_object_add(o, "state",
+			       json_object_new_string(state_names[at->state]));
+	add_u64(o, "ifindex", (__u64)at->ifindex);
+	json_object_object_add(o, "xdp_mode", json_object_new_string(
+			l->xdp_generic ? "generic" : "native"));
+	add_u64(o, "reattached", at->reattached);
+	if (at->state == FSD_IFACE_FAILED)
+		json_object_object_add(o, "error",
+				       json_object_new_string(strerror(-at->err)));
+	return o;
+}
+
 struct json_object *fsd_answer_status(struct fsd_daemon *d)
 {
 	const struct fs_sketch_params *p = &d->opts.params;
@@ -120,16 +145,9 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	json_object_object_add(a, "datapath",
 			       json_object_new_string(d->loader.kfunc ? "kfunc" : "bpf"));
 	ifs = json_object_new_array();
-	for (i = 0; i < d->loader.n_attached; i++) {
-		const struct fsd_iface *it = d->loader.attached[i].iface;
-
-		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(it->name));
-		add_u64(o, "ifindex", (__u64)it->ifindex);
-		json_object_object_add(o, "xdp_mode", json_object_new_string(
-				d->loader.xdp_generic ? "generic" : "native"));
-		json_object_array_add(ifs, o);
-	}
+	for (i = 0; i < d->loader.n_ifaces; i++)
+		json_object_array_add(ifs, iface_json(&d->loader,
+						      &d->loader.ifaces[i]));
 	json_object_object_add(a, "interfaces", ifs);
 	add_u64(a, "window_seconds", d->opts.window_sec);
 	add_u64(a, "history_seconds", d->opts.history_sec);

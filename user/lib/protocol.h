@@ -43,7 +43,18 @@
  *
  * status:
  *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
- *    "interfaces":[{"name":"veth0","ifindex":N,"xdp_mode":"native"|"generic"}],
+ *    "interfaces":[{"name":"veth0", "state":"attached"|"gone"|"failed",
+ *                   "ifindex":N, "xdp_mode":"native"|"generic",
+ *                   "reattached":N, "error":"..."}],
+ *      one entry per -i, in order, for the daemon's whole life (it follows
+ *      each name over rtnetlink, in its own network namespace):
+ *      "attached": counted, on ifindex N (the name's interface now);
+ *      "gone": no interface has that name (deleted, renamed, moved to
+ *      another netns); ifindex 0, nothing counted;
+ *      "failed": ifindex N has the name but XDP could not be attached to
+ *      it; "error" (only then) says why; nothing counted.
+ *      "reattached": times the program was attached again to an interface
+ *      that took the name back.  xdp_mode is the mode the daemon uses.
  *    "window_seconds":S, "history_seconds":S, "windows_kept":N,
  *    "params":{"cms_width":W, "cms_depth":D, "epsilon":E, "delta":D,
  *              "conservative":false, "hll_precision":P,
