@@ -32,17 +32,24 @@ static int check_bytes(const char *buf, size_t len)
 	return 0;
 }
 
+/* The first offset from `from` on that is not JSON white space, or len;
+ * buf need not be NUL-terminated. */
+static size_t white_to(const char *buf, size_t from, size_t len)
+{
+	while (from < len && buf[from] && strchr(" \t\r\n", buf[from]))
+		from++;
+	return from;
+}
+
 int fs_answer_parse(const char *buf, size_t len, struct json_object **out)
 {
 	struct json_tokener *tok = NULL;
 	struct json_object *obj = NULL;
 	enum json_tokener_error jerr;
-	size_t end, ws;
+	size_t end;
 	int err = -EPROTO;
 
-	for (ws = 0; ws < len && strchr(" \t\r\n", buf[ws]) && buf[ws]; ws++)
-		;
-	if (ws == len) {
+	if (white_to(buf, 0, len) == len) {
 		fs_error("flowsketchd closed the connection without answering");
 		goto out;
 	}
@@ -69,7 +76,7 @@ int fs_answer_parse(const char *buf, size_t len, struct json_object **out)
 		goto out;
 	}
 	end = json_tokener_get_parse_end(tok);
-	if (strspn(buf + end, " \t\r\n") != len - end) {
+	if (white_to(buf, end, len) != len) {
 		fs_error("flowsketchd sent more than one JSON value");
 		goto out;
 	}

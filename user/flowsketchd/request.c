@@ -143,12 +143,21 @@ int fsd_request_parse(const char *text, size_t len, struct fsd_request *r,
 	struct json_tokener *tok = NULL;
 	struct json_object *req = NULL;
 	struct fsd_json_fault fault;
+	size_t start = 0;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	ret = fsd_json_check(text, len, &fault);
 	if (ret) {
 		snprintf(err, FSD_REQUEST_ERROR_MAX, "%s", fault.msg);
+		goto out;
+	}
+	/* Only an object is a request; said before json-c runs, which
+	 * cannot tell where a bare number at the end of the text stops. */
+	while (start < len && strchr(" \t\r\n", text[start]))
+		start++;
+	if (start == len || text[start] != '{') {
+		ret = fail(err, "request is not a JSON object");
 		goto out;
 	}
 	tok = json_tokener_new();
