@@ -6,7 +6,11 @@
 #
 #   make deps    install the Debian packages the build and tests need
 #   make         build everything under build/
-#   make test    deps + build + every test (unit, datapath, integration, VM)
+#   make test    deps + build + fuzz targets + every test (unit, datapath,
+#                integration with a short run of each fuzz target, VM)
+#   make fuzz    libFuzzer targets under build/fuzz/ (clang, ASan + UBSan);
+#                run one with build/fuzz/NAME fuzz/corpus/NAME, or all of
+#                them for FUZZ_SECONDS each with tests/integration/fuzz.sh
 #   make demo    deps + build + a live demo in its own network namespaces
 #   make bench   deps + build + benchmarks (ratios against in-run baselines)
 #   make kmod    the kernel module (kmod/, KDIR= to pick the kernel tree)
@@ -22,6 +26,7 @@
 #   user/flowsketch/*.c  -> build/flowsketch
 #   tools/*.c            -> build/tools/NAME (one file each)
 #   tests/unit/test_*.c  -> build/tests/test_* (cmocka; tests/unit/*.h shared)
+#   fuzz/*.c             -> build/fuzz/NAME (libFuzzer; seeds in fuzz/corpus/NAME)
 
 ifeq ($(V),1)
 Q :=
@@ -68,7 +73,7 @@ TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/
 
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
 
-.PHONY: all deps test demo bench kmod install clean
+.PHONY: all deps test demo bench kmod install clean fuzz
 # Keep the BPF objects: make would delete them as intermediates of the
 # skeletons, and they are what `llvm-objdump -d` and `bpftool prog load` want.
 .SECONDARY: $(BPF_OBJS)
@@ -130,6 +135,38 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
+# --- fuzz targets -------------------------------------------------------------
+# Every target is linked with all the code that parses what arrives from
+# outside: the shared library, the CLI without main(), and the daemon's
+# parts that need no BPF (a target uses what it calls; the rest costs only
+# link time).  Objects are built again with clang and the sanitizers, under
+# build/fuzz/obj, apart from the gcc build.
+FUZZ_CC     ?= clang
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+               -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
+               -Wno-unknown-warning-option \
+               -Iinclude -Iuser/lib -Iuser/flowsketch -Iuser/flowsketchd \
+               -D_GNU_SOURCE
+FUZZ_FSD    := $(patsubst %,user/flowsketchd/%.c,request jsoncheck secret proclocks log)
+FUZZ_CLI    := $(filter-out user/flowsketch/main.c,$(wildcard user/flowsketch/*.c))
+FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(FUZZ_CLI) $(FUZZ_FSD))
+FUZZERS     := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/*.c))
+
+# Kept, as the BPF objects are: make would delete them as intermediates.
+.SECONDARY: $(FUZZ_OBJS)
+fuzz: $(FUZZERS)
+
+$(BUILD)/fuzz/obj/%.o: %.c $(USER_HDRS)
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(FUZZ_OBJS) $(USER_HDRS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+
 # --- kernel module ----------------------------------------------------------
 KDIR ?= /lib/modules/$(shell uname -r)/build
 kmod:
@@ -137,7 +174,7 @@ kmod:
 
 # --- entry points -----------------------------------------------------------
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all fuzz
 	$(Q)./tests/run.sh
 
 demo: deps

@@ -222,6 +222,74 @@ check "a trickling client is answered within a second" \
 check "a trickling client gets a timeout error" \
 	grep -qF '"error":"request not complete within 200 ms"' "$T/trickle"
 
+# Requests the parser must refuse with one {"error": ...} naming the
+# problem (request.c, jsoncheck.c), however json-c would have read them.
+# ask FILE: send FILE's bytes as they are, the answer into $T/answer.
+ask() {
+	python3 - "$T/sock" "$1" >"$T/answer" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(open(sys.argv[2], "rb").read())
+answer = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    answer += chunk
+sys.stdout.write(answer.decode())
+PY
+}
+# refused DESC REQUEST(printf format) TEXT: one line, an object whose only
+# key is "error", its sentence containing TEXT.
+refused() {
+	local what=$1 text=$3
+	# shellcheck disable=SC2059
+	printf "$2" >"$T/request"
+	ask "$T/request" 2>"$T/err"
+	if [ "$(wc -l <"$T/answer")" -eq 1 ] &&
+	   jq -e 'keys == ["error"]' "$T/answer" >/dev/null 2>&1 &&
+	   jq -r .error "$T/answer" | grep -qF -- "$text"; then
+		ok "$what"
+	else
+		not_ok "$what"
+		sed 's/^/# answer: /' "$T/answer"
+	fi
+}
+refused "a NUL byte in the request is named, with its offset" \
+	'{"cmd":"sta\0tus"}\n' 'request contains a NUL byte at byte 11'
+refused "a NUL byte after the object is named too" \
+	'{"cmd":"status"}\0\n' 'request contains a NUL byte at byte 16'
+refused "a duplicate key is refused, not the last one kept" \
+	'{"cmd":"top","cmd":"status"}\n' 'request has the key "cmd" twice in one object'
+refused "a duplicate key spelled with an escape is the same key" \
+	'{"cmd":"status","\\u0063md":"top"}\n' 'request has the key "cmd" twice'
+refused "a duplicate key inside a nested value is refused too" \
+	'{"cmd":"status","x":{"a":1,"a":2}}\n' 'request has the key "a" twice'
+refused "invalid UTF-8 (a stray 0xff) is named with its offset" \
+	'{"cmd":"st\377"}\n' 'request is not valid UTF-8 at byte 10'
+refused "an overlong UTF-8 form (C0 AF for /) is invalid UTF-8" \
+	'{"cmd":"status","span":"\300\257"}\n' 'request is not valid UTF-8 at byte 24'
+refused "a UTF-16 surrogate in UTF-8 (ED A0 80) is invalid UTF-8" \
+	'{"cmd":"\355\240\200"}\n' 'request is not valid UTF-8 at byte 8'
+refused "single-quoted strings are not JSON (json-c would take them)" \
+	"{'cmd':'status'}\\n" 'request is not valid JSON'
+refused "NaN is not JSON (json-c would take it)" \
+	'{"cmd":"top","span":NaN}\n' 'request is not valid JSON'
+refused "a raw control character inside a string is refused" \
+	'{"cmd":"sta\ttus"}\n' 'raw control character 0x09'
+refused "still strict: an unknown key" \
+	'{"cmd":"status","bogus":1}\n' 'unknown key "bogus" for cmd "status"'
+refused "still strict: a value of the wrong type" \
+	'{"cmd":"top","n":"5"}\n' '"n" must be an integer from 1 to 10000'
+refused "still strict: data after the object" \
+	'{"cmd":"status"} {}\n' 'request has data after its JSON value'
+printf '{"cmd":"status"}\n' >"$T/request"
+ask "$T/request" 2>"$T/err"
+check "after all those, a well-formed request is answered" \
+	eval 'jq -e ".pid > 0 and (has(\"error\") | not)" "$T/answer" >/dev/null'
+
 fsd -i "$IF_RX" --pin-dir "$PIN" --socket "$T/sock2"
 check "second daemon on the same pins refused with one message" \
 	failed_with "another flowsketchd is using $PIN (pid $first)"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "args.h"
 #include "cli.h"
 #include "client.h"
+#include "answer.h"
 #include "reply.h"
 
 unsigned int fs_client_max_path(void)
@@ -94,6 +96,38 @@ static void say_io_error(int err, const struct deadline *d, const char *late,
 		fs_error("cannot %s: %s", failed, strerror(-err));
 }
 
+/* What a file that is not a socket is, for the message. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	return "not a socket";
+}
+
+/*
+ * connect() says ECONNREFUSED for a regular file just as for a dead
+ * daemon's socket, which would send the operator looking for a daemon
+ * when --socket names the wrong file; look at what is there instead.
+ */
+static void say_connect_error(const char *path, int err)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && !S_ISSOCK(st.st_mode)) {
+		fs_error("cannot connect to flowsketchd at %s: it is %s, not a socket (check --socket)",
+			 path, file_kind(st.st_mode));
+		return;
+	}
+	fs_error("cannot connect to flowsketchd at %s: %s%s", path,
+		 strerror(-err), connect_hint(-err));
+}
+
 static int connect_daemon(const char *path, const struct deadline *d,
 			  int *fd_out)
 {
@@ -114,8 +148,7 @@ static int connect_daemon(const char *path, const struct deadline *d,
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
 	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		err = -errno;
-		fs_error("cannot connect to flowsketchd at %s: %s%s", path,
-			 strerror(-err), connect_hint(-err));
+		say_connect_error(path, err);
 		close(fd);
 		return err;
 	}
@@ -218,78 +251,17 @@ fail:
 	return err;
 }
 
-/* Exactly one JSON object, nothing but white space around it. */
-static int parse_answer(const char *buf, size_t len, struct json_object **out)
-{
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *obj = NULL;
-	enum json_tokener_error jerr;
-	size_t end;
-	int err = -EPROTO;
-
-	if (!tok) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	if (strspn(buf, " \t\r\n") == len) {
-		fs_error("flowsketchd closed the connection without answering");
-		goto out;
-	}
-	obj = json_tokener_parse_ex(tok, buf, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (jerr == json_tokener_continue) {
-		fs_error("flowsketchd's answer ends in the middle of a JSON value");
-		goto out;
-	}
-	if (jerr != json_tokener_success) {
-		fs_error("flowsketchd sent malformed JSON: %s at byte %zu",
-			 json_tokener_error_desc(jerr),
-			 json_tokener_get_parse_end(tok));
-		goto out;
-	}
-	end = json_tokener_get_parse_end(tok);
-	if (strspn(buf + end, " \t\r\n") != len - end) {
-		fs_error("flowsketchd sent more than one JSON value");
-		goto out;
-	}
-	if (!json_object_is_type(obj, json_type_object)) {
-		fs_error("flowsketchd's answer is not a JSON object");
-		goto out;
-	}
-	*out = obj;
-	obj = NULL;
-	err = 0;
-out:
-	json_object_put(obj);
-	json_tokener_free(tok);
-	return err;
-}
-
-/* {"error": "sentence"}: the daemon refused; say why in its words. */
-static int check_error_answer(struct json_object *answer)
-{
-	struct json_object *msg;
-
-	if (!json_object_object_get_ex(answer, "error", &msg))
-		return 0;
-	if (!json_object_is_type(msg, json_type_string)) {
-		fs_error("flowsketchd's error answer has no message string");
-		return -EPROTO;
-	}
-	fprintf(stderr, "flowsketchd: %s\n", json_object_get_string(msg));
-	return -EREMOTEIO;
-}
-
 int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer)
 {
-	struct json_object *obj = NULL;
+	struct json_object *obj = NULL, *cmd;
 	struct deadline d;
 	char *buf = NULL;
 	size_t len = 0;
 	int fd = -1, err;
 
+	if (json_object_object_get_ex(request, "cmd", &cmd))
+		fs_reply_context(json_object_get_string(cmd));
 	deadline_start(&d, cli->timeout_s);
 	err = connect_daemon(cli->socket_path, &d, &fd);
 	if (err)
@@ -300,10 +272,10 @@ int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 	err = read_answer(fd, &d, &buf, &len);
 	if (err)
 		goto out;
-	err = parse_answer(buf, len, &obj);
+	err = fs_answer_parse(buf, len, &obj);
 	if (err)
 		goto out;
-	err = check_error_answer(obj);
+	err = fs_answer_check_error(obj);
 	if (err)
 		goto out;
 	*answer = obj;
@@ -316,17 +288,32 @@ out:
 	return err;
 }
 
+int fs_client_print_json(struct json_object *answer, fs_show_fn *show)
+{
+	struct json_object *copy = NULL;
+	int err;
+
+	/* show() cleans strings in place; the JSON shows them as sent. */
+	if (json_object_deep_copy(answer, &copy, NULL)) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	err = show(copy, false);
+	json_object_put(copy);
+	if (!err)
+		fs_reply_print_json(answer);
+	return err;
+}
+
 int fs_client_show(const struct fs_cli *cli, struct json_object *request,
-		   bool json, int (*show)(struct json_object *answer))
+		   bool json, fs_show_fn *show)
 {
 	struct json_object *answer = NULL;
 	int ret = FS_EXIT_RUNTIME;
 
 	if (fs_client_call(cli, request, &answer))
 		goto out;
-	if (json)
-		fs_reply_print_json(answer);
-	else if (show(answer))
+	if (json ? fs_client_print_json(answer, show) : show(answer, true))
 		goto out;
 	ret = FS_EXIT_OK;
 out:

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <json-c/json.h>
 #include "cli.h"
+#include "show.h"
 
 /* How long the daemon may take, by default, from connect to the end of
  * its answer before the CLI gives up (--timeout). */
@@ -36,12 +37,15 @@ int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer);
 
 /*
- * Send `request` (released here) and show the answer: the daemon's object
- * pretty-printed with `json`, else through show(), which parses it into
- * its command's view and prints it (0 or -errno, having said what was
- * wrong).  Returns the process exit status (cli.h).
+ * Send `request` (released here) and show the answer through show(): its
+ * table, or with `json` the daemon's object pretty-printed once show()
+ * has found it well-formed.  Returns the process exit status (cli.h).
  */
 int fs_client_show(const struct fs_cli *cli, struct json_object *request,
-		   bool json, int (*show)(struct json_object *answer));
+		   bool json, fs_show_fn *show);
+
+/* --json: check the answer with show() (on a copy), then print it;
+ * 0 or -errno, having said what was wrong. */
+int fs_client_print_json(struct json_object *answer, fs_show_fn *show);
 
 #endif /* FLOWSKETCH_CLI_CLIENT_H */

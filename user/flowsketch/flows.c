@@ -15,6 +15,7 @@
 #include "client.h"
 #include "format.h"
 #include "reply.h"
+#include "show.h"
 #include "flowsketch/params.h"
 
 struct flows_view {
@@ -116,13 +117,13 @@ static void print_flows(const struct flows_view *v)
 	print_line("destinations", v->destinations, v->rse);
 }
 
-static int show_flows(struct json_object *answer)
+int fs_flows_show(struct json_object *answer, bool print)
 {
 	struct flows_view v;
 	int err;
 
 	err = parse_flows(answer, &v);
-	if (!err)
+	if (!err && print)
 		print_flows(&v);
 	return err;
 }
@@ -143,5 +144,5 @@ int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 	json_object_object_add(req, "cmd", json_object_new_string("flows"));
 	if (span)
 		json_object_object_add(req, "span", json_object_new_int64(span));
-	return fs_client_show(cli, req, json, show_flows);
+	return fs_client_show(cli, req, json, fs_flows_show);
 }

@@ -2,12 +2,40 @@
 /* reply.c - typed fields of a daemon answer, found by dotted path. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "args.h"
+#include "printable.h"
 #include "reply.h"
 
 #define FS_PATH_MAX 128
+
+/* The command whose answer is being read, for the messages: the CLI asks
+ * one thing at a time, so one file-wide name is enough. */
+static const char *reply_cmd;
+
+void fs_reply_context(const char *cmd)
+{
+	reply_cmd = cmd;
+}
+
+/* "flowsketchd's answer to status" or, before any request, "...answer". */
+static void say_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_bad(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (reply_cmd)
+		fs_error("flowsketchd's answer to %s %s", reply_cmd, msg);
+	else
+		fs_error("flowsketchd's answer %s", msg);
+}
 
 /* The value at a dotted path, or NULL when a component is missing. */
 static struct json_object *lookup(struct json_object *obj, const char *path)
@@ -28,7 +56,7 @@ static struct json_object *lookup(struct json_object *obj, const char *path)
 
 static int bad_field(const char *path, const char *what)
 {
-	fs_error("flowsketchd's answer has no %s \"%s\"", what, path);
+	say_bad("has no %s \"%s\"", what, path);
 	return -EPROTO;
 }
 
@@ -55,9 +83,9 @@ int fs_reply_u64_in(struct json_object *obj, const char *path, __u64 min,
 	if (err)
 		return err;
 	if (v < min || v > max) {
-		fs_error("flowsketchd's answer has \"%s\" %llu, not %llu to %llu",
-			 path, (unsigned long long)v, (unsigned long long)min,
-			 (unsigned long long)max);
+		say_bad("has \"%s\" %llu, not %llu to %llu", path,
+			(unsigned long long)v, (unsigned long long)min,
+			(unsigned long long)max);
 		return -EPROTO;
 	}
 	*out = v;
@@ -90,9 +118,24 @@ int fs_reply_string(struct json_object *obj, const char *path,
 		    const char **out)
 {
 	struct json_object *v = lookup(obj, path);
+	size_t len, clean;
+	char *copy;
 
 	if (!json_object_is_type(v, json_type_string))
 		return bad_field(path, "string");
+	/* The whole length: a \u0000 inside would end the C string early
+	 * and hide the rest. */
+	len = (size_t)json_object_get_string_len(v);
+	copy = malloc(len + 1);
+	if (!copy) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	memcpy(copy, json_object_get_string(v), len);
+	clean = fs_printable(copy, len);
+	if (clean != len || memcmp(copy, json_object_get_string(v), len))
+		json_object_set_string_len(v, copy, (int)clean);
+	free(copy);
 	*out = json_object_get_string(v);
 	return 0;
 }
@@ -121,6 +164,7 @@ int fs_reply_object(struct json_object *obj, const char *path,
 
 void fs_reply_print_json(struct json_object *obj)
 {
-	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	fs_print_json_text(stdout, json_object_to_json_string_ext(obj,
+			   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	putchar('\n');
 }

@@ -15,6 +15,10 @@
 #include <json-c/json.h>
 #include <linux/types.h>
 
+/* Name the command in the messages that follow ("flowsketchd's answer to
+ * status has no ..."); NULL for none. */
+void fs_reply_context(const char *cmd);
+
 /* A non-negative integer. */
 int fs_reply_u64(struct json_object *obj, const char *path, __u64 *out);
 /* An integer in [min, max]; outside it is a protocol error too. */
@@ -23,7 +27,8 @@ int fs_reply_u64_in(struct json_object *obj, const char *path, __u64 min,
 /* Any finite number, integer or not. */
 int fs_reply_double(struct json_object *obj, const char *path, double *out);
 int fs_reply_bool(struct json_object *obj, const char *path, bool *out);
-/* The string stays owned by obj. */
+/* The string stays owned by obj, made printable there first
+ * (printable.h): a caller may print it as it is. */
 int fs_reply_string(struct json_object *obj, const char *path,
 		    const char **out);
 int fs_reply_array(struct json_object *obj, const char *path,
@@ -31,7 +36,8 @@ int fs_reply_array(struct json_object *obj, const char *path,
 int fs_reply_object(struct json_object *obj, const char *path,
 		    struct json_object **out);
 
-/* Print obj pretty, as the daemon sent it (for --json). */
+/* Print obj pretty, as the daemon sent it (for --json), with what a
+ * terminal would obey escaped (fs_print_json_text()). */
 void fs_reply_print_json(struct json_object *obj);
 
 #endif /* FLOWSKETCH_CLI_REPLY_H */

@@ -9,6 +9,7 @@
  * sigma.
  */
 #include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
@@ -16,6 +17,7 @@
 #include "client.h"
 #include "format.h"
 #include "reply.h"
+#include "show.h"
 #include "flowsketch/params.h"
 
 struct status_view {
@@ -87,6 +89,19 @@ static int parse_interfaces(struct json_object *ifs)
 	return 0;
 }
 
+/*
+ * The reasons are keys, which fs_reply_string() cannot clean in place, and
+ * they are the datapath's own identifiers (trunc_eth, ...): anything else
+ * is not an answer of ours, so it is refused rather than cleaned.
+ */
+static bool is_reason(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len && len <= 32 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
+
 static int parse_status(struct json_object *a, struct status_view *v)
 {
 	int err;
@@ -125,11 +140,16 @@ static int parse_status(struct json_object *a, struct status_view *v)
 		return err;
 	/* Every malformed reason is a count; checked here, printed below. */
 	json_object_object_foreach(v->malformed, reason, count) {
-		__u64 unused;
-
-		(void)count;
-		if ((err = fs_reply_u64(v->malformed, reason, &unused)))
-			return err;
+		if (!is_reason(reason)) {
+			fs_error("flowsketchd's answer to status has a malformed reason that is not a name (a to z, 0 to 9, _)");
+			return -EPROTO;
+		}
+		if (!json_object_is_type(count, json_type_int) ||
+		    json_object_get_int64(count) < 0) {
+			fs_error("flowsketchd's answer to status has no non-negative integer \"counters.malformed.%s\"",
+				 reason);
+			return -EPROTO;
+		}
 	}
 	return 0;
 }
@@ -249,13 +269,13 @@ static void print_status(const struct status_view *v)
 	print_counters(v);
 }
 
-static int show_status(struct json_object *answer)
+int fs_status_show(struct json_object *answer, bool print)
 {
 	struct status_view v = { 0 };
 	int err;
 
 	err = parse_status(answer, &v);
-	if (!err)
+	if (!err && print)
 		print_status(&v);
 	return err;
 }
@@ -273,5 +293,5 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 		return ret;
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("status"));
-	return fs_client_show(cli, req, json, show_status);
+	return fs_client_show(cli, req, json, fs_status_show);
 }

@@ -23,6 +23,7 @@
 #include "client.h"
 #include "format.h"
 #include "reply.h"
+#include "show.h"
 #include "flowsketch/flow_key.h"
 
 #define TOP_DEFAULT_N 10
@@ -348,6 +349,28 @@ out:
 	return 0;
 }
 
+/* Check the answer into v and, with print, print its table; v keeps
+ * what the redraw loop needs (window_end, window_seconds), not the rows. */
+static int show_top(struct json_object *answer, struct top_view *v, bool print)
+{
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = parse_top(answer, v);
+	if (!err && print)
+		err = print_top(v);
+	free(v->flows);
+	v->flows = NULL;
+	return err;
+}
+
+int fs_top_show(struct json_object *answer, bool print)
+{
+	struct top_view v;
+
+	return show_top(answer, &v, print);
+}
+
 /* One request, one table (or the JSON); returns 0 or a negative errno. */
 static int top_once(const struct fs_cli *cli, const struct top_opts *o,
 		    struct top_view *v)
@@ -359,17 +382,11 @@ static int top_once(const struct fs_cli *cli, const struct top_opts *o,
 	err = fs_client_call(cli, req, &answer);
 	if (err)
 		goto out;
-	if (o->json) {
-		fs_reply_print_json(answer);
-		goto out;
-	}
-	err = parse_top(answer, v);
-	if (err)
-		goto out;
-	err = print_top(v);
+	if (o->json)
+		err = fs_client_print_json(answer, fs_top_show);
+	else
+		err = show_top(answer, v, true);
 out:
-	free(v->flows);
-	v->flows = NULL;
 	json_object_put(answer);
 	json_object_put(req);
 	return err;

@@ -13,6 +13,7 @@
 #include <linux/magic.h>
 #include "log.h"
 #include "pinlock.h"
+#include "proclocks.h"
 
 #define FSD_BPFFS "/sys/fs/bpf"
 
@@ -35,28 +36,14 @@ int fsd_bpffs_mount(void)
 /* The pid holding an flock on (dev, ino), from /proc/locks, or 0. */
 static long lock_holder(dev_t dev, ino_t ino)
 {
-	char line[256], type[16];
-	unsigned int maj, min;
-	unsigned long long i;
-	long pid, found = 0;
-	FILE *f;
+	FILE *f = fopen("/proc/locks", "re");
+	long pid;
 
-	f = fopen("/proc/locks", "re");
 	if (!f)
 		return 0;
-	/* "1: FLOCK  ADVISORY  WRITE 1234 00:2d:5678 0 EOF" */
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", type, &pid,
-			   &maj, &min, &i) != 5)
-			continue;
-		if (!strcmp(type, "FLOCK") && maj == major(dev) &&
-		    min == minor(dev) && i == ino) {
-			found = pid;
-			break;
-		}
-	}
+	pid = fsd_proclocks_holder(f, major(dev), minor(dev), ino);
 	fclose(f);
-	return found;
+	return pid;
 }
 
 int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)

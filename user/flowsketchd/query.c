@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * query.c - parse a request and answer top and flows (protocol.h).
+ * query.c - answer a request: top and flows here, status in status.c.
  *
- * Requests are checked strictly: an unknown command, an unknown key or a
- * value of the wrong type is an error, so a typo never silently returns
- * the default answer.
+ * The request is parsed and checked in request.c, which needs no daemon;
+ * what is left here depends on the daemon's state (the history kept).
  */
 #include <errno.h>
 #include <math.h>
@@ -15,10 +14,8 @@
 #include "flow_fmt.h"
 #include "hll_estimate.h"
 #include "daemon.h"
-
-/* Largest "n" of a top request: the answer must stay a few MB. */
-#define FSD_TOP_MAX 10000
-#define FSD_TOP_DEFAULT 10
+#include "request.h"
+#include "utf8.h"
 
 struct json_object *fsd_answer_error(const char *fmt, ...)
 {
@@ -29,6 +26,9 @@ struct json_object *fsd_answer_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Cut between characters: the CLI refuses an answer that is not
+	 * valid UTF-8. */
+	msg[fs_utf8_prefix(msg, strlen(msg), strlen(msg))] = 0;
 	json_object_object_add(o, "error", json_object_new_string(msg));
 	return o;
 }
@@ -48,42 +48,16 @@ static void add_string(struct json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, json_object_new_string(v));
 }
 
-/* Every key of req is one of allowed[] (NULL-terminated) or "cmd". */
-static struct json_object *check_keys(struct json_object *req, const char *cmd,
-				      const char *const *allowed)
-{
-	json_object_object_foreach(req, key, val) {
-		const char *const *a;
-
-		(void)val;
-		if (!strcmp(key, "cmd"))
-			continue;
-		for (a = allowed; *a && strcmp(*a, key); a++)
-			;
-		if (!*a)
-			return fsd_answer_error("unknown key \"%s\" for cmd \"%s\"",
-						key, cmd);
-	}
-	return NULL;
-}
-
-/* "span" in seconds -> whole windows; NULL or an error answer. */
-static struct json_object *span_windows(struct fsd_daemon *d,
-					struct json_object *req, __u32 *windows)
+/* The request's span (seconds, 0: none given) in whole windows; NULL or
+ * an error answer. */
+static struct json_object *span_windows(struct fsd_daemon *d, double span,
+					__u32 *windows)
 {
 	unsigned int window = d->opts.window_sec;
-	struct json_object *v;
-	double span;
 
 	*windows = 1;
-	if (!json_object_object_get_ex(req, "span", &v))
+	if (!span)
 		return NULL;
-	if ((!json_object_is_type(v, json_type_int) &&
-	     !json_object_is_type(v, json_type_double)) ||
-	    !(json_object_get_double(v) > 0) ||
-	    !isfinite(json_object_get_double(v)))
-		return fsd_answer_error("\"span\" must be a positive number of seconds");
-	span = json_object_get_double(v);
 	if (span > (double)d->history.capacity * window)
 		return fsd_answer_error("span of %g s is more than the %u s of history kept",
 					span, d->history.capacity * window);
@@ -150,39 +124,21 @@ static int add_distinct(struct fsd_daemon *d, struct json_object *a,
 }
 
 static struct json_object *answer_top(struct fsd_daemon *d,
-				      struct json_object *req)
+				      const struct fsd_request *r)
 {
-	static const char *const keys[] = { "n", "sort", "span", NULL };
 	const struct fs_sketch_params *p = &d->opts.params;
-	enum fsd_sort sort = FSD_SORT_PACKETS;
-	struct json_object *a, *v, *flows, *eb;
-	size_t n = FSD_TOP_DEFAULT, i, got;
+	enum fsd_sort sort = r->sort;
+	struct json_object *a, *flows, *eb;
+	size_t i, got;
 	struct fsd_span span;
 	struct fsd_topk top;
 	__u32 windows;
 	__u64 total;
 	int err;
 
-	if ((a = check_keys(req, "top", keys)) || (a = span_windows(d, req, &windows)))
+	if ((a = span_windows(d, r->span, &windows)))
 		return a;
-	if (json_object_object_get_ex(req, "n", &v)) {
-		if (!json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 1 ||
-		    json_object_get_int64(v) > FSD_TOP_MAX)
-			return fsd_answer_error("\"n\" must be an integer from 1 to %d",
-						FSD_TOP_MAX);
-		n = (size_t)json_object_get_int64(v);
-	}
-	if (json_object_object_get_ex(req, "sort", &v)) {
-		const char *s = json_object_get_string(v);
-
-		if (!json_object_is_type(v, json_type_string) ||
-		    (strcmp(s, "packets") && strcmp(s, "bytes")))
-			return fsd_answer_error("\"sort\" must be \"packets\" or \"bytes\"");
-		sort = strcmp(s, "bytes") ? FSD_SORT_PACKETS : FSD_SORT_BYTES;
-	}
-
-	if (fsd_topk_init(&top, n, sort))
+	if (fsd_topk_init(&top, r->n, sort))
 		return fsd_answer_error("out of memory");
 	err = fsd_history_top(&d->history, windows, &top, &span);
 	if (err) {
@@ -225,15 +181,14 @@ static struct json_object *answer_top(struct fsd_daemon *d,
 }
 
 static struct json_object *answer_flows(struct fsd_daemon *d,
-					struct json_object *req)
+					const struct fsd_request *r)
 {
-	static const char *const keys[] = { "span", NULL };
 	struct fsd_span span;
 	struct json_object *a;
 	__u32 windows;
 	int err;
 
-	if ((a = check_keys(req, "flows", keys)) || (a = span_windows(d, req, &windows)))
+	if ((a = span_windows(d, r->span, &windows)))
 		return a;
 	a = json_object_new_object();
 	err = add_distinct(d, a, windows, &span);
@@ -248,51 +203,18 @@ static struct json_object *answer_flows(struct fsd_daemon *d,
 struct json_object *fsd_answer(struct fsd_daemon *d, const char *request,
 			       size_t len)
 {
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *req, *cmd, *a;
-	const char *name;
-	size_t used;
+	char err[FSD_REQUEST_ERROR_MAX];
+	struct fsd_request r;
 
-	if (!tok)
-		return fsd_answer_error("out of memory");
-	req = json_tokener_parse_ex(tok, request, (int)len);
-	used = json_tokener_get_parse_end(tok);
-	if (!req || json_tokener_get_error(tok) != json_tokener_success) {
-		a = fsd_answer_error("request is not valid JSON");
-		goto out;
+	if (fsd_request_parse(request, len, &r, err))
+		return fsd_answer_error("%s", err);
+	switch (r.cmd) {
+	case FSD_CMD_TOP:
+		return answer_top(d, &r);
+	case FSD_CMD_FLOWS:
+		return answer_flows(d, &r);
+	case FSD_CMD_STATUS:
+		return fsd_answer_status(d);
 	}
-	while (used < len && strchr(" \t\r\n", request[used]))
-		used++;
-	if (used != len) {
-		a = fsd_answer_error("request has data after its JSON object");
-		goto out;
-	}
-	if (!json_object_is_type(req, json_type_object)) {
-		a = fsd_answer_error("request is not a JSON object");
-		goto out;
-	}
-	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
-	    !json_object_is_type(cmd, json_type_string)) {
-		a = fsd_answer_error("request has no \"cmd\" string");
-		goto out;
-	}
-	name = json_object_get_string(cmd);
-	if (!strcmp(name, "top")) {
-		a = answer_top(d, req);
-	} else if (!strcmp(name, "flows")) {
-		a = answer_flows(d, req);
-	} else if (!strcmp(name, "status")) {
-		static const char *const none[] = { NULL };
-
-		a = check_keys(req, "status", none);
-		if (!a)
-			a = fsd_answer_status(d);
-	} else {
-		a = fsd_answer_error("unknown cmd \"%s\" (top, flows or status)",
-				     name);
-	}
-out:
-	json_object_put(req);
-	json_tokener_free(tok);
-	return a;
+	return fsd_answer_error("unknown cmd");
 }

@@ -8,7 +8,8 @@
 #include "log.h"
 #include "secret.h"
 
-static void key_from_bytes(const __u8 b[16], struct fs_hash_secret *s)
+static void key_from_bytes(const __u8 b[FSD_SECRET_LEN],
+			   struct fs_hash_secret *s)
 {
 	unsigned int i;
 
@@ -18,6 +19,17 @@ static void key_from_bytes(const __u8 b[16], struct fs_hash_secret *s)
 		s->k0 |= (__u64)b[i] << (8 * i);
 		s->k1 |= (__u64)b[8 + i] << (8 * i);
 	}
+}
+
+int fsd_secret_parse(const __u8 *buf, size_t len, struct fs_hash_secret *s)
+{
+	/* Raw bytes, not hex or text: any 16 bytes are a key, and a newline
+	 * an editor adds makes the file 17 bytes long, which is refused
+	 * rather than silently dropped. */
+	if (len != FSD_SECRET_LEN)
+		return -EINVAL;
+	key_from_bytes(buf, s);
+	return 0;
 }
 
 /*
@@ -42,9 +54,9 @@ static ssize_t read_full(int fd, __u8 *buf, size_t count)
 	return (ssize_t)len;
 }
 
-static int read_secret_file(const char *path, __u8 b[16])
+static int read_secret_file(const char *path, struct fs_hash_secret *s)
 {
-	__u8 buf[17];	/* one byte more, to see a file that is too long */
+	__u8 buf[FSD_SECRET_LEN + 1];	/* one more, to see a longer file */
 	ssize_t n;
 	int fd, err = 0;
 
@@ -58,11 +70,9 @@ static int read_secret_file(const char *path, __u8 b[16])
 	if (n < 0) {
 		err = (int)n;
 		fsd_err("cannot read secret file %s: %s", path, strerror(-err));
-	} else if (n != 16) {
-		err = -EINVAL;
-		fsd_err("secret file %s must hold exactly 16 bytes", path);
-	} else {
-		memcpy(b, buf, 16);
+	} else if ((err = fsd_secret_parse(buf, (size_t)n, s))) {
+		fsd_err("secret file %s must hold exactly %d bytes", path,
+			FSD_SECRET_LEN);
 	}
 	memset(buf, 0, sizeof(buf));
 	close(fd);
@@ -71,19 +81,17 @@ static int read_secret_file(const char *path, __u8 b[16])
 
 int fsd_secret_get(const char *path, struct fs_hash_secret *s)
 {
-	__u8 b[16];
+	__u8 b[FSD_SECRET_LEN];
 	int err;
 
-	if (path) {
-		err = read_secret_file(path, b);
-		if (err)
-			return err;
-	} else if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+	if (path)
+		return read_secret_file(path, s);
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
 		err = -errno;
 		fsd_err("getrandom failed: %s", strerror(-err));
 		return err;
 	}
-	key_from_bytes(b, s);
+	err = fsd_secret_parse(b, sizeof(b), s);
 	memset(b, 0, sizeof(b));
-	return 0;
+	return err;
 }

@@ -11,7 +11,14 @@
 #ifndef FLOWSKETCHD_SECRET_H
 #define FLOWSKETCHD_SECRET_H
 
+#include <stddef.h>
 #include "flowsketch/hash.h"
+
+#define FSD_SECRET_LEN 16
+
+/* The key from a secret file's whole content: 0, or -EINVAL unless it is
+ * exactly FSD_SECRET_LEN bytes.  Pure, for the fuzz target. */
+int fsd_secret_parse(const __u8 *buf, size_t len, struct fs_hash_secret *s);
 
 /* From path, or getrandom() when path is NULL: 0 or -errno, with a message. */
 int fsd_secret_get(const char *path, struct fs_hash_secret *s);

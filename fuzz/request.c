@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * request.c - fuzz the daemon's request parser (user/flowsketchd/request.h).
+ *
+ * Besides crashes and sanitizer reports, aborts when a promise of
+ * request.h breaks: the error is one non-empty sentence of valid UTF-8
+ * (it goes into the answer), a parsed request's fields are in range, and
+ * json-c never refuses what jsoncheck accepted (the two disagreeing would
+ * mean a request one of them misreads).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "request.h"
+#include "utf8.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	char err[FSD_REQUEST_ERROR_MAX];
+	struct fsd_request r;
+	size_t len;
+
+	memset(err, 0x55, sizeof(err));
+	if (fsd_request_parse((const char *)data, size, &r, err)) {
+		len = strnlen(err, sizeof(err));
+		if (!len || len == sizeof(err) || fs_utf8_check(err, len) != len)
+			abort();
+		if (!strncmp(err, "request could not be parsed", 27))
+			abort();
+		return 0;
+	}
+	if (r.cmd != FSD_CMD_TOP && r.cmd != FSD_CMD_FLOWS &&
+	    r.cmd != FSD_CMD_STATUS)
+		abort();
+	if (r.cmd == FSD_CMD_TOP && (r.n < 1 || r.n > FSD_TOP_MAX))
+		abort();
+	if (r.span < 0 || !isfinite(r.span))
+		abort();
+	return 0;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * request.c - parse and check one request (request.h).
+ *
+ * Checked strictly: an unknown command, an unknown key or a value of the
+ * wrong type is an error, so a typo never silently returns the default
+ * answer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "jsoncheck.h"
+#include "request.h"
+#include "utf8.h"
+
+/* Format the error (cut between characters when too long); -EINVAL. */
+static int fail(char *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(char *err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(err, FSD_REQUEST_ERROR_MAX, fmt, ap);
+	va_end(ap);
+	len = strlen(err);
+	err[fs_utf8_prefix(err, len, len)] = 0;
+	return -EINVAL;
+}
+
+/* How much of s to quote in a message: at most 64 bytes, whole
+ * characters (a request's strings are valid UTF-8 by now). */
+static int quoted(const char *s)
+{
+	return (int)fs_utf8_prefix(s, strlen(s), 64);
+}
+
+/* Every key of req is "cmd" or one of allowed[] (NULL-terminated). */
+static int check_keys(struct json_object *req, const char *cmd,
+		      const char *const *allowed, char *err)
+{
+	json_object_object_foreach(req, key, val) {
+		const char *const *a;
+
+		(void)val;
+		if (!strcmp(key, "cmd"))
+			continue;
+		for (a = allowed; *a && strcmp(*a, key); a++)
+			;
+		if (!*a)
+			return fail(err, "unknown key \"%.*s\" for cmd \"%s\"",
+				    quoted(key), key, cmd);
+	}
+	return 0;
+}
+
+static int parse_span(struct json_object *req, struct fsd_request *r,
+		      char *err)
+{
+	struct json_object *v;
+
+	r->span = 0;
+	if (!json_object_object_get_ex(req, "span", &v))
+		return 0;
+	if ((!json_object_is_type(v, json_type_int) &&
+	     !json_object_is_type(v, json_type_double)) ||
+	    !(json_object_get_double(v) > 0) ||
+	    !isfinite(json_object_get_double(v)))
+		return fail(err, "\"span\" must be a positive number of seconds");
+	r->span = json_object_get_double(v);
+	return 0;
+}
+
+static int parse_top(struct json_object *req, struct fsd_request *r,
+		     char *err)
+{
+	static const char *const keys[] = { "n", "sort", "span", NULL };
+	struct json_object *v;
+	int ret;
+
+	r->n = FSD_TOP_DEFAULT;
+	r->sort = FSD_SORT_PACKETS;
+	if ((ret = check_keys(req, "top", keys, err)) ||
+	    (ret = parse_span(req, r, err)))
+		return ret;
+	if (json_object_object_get_ex(req, "n", &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 1 ||
+		    json_object_get_int64(v) > FSD_TOP_MAX)
+			return fail(err, "\"n\" must be an integer from 1 to %d",
+				    FSD_TOP_MAX);
+		r->n = (size_t)json_object_get_int64(v);
+	}
+	if (json_object_object_get_ex(req, "sort", &v)) {
+		const char *s = json_object_get_string(v);
+
+		if (!json_object_is_type(v, json_type_string) ||
+		    (strcmp(s, "packets") && strcmp(s, "bytes")))
+			return fail(err, "\"sort\" must be \"packets\" or \"bytes\"");
+		r->sort = strcmp(s, "bytes") ? FSD_SORT_PACKETS : FSD_SORT_BYTES;
+	}
+	return 0;
+}
+
+static int parse_cmd(struct json_object *req, struct fsd_request *r,
+		     char *err)
+{
+	static const char *const flows_keys[] = { "span", NULL };
+	static const char *const no_keys[] = { NULL };
+	struct json_object *cmd;
+	const char *name;
+
+	if (!json_object_is_type(req, json_type_object))
+		return fail(err, "request is not a JSON object");
+	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string))
+		return fail(err, "request has no \"cmd\" string");
+	name = json_object_get_string(cmd);
+	if (!strcmp(name, "top")) {
+		r->cmd = FSD_CMD_TOP;
+		return parse_top(req, r, err);
+	}
+	if (!strcmp(name, "flows")) {
+		r->cmd = FSD_CMD_FLOWS;
+		return check_keys(req, "flows", flows_keys, err) ?:
+		       parse_span(req, r, err);
+	}
+	if (!strcmp(name, "status")) {
+		r->cmd = FSD_CMD_STATUS;
+		return check_keys(req, "status", no_keys, err);
+	}
+	return fail(err, "unknown cmd \"%.*s\" (top, flows or status)",
+		    quoted(name), name);
+}
+
+int fsd_request_parse(const char *text, size_t len, struct fsd_request *r,
+		      char err[FSD_REQUEST_ERROR_MAX])
+{
+	struct json_tokener *tok = NULL;
+	struct json_object *req = NULL;
+	struct fsd_json_fault fault;
+	size_t start = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = fsd_json_check(text, len, &fault);
+	if (ret) {
+		snprintf(err, FSD_REQUEST_ERROR_MAX, "%s", fault.msg);
+		goto out;
+	}
+	/* Only an object is a request; said before json-c runs, which
+	 * cannot tell where a bare number at the end of the text stops. */
+	while (start < len && strchr(" \t\r\n", text[start]))
+		start++;
+	if (start == len || text[start] != '{') {
+		ret = fail(err, "request is not a JSON object");
+		goto out;
+	}
+	tok = json_tokener_new();
+	if (!tok) {
+		snprintf(err, FSD_REQUEST_ERROR_MAX, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	req = json_tokener_parse_ex(tok, text, (int)len);
+	/* Plain JSON by now: json-c fails only on what jsoncheck does not
+	 * know, such as running out of memory. */
+	if (!req || json_tokener_get_error(tok) != json_tokener_success) {
+		ret = fail(err, "request could not be parsed: %s",
+			   json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	ret = parse_cmd(req, r, err);
+out:
+	json_object_put(req);
+	if (tok)	/* json-c 0.16 does not take NULL here */
+		json_tokener_free(tok);
+	return ret;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * request.h - a request of protocol.h, parsed and checked.
+ *
+ * Everything about a request that does not need the daemon's state is
+ * decided here: the text is strict JSON (jsoncheck.h), one object, a known
+ * "cmd", only that command's keys, each of the right type and range.  What
+ * depends on the daemon (is "span" within the history kept?) is left to
+ * query.c.  Pure, so that the fuzz target calls it without a daemon.
+ */
+#ifndef FLOWSKETCHD_REQUEST_H
+#define FLOWSKETCHD_REQUEST_H
+
+#include <stddef.h>
+#include "topk.h"
+
+/* Largest "n" of a top request: the answer must stay a few MB. */
+#define FSD_TOP_MAX 10000
+#define FSD_TOP_DEFAULT 10
+/* Room for any message of fsd_request_parse(). */
+#define FSD_REQUEST_ERROR_MAX 320
+
+enum fsd_cmd {
+	FSD_CMD_TOP,
+	FSD_CMD_FLOWS,
+	FSD_CMD_STATUS,
+};
+
+struct fsd_request {
+	enum fsd_cmd cmd;
+	size_t n;		/* top: 1 to FSD_TOP_MAX */
+	enum fsd_sort sort;	/* top */
+	double span;		/* top, flows: seconds, > 0; 0 when not given */
+};
+
+/*
+ * 0 with *r filled, or -EINVAL (-E2BIG too long, -ENOMEM) with err holding
+ * one sentence for the {"error": ...} answer: valid UTF-8, never empty.
+ */
+int fsd_request_parse(const char *text, size_t len, struct fsd_request *r,
+		      char err[FSD_REQUEST_ERROR_MAX]);
+
+#endif /* FLOWSKETCHD_REQUEST_H */
