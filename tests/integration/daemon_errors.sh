@@ -312,15 +312,75 @@ check "live socket: its pins are gone" no_pins "$PIN-3"
 check "SIGTERM stops the daemon with status 0" fsd_stop "$first"
 check "after SIGTERM: no pins, no XDP, no socket" host_clean "$PIN"
 
-# A SIGINT right after start, during or after setup: the same cleanup.
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" "${base[@]}" \
-	>"$T/out" 2>"$T/err" &
-pid=$!
-DAEMON_PIDS+=("$pid")
-sleep 0.05
-kill -INT "$pid"
-wait "$pid"
-check "SIGINT during start-up: host clean" host_clean "$PIN"
+# SIGINT during real setup (loading the datapath takes some 50 ms here)
+# and right after it: at fixed delays from the start, and once the socket
+# is open but nothing is attached yet (the load is under way).  Each run
+# must end with status 0 and "Interrupt: stopping" in the log, followed by
+# nothing but the detach, and leave no pin, no XDP and no socket.  The one
+# other acceptable end is a SIGINT that lands before the daemon has
+# blocked it (at 0 ms, in nsenter or option parsing): killed by the
+# signal, with an empty log, since nothing was touched yet.
+# env --default-signal: a background job of a non-interactive shell starts
+# with SIGINT ignored, which would hide exactly the early case.
+sigint_run() { # sigint_run WHEN: a delay in seconds, or "socket"
+	local when=$1 pid rc="" st phase
+	rm -f "$T/sock"
+	env --default-signal=INT nsenter --net="/run/netns/$NS_RX" \
+		"$FSD" -i "$IF_RX" "${base[@]}" >"$T/out" 2>"$T/err" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	if [ "$when" = socket ]; then
+		for _ in $(seq 1000); do
+			[ -S "$T/sock" ] && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.001
+		done
+	else
+		sleep "$when"
+	fi
+	# Where setup was when the signal went (attach is its last step).
+	if xdp_attached; then phase="after attach"; elif [ -S "$T/sock" ]; then phase="during load"; else phase="early"; fi
+	kill -INT "$pid"
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		rc=timeout
+	fi
+	wait "$pid"
+	st=$?
+	[ "$rc" = timeout ] || rc=$st
+	[ "$phase" = "during load" ] && during_load=$((during_load + 1))
+	sigint_outcome "$when" "$phase" "$rc"
+}
+# The log after a SIGINT: the stop line once, then only detaches.
+sigint_log_ok() {
+	awk -v ifn="$IF_RX" '
+		/[Ee]rror|[Ff]ail|[Cc]annot|[Ww]arn/ { bad = 1 }
+		$0 == "flowsketchd: Interrupt: stopping" { stops++; after = 1; next }
+		after && $0 != "flowsketchd: detached from " ifn { bad = 1 }
+		END { exit !(stops == 1 && !bad) }' "$T/err"
+}
+sigint_outcome() {
+	local when=$1 phase=$2 rc=$3 what="SIGINT at ${1}${1:+ s}"
+	[ "$when" = socket ] && what="SIGINT once the socket is open"
+	what="$what ($phase)"
+	if [ "$rc" = 130 ] && [ ! -s "$T/err" ] && [ "$phase" = early ]; then
+		ok "$what: killed before setup began, nothing logged"
+		ok "$what: log empty"
+	else
+		check "$what: exits 0 (got $rc)" [ "$rc" = 0 ]
+		check "$what: log says Interrupt: stopping, then only the detach" sigint_log_ok
+	fi
+	check "$what: no pins, no XDP on $IF_RX, no socket" host_clean "$PIN"
+}
+during_load=0
+for when in 0 0.005 0.01 0.02 0.03 0.05 0.1 0.2 socket; do
+	sigint_run "$when"
+done
+check "$during_load of the SIGINTs arrived during the load" [ "$during_load" -gt 0 ]
 
 # A secret from a pipe arrives in the pieces its writer makes: read it all.
 if fsd_start "$T/sock" -i "$IF_RX" --pin-dir "$PIN" \

@@ -7,15 +7,21 @@
 #   NS_TX [fs-gen] --veth--> NS_RX [XDP datapath, flowsketchd]    CLI on host
 #
 # The sender (tools/fs-gen) writes what it sent, per flow, to a JSON file;
-# every assertion compares the CLI's answer with that file, using the bounds
-# the daemon itself states for its parameters:
-#   - top-10: equal to the true top-10, order respected wherever two true
+# every assertion compares the CLI's answer with that file, using bounds
+# computed here from the daemon's parameters (status --json .params) and
+# the totals sent, never the bound or error the daemon states:
+#   eps*N = e / cms_width * N, N = the packets (bytes) fs-gen sent;
+#   rse = 1.04 / sqrt(2^hll_precision).
+#   - top-10: every listed flow one that fs-gen sent; equal to the true
+#     top-10, order respected wherever two true
 #     counts differ by more than the Count-Min bound eps*N; every count in
 #     [truth, truth + eps*N] for packets and bytes (Count-Min never
 #     undercounts; it overcounts by more than eps*N with probability
 #     <= delta per flow);
 #   - distinct flows, sources, destinations within 3 relative standard
-#     errors (1.04/sqrt(m)) of the exact counts;
+#     errors (rse) of the exact counts;
+#   - the same for the human-readable tables of top, flows and status,
+#     parsed back (counts printed in SI units are allowed their rounding);
 #   - totals exact: the veths carry no IP traffic of their own (netns.sh),
 #     so the datapath must have sketched exactly the frames fs-gen sent,
 #     seen exactly the frames the veth received, and the span's windows
@@ -76,6 +82,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 cli() { "$CLI" --socket "$SOCK" "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
 
 # ---------------------------------------------------------------- set-up
 fs_require_root
@@ -111,6 +118,17 @@ else
 	bail "flowsketchd on $VETH_RX answers status"
 fi
 
+# The sketch's parameters, from which this test computes its own bounds.
+CMS_W=$(jq '.params.cms_width' "$WORK/status0.json")
+CMS_D=$(jq '.params.cms_depth' "$WORK/status0.json")
+HLL_P=$(jq '.params.hll_precision' "$WORK/status0.json")
+if [[ "$CMS_W" =~ ^[0-9]+$ && "$CMS_D" =~ ^[0-9]+$ && "$HLL_P" =~ ^[0-9]+$ ]] &&
+   [ $((CMS_W & (CMS_W - 1))) -eq 0 ] && [ "$CMS_W" -gt 1 ]; then
+	ok "status gives the sketch's parameters (width $CMS_W, depth $CMS_D, p $HLL_P)"
+else
+	bail "status gives the sketch's parameters (got '$CMS_W' '$CMS_D' '$HLL_P')"
+fi
+
 mode=$(jq -r '.interfaces[0].xdp_mode' "$WORK/status0.json")
 check "XDP attached in native mode (got $mode)" [ "$mode" = native ]
 
@@ -131,6 +149,12 @@ else
 fi
 sent=$(jq .total_packets "$WORK/truth.json")
 sent_bytes=$(jq .total_bytes "$WORK/truth.json")
+check "the truth's flows add up to its totals" \
+	[ "$(jq '[.flows[].packets] | add' "$WORK/truth.json") $(jq '[.flows[].bytes] | add' "$WORK/truth.json")" = "$sent $sent_bytes" ]
+# Count-Min: eps = e / w; N = what was sent.  HyperLogLog: 1.04 / sqrt(m).
+BOUND_P=$(jq -n --argjson w "$CMS_W" --argjson n "$sent" '(1 | exp) / $w * $n')
+BOUND_B=$(jq -n --argjson w "$CMS_W" --argjson n "$sent_bytes" '(1 | exp) / $w * $n')
+RSE=$(jq -n --argjson p "$HLL_P" '1.04 / (pow(2; $p) | sqrt)')
 tx_dropped=$(fs_link_stat "$NS_TX" "$VETH_TX" tx dropped)
 check "the sending veth dropped nothing (tx dropped $tx_dropped)" [ "$tx_dropped" = 0 ]
 
@@ -181,19 +205,32 @@ check "top: span total_bytes equals the bytes sent" \
 # One jq program joins the CLI's flows with the truth by five-tuple and
 # returns the list of violated properties (empty = all hold).
 top_check() {
-	jq -rn --slurpfile top "$WORK/top.json" --slurpfile truth "$WORK/truth.json" \
-		--arg what "$1" '
+	jq -rn --slurpfile top "${2:-$WORK/top.json}" --slurpfile truth "$WORK/truth.json" \
+		--argjson bp "$BOUND_P" --argjson bb "$BOUND_B" --arg what "$1" '
 	def key: "\(.src)|\(.dst)|\(.sport)|\(.dport)|\(.proto)";
 	($truth[0].flows | map({(key): .}) | add) as $t |
 	($truth[0].flows) as $tf |
-	$top[0].error_bound as $eb |
+	{packets: $bp, bytes: $bb} as $eb |
 	$top[0].flows as $got |
+	# Parsed tables carry the half-unit their rounding may hide.
+	def slack($w): (.slack // {})[$w] // 0;
 	if $what == "count" then
 		[ $got | length | select(. != 10) | "returned \(.) flows, not 10" ]
+	elif $what == "known" then
+		[ $got[] | key | select($t[.] == null) | "\(.) is not a flow fs-gen sent" ]
 	elif $what == "packets" or $what == "bytes" then
-		[ $got[] | . as $f | ($t[$f | key][$what] // 0) as $true |
-		  select($f[$what] < $true or $f[$what] > $true + $eb[$what]) |
-		  "\($f | key): \($what) \($f[$what]) not in [\($true), \($true + $eb[$what])]" ]
+		[ $got[] | . as $f | ($t[$f | key][$what] // 0) as $true | ($f | slack($what)) as $h |
+		  select($t[$f | key] == null or
+			 $f[$what] < $true - $h or $f[$what] > $true + $eb[$what] + $h) |
+		  "\($f | key): \($what) \($f[$what]) not in [\($true), \($true + $eb[$what])]" +
+		  (if $h > 0 then " +- \($h)" else "" end) +
+		  (if $t[$f | key] == null then " (not a flow fs-gen sent)" else "" end) ]
+	elif $what == "share" then
+		# share (%) of the span total: [truth, truth + eps N] / N.
+		[ $got[] | . as $f | ($t[$f | key].packets // 0) as $true |
+		  select($f.share < 100 * $true / $truth[0].total_packets - 0.05 or
+			 $f.share > 100 * ($true + $eb.packets) / $truth[0].total_packets + 0.05) |
+		  "\($f | key): share \($f.share)% against true \(100 * $true / $truth[0].total_packets)%" ]
 	elif $what == "set" then
 		# Any flow whose true count is more than the bound below the
 		# 10th must be absent; any more than the bound above the 11th
@@ -216,10 +253,14 @@ top_assert() {
 	out=$(top_check "$1")
 	if [ -z "$out" ]; then ok "$2"; else not_ok "$2"; echo "$out" | diag; fi
 }
-bound_p=$(jq .error_bound.packets "$WORK/top.json")
 gap=$(jq '.flows[9].packets - .flows[10].packets' "$WORK/truth.json")
-echo "# error bound: $bound_p packets, $(jq .error_bound.bytes "$WORK/top.json") bytes; true gap between 10th and 11th: $gap packets"
+echo "# eps*N = e/$CMS_W * N: $BOUND_P packets, $BOUND_B bytes; true gap between 10th and 11th: $gap packets"
+# The daemon's own statement of the bound is checked, never used.
+check "top: the daemon's stated error bound is e/w*N, rounded up ($(jq -c .error_bound "$WORK/top.json"))" \
+	jqe --argjson bp "$BOUND_P" --argjson bb "$BOUND_B" \
+	'(.error_bound.packets - $bp | fabs) <= 1 and (.error_bound.bytes - $bb | fabs) <= 1' "$WORK/top.json"
 top_assert count "top returns 10 flows"
+top_assert known "every top-10 flow is one fs-gen sent"
 top_assert set "top-10 flows are the true top-10"
 top_assert order "top-10 order respects true counts that differ by more than the bound"
 top_assert packets "every top-10 packet count in [truth, truth + eps*N]"
@@ -235,12 +276,158 @@ fi
 for what in flows sources destinations; do
 	est=$(jq ".distinct_$what" "$WORK/flows.json")
 	truth=$(jq ".distinct_$what" "$WORK/truth.json")
-	within=$(jq -n --slurpfile f "$WORK/flows.json" --argjson e "$est" --argjson t "$truth" \
-		'(($e - $t) | fabs) <= 3 * $f[0].relative_standard_error * $t')
+	within=$(jq -n --argjson r "$RSE" --argjson e "$est" --argjson t "$truth" \
+		'(($e - $t) | fabs) <= 3 * $r * $t')
 	check "distinct $what $est within 3 standard errors of $truth" [ "$within" = true ]
 	check "top reports the same distinct $what as flows over the same span" \
 		[ "$(jq ".distinct_$what" "$WORK/top.json")" = "$est" ]
 done
+
+# ---------------------------------------------------------------- text
+# The tables people read, from the same daemon, parsed back and held to the
+# same truth.  Counts print in SI units ("11K", "4.8K", "7.9 MB": one
+# decimal below 10, whole from 10 up), so a parsed figure carries the
+# half-unit its rounding may hide; plain counts print exactly.
+JQ_TEXT='
+def num: gsub(","; "") | tonumber;
+def si($n; $unit):
+  ({"": 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18}[$unit | sub("B$"; "")]) as $s |
+  ($n | tonumber) as $x |
+  {v: ($x * $s), h: (if $s == 1 then 0 elif $x < 10 then 0.05 * $s else 0.5 * $s end)};
+def endpoint:
+  if startswith("[") then capture("^\\[(?<a>[^]]+)\\]:(?<p>[0-9]+)$")
+  else capture("^(?<a>[0-9.]+):(?<p>[0-9]+)$") end | {a, p: (.p | tonumber)};
+def within($v; $lo; $hi): $v >= $lo and $v <= $hi;
+def line($re): [.[] | capture($re)] | .[0];
+'
+# top_text FILE: the table rows as top --json flows, with their slack.
+top_text() {
+	jq -Rn "$JQ_TEXT"'
+	[inputs | select(test("^ *[0-9]+  ")) |
+	 capture("^ *(?<rank>[0-9]+) +(?<src>\\S+) +(?<dst>\\S+) +(?<proto>[a-z0-9]+) +(?<pn>[0-9.]+)(?<pu>[KMGTPE]?) +(?<bn>[0-9.]+) (?<bu>[KMGTPE]?B) +(?<share>[0-9.]+)%$") |
+	 (.src | endpoint) as $s | (.dst | endpoint) as $d |
+	 si(.pn; .pu) as $pk | si(.bn; .bu) as $by |
+	 {src: $s.a, dst: $d.a, sport: $s.p, dport: $d.p, proto, packets: $pk.v,
+	  bytes: $by.v, slack: {packets: $pk.h, bytes: $by.h}, share: (.share | tonumber),
+	  rank: (.rank | tonumber)}] | {flows: .}' "$1"
+}
+# text_check WHAT FILE: the violated properties of one text answer.
+text_check() {
+	jq -Rsr "$JQ_TEXT"'
+	(split("\n")) as $l | $truth[0] as $tr |
+	if $what == "top-header" then
+		($l | line("^flowsketch top: last [0-9]+ s \\([0-9]+ windows? of [0-9]+ s, ending [0-9:]+\\), (?<p>[0-9,]+) packets, (?<bn>[0-9.]+) (?<bu>[KMGTPE]?B), by packets$")) as $h1 |
+		($l | line("^counts are upper bounds, at most \\+(?<p>[0-9,]+) packets \\(\\+(?<bn>[0-9.]+) (?<bu>[KMGTPE]?B)\\) over the truth with probability (?<prob>[0-9.]+)% \\(epsilon (?<eps>[0-9.]+)% of the total\\)$")) as $h2 |
+		($l | line("^distinct: (?<flows>[0-9,]+) flows, (?<sources>[0-9,]+) sources, (?<destinations>[0-9,]+) destinations \\(HyperLogLog, ±(?<rse>[0-9.]+)% at 1 sigma\\)$")) as $h3 |
+		if $h1 == null or $h2 == null or $h3 == null then ["header lines missing or changed"]
+		else
+		[ ($h1.p | num | select(. != $tr.total_packets) | "total \(.) packets, sent \($tr.total_packets)"),
+		  (si($h1.bn; $h1.bu) | select(within($tr.total_bytes; .v - .h; .v + .h) | not) | "total bytes \(.v) +- \(.h), sent \($tr.total_bytes)"),
+		  ($h2.p | num | select((. - $bp | fabs) > 1) | "stated bound +\(.) packets, e/w*N = \($bp)"),
+		  (si($h2.bn; $h2.bu) | select(within($bb; .v - .h - 1; .v + .h + 1) | not) | "stated bound +\(.v) bytes, e/w*N = \($bb)"),
+		  ($h2.prob | tonumber | select((. - 100 * (1 - (-$d | exp)) | fabs) > 0.05) | "probability \(.)%, 1 - e^-d = \(100 * (1 - (-$d | exp)))%"),
+		  ($h2.eps | tonumber | select((. - 100 * (1 | exp) / $w | fabs) > 0.0005) | "epsilon \(.)%, e/w = \(100 * (1 | exp) / $w)%"),
+		  ($h3.rse | tonumber | select((. - 100 * $rse | fabs) > 0.005) | "rse \(.)%, 1.04/sqrt(m) = \(100 * $rse)%"),
+		  ("flows", "sources", "destinations") as $k |
+		  ($h3[$k] | num) as $e | $tr["distinct_" + $k] as $t |
+		  select(($e - $t | fabs) > 3 * $rse * $t) | "distinct \($k) \($e), truth \($t)" ]
+		end
+	elif $what == "flows" then
+		($l | line("HyperLogLog p = (?<p>[0-9]+)$")) as $hp |
+		[ (if $hp == null or ($hp.p | tonumber) != $p then "header does not say p = \($p)" else empty end),
+		  ("flows", "sources", "destinations") as $k |
+		  ($l | line("^  \($k) +(?<e>[0-9,]+)  ± (?<r>[0-9.]+)% \\(± (?<a>[0-9,]+) at 1 sigma\\)$")) as $m |
+		  if $m == null then "no line for \($k)" else
+		  ($m.e | num) as $e | $tr["distinct_" + $k] as $t |
+		  (select(($e - $t | fabs) > 3 * $rse * $t) | "distinct \($k) \($e), truth \($t)"),
+		  (select(($m.r | tonumber) - 100 * $rse | fabs > 0.005) | "\($k): rse \($m.r)%, 1.04/sqrt(m) = \(100 * $rse)%"),
+		  (select(($m.a | num) - $rse * $e | fabs > 1) | "\($k): +- \($m.a) at 1 sigma, rse * estimate = \($rse * $e)")
+		  end ]
+	elif $what == "status" then
+		[ ($l | line("^flowsketchd: +pid (?<pid>[0-9]+), datapath (?<dp>bpf|kfunc), maps pinned in (?<pin>.*)$")) as $m |
+		  if $m == null then "no daemon line" else
+		  (select(($m.pid | tonumber) != $pid) | "pid \($m.pid), started \($pid)"),
+		  (select($m.pin != $pin) | "pinned in \($m.pin), not \($pin)") end,
+		  (select($l | any(. == "interfaces:   \($ifname) (ifindex \($ifindex), XDP native)") | not) |
+		   "no interfaces line for \($ifname), ifindex \($ifindex), native"),
+		  ($l | line("^count-min: +width (?<w>[0-9,]+) x depth (?<d>[0-9]+), epsilon (?<e>[0-9.]+)%, delta (?<dl>[0-9.]+)%, conservative update (on|off)$")) as $m |
+		  if $m == null then "no count-min line" else
+		  (select(($m.w | num) != $w or ($m.d | tonumber) != $d) | "width \($m.w) depth \($m.d), status --json says \($w), \($d)"),
+		  (select(($m.e | tonumber) - 100 * (1 | exp) / $w | fabs > 0.0005) | "epsilon \($m.e)%, e/w = \(100 * (1 | exp) / $w)%"),
+		  (select(($m.dl | tonumber) - 100 * (-$d | exp) | fabs > 0.005) | "delta \($m.dl)%, e^-d = \(100 * (-$d | exp))%") end,
+		  ($l | line("^hyperloglog: +precision p = (?<p>[0-9]+) \\((?<m>[0-9,]+) registers per sketch\\)$")) as $m |
+		  if $m == null then "no hyperloglog line" else
+		  select(($m.p | tonumber) != $p or ($m.m | num) != pow(2; $p)) | "p \($m.p), \($m.m) registers; want \($p), 2^\($p)" end,
+		  ($l | line("^totals: +(?<p>[0-9,]+) packets, (?<bn>[0-9.]+) (?<bu>[KMGTPE]?B) in finished windows$")) as $m |
+		  if $m == null then "no totals line" else
+		  (select(($m.p | num) != $tr.total_packets) | "totals \($m.p) packets, sent \($tr.total_packets)"),
+		  (si($m.bn; $m.bu) | select(within($tr.total_bytes; .v - .h; .v + .h) | not) | "totals \(.v) +- \(.h) bytes, sent \($tr.total_bytes)") end,
+		  ($l | line("^datapath: +(?<rx>[0-9,]+) frames seen, (?<sk>[0-9,]+) sketched, (?<nonip>[0-9,]+) not IP, (?<frag>[0-9,]+) fragments$")) as $m |
+		  if $m == null then "no datapath line" else
+		  select(($m.rx | num) != $rx or ($m.sk | num) != $sk or $m.nonip != "0" or $m.frag != "0") |
+		  "datapath \($m.rx) seen, \($m.sk) sketched, \($m.nonip) not IP, \($m.frag) fragments; want \($rx), \($sk), 0, 0" end,
+		  (select($l | any(test("^malformed: +0$")) | not) | "malformed is not 0"),
+		  (select($l | any(test("^reports: +[0-9,]+ heavy-hitter reports, 0 dropped \\(ring buffer full\\), 0 update errors$")) | not) |
+		   "reports line missing, or reports dropped or update errors") ]
+	else ["unknown check"] end | .[]' \
+		--slurpfile truth "$WORK/truth.json" --arg what "$1" \
+		--argjson bp "$BOUND_P" --argjson bb "$BOUND_B" --argjson rse "$RSE" \
+		--argjson w "$CMS_W" --argjson d "$CMS_D" --argjson p "$HLL_P" \
+		--argjson pid "${DAEMON_PID:-0}" --arg pin "$PIN_DIR" --arg ifname "$VETH_RX" \
+		--argjson ifindex "$(ip -n "$NS_RX" -j link show dev "$VETH_RX" | jq '.[0].ifindex')" \
+		--argjson rx "${3:-0}" --argjson sk "${4:-0}" "$2" 2>&1
+}
+text_assert() { # text_assert WHAT FILE DESCRIPTION [RX SKETCHED]
+	local out
+	out=$(text_check "$1" "$2" "${@:4}")
+	if [ -z "$out" ]; then ok "$3"; else not_ok "$3"; echo "$out" | diag; sed 's/^/  | /' "$2" | diag; fi
+}
+
+if cli top -n 10 --once --span "$SPAN" >"$WORK/top.txt" 2>"$WORK/top.err"; then
+	ok "top -n 10 --once --span $SPAN (text) answers"
+else
+	diag <"$WORK/top.err"
+	not_ok "top -n 10 --once --span $SPAN (text) answers"
+fi
+top_text "$WORK/top.txt" >"$WORK/top-text.json" 2>&1 || diag <"$WORK/top-text.json"
+text_assert top-header "$WORK/top.txt" "top (text) header: totals sent, bound e/w*N, probability 1-e^-d, distinct within 3 rse"
+top_text_assert() {
+	local out
+	out=$(top_check "$1" "$WORK/top-text.json")
+	if [ -z "$out" ]; then ok "$2"; else not_ok "$2"; echo "$out" | diag; sed 's/^/  | /' "$WORK/top.txt" | diag; fi
+}
+top_text_assert count "top (text) has 10 rows"
+top_text_assert known "top (text): every row is a flow fs-gen sent"
+top_text_assert set "top (text) rows are the true top-10"
+top_text_assert order "top (text) order respects true counts that differ by more than the bound"
+top_text_assert packets "top (text): every packet count in [truth, truth + eps*N], give or take its rounding"
+top_text_assert bytes "top (text): every byte count in [truth, truth + eps*N], give or take its rounding"
+top_text_assert share "top (text): every share in [truth, truth + eps*N] / N"
+check "top (text) lists the flows of top --json, ranked 1..10 in the same order" \
+	jqe -n --slurpfile a "$WORK/top-text.json" --slurpfile b "$WORK/top.json" '
+	def key: "\(.src)|\(.dst)|\(.sport)|\(.dport)|\(.proto)";
+	($a[0].flows | map(key)) == ($b[0].flows | map(key)) and
+	($a[0].flows | map(.rank)) == [range(1; ($b[0].flows | length) + 1)]'
+
+if cli flows --span "$SPAN" >"$WORK/flows.txt" 2>"$WORK/flows.err"; then
+	ok "flows --span $SPAN (text) answers"
+else
+	diag <"$WORK/flows.err"
+	not_ok "flows --span $SPAN (text) answers"
+fi
+text_assert flows "$WORK/flows.txt" "flows (text): p, and each distinct count within 3 rse of the truth, with its error"
+
+if cli status >"$WORK/status.txt" 2>"$WORK/status.err"; then
+	ok "status (text) answers"
+else
+	diag <"$WORK/status.err"
+	not_ok "status (text) answers"
+fi
+rx_now=$(( $(jq .counters.rx "$WORK/status0.json") + d_link ))
+sk_now=$(( $(jq .counters.sketched "$WORK/status0.json") + sent ))
+text_assert status "$WORK/status.txt" \
+	"status (text): pid, pins, interface, parameters, totals sent, frames seen, nothing malformed or dropped" \
+	"$rx_now" "$sk_now"
 
 # ---------------------------------------------------------------- bpftool
 if bpftool -j map dump pinned "$PIN_DIR/ctl" >"$WORK/ctl.json" 2>&1; then

@@ -9,8 +9,12 @@
 # The daemon loads the datapath once and attaches it to every -i; the
 # sketches are host-wide, so the answers must cover the traffic of both
 # links: status lists both, totals are the sum of what was sent on each,
-# and each link's heaviest flow is in the top list with a count within the
-# stated bound.  SIGTERM detaches both.  Output: TAP.
+# each link's heaviest flow is in the top list with a count within the
+# bound, and every listed flow is one that was sent, its counts within
+# [truth, truth + eps*N].  The bound is computed here, eps*N = e / width *
+# N with the width from status --json .params and N the packets (bytes)
+# the two truth files say were sent, never the daemon's error_bound.
+# SIGTERM detaches both.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
@@ -105,7 +109,17 @@ cli top -n 50 --json --once --span 60 >"$WORK/top.json" 2>"$WORK/err" ||
 check "totals cover both links ($(jq .total_packets "$WORK/top.json") of $sent)" \
 	[ "$(jq .total_packets "$WORK/top.json")" = "$sent" ]
 
-bound=$(jq .error_bound.packets "$WORK/top.json")
+width=$(jq '.params.cms_width' "$WORK/status.json")
+[[ "$width" =~ ^[0-9]+$ ]] && [ "$width" -gt 0 ] || bail "status gives the Count-Min width (got '$width')"
+# One truth for both links: flows summed by five-tuple (the two senders
+# may draw the same tuple).
+jq -s '{total_packets: (map(.total_packets) | add), total_bytes: (map(.total_bytes) | add),
+	flows: ([.[].flows[]] | group_by([.src, .dst, .sport, .dport, .proto]) |
+		map(.[0] + {packets: (map(.packets) | add), bytes: (map(.bytes) | add)}))}' \
+	"$WORK/truth-$A_TX.json" "$WORK/truth-$B_TX.json" >"$WORK/truth.json"
+bound=$(jq --argjson w "$width" '(1 | exp) / $w * .total_packets' "$WORK/truth.json")
+bound_b=$(jq --argjson w "$width" '(1 | exp) / $w * .total_bytes' "$WORK/truth.json")
+echo "# eps*N = e/$width * N: $bound packets, $bound_b bytes"
 for link in "$A_TX" "$B_TX"; do
 	# The link's heaviest flow, as fs-gen wrote it, found in top by key.
 	found=$(jq -n --slurpfile tr "$WORK/truth-$link.json" --slurpfile top "$WORK/top.json" --argjson b "$bound" '
@@ -115,6 +129,23 @@ for link in "$A_TX" "$B_TX"; do
 		| length == 1 and .[0].packets >= $f.packets and .[0].packets <= $f.packets + $b')
 	check "the heaviest flow sent on $link is in top within the bound" [ "$found" = true ]
 done
+bad=$(jq -rn --slurpfile tr "$WORK/truth.json" --slurpfile top "$WORK/top.json" \
+	--argjson bp "$bound" --argjson bb "$bound_b" '
+	def key: "\(.src)|\(.dst)|\(.sport)|\(.dport)|\(.proto)";
+	($tr[0].flows | map({(key): .}) | add) as $t |
+	$top[0].flows[] | . as $f | $t[$f | key] as $true |
+	if $true == null then "\($f | key) is not a flow either link carried"
+	elif $f.packets < $true.packets or $f.packets > $true.packets + $bp or
+	     $f.bytes < $true.bytes or $f.bytes > $true.bytes + $bb then
+		"\($f | key): \($f.packets) packets, \($f.bytes) bytes; sent \($true.packets), \($true.bytes)"
+	else empty end' 2>&1)
+n_top=$(jq '.flows | length' "$WORK/top.json")
+if [ -z "$bad" ] && [ "$n_top" -gt 0 ]; then
+	ok "each of the $n_top flows in top was sent, packets and bytes in [truth, truth + eps*N]"
+else
+	not_ok "each of the $n_top flows in top was sent, packets and bytes in [truth, truth + eps*N]"
+	echo "$bad" | diag
+fi
 
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID"

@@ -11,6 +11,17 @@
  *     eps = e / w, delta = e^-d.  Small depths (d = 2: delta = 13.5 %)
  *     make this a check with teeth; the bound is on the fraction of flows
  *     that exceed it.
+ * eps and delta are computed here from w and d, not taken from params.h.
+ * The delta bound is loose (Markov): on a skewed stream a sketch whose
+ * rows all used row 0's column (depth 1 in effect) still passes it at
+ * d = 2 and 3.  Rows must be independent for delta = e^-d to hold, so
+ * test_rows_independent checks that directly at every depth: the columns
+ * of each key are read back from the cells a one-key sketch touched, and
+ * of the pairs of keys that share a column in one row, a fraction 1/w may
+ * share one in any other row (the Count-Min assumption), not all of them.
+ * Mutants tried by hand in cms.h: every row reusing row 0's column fails
+ * it at every depth (and test_bounds_d2 alone still passes); the second
+ * word of the stream repeating the first fails it at d = 8.
  * Conservative update never raises a cell above the standard update's
  * (induction over the stream: each CU cell is max(cell, min + 1) <= its
  * standard counterpart's cell + 1), so per flow truth <= CU <= standard.
@@ -204,10 +215,11 @@ static void check_bounds(__u32 depth, __u32 log2w)
 	__u32 i, queried = 0;
 
 	params_of(&p, depth, log2w, 0);
-	eps = fs_cms_epsilon(&p);
-	delta = fs_cms_delta(&p);
-	assert_true(fabs(eps - M_E / (1U << log2w)) < 1e-15);
-	assert_true(fabs(delta - exp(-(double)depth)) < 1e-15);
+	/* From the definitions, not from the code under test. */
+	eps = M_E / (1U << log2w);
+	delta = exp(-(double)depth);
+	assert_true(fabs(fs_cms_epsilon(&p) - eps) < 1e-15);
+	assert_true(fabs(fs_cms_delta(&p) - delta) < 1e-15);
 
 	stream_make(&st);
 	sketch_stream(&st, &p, 1, &s);
@@ -231,6 +243,113 @@ static void check_bounds(__u32 depth, __u32 log2w)
 			 depth, log2w, over_pk, over_by, queried, delta * queried);
 	fs_sketch_free(&s);
 	stream_free(&st);
+}
+
+/*
+ * Key i's column in each row, read back from the cells: a model that
+ * counts the one key, scanned row by row (cell numbering of cms.h's
+ * header comment, slot 0); exactly one cell per row must have moved.
+ * The cells are zeroed again for the next key.
+ */
+static void columns_of(struct fs_model *m, __u32 i, __u32 *col)
+{
+	const struct fs_sketch_params *p = &m->params;
+	__u32 w = 1U << p->cms_log2_width, row, c, found;
+	struct fs_flow_key k;
+
+	flow_key_of(i, &k);
+	assert_true(fs_model_update(m, &k, 100, 0, 0, 0, NULL) >= 0);
+	for (row = 0; row < p->cms_depth; row++) {
+		for (c = 0, found = 0; c < w; c++) {
+			__u64 n = ((__u64)row << p->cms_log2_width) | c;
+			struct fs_cms_cell *cell =
+				&m->env.cms[n >> FS_CMS_CHUNK_SHIFT].cells[n & FS_CMS_CHUNK_MASK];
+
+			if (!cell->packets && !cell->bytes)
+				continue;
+			assert_int_equal(cell->packets, 1);
+			assert_int_equal(cell->bytes, 100);
+			memset(cell, 0, sizeof(*cell));
+			col[row] = c;
+			found++;
+		}
+		if (found != 1)
+			fail_msg("key %u, row %u: %u cells counted it, not 1", i, row, found);
+	}
+}
+
+#define MAX_DEPTH 8
+
+static void check_rows_independent(__u32 depth, __u32 log2w, __u32 nkeys)
+{
+	const __u32 w = 1U << log2w;
+	struct fs_sketch_params p;
+	struct fs_model m;
+	__u32 (*col)[MAX_DEPTH] = calloc(nkeys, sizeof(*col));
+	__u64 pairs[MAX_DEPTH] = { 0 }, both[MAX_DEPTH][MAX_DEPTH] = { { 0 } };
+	__u32 a, b, r, s;
+
+	assert_non_null(col);
+	assert_true(depth >= 2 && depth <= MAX_DEPTH);
+	params_of(&p, depth, log2w, 0);
+	assert_int_equal(fs_model_init(&m, &p), 0);
+	for (a = 0; a < nkeys; a++)
+		columns_of(&m, a, col[a]);
+	fs_model_free(&m);
+
+	for (a = 0; a < nkeys; a++)
+		for (b = a + 1; b < nkeys; b++)
+			for (r = 0; r < depth; r++) {
+				if (col[a][r] != col[b][r])
+					continue;
+				pairs[r]++;
+				for (s = 0; s < depth; s++)
+					if (s != r && col[a][s] == col[b][s])
+						both[r][s]++;
+			}
+	for (r = 0; r < depth; r++) {
+		/* Collisions in row r: about C(nkeys, 2) / w of the pairs. */
+		double want = (double)nkeys * (nkeys - 1) / 2 / w;
+
+		if (fabs((double)pairs[r] - want) > 5 * sqrt(want) + 5)
+			fail_msg("d=%u w=2^%u row %u: %llu colliding pairs, %.0f expected",
+				 depth, log2w, r, (unsigned long long)pairs[r], want);
+		for (s = 0; s < depth; s++) {
+			/* Of those, a fraction 1/w collides in row s too:
+			 * Poisson, mean pairs/w; 5 sigma + 5 of slack. */
+			double mean = (double)pairs[r] / w;
+
+			if (s == r)
+				continue;
+			if ((double)both[r][s] > mean + 5 * sqrt(mean) + 5)
+				fail_msg("d=%u w=2^%u: of %llu pairs colliding in row %u, %llu collide in row %u too; independent rows give about %.1f",
+					 depth, log2w, (unsigned long long)pairs[r], r,
+					 (unsigned long long)both[r][s], s, mean);
+		}
+	}
+	free(col);
+}
+
+/* The depths and widths the bound tests use, one test each. */
+static void test_rows_independent_d2(void **state)
+{
+	check_rows_independent(2, 10, 3000);
+}
+
+static void test_rows_independent_d3(void **state)
+{
+	check_rows_independent(3, 8, 1000);
+}
+
+static void test_rows_independent_default(void **state)
+{
+	check_rows_independent(FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, 4000);
+}
+
+/* Past 64 bits of columns: rows 5..7 come from a second word. */
+static void test_rows_independent_d8(void **state)
+{
+	check_rows_independent(8, 12, 4000);
 }
 
 static void test_bounds_d2(void **state)
@@ -329,6 +448,10 @@ static void test_counters_past_2_32(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_independent_d2),
+		cmocka_unit_test(test_rows_independent_d3),
+		cmocka_unit_test(test_rows_independent_default),
+		cmocka_unit_test(test_rows_independent_d8),
 		cmocka_unit_test(test_bounds_d2),
 		cmocka_unit_test(test_bounds_d3),
 		cmocka_unit_test(test_bounds_default),

@@ -2,8 +2,11 @@
 /*
  * test_hll.c - accuracy of the HyperLogLog registers and Ertl's estimator.
  *
- * Registers are filled with the datapath's own derivation (fs_packet_hash,
- * fs_hll_index, fs_hll_rank) from n distinct flow keys, so the truth is n.
+ * Registers are filled from n distinct flow keys, so the truth is n: the
+ * keys hashed as the datapath hashes them (fs_packet_hash), the registers
+ * derived from the definition in ref_hll.h (low p bits, trailing zeros of
+ * the rest plus one, bit by bit), not by hll.h's fs_hll_index/fs_hll_rank,
+ * which test_derivation checks against that definition.
  * The keys come in three shapes, each through the hash its sketch uses:
  * IPv6 flows whose address and port spell out n (flow hash), sequential
  * IPv4 sources 10.0.0.0 + i (source hash) and one host pair's sequential
@@ -30,6 +33,8 @@
 #include "hll_estimate.h"
 #include "sketch.h"
 #include "flowsketch/hash.h"
+#include "flowsketch/hll.h"
+#include "ref_hll.h"
 
 static const struct fs_hash_secret base_secret = {
 	.k0 = 0x452821e638d01377ULL,
@@ -90,7 +95,65 @@ static __u64 key_hash(enum key_shape shape, __u64 i,
 
 static void hll_insert(__u8 *regs, __u32 p, __u64 h)
 {
-	fs_hll_register_max(&regs[fs_hll_index(h, p)], fs_hll_rank(h, p));
+	ref_hll_insert(regs, p, h);
+}
+
+/*
+ * hll.h's derivation is the definition: on hashes chosen at the edges
+ * (no bit above p, one bit at each position, all ones) and on random ones,
+ * at every precision the datapath accepts; pinned values from Redis's
+ * range (p = 14: ranks 1 .. 51).  And fs_hll_register_max keeps the max.
+ */
+static void test_derivation(void **state)
+{
+	__u64 rng = 0x9e3779b97f4a7c15ULL, h;
+	__u32 p, b, i;
+	__u8 reg;
+
+	for (p = FS_HLL_MIN_P; p <= FS_HLL_MAX_P; p++) {
+		for (b = 0; b <= 64; b++) {
+			__u64 one = b < 64 ? 1ULL << b : 0;
+			const __u64 edge[] = { one, one - 1, ~one, one | ((1ULL << p) - 1),
+					       one * 3, ~0ULL ^ (one - 1) };
+
+			for (i = 0; i < FS_ARRAY_SIZE(edge); i++) {
+				h = edge[i];
+				if (fs_hll_index(h, p) != ref_hll_index(h, p) ||
+				    fs_hll_rank(h, p) != ref_hll_rank(h, p))
+					fail_msg("p = %u, h = %#llx: index %u rank %u, definition %u, %u",
+						 p, (unsigned long long)h, fs_hll_index(h, p),
+						 fs_hll_rank(h, p), ref_hll_index(h, p),
+						 ref_hll_rank(h, p));
+			}
+		}
+		for (i = 0; i < 100000; i++) {
+			rng ^= rng >> 12;
+			rng ^= rng << 25;
+			rng ^= rng >> 27;
+			h = rng * 0x2545f4914f6cdd1dULL;
+			/* Thin the high bits now and then: long zero runs. */
+			if (i & 1)
+				h &= ~0ULL >> (i % 61);
+			assert_int_equal(fs_hll_index(h, p), ref_hll_index(h, p));
+			assert_int_equal(fs_hll_rank(h, p), ref_hll_rank(h, p));
+		}
+	}
+	/* Redis, p = 14: all of bits 14..63 zero is rank 51, bit 14 set
+	 * rank 1, bit 63 alone rank 50; the index is bits 0..13. */
+	assert_int_equal(ref_hll_rank(0, 14), 51);
+	assert_int_equal(ref_hll_rank(0x3fff, 14), 51);
+	assert_int_equal(ref_hll_rank(1ULL << 14, 14), 1);
+	assert_int_equal(ref_hll_rank(1ULL << 63, 14), 50);
+	assert_int_equal(ref_hll_index(0xffffffffffffc123ULL, 14), 0x0123);
+	assert_int_equal(fs_hll_rank(0, 14), 51);
+	assert_int_equal(fs_hll_rank(1ULL << 63, 14), 50);
+
+	reg = 0;
+	fs_hll_register_max(&reg, 3);
+	fs_hll_register_max(&reg, 2);
+	assert_int_equal(reg, 3);
+	fs_hll_register_max(&reg, 7);
+	assert_int_equal(reg, 7);
 }
 
 /*
@@ -294,6 +357,7 @@ static void test_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_derivation),
 		cmocka_unit_test(test_cardinalities_p14),
 		cmocka_unit_test(test_no_bias_across_range),
 		cmocka_unit_test(test_other_precisions),

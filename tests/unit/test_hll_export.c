@@ -22,6 +22,7 @@
 #include "hll_estimate.h"
 #include "flowsketch/hash.h"
 #include "flowsketch/hll.h"
+#include "ref_hll.h"
 
 static __u64 rng_next(__u64 *state)
 {
@@ -32,7 +33,8 @@ static __u64 rng_next(__u64 *state)
 }
 
 /* Registers of n distinct flows (IPv6 sources 2001:db8::i, i < 2^32)
- * hashed as the datapath hashes them. */
+ * hashed as the datapath hashes them, placed by the register definition
+ * (ref_hll.h), not by hll.h's fs_hll_index/fs_hll_rank. */
 static void fill_registers(__u8 *regs, __u32 p, __u64 n)
 {
 	const struct fs_hash_secret s = { 0x1234, 0x5678 };
@@ -52,7 +54,7 @@ static void fill_registers(__u8 *regs, __u32 p, __u64 n)
 		addr = htonl((__u32)i);
 		memcpy(&k.src[12], &addr, sizeof(addr));
 		h = fs_flow_hash(&k, &key);
-		fs_hll_register_max(&regs[fs_hll_index(h, p)], fs_hll_rank(h, p));
+		ref_hll_insert(regs, p, h);
 	}
 }
 

@@ -59,7 +59,11 @@ tail -c +$((start + 1)) "$VMLINUZ" | head -c "$payload_len" |
 	zstd -d -q -c 2>/dev/null > "$OUT.tmp/vmlinux" || true
 [ "$(head -c 4 "$OUT.tmp/vmlinux" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] ||
 	die "could not extract an ELF vmlinux from $VMLINUZ."
-readelf -S "$OUT.tmp/vmlinux" | grep -q '\.BTF' ||
+# Not `readelf | grep -q` under pipefail: grep -q exits at the first
+# match, readelf dies of SIGPIPE on the rest of its output and the pipeline
+# fails although the section is there.  grep -c reads everything.
+btf_sections=$(readelf -S "$OUT.tmp/vmlinux" | grep -c '\.BTF' || true)
+[ "${btf_sections:-0}" -gt 0 ] ||
 	die "the vmlinux from $VMLINUZ has no .BTF section."
 
 rm -rf "$OUT"

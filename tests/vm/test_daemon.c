@@ -22,9 +22,13 @@
  * Ground truth is the traffic sent: per flow (five-tuple) the datagram
  * count and the frame length the datapath counts as bytes (datapath.bpf.h:
  * the whole frame, 14 Ethernet + 20 IPv4 or 40 IPv6 + 8 UDP + payload).
- * Count-Min never undercounts and overcounts by more than
- * error_bound = eps * N only with probability delta, so each flow's count
- * must lie in [truth, truth + error_bound]; the span's totals are exact.
+ * Count-Min never undercounts and overcounts by more than eps * N only
+ * with probability delta, so each flow's count must lie in [truth, truth +
+ * eps * N], and every flow listed must be one that was sent; the span's
+ * totals are exact.  The bounds are computed here, eps = e / cms_width
+ * from status --json .params and N the packets (bytes) sent, and rse =
+ * 1.04 / sqrt(2^hll_precision), never the bound or error the daemon states
+ * (its stated error_bound is checked against ours instead).
  */
 #include <errno.h>
 #include <math.h>
@@ -332,12 +336,17 @@ static bool fs_vm_flow_is(struct json_object *jf, const struct fs_vm_udp_flow *f
 	       fs_vm_count(jf, "dport", NULL) == f->dport;
 }
 
+/* The sketch's parameters, read once from status --json. */
+struct fs_vm_params {
+	long long cms_width, hll_p;
+};
+
 /* How many sent flows top lists with packets and bytes in
- * [truth, truth + bound]; each one that is not is explained. */
-static unsigned int fs_vm_top_flows_ok(struct json_object *top)
+ * [truth, truth + bound]; each one that is not is explained.  *unknown:
+ * how many listed flows are none of those sent. */
+static unsigned int fs_vm_top_flows_ok(struct json_object *top, double bound_p,
+				       double bound_b, unsigned int *unknown)
 {
-	long long bound_p = fs_vm_count(top, "error_bound", "packets");
-	long long bound_b = fs_vm_count(top, "error_bound", "bytes");
 	struct json_object *flows = fs_vm_get(top, "flows", NULL);
 	size_t nlisted = flows ? json_object_array_length(flows) : 0;
 	unsigned int i, good = 0;
@@ -361,12 +370,24 @@ static unsigned int fs_vm_top_flows_ok(struct json_object *top)
 		b = fs_vm_count(jf, "bytes", NULL);
 		if (p < want_p || p > want_p + bound_p ||
 		    b < want_b || b > want_b + bound_b) {
-			fs_vm_diag("flow to port %u: %lld packets, %lld bytes; sent %lld, %lld (bounds %lld, %lld)",
+			fs_vm_diag("flow to port %u: %lld packets, %lld bytes; sent %lld, %lld (bounds %.1f, %.1f)",
 				   f->dport, p, b, want_p, want_b, bound_p,
 				   bound_b);
 			continue;
 		}
 		good++;
+	}
+	*unknown = 0;
+	for (j = 0; j < nlisted; j++) {
+		struct json_object *jf = json_object_array_get_idx(flows, j);
+
+		for (i = 0; i < FS_VM_NFLOWS; i++)
+			if (fs_vm_flow_is(jf, &fs_vm_udp_flows[i]))
+				break;
+		if (i == FS_VM_NFLOWS) {
+			fs_vm_diag("top lists a flow never sent: %s", json_object_to_json_string(jf));
+			(*unknown)++;
+		}
 	}
 	return good;
 }
@@ -374,22 +395,27 @@ static unsigned int fs_vm_top_flows_ok(struct json_object *top)
 /* |estimate - truth| within 3 standard errors, rounded up to a whole
  * item since the daemon rounds its estimates. */
 static bool fs_vm_distinct_ok(struct json_object *flows, const char *key,
-			      long long truth)
+			      long long truth, double rse)
 {
-	struct json_object *rse = fs_vm_get(flows, "relative_standard_error", NULL);
 	long long est = fs_vm_count(flows, key, NULL);
 	double tol;
 
-	if (!rse || est < 0)
+	if (est < 0)
 		return false;
-	tol = ceil(3 * json_object_get_double(rse) * (double)truth);
+	tol = ceil(3 * rse * (double)truth);
 	return fabs((double)(est - truth)) <= tol;
 }
 
 /* What the daemon counted of the traffic: top's totals and flows, flows'
  * distinct counts. */
-static void fs_vm_check_counts(const char *path, const struct fs_vm_sent *sent)
+static void fs_vm_check_counts(const char *path, const struct fs_vm_sent *sent,
+			       const struct fs_vm_params *pr)
 {
+	/* eps * N with eps = e / w; rse = 1.04 / sqrt(m). */
+	double bound_p = M_E / (double)pr->cms_width * (double)sent->packets;
+	double bound_b = M_E / (double)pr->cms_width * (double)sent->bytes;
+	double rse = 1.04 / sqrt(ldexp(1.0, (int)pr->hll_p));
+	long long sb_p, sb_b;
 	static const char *const top_args[] = {
 		"top", "-n", "20", "--json", "--once", "--span", FS_VM_SPAN, NULL
 	};
@@ -398,7 +424,7 @@ static void fs_vm_check_counts(const char *path, const struct fs_vm_sent *sent)
 	};
 	struct json_object *top, *flows;
 	long long tp, tb;
-	unsigned int good;
+	unsigned int good, unknown;
 
 	top = fs_vm_cli(top_args, false);
 	tp = fs_vm_count(top, "total_packets", NULL);
@@ -407,17 +433,23 @@ static void fs_vm_check_counts(const char *path, const struct fs_vm_sent *sent)
 		  "daemon, %s: top's span totals %lld packets, %lld bytes; sent %llu, %llu",
 		  path, tp, tb, (unsigned long long)sent->packets,
 		  (unsigned long long)sent->bytes);
-	good = fs_vm_top_flows_ok(top);
+	good = fs_vm_top_flows_ok(top, bound_p, bound_b, &unknown);
 	fs_vm_tap(good == FS_VM_NFLOWS,
-		  "daemon, %s: top lists %u of %zu flows with packets and bytes in [truth, truth + bound %lld, %lld]",
-		  path, good, FS_VM_NFLOWS, fs_vm_count(top, "error_bound", "packets"),
-		  fs_vm_count(top, "error_bound", "bytes"));
+		  "daemon, %s: top lists %u of %zu flows with packets and bytes in [truth, truth + e/w*N = %.1f, %.1f]",
+		  path, good, FS_VM_NFLOWS, bound_p, bound_b);
+	fs_vm_tap(!unknown, "daemon, %s: top lists no flow that was not sent (%u such)",
+		  path, unknown);
+	sb_p = fs_vm_count(top, "error_bound", "packets");
+	sb_b = fs_vm_count(top, "error_bound", "bytes");
+	fs_vm_tap(fabs((double)sb_p - bound_p) <= 1 && fabs((double)sb_b - bound_b) <= 1,
+		  "daemon, %s: the daemon's stated error bound %lld, %lld is e/w*N (%.1f, %.1f)",
+		  path, sb_p, sb_b, bound_p, bound_b);
 	json_object_put(top);
 
 	flows = fs_vm_cli(flows_args, false);
-	fs_vm_tap(fs_vm_distinct_ok(flows, "distinct_flows", FS_VM_NFLOWS) &&
-		  fs_vm_distinct_ok(flows, "distinct_sources", FS_VM_NADDRS) &&
-		  fs_vm_distinct_ok(flows, "distinct_destinations", FS_VM_NADDRS),
+	fs_vm_tap(fs_vm_distinct_ok(flows, "distinct_flows", FS_VM_NFLOWS, rse) &&
+		  fs_vm_distinct_ok(flows, "distinct_sources", FS_VM_NADDRS, rse) &&
+		  fs_vm_distinct_ok(flows, "distinct_destinations", FS_VM_NADDRS, rse),
 		  "daemon, %s: distinct flows %lld, sources %lld, destinations %lld within 3 standard errors of %zu, %d, %d",
 		  path, fs_vm_count(flows, "distinct_flows", NULL),
 		  fs_vm_count(flows, "distinct_sources", NULL),
@@ -468,6 +500,7 @@ static void fs_vm_daemon_run(const char *path, bool kfunc)
 		"--socket", FS_VM_SOCK, NULL
 	};
 	struct json_object *status;
+	struct fs_vm_params params;
 	struct fs_vm_sent sent;
 	bool answered = false;
 	long long windows;
@@ -487,7 +520,14 @@ static void fs_vm_daemon_run(const char *path, bool kfunc)
 		goto stop;
 	answered = true;
 	fs_vm_check_status(path, status);
+	params.cms_width = fs_vm_count(status, "params", "cms_width");
+	params.hll_p = fs_vm_count(status, "params", "hll_precision");
 	json_object_put(status);
+	fs_vm_tap(params.cms_width > 0 && params.hll_p > 0 && params.hll_p < 32,
+		  "daemon, %s: status gives the sketch's parameters (width %lld, p %lld)",
+		  path, params.cms_width, params.hll_p);
+	if (params.cms_width <= 0 || params.hll_p <= 0 || params.hll_p >= 32)
+		goto stop;
 
 	err = fs_vm_send_traffic(&sent);
 	fs_vm_tap(!err, "daemon, %s: sent %llu UDP datagrams (%llu frame bytes) in %zu IPv4/IPv6 flows over lo%s%s",
@@ -500,7 +540,7 @@ static void fs_vm_daemon_run(const char *path, bool kfunc)
 	fs_vm_tap(windows == (long long)sent.packets,
 		  "daemon, %s: finished windows total the %llu packets sent (got %lld)",
 		  path, (unsigned long long)sent.packets, windows);
-	fs_vm_check_counts(path, &sent);
+	fs_vm_check_counts(path, &sent, &params);
 
 	if (kfunc) {
 		err = fs_vm_module_unload();

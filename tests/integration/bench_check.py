@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# bench_check.py OUT DEPTH - every claim of one `fs-bench --depth DEPTH`
+# report, checked from the report's own figures and from the parameters
+# (default width 2^12, HyperLogLog p = 14; params.h), never from what the
+# report says about itself.  For bench_smoke.sh, which numbers the lines:
+#   PASS<TAB>description
+#   FAIL<TAB>description<TAB>what was wrong
+#
+# Figures print with one decimal (ns, us) or as ratios with two; a ratio is
+# checked against the range the printed operands allow (each off by up to
+# half its last digit), so rounding never fails a check but a wrong
+# division, a swapped operand or a missing figure does.  Timings are noise
+# in a tiny run: only their sign and their consistency are checked.
+import math
+import re
+import sys
+
+out_path, depth = sys.argv[1], int(sys.argv[2])
+text = open(out_path).read()
+lines = text.splitlines()
+
+WIDTH = 1 << 12
+HLL_P = 14
+CMS_CHUNK_CELLS = 2048
+HLL_CHUNK_REGS = 32768
+CHUNK_BYTES = 32768
+NSLOTS = 2
+
+NUM = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
+
+def report(ok, what, why=""):
+    print(("PASS\t%s" % what) if ok else ("FAIL\t%s\t%s" % (what, why)))
+
+
+def find(pattern):
+    """The groups of the first line matching pattern (anchored), or None."""
+    rx = re.compile(pattern)
+    for line in lines:
+        m = rx.match(line)
+        if m:
+            return m.groups()
+    return None
+
+
+def half_ulp(s):
+    """Half the last printed digit of the number as printed."""
+    if "." in s:
+        return 0.5 * 10 ** -(len(s) - s.index(".") - 1)
+    return 0.5
+
+
+def ratio_range(a, sa, b, sb):
+    """Range of a / b over the printed operands' rounding; None if b may
+    be <= 0 there (any printed value is then defensible)."""
+    ha, hb = half_ulp(sa), half_ulp(sb)
+    if b - hb <= 0:
+        return None
+    lo = (a - ha) / (b + hb)
+    hi = (a + ha) / (b - hb)
+    return lo, hi
+
+
+def check_ratio(what, printed, a, sa, b, sb):
+    r = ratio_range(a, sa, b, sb)
+    if r is None:
+        report(True, what)
+        return
+    lo, hi = r[0] - half_ulp(printed), r[1] + half_ulp(printed)
+    v = float(printed)
+    report(lo <= v <= hi, what,
+           "printed %s, figures give %.4f..%.4f" % (printed, r[0], r[1]))
+
+
+def check_verdict(what, verdict, value, target, le):
+    """met iff value <= target (le) or >= target; a value within rounding
+    of the target may go either way."""
+    if abs(value - target) < 0.01:
+        report(verdict in ("met", "MISSED"), what, "verdict %r" % verdict)
+        return
+    want = "met" if ((value <= target) if le else (value >= target)) else "MISSED"
+    report(verdict == want, what,
+           "%s for %g against target %g" % (verdict, value, target))
+
+
+# ---------------------------------------------------------------- datapath
+progs = ["driver baseline", "parse only", "full datapath",
+         "naive (FNV-1a/row)", "floor (cells only)"]
+fig = {}
+for p in progs:
+    g = find(r"^  %s +%s +(-|-?[0-9]+\.[0-9])$" % (re.escape(p), NUM))
+    report(g is not None, "depth %d: a figure for %s" % (depth, p),
+           "no line '  %s  NS  NET'" % p)
+    if g:
+        fig[p] = g
+
+if len(fig) == len(progs):
+    base = float(fig["driver baseline"][0])
+    for p in progs:
+        ns_s, net_s = fig[p]
+        ns = float(ns_s)
+        report(ns > 0, "depth %d: %s costs a positive time (%s ns)" % (depth, p, ns_s),
+               "%s ns" % ns_s)
+        if p == "driver baseline":
+            report(net_s == "-", "depth %d: the baseline has no net figure" % depth,
+                   "net %r" % net_s)
+        else:
+            net = float(net_s)
+            report(abs(net - (ns - base)) <= 0.15 + 1e-9,
+                   "depth %d: %s net of driver = its figure - the baseline" % (depth, p),
+                   "net %s, %s - %s = %.1f" % (net_s, ns_s, fig["driver baseline"][0], ns - base))
+
+    def f(p):
+        return float(fig[p][0]), fig[p][0]
+
+    def n(p):
+        return float(fig[p][1]), fig[p][1]
+
+    for label, num, den, tgt, le in (
+            ("full / parse-only", "full datapath", "parse only", 3.0, True),
+            ("naive / full", "naive (FNV-1a/row)", "full datapath", 2.0, False)):
+        g = find(r"^  %s +%sx \(net of driver +%sx\) +target %s %gx: (met|MISSED)$"
+                 % (re.escape(label), NUM, NUM, "<=" if le else ">=", tgt))
+        report(g is not None, "depth %d: the %s ratio is printed with its net and verdict" % (depth, label),
+               "no such line")
+        if not g:
+            continue
+        check_ratio("depth %d: %s = the figures' ratio" % (depth, label),
+                    g[0], *f(num), *f(den))
+        nd = n(den)
+        if nd[0] - half_ulp(nd[1]) > 0:
+            check_ratio("depth %d: %s net of driver = the net figures' ratio" % (depth, label),
+                        g[1], *n(num), *nd)
+        else:
+            report(True, "depth %d: %s net of driver printed (its denominator is noise)" % (depth, label))
+        check_verdict("depth %d: %s verdict agrees with the ratio" % (depth, label),
+                      g[2], float(g[0]), tgt, le)
+
+    g = find(r"^  full datapath: %s Mpps per core at this cost$" % NUM)
+    report(g is not None, "depth %d: the packet rate is printed" % depth, "no such line")
+    if g:
+        full, full_s = f("full datapath")
+        h = half_ulp(full_s)
+        lo, hi = 1e3 / (full + h) - 0.05, 1e3 / (full - h) + 0.05
+        report(lo - 1e-9 <= float(g[0]) <= hi + 1e-9,
+               "depth %d: Mpps = 1000 / full datapath ns" % depth,
+               "printed %s, 1000 / %s = %.3f" % (g[0], full_s, 1e3 / full))
+
+    g = find(r"^  floor / parse-only +%sx: the memory work alone \(d = ([0-9]+) rows, 3 registers\), unkeyed$" % NUM)
+    report(g is not None, "depth %d: the floor ratio is printed" % depth, "no such line")
+    if g:
+        report(int(g[1]) == depth, "depth %d: the floor is named with its depth" % depth,
+               "d = %s" % g[1])
+        check_ratio("depth %d: floor / parse-only = the figures' ratio" % depth,
+                    g[0], *f("floor (cells only)"), *f("parse only"))
+        floor_parse = float(g[0])
+    g2 = find(r"^  full / floor +%sx: what keyed hashing, windows, totals and reports add$" % NUM)
+    report(g2 is not None, "depth %d: the full / floor ratio is printed" % depth, "no such line")
+    if g2:
+        check_ratio("depth %d: full / floor = the figures' ratio" % depth,
+                    g2[0], *f("full datapath"), *f("floor (cells only)"))
+    fp = float(fig["full datapath"][0]) / float(fig["parse only"][0])
+    if g and abs(fp - 3) > 0.05 and abs(floor_parse - 3) > 0.05:
+        note = "(the 3x target is below the floor" in text
+        want = fp > 3 and floor_parse > 3
+        report(note == want,
+               "depth %d: the below-the-floor note is there exactly when both ratios pass 3x" % depth,
+               "note %s, full/parse %.2f, floor/parse %.2f" % (note, fp, floor_parse))
+
+# ---------------------------------------------------------------- daemon
+cms_chunks = NSLOTS * math.ceil(depth * WIDTH / CMS_CHUNK_CELLS)
+hll_chunks = NSLOTS * math.ceil(3 * (1 << HLL_P) / HLL_CHUNK_REGS)
+sketch_kib = (cms_chunks + hll_chunks) * CHUNK_BYTES // 1024
+
+g = find(r"^Daemon, per 1 s window, ([0-9]+) CPUs, fastest of 1 rounds$")
+report(g is not None and int(g[0]) >= 1, "depth %d: the daemon section names its CPUs" % depth,
+       "no such header")
+rot = find(r"^  rotation \(read ([0-9]+) KiB of per-CPU chunks, fold, zero\) +%s us$" % NUM)
+cpy = find(r"^  memcpy of the same bytes +%s us$" % NUM)
+top = find(r"^  top-10 query over 100 candidates +%s us$" % NUM)
+for what, v in (("rotation", rot and rot[1]), ("memcpy", cpy and cpy[0]),
+                ("top-10 query", top and top[0])):
+    report(v is not None and float(v) > 0,
+           "depth %d: the %s time is printed and positive (%s us)" % (depth, what, v),
+           "got %r" % v)
+if rot:
+    report(int(rot[0]) == sketch_kib,
+           "depth %d: the rotation reads the sketch chunks, %d KiB" % (depth, sketch_kib),
+           "it says %s KiB" % rot[0])
+if rot and cpy:
+    g = find(r"^  rotation / memcpy +%sx$" % NUM)
+    report(g is not None, "depth %d: the rotation / memcpy ratio is printed" % depth, "no such line")
+    if g:
+        check_ratio("depth %d: rotation / memcpy = the figures' ratio" % depth,
+                    g[0], float(rot[1]), rot[1], float(cpy[0]), cpy[0])
+if top and cpy:
+    g = find(r"^  top-10 query / memcpy +%sx$" % NUM)
+    report(g is not None, "depth %d: the query / memcpy ratio is printed" % depth, "no such line")
+    if g:
+        check_ratio("depth %d: query / memcpy = the figures' ratio" % depth,
+                    g[0], float(top[0]), top[0], float(cpy[0]), cpy[0])
+g = find(r"^  rotation \+ query, share of one core at 1 s windows +%s %% +target < 5%%: (met|MISSED)$" % NUM)
+report(g is not None, "depth %d: the daemon's share of a core is printed with its verdict" % depth,
+       "no such line")
+if g and rot and top:
+    want = (float(rot[1]) + float(top[0])) / 1e4      # us over 1 s, in %
+    tol = (half_ulp(rot[1]) + half_ulp(top[0])) / 1e4 + half_ulp(g[0])
+    report(abs(float(g[0]) - want) <= tol + 1e-9,
+           "depth %d: share = (rotation + query) / 1 s" % depth,
+           "printed %s %%, figures give %.4f %%" % (g[0], want))
+    check_verdict("depth %d: the share's verdict agrees with it" % depth,
+                  g[1], float(g[0]), 5.0, True)
+g = find(r"^  \(window total in the folded sketch: ([0-9]+) packets\)$")
+report(g is not None and int(g[0]) > 0,
+       "depth %d: the folded window holds packets" % depth, "got %r" % (g,))
+
+# ---------------------------------------------------------------- memory
+g = find(r"^Map memory per CPU at (the default|these) sizes \(eps %s %%, delta %s %%, p ([0-9]+)\)$" % (NUM, NUM))
+report(g is not None, "depth %d: the memory section states eps, delta and p" % depth, "no such header")
+if g:
+    eps, delta = 100 * math.e / WIDTH, 100 * math.exp(-depth)
+    report(g[0] == ("the default" if depth == 5 else "these"),
+           "depth %d: the sizes are called default only at depth 5" % depth, g[0])
+    report(abs(float(g[1]) - eps) <= 0.005 * eps,
+           "depth %d: eps = e / 4096 = %.4f %%" % (depth, eps), "printed %s %%" % g[1])
+    report(abs(float(g[2]) - delta) <= 0.005 * delta,
+           "depth %d: delta = e^-%d = %.3g %%" % (depth, depth, delta), "printed %s %%" % g[2])
+    report(int(g[3]) == HLL_P, "depth %d: p = %d" % (depth, HLL_P), "printed %s" % g[3])
+
+total = 0
+for name, count, size in (("fs_cms", cms_chunks, CHUNK_BYTES),
+                          ("fs_hll", hll_chunks, CHUNK_BYTES),
+                          ("fs_totals", NSLOTS, 16), ("fs_stats", None, 8)):
+    m = find(r"^  %s +([0-9]+) x +([0-9]+) B +([0-9]+) KiB$" % name)
+    report(m is not None, "depth %d: %s's memory is printed" % (depth, name), "no such line")
+    if not m:
+        continue
+    c, s, k = int(m[0]), int(m[1]), int(m[2])
+    if count is not None:
+        report(c == count and s == size,
+               "depth %d: %s is %d x %d B" % (depth, name, count, size),
+               "printed %d x %d B" % (c, s))
+    report(k == c * s // 1024, "depth %d: %s's KiB = count x size" % (depth, name),
+           "%d KiB for %d x %d B" % (k, c, s))
+    total += c * s
+m = find(r"^  total per CPU +([0-9]+) KiB +target <= 2048 KiB: (met|MISSED)$")
+report(m is not None, "depth %d: the total per CPU is printed with its verdict" % depth, "no such line")
+if m:
+    report(int(m[0]) == total // 1024, "depth %d: the total is the maps' sum (%d KiB)" % (depth, total // 1024),
+           "printed %s KiB" % m[0])
+    report(m[1] == ("met" if int(m[0]) <= 2048 else "MISSED"),
+           "depth %d: the memory verdict agrees with the total" % depth, m[1])
+m = find(r"^  \(the naive reference's maps: ([0-9]+) KiB per CPU\)$")
+report(m is not None and int(m[0]) > 0, "depth %d: the naive reference's memory is printed" % depth,
+       "got %r" % (m,))
