@@ -118,6 +118,34 @@ static void run_window(struct fsd_history *h, struct traffic *t,
 	fs_model_free(&m);
 }
 
+/* The last `windows` windows (0: all kept), with a scratch of its own,
+ * as a query thread runs them. */
+static int top_of(struct fsd_history *h, __u32 windows, struct fsd_topk *t,
+		  struct fsd_span *sp)
+{
+	struct fsd_span_select sel = { .windows = windows };
+	struct fsd_query_scratch q;
+	int err;
+
+	assert_int_equal(fsd_query_scratch_init(&q, &h->params), 0);
+	err = fsd_history_top(h, &sel, &q, t, sp);
+	fsd_query_scratch_free(&q);
+	return err;
+}
+
+static int distinct_of(struct fsd_history *h, __u32 windows,
+		       double d[FS_HLL_NSKETCH], struct fsd_span *sp)
+{
+	struct fsd_span_select sel = { .windows = windows };
+	struct fsd_query_scratch q;
+	int err;
+
+	assert_int_equal(fsd_query_scratch_init(&q, &h->params), 0);
+	err = fsd_history_distinct(h, &sel, &q, d, sp);
+	fsd_query_scratch_free(&q);
+	return err;
+}
+
 static int flow_of_key(const struct traffic *t, const struct fs_flow_key *k)
 {
 	unsigned int f;
@@ -154,7 +182,7 @@ static void test_span_sums_never_undercount(void **state)
 				truth.bytes += t->packets[w][f] * flow_bytes(f);
 			}
 		assert_int_equal(fsd_topk_init(&top, NFLOWS, FSD_SORT_PACKETS), 0);
-		assert_int_equal(fsd_history_top(&h, span, &top, &sp), 0);
+		assert_int_equal(top_of(&h, span, &top, &sp), 0);
 		assert_int_equal(sp.windows, span);
 		assert_int_equal(sp.totals.packets, truth.packets);
 		assert_int_equal(sp.totals.bytes, truth.bytes);
@@ -224,7 +252,7 @@ static void test_ring_wraps(void **state)
 		for (f = 0; f < NFLOWS; f++)
 			truth += t->packets[w][f];
 	assert_int_equal(fsd_topk_init(&top, 5, FSD_SORT_BYTES), 0);
-	assert_int_equal(fsd_history_top(&h, 3, &top, &sp), 0);
+	assert_int_equal(top_of(&h, 3, &top, &sp), 0);
 	assert_int_equal(sp.windows, 3);
 	assert_int_equal(sp.totals.packets, truth);
 	assert_int_equal(fsd_topk_finish(&top), 5);
@@ -249,11 +277,10 @@ static void test_span_beyond_history_refused(void **state)
 
 	assert_int_equal(fsd_history_init(&h, &params, 4, 10, 0), 0);
 	assert_int_equal(fsd_topk_init(&top, 5, FSD_SORT_PACKETS), 0);
-	assert_int_equal(fsd_history_top(&h, 5, &top, &sp), -ERANGE);
-	assert_int_equal(fsd_history_top(&h, 0, &top, &sp), -ERANGE);
-	assert_int_equal(fsd_history_distinct(&h, 5, d, &sp), -ERANGE);
+	assert_int_equal(top_of(&h, 5, &top, &sp), -ERANGE);
+	assert_int_equal(distinct_of(&h, 5, d, &sp), -ERANGE);
 	/* Within the history but nothing finished yet: empty, not an error. */
-	assert_int_equal(fsd_history_top(&h, 4, &top, &sp), 0);
+	assert_int_equal(top_of(&h, 4, &top, &sp), 0);
 	assert_int_equal(sp.windows, 0);
 	assert_int_equal(fsd_topk_finish(&top), 0);
 	fsd_topk_free(&top);
@@ -334,7 +361,7 @@ static void test_distinct_over_span(void **state)
 		run_window(&h, t, w, w, 0);
 	/* Every window carries all NFLOWS flows (>= 5 packets each) from
 	 * NFLOWS sources to 7 destinations; the union is the same sets. */
-	assert_int_equal(fsd_history_distinct(&h, NWINDOWS, d, &sp), 0);
+	assert_int_equal(distinct_of(&h, NWINDOWS, d, &sp), 0);
 	assert_int_equal(sp.windows, NWINDOWS);
 	/* 4 standard errors: fails by chance with probability 6e-5. */
 	assert_true(fabs(d[FS_HLL_FLOWS] - NFLOWS) <= 4 * rse * NFLOWS);
@@ -350,13 +377,20 @@ static void test_memory_accounted(void **state)
 	struct fs_sketch *s;
 	size_t before;
 
+	/* Sketches are allocated when first filled: none at init, then one
+	 * per window the ring holds, plus the spare being filled. */
 	assert_int_equal(fsd_history_init(&h, &params, 4, 10, 0), 0);
 	before = fsd_history_bytes(&h);
-	assert_true(before >= fs_sketch_bytes(&params));
+	assert_true(before < fs_sketch_bytes(&params));
 	assert_int_equal(fsd_history_begin(&h, &s), 0);
+	assert_int_equal(fsd_history_bytes(&h) - before,
+			 fs_sketch_bytes(&params));
 	assert_int_equal(fsd_history_commit(&h, 0, 0, 1), 0);
 	assert_int_equal(fsd_history_bytes(&h) - before,
 			 fs_sketch_bytes(&params));
+	assert_int_equal(fsd_history_begin(&h, &s), 0);
+	assert_int_equal(fsd_history_bytes(&h) - before,
+			 2 * fs_sketch_bytes(&params));
 	fsd_history_free(&h);
 }
 

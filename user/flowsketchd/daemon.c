@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "log.h"
@@ -42,6 +43,28 @@ static int open_signals(struct fsd_daemon *d)
 	return d->signal_fd < 0 ? -errno : 0;
 }
 
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * The timer fired `expirations` periods after it last did: how late is
+ * this rotation after the earliest of them was due?  (Several at once
+ * mean one longer window, not several empty ones.)
+ */
+static __u64 timer_lateness(struct fsd_daemon *d, __u64 expirations)
+{
+	__u64 period = (__u64)d->opts.window_sec * 1000000000ULL;
+	__u64 now = monotonic_ns(), due = d->timer_due_ns;
+
+	d->timer_due_ns += expirations * period;
+	return now > due ? now - due : 0;
+}
+
 static int open_timer(struct fsd_daemon *d)
 {
 	struct itimerspec its = {
@@ -54,6 +77,7 @@ static int open_timer(struct fsd_daemon *d)
 		return -errno;
 	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
 		return -errno;
+	d->timer_due_ns = monotonic_ns() + (__u64)d->opts.window_sec * 1000000000ULL;
 	return 0;
 }
 
@@ -80,6 +104,8 @@ static int open_loop(struct fsd_daemon *d)
 		err = watch(d, d->listen_fd);
 	if (!err)
 		err = watch(d, ring_buffer__epoll_fd(d->reports));
+	if (!err)
+		err = watch(d, d->workers.event_fd);
 	if (!err)
 		err = watch(d, d->ifwatch.fd);
 	if (err)
@@ -131,6 +157,10 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	}
 	d->rotation_ready = true;
+	err = fsd_workers_start(&d->workers, d);
+	if (err)
+		return err;
+	d->workers_ready = true;
 	d->reports = fsd_reports_open(bpf_map__fd(d->loader.skel->maps.fs_reports),
 				      &d->history);
 	if (!d->reports)
@@ -155,7 +185,12 @@ static void teardown(struct fsd_daemon *d)
 {
 	/* Detach and unpin first: the host is clean as soon as possible. */
 	fsd_loader_close(&d->loader);
+	fsd_server_drop_clients(d);
 	fsd_server_close(d);
+	/* Before the history they read goes. */
+	if (d->workers_ready)
+		fsd_workers_stop(&d->workers);
+	d->workers_ready = false;
 	fsd_ifwatch_close(&d->ifwatch);
 	ring_buffer__free(d->reports);
 	d->reports = NULL;
@@ -176,11 +211,14 @@ static void teardown(struct fsd_daemon *d)
 static int loop(struct fsd_daemon *d)
 {
 	int rb_fd = ring_buffer__epoll_fd(d->reports);
-	struct epoll_event ev[8];
+	struct epoll_event ev[64];
 	int i, n;
 
 	for (;;) {
-		n = epoll_wait(d->epoll_fd, ev, 8, -1);
+		/* Clients' deadlines bound the wait: a client that never
+		 * sends is answered (or dropped) on time. */
+		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev),
+			       fsd_server_expire(d));
 		if (n < 0) {
 			int err = -errno;
 
@@ -192,7 +230,10 @@ static int loop(struct fsd_daemon *d)
 		for (i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;
 
-			if (fd == d->signal_fd) {
+			if (ev[i].data.u64 & FSD_EV_CLIENT) {
+				fsd_server_client_event(d, (__u32)ev[i].data.u64,
+							ev[i].events);
+			} else if (fd == d->signal_fd) {
 				struct signalfd_siginfo si;
 
 				if (read(fd, &si, sizeof(si)) == sizeof(si)) {
@@ -204,15 +245,27 @@ static int loop(struct fsd_daemon *d)
 
 				/* Late by several periods (a stopped
 				 * process): one longer window, not several
-				 * empty ones. */
+				 * empty ones, counted late. */
 				if (read(fd, &expirations, sizeof(expirations)) ==
-				    sizeof(expirations))
+				    sizeof(expirations)) {
+					fsd_rotation_note_late(&d->rotation,
+							       timer_lateness(d, expirations));
 					fsd_rotate(&d->rotation, &d->history,
 						   d->reports);
+				}
 			} else if (fd == rb_fd) {
 				ring_buffer__consume(d->reports);
 			} else if (fd == d->listen_fd) {
 				fsd_server_accept(d);
+			} else if (fd == d->workers.event_fd) {
+				struct fsd_job *job = fsd_workers_take_done(&d->workers);
+
+				while (job) {
+					struct fsd_job *next = job->next;
+
+					fsd_server_job_done(d, job);
+					job = next;
+				}
 			} else if (fd == d->ifwatch.fd) {
 				fsd_ifwatch_handle(&d->ifwatch, &d->loader);
 			}

@@ -2,10 +2,12 @@
 /*
  * daemon.h - the state of one flowsketchd, shared by its parts.
  *
- * Single-threaded: one epoll loop (daemon.c) serves the window timer,
- * signals, the report ring buffer, the query socket and link changes
- * (ifwatch.h), so no part needs
- * a lock and a query always sees whole windows.
+ * One epoll loop (daemon.c) serves the window timer, signals, the report
+ * ring buffer, the query socket's clients (server.h) and link changes
+ * (ifwatch.h); it alone changes the daemon's state.  Span queries run on
+ * query threads (workers.h), which share only the history, under its lock
+ * (history.h, "Threads"), so a query always sees whole windows and never
+ * holds up a rotation.
  */
 #ifndef FLOWSKETCHD_DAEMON_H
 #define FLOWSKETCHD_DAEMON_H
@@ -17,6 +19,8 @@
 #include "options.h"
 #include "pinlock.h"
 #include "rotation.h"
+#include "server.h"
+#include "workers.h"
 
 struct ring_buffer;
 struct json_object;
@@ -31,10 +35,14 @@ struct fsd_daemon {
 	bool rotation_ready;
 	struct ring_buffer *reports;
 	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
+	struct fsd_server server;	/* clients of the query socket */
+	struct fsd_workers workers;	/* query threads */
+	bool workers_ready;
 	int listen_fd;
 	bool socket_created;
 	bool socket_dir_created;
 	int timer_fd;
+	__u64 timer_due_ns;		/* CLOCK_MONOTONIC: next rotation due */
 	int signal_fd;
 	int epoll_fd;
 	__u64 started_ns;
@@ -44,9 +52,8 @@ struct fsd_daemon {
  * until SIGINT/SIGTERM, undo everything. */
 int fsd_daemon_run(struct fsd_daemon *d);
 
-/* Answers to the requests of protocol.h (query.c, status.c). */
-struct json_object *fsd_answer(struct fsd_daemon *d, const char *request,
-			       size_t len);
+/* Answers to the requests of protocol.h (query.c, status.c; a request
+ * starts with fsd_request_start(), server.h). */
 struct json_object *fsd_answer_status(struct fsd_daemon *d);
 struct json_object *fsd_answer_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

@@ -14,14 +14,19 @@ int fsd_history_init(struct fsd_history *h, const struct fs_sketch_params *p,
 	memset(h, 0, sizeof(*h));
 	if (!capacity || !candidate_limit)
 		return -EINVAL;
+	err = -pthread_mutex_init(&h->lock, NULL);
+	if (err)
+		return err;
 	h->params = *p;
 	h->capacity = capacity;
 	h->candidate_limit = candidate_limit;
 	/* Window sketches are allocated when first filled: a daemon asked
 	 * for hours of history does not take the memory before it has it. */
 	h->ring = calloc(capacity, sizeof(*h->ring));
-	if (!h->ring)
+	if (!h->ring) {
+		pthread_mutex_destroy(&h->lock);
 		return -ENOMEM;
+	}
 	for (i = 0; i < capacity; i++)
 		fsd_candidates_init(&h->ring[i].candidates, candidate_limit);
 	for (i = 0; i < FS_NSLOTS; i++) {
@@ -31,14 +36,7 @@ int fsd_history_init(struct fsd_history *h, const struct fs_sketch_params *p,
 				    candidate_limit);
 		h->pending_seq[seq % FS_NSLOTS] = seq;
 	}
-	err = fs_sketch_init(&h->scratch, p);
-	if (err)
-		goto err_free;
 	return 0;
-
-err_free:
-	fsd_history_free(h);
-	return err;
 }
 
 void fsd_history_free(struct fsd_history *h)
@@ -53,7 +51,8 @@ void fsd_history_free(struct fsd_history *h)
 	h->ring = NULL;
 	for (i = 0; i < FS_NSLOTS; i++)
 		fsd_candidates_free(&h->pending[i]);
-	fs_sketch_free(&h->scratch);
+	fs_sketch_free(&h->spare);
+	pthread_mutex_destroy(&h->lock);
 }
 
 int fsd_history_add_candidate(struct fsd_history *h, __u64 seq,
@@ -74,40 +73,43 @@ int fsd_history_add_candidate(struct fsd_history *h, __u64 seq,
 
 int fsd_history_begin(struct fsd_history *h, struct fs_sketch **sketch)
 {
-	struct fsd_window *w = &h->ring[h->next];
 	int err;
 
-	if (!w->sketch.cms) {
-		err = fs_sketch_init(&w->sketch, &h->params);
+	if (!h->spare.cms) {
+		err = fs_sketch_init(&h->spare, &h->params);
 		if (err)
 			return err;
 	} else {
-		fs_sketch_reset(&w->sketch);
+		fs_sketch_reset(&h->spare);
 	}
-	*sketch = &w->sketch;
+	*sketch = &h->spare;
 	return 0;
 }
 
 int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 		       __u64 end_ns)
 {
-	struct fsd_window *w = &h->ring[h->next];
 	struct fsd_candidates *pending = &h->pending[seq % FS_NSLOTS];
 	struct fsd_candidates recycled;
+	struct fs_sketch evicted;
+	struct fsd_window *w;
 
 	/* Windows close in order: seq must be the older pending one. */
 	if (h->pending_seq[seq % FS_NSLOTS] != seq ||
-	    h->pending_seq[(seq + 1) % FS_NSLOTS] != seq + 1 || !w->sketch.cms)
+	    h->pending_seq[(seq + 1) % FS_NSLOTS] != seq + 1 || !h->spare.cms)
 		return -EINVAL;
+	pthread_mutex_lock(&h->lock);
+	w = &h->ring[h->next];
 	/* Swap sets: the window takes this window's candidates, and the set
 	 * it held (an evicted window's, or empty) collects window seq + 2,
-	 * the next to use this slot. */
+	 * the next to use this slot.  Swap sketches: the evicted one (or
+	 * none yet) is the next spare. */
 	recycled = w->candidates;
 	w->candidates = *pending;
-	fsd_candidates_clear(&recycled);
-	*pending = recycled;
-	h->pending_seq[seq % FS_NSLOTS] = seq + FS_NSLOTS;
-
+	evicted = w->sketch;
+	w->sketch = h->spare;
+	h->spare = evicted;
+	w->gen = h->windows_finished;
 	w->seq = seq;
 	w->start_ns = start_ns;
 	w->end_ns = end_ns;
@@ -117,6 +119,11 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 	h->next = (h->next + 1) % h->capacity;
 	if (h->count < h->capacity)
 		h->count++;
+	pthread_mutex_unlock(&h->lock);
+	/* Outside the lock: clearing touches the whole table. */
+	fsd_candidates_clear(&recycled);
+	*pending = recycled;
+	h->pending_seq[seq % FS_NSLOTS] = seq + FS_NSLOTS;
 	return 0;
 }
 
@@ -137,82 +144,206 @@ const struct fsd_window *fsd_history_window(const struct fsd_history *h,
 	return &h->ring[(h->next + h->capacity - 1 - i) % h->capacity];
 }
 
-/* Sum the newest `windows` windows into h->scratch and describe them. */
-static int sum_span(struct fsd_history *h, __u32 windows, struct fsd_span *span)
+int fsd_query_scratch_init(struct fsd_query_scratch *q,
+			   const struct fs_sketch_params *p)
 {
-	__u32 i;
+	fsd_candidates_init(&q->seen, FSD_QUERY_CANDIDATES);
+	return fs_sketch_init(&q->sum, p);
+}
+
+void fsd_query_scratch_free(struct fsd_query_scratch *q)
+{
+	fs_sketch_free(&q->sum);
+	fsd_candidates_free(&q->seen);
+}
+
+size_t fsd_query_scratch_max_bytes(const struct fs_sketch_params *p)
+{
+	return fs_sketch_bytes(p) + fsd_candidates_max_bytes(FSD_QUERY_CANDIDATES);
+}
+
+/*
+ * The window of generation gen while the caller holds h->lock, or NULL
+ * once the ring has dropped it (or it is not committed yet).
+ */
+static const struct fsd_window *window_of_gen(const struct fsd_history *h,
+					      __u64 gen)
+{
+	const struct fsd_window *w;
+
+	if (gen >= h->windows_finished || h->windows_finished - gen > h->count)
+		return NULL;
+	w = &h->ring[gen % h->capacity];
+	return w->gen == gen ? w : NULL;
+}
+
+/*
+ * Walk the selected windows newest first, one lock hold each, calling
+ * visit() on each under the lock.  The walk starts below generation
+ * *newest, or below the next window to commit when *newest is
+ * FSD_GEN_NOW (and then sets *newest to it).  Returns how many windows
+ * were visited, or visit()'s non-zero return (which ends the walk).
+ */
+#define FSD_GEN_NOW (~0ULL)
+
+static int walk_span(struct fsd_history *h, const struct fsd_span_select *sel,
+		     __u64 *newest,
+		     int (*visit)(const struct fsd_window *w, void *arg),
+		     void *arg)
+{
+	__u32 limit = sel->windows ? sel->windows : h->capacity;
+	__u64 gen;
+	__u32 n;
 	int err;
 
-	memset(span, 0, sizeof(*span));
-	if (!windows || windows > h->capacity)
-		return -ERANGE;
-	fs_sketch_reset(&h->scratch);
-	for (i = 0; i < windows && i < h->count; i++) {
-		const struct fsd_window *w = fsd_history_window(h, i);
+	if (*newest == FSD_GEN_NOW) {
+		pthread_mutex_lock(&h->lock);
+		*newest = h->windows_finished;
+		pthread_mutex_unlock(&h->lock);
+	}
+	gen = *newest;
+	for (n = 0; n < limit && gen > 0; n++) {
+		const struct fsd_window *w;
 
-		err = fs_sketch_merge(&h->scratch, &w->sketch);
+		gen--;
+		pthread_mutex_lock(&h->lock);
+		w = window_of_gen(h, gen);
+		if (!w || (sel->since_ns && w->end_ns <= sel->since_ns)) {
+			pthread_mutex_unlock(&h->lock);
+			break;
+		}
+		err = visit(w, arg);
+		pthread_mutex_unlock(&h->lock);
 		if (err)
 			return err;
-		if (!i)
-			span->end_ns = w->end_ns;
-		span->start_ns = w->start_ns;
 	}
-	span->windows = i;
-	span->totals = h->scratch.totals;
+	return (int)n;
+}
+
+struct sum_arg {
+	struct fsd_query_scratch *q;
+	struct fsd_span *span;
+	__u32 done;
+};
+
+static int sum_window(const struct fsd_window *w, void *arg)
+{
+	struct sum_arg *a = arg;
+	int err;
+
+	err = fs_sketch_merge(&a->q->sum, &w->sketch);
+	if (err)
+		return err;
+	if (!a->done++)
+		a->span->end_ns = w->end_ns;
+	a->span->start_ns = w->start_ns;
 	return 0;
 }
 
-int fsd_history_top(struct fsd_history *h, __u32 windows, struct fsd_topk *t,
-		    struct fsd_span *span)
+/* Sum the selected windows into q->sum and describe them; *newest as in
+ * walk_span(), for a second walk over the same windows. */
+static int sum_span(struct fsd_history *h, const struct fsd_span_select *sel,
+		    struct fsd_query_scratch *q, struct fsd_span *span,
+		    __u64 *newest)
 {
-	struct fsd_candidates seen;
-	__u32 i, j;
-	int ret;
+	struct sum_arg a = { .q = q, .span = span };
+	int n;
 
-	ret = sum_span(h, windows, span);
-	if (ret)
-		return ret;
-	/* A flow reported in several windows is estimated once. */
-	fsd_candidates_init(&seen, ~0U);
-	for (i = 0; i < span->windows; i++) {
-		const struct fsd_candidates *c = &fsd_history_window(h, i)->candidates;
-
-		for (j = 0; j < c->capacity; j++) {
-			const struct fsd_candidate *e = &c->slots[j];
-			struct fsd_flow_count fc = { .key = e->key, .hash = e->hash };
-			struct fs_cms_cell est;
-
-			if (!fsd_candidate_used(e))
-				continue;
-			ret = fsd_candidates_add(&seen, &e->key, e->hash);
-			if (ret < 0)
-				goto out;
-			if (!ret)
-				continue;
-			fs_sketch_query(&h->scratch, e->hash, &est);
-			fc.packets = est.packets;
-			fc.bytes = est.bytes;
-			fsd_topk_offer(t, &fc);
-		}
-	}
-	span->candidates = seen.count;
-	ret = 0;
-out:
-	fsd_candidates_free(&seen);
-	return ret;
+	*newest = FSD_GEN_NOW;
+	memset(span, 0, sizeof(*span));
+	if (sel->windows > h->capacity)
+		return -ERANGE;
+	fs_sketch_reset(&q->sum);
+	n = walk_span(h, sel, newest, sum_window, &a);
+	if (n < 0)
+		return n;
+	span->windows = (__u32)n;
+	span->totals = q->sum.totals;
+	return 0;
 }
 
-int fsd_history_distinct(struct fsd_history *h, __u32 windows,
+struct seen_arg {
+	struct fsd_query_scratch *q;
+};
+
+/* Copy a window's candidates into the query's set (under the lock: the
+ * window's set is recycled when the ring drops it). */
+static int gather_window(const struct fsd_window *w, void *arg)
+{
+	struct seen_arg *a = arg;
+	__u32 j;
+	int ret;
+
+	for (j = 0; j < w->candidates.capacity; j++) {
+		const struct fsd_candidate *e = &w->candidates.slots[j];
+
+		if (!fsd_candidate_used(e))
+			continue;
+		ret = fsd_candidates_add(&a->q->seen, &e->key, e->hash);
+		if (ret == -ENOSPC)
+			return -E2BIG;
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
+		    struct fsd_query_scratch *q, struct fsd_topk *t,
+		    struct fsd_span *span)
+{
+	struct fsd_span_select again = { 0 };
+	struct seen_arg a = { .q = q };
+	__u64 newest;
+	__u32 j;
+	int ret;
+
+	ret = sum_span(h, sel, q, span, &newest);
+	if (ret)
+		return ret;
+	/* The same windows again, for their candidates: starting from the
+	 * same generation skips windows committed since; one the ring has
+	 * dropped since ends the walk early, so its flows may be missing
+	 * from the answer but are never estimated from a sum that lacks
+	 * them. */
+	fsd_candidates_clear(&q->seen);
+	again.windows = span->windows;
+	if (span->windows) {
+		ret = walk_span(h, &again, &newest, gather_window, &a);
+		if (ret < 0)
+			return ret;
+	}
+	/* Estimates from the query's own sum: no lock. */
+	for (j = 0; j < q->seen.capacity; j++) {
+		const struct fsd_candidate *e = &q->seen.slots[j];
+		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash };
+		struct fs_cms_cell est;
+
+		if (!fsd_candidate_used(e))
+			continue;
+		fs_sketch_query(&q->sum, e->hash, &est);
+		fc.packets = est.packets;
+		fc.bytes = est.bytes;
+		fsd_topk_offer(t, &fc);
+	}
+	span->candidates = q->seen.count;
+	return 0;
+}
+
+int fsd_history_distinct(struct fsd_history *h,
+			 const struct fsd_span_select *sel,
+			 struct fsd_query_scratch *q,
 			 double distinct[FS_HLL_NSKETCH], struct fsd_span *span)
 {
+	__u64 newest;
 	__u32 i;
 	int ret;
 
-	ret = sum_span(h, windows, span);
+	ret = sum_span(h, sel, q, span, &newest);
 	if (ret)
 		return ret;
 	for (i = 0; i < FS_HLL_NSKETCH; i++)
-		distinct[i] = fs_sketch_distinct(&h->scratch, i);
+		distinct[i] = fs_sketch_distinct(&q->sum, i);
 	return 0;
 }
 
@@ -228,7 +359,7 @@ size_t fsd_history_max_bytes(const struct fs_sketch_params *p,
 
 size_t fsd_history_bytes(const struct fsd_history *h)
 {
-	size_t bytes = fs_sketch_bytes(&h->params); /* scratch */
+	size_t bytes = h->spare.cms ? fs_sketch_bytes(&h->params) : 0;
 	__u32 i;
 
 	for (i = 0; i < h->capacity; i++) {

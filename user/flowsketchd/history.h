@@ -23,16 +23,30 @@
  * the very bound of one sketch (summing k per-window minima would only
  * give that with probability 1 - k * delta).  HyperLogLogs merge by
  * register max into the sketch of the union.
+ *
+ * Threads.  The event loop alone closes windows and files candidates; span
+ * queries run on query threads (workers.h).  h->lock guards the ring of
+ * finished windows, and nobody holds it for long: a window is filled in a
+ * spare sketch outside the ring and swapped in under the lock
+ * (fsd_history_commit), and a query takes the lock for one window at a
+ * time, copying what it needs into its own scratch, so closing a window
+ * waits for at most one window's merge, never for a whole query.  Windows
+ * are named by generation (the count of windows committed before them),
+ * so a query that a rotation overtakes still sums each window once: it
+ * stops at the first one the ring has dropped meanwhile.  Pending sets are
+ * the loop's alone.
  */
 #ifndef FLOWSKETCHD_HISTORY_H
 #define FLOWSKETCHD_HISTORY_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include "sketch.h"
 #include "candidates.h"
 #include "topk.h"
 
 struct fsd_window {
+	__u64 gen;			/* windows committed before this one */
 	__u64 seq;
 	__u64 start_ns;			/* CLOCK_REALTIME */
 	__u64 end_ns;
@@ -42,6 +56,7 @@ struct fsd_window {
 
 struct fsd_history {
 	struct fs_sketch_params params;
+	pthread_mutex_t lock;		/* the ring, count, next, totals */
 	struct fsd_window *ring;
 	__u32 capacity;			/* windows kept */
 	__u32 count;			/* finished windows held, <= capacity */
@@ -49,13 +64,46 @@ struct fsd_history {
 	__u32 candidate_limit;
 	struct fsd_candidates pending[FS_NSLOTS];
 	__u64 pending_seq[FS_NSLOTS];
-	struct fs_sketch scratch;	/* span sums */
+	struct fs_sketch spare;		/* the window being filled */
 	struct fs_window_totals totals;	/* every finished window, ever */
 	__u64 windows_finished;
 	__u64 windows_dropped;
 	__u64 stray_reports;		/* reports of no pending window */
 	__u64 candidate_overflow;	/* reports refused: set full */
 };
+
+/*
+ * Which windows a query sums, newest first: at most `windows` of them
+ * (0: as many as are kept), and of those only windows that ended after
+ * since_ns (CLOCK_REALTIME; 0: any).  A span of S seconds is "windows
+ * that ended in the last S seconds", so a late rotation, which makes a
+ * longer window, gives fewer windows and never more time than asked.
+ */
+struct fsd_span_select {
+	__u32 windows;
+	__u64 since_ns;
+};
+
+/*
+ * A query's own memory: the summed sketch and the set of distinct
+ * candidates seen.  One per query thread, allocated once, so queries
+ * allocate nothing per request beyond the top-k of their answer.  The set
+ * holds at most FSD_QUERY_CANDIDATES keys: a span with more distinct
+ * candidates is refused (-E2BIG) rather than allowed to grow without
+ * bound.
+ */
+#define FSD_QUERY_CANDIDATES (1U << 20)
+
+struct fsd_query_scratch {
+	struct fs_sketch sum;
+	struct fsd_candidates seen;
+};
+
+int fsd_query_scratch_init(struct fsd_query_scratch *q,
+			   const struct fs_sketch_params *p);
+void fsd_query_scratch_free(struct fsd_query_scratch *q);
+/* The most a scratch takes (its sketch and a full candidate set). */
+size_t fsd_query_scratch_max_bytes(const struct fs_sketch_params *p);
 
 /* What a span query covered. */
 struct fsd_span {
@@ -85,13 +133,12 @@ int fsd_history_add_candidate(struct fsd_history *h, __u64 seq,
 
 /*
  * Closing a window is two steps so that the sketch is filled in place,
- * without a copy: fsd_history_begin() hands out the zeroed sketch of the
- * ring entry about to be overwritten (the oldest once the ring is full),
- * the caller folds the datapath's slot into it, and fsd_history_commit()
- * publishes it with that window's candidates.  Once the ring is full the
- * entry handed out is the oldest window, so no query may run between the
- * two calls (the daemon is single-threaded).  begin: 0 or -ENOMEM;
- * commit: 0, or -EINVAL when seq is not the oldest pending window.
+ * without a copy and without the lock: fsd_history_begin() hands out the
+ * zeroed spare sketch, the caller folds the datapath's slot into it, and
+ * fsd_history_commit() swaps it into the ring (under the lock) with that
+ * window's candidates; the sketch of the window it evicts becomes the next
+ * spare.  begin: 0 or -ENOMEM; commit: 0, or -EINVAL when seq is not the
+ * oldest pending window.
  */
 int fsd_history_begin(struct fsd_history *h, struct fs_sketch **sketch);
 int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
@@ -101,25 +148,30 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
  * its candidates are dropped and the next window becomes the oldest. */
 void fsd_history_drop(struct fsd_history *h, __u64 seq);
 
-/* The i-th newest finished window (0: the last one), or NULL. */
+/* The i-th newest finished window (0: the last one), or NULL.  For the
+ * event loop's thread (and tests), which alone changes the ring. */
 const struct fsd_window *fsd_history_window(const struct fsd_history *h,
 					    __u32 i);
 
 /*
- * Top flows over the newest `windows` windows into t (initialized by the
- * caller; fsd_topk_finish() afterwards): every candidate of the span,
- * estimated in the span's summed sketch.  0, -ERANGE when windows is 0 or
- * more than the history keeps, -ENOMEM.
+ * Top flows over the selected windows into t (initialized by the caller;
+ * fsd_topk_finish() afterwards): every candidate of the span, estimated in
+ * the span's summed sketch (in q).  0, -ERANGE when sel->windows is more
+ * than the history keeps, -E2BIG for too many candidates, -ENOMEM.  Safe
+ * on any thread.
  */
-int fsd_history_top(struct fsd_history *h, __u32 windows, struct fsd_topk *t,
+int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
+		    struct fsd_query_scratch *q, struct fsd_topk *t,
 		    struct fsd_span *span);
 
 /* Distinct flows, sources, destinations over the span (indexed by
- * enum fs_hll_sketch).  0, -ERANGE. */
-int fsd_history_distinct(struct fsd_history *h, __u32 windows,
+ * enum fs_hll_sketch).  0, -ERANGE.  Safe on any thread. */
+int fsd_history_distinct(struct fsd_history *h,
+			 const struct fsd_span_select *sel,
+			 struct fsd_query_scratch *q,
 			 double distinct[FS_HLL_NSKETCH], struct fsd_span *span);
 
-/* Memory the history holds: window sketches, candidate sets, scratch. */
+/* Memory the history holds: window sketches, candidate sets, spare. */
 size_t fsd_history_bytes(const struct fsd_history *h);
 
 /*

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "history.h"
 #include "options.h"
+#include "workers.h"
 
 enum {
 	OPT_WINDOW = 256,
@@ -164,10 +165,13 @@ unsigned int fsd_options_windows_kept(const struct fsd_options *o)
 	return (o->history_sec + o->window_sec - 1) / o->window_sec;
 }
 
+/* The history at its fullest and the query threads' scratch: all the
+ * memory the daemon's windows and queries can take. */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 {
 	return fsd_history_max_bytes(&o->params, fsd_options_windows_kept(o),
-				     o->max_candidates);
+				     o->max_candidates) +
+	       fsd_workers_max_bytes(&o->params);
 }
 
 /* Sizes that only make sense together. */

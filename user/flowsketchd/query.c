@@ -9,13 +9,16 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "flow_fmt.h"
 #include "hll_estimate.h"
 #include "daemon.h"
 #include "request.h"
+#include "server.h"
 #include "utf8.h"
+#include "workers.h"
 
 struct json_object *fsd_answer_error(const char *fmt, ...)
 {
@@ -48,20 +51,25 @@ static void add_string(struct json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, json_object_new_string(v));
 }
 
-/* The request's span (seconds, 0: none given) in whole windows; NULL or
- * an error answer. */
-static struct json_object *span_windows(struct fsd_daemon *d, double span,
-					__u32 *windows)
+/*
+ * The windows a span asks for (history.h, fsd_span_select): none given,
+ * the last window; S seconds, the windows that ended in the last S
+ * seconds, measured when the request arrived.  NULL or an error answer.
+ */
+static struct json_object *span_select(struct fsd_daemon *d, double span,
+				       struct fsd_span_select *sel)
 {
 	unsigned int window = d->opts.window_sec;
 
-	*windows = 1;
-	if (!span)
+	memset(sel, 0, sizeof(*sel));
+	if (!span) {
+		sel->windows = 1;
 		return NULL;
+	}
 	if (span > (double)d->history.capacity * window)
 		return fsd_answer_error("span of %g s is more than the %u s of history kept",
 					span, d->history.capacity * window);
-	*windows = (__u32)ceil(span / window);
+	sel->since_ns = fsd_now_ns() - (__u64)(span * 1e9);
 	return NULL;
 }
 
@@ -86,15 +94,21 @@ static struct json_object *flow_json(const struct fsd_flow_count *c,
 	return f;
 }
 
-/* The span's description common to top and flows. */
+/*
+ * The span's description common to top and flows: the time its windows
+ * really cover, from the first one's start to the last one's end (longer
+ * than whole windows when a rotation was late, see status).
+ */
 static void add_span(struct fsd_daemon *d, struct json_object *a,
 		     const struct fsd_span *span)
 {
 	__u64 end = span->windows ? span->end_ns : d->started_ns;
+	__u64 start = span->windows ? span->start_ns : d->started_ns;
 
-	add_u64(a, "span_seconds", (__u64)span->windows * d->opts.window_sec);
+	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
 	add_u64(a, "windows", span->windows);
 	add_u64(a, "window_seconds", d->opts.window_sec);
+	add_u64(a, "window_start", start / 1000000000ULL);
 	add_u64(a, "window_end", end / 1000000000ULL);
 }
 
@@ -103,16 +117,15 @@ static __u64 bound(double eps, __u64 total)
 	return (__u64)ceil(eps * (double)total);
 }
 
-/* The distinct counts of the last `windows` windows into a; 0 or -errno. */
-static int add_distinct(struct fsd_daemon *d, struct json_object *a,
-			__u32 windows, struct fsd_span *span)
+/* The distinct counts of a span (summed into q) into a. */
+static void add_distinct(struct fsd_daemon *d, struct json_object *a,
+			 const struct fsd_query_scratch *q)
 {
 	double distinct[FS_HLL_NSKETCH];
-	int err;
+	__u32 i;
 
-	err = fsd_history_distinct(&d->history, windows, distinct, span);
-	if (err)
-		return err;
+	for (i = 0; i < FS_HLL_NSKETCH; i++)
+		distinct[i] = fs_sketch_distinct(&q->sum, i);
 	add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
 	add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
 	add_u64(a, "distinct_destinations",
@@ -120,29 +133,37 @@ static int add_distinct(struct fsd_daemon *d, struct json_object *a,
 	add_double(a, "relative_standard_error",
 		   fs_hll_rse(d->opts.params.hll_p));
 	add_u64(a, "hll_precision", d->opts.params.hll_p);
-	return 0;
 }
 
-static struct json_object *answer_top(struct fsd_daemon *d,
-				      const struct fsd_request *r)
+/* A span query as the query threads get it: the request and the windows
+ * it selected when it arrived. */
+struct query_job {
+	struct fsd_request r;
+	struct fsd_span_select sel;
+};
+
+static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
+				      struct fsd_query_scratch *q)
 {
+	const struct fsd_request *r = &((const struct query_job *)job)->r;
 	const struct fs_sketch_params *p = &d->opts.params;
 	enum fsd_sort sort = r->sort;
 	struct json_object *a, *flows, *eb;
 	size_t i, got;
 	struct fsd_span span;
 	struct fsd_topk top;
-	__u32 windows;
 	__u64 total;
 	int err;
 
-	if ((a = span_windows(d, r->span, &windows)))
-		return a;
 	if (fsd_topk_init(&top, r->n, sort))
 		return fsd_answer_error("out of memory");
-	err = fsd_history_top(&d->history, windows, &top, &span);
+	err = fsd_history_top(&d->history, &((const struct query_job *)job)->sel,
+			      q, &top, &span);
 	if (err) {
 		fsd_topk_free(&top);
+		if (err == -E2BIG)
+			return fsd_answer_error("the span holds more than %u distinct candidates; ask a shorter span",
+						FSD_QUERY_CANDIDATES);
 		return fsd_answer_error("top query failed: %s", strerror(-err));
 	}
 	got = fsd_topk_finish(&top);
@@ -172,49 +193,87 @@ static struct json_object *answer_top(struct fsd_daemon *d,
 	fsd_topk_free(&top);
 	/* The same span's distinct counts, so that a live `top` shows them
 	 * without a second request that could see another window. */
-	err = add_distinct(d, a, windows, &span);
-	if (err) {
-		json_object_put(a);
-		return fsd_answer_error("top query failed: %s", strerror(-err));
-	}
+	add_distinct(d, a, q);
 	return a;
 }
 
-static struct json_object *answer_flows(struct fsd_daemon *d,
-					const struct fsd_request *r)
+static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
+					struct fsd_query_scratch *q)
 {
+	double unused[FS_HLL_NSKETCH];
 	struct fsd_span span;
 	struct json_object *a;
-	__u32 windows;
 	int err;
 
-	if ((a = span_windows(d, r->span, &windows)))
-		return a;
-	a = json_object_new_object();
-	err = add_distinct(d, a, windows, &span);
-	if (err) {
-		json_object_put(a);
+	err = fsd_history_distinct(&d->history,
+				   &((const struct query_job *)job)->sel, q,
+				   unused, &span);
+	if (err)
 		return fsd_answer_error("flows query failed: %s", strerror(-err));
-	}
+	a = json_object_new_object();
+	add_distinct(d, a, q);
 	add_span(d, a, &span);
 	return a;
 }
 
-struct json_object *fsd_answer(struct fsd_daemon *d, const char *request,
-			       size_t len)
+/*
+ * The command table: what answers each command, and where.  Status reads
+ * the loop's own state (BPF maps, interfaces, counters) and is cheap, so
+ * the loop answers it; span queries go to the query threads (workers.h).
+ */
+static const struct {
+	enum fsd_cmd cmd;
+	fsd_job_fn query;				/* on a query thread */
+	struct json_object *(*now)(struct fsd_daemon *d);	/* in the loop */
+} commands[] = {
+	{ FSD_CMD_TOP, answer_top, NULL },
+	{ FSD_CMD_FLOWS, answer_flows, NULL },
+	{ FSD_CMD_STATUS, NULL, fsd_answer_status },
+};
+
+void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
+		       __u64 client, struct json_object **now,
+		       struct fsd_job **job)
 {
 	char err[FSD_REQUEST_ERROR_MAX];
+	struct query_job *qj;
 	struct fsd_request r;
+	struct fsd_job *j;
+	size_t i;
 
-	if (fsd_request_parse(request, len, &r, err))
-		return fsd_answer_error("%s", err);
-	switch (r.cmd) {
-	case FSD_CMD_TOP:
-		return answer_top(d, &r);
-	case FSD_CMD_FLOWS:
-		return answer_flows(d, &r);
-	case FSD_CMD_STATUS:
-		return fsd_answer_status(d);
+	*now = NULL;
+	*job = NULL;
+	if (fsd_request_parse(text, len, &r, err)) {
+		*now = fsd_answer_error("%s", err);
+		return;
 	}
-	return fsd_answer_error("unknown cmd");
+	for (i = 0; i < FS_ARRAY_SIZE(commands) && commands[i].cmd != r.cmd; i++)
+		;
+	if (i == FS_ARRAY_SIZE(commands)) {
+		*now = fsd_answer_error("unknown cmd");
+		return;
+	}
+	if (commands[i].now) {
+		*now = commands[i].now(d);
+		return;
+	}
+	qj = calloc(1, sizeof(*qj));
+	j = calloc(1, sizeof(*j));
+	if (!qj || !j) {
+		free(qj);
+		free(j);
+		*now = fsd_answer_error("out of memory");
+		return;
+	}
+	qj->r = r;
+	*now = span_select(d, r.span, &qj->sel);
+	if (*now) {
+		free(qj);
+		free(j);
+		return;
+	}
+	j->client = client;
+	j->run = commands[i].query;
+	j->request = qj;
+	*job = j;
 }

@@ -182,24 +182,106 @@ static int take_totals(struct fsd_rotation *r, __u32 slot,
 	return 0;
 }
 
+/*
+ * The RCU barrier of the rotation protocol (maps.h): a map-in-map update
+ * returns after synchronize_rcu(), so once it has succeeded no program
+ * that could have seen the old window_seq is still running.  Retried a few
+ * times: it fails only when the kernel is short of memory.
+ */
+static int barrier(struct fsd_rotation *r)
+{
+	__u32 zero = 0;
+	int i, err = 0;
+
+	for (i = 0; i < FSD_BARRIER_TRIES; i++) {
+		if (!bpf_map_update_elem(r->barrier_fd, &zero,
+					 &r->barrier_inner_fd, BPF_ANY))
+			return 0;
+		err = -errno;
+	}
+	fsd_warn("barrier update failed %d times: %s", FSD_BARRIER_TRIES,
+		 strerror(-err));
+	return err;
+}
+
+/*
+ * A slot the datapath may still write cannot be zeroed: a writer late
+ * past the zeroing would leak its count into the slot's next window.  So
+ * a window lost for want of a barrier leaves its slot dirty, and the slot
+ * is cleaned before the datapath returns to it, after a barrier that did
+ * succeed.  Returns 0 when no slot is dirty any more.
+ */
+static int clean_dirty_slot(struct fsd_rotation *r)
+{
+	int err;
+
+	if (!r->dirty)
+		return 0;
+	err = barrier(r);
+	if (!err)
+		err = zero_slot(r, r->dirty_slot);
+	if (!err) {
+		__u32 slot = r->dirty_slot;
+		struct fs_window_totals t;
+
+		err = take_totals(r, slot, &t);
+	}
+	if (!err)
+		r->dirty = false;
+	return err;
+}
+
+/* Count a window lost: nothing of it reaches the history. */
+static void lose_window(struct fsd_rotation *r, struct fsd_history *h,
+			__u64 seq, int err)
+{
+	fsd_history_drop(h, seq);
+	r->errors++;
+	fsd_err("window %llu lost: %s", (unsigned long long)seq,
+		strerror(-err));
+}
+
+void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns)
+{
+	if (late_ns < FSD_LATE_NS)
+		return;
+	r->late++;
+	r->late_total_ns += late_ns;
+	if (late_ns > r->late_max_ns)
+		r->late_max_ns = late_ns;
+}
+
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb)
 {
-	__u64 old = r->seq, start = r->start_ns, now = fsd_now_ns();
-	__u32 slot = old % FS_NSLOTS, zero = 0;
+	__u64 old = r->seq, start = r->start_ns, now;
+	__u32 slot = old % FS_NSLOTS;
 	struct fs_sketch *s = NULL;
 	struct fs_window_totals t;
 	int err, ret;
 
+	/* The slot the datapath moves to must be clean first; if it cannot
+	 * be, the current window goes on (a longer window, not a leak). */
+	err = clean_dirty_slot(r);
+	if (err) {
+		r->postponed++;
+		fsd_err("window %llu extended: slot %u cannot be cleaned: %s",
+			(unsigned long long)old, r->dirty_slot, strerror(-err));
+		return err;
+	}
+	now = fsd_now_ns();
 	__atomic_store_n(&r->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
 	r->seq = old + 1;
 	r->start_ns = now;
-	/* A map-in-map update returns after synchronize_rcu(). */
-	if (bpf_map_update_elem(r->barrier_fd, &zero, &r->barrier_inner_fd,
-				BPF_ANY)) {
-		/* Without the barrier a late writer could be missed:
-		 * reading anyway is the lesser harm, but say so. */
-		fsd_warn("barrier update failed: %s", strerror(errno));
+	err = barrier(r);
+	if (err) {
+		/* Reading now could miss a late writer, zeroing could let one
+		 * leak into window old + 2: the window is lost, its slot
+		 * cleaned before its next use. */
+		r->dirty = true;
+		r->dirty_slot = slot;
+		lose_window(r, h, old, err);
+		return err;
 	}
 	ring_buffer__consume(rb);
 
@@ -213,8 +295,12 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	if (!err)
 		err = ret;
 	/* Zero even when the window is lost: its counts must not leak into
-	 * window old + 2. */
+	 * window old + 2.  A slot that cannot be zeroed stays dirty. */
 	ret = zero_slot(r, slot);
+	if (ret) {
+		r->dirty = true;
+		r->dirty_slot = slot;
+	}
 	if (!err)
 		err = ret;
 	if (!err) {
@@ -222,10 +308,7 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		err = fsd_history_commit(h, old, start, now);
 	}
 	if (err) {
-		fsd_history_drop(h, old);
-		r->errors++;
-		fsd_err("window %llu lost: %s", (unsigned long long)old,
-			strerror(-err));
+		lose_window(r, h, old, err);
 		return err;
 	}
 	r->last = t;

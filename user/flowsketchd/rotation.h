@@ -23,6 +23,7 @@
 #ifndef FLOWSKETCHD_ROTATION_H
 #define FLOWSKETCHD_ROTATION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "history.h"
 #include "loader.h"
@@ -42,16 +43,35 @@ struct fsd_rotation {
 	__u64 start_ns;			/* when it began, CLOCK_REALTIME */
 	struct fs_window_totals last;	/* the last window closed */
 	__u64 errors;			/* rotations that lost a window */
+	bool dirty;			/* dirty_slot awaits its zeroing */
+	__u32 dirty_slot;
+	__u64 postponed;		/* rotations put off: slot not clean */
+	__u64 late;			/* rotations >= FSD_LATE_NS late */
+	__u64 late_max_ns;
+	__u64 late_total_ns;
 };
+
+/* How often the barrier is tried before a window is given up. */
+#define FSD_BARRIER_TRIES 3
+/* A rotation this late (after its timer's due time) is counted late. */
+#define FSD_LATE_NS 10000000ULL
 
 int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 		      const struct fs_sketch_params *p, double hh_fraction);
 void fsd_rotation_free(struct fsd_rotation *r);
 
-/* Close the current window into h.  0 or -errno (the window is then
- * dropped, but its slot is still zeroed when possible). */
+/*
+ * Close the current window into h.  0, or -errno when the window is lost
+ * (counted in errors, nothing of it in the history) or, when the next
+ * slot could not be cleaned, the rotation put off (counted in postponed;
+ * the window goes on).  A lost window never leaks into a later one: its
+ * slot is zeroed after a barrier, now or before the datapath's next use
+ * of it.
+ */
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb);
+/* The timer fired late_ns after the rotation was due: count it. */
+void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns);
 
 /* Current CLOCK_REALTIME in nanoseconds. */
 __u64 fsd_now_ns(void);

@@ -3,9 +3,10 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -14,9 +15,10 @@
 #include <json-c/json.h>
 #include "protocol.h"
 #include "log.h"
+#include "daemon.h"
 #include "server.h"
+#include "workers.h"
 
-#define FSD_CLIENTS_PER_WAKEUP 8
 
 static int socket_dir(char *buf, size_t len, const char *path)
 {
@@ -139,7 +141,7 @@ void fsd_server_close(struct fsd_daemon *d)
 	d->socket_dir_created = false;
 }
 
-static __u64 monotonic_ms(void)
+__u64 fsd_monotonic_ms(void)
 {
 	struct timespec ts;
 
@@ -147,106 +149,281 @@ static __u64 monotonic_ms(void)
 	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
 }
 
-/*
- * Read one request line by deadline_ms; its length, -ETIMEDOUT, -E2BIG or
- * -errno.  The deadline covers the whole request, not each recv(): a
- * client sending a byte now and then would otherwise hold the event loop
- * (and the window rotation) for FS_REQUEST_MAX timeouts.
- */
-static ssize_t read_request(int fd, char *buf, size_t size, __u64 deadline_ms)
+static int client_watch(struct fsd_daemon *d, struct fsd_client *c,
+			__u32 events, int op)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	size_t len = 0;
+	struct epoll_event ev = {
+		.events = events,
+		.data.u64 = FSD_EV_CLIENT | c->slot,
+	};
 
-	while (len < size) {
-		__u64 now = monotonic_ms();
-		ssize_t n;
-		int ready;
-
-		if (now >= deadline_ms)
-			return -ETIMEDOUT;
-		ready = poll(&pfd, 1, (int)(deadline_ms - now));
-		if (ready < 0 && errno != EINTR)
-			return -errno;
-		if (ready <= 0)
-			continue;
-		n = recv(fd, buf + len, size - len, MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -errno;
-		}
-		if (!n)
-			return (ssize_t)len;
-		if (memchr(buf + len, '\n', (size_t)n))
-			return (ssize_t)(len + (size_t)n);
-		len += (size_t)n;
-	}
-	return -E2BIG;
+	return epoll_ctl(d->epoll_fd, op, c->fd, &ev) ? -errno : 0;
 }
 
-/* SO_SNDTIMEO bounds each send(); the deadline bounds a client that
- * takes a few bytes per timeout. */
-static void send_all(int fd, const char *buf, size_t len, __u64 deadline_ms)
+static void client_close(struct fsd_daemon *d, struct fsd_client *c)
 {
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+	struct fsd_server *s = &d->server;
+
+	/* Closing the fd removes it from the epoll set. */
+	close(c->fd);
+	free(c->out);
+	s->clients[c->slot] = NULL;
+	s->nclients--;
+	free(c);
+}
+
+/* Send what the client takes now; close it once all is sent, or when it
+ * is gone. */
+static void client_send(struct fsd_daemon *d, struct fsd_client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off,
+				 c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || monotonic_ms() > deadline_ms)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (c->state != FSD_CLIENT_WRITING) {
+				/* A waiting client is out of the epoll set
+				 * (client_request()); a reading one is in. */
+				int op = c->state == FSD_CLIENT_WAITING ?
+					 EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+
+				c->state = FSD_CLIENT_WRITING;
+				c->deadline_ms = fsd_monotonic_ms() +
+						 FSD_CLIENT_SEND_MS;
+				if (client_watch(d, c, EPOLLOUT, op))
+					break;
+			}
 			return;
-		buf += n;
-		len -= (size_t)n;
+		}
+		if (n <= 0)
+			break;
+		c->out_off += (size_t)n;
+	}
+	client_close(d, c);
+}
+
+void fsd_server_answer(struct fsd_daemon *d, struct fsd_client *c,
+		       char *text, size_t len)
+{
+	free(c->out);
+	c->out = text;
+	c->out_len = len;
+	c->out_off = 0;
+	if (!text) {
+		client_close(d, c);
+		return;
+	}
+	client_send(d, c);
+}
+
+/* Answer with an error object (no worker involved). */
+static void client_error(struct fsd_daemon *d, struct fsd_client *c,
+			 struct json_object *answer)
+{
+	const char *text = json_object_to_json_string_ext(answer,
+							  JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(text);
+	char *out = malloc(len + 2);
+
+	if (out) {
+		memcpy(out, text, len);
+		out[len] = '\n';
+		out[len + 1] = 0;
+	}
+	json_object_put(answer);
+	fsd_server_answer(d, c, out, out ? len + 1 : 0);
+}
+
+/* The request is complete: answer it now or hand it to a query thread. */
+static void client_request(struct fsd_daemon *d, struct fsd_client *c)
+{
+	struct json_object *now = NULL;
+	struct fsd_job *job = NULL;
+
+	/* Out of the epoll set while its answer is made: nothing more is
+	 * read, and a hangup (always reported) would wake the loop in vain;
+	 * it shows when the answer is sent. */
+	c->state = FSD_CLIENT_WAITING;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL)) {
+		client_close(d, c);
+		return;
+	}
+	fsd_request_start(d, c->in, c->in_len, c->id, &now, &job);
+	if (job) {
+		if (!fsd_workers_submit(&d->workers, job)) {
+			c->deadline_ms = fsd_monotonic_ms() + FSD_QUERY_MS;
+			return;
+		}
+		fsd_job_free(job);
+		now = fsd_answer_error("daemon busy: %d queries are waiting; try again",
+				       FSD_QUERY_QUEUE);
+	}
+	client_error(d, c, now ? now : fsd_answer_error("out of memory"));
+}
+
+/* Read what the client has sent so far. */
+static void client_read(struct fsd_daemon *d, struct fsd_client *c)
+{
+	for (;;) {
+		ssize_t n = recv(c->fd, c->in + c->in_len,
+				 sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			client_close(d, c);	/* gone: nobody to answer */
+			return;
+		}
+		if (!n) {
+			/* Shut down its side without a newline: what it sent
+			 * is its request (the empty one is an error). */
+			client_request(d, c);
+			return;
+		}
+		if (memchr(c->in + c->in_len, '\n', (size_t)n)) {
+			c->in_len += (size_t)n;
+			client_request(d, c);
+			return;
+		}
+		c->in_len += (size_t)n;
+		if (c->in_len == sizeof(c->in)) {
+			client_error(d, c, fsd_answer_error("request longer than %d bytes",
+							    FS_REQUEST_MAX));
+			return;
+		}
 	}
 }
 
-static void serve(struct fsd_daemon *d, int fd)
+void fsd_server_client_event(struct fsd_daemon *d, __u32 slot, __u32 events)
 {
-	struct timeval tv = { .tv_usec = FSD_CLIENT_TIMEOUT_MS * 1000 };
-	char req[FS_REQUEST_MAX + 1];
-	struct json_object *answer;
-	const char *text;
-	__u64 deadline;
-	ssize_t len;
+	struct fsd_client *c = slot < FSD_MAX_CLIENTS ? d->server.clients[slot] : NULL;
 
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	len = read_request(fd, req, sizeof(req),
-			   monotonic_ms() + FSD_CLIENT_TIMEOUT_MS);
-	if (len == -E2BIG)
-		answer = fsd_answer_error("request longer than %d bytes",
-					  FS_REQUEST_MAX);
-	else if (len == -ETIMEDOUT)
-		answer = fsd_answer_error("request not complete within %d ms",
-					  FSD_CLIENT_TIMEOUT_MS);
-	else if (len < 0)
-		return;		/* gone: nobody to answer */
-	else
-		answer = fsd_answer(d, req, (size_t)len);
-	text = json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PLAIN);
-	deadline = monotonic_ms() + 5 * FSD_CLIENT_TIMEOUT_MS;
-	send_all(fd, text, strlen(text), deadline);
-	send_all(fd, "\n", 1, deadline);
-	json_object_put(answer);
+	if (!c)
+		return;
+	if (c->state == FSD_CLIENT_READING)
+		client_read(d, c);
+	else if (c->state == FSD_CLIENT_WRITING)
+		client_send(d, c);
 }
 
+void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job)
+{
+	struct fsd_server *s = &d->server;
+	__u32 slot = (__u32)(job->client % FSD_MAX_CLIENTS);
+	struct fsd_client *c = s->clients[slot];
+
+	/* A client that timed out meanwhile is gone, and its slot may
+	 * serve another: the id tells. */
+	if (c && c->id == job->client && c->state == FSD_CLIENT_WAITING) {
+		fsd_server_answer(d, c, job->answer, job->answer_len);
+		job->answer = NULL;
+	}
+	fsd_job_free(job);
+}
+
+int fsd_server_expire(struct fsd_daemon *d)
+{
+	struct fsd_server *s = &d->server;
+	__u64 now = fsd_monotonic_ms(), next = ~0ULL;
+	__u32 i;
+
+	for (i = 0; i < FSD_MAX_CLIENTS && s->nclients; i++) {
+		struct fsd_client *c = s->clients[i];
+
+		if (!c)
+			continue;
+		if (c->deadline_ms <= now) {
+			s->timeouts++;
+			if (c->state == FSD_CLIENT_READING)
+				client_error(d, c, fsd_answer_error("request not complete within %d ms",
+								    FSD_CLIENT_TIMEOUT_MS));
+			else if (c->state == FSD_CLIENT_WAITING)
+				client_error(d, c, fsd_answer_error("query not answered within %d ms",
+								    FSD_QUERY_MS));
+			else
+				client_close(d, c);
+			/* An error answer that could not be sent at once
+			 * waits with a new deadline; else the slot is free. */
+			c = s->clients[i];
+			if (!c)
+				continue;
+		}
+		if (c->deadline_ms < next)
+			next = c->deadline_ms;
+	}
+	if (next == ~0ULL)
+		return -1;
+	return next <= now ? 0 : (int)(next - now);
+}
+
+/*
+ * Accept what waits on the listening socket.  Each client gets a slot
+ * and a deadline and is then served piecewise by the loop: nothing here
+ * or in client_read()/client_send() blocks, so a client that sends
+ * slowly, never sends, or never reads delays nobody but itself.  With
+ * every slot taken, a newcomer is told so and closed: a flood of
+ * connections costs a refusal each, never a rotation.
+ */
 void fsd_server_accept(struct fsd_daemon *d)
 {
-	int fd, served;
+	static const char busy[] = "{\"error\":\"daemon busy: too many clients; try again\"}\n";
+	struct fsd_server *s = &d->server;
+	int fd, accepted;
 
-	/* The listening socket is non-blocking; the accepted ones are not
-	 * (accept4 without SOCK_NONBLOCK): the request is read against a
-	 * deadline and the answer sent under SO_SNDTIMEO.  A few per
-	 * wakeup, so a connection flood cannot starve the timer. */
-	for (served = 0; served < FSD_CLIENTS_PER_WAKEUP; served++) {
-		fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	for (accepted = 0; accepted < FSD_ACCEPT_PER_WAKEUP; accepted++) {
+		struct fsd_client *c = NULL;
+		__u32 slot;
+
+		fd = accept4(d->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR)
 				fsd_warn("accept failed: %s", strerror(errno));
 			return;
 		}
-		serve(d, fd);
-		close(fd);
+		if (s->nclients < FSD_MAX_CLIENTS)
+			c = calloc(1, sizeof(*c));
+		if (!c) {
+			s->refused++;
+			/* Best effort: a client that cannot take it sees
+			 * the close. */
+			(void)!send(fd, busy, sizeof(busy) - 1,
+				    MSG_NOSIGNAL | MSG_DONTWAIT);
+			close(fd);
+			continue;
+		}
+		/* Ids run on; a slot is the id modulo the table, so the
+		 * next free slot is found from the next id. */
+		do {
+			c->id = s->next_id++;
+			slot = (__u32)(c->id % FSD_MAX_CLIENTS);
+		} while (s->clients[slot]);
+		c->fd = fd;
+		c->slot = slot;
+		c->state = FSD_CLIENT_READING;
+		c->deadline_ms = fsd_monotonic_ms() + FSD_CLIENT_TIMEOUT_MS;
+		s->clients[slot] = c;
+		s->nclients++;
+		s->accepted++;
+		if (client_watch(d, c, EPOLLIN, EPOLL_CTL_ADD)) {
+			client_close(d, c);
+			continue;
+		}
+		client_read(d, c);	/* it may have sent already */
 	}
+}
+
+void fsd_server_drop_clients(struct fsd_daemon *d)
+{
+	__u32 i;
+
+	for (i = 0; i < FSD_MAX_CLIENTS && d->server.nclients; i++)
+		if (d->server.clients[i])
+			client_close(d, d->server.clients[i]);
 }

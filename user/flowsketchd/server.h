@@ -2,24 +2,95 @@
 /*
  * server.h - the query socket of protocol.h.
  *
- * One request per connection, served inside the daemon's event loop.  A
- * client is given FSD_CLIENT_TIMEOUT_MS to send its request and five
- * times that to take the answer; one that is slower is dropped, so a
- * stuck or hostile client delays windows by at most that, never stops
- * them.
+ * One request per connection, served piecewise by the daemon's event
+ * loop: sockets are non-blocking, every client sits in a slot with a
+ * deadline, and the loop does for each only what can be done without
+ * waiting (read what has arrived, send what the socket takes).  Requests
+ * that are cheap (status, errors) are answered at once; span queries go to
+ * the query threads (workers.h) and their answer is sent when it comes.
+ * So an idle, slow, never-reading or hostile client, or a thousand of
+ * them, delays no window rotation and no other client's answer: each costs
+ * the loop a few system calls per event, and is dropped at its deadline.
+ *
+ * Deadlines, from the moment a client connects:
+ *   FSD_CLIENT_TIMEOUT_MS  to send a whole request (else an error answer);
+ *   FSD_QUERY_MS           for its answer to be computed (else an error);
+ *   FSD_CLIENT_SEND_MS     to take the answer once it starts (else closed).
+ * At most FSD_MAX_CLIENTS at once; one more is answered "busy" and closed.
  */
 #ifndef FLOWSKETCHD_SERVER_H
 #define FLOWSKETCHD_SERVER_H
 
-#include "daemon.h"
+#include <stddef.h>
+#include "flowsketch/compat.h"
+#include "protocol.h"
 
 #define FSD_CLIENT_TIMEOUT_MS 200
+#define FSD_QUERY_MS 5000
+#define FSD_CLIENT_SEND_MS 1000
+#define FSD_MAX_CLIENTS 1024
+#define FSD_ACCEPT_PER_WAKEUP 64
+
+/* epoll data of a client's fd: this bit, and the slot in the low bits. */
+#define FSD_EV_CLIENT (1ULL << 63)
+
+enum fsd_client_state {
+	FSD_CLIENT_READING,	/* request incomplete */
+	FSD_CLIENT_WAITING,	/* a query thread makes the answer */
+	FSD_CLIENT_WRITING,	/* the socket takes the answer slowly */
+};
+
+struct fsd_client {
+	int fd;
+	__u32 slot;
+	__u64 id;
+	enum fsd_client_state state;
+	__u64 deadline_ms;		/* CLOCK_MONOTONIC */
+	char in[FS_REQUEST_MAX + 1];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+};
+
+struct fsd_server {
+	struct fsd_client *clients[FSD_MAX_CLIENTS];
+	__u32 nclients;
+	__u64 next_id;
+	__u64 accepted;			/* counters for status */
+	__u64 refused;			/* table full */
+	__u64 timeouts;			/* a deadline passed */
+};
+
+struct fsd_daemon;
+struct fsd_job;
+struct json_object;
 
 /* Create the socket (directory 0700 if missing, socket 0600) and listen. */
 int fsd_server_open(struct fsd_daemon *d);
-/* Serve every connection waiting on the listening socket. */
+/* Accept the connections waiting on the listening socket. */
 void fsd_server_accept(struct fsd_daemon *d);
+/* An epoll event on a client's fd (data FSD_EV_CLIENT | slot). */
+void fsd_server_client_event(struct fsd_daemon *d, __u32 slot, __u32 events);
+/* A query thread finished a job: send its answer to its client if that
+ * client still waits for it; frees the job. */
+void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job);
+/* Act on passed deadlines; returns the milliseconds to the next one, or
+ * -1 for none (an epoll_wait timeout). */
+int fsd_server_expire(struct fsd_daemon *d);
+/* Close every client (at stop). */
+void fsd_server_drop_clients(struct fsd_daemon *d);
 /* Close and remove the socket (and the directory if we made it). */
 void fsd_server_close(struct fsd_daemon *d);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+__u64 fsd_monotonic_ms(void);
+
+/*
+ * A complete request (query.c): either *now gets the answer, or *job a
+ * query for the query threads, tagged with the client's id.
+ */
+void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
+		       __u64 client, struct json_object **now,
+		       struct fsd_job **job);
 
 #endif /* FLOWSKETCHD_SERVER_H */

@@ -94,6 +94,11 @@ static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 	add_u64(c, "candidates_dropped", d->history.candidate_overflow);
 	add_u64(c, "stray_reports", d->history.stray_reports);
 	add_u64(c, "windows_lost", d->rotation.errors);
+	add_u64(c, "rotations_postponed", d->rotation.postponed);
+	add_u64(c, "rotations_late", d->rotation.late);
+	add_u64(c, "rotation_late_max_us", d->rotation.late_max_ns / 1000);
+	add_u64(c, "clients_refused", d->server.refused);
+	add_u64(c, "client_timeouts", d->server.timeouts);
 	return c;
 }
 

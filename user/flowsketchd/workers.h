@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * workers.h - query threads: span queries off the event loop.
+ *
+ * A top or flows answer over a long span sums up to every window kept
+ * (hundreds of sketches of a few hundred KiB), tens of milliseconds of
+ * memory traffic.  Run on the event loop that closes windows, it would
+ * make rotations late and every other client wait, so the loop hands such
+ * requests to FSD_QUERY_THREADS threads and goes on; a thread computes the
+ * answer's text with its own scratch (history.h: allocated once, counted
+ * in the daemon's memory cap) and hands it back through a queue whose
+ * eventfd the loop watches.  The history's lock is the only thing a query
+ * thread shares with the loop (history.h, "Threads").
+ *
+ * Jobs are bounded: at most FSD_QUERY_QUEUE wait, and a request that
+ * would be one more is answered "busy" at once.
+ */
+#ifndef FLOWSKETCHD_WORKERS_H
+#define FLOWSKETCHD_WORKERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "history.h"
+
+#define FSD_QUERY_THREADS 2
+#define FSD_QUERY_QUEUE 256
+
+struct fsd_daemon;
+struct json_object;
+
+/* What a query thread runs: the answer to one request. */
+typedef struct json_object *(*fsd_job_fn)(struct fsd_daemon *d,
+					  const void *request,
+					  struct fsd_query_scratch *q);
+
+struct fsd_job {
+	struct fsd_job *next;
+	__u64 client;			/* whom the loop gives the answer */
+	fsd_job_fn run;
+	void *request;			/* the job's own copy, freed with it */
+	char *answer;			/* out: the answer's text and "\n" */
+	size_t answer_len;
+};
+
+struct fsd_workers {
+	struct fsd_daemon *d;
+	pthread_t threads[FSD_QUERY_THREADS];
+	unsigned int started;
+	struct fsd_query_scratch scratch[FSD_QUERY_THREADS];
+	unsigned int scratch_ready;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct fsd_job *todo, **todo_tail;
+	struct fsd_job *done;
+	unsigned int queued;		/* jobs in todo or running */
+	bool stopping;
+	int event_fd;			/* readable when done is not empty */
+};
+
+/* Allocate the scratch and start the threads: 0 or -errno, nothing left
+ * running on failure. */
+int fsd_workers_start(struct fsd_workers *w, struct fsd_daemon *d);
+/* Stop and join the threads, free every job and the scratch. */
+void fsd_workers_stop(struct fsd_workers *w);
+/* Queue a job (the workers own it from here): 0, or -EBUSY when
+ * FSD_QUERY_QUEUE jobs wait already (the caller still owns it). */
+int fsd_workers_submit(struct fsd_workers *w, struct fsd_job *job);
+/* Every finished job, in no particular order (NULL-terminated list);
+ * the caller frees each with fsd_job_free(). */
+struct fsd_job *fsd_workers_take_done(struct fsd_workers *w);
+void fsd_job_free(struct fsd_job *job);
+
+/* The most the query threads' scratch can take. */
+size_t fsd_workers_max_bytes(const struct fs_sketch_params *p);
+
+#endif /* FLOWSKETCHD_WORKERS_H */
