@@ -6,8 +6,9 @@
  *
  * Listens on the unix socket SOCKET and, for each connection, reads the
  * request line, appends it to FILE (when --log is given), writes the bytes
- * of ANSWER_FILE exactly as they are (malformed JSON included: that is
- * what tests of the client's error paths need) and closes.  Exits after N
+ * of ANSWER_FILE exactly as they are (malformed JSON, NUL bytes and
+ * invalid UTF-8 included: that is what tests of the client's error paths
+ * need) and closes.  Exits after N
  * connections (default: never) or on SIGTERM/SIGINT, removing the socket.
  * With --drip it writes the answer one byte every MS milliseconds: a
  * daemon that is alive but slow, for the client's deadline.

@@ -385,6 +385,100 @@ serve array "$T/array.json" || exit 1
 runtime_error "an answer that is not an object" "not a JSON object" \
 	--socket "$T/array.sock" status
 
+# ------------------------------------------- answers of the wrong shape
+# Each command checks the answer for what it asked, with --json too: an
+# answer to status shaped like one to top is refused, nothing printed.
+serve topforstatus "$T/top.json" || exit 1
+runtime_error "status answered with a top-shaped object is refused, naming status" \
+	"flowsketchd's answer to status has no non-negative integer \"pid\"" \
+	--socket "$T/topforstatus.sock" status
+runtime_error "status --json refuses the top-shaped answer too" \
+	"flowsketchd's answer to status has no non-negative integer \"pid\"" \
+	--socket "$T/topforstatus.sock" status --json
+serve statusfortop "$T/status.json" || exit 1
+runtime_error "top --json answered with a status-shaped object is refused" \
+	"flowsketchd's answer to top has no non-negative integer \"span_seconds\"" \
+	--socket "$T/statusfortop.sock" top --json
+jq '.distinct_flows = "many"' "$T/flows.json" >"$T/flowsstr.json"
+serve flowsstr "$T/flowsstr.json" || exit 1
+runtime_error "flows --json: a field of the wrong type is refused" \
+	"flowsketchd's answer to flows has no number \"distinct_flows\"" \
+	--socket "$T/flowsstr.sock" flows --json
+jq '.counters.malformed["bad\u001b[31m"] = 1' "$T/status.json" >"$T/badreason.json"
+serve badreason "$T/badreason.json" || exit 1
+runtime_error "status: a malformed reason that is not a name is refused" \
+	"malformed reason that is not a name" --socket "$T/badreason.sock" status
+
+# -------------------------------------------- control characters on screen
+# Strings from the daemon never reach the terminal raw: C0 controls (ESC,
+# BEL), DEL, C1 controls (U+009B is CSI on some terminals), bidirectional
+# overrides and invalid UTF-8 each print as '?' in the tables; --json
+# escapes them and stays the same JSON value.
+# no_raw_ctl FILE: no control byte but newline, no C1, no bidi override.
+no_raw_ctl() {
+	python3 -c '
+import re, sys
+d = open(sys.argv[1], "rb").read()
+sys.exit(1 if re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]", d) else 0)' "$1"
+}
+jq '.pin_dir = "/sys/fs/bpf/\u001b[2Jx\u0007" | .datapath = "bpf\u009b31m" |
+    .interfaces[0].name = "veth\u202e0\u007f" | .interfaces[1].xdp_mode = "gen\u0000eric"' \
+	"$T/status.json" >"$T/ctlstatus.json"
+serve ctlstatus "$T/ctlstatus.json" || exit 1
+run --socket "$T/ctlstatus.sock" status
+check "status with control characters in its strings exits 0" \
+	eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
+check "status: no control character reaches the terminal" no_raw_ctl "$T/out"
+check "status: ESC and BEL print as '?', the rest of the sequence as text" \
+	out_has "maps pinned in /sys/fs/bpf/\?\[2Jx\?$"
+check "status: C1 CSI, bidi override, DEL and NUL print as '?'" \
+	eval 'out_has "datapath bpf\?31m," && out_has "veth\?0\? \(ifindex 7" && out_has "XDP gen\?eric\)"'
+run --socket "$T/ctlstatus.sock" status --json
+check "status --json: no raw control character either" \
+	eval '[ "$rc" -eq 0 ] && no_raw_ctl "$T/out"'
+check "status --json: the same JSON value as the daemon sent" \
+	eval '[ "$(jq -cS . "$T/out")" = "$(jq -cS . "$T/ctlstatus.json")" ]'
+
+jq '.flows[0].src = "10.0.0.1\u001b]0;owned\u0007" | .flows[1].proto = "u\u001b[1mdp" | .sort = "pack\u0085ets"' \
+	"$T/top.json" >"$T/ctltop.json"
+serve ctltop "$T/ctltop.json" || exit 1
+run --socket "$T/ctltop.sock" top --once
+check "top: no control character from flow strings reaches the terminal" \
+	eval '[ "$rc" -eq 0 ] && no_raw_ctl "$T/out"'
+check "top: a title-setting sequence in an address prints as text" \
+	out_has "^ *1 +10\.0\.0\.1\?\]0;owned\?:40000 "
+check "top: the sort key and protocol are cleaned too" \
+	eval 'out_has "by pack\?ets$" && out_has " u\?\[1mdp "'
+
+printf '{"error":"no \\u001b[2Jway\\u009b"}\n' >"$T/ctlerror.json"
+serve ctlerror "$T/ctlerror.json" || exit 1
+runtime_error "the daemon's error sentence is cleaned before it is printed" \
+	"flowsketchd: no ?[2Jway?" --socket "$T/ctlerror.sock" flows
+check "the cleaned error sentence holds no control character" no_raw_ctl "$T/err"
+
+printf '{"error":"a\0b"}\n' >"$T/nul.json"
+serve nul "$T/nul.json" || exit 1
+runtime_error "an answer with a NUL byte is refused, with its offset" \
+	"flowsketchd's answer contains a NUL byte at byte 11" --socket "$T/nul.sock" status
+printf '{"error":"caf\351"}\n' >"$T/latin1.json"
+serve latin1 "$T/latin1.json" || exit 1
+runtime_error "an answer that is not UTF-8 is refused, with its offset" \
+	"flowsketchd's answer is not valid UTF-8 at byte 13" --socket "$T/latin1.sock" status
+
+# ------------------------------------------------ --socket that is no socket
+echo keep >"$T/regular"
+runtime_error "--socket naming a regular file says so" \
+	"cannot connect to flowsketchd at $T/regular: it is a regular file, not a socket (check --socket)" \
+	--socket "$T/regular" status
+mkdir "$T/adir"
+runtime_error "--socket naming a directory says so" \
+	"at $T/adir: it is a directory, not a socket" --socket "$T/adir" flows
+check "--socket on a regular file leaves it as it was" \
+	test "$(cat "$T/regular")" = keep
+runtime_error "--socket naming nothing says it does not exist" \
+	"at $T/nothing/here.sock: No such file or directory (is the daemon running?)" \
+	--socket "$T/nothing/here.sock" status
+
 # The CLI's timeout covers the whole answer, not each read: a daemon that
 # trickles 16 bytes out at one per 100 ms (1.6 s in all) is given up on
 # after --timeout 1 although every single read returns within 0.1 s, and

@@ -13,12 +13,13 @@
 #define FS_PATH_MAX 128
 
 /* The command whose answer is being read, for the messages: the CLI asks
- * one thing at a time, so one file-wide name is enough. */
-static const char *reply_cmd;
+ * one thing at a time, so one file-wide name is enough.  A copy, as the
+ * request it comes from is freed after each exchange. */
+static char reply_cmd[16];
 
 void fs_reply_context(const char *cmd)
 {
-	reply_cmd = cmd;
+	snprintf(reply_cmd, sizeof(reply_cmd), "%s", cmd ? cmd : "");
 }
 
 /* "flowsketchd's answer to status" or, before any request, "...answer". */
@@ -31,7 +32,7 @@ static void say_bad(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (reply_cmd)
+	if (reply_cmd[0])
 		fs_error("flowsketchd's answer to %s %s", reply_cmd, msg);
 	else
 		fs_error("flowsketchd's answer %s", msg);
@@ -133,8 +134,13 @@ int fs_reply_string(struct json_object *obj, const char *path,
 	}
 	memcpy(copy, json_object_get_string(v), len);
 	clean = fs_printable(copy, len);
-	if (clean != len || memcmp(copy, json_object_get_string(v), len))
-		json_object_set_string_len(v, copy, (int)clean);
+	/* Never fall back to the raw string: out of memory is an error. */
+	if ((clean != len || memcmp(copy, json_object_get_string(v), len)) &&
+	    !json_object_set_string_len(v, copy, (int)clean)) {
+		free(copy);
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
 	free(copy);
 	*out = json_object_get_string(v);
 	return 0;

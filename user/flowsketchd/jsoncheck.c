@@ -30,7 +30,8 @@ struct scan {
 	struct fsd_json_fault *f;
 };
 
-/* Record the fault (the first one only) and return -EINVAL. */
+/* Record the fault and return -EINVAL: every caller returns at once, so
+ * the first fault is the one reported. */
 static int fault(struct scan *sc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int fault(struct scan *sc, const char *fmt, ...)

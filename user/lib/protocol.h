@@ -8,6 +8,12 @@
  * one JSON object followed by "\n" and closes.  Requests larger than
  * FS_REQUEST_MAX bytes are refused.
  *
+ * A request is strict RFC 8259 JSON, valid UTF-8, with no NUL byte and no
+ * key twice in an object (json-c would keep the last one silently); each
+ * of these gets one error answer naming it and its byte offset, e.g.
+ *   {"error":"request has the key \"cmd\" twice in one object (byte 27)"}
+ * Answers are valid UTF-8 too, and the CLI refuses one that is not.
+ *
  * Requests (unknown keys are an error, so a typo is never ignored):
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS}
  *   {"cmd":"flows",  "span":SECONDS}
