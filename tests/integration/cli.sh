@@ -289,7 +289,10 @@ cat >"$T/status.json" <<'EOF'
              "malformed":{"trunc_eth":0, "trunc_ipv4":3, "bad_ihl":0,
                           "bad_tcp_doff":2},
              "malformed_total":5, "reports":321, "reports_dropped":2,
-             "update_errors":0}}
+             "update_errors":0, "windows_finished":12, "windows_lost":0,
+             "rotations_postponed":0, "rotations_late":1,
+             "rotation_late_max_us":12500, "clients_refused":0,
+             "client_timeouts":3}}
 EOF
 serve status "$T/status.json" || exit 1
 run --socket "$T/status.sock" status
@@ -304,6 +307,10 @@ check "status: a failed attach says why" \
 	out_has "veth3 \(ifindex 12, failed: Device or resource busy, not counted\)"
 check "status: window and history" \
 	out_has "5 s each, history 300 s \(60 windows kept\)"
+check "status: rotations, lost and late ones, with the worst lateness" \
+	out_has "^rotations: +12 windows closed, 0 lost, 0 put off, 1 late \(10 ms or more; latest by at most 12\.5 ms\)$"
+check "status: clients refused and dropped" \
+	out_has "^clients: +0 refused \(too many at once\), 3 dropped at their deadline$"
 check "status: Count-Min parameters" \
 	out_has "width 4,096 x depth 5, epsilon 0\.066%, delta 0\.67%, conservative update off"
 check "status: Count-Min bound in words" \
@@ -432,7 +439,7 @@ check "status: no control character reaches the terminal" no_raw_ctl "$T/out"
 check "status: ESC and BEL print as '?', the rest of the sequence as text" \
 	out_has "maps pinned in /sys/fs/bpf/\?\[2Jx\?$"
 check "status: C1 CSI, bidi override, DEL and NUL print as '?'" \
-	eval 'out_has "datapath bpf\?31m," && out_has "veth\?0\? \(ifindex 7" && out_has "XDP gen\?eric\)"'
+	eval 'out_has "datapath bpf\?31m," && out_has "veth\?0\? \(ifindex 7" && out_has "XDP gen\?eric[,)]"'
 run --socket "$T/ctlstatus.sock" status --json
 check "status --json: no raw control character either" \
 	eval '[ "$rc" -eq 0 ] && no_raw_ctl "$T/out"'

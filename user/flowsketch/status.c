@@ -31,6 +31,9 @@ struct status_view {
 	__u64 total_packets, total_bytes;
 	__u64 rx, sketched, non_ip, fragments, malformed_total;
 	__u64 reports, reports_dropped, update_errors;
+	__u64 windows_finished, windows_lost, rotations_postponed;
+	__u64 rotations_late, rotation_late_max_us;
+	__u64 clients_refused, client_timeouts;
 };
 
 static void usage(void)
@@ -136,7 +139,14 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_u64(a, "counters.malformed_total", &v->malformed_total)) ||
 	    (err = fs_reply_u64(a, "counters.reports", &v->reports)) ||
 	    (err = fs_reply_u64(a, "counters.reports_dropped", &v->reports_dropped)) ||
-	    (err = fs_reply_u64(a, "counters.update_errors", &v->update_errors)))
+	    (err = fs_reply_u64(a, "counters.update_errors", &v->update_errors)) ||
+	    (err = fs_reply_u64(a, "counters.windows_finished", &v->windows_finished)) ||
+	    (err = fs_reply_u64(a, "counters.windows_lost", &v->windows_lost)) ||
+	    (err = fs_reply_u64(a, "counters.rotations_postponed", &v->rotations_postponed)) ||
+	    (err = fs_reply_u64(a, "counters.rotations_late", &v->rotations_late)) ||
+	    (err = fs_reply_u64(a, "counters.rotation_late_max_us", &v->rotation_late_max_us)) ||
+	    (err = fs_reply_u64(a, "counters.clients_refused", &v->clients_refused)) ||
+	    (err = fs_reply_u64(a, "counters.client_timeouts", &v->client_timeouts)))
 		return err;
 	/* Every malformed reason is a count; checked here, printed below. */
 	json_object_object_foreach(v->malformed, reason, count) {
@@ -247,6 +257,17 @@ static void print_counters(const struct status_view *v)
 	printf("reports:      %s heavy-hitter reports, %s dropped (ring buffer full), %s update errors\n",
 	       fs_fmt_grouped(a, v->reports), fs_fmt_grouped(b, v->reports_dropped),
 	       fs_fmt_grouped(c, v->update_errors));
+	/* A late rotation makes a longer window, a lost one a gap: both
+	 * change what a span covers, so both are shown. */
+	printf("rotations:    %s windows closed, %s lost, %s put off, %s late (10 ms or more; latest by at most %.1f ms)\n",
+	       fs_fmt_grouped(a, v->windows_finished),
+	       fs_fmt_grouped(b, v->windows_lost),
+	       fs_fmt_grouped(c, v->rotations_postponed),
+	       fs_fmt_grouped(d, v->rotations_late),
+	       (double)v->rotation_late_max_us / 1000);
+	printf("clients:      %s refused (too many at once), %s dropped at their deadline\n",
+	       fs_fmt_grouped(a, v->clients_refused),
+	       fs_fmt_grouped(b, v->client_timeouts));
 }
 
 static void print_status(const struct status_view *v)

@@ -18,16 +18,24 @@
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS}
  *   {"cmd":"flows",  "span":SECONDS}
  *   {"cmd":"status"}
- * "span" defaults to one window; it is rounded up to whole windows and
- * must not exceed the history the daemon keeps.
+ * "span" is time: the finished windows that ended in the last SECONDS
+ * (measured when the request arrives), never more than the history the
+ * daemon keeps; without it, the last finished window.  An answer says
+ * what its windows really cover (span_seconds, window_start, window_end):
+ * after a late rotation, a longer window and so fewer of them.
+ *
+ * Timing (server.h): a client has 200 ms from connecting to send its
+ * request, its query 5 s to be answered, and 1 s to take the answer once
+ * sending starts; each miss gets an error answer or the connection
+ * closed.  More than 1024 clients at once: {"error":"daemon busy: ..."}.
  *
  * Every answer is an object.  A failed request gets
  *   {"error":"one precise sentence"}
  * and the CLI prints that sentence and exits non-zero.
  *
  * top:
- *   {"span_seconds":S, "windows":W, "window_seconds":S, "window_end":UNIX,
- *    "sort":"packets", "total_packets":N, "total_bytes":N,
+ *   {"span_seconds":S, "windows":W, "window_seconds":S,
+ *    "window_start":UNIX, "window_end":UNIX, "sort":"packets", "total_packets":N, "total_bytes":N,
  *    "error_bound":{"epsilon":E, "delta":D, "packets":N, "bytes":N},
  *    "flows":[{"src":"10.0.0.1", "dst":"10.0.0.2", "sport":1234,
  *              "dport":80, "proto":"tcp", "proto_num":6, "family":4,
@@ -43,7 +51,8 @@
  *   request per window.
  *
  * flows:
- *   {"span_seconds":S, "windows":W, "distinct_flows":N,
+ *   {"span_seconds":S, "windows":W, "window_seconds":S,
+ *    "window_start":UNIX, "window_end":UNIX, "distinct_flows":N,
  *    "distinct_sources":N, "distinct_destinations":N,
  *    "relative_standard_error":E, "hll_precision":P}
  *
@@ -67,11 +76,22 @@
  *              "hll_relative_standard_error":E},
  *    "memory":{"datapath_bytes_per_cpu":N, "datapath_bytes":N,
  *              "history_bytes":N, "history_bytes_max":N},
- *              (history_bytes_max: every window and candidate set full)
+ *              (history_bytes_max: every window and candidate set full,
+ *               and the query threads' scratch)
  *    "totals":{"packets":N, "bytes":N},          (all finished windows)
  *    "counters":{"rx":N, "sketched":N, "non_ip":N, "fragments":N,
  *                "malformed":{"trunc_eth":N, ...}, "malformed_total":N,
- *                "reports":N, "reports_dropped":N, "update_errors":N}}
+ *                "reports":N, "reports_dropped":N, "update_errors":N,
+ *                "candidates_dropped":N, "stray_reports":N,
+ *                "windows_finished":N, "windows_lost":N,
+ *                "rotations_postponed":N, "rotations_late":N,
+ *                "rotation_late_max_us":N,
+ *                "clients_refused":N, "client_timeouts":N}}
+ *   windows_lost: windows given up (a failed barrier or map read), none of
+ *   whose counts is in the history or in a later window; rotations_postponed:
+ *   rotations put off because the next slot could not be cleaned (the
+ *   window goes on); rotations_late: rotations 10 ms or more after their
+ *   timer was due, the worst in rotation_late_max_us.
  */
 #ifndef FLOWSKETCH_PROTOCOL_H
 #define FLOWSKETCH_PROTOCOL_H
