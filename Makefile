@@ -6,7 +6,8 @@
 #
 #   make deps    install the Debian packages the build and tests need
 #   make         build everything under build/
-#   make test    deps + build + fuzz targets + every test (unit, datapath,
+#   make mutants unit tests rebuilt against a broken core (tests/integration/mutants.sh)
+#   make test    deps + build + fuzz targets + mutants + every test (unit, datapath,
 #                integration with a short run of each fuzz target, VM)
 #   make fuzz    libFuzzer targets under build/fuzz/ (clang, ASan + UBSan);
 #                run one with build/fuzz/NAME fuzz/corpus/NAME, or all of
@@ -73,7 +74,7 @@ TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/
 
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
 
-.PHONY: all deps test demo bench kmod install clean fuzz
+.PHONY: all deps test demo bench kmod install clean fuzz mutants
 # Keep the BPF objects: make would delete them as intermediates of the
 # skeletons, and they are what `llvm-objdump -d` and `bpftool prog load` want.
 .SECONDARY: $(BPF_OBJS)
@@ -135,6 +136,26 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
+# --- mutants ------------------------------------------------------------------
+# Unit tests rebuilt, with the shared library they test, against a broken
+# core (the FS_MUTANT_* blocks in include/flowsketch): each must fail, or
+# the test could not catch that bug.  tests/integration/mutants.sh runs
+# them.  NAME:TEST:FLAG
+MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
+           report_no_flags:test_model:FS_MUTANT_REPORT_NO_FLAGS \
+           report_crossing:test_model:FS_MUTANT_REPORT_CROSSING
+MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
+
+define mutant_rule
+$(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS)
+	$$(call msg,MUTANT,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(CFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
+endef
+$(foreach m,$(MUTANTS),$(eval $(call mutant_rule,$(subst :, ,$(m)))))
+
+mutants: $(MUTANT_BINS)
+
 # --- fuzz targets -------------------------------------------------------------
 # Every target is linked with all the code that parses what arrives from
 # outside: the shared library, the CLI without main(), and the daemon's
@@ -174,7 +195,7 @@ kmod:
 
 # --- entry points -----------------------------------------------------------
 test: deps
-	$(Q)$(MAKE) --no-print-directory all fuzz
+	$(Q)$(MAKE) --no-print-directory all fuzz mutants
 	$(Q)./tests/run.sh
 
 demo: deps

@@ -126,6 +126,13 @@ FS_UNROLL
 	}
 	/* Both update rules raise the row minimum by exactly the increment,
 	 * so min + inc is the estimate after this packet. */
+#ifdef FS_MUTANT_REPORT_NO_FLAGS	/* `make mutants` only */
+	flagged_packets = flagged_bytes = 0;
+#endif
+#ifdef FS_MUTANT_REPORT_CROSSING	/* `make mutants` only: the old rule */
+	if (min_packets >= u->thresh_packets)
+		flagged_packets = FS_CMS_REPORTED;
+#endif
 	if (fs_cms_reaches(min_packets + 1, u->thresh_packets,
 			   flagged_packets & FS_CMS_REPORTED))
 		u->report |= FS_REPORT_PACKETS;

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# mutants.sh - the unit tests catch the bugs they are there for.
+#
+# `make mutants` rebuilds unit tests against a core with one bug switched
+# on (the FS_MUTANT_* blocks in include/flowsketch, listed in the
+# Makefile's MUTANTS):
+#   cms_row0         every Count-Min row reuses row 0's column
+#                    (test_cms: the rows' independence and the bound);
+#   report_no_flags  no report flags: flows reported again and again
+#                    (test_model: at most once per window, bursts);
+#   report_crossing  the old rule, a report only when a flow's own packet
+#                    crosses the threshold (test_model: recall when other
+#                    flows raised the estimate).
+# Each mutant binary must fail: exit non-zero with cmocka's failure line.
+# Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+n=0
+failed=0
+bins=(build/mutants/*)
+if [ ! -x "${bins[0]}" ]; then
+	echo "not ok 1 - mutants are built (make mutants)"
+	echo "1..1"
+	exit 1
+fi
+for b in "${bins[@]}"; do
+	n=$((n + 1))
+	out=$("$b" 2>&1)
+	rc=$?
+	fails=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
+	if [ "$rc" -ne 0 ] && [ -n "$fails" ] && [ "$fails" -gt 0 ]; then
+		echo "ok $n - mutant $(basename "$b") is caught ($fails tests fail)"
+		printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \(test_.*\)/# caught by \1/p' | sort -u
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - mutant $(basename "$b") is caught (exit $rc, every test passed)"
+	fi
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]
