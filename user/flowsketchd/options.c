@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 #include "flowsketch/maps.h"
 #include "protocol.h"
 #include "sizing.h"
@@ -165,13 +166,25 @@ unsigned int fsd_options_windows_kept(const struct fsd_options *o)
 	return (o->history_sec + o->window_sec - 1) / o->window_sec;
 }
 
-/* The history at its fullest and the query threads' scratch: all the
- * memory the daemon's windows and queries can take. */
+/*
+ * The history at its fullest, the query threads' scratch and the
+ * rotation's per-CPU images of the maps (rotation.c: every chunk of both
+ * slots, one copy per possible CPU, plus one element's lookup buffer):
+ * all the memory the daemon's windows and queries can take.
+ */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 {
-	return fsd_history_max_bytes(&o->params, fsd_options_windows_kept(o),
+	const struct fs_sketch_params *p = &o->params;
+	int ncpus = libbpf_num_possible_cpus();
+	unsigned long long rotation;
+
+	rotation = (unsigned long long)(ncpus > 0 ? ncpus : 1) *
+		   (((unsigned long long)fs_cms_chunks(p, FS_NSLOTS) +
+		     fs_hll_chunks(p, FS_NSLOTS) + 1) *
+		    sizeof(struct fs_cms_chunk));
+	return fsd_history_max_bytes(p, fsd_options_windows_kept(o),
 				     o->max_candidates) +
-	       fsd_workers_max_bytes(&o->params);
+	       fsd_workers_max_bytes(p) + rotation;
 }
 
 /* Sizes that only make sense together. */

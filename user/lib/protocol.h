@@ -77,7 +77,7 @@
  *    "memory":{"datapath_bytes_per_cpu":N, "datapath_bytes":N,
  *              "history_bytes":N, "history_bytes_max":N},
  *              (history_bytes_max: every window and candidate set full,
- *               and the query threads' scratch)
+ *               the query threads' scratch and the rotation's buffers)
  *    "totals":{"packets":N, "bytes":N},          (all finished windows)
  *    "counters":{"rx":N, "sketched":N, "non_ip":N, "fragments":N,
  *                "malformed":{"trunc_eth":N, ...}, "malformed_total":N,
