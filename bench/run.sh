@@ -4,6 +4,10 @@
 # bench/run.sh - `make bench`: the datapath and daemon benchmark
 # (build/tools/fs-bench), then the kernel-module kfunc benchmark inside a
 # VM (bench/vm_kfunc.sh) when it exists.  Arguments go to fs-bench.
+# In between, the live benchmark (bench/live.sh: the same programs attached
+# to a veth in namespaces of its own, on real traffic, about 70 s);
+# BENCH_LIVE_ARGS are its options (build/tools/fs-livebench --help), and
+# BENCH_LIVE=0 skips it.
 #
 # Figures are ratios against baselines measured in the same run (driver,
 # parse-only program, memcpy): absolute times on shared machines move with
@@ -22,6 +26,12 @@ fi
 
 rc=0
 build/tools/fs-bench "$@" || rc=1
+
+if [ "${BENCH_LIVE:-1}" != 0 ]; then
+	# shellcheck disable=SC2086
+	bash bench/live.sh ${BENCH_LIVE_ARGS:-} || rc=1
+	echo
+fi
 
 if [ -f bench/vm_kfunc.sh ]; then
 	echo

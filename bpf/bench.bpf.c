@@ -22,6 +22,9 @@
  *                    by tuning code and floor / parse-only what the
  *                    sketch's shape (d and the three HyperLogLogs) costs.
  *
+ * fs_live_* (at the end) are the same programs without the driver, for
+ * live traffic.
+ *
  * The driver.  BPF_PROG_TEST_RUN with repeat runs the program over the
  * same buffer, so a fixed packet would hit the same d cells every time
  * and measure a cache-hot toy.  Each run therefore first rewrites the IPv4
@@ -135,8 +138,7 @@ static __always_inline void naive_hll_add(__u32 sketch, const __u8 *p,
 		fs_hll_register_max(r, fs_hll_rank(h, hll_p));
 }
 
-SEC("xdp")
-int fs_bench_naive(struct xdp_md *ctx)
+static __always_inline int naive_process(struct xdp_md *ctx)
 {
 	__u32 depth = fs_params.cms_depth, width = 1U << fs_params.cms_log2_width;
 	__u32 hll_p = fs_params.hll_p, row;
@@ -148,8 +150,6 @@ int fs_bench_naive(struct xdp_md *ctx)
 	} addr = {};
 	__u64 bytes;
 
-	if (bench_next_flow(ctx))
-		return XDP_ABORTED;
 	if (fs_datapath_parse_key(ctx, &key))
 		return XDP_PASS;
 	bytes = ctx->data_end - ctx->data;
@@ -209,8 +209,7 @@ static __always_inline void floor_hll_add(const struct fs_sketch_params *p,
 				    fs_hll_rank(h, p->hll_p));
 }
 
-SEC("xdp")
-int fs_bench_floor(struct xdp_md *ctx)
+static __always_inline int floor_process(struct xdp_md *ctx)
 {
 	const struct fs_sketch_params copy = *(const struct fs_sketch_params *)&fs_params;
 	const struct fs_sketch_params *p = &copy;
@@ -219,8 +218,6 @@ int fs_bench_floor(struct xdp_md *ctx)
 	const __u64 *w = (const __u64 *)&key;
 	__u64 bytes, h;
 
-	if (bench_next_flow(ctx))
-		return XDP_ABORTED;
 	if (fs_datapath_parse_key(ctx, &key))
 		return XDP_PASS;
 	bytes = ctx->data_end - ctx->data;
@@ -244,4 +241,56 @@ int fs_bench_floor(struct xdp_md *ctx)
 	floor_hll_add(p, FS_HLL_SOURCES, floor_hash(w + 1, 2));
 	floor_hll_add(p, FS_HLL_DESTS, floor_hash(w + 3, 2));
 	return XDP_PASS;
+}
+
+SEC("xdp")
+int fs_bench_naive(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return naive_process(ctx);
+}
+
+SEC("xdp")
+int fs_bench_floor(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return floor_process(ctx);
+}
+
+/*
+ * Live programs (tools/fs-livebench.c): the same work without the driver,
+ * attached in turn as the XDP program of a veth that receives real
+ * traffic, and timed by the kernel's run-time statistics.  fs_live_empty
+ * only returns XDP_PASS: what the statistics themselves cost per run.
+ */
+SEC("xdp")
+int fs_live_empty(struct xdp_md *ctx)
+{
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int fs_live_parse(struct xdp_md *ctx)
+{
+	return fs_datapath_parse_only(ctx);
+}
+
+SEC("xdp")
+int fs_live_full(struct xdp_md *ctx)
+{
+	return fs_datapath_process(ctx);
+}
+
+SEC("xdp")
+int fs_live_naive(struct xdp_md *ctx)
+{
+	return naive_process(ctx);
+}
+
+SEC("xdp")
+int fs_live_floor(struct xdp_md *ctx)
+{
+	return floor_process(ctx);
 }

@@ -605,6 +605,47 @@ static void bench_print_memory(struct bench *skel,
 	printf("  (the naive reference's maps: %zu KiB per CPU)\n\n", naive / 1024);
 }
 
+/*
+ * Cache lines one packet touches, counted from the layout (64-byte
+ * lines), not measured.  "Sketch" lines are random per flow: d Count-Min
+ * cells (16 bytes each; rows are 2^log2w cells apart, so every row's cell
+ * is on its own line) and 3 HyperLogLog registers (one byte each, in three
+ * sketches 2^p bytes apart).  In fs_cms/fs_hll a cell's chunk pointer
+ * comes from a per-CPU array of a few tens of chunk pointers that stays
+ * hot; the naive maps have one element per cell and per register, so each
+ * of those costs a random line for its per-CPU pointer as well as one for
+ * its value.  "Fixed" lines are the same for every packet: fs_ctl (one
+ * line), fs_totals (one slot's 16 bytes), and one per fs_stats counter
+ * incremented (each counter its own per-CPU element; neighbours may share
+ * a line, so this is an upper bound).  The packet's own header lines and
+ * the read-only hash key (fs_hash_key, 224 bytes) are the same for all
+ * and left out.
+ */
+static void bench_print_lines(const struct fs_sketch_params *p)
+{
+	__u32 random = p->cms_depth + FS_HLL_NSKETCH;
+	struct {
+		const char *name;
+		__u32 random, fixed;
+		const char *fixed_what;
+	} rows[] = {
+		{ "parse only", 0, 1, "stats: rx" },
+		{ "floor (cells only)", random, 1, "stats: rx" },
+		{ "full datapath", random, 4, "ctl, totals, stats: rx, sketched" },
+		{ "naive (FNV-1a/row)", 2 * random, 3, "totals, stats: rx, sketched" },
+	};
+	size_t i;
+
+	printf("Cache lines a packet touches, from the layout (d = %u cells, %u registers)\n\n",
+	       p->cms_depth, FS_HLL_NSKETCH);
+	printf("  %-20s %7s %6s %6s\n", "layout", "sketch", "fixed", "total");
+	for (i = 0; i < FS_ARRAY_SIZE(rows); i++)
+		printf("  %-20s %7u %6u %6u   (%s)\n", rows[i].name, rows[i].random,
+		       rows[i].fixed, rows[i].random + rows[i].fixed, rows[i].fixed_what);
+	printf("  (sketch lines are random per flow; the naive maps pay a pointer line\n"
+	       "   and a value line per cell and register)\n\n");
+}
+
 static void bench_usage(FILE *out)
 {
 	fprintf(out,
@@ -730,6 +771,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	bench_print_memory(skel, &p);
+	bench_print_lines(&p);
 out:
 	bench__destroy(skel);
 	return err ? 1 : 0;

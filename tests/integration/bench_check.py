@@ -4,7 +4,10 @@
 # bench_check.py OUT DEPTH - every claim of one `fs-bench --depth DEPTH`
 # report, checked from the report's own figures and from the parameters
 # (default width 2^12, HyperLogLog p = 14; params.h), never from what the
-# report says about itself.  For bench_smoke.sh, which numbers the lines:
+# report says about itself.
+# bench_check.py --live OUT ROUNDS BURST DEPTH - the same for one
+# `fs-livebench` report (tests/integration/bench_check.py live section).
+# For bench_smoke.sh, which numbers the lines:
 #   PASS<TAB>description
 #   FAIL<TAB>description<TAB>what was wrong
 #
@@ -17,7 +20,12 @@ import math
 import re
 import sys
 
-out_path, depth = sys.argv[1], int(sys.argv[2])
+LIVE = len(sys.argv) > 1 and sys.argv[1] == "--live"
+if LIVE:
+    out_path, live_rounds, live_burst, depth = (
+        sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+else:
+    out_path, depth = sys.argv[1], int(sys.argv[2])
 text = open(out_path).read()
 lines = text.splitlines()
 
@@ -84,6 +92,116 @@ def check_verdict(what, verdict, value, target, le):
     report(verdict == want, what,
            "%s for %g against target %g" % (verdict, value, target))
 
+
+# ---------------------------------------------------------------- live
+def live_checks():
+    R, B = live_rounds, live_burst
+    g = find(r"^\(([0-9]+) rounds, programs interleaved, each loaded afresh per round; median of rounds, min\.\.max\)$")
+    report(g is not None and int(g[0]) == R, "live: %d rounds, and the statistic named" % R,
+           "got %r" % (g,))
+    g = find(r"^traffic: ([0-9]+) flows, Zipf %s, %s %% IPv6, .*phases: first ([0-9]+) packets after load,$" % (NUM, NUM))
+    report(g is not None and int(g[3]) == B, "live: the first phase is named with %d packets" % B,
+           "got %r" % (g,))
+    g = find(r"^steady %s s, then %s s quiet and ([0-9]+) packets; full: ([0-9]+) ms windows closed the daemon's way, phi %s$"
+             % (NUM, NUM, NUM))
+    report(g is not None and int(g[2]) == B, "live: the quiet phase is named with %d packets" % B,
+           "got %r" % (g,))
+    progs = ["empty", "parse only", "floor", "naive", "full"]
+    phases = ["first", "steady", "quiet"]
+    med = {}
+    total = 0
+    steady_total = 0
+    for p in progs:
+        for ph in phases:
+            g = find(r"^  %s +%s +%s +%s +%s +([0-9]+) +%s$" % (re.escape(p), ph, NUM, NUM, NUM, NUM))
+            what = "live: %s, %s" % (p, ph)
+            report(g is not None, what + ": a row is printed", "no such row")
+            if not g:
+                continue
+            m, lo, hi, pk, kpps = float(g[0]), float(g[1]), float(g[2]), int(g[3]), float(g[4])
+            med[(p, ph)] = (m, g[0])
+            report(m > 0 and lo > 0 and kpps > 0, what + ": times and rate are positive", str(g))
+            report(lo - 0.05 <= m <= hi + 0.05, what + ": min <= median <= max", str(g))
+            if R == 1:
+                report(abs(lo - hi) < 1e-9 and abs(m - lo) <= 0.05,
+                       what + ": one round, so median = min = max", str(g))
+            if ph == "steady":
+                report(pk > 0, what + ": it covered packets", str(pk))
+                steady_total += pk
+            else:
+                report(pk == R * B, what + ": it covered exactly rounds x burst = %d packets" % (R * B),
+                       "%d packets" % pk)
+            total += pk
+    g = find(r"^  generator: ([0-9]+) packets/s in steady phases \(([0-9]+) packets in %s s\); XDP ran on ([0-9]+) of ([0-9]+) packets sent$" % NUM)
+    report(g is not None, "live: the generator's rate is printed", "no such line")
+    if g:
+        pps, pk, secs, ran, sent = int(g[0]), int(g[1]), float(g[2]), int(g[3]), int(g[4])
+        report(pk == steady_total, "live: the rate's packets are the steady rows' sum (%d)" % steady_total,
+               "printed %d" % pk)
+        hs = half_ulp(g[2])
+        report(secs > 0 and pk / (secs + hs) - 1 <= pps <= pk / max(secs - hs, 1e-9) + 1,
+               "live: packets/s = packets / seconds", "%d for %d in %s s" % (pps, pk, g[2]))
+        report(ran == total, "live: XDP's packets are the rows' sum (%d)" % total, "printed %d" % ran)
+        report(ran == sent, "live: XDP ran on every packet sent", "%d of %d" % (ran, sent))
+    if len(med) != len(progs) * len(phases):
+        return
+    for label, num, den, ph, tgt, le in (
+            ("full / parse-only, steady", "full", "parse only", "steady", 2.0, True),
+            ("naive / full, steady", "naive", "full", "steady", 2.0, False),
+            ("naive / full, first window", "naive", "full", "first", 1.6, False),
+            ("naive / full, after quiet", "naive", "full", "quiet", 1.6, False),
+            ("full / parse-only, first window", "full", "parse only", "first", None, True),
+            ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
+            ("floor / parse-only, steady", "floor", "parse only", "steady", None, True),
+            ("full / floor, steady", "full", "floor", "steady", None, True)):
+        tail = (r"   target %s %.1fx: (met|MISSED)" % ("<=" if le else ">=", tgt)) if tgt else ""
+        g = find(r"^  %s +%sx \(net of empty +%sx\)%s$" % (re.escape(label), NUM, NUM, tail))
+        what = "live: %s" % label
+        report(g is not None, what + ": printed with its net%s" % (" and verdict" if tgt else ""),
+               "no such line")
+        if not g:
+            continue
+        a, b, e = med[(num, ph)], med[(den, ph)], med[("empty", ph)]
+        check_ratio(what + " = the medians' ratio", g[0], a[0], a[1], b[0], b[1])
+        # Net of empty: (a - e) / (b - e), each operand off by half a digit.
+        lo_n, hi_n = a[0] - e[0] - 0.1, a[0] - e[0] + 0.1
+        lo_d, hi_d = b[0] - e[0] - 0.1, b[0] - e[0] + 0.1
+        if lo_d > 0:
+            cands = [x / y for x in (lo_n, hi_n) for y in (lo_d, hi_d)]
+            v = float(g[1])
+            report(min(cands) - 0.005 <= v <= max(cands) + 0.005, what + ": net = (num - empty) / (den - empty)",
+                   "printed %s, figures give %.3f..%.3f" % (g[1], min(cands), max(cands)))
+        else:
+            report(True, what + ": net printed (its denominator is noise)")
+        if tgt:
+            check_verdict(what + ": the verdict agrees with the ratio", g[2], float(g[0]), tgt, le)
+    g = find(r"^  parse only - empty, steady +%s ns$" % NUM)
+    report(g is not None and abs(float(g[0]) - (med[("parse only", "steady")][0] - med[("empty", "steady")][0])) <= 0.15,
+           "live: parse only - empty = the medians' difference", "got %r" % (g,))
+    g = find(r"^  floor - parse only, steady +%s ns for ([0-9]+) lines \(%s ns a line\)$" % (NUM, NUM))
+    report(g is not None, "live: the floor's cost per sketch line is printed", "no such line")
+    if g:
+        d = med[("floor", "steady")][0] - med[("parse only", "steady")][0]
+        report(abs(float(g[0]) - d) <= 0.15, "live: floor - parse only = the medians' difference",
+               "printed %s, figures give %.1f" % (g[0], d))
+        report(int(g[1]) == depth + 3, "live: the floor touches d + 3 = %d sketch lines" % (depth + 3),
+               "printed %s" % g[1])
+        report(abs(float(g[2]) - float(g[0]) / int(g[1])) <= 0.06, "live: ns a line = difference / lines",
+               "%s / %s vs %s" % (g[0], g[1], g[2]))
+    g = find(r"^  full, heavy-hitter reports per window of traffic: median ([0-9]+), min ([0-9]+), max ([0-9]+) over ([0-9]+) windows$")
+    report(g is not None, "live: the full program's reports per window are printed", "no such line")
+    if g:
+        m, lo, hi, n = (int(x) for x in g)
+        report(n >= R and lo <= m <= hi, "live: at least one window of traffic per round, min <= median <= max",
+               str(g))
+        report(hi > 0, "live: the full program reported heavy hitters (phi is set)", str(g))
+        g2 = find(r"^  \(median ([0-9]+) packets per window; 1/phi = ([0-9]+); ([0-9]+) reports dropped, ring buffer full\)$")
+        report(g2 is not None and int(g2[0]) > 0, "live: packets per window and drops are printed", "got %r" % (g2,))
+
+
+if LIVE:
+    live_checks()
+    sys.exit(0)
 
 # ---------------------------------------------------------------- datapath
 progs = ["driver baseline", "parse only", "full datapath",
@@ -255,3 +373,19 @@ if m:
 m = find(r"^  \(the naive reference's maps: ([0-9]+) KiB per CPU\)$")
 report(m is not None and int(m[0]) > 0, "depth %d: the naive reference's memory is printed" % depth,
        "got %r" % (m,))
+
+# ---------------------------------------------------------------- cache lines
+g = find(r"^Cache lines a packet touches, from the layout \(d = ([0-9]+) cells, 3 registers\)$")
+report(g is not None and int(g[0]) == depth, "depth %d: the cache-line section names d" % depth,
+       "got %r" % (g,))
+rnd = depth + 3
+for name, want_r, want_f in (("parse only", 0, 1), ("floor (cells only)", rnd, 1),
+                             ("full datapath", rnd, 4), ("naive (FNV-1a/row)", 2 * rnd, 3)):
+    m = find(r"^  %s +([0-9]+) +([0-9]+) +([0-9]+)   \(.*\)$" % re.escape(name))
+    report(m is not None, "depth %d: cache lines of %s are printed" % (depth, name), "no such line")
+    if not m:
+        continue
+    r_, f_, t_ = (int(x) for x in m)
+    report(r_ == want_r, "depth %d: %s touches %d sketch lines" % (depth, name, want_r), "printed %d" % r_)
+    report(f_ == want_f, "depth %d: %s touches %d fixed lines" % (depth, name, want_f), "printed %d" % f_)
+    report(t_ == r_ + f_, "depth %d: %s's total = sketch + fixed" % (depth, name), "printed %d" % t_)

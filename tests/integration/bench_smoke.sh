@@ -8,7 +8,10 @@
 # figure is held to a value, but every line the report promises must be
 # there, every time positive, every net figure, ratio, rate, share and
 # verdict must follow from the printed figures, and the memory lines from
-# the parameters (bench_check.py).
+# the parameters (bench_check.py).  Then a very short live run
+# (bench/live.sh: namespaces of its own, every program attached in turn,
+# about 5 s), held to the same rules by bench_check.py --live, and checked
+# to leave no namespace behind.
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -59,6 +62,48 @@ for depth in 5 1; do
 	check "fs-bench --depth $depth exits 0" [ "$rc" -eq 0 ]
 	check "fs-bench --depth $depth writes nothing on stderr" [ ! -s "$T/err" ]
 	claims "$depth"
+done
+
+# Live: one round, tiny phases, 100 ms windows so the full program closes
+# several of them.
+ns_before=$(ip netns list | grep -c '^fsb-')
+bash bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
+	--window 100 --flows 10000 >"$T/out" 2>"$T/err"
+rc=$?
+check "bench/live.sh exits 0" [ "$rc" -eq 0 ]
+check "bench/live.sh writes nothing on stderr" [ ! -s "$T/err" ]
+ns_after=$(ip netns list | grep -c '^fsb-')
+check "bench/live.sh leaves no namespace behind ($ns_before before, $ns_after after)" \
+	[ "$ns_after" -le "$ns_before" ]
+live_claims() {
+	local verdict what why
+	while IFS=$'\t' read -r verdict what why; do
+		if [ "$verdict" = PASS ]; then
+			ok "$what"
+		else
+			n=$((n + 1)); failed=$((failed + 1))
+			echo "not ok $n - $what"
+			echo "# $why"
+		fi
+	done < <(python3 tests/integration/bench_check.py --live "$T/out" 1 2000 5 2>&1 ||
+		 printf 'FAIL\tbench_check.py --live ran to the end\t\n')
+}
+live_claims
+
+LIVE=build/tools/fs-livebench
+for bad in "--rounds 0" "--burst x" "--bogus" "--rounds 1"; do
+	# shellcheck disable=SC2086
+	"$LIVE" $bad >"$T/out" 2>"$T/err"; rc=$?
+	check "fs-livebench $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+	check "fs-livebench $bad: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
+	if [ "$bad" = "--rounds 1" ]; then
+		check "fs-livebench without interfaces: the line names them" \
+			grep -qF -- "--rx-netns" "$T/err"
+	else
+		check "fs-livebench $bad: the line names the option" \
+			grep -qF -- "${bad%% *}" "$T/err"
+	fi
+	check "fs-livebench $bad: nothing on stdout" [ ! -s "$T/out" ]
 done
 
 for bad in "--depth 0" "--depth 9" "--repeat x" "--bogus"; do

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# bench/live.sh [fs-livebench options] - the live datapath benchmark:
+# two namespaces of our own joined by a veth pair (scripts/netns.sh), then
+# build/tools/fs-livebench, which attaches each benchmark program natively
+# to the receiving end in turn and sends its own traffic from the other.
+# Nothing leaves the two namespaces; both go (and with them the veths and
+# any XDP program still attached) on every exit, signals included.  The
+# run-time statistics are enabled by fs-livebench through BPF_ENABLE_STATS,
+# which ends with the process: no sysctl is left changed.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+. scripts/netns.sh
+
+fs_require_root
+LIVE=build/tools/fs-livebench
+if [ ! -x "$LIVE" ]; then
+	echo "live.sh: $LIVE is missing; run make first." >&2
+	exit 1
+fi
+
+NS_TX=fsb-tx-$$
+NS_RX=fsb-rx-$$
+cleanup() { fs_pair_destroy "$NS_TX" "$NS_RX"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+if ! fs_pair_create "$NS_TX" "$NS_RX" lb-tx lb-rx; then
+	echo "live.sh: cannot create the veth pair in namespaces $NS_TX, $NS_RX." >&2
+	exit 1
+fi
+"$LIVE" --tx-netns "$NS_TX" --tx-iface lb-tx --rx-netns "$NS_RX" --rx-iface lb-rx "$@"

@@ -1,0 +1,1179 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * fs-livebench - what the datapath costs per packet on live traffic.
+ *
+ * BPF_PROG_TEST_RUN (tools/fs-bench.c) runs a program in a tight loop over
+ * one buffer: the program's own code and lines stay in the caches between
+ * runs.  A live packet instead meets caches that the sender, the stack and
+ * everything else have used since the previous one.  This tool measures
+ * that: the live programs of bpf/bench.bpf.c (empty, parse-only, floor,
+ * naive, full) are attached in turn, natively, as the XDP program of a veth
+ * that receives traffic from its peer, and each one's cost is read from the
+ * kernel's run-time statistics (BPF_ENABLE_STATS, held open for the run:
+ * no sysctl is left changed behind us):
+ *
+ *     cost = delta run_time_ns / delta run_cnt    over one phase of traffic
+ *
+ * Phases, for every program and every round (rounds interleave the
+ * programs; each program is loaded afresh every round, so its maps are new
+ * and cold, as after a daemon start):
+ *
+ *   first    the first --burst packets after load and attach
+ *   steady   --steady seconds of traffic as fast as the generator goes
+ *   quiet    --quiet seconds without traffic, then --burst packets
+ *
+ * The figure per program and phase is the median over rounds, with the
+ * smallest and largest round beside it: live rounds differ in what else
+ * ran on the machine, and the spread says how much.  Every packet the
+ * generator sent is seen by the program (checked: XDP's run count must
+ * reach the sent count, or the run fails), so the packet counts printed
+ * are exact.
+ *
+ * Windows.  The full program runs with fs_ctl.hh_phi_q32 set (reports
+ * follow each window's running total, cms.h) and its windows are closed
+ * here every --window ms with the daemon's protocol (maps.h, and
+ * user/flowsketchd/rotation.c): window_seq + 1, an fs_barrier update for
+ * the RCU grace period, the ring buffer drained, then the old slot's
+ * chunks read and zeroed on every CPU and its totals taken.  Doing it here
+ * rather than running flowsketchd keeps one loader and one program whose
+ * id we hold, closes windows on the same clock as the phases (the first
+ * window starts at attach, a quiet spell spans window closes as it would
+ * under the daemon), and costs the datapath exactly what the daemon's
+ * rotation costs it: the same syscalls on the same maps from another CPU.
+ * The daemon's user-space fold and queries are left out; they are timed
+ * by fs-bench.  Reports per window are the FS_STAT_REPORTS delta between
+ * closes, for windows that saw traffic.
+ *
+ * Traffic.  A generator thread, in the sending namespace (setns), sends
+ * prebuilt frames with sendmmsg on an AF_PACKET socket: --flows flows,
+ * IPv4 and IPv6 (--ipv6-share), UDP and TCP, sizes 64..191 bytes, drawn
+ * from a Zipf law (--zipf) into a sequence of 2^20 packets that repeats.
+ * A full queue (the sender's pfifo, see scripts/netns.sh) refuses a frame
+ * with ENOBUFS; it is sent again, never counted twice or lost.
+ *
+ * The generator and the XDP program share a CPU (veth runs its NAPI in
+ * the softirq of the sending CPU); this thread, which rotates and reads
+ * the statistics, is pinned to another one when there is one.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <linux/if_link.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "flowsketch/params.h"
+#include "flowsketch/maps.h"
+#include "flowsketch/hash.h"
+#include "sketch.h"
+#include "datapath_setup.h"
+#include "bench.skel.h"
+
+#define LIVE_SEQ_LEN (1U << 20)		/* packets before the sequence repeats */
+#define LIVE_FRAME_SLOT 192U		/* bytes per prebuilt frame */
+#define LIVE_BATCH 64U			/* frames per sendmmsg */
+#define LIVE_DRAIN_NS 10000000000ULL	/* XDP must see every frame within 10 s */
+#define LIVE_POLL_NS 1000000ULL		/* main loop step, 1 ms */
+#define LIVE_MAX_ROUNDS 64
+
+enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_MAX };
+enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
+
+static const char *const live_prog_names[LP_MAX] = {
+	"empty", "parse only", "floor", "naive", "full",
+};
+static const char *const live_phase_names[PH_MAX] = {
+	"first", "steady", "quiet",
+};
+
+struct live_opts {
+	const char *rx_netns, *rx_iface, *tx_netns, *tx_iface;
+	__u32 rounds;
+	double steady_s, quiet_s;
+	__u32 burst;
+	__u32 flows;
+	double zipf;
+	double ipv6_share;
+	__u64 seed;
+	__u32 window_ms;
+	double hh_fraction;
+	__u32 depth;
+};
+
+/* ------------------------------------------------------------ generator */
+
+struct gen {
+	int fd;
+	__u8 src_mac[ETH_ALEN], dst_mac[ETH_ALEN];
+	__u8 *frames;			/* flows x LIVE_FRAME_SLOT */
+	__u16 *lens;			/* per flow */
+	__u32 *seq;			/* LIVE_SEQ_LEN flow indices */
+	int cpu;			/* -1: not pinned */
+	const struct live_opts *o;
+	pthread_t thread;
+	_Atomic __u64 budget;		/* send until sent reaches this */
+	_Atomic __u64 sent;
+	_Atomic __u64 retries;
+	_Atomic int idle;
+	_Atomic int stop;
+	_Atomic int err;		/* 0 or a positive errno */
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void sleep_ns(__u64 ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ULL,
+			       .tv_nsec = ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);
+}
+
+static __u64 splitmix(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double uniform(__u64 *s)
+{
+	return (double)(splitmix(s) >> 11) * 0x1.0p-53;
+}
+
+static __u16 csum16(const __u8 *p, size_t len)
+{
+	__u32 sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (__u32)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons((__u16)~sum);
+}
+
+/*
+ * Frame of flow i: private addresses (10.64/10 -> 10.128/10, fd00:0:5:: ->
+ * fd00:0:d::), source port 1024 + i % 64512 and a destination port that
+ * makes keys distinct.  Checksums: IPv4 header only; the receiving stack
+ * drops the frames after XDP anyway (no address, no forwarding).
+ */
+static void gen_frame(struct gen *g, __u32 i, __u64 seed)
+{
+	__u64 s = seed ^ ((__u64)i * 0xd1b54a32d192ed03ULL);
+	bool v6 = uniform(&s) < g->o->ipv6_share;
+	bool tcp = splitmix(&s) & 1;
+	__u32 src = (__u32)(splitmix(&s) % 50000) + 1;
+	__u32 dst = (__u32)(splitmix(&s) % 20000) + 1;
+	__u32 minlen = 14 + (v6 ? 40 : 20) + (tcp ? 20 : 8);
+	__u32 len = 64 + (__u32)(splitmix(&s) % 128);
+	__u8 *f = g->frames + (size_t)i * LIVE_FRAME_SLOT, *l4;
+	__u16 sport = htons((__u16)(1024 + i % 64512));
+	__u16 dport = htons((__u16)(i < 64512 ? 53 + (i % 7) * 1000 : 20000 + i / 64512));
+
+	if (len < minlen)
+		len = minlen;
+	memset(f, 0, LIVE_FRAME_SLOT);
+	memcpy(f, g->dst_mac, ETH_ALEN);
+	memcpy(f + 6, g->src_mac, ETH_ALEN);
+	if (!v6) {
+		__u8 *ip = f + 14;
+		__u32 sa = htonl(((10U << 24) | (64U << 16)) + src);
+		__u32 da = htonl(((10U << 24) | (128U << 16)) + dst);
+
+		f[12] = 0x08;
+		ip[0] = 0x45;
+		ip[2] = (__u8)((len - 14) >> 8);
+		ip[3] = (__u8)(len - 14);
+		ip[6] = 0x40;		/* DF */
+		ip[8] = 64;
+		ip[9] = tcp ? 6 : 17;
+		memcpy(ip + 12, &sa, 4);
+		memcpy(ip + 16, &da, 4);
+		memcpy(ip + 10, &(__u16){ csum16(ip, 20) }, 2);
+		l4 = ip + 20;
+	} else {
+		__u8 *ip = f + 14;
+		__u16 plen = htons((__u16)(len - 54));
+
+		f[12] = 0x86;
+		f[13] = 0xdd;
+		ip[0] = 0x60;
+		memcpy(ip + 4, &plen, 2);
+		ip[6] = tcp ? 6 : 17;
+		ip[7] = 64;
+		ip[8] = 0xfd; ip[13] = 0x05;
+		ip[20] = (__u8)(src >> 24); ip[21] = (__u8)(src >> 16);
+		ip[22] = (__u8)(src >> 8); ip[23] = (__u8)src;
+		ip[24] = 0xfd; ip[29] = 0x0d;
+		ip[36] = (__u8)(dst >> 24); ip[37] = (__u8)(dst >> 16);
+		ip[38] = (__u8)(dst >> 8); ip[39] = (__u8)dst;
+		l4 = ip + 40;
+	}
+	memcpy(l4, &sport, 2);
+	memcpy(l4 + 2, &dport, 2);
+	if (tcp) {
+		l4[12] = 5 << 4;
+		l4[13] = 0x18;		/* PSH, ACK */
+	} else {
+		__u16 ulen = htons((__u16)(len - (l4 - f)));
+
+		memcpy(l4 + 4, &ulen, 2);
+	}
+	g->lens[i] = (__u16)len;
+}
+
+static int gen_prepare(struct gen *g, const struct live_opts *o)
+{
+	double *cdf, sum = 0;
+	__u64 s = o->seed;
+	__u32 i;
+
+	g->o = o;
+	g->frames = malloc((size_t)o->flows * LIVE_FRAME_SLOT);
+	g->lens = malloc((size_t)o->flows * sizeof(*g->lens));
+	g->seq = malloc((size_t)LIVE_SEQ_LEN * sizeof(*g->seq));
+	cdf = malloc((size_t)o->flows * sizeof(*cdf));
+	if (!g->frames || !g->lens || !g->seq || !cdf) {
+		free(cdf);
+		return -ENOMEM;
+	}
+	for (i = 0; i < o->flows; i++)
+		gen_frame(g, i, o->seed);
+	for (i = 0; i < o->flows; i++) {
+		sum += pow((double)i + 1, -o->zipf);
+		cdf[i] = sum;
+	}
+	for (i = 0; i < LIVE_SEQ_LEN; i++) {
+		double u = uniform(&s) * sum;
+		__u32 lo = 0, hi = o->flows - 1;
+
+		while (lo < hi) {
+			__u32 mid = lo + (hi - lo) / 2;
+
+			if (cdf[mid] > u)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		g->seq[i] = lo;
+	}
+	free(cdf);
+	return 0;
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *gen_main(void *arg)
+{
+	struct gen *g = arg;
+	struct mmsghdr msgs[LIVE_BATCH];
+	struct iovec iov[LIVE_BATCH];
+	__u64 pos = 0;
+	unsigned int i;
+
+	pin_to(g->cpu);
+	memset(msgs, 0, sizeof(msgs));
+	for (i = 0; i < LIVE_BATCH; i++) {
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (!atomic_load(&g->stop)) {
+		__u64 sent = atomic_load(&g->sent);
+		__u64 budget = atomic_load(&g->budget);
+		unsigned int n;
+		int r;
+
+		if (sent >= budget) {
+			atomic_store(&g->idle, 1);
+			sleep_ns(50000);
+			continue;
+		}
+		atomic_store(&g->idle, 0);
+		n = budget - sent < LIVE_BATCH ? (unsigned int)(budget - sent) : LIVE_BATCH;
+		for (i = 0; i < n; i++) {
+			__u32 f = g->seq[(pos + i) & (LIVE_SEQ_LEN - 1)];
+
+			iov[i].iov_base = g->frames + (size_t)f * LIVE_FRAME_SLOT;
+			iov[i].iov_len = g->lens[f];
+		}
+		r = sendmmsg(g->fd, msgs, n, 0);
+		if (r > 0) {
+			pos += (unsigned int)r;
+			atomic_fetch_add(&g->sent, (__u64)r);
+			continue;
+		}
+		if (r < 0 && errno != ENOBUFS && errno != EAGAIN && errno != EINTR) {
+			atomic_store(&g->err, errno);
+			atomic_store(&g->idle, 1);
+			return NULL;
+		}
+		/* The queue is full: let the receiver drain it. */
+		atomic_fetch_add(&g->retries, 1);
+		sched_yield();
+	}
+	atomic_store(&g->idle, 1);
+	return NULL;
+}
+
+static int enter_netns(const char *name)
+{
+	char path[256];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (setns(fd, CLONE_NEWNET))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int iface_mac(int fd, const char *ifname, __u8 *mac)
+{
+	struct ifreq ifr = {};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		return -errno;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+	return 0;
+}
+
+/* Open the sending socket in the sending namespace, from a helper thread
+ * so that this thread stays in the receiving one.  The socket keeps its
+ * namespace; the generator thread then only needs the descriptor. */
+struct sock_req {
+	const char *netns, *ifname;
+	int fd;
+	__u8 mac[ETH_ALEN];
+	int err;
+};
+
+static void *open_sock_main(void *arg)
+{
+	struct sock_req *q = arg;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+
+	q->err = enter_netns(q->netns);
+	if (q->err)
+		return NULL;
+	sll.sll_ifindex = (int)if_nametoindex(q->ifname);
+	if (!sll.sll_ifindex) {
+		q->err = -ENODEV;
+		return NULL;
+	}
+	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (q->fd < 0) {
+		q->err = -errno;
+		return NULL;
+	}
+	if (bind(q->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
+	    iface_mac(q->fd, q->ifname, q->mac)) {
+		q->err = -errno;
+		close(q->fd);
+		q->fd = -1;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ programs */
+
+struct stat_snap {
+	__u64 run_ns, run_cnt;
+};
+
+static int prog_stats(int fd, struct stat_snap *s)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	s->run_ns = info.run_time_ns;
+	s->run_cnt = info.run_cnt;
+	return 0;
+}
+
+struct live {
+	const struct live_opts *o;
+	struct gen *g;
+	int ifindex;
+	int ncpus;
+	struct bench *skel;
+	struct fs_sketch_params p;
+	struct bpf_program *prog;
+	int prog_fd;
+	bool full;
+	struct fs_ctl *ctl;		/* mmap of fs_ctl[0] */
+	struct ring_buffer *rb;
+	void *value;			/* one chunk, all CPUs */
+	__u64 seq, next_close_ns;
+	__u64 reports_at_open;
+	__u64 ringbuf_records;
+	/* reports per window of traffic, all rounds */
+	__u64 *win_reports, *win_packets;
+	__u32 nwin, capwin;
+	__u64 dropped;
+	__u64 sent_at_attach;
+	struct stat_snap at_attach;
+};
+
+static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
+{
+	switch (i) {
+	case LP_EMPTY: return skel->progs.fs_live_empty;
+	case LP_PARSE: return skel->progs.fs_live_parse;
+	case LP_FLOOR: return skel->progs.fs_live_floor;
+	case LP_NAIVE: return skel->progs.fs_live_naive;
+	default: return skel->progs.fs_live_full;
+	}
+}
+
+static int count_report(void *ctx, void *data, size_t size)
+{
+	struct live *L = ctx;
+
+	L->ringbuf_records++;
+	return 0;
+}
+
+static int stat_sum(struct live *L, __u32 stat, __u64 *out)
+{
+	__u64 v[L->ncpus];
+	int c;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(L->skel->maps.fs_stats), &stat, v))
+		return -errno;
+	*out = 0;
+	for (c = 0; c < L->ncpus; c++)
+		*out += v[c];
+	return 0;
+}
+
+/* Load a fresh object with only program `which`: new maps, as after a
+ * daemon start.  The full program gets the daemon's report fraction. */
+static int live_load(struct live *L, enum live_prog which)
+{
+	struct fs_ctl ctl = { .hh_phi_q32 = fs_hh_phi_q32(L->o->hh_fraction) };
+	struct fs_hash_secret secret;
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 zero = 0;
+	int i, err;
+
+	if (getrandom(&secret, sizeof(secret), 0) < 0)
+		return -errno;
+	fs_params_init(&L->p, L->o->depth, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &secret);
+	L->skel = bench__open();
+	if (!L->skel)
+		return -ENOENT;
+	for (i = 0; i < LP_MAX; i++)
+		bpf_program__set_autoload(live_prog_of(L->skel, i), i == (int)which);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_base, false);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_parse, false);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_full, false);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_naive, false);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_floor, false);
+	err = FS_DATAPATH_SETUP(L->skel, &L->p, false);
+	if (err)
+		return err;
+	bpf_map__set_max_entries(L->skel->maps.naive_cms,
+				 (__u32)fs_cms_cells_per_slot(&L->p));
+	bpf_map__set_max_entries(L->skel->maps.naive_hll,
+				 FS_HLL_NSKETCH << L->p.hll_p);
+	err = bench__load(L->skel);
+	if (err)
+		return err;
+	L->prog = live_prog_of(L->skel, which);
+	L->prog_fd = bpf_program__fd(L->prog);
+	L->full = which == LP_FULL;
+	if (!L->full)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(L->skel->maps.fs_ctl), &zero, &ctl, 0))
+		return -errno;
+	L->ctl = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      bpf_map__fd(L->skel->maps.fs_ctl), 0);
+	if (L->ctl == MAP_FAILED) {
+		L->ctl = NULL;
+		return -errno;
+	}
+	L->seq = 0;
+	L->rb = ring_buffer__new(bpf_map__fd(L->skel->maps.fs_reports),
+				 count_report, L, NULL);
+	if (!L->rb)
+		return -errno;
+	return 0;
+}
+
+static void live_unload(struct live *L)
+{
+	if (L->ifindex > 0)
+		bpf_xdp_detach(L->ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	ring_buffer__free(L->rb);
+	L->rb = NULL;
+	if (L->ctl)
+		munmap(L->ctl, (size_t)sysconf(_SC_PAGESIZE));
+	L->ctl = NULL;
+	bench__destroy(L->skel);
+	L->skel = NULL;
+}
+
+static int zero_range(struct live *L, int fd, __u32 first, __u32 last,
+		      size_t size)
+{
+	__u32 k;
+
+	for (k = first; k <= last; k++) {
+		if (bpf_map_lookup_elem(fd, &k, L->value))	/* the daemon reads first */
+			return -errno;
+		memset(L->value, 0, (size_t)L->ncpus * size);
+		if (bpf_map_update_elem(fd, &k, L->value, BPF_EXIST))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Close the full program's current window the daemon's way (header). */
+static int live_rotate(struct live *L)
+{
+	const struct fs_sketch_params *p = &L->p;
+	__u32 slot = (__u32)(L->seq % FS_NSLOTS), zero = 0, cpu;
+	int bfd = bpf_map__fd(L->skel->maps.fs_barrier);
+	int bifd = bpf_map__fd(L->skel->maps.fs_barrier_inner);
+	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
+	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
+	struct fs_window_totals *t = L->value;
+	__u64 packets = 0, reports;
+	int err;
+
+	__atomic_store_n(&L->ctl->window_seq, L->seq + 1, __ATOMIC_RELEASE);
+	L->seq++;
+	if (bpf_map_update_elem(bfd, &zero, &bifd, BPF_ANY))
+		return -errno;
+	ring_buffer__consume(L->rb);
+	err = zero_range(L, bpf_map__fd(L->skel->maps.fs_cms),
+			 (__u32)(cell0 >> FS_CMS_CHUNK_SHIFT),
+			 (__u32)((cell0 + fs_cms_cells_per_slot(p) - 1) >> FS_CMS_CHUNK_SHIFT),
+			 sizeof(struct fs_cms_chunk));
+	if (!err)
+		err = zero_range(L, bpf_map__fd(L->skel->maps.fs_hll),
+				 (__u32)(reg0 >> FS_HLL_CHUNK_SHIFT),
+				 (__u32)((reg0 + fs_hll_regs_per_slot(p) - 1) >> FS_HLL_CHUNK_SHIFT),
+				 sizeof(struct fs_hll_chunk));
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(bpf_map__fd(L->skel->maps.fs_totals), &slot, t))
+		return -errno;
+	for (cpu = 0; cpu < (__u32)L->ncpus; cpu++)
+		packets += t[cpu].packets;
+	memset(t, 0, (size_t)L->ncpus * sizeof(*t));
+	if (bpf_map_update_elem(bpf_map__fd(L->skel->maps.fs_totals), &slot, t, BPF_EXIST))
+		return -errno;
+	/* Reports counted since the previous close: every report of that
+	 * window was sent before the barrier returned. */
+	err = stat_sum(L, FS_STAT_REPORTS, &reports);
+	if (err)
+		return err;
+	if (packets) {
+		if (L->nwin == L->capwin) {
+			__u32 cap = L->capwin ? 2 * L->capwin : 64;
+			__u64 *a = realloc(L->win_reports, cap * sizeof(*a));
+			__u64 *b = a ? realloc(L->win_packets, cap * sizeof(*b)) : NULL;
+
+			if (a)
+				L->win_reports = a;
+			if (!b)
+				return -ENOMEM;
+			L->win_packets = b;
+			L->capwin = cap;
+		}
+		L->win_reports[L->nwin] = reports - L->reports_at_open;
+		L->win_packets[L->nwin] = packets;
+		L->nwin++;
+	}
+	L->reports_at_open = reports;
+	return 0;
+}
+
+/* Wait until `done(L)` or until deadline_ns (0: no deadline), closing
+ * the full program's windows on time meanwhile. */
+static int live_wait(struct live *L, __u64 deadline_ns,
+		     bool (*done)(struct live *), const char *what)
+{
+	__u64 start = now_ns();
+
+	for (;;) {
+		__u64 t = now_ns();
+		int err;
+
+		if (atomic_load(&L->g->err)) {
+			fprintf(stderr, "fs-livebench: sending failed: %s.\n",
+				strerror(atomic_load(&L->g->err)));
+			return -EIO;
+		}
+		if (L->full && t >= L->next_close_ns) {
+			err = live_rotate(L);
+			if (err) {
+				fprintf(stderr, "fs-livebench: window close failed: %s.\n",
+					strerror(-err));
+				return err;
+			}
+			L->next_close_ns += (__u64)L->o->window_ms * 1000000ULL;
+		}
+		if (L->rb)
+			ring_buffer__consume(L->rb);
+		if (deadline_ns && t >= deadline_ns)
+			return 0;
+		if (done && done(L))
+			return 0;
+		if (!deadline_ns && t - start > LIVE_DRAIN_NS) {
+			fprintf(stderr, "fs-livebench: %s: timed out.\n", what);
+			return -ETIMEDOUT;
+		}
+		sleep_ns(LIVE_POLL_NS);
+	}
+}
+
+/* Every frame sent since attach has run through the program. */
+static bool live_drained(struct live *L)
+{
+	struct stat_snap s;
+
+	if (!atomic_load(&L->g->idle))
+		return false;
+	if (prog_stats(L->prog_fd, &s))
+		return false;
+	return s.run_cnt - L->at_attach.run_cnt ==
+	       atomic_load(&L->g->sent) - L->sent_at_attach;
+}
+
+struct sample {
+	double ns;		/* per packet */
+	__u64 packets;
+	double seconds;		/* wall time of the phase's sending */
+};
+
+static int live_phase_end(struct live *L, const struct stat_snap *a,
+			  __u64 t0, struct sample *out, const char *what)
+{
+	struct stat_snap b;
+	__u64 t1;
+	int err;
+
+	err = live_wait(L, 0, live_drained, what);
+	if (err)
+		return err;
+	t1 = now_ns();
+	err = prog_stats(L->prog_fd, &b);
+	if (err)
+		return err;
+	if (b.run_cnt <= a->run_cnt) {
+		fprintf(stderr, "fs-livebench: %s: no packet ran (are bpf_stats on?).\n", what);
+		return -EIO;
+	}
+	out->packets = b.run_cnt - a->run_cnt;
+	out->ns = (double)(b.run_ns - a->run_ns) / (double)out->packets;
+	out->seconds = (double)(t1 - t0) * 1e-9;
+	return 0;
+}
+
+static int live_burst(struct live *L, struct sample *out, const char *what)
+{
+	struct stat_snap a;
+	__u64 t0 = now_ns();
+	int err = prog_stats(L->prog_fd, &a);
+
+	if (err)
+		return err;
+	/* The generator is idle here (every phase ends drained), and may
+	 * have sent past the last budget in its final batch: count the
+	 * burst from what it did send, so a burst is exactly --burst. */
+	atomic_store(&L->g->budget, atomic_load(&L->g->sent) + L->o->burst);
+	atomic_store(&L->g->idle, 0);
+	return live_phase_end(L, &a, t0, out, what);
+}
+
+/* One program, one round: load, attach, the three phases, detach. */
+static int live_measure(struct live *L, enum live_prog which,
+			struct sample out[PH_MAX])
+{
+	const struct live_opts *o = L->o;
+	struct stat_snap a;
+	__u64 t0;
+	int err;
+
+	err = live_load(L, which);
+	if (err) {
+		fprintf(stderr, "fs-livebench: cannot load %s: %s.\n",
+			live_prog_names[which], strerror(-err));
+		goto out;
+	}
+	err = prog_stats(L->prog_fd, &L->at_attach);
+	if (err)
+		goto out;
+	L->sent_at_attach = atomic_load(&L->g->sent);
+	err = bpf_xdp_attach(L->ifindex, L->prog_fd, XDP_FLAGS_DRV_MODE, NULL);
+	if (err) {
+		fprintf(stderr, "fs-livebench: cannot attach %s (native XDP): %s.\n",
+			live_prog_names[which], strerror(-err));
+		goto out;
+	}
+	L->next_close_ns = now_ns() + (__u64)o->window_ms * 1000000ULL;
+	err = stat_sum(L, FS_STAT_REPORTS, &L->reports_at_open);
+	if (err)
+		goto out;
+
+	err = live_burst(L, &out[PH_FIRST], "first window");
+	if (err)
+		goto out;
+
+	err = prog_stats(L->prog_fd, &a);
+	if (err)
+		goto out;
+	t0 = now_ns();
+	atomic_store(&L->g->budget, ~0ULL);
+	atomic_store(&L->g->idle, 0);
+	err = live_wait(L, t0 + (__u64)(o->steady_s * 1e9), NULL, "steady");
+	atomic_store(&L->g->budget, atomic_load(&L->g->sent));
+	if (!err)
+		err = live_phase_end(L, &a, t0, &out[PH_STEADY], "steady");
+	if (err)
+		goto out;
+
+	err = live_wait(L, now_ns() + (__u64)(o->quiet_s * 1e9), NULL, "quiet");
+	if (!err)
+		err = live_burst(L, &out[PH_QUIET], "after quiet");
+	if (err)
+		goto out;
+	if (L->full) {
+		__u64 d;
+
+		/* Close the last window, so that its reports count too. */
+		err = live_rotate(L);
+		if (!err)
+			err = stat_sum(L, FS_STAT_REPORTS_DROPPED, &d);
+		if (!err)
+			L->dropped += d;
+	}
+out:
+	live_unload(L);
+	return err;
+}
+
+/* ------------------------------------------------------------ report */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median: the middle one, or the mean of the two middle ones. */
+static double median(double *v, __u32 n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static const char *verdict(bool ok)
+{
+	return ok ? "met" : "MISSED";
+}
+
+/* The figure as printed (one decimal), so that ratios follow from it. */
+static double printed1(double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.1f", v);
+	return strtod(buf, NULL);
+}
+
+/* num / den, and the same net of the empty program's cost (the
+ * statistics' own overhead); the verdict is on the gross ratio, the
+ * figures as the kernel reports them. */
+static void print_ratio(const char *label, double num, double den,
+			double base, double target, bool le)
+{
+	double r = den > 0 ? num / den : 0;
+	double n = den - base > 0 ? (num - base) / (den - base) : 0;
+
+	if (target > 0)
+		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.1fx: %s\n",
+		       label, r, n, le ? "<=" : ">=", target,
+		       verdict(le ? r <= target : r >= target));
+	else
+		printf("  %-32s %6.2fx (net of empty %6.2fx)\n", label, r, n);
+}
+
+static void live_report(struct live *L, struct sample s[LP_MAX][PH_MAX][LIVE_MAX_ROUNDS],
+			__u64 sent, double steady_seconds, __u64 steady_packets)
+{
+	const struct live_opts *o = L->o;
+	double med[LP_MAX][PH_MAX];
+	__u64 total = 0;
+	int i, j;
+	__u32 r;
+
+	printf("Live datapath: native XDP on a veth pair (%s -> %s), kernel run-time statistics\n",
+	       o->tx_netns, o->rx_netns);
+	printf("(%u rounds, programs interleaved, each loaded afresh per round; median of rounds, min..max)\n",
+	       o->rounds);
+	printf("traffic: %u flows, Zipf %.2f, %.0f %% IPv6, 64..191-byte frames; phases: first %u packets after load,\n",
+	       o->flows, o->zipf, 100 * o->ipv6_share, o->burst);
+	printf("steady %.1f s, then %.1f s quiet and %u packets; full: %u ms windows closed the daemon's way, phi %g\n\n",
+	       o->steady_s, o->quiet_s, o->burst, o->window_ms, o->hh_fraction);
+	printf("  %-10s %-7s %9s %9s %9s %11s %9s\n", "program", "phase", "ns/pkt",
+	       "min", "max", "packets", "kpps");
+	for (i = 0; i < LP_MAX; i++) {
+		for (j = 0; j < PH_MAX; j++) {
+			double v[LIVE_MAX_ROUNDS], lo = 1e300, hi = 0, secs = 0;
+			__u64 pk = 0;
+
+			for (r = 0; r < o->rounds; r++) {
+				v[r] = s[i][j][r].ns;
+				lo = v[r] < lo ? v[r] : lo;
+				hi = v[r] > hi ? v[r] : hi;
+				pk += s[i][j][r].packets;
+				secs += s[i][j][r].seconds;
+			}
+			med[i][j] = printed1(median(v, o->rounds));
+			total += pk;
+			printf("  %-10s %-7s %9.1f %9.1f %9.1f %11llu %9.1f\n",
+			       live_prog_names[i], live_phase_names[j], med[i][j],
+			       lo, hi, (unsigned long long)pk,
+			       secs > 0 ? (double)pk / secs / 1e3 : 0.0);
+		}
+	}
+	printf("\n  generator: %.0f packets/s in steady phases (%llu packets in %.1f s); "
+	       "XDP ran on %llu of %llu packets sent\n",
+	       steady_seconds > 0 ? (double)steady_packets / steady_seconds : 0.0,
+	       (unsigned long long)steady_packets, steady_seconds,
+	       (unsigned long long)total, (unsigned long long)sent);
+	printf("  (kpps: the phase's packets over its wall time, sender and XDP on one CPU)\n\n");
+
+	printf("  ratios of the medians above:\n");
+	print_ratio("full / parse-only, steady", med[LP_FULL][PH_STEADY],
+		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 2.0, true);
+	print_ratio("naive / full, steady", med[LP_NAIVE][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 2.0, false);
+	print_ratio("naive / full, first window", med[LP_NAIVE][PH_FIRST],
+		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 1.6, false);
+	print_ratio("naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
+		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 1.6, false);
+	print_ratio("full / parse-only, first window", med[LP_FULL][PH_FIRST],
+		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
+	print_ratio("full / parse-only, after quiet", med[LP_FULL][PH_QUIET],
+		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
+	print_ratio("floor / parse-only, steady", med[LP_FLOOR][PH_STEADY],
+		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio("full / floor, steady", med[LP_FULL][PH_STEADY],
+		    med[LP_FLOOR][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	printf("  %-34s %6.1f ns\n", "parse only - empty, steady",
+	       med[LP_PARSE][PH_STEADY] - med[LP_EMPTY][PH_STEADY]);
+	printf("  %-34s %6.1f ns for %u lines (%.1f ns a line)\n",
+	       "floor - parse only, steady",
+	       med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY],
+	       L->p.cms_depth + 3,
+	       (med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY]) / (L->p.cms_depth + 3));
+	printf("  (empty: what the run-time statistics and the XDP call cost by themselves)\n\n");
+
+	if (L->nwin) {
+		__u64 rep[L->nwin], pk[L->nwin];
+
+		memcpy(rep, L->win_reports, sizeof(rep));
+		memcpy(pk, L->win_packets, sizeof(pk));
+		qsort(rep, L->nwin, sizeof(*rep), cmp_u64);
+		qsort(pk, L->nwin, sizeof(*pk), cmp_u64);
+		printf("  full, heavy-hitter reports per window of traffic: median %llu, min %llu, max %llu over %u windows\n",
+		       (unsigned long long)rep[L->nwin / 2], (unsigned long long)rep[0],
+		       (unsigned long long)rep[L->nwin - 1], L->nwin);
+		printf("  (median %llu packets per window; 1/phi = %.0f; %llu reports dropped, ring buffer full)\n\n",
+		       (unsigned long long)pk[L->nwin / 2], 1 / o->hh_fraction,
+		       (unsigned long long)L->dropped);
+	} else {
+		printf("  full, heavy-hitter reports per window of traffic: no window saw traffic\n\n");
+	}
+}
+
+/* ------------------------------------------------------------ options */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: fs-livebench --rx-netns NS --rx-iface IF --tx-netns NS --tx-iface IF [options]\n"
+		"  (scripts: bench/live.sh creates the namespaces and the veth pair)\n"
+		"  --rounds R          rounds, programs interleaved (default 3, max %u)\n"
+		"  --steady SECONDS    steady traffic per program and round (default 2)\n"
+		"  --quiet SECONDS     quiet spell before the last burst (default 2)\n"
+		"  --burst N           packets of the first and the after-quiet phase (default 50000)\n"
+		"  --flows F           flows (default 100000)\n"
+		"  --zipf S            Zipf exponent (default 1.1)\n"
+		"  --ipv6-share F      fraction of IPv6 flows (default 0.3)\n"
+		"  --seed X            traffic seed (default 1)\n"
+		"  --window MS         the full program's window (default 1000, the daemon's)\n"
+		"  --hh-fraction PHI   report fraction of the full program (default 0.001)\n"
+		"  --depth D           Count-Min rows (default %u)\n",
+		LIVE_MAX_ROUNDS, FS_DEFAULT_CMS_DEPTH);
+}
+
+static int parse_num(const char *s, const char *what, double lo, double hi,
+		     double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !*s || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "fs-livebench: %s must be a number from %g to %g, not \"%s\".\n",
+			what, lo, hi, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct live_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "rx-netns", required_argument, NULL, 'R' },
+		{ "rx-iface", required_argument, NULL, 'r' },
+		{ "tx-netns", required_argument, NULL, 'T' },
+		{ "tx-iface", required_argument, NULL, 't' },
+		{ "rounds", required_argument, NULL, 'n' },
+		{ "steady", required_argument, NULL, 's' },
+		{ "quiet", required_argument, NULL, 'q' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "zipf", required_argument, NULL, 'z' },
+		{ "ipv6-share", required_argument, NULL, '6' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "hh-fraction", required_argument, NULL, 'p' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	double v;
+	int c, err = 0;
+
+	opterr = 0;
+	while (!err && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'R': o->rx_netns = optarg; break;
+		case 'r': o->rx_iface = optarg; break;
+		case 'T': o->tx_netns = optarg; break;
+		case 't': o->tx_iface = optarg; break;
+		case 'n':
+			err = parse_num(optarg, "--rounds", 1, LIVE_MAX_ROUNDS, &v);
+			o->rounds = (__u32)v;
+			if (!err && v != o->rounds)
+				err = parse_num("x", "--rounds", 1, LIVE_MAX_ROUNDS, &v);
+			break;
+		case 's': err = parse_num(optarg, "--steady", 0.01, 600, &o->steady_s); break;
+		case 'q': err = parse_num(optarg, "--quiet", 0, 600, &o->quiet_s); break;
+		case 'b':
+			err = parse_num(optarg, "--burst", 1, 1e9, &v);
+			o->burst = (__u32)v;
+			break;
+		case 'f':
+			err = parse_num(optarg, "--flows", 1, 1e6, &v);
+			o->flows = (__u32)v;
+			break;
+		case 'z': err = parse_num(optarg, "--zipf", 0, 10, &o->zipf); break;
+		case '6': err = parse_num(optarg, "--ipv6-share", 0, 1, &o->ipv6_share); break;
+		case 'S':
+			err = parse_num(optarg, "--seed", 0, 1e18, &v);
+			o->seed = (__u64)v;
+			break;
+		case 'w':
+			err = parse_num(optarg, "--window", 10, 3600000, &v);
+			o->window_ms = (__u32)v;
+			break;
+		case 'p':
+			err = parse_num(optarg, "--hh-fraction", 1e-9, 1, &o->hh_fraction);
+			break;
+		case 'd':
+			err = parse_num(optarg, "--depth", 1, FS_CMS_MAX_DEPTH, &v);
+			o->depth = (__u32)v;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "fs-livebench: '%s' is not an option or lacks its value (see --help)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (err)
+		return err;
+	if (optind < argc) {
+		fprintf(stderr, "fs-livebench: unexpected argument \"%s\".\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->rx_netns || !o->rx_iface || !o->tx_netns || !o->tx_iface) {
+		fprintf(stderr, "fs-livebench: --rx-netns, --rx-iface, --tx-netns and --tx-iface are required.\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct sample samples[LP_MAX][PH_MAX][LIVE_MAX_ROUNDS];
+	struct live_opts o = {
+		.rounds = 3, .steady_s = 2, .quiet_s = 2, .burst = 50000,
+		.flows = 100000, .zipf = 1.1, .ipv6_share = 0.3, .seed = 1,
+		.window_ms = 1000, .hh_fraction = 0.001,
+		.depth = FS_DEFAULT_CMS_DEPTH,
+	};
+	struct sock_req q = { .fd = -1 };
+	static struct gen g;
+	struct live L = { .o = &o, .g = &g };
+	double steady_s = 0;
+	__u64 steady_pk = 0;
+	pthread_t t;
+	int stats_fd = -1, err, ncpu_online, rc = 1;
+	__u32 r;
+	int i;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	err = enter_netns(o.rx_netns);
+	if (err) {
+		fprintf(stderr, "fs-livebench: cannot enter netns %s: %s.\n",
+			o.rx_netns, strerror(-err));
+		return 1;
+	}
+	L.ifindex = (int)if_nametoindex(o.rx_iface);
+	if (!L.ifindex) {
+		fprintf(stderr, "fs-livebench: no interface %s in netns %s.\n",
+			o.rx_iface, o.rx_netns);
+		return 1;
+	}
+	L.ncpus = libbpf_num_possible_cpus();
+	if (L.ncpus <= 0)
+		return 1;
+	L.value = calloc((size_t)L.ncpus, sizeof(struct fs_cms_chunk));
+	q.netns = o.tx_netns;
+	q.ifname = o.tx_iface;
+	if (!L.value || pthread_create(&t, NULL, open_sock_main, &q) ||
+	    pthread_join(t, NULL) || q.err) {
+		fprintf(stderr, "fs-livebench: cannot open a packet socket on %s in %s: %s.\n",
+			o.tx_iface, o.tx_netns, strerror(q.err ? -q.err : ENOMEM));
+		return 1;
+	}
+	g.fd = q.fd;
+	memcpy(g.src_mac, q.mac, ETH_ALEN);
+	{
+		int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		err = s < 0 ? -errno : iface_mac(s, o.rx_iface, g.dst_mac);
+		if (s >= 0)
+			close(s);
+		if (err) {
+			fprintf(stderr, "fs-livebench: cannot read %s's MAC: %s.\n",
+				o.rx_iface, strerror(-err));
+			return 1;
+		}
+	}
+	if (gen_prepare(&g, &o)) {
+		fprintf(stderr, "fs-livebench: out of memory for the frames.\n");
+		return 1;
+	}
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0) {
+		fprintf(stderr, "fs-livebench: cannot enable BPF run-time statistics: %s.\n",
+			strerror(errno));
+		return 1;
+	}
+	ncpu_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	g.cpu = ncpu_online > 1 ? ncpu_online - 1 : -1;
+	if (ncpu_online > 1)
+		pin_to(0);
+	if (pthread_create(&g.thread, NULL, gen_main, &g)) {
+		fprintf(stderr, "fs-livebench: cannot start the generator.\n");
+		return 1;
+	}
+
+	for (r = 0; r < o.rounds; r++) {
+		for (i = 0; i < LP_MAX; i++) {
+			/* Interleaved, and the order turns every round so no
+			 * program always follows the same one. */
+			int k = (int)((i + r) % LP_MAX), ph;
+			struct sample one[PH_MAX];
+
+			err = live_measure(&L, (enum live_prog)k, one);
+			if (err)
+				goto out;
+			for (ph = 0; ph < PH_MAX; ph++)
+				samples[k][ph][r] = one[ph];
+		}
+	}
+	rc = 0;
+out:
+	atomic_store(&g.stop, 1);
+	pthread_join(g.thread, NULL);
+	if (!rc) {
+		for (i = 0; i < LP_MAX; i++)
+			for (r = 0; r < o.rounds; r++) {
+				steady_s += samples[i][PH_STEADY][r].seconds;
+				steady_pk += samples[i][PH_STEADY][r].packets;
+			}
+		live_report(&L, samples, atomic_load(&g.sent), steady_s, steady_pk);
+	}
+	close(stats_fd);
+	close(g.fd);
+	free(L.win_reports);
+	free(L.win_packets);
+	return rc;
+}
