@@ -29,6 +29,8 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	r->ctl = l->ctl;
 	r->params = *p;
 	r->ncpus = l->ncpus;
+	r->map_lookup = bpf_map_lookup_elem;
+	r->map_update = bpf_map_update_elem;
 	r->cms_fd = bpf_map__fd(l->skel->maps.fs_cms);
 	r->hll_fd = bpf_map__fd(l->skel->maps.fs_hll);
 	r->totals_fd = bpf_map__fd(l->skel->maps.fs_totals);
@@ -86,7 +88,7 @@ static int read_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
 	__u32 k;
 
 	for (k = first; k <= last; k++) {
-		if (bpf_map_lookup_elem(fd, &k, r->value))
+		if (r->map_lookup(fd, &k, r->value))
 			return -errno;
 		for (cpu = 0; cpu < r->ncpus; cpu++)
 			memcpy((char *)base + ((size_t)cpu * n + k) * chunk,
@@ -107,7 +109,7 @@ static int zero_chunks(struct fsd_rotation *r, int fd, __u32 first,
 
 	memset(r->value, 0, r->ncpus * sizeof(struct fs_cms_chunk));
 	for (k = first; k <= last; k++)
-		if (bpf_map_update_elem(fd, &k, r->value, BPF_EXIST))
+		if (r->map_update(fd, &k, r->value, BPF_EXIST))
 			return -errno;
 	return 0;
 }
@@ -170,14 +172,14 @@ static int take_totals(struct fsd_rotation *r, __u32 slot,
 	unsigned int cpu;
 
 	memset(t, 0, sizeof(*t));
-	if (bpf_map_lookup_elem(r->totals_fd, &slot, r->value))
+	if (r->map_lookup(r->totals_fd, &slot, r->value))
 		return -errno;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		t->packets += v[cpu].packets;
 		t->bytes += v[cpu].bytes;
 	}
 	memset(r->value, 0, r->ncpus * sizeof(*v));
-	if (bpf_map_update_elem(r->totals_fd, &slot, r->value, BPF_EXIST))
+	if (r->map_update(r->totals_fd, &slot, r->value, BPF_EXIST))
 		return -errno;
 	return 0;
 }
@@ -194,8 +196,8 @@ static int barrier(struct fsd_rotation *r)
 	int i, err = 0;
 
 	for (i = 0; i < FSD_BARRIER_TRIES; i++) {
-		if (!bpf_map_update_elem(r->barrier_fd, &zero,
-					 &r->barrier_inner_fd, BPF_ANY))
+		if (!r->map_update(r->barrier_fd, &zero,
+				   &r->barrier_inner_fd, BPF_ANY))
 			return 0;
 		err = -errno;
 	}
