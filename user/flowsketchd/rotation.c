@@ -146,6 +146,13 @@ static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 	return 0;
 }
 
+/*
+ * Zero everything of slot: its chunks and its totals.  The totals belong
+ * here, not with their read: a read that fails before it zeroes them, or
+ * a zeroing of them that fails, must leave the slot dirty like a failed
+ * chunk zeroing, or that window's totals would be counted again in the
+ * slot's next window.
+ */
 static int zero_slot(struct fsd_rotation *r, __u32 slot)
 {
 	const struct fs_sketch_params *p = &r->params;
@@ -161,11 +168,17 @@ static int zero_slot(struct fsd_rotation *r, __u32 slot)
 		return err;
 	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
 		    &first, &last);
-	return zero_chunks(r, r->hll_fd, first, last);
+	err = zero_chunks(r, r->hll_fd, first, last);
+	if (err)
+		return err;
+	memset(r->value, 0, r->ncpus * sizeof(struct fs_window_totals));
+	if (r->map_update(r->totals_fd, &slot, r->value, BPF_EXIST))
+		return -errno;
+	return 0;
 }
 
-/* Sum fs_totals[slot] over CPUs into *t, then zero it. */
-static int take_totals(struct fsd_rotation *r, __u32 slot,
+/* Sum fs_totals[slot] over CPUs into *t (zero_slot() zeroes it). */
+static int read_totals(struct fsd_rotation *r, __u32 slot,
 		       struct fs_window_totals *t)
 {
 	const struct fs_window_totals *v = r->value;
@@ -178,9 +191,6 @@ static int take_totals(struct fsd_rotation *r, __u32 slot,
 		t->packets += v[cpu].packets;
 		t->bytes += v[cpu].bytes;
 	}
-	memset(r->value, 0, r->ncpus * sizeof(*v));
-	if (r->map_update(r->totals_fd, &slot, r->value, BPF_EXIST))
-		return -errno;
 	return 0;
 }
 
@@ -222,12 +232,6 @@ static int clean_dirty_slot(struct fsd_rotation *r)
 	err = barrier(r);
 	if (!err)
 		err = zero_slot(r, r->dirty_slot);
-	if (!err) {
-		__u32 slot = r->dirty_slot;
-		struct fs_window_totals t;
-
-		err = take_totals(r, slot, &t);
-	}
 	if (!err)
 		r->dirty = false;
 	return err;
@@ -293,11 +297,12 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	ret = read_slot(r, slot, s);
 	if (!err)
 		err = ret;
-	ret = take_totals(r, slot, &t);
+	ret = read_totals(r, slot, &t);
 	if (!err)
 		err = ret;
 	/* Zero even when the window is lost: its counts must not leak into
-	 * window old + 2.  A slot that cannot be zeroed stays dirty. */
+	 * window old + 2.  A slot that cannot be zeroed, sketches or totals,
+	 * stays dirty. */
 	ret = zero_slot(r, slot);
 	if (ret) {
 		r->dirty = true;
