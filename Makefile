@@ -135,6 +135,14 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
+# The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
+# parts that close windows and file reports, with the pure ones they use.
+FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log) \
+                     $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_rotation: $(FSD_ROTATION_OBJS)
+$(BUILD)/tests/test_rotation: TEST_OBJS := $(FSD_ROTATION_OBJS)
+$(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
+
 # --- fuzz targets -------------------------------------------------------------
 # Every target is linked with all the code that parses what arrives from
 # outside: the shared library, the CLI without main(), and the daemon's
