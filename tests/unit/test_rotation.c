@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +134,10 @@ struct truth {
 	__u64 packets, bytes;
 };
 
+/* The CPUs the test may run on, taken once in main(): each test moves
+ * itself between them and puts this back when done. */
+static cpu_set_t allowed;
+
 struct rig {
 	struct flowsketch *skel;
 	struct fsd_loader loader;
@@ -144,7 +149,9 @@ struct rig {
 	void *percpu;
 	struct truth truth[NSEQ];	/* by window seq */
 	struct flow batch[NBATCH][NFLOWS];
-	__u64 stray_expected;
+	int cpus[2], ncpus_run;		/* CPUs packets alternate on */
+	__u64 stray_expected;		/* reports of no pending window */
+	__u64 flows_filed;		/* flows whose reports were filed */
 };
 
 static int rig_setup(void **state)
@@ -181,6 +188,16 @@ static int rig_setup(void **state)
 	g->r.map_update = fault_update;
 	fault_arm(FAULT_NONE, -1, 0, 0);
 
+	/* Each flow's packets alternate between two CPUs, when there are
+	 * two: a flow then reports on both, and the second report is a
+	 * duplicate to account for, as on a live multi-queue link. */
+	{
+		int c;
+
+		for (c = 0; c < CPU_SETSIZE && g->ncpus_run < 2; c++)
+			if (CPU_ISSET(c, &allowed))
+				g->cpus[g->ncpus_run++] = c;
+	}
 	fs_hash_key_derive(&p.secret, &g->hkey);
 	/* Batch b: flows 10.b.0.f:(2000 + 32 b + f) -> 192.0.2.1:53, flow f
 	 * sending 1 + f % 4 packets of 64 + 8 f + b bytes. */
@@ -210,6 +227,7 @@ static int rig_teardown(void **state)
 {
 	struct rig *g = *state;
 
+	sched_setaffinity(0, sizeof(allowed), &allowed);
 	ring_buffer__free(g->rb);
 	fsd_rotation_free(&g->r);
 	fsd_history_free(&g->h);
@@ -273,13 +291,20 @@ static __u64 send_batch(struct rig *g, unsigned int b, int drain)
 	for (f = 0; f < NFLOWS; f++) {
 		const struct flow *fl = &g->batch[b][f];
 
-		for (i = 0; i < fl->packets; i++)
+		for (i = 0; i < fl->packets; i++) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(g->cpus[i % g->ncpus_run], &set);
+			assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
 			run_frame(g, fl, fl->bytes / fl->packets);
+		}
 		assert_true(t->nflows < FS_ARRAY_SIZE(t->flows));
 		t->flows[t->nflows++] = *fl;
 		t->packets += fl->packets;
 		t->bytes += fl->bytes;
 	}
+	g->flows_filed += NFLOWS;
 	if (drain)
 		assert_true(ring_buffer__consume(g->rb) >= 0);
 	return stat(g, FS_STAT_REPORTS) - before;
@@ -443,6 +468,11 @@ static void assert_reports_accounted(struct rig *g)
 	assert_int_equal(c->refused + c->malformed + c->failed, 0);
 	assert_int_equal(c->stray, g->stray_expected);
 	assert_int_equal(c->stray, g->h.stray_reports);
+	/* One new candidate per flow and window: the flows whose reports
+	 * reached a pending window. */
+	assert_int_equal(c->filed, g->flows_filed);
+	if (g->ncpus_run > 1)
+		assert_true(c->duplicates > 0);
 }
 
 /* --- the tests -------------------------------------------------------- */
@@ -483,8 +513,10 @@ static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
 	assert_null(window_of_seq(g, 1));
 	/* Reports still in the ring buffer when window 1 was given up are
 	 * of no pending window when they are drained. */
-	if (!drain_lost && fd == g->r.barrier_fd)
+	if (!drain_lost && fd == g->r.barrier_fd) {
 		g->stray_expected = raised;
+		g->flows_filed -= NFLOWS;
+	}
 	send_batch(g, 2, 1);
 	rotate_ok(g);
 	send_batch(g, 3, 1);
@@ -595,6 +627,7 @@ static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
 	rotate_ok(g);
 	raised = send_batch(g, 1, 0);
 	g->stray_expected = raised;
+	g->flows_filed -= NFLOWS;
 	fault_arm(FAULT_UPDATE, g->r.barrier_fd, 0, FSD_BARRIER_TRIES);
 	rotate_failing(g);
 	send_batch(g, 2, 1);
@@ -666,5 +699,9 @@ int main(void)
 		T(test_clean_totals_fails),
 	};
 
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		perror("sched_getaffinity");
+		return 1;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
