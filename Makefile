@@ -136,6 +136,14 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
+# The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
+# parts that close windows and file reports, with the pure ones they use.
+FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log) \
+                     $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_rotation: $(FSD_ROTATION_OBJS)
+$(BUILD)/tests/test_rotation: TEST_OBJS := $(FSD_ROTATION_OBJS)
+$(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
+
 # --- mutants ------------------------------------------------------------------
 # Unit tests rebuilt, with the shared library they test, against a broken
 # core (the FS_MUTANT_* blocks in include/flowsketch): each must fail, or

@@ -7,17 +7,37 @@
 #include "log.h"
 #include "reports.h"
 
-static int on_report(void *ctx, void *data, size_t size)
-{
-	struct fsd_history *h = ctx;
-	struct fs_hh_report r;
+/* The callback's context (static: see fsd_reports_open() in reports.h). */
+static struct {
+	struct fsd_history *h;
+	struct fsd_report_counts counts;
+} ctx;
 
-	if (size < sizeof(r))
+static int on_report(void *arg, void *data, size_t size)
+{
+	struct fsd_report_counts *c = &ctx.counts;
+	struct fs_hh_report r;
+	int ret;
+
+	c->received++;
+	if (size < sizeof(r)) {
+		c->malformed++;
 		return 0;
+	}
 	memcpy(&r, data, sizeof(r));
-	/* Full sets and stray windows are counted by the history; neither
-	 * is a reason to stop draining. */
-	fsd_history_add_candidate(h, r.window_seq, &r.key, r.hash);
+	/* Full sets and stray windows are counted, here and by the
+	 * history; neither is a reason to stop draining. */
+	ret = fsd_history_add_candidate(ctx.h, r.window_seq, &r.key, r.hash);
+	if (ret == 1)
+		c->filed++;
+	else if (ret == 0)
+		c->duplicates++;
+	else if (ret == -ESRCH)
+		c->stray++;
+	else if (ret == -ENOSPC)
+		c->refused++;
+	else
+		c->failed++;
 	return 0;
 }
 
@@ -25,7 +45,9 @@ struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h)
 {
 	struct ring_buffer *rb;
 
-	rb = ring_buffer__new(map_fd, on_report, h, NULL);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.h = h;
+	rb = ring_buffer__new(map_fd, on_report, NULL, NULL);
 	if (!rb) {
 		int err = errno;
 
@@ -33,4 +55,9 @@ struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h)
 		errno = err;	/* for the caller, past stdio */
 	}
 	return rb;
+}
+
+const struct fsd_report_counts *fsd_reports_counts(void)
+{
+	return &ctx.counts;
 }

@@ -8,6 +8,16 @@
  * loop when it signals data, and once more by every rotation right after
  * the barrier, so that all reports of the closing window are in before
  * the window is committed.
+ *
+ * Every record taken from the ring buffer is counted once, in received,
+ * and once more in exactly one of the outcomes below, so that
+ *
+ *	received == filed + duplicates + stray + refused + malformed + failed
+ *
+ * always holds, and, once the ring buffer is drained, the datapath's
+ * FS_STAT_REPORTS (records it put in the ring) equals received; its
+ * FS_STAT_REPORTS_DROPPED are the records that never got in (ring full).
+ * So every report the datapath raised is accounted for by some counter.
  */
 #ifndef FLOWSKETCHD_REPORTS_H
 #define FLOWSKETCHD_REPORTS_H
@@ -16,7 +26,29 @@
 
 struct ring_buffer;
 
-/* The ring buffer of map_fd, filing into h; NULL with a message and errno. */
+struct fsd_report_counts {
+	__u64 received;		/* records taken from the ring buffer */
+	__u64 filed;		/* a new candidate of a pending window */
+	__u64 duplicates;	/* already a candidate of that window (the
+				   same flow on another CPU or metric) */
+	__u64 stray;		/* of no pending window: a lost window's,
+				   late (history.h's stray_reports) */
+	__u64 refused;		/* the window's set was full (history.h's
+				   candidate_overflow) */
+	__u64 malformed;	/* shorter than struct fs_hh_report */
+	__u64 failed;		/* could not be filed (-ENOMEM, -EINVAL) */
+};
+
+/*
+ * The ring buffer of map_fd, filing into h; NULL with a message and errno.
+ * Its counters start at zero.  One per process: the callback's context is
+ * static, because the daemon frees the ring buffer with ring_buffer__free(),
+ * which would not free a context allocated here.
+ */
 struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h);
+
+/* The counters of the ring buffer fsd_reports_open() last opened.  Read
+ * on the thread that drains it (the event loop). */
+const struct fsd_report_counts *fsd_reports_counts(void);
 
 #endif /* FLOWSKETCHD_REPORTS_H */

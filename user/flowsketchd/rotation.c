@@ -29,6 +29,8 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	r->ctl = l->ctl;
 	r->params = *p;
 	r->ncpus = l->ncpus;
+	r->map_lookup = bpf_map_lookup_elem;
+	r->map_update = bpf_map_update_elem;
 	r->cms_fd = bpf_map__fd(l->skel->maps.fs_cms);
 	r->hll_fd = bpf_map__fd(l->skel->maps.fs_hll);
 	r->totals_fd = bpf_map__fd(l->skel->maps.fs_totals);
@@ -86,7 +88,7 @@ static int read_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
 	__u32 k;
 
 	for (k = first; k <= last; k++) {
-		if (bpf_map_lookup_elem(fd, &k, r->value))
+		if (r->map_lookup(fd, &k, r->value))
 			return -errno;
 		for (cpu = 0; cpu < r->ncpus; cpu++)
 			memcpy((char *)base + ((size_t)cpu * n + k) * chunk,
@@ -107,7 +109,7 @@ static int zero_chunks(struct fsd_rotation *r, int fd, __u32 first,
 
 	memset(r->value, 0, r->ncpus * sizeof(struct fs_cms_chunk));
 	for (k = first; k <= last; k++)
-		if (bpf_map_update_elem(fd, &k, r->value, BPF_EXIST))
+		if (r->map_update(fd, &k, r->value, BPF_EXIST))
 			return -errno;
 	return 0;
 }
@@ -144,6 +146,13 @@ static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 	return 0;
 }
 
+/*
+ * Zero everything of slot: its chunks and its totals.  The totals belong
+ * here, not with their read: a read that fails before it zeroes them, or
+ * a zeroing of them that fails, must leave the slot dirty like a failed
+ * chunk zeroing, or that window's totals would be counted again in the
+ * slot's next window.
+ */
 static int zero_slot(struct fsd_rotation *r, __u32 slot)
 {
 	const struct fs_sketch_params *p = &r->params;
@@ -159,26 +168,29 @@ static int zero_slot(struct fsd_rotation *r, __u32 slot)
 		return err;
 	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
 		    &first, &last);
-	return zero_chunks(r, r->hll_fd, first, last);
+	err = zero_chunks(r, r->hll_fd, first, last);
+	if (err)
+		return err;
+	memset(r->value, 0, r->ncpus * sizeof(struct fs_window_totals));
+	if (r->map_update(r->totals_fd, &slot, r->value, BPF_EXIST))
+		return -errno;
+	return 0;
 }
 
-/* Sum fs_totals[slot] over CPUs into *t, then zero it. */
-static int take_totals(struct fsd_rotation *r, __u32 slot,
+/* Sum fs_totals[slot] over CPUs into *t (zero_slot() zeroes it). */
+static int read_totals(struct fsd_rotation *r, __u32 slot,
 		       struct fs_window_totals *t)
 {
 	const struct fs_window_totals *v = r->value;
 	unsigned int cpu;
 
 	memset(t, 0, sizeof(*t));
-	if (bpf_map_lookup_elem(r->totals_fd, &slot, r->value))
+	if (r->map_lookup(r->totals_fd, &slot, r->value))
 		return -errno;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		t->packets += v[cpu].packets;
 		t->bytes += v[cpu].bytes;
 	}
-	memset(r->value, 0, r->ncpus * sizeof(*v));
-	if (bpf_map_update_elem(r->totals_fd, &slot, r->value, BPF_EXIST))
-		return -errno;
 	return 0;
 }
 
@@ -194,8 +206,8 @@ static int barrier(struct fsd_rotation *r)
 	int i, err = 0;
 
 	for (i = 0; i < FSD_BARRIER_TRIES; i++) {
-		if (!bpf_map_update_elem(r->barrier_fd, &zero,
-					 &r->barrier_inner_fd, BPF_ANY))
+		if (!r->map_update(r->barrier_fd, &zero,
+				   &r->barrier_inner_fd, BPF_ANY))
 			return 0;
 		err = -errno;
 	}
@@ -220,12 +232,6 @@ static int clean_dirty_slot(struct fsd_rotation *r)
 	err = barrier(r);
 	if (!err)
 		err = zero_slot(r, r->dirty_slot);
-	if (!err) {
-		__u32 slot = r->dirty_slot;
-		struct fs_window_totals t;
-
-		err = take_totals(r, slot, &t);
-	}
 	if (!err)
 		r->dirty = false;
 	return err;
@@ -291,11 +297,12 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	ret = read_slot(r, slot, s);
 	if (!err)
 		err = ret;
-	ret = take_totals(r, slot, &t);
+	ret = read_totals(r, slot, &t);
 	if (!err)
 		err = ret;
 	/* Zero even when the window is lost: its counts must not leak into
-	 * window old + 2.  A slot that cannot be zeroed stays dirty. */
+	 * window old + 2.  A slot that cannot be zeroed, sketches or totals,
+	 * stays dirty. */
 	ret = zero_slot(r, slot);
 	if (ret) {
 		r->dirty = true;

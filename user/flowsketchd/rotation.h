@@ -8,7 +8,8 @@
  *      program that could still write old's slot has finished;
  *   3. drain the report ring buffer: every report of old is filed;
  *   4. read old's slot (chunks and totals, every CPU) into the history;
- *   5. zero old's slot, which becomes current again at old + 2.
+ *   5. zero old's slot (sketches and totals), which becomes current again
+ *      at old + 2.
  * Report thresholds need no step: the datapath derives each packet's from
  * its window's running totals and fs_ctl.hh_phi_q32, written once before
  * attach (cms.h, "Heavy-hitter reporting").
@@ -49,6 +50,17 @@ struct fsd_rotation {
 	__u64 late;			/* rotations >= FSD_LATE_NS late */
 	__u64 late_max_ns;
 	__u64 late_total_ns;
+	/*
+	 * Every map access of a rotation goes through these two: reads of
+	 * the closed slot, its zeroing and the barrier.  fsd_rotation_init()
+	 * sets bpf_map_lookup_elem and bpf_map_update_elem; a test replaces
+	 * them to make one step fail (tests/unit/test_rotation.c), which is
+	 * how "a failure loses that window only" is checked against the
+	 * real datapath.  Nothing else should touch them.
+	 */
+	int (*map_lookup)(int fd, const void *key, void *value);
+	int (*map_update)(int fd, const void *key, const void *value,
+			  __u64 flags);
 };
 
 /* How often the barrier is tried before a window is given up. */

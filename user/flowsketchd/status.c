@@ -10,6 +10,7 @@
 #include "hll_estimate.h"
 #include "sketch.h"
 #include "daemon.h"
+#include "reports.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
 
 /* fs_stats counters that mean a frame was malformed, by JSON name. */
@@ -68,6 +69,7 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
  * read (*err says why): an answer without them would read as zeros. */
 static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 {
+	const struct fsd_report_counts *rc = fsd_reports_counts();
 	struct json_object *c, *m;
 	__u64 stats[FS_STAT_MAX], total = 0;
 	size_t i;
@@ -90,6 +92,15 @@ static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 	add_u64(c, "reports", stats[FS_STAT_REPORTS]);
 	add_u64(c, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
 	add_u64(c, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
+	/* Every record taken from the ring buffer, and what became of it
+	 * (reports.h): "reports" == reports_received once drained, and
+	 * received is the sum of the five outcomes after it. */
+	add_u64(c, "reports_received", rc->received);
+	add_u64(c, "reports_filed", rc->filed);
+	add_u64(c, "reports_duplicate", rc->duplicates);
+	add_u64(c, "reports_stray", rc->stray);
+	add_u64(c, "reports_refused", rc->refused);
+	add_u64(c, "reports_malformed", rc->malformed + rc->failed);
 	/* The daemon's own losses, beyond protocol.h's list. */
 	add_u64(c, "candidates_dropped", d->history.candidate_overflow);
 	add_u64(c, "stray_reports", d->history.stray_reports);

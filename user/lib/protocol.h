@@ -82,16 +82,31 @@
  *    "counters":{"rx":N, "sketched":N, "non_ip":N, "fragments":N,
  *                "malformed":{"trunc_eth":N, ...}, "malformed_total":N,
  *                "reports":N, "reports_dropped":N, "update_errors":N,
+ *                "reports_received":N, "reports_filed":N,
+ *                "reports_duplicate":N, "reports_stray":N,
+ *                "reports_refused":N, "reports_malformed":N,
  *                "candidates_dropped":N, "stray_reports":N,
  *                "windows_finished":N, "windows_lost":N,
  *                "rotations_postponed":N, "rotations_late":N,
  *                "rotation_late_max_us":N,
  *                "clients_refused":N, "client_timeouts":N}}
- *   windows_lost: windows given up (a failed barrier or map read), none of
- *   whose counts is in the history or in a later window; rotations_postponed:
- *   rotations put off because the next slot could not be cleaned (the
- *   window goes on); rotations_late: rotations 10 ms or more after their
- *   timer was due, the worst in rotation_late_max_us.
+ *      rx .. update_errors are the datapath's (fs_stats, maps.h):
+ *      "reports" records it put in the ring buffer, "reports_dropped"
+ *      those it could not (ring full).  The rest are the daemon's own.
+ *      Every record the daemon takes from the ring buffer counts in
+ *      reports_received and in one outcome: filed (a new candidate),
+ *      duplicate (already one of its window), stray (of no pending
+ *      window, e.g. a lost one; = stray_reports), refused (the window's
+ *      set full; = candidates_dropped), malformed (short, or could not
+ *      be filed).  So reports_received = filed + duplicate + stray +
+ *      refused + malformed, and reports = reports_received whenever the
+ *      ring buffer has been drained (a status answered while records wait
+ *      in it may show reports ahead).  windows_lost: windows a failed
+ *      rotation gave up (none of it in the history or in later windows);
+ *      rotations_postponed: rotations put off because the slot to move to
+ *      could not be cleaned (the current window goes on, longer);
+ *      rotations_late: rotations 10 ms or more after their timer was due,
+ *      the worst in rotation_late_max_us.
  */
 #ifndef FLOWSKETCH_PROTOCOL_H
 #define FLOWSKETCH_PROTOCOL_H
