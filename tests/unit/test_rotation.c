@@ -144,6 +144,7 @@ struct rig {
 	struct fsd_history h;
 	struct fsd_rotation r;
 	struct ring_buffer *rb;
+	struct fsd_reports reports;
 	struct fs_hash_key hkey;
 	size_t ctl_len;
 	void *percpu;
@@ -182,7 +183,7 @@ static int rig_setup(void **state)
 					  g->loader.ctl->window_seq), 0);
 	assert_int_equal(fsd_rotation_init(&g->r, &g->loader, &p,
 					   HH_FRACTION), 0);
-	g->rb = fsd_reports_open(bpf_map__fd(g->skel->maps.fs_reports), &g->h);
+	g->rb = fsd_reports_open(&g->reports, bpf_map__fd(g->skel->maps.fs_reports), &g->h);
 	assert_non_null(g->rb);
 	g->r.map_lookup = fault_lookup;
 	g->r.map_update = fault_update;
@@ -457,7 +458,7 @@ static void assert_history(struct rig *g, const __u64 *kept, unsigned int n,
  * to exactly one outcome; none was dropped (the ring is large enough). */
 static void assert_reports_accounted(struct rig *g)
 {
-	const struct fsd_report_counts *c = fsd_reports_counts();
+	const struct fsd_report_counts *c = &g->reports.counts;
 
 	assert_true(ring_buffer__consume(g->rb) >= 0);
 	assert_int_equal(stat(g, FS_STAT_REPORTS_DROPPED), 0);

@@ -161,7 +161,7 @@ static int setup(struct fsd_daemon *d)
 	if (err)
 		return err;
 	d->workers_ready = true;
-	d->reports = fsd_reports_open(bpf_map__fd(d->loader.skel->maps.fs_reports),
+	d->reports = fsd_reports_open(&d->report_state, bpf_map__fd(d->loader.skel->maps.fs_reports),
 				      &d->history);
 	if (!d->reports)
 		return -errno;

@@ -18,6 +18,7 @@
 #include "loader.h"
 #include "options.h"
 #include "pinlock.h"
+#include "reports.h"
 #include "rotation.h"
 #include "server.h"
 #include "workers.h"
@@ -34,6 +35,7 @@ struct fsd_daemon {
 	struct fsd_rotation rotation;
 	bool rotation_ready;
 	struct ring_buffer *reports;
+	struct fsd_reports report_state;	/* what became of each report */
 	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
 	struct fsd_server server;	/* clients of the query socket */
 	struct fsd_workers workers;	/* query threads */

@@ -7,15 +7,10 @@
 #include "log.h"
 #include "reports.h"
 
-/* The callback's context (static: see fsd_reports_open() in reports.h). */
-static struct {
-	struct fsd_history *h;
-	struct fsd_report_counts counts;
-} ctx;
-
 static int on_report(void *arg, void *data, size_t size)
 {
-	struct fsd_report_counts *c = &ctx.counts;
+	struct fsd_reports *ctx = arg;
+	struct fsd_report_counts *c = &ctx->counts;
 	struct fs_hh_report r;
 	int ret;
 
@@ -27,7 +22,7 @@ static int on_report(void *arg, void *data, size_t size)
 	memcpy(&r, data, sizeof(r));
 	/* Full sets and stray windows are counted, here and by the
 	 * history; neither is a reason to stop draining. */
-	ret = fsd_history_add_candidate(ctx.h, r.window_seq, &r.key, r.hash);
+	ret = fsd_history_add_candidate(ctx->h, r.window_seq, &r.key, r.hash);
 	if (ret == 1)
 		c->filed++;
 	else if (ret == 0)
@@ -41,13 +36,14 @@ static int on_report(void *arg, void *data, size_t size)
 	return 0;
 }
 
-struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h)
+struct ring_buffer *fsd_reports_open(struct fsd_reports *r, int map_fd,
+				     struct fsd_history *h)
 {
 	struct ring_buffer *rb;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.h = h;
-	rb = ring_buffer__new(map_fd, on_report, NULL, NULL);
+	memset(r, 0, sizeof(*r));
+	r->h = h;
+	rb = ring_buffer__new(map_fd, on_report, r, NULL);
 	if (!rb) {
 		int err = errno;
 
@@ -55,9 +51,4 @@ struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h)
 		errno = err;	/* for the caller, past stdio */
 	}
 	return rb;
-}
-
-const struct fsd_report_counts *fsd_reports_counts(void)
-{
-	return &ctx.counts;
 }

@@ -39,16 +39,19 @@ struct fsd_report_counts {
 	__u64 failed;		/* could not be filed (-ENOMEM, -EINVAL) */
 };
 
-/*
- * The ring buffer of map_fd, filing into h; NULL with a message and errno.
- * Its counters start at zero.  One per process: the callback's context is
- * static, because the daemon frees the ring buffer with ring_buffer__free(),
- * which would not free a context allocated here.
- */
-struct ring_buffer *fsd_reports_open(int map_fd, struct fsd_history *h);
+/* The ring buffer callback's context: where reports go, what became of
+ * them.  The caller's, living as long as the ring buffer; read on the
+ * thread that drains it (the event loop). */
+struct fsd_reports {
+	struct fsd_history *h;
+	struct fsd_report_counts counts;
+};
 
-/* The counters of the ring buffer fsd_reports_open() last opened.  Read
- * on the thread that drains it (the event loop). */
-const struct fsd_report_counts *fsd_reports_counts(void);
+/*
+ * The ring buffer of map_fd, filing into h through r (whose counters start
+ * at zero); NULL with a message and errno.  Freed with ring_buffer__free().
+ */
+struct ring_buffer *fsd_reports_open(struct fsd_reports *r, int map_fd,
+				     struct fsd_history *h);
 
 #endif /* FLOWSKETCHD_REPORTS_H */

@@ -69,7 +69,7 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
  * read (*err says why): an answer without them would read as zeros. */
 static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 {
-	const struct fsd_report_counts *rc = fsd_reports_counts();
+	const struct fsd_report_counts *rc = &d->report_state.counts;
 	struct json_object *c, *m;
 	__u64 stats[FS_STAT_MAX], total = 0;
 	size_t i;
