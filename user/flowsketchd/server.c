@@ -2,6 +2,7 @@
 /* server.c - unix socket, one JSON request per connection (server.h). */
 #include <errno.h>
 #include <libgen.h>
+#include <malloc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,12 @@ static void client_close(struct fsd_daemon *d, struct fsd_client *c)
 	/* Closing the fd removes it from the epoll set. */
 	close(c->fd);
 	free(c->out);
+	/* A large answer (a top of thousands of flows, built on a query
+	 * thread) leaves its pages in that thread's malloc arena: hand them
+	 * back, so the daemon's memory follows what it holds, not the
+	 * largest answer it ever sent. */
+	if (c->out_len >= FSD_TRIM_BYTES)
+		malloc_trim(0);
 	s->clients[c->slot] = NULL;
 	s->nclients--;
 	free(c);

@@ -30,6 +30,8 @@
 #define FSD_CLIENT_SEND_MS 1000
 #define FSD_MAX_CLIENTS 1024
 #define FSD_ACCEPT_PER_WAKEUP 64
+/* Answers this large give their memory back to the system once sent. */
+#define FSD_TRIM_BYTES (256 * 1024)
 
 /* epoll data of a client's fd: this bit, and the slot in the low bits. */
 #define FSD_EV_CLIENT (1ULL << 63)

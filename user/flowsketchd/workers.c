@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* workers.c - query threads (workers.h). */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,11 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		job_answer(job, job->run(w->d, job->request, q));
+		/* A large answer is many small json-c allocations, freed by
+		 * now; give them back, or each thread's malloc arena keeps
+		 * the peak of the largest answer so far and the daemon's
+		 * memory creeps up query by query. */
+		malloc_trim(0);
 
 		pthread_mutex_lock(&w->lock);
 		job->next = w->done;
