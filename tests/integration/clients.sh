@@ -6,8 +6,10 @@
 # A real flowsketchd (1 s windows) on a veth in a namespace; on its socket,
 # in turn: 60 clients that connect and never send, 1000 concurrent idle
 # clients re-connecting as they are dropped, clients that send one byte
-# every 150 ms, and clients that send a request and never read the answer.
-# Meanwhile a well-behaved `flowsketch status` runs again and again.
+# every 150 ms, clients that send a request and never read the answer,
+# and clients that send a span query and close at once, hundreds a
+# second.  Meanwhile a well-behaved `flowsketch status` (a span query in
+# the last phase) runs again and again.
 # Oracles, none taken from the daemon's own claims about itself:
 #   - every CLI call answers, each within a bound measured here (1 s);
 #   - the windows finished over the whole run match the wall time the
@@ -87,6 +89,15 @@ def connect():
     except OSError:
         s.close()
         return None
+    if mode == "dead":
+        # A span query, then gone at once: its job must not keep the
+        # query threads busy or the queue full for those who wait.
+        try:
+            s.sendall(b'{"cmd":"top","n":10000,"span":10}\n')
+        except OSError:
+            pass
+        s.close()
+        return None
     if mode == "noread":
         # A request whose answer is never read; a tiny receive buffer so
         # the daemon's send would block if it waited for us.
@@ -98,6 +109,11 @@ while time.monotonic() < end:
     while len(socks) < count:
         s = connect()
         if s is None:
+            if mode == "dead":
+                count -= 1
+                if count > 0:
+                    continue
+                count = int(sys.argv[3])
             time.sleep(0.01)
             break
         socks.append(s)
@@ -130,16 +146,19 @@ for s in socks:
 EOF
 
 # run_phase MODE COUNT SECONDS: hog the socket while the CLI asks status
-# every 200 ms; prints the slowest CLI call in ms and the failures.
+# (a span query when MODE is dead) every 200 ms; prints the slowest CLI
+# call in ms and the failures.
 run_phase() {
 	local mode=$1 count=$2 secs=$3 slowest=0 fails=0 t0 t1 end
+	local ask=(status --json)
+	[ "$mode" = dead ] && ask=(top --span 10 --json)
 	python3 "$T/hog.py" "$SOCK" "$mode" "$count" "$secs" 2>"$T/hog.err" &
 	HOG_PID=$!
 	sleep 0.5
 	end=$(( $(now_ms) + secs * 1000 - 1000 ))
 	while [ "$(now_ms)" -lt "$end" ]; do
 		t0=$(now_ms)
-		if ! "$CLI" --socket "$SOCK" --timeout 5 status --json >"$T/st.json" 2>"$T/st.err"; then
+		if ! "$CLI" --socket "$SOCK" --timeout 5 "${ask[@]}" >"$T/st.json" 2>"$T/st.err"; then
 			fails=$((fails + 1))
 			sed 's/^/# /' "$T/st.err" | head -2 >>"$T/diag"
 		fi
@@ -152,14 +171,16 @@ run_phase() {
 	echo "$slowest $fails"
 }
 
-for phase in "idle 60 5" "idle 1000 6" "trickle 60 5" "noread 200 5"; do
+for phase in "idle 60 5" "idle 1000 6" "trickle 60 5" "noread 200 5" "dead 400 5"; do
 	set -- $phase
 	: >"$T/diag"
 	read -r slowest fails < <(run_phase "$1" "$2" "$3")
 	sort -u "$T/diag"
 	echo "# $1 x $2: slowest status call ${slowest} ms, $fails failed"
-	check "$2 $1 clients: every status call answered" [ "$fails" -eq 0 ]
-	check "$2 $1 clients: no status call took 1 s or more (${slowest} ms)" [ "$slowest" -lt 1000 ]
+	what=status
+	[ "$1" = dead ] && what="top --span 10"
+	check "$2 $1 clients: every $what call answered" [ "$fails" -eq 0 ]
+	check "$2 $1 clients: no $what call took 1 s or more (${slowest} ms)" [ "$slowest" -lt 1000 ]
 done
 
 end_ms=$(now_ms)

@@ -225,6 +225,61 @@ static void test_span_sums_never_undercount(void **state)
 	free(t);
 }
 
+/*
+ * Spans are time, fixed when the request arrives: windows that ended
+ * after since_ns, and (pinned) only those finished then.  Windows of
+ * irregular length (a late rotation makes a long one), times in ns.
+ */
+static void test_span_by_time(void **state)
+{
+	static const __u64 ends[] = { 1000, 2000, 3000, 6000, 7000 };
+	struct traffic *t = calloc(1, sizeof(*t));
+	struct fsd_span_select sel = { 0 };
+	struct fsd_query_scratch q;
+	struct fsd_history h;
+	struct fsd_topk top;
+	struct fsd_span sp;
+	double d[FS_HLL_NSKETCH];
+	unsigned int w;
+
+	assert_non_null(t);
+	make_traffic(t);
+	assert_int_equal(fsd_history_init(&h, &params, 8, 1000, 0), 0);
+	assert_int_equal(fsd_query_scratch_init(&q, &params), 0);
+	for (w = 0; w < 4; w++) {
+		run_window(&h, t, w, w, 50);
+		/* run_window() times window w as [w * 1000, (w + 1) * 1000);
+		 * give it this test's instead. */
+		h.ring[w].start_ns = w ? ends[w - 1] : 0;
+		h.ring[w].end_ns = ends[w];
+	}
+	/* Ended after 2500: windows 2 and 3 (the long one), 3000 ns. */
+	sel.since_ns = 2500;
+	assert_int_equal(fsd_history_distinct(&h, &sel, &q, d, &sp), 0);
+	assert_int_equal(sp.windows, 2);
+	assert_int_equal(sp.start_ns, 2000);
+	assert_int_equal(sp.end_ns, 6000);
+	/* Pinned before window 4 is committed: it is not in the answer. */
+	sel.pinned = true;
+	sel.newest = h.windows_finished;
+	run_window(&h, t, 4, 4, 50);
+	h.ring[4].start_ns = ends[3];
+	h.ring[4].end_ns = ends[4];
+	assert_int_equal(fsd_topk_init(&top, 5, FSD_SORT_PACKETS), 0);
+	assert_int_equal(fsd_history_top(&h, &sel, &q, &top, &sp), 0);
+	assert_int_equal(sp.windows, 2);
+	assert_int_equal(sp.end_ns, 6000);
+	fsd_topk_free(&top);
+	/* Unpinned, the same span now ends with window 4. */
+	sel.pinned = false;
+	assert_int_equal(fsd_history_distinct(&h, &sel, &q, d, &sp), 0);
+	assert_int_equal(sp.windows, 3);
+	assert_int_equal(sp.end_ns, 7000);
+	fsd_query_scratch_free(&q);
+	fsd_history_free(&h);
+	free(t);
+}
+
 static void test_ring_wraps(void **state)
 {
 	struct traffic *t = calloc(1, sizeof(*t));
@@ -452,6 +507,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_span_sums_never_undercount),
 		cmocka_unit_test(test_ring_wraps),
+		cmocka_unit_test(test_span_by_time),
 		cmocka_unit_test(test_span_beyond_history_refused),
 		cmocka_unit_test(test_candidates_by_window),
 		cmocka_unit_test(test_max_bytes_reached),

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -27,6 +28,24 @@
 #include "server.h"
 #include "daemon.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
+
+/*
+ * Room for every client and the daemon's own descriptors: a service's
+ * default soft limit (1024) is below that, and running out would pause
+ * accepting (server.c) and fail a re-attach (ifwatch.c).  Up to the hard
+ * limit; less is not an error, only fewer clients at once.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= FSD_NOFILE)
+		return;
+	rl.rlim_cur = rl.rlim_max < FSD_NOFILE ? rl.rlim_max : FSD_NOFILE;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fsd_warn("cannot raise the open files limit to %d: %s",
+			 FSD_NOFILE, strerror(errno));
+}
 
 static int open_signals(struct fsd_daemon *d)
 {
@@ -83,7 +102,8 @@ static int open_timer(struct fsd_daemon *d)
 
 static int watch(struct fsd_daemon *d, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	/* All 64 bits set: the loop tests FSD_EV_CLIENT, bit 63. */
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (__u32)fd };
 
 	return epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
@@ -133,6 +153,7 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_pinlock_take(&d->lock, o->pin_dir);
 	if (err)
 		return err;
+	raise_nofile();
 	err = fsd_server_open(d);
 	if (err)
 		return err;

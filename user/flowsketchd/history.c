@@ -5,6 +5,22 @@
 #include <string.h>
 #include "history.h"
 
+static int history_lock_init(struct fsd_history *h)
+{
+	pthread_rwlockattr_t attr;
+	int err;
+
+	err = -pthread_rwlockattr_init(&attr);
+	if (err)
+		return err;
+	err = -pthread_rwlockattr_setkind_np(&attr,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	if (!err)
+		err = -pthread_rwlock_init(&h->lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	return err;
+}
+
 int fsd_history_init(struct fsd_history *h, const struct fs_sketch_params *p,
 		     __u32 capacity, __u32 candidate_limit, __u64 first_seq)
 {
@@ -14,7 +30,7 @@ int fsd_history_init(struct fsd_history *h, const struct fs_sketch_params *p,
 	memset(h, 0, sizeof(*h));
 	if (!capacity || !candidate_limit)
 		return -EINVAL;
-	err = -pthread_mutex_init(&h->lock, NULL);
+	err = history_lock_init(h);
 	if (err)
 		return err;
 	h->params = *p;
@@ -24,7 +40,7 @@ int fsd_history_init(struct fsd_history *h, const struct fs_sketch_params *p,
 	 * for hours of history does not take the memory before it has it. */
 	h->ring = calloc(capacity, sizeof(*h->ring));
 	if (!h->ring) {
-		pthread_mutex_destroy(&h->lock);
+		pthread_rwlock_destroy(&h->lock);
 		return -ENOMEM;
 	}
 	for (i = 0; i < capacity; i++)
@@ -52,7 +68,7 @@ void fsd_history_free(struct fsd_history *h)
 	for (i = 0; i < FS_NSLOTS; i++)
 		fsd_candidates_free(&h->pending[i]);
 	fs_sketch_free(&h->spare);
-	pthread_mutex_destroy(&h->lock);
+	pthread_rwlock_destroy(&h->lock);
 }
 
 int fsd_history_add_candidate(struct fsd_history *h, __u64 seq,
@@ -98,7 +114,7 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 	if (h->pending_seq[seq % FS_NSLOTS] != seq ||
 	    h->pending_seq[(seq + 1) % FS_NSLOTS] != seq + 1 || !h->spare.cms)
 		return -EINVAL;
-	pthread_mutex_lock(&h->lock);
+	pthread_rwlock_wrlock(&h->lock);
 	w = &h->ring[h->next];
 	/* Swap sets: the window takes this window's candidates, and the set
 	 * it held (an evicted window's, or empty) collects window seq + 2,
@@ -119,7 +135,7 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 	h->next = (h->next + 1) % h->capacity;
 	if (h->count < h->capacity)
 		h->count++;
-	pthread_mutex_unlock(&h->lock);
+	pthread_rwlock_unlock(&h->lock);
 	/* Outside the lock: clearing touches the whole table. */
 	fsd_candidates_clear(&recycled);
 	*pending = recycled;
@@ -197,23 +213,23 @@ static int walk_span(struct fsd_history *h, const struct fsd_span_select *sel,
 	int err;
 
 	if (*newest == FSD_GEN_NOW) {
-		pthread_mutex_lock(&h->lock);
+		pthread_rwlock_rdlock(&h->lock);
 		*newest = h->windows_finished;
-		pthread_mutex_unlock(&h->lock);
+		pthread_rwlock_unlock(&h->lock);
 	}
 	gen = *newest;
 	for (n = 0; n < limit && gen > 0; n++) {
 		const struct fsd_window *w;
 
 		gen--;
-		pthread_mutex_lock(&h->lock);
+		pthread_rwlock_rdlock(&h->lock);
 		w = window_of_gen(h, gen);
 		if (!w || (sel->since_ns && w->end_ns <= sel->since_ns)) {
-			pthread_mutex_unlock(&h->lock);
+			pthread_rwlock_unlock(&h->lock);
 			break;
 		}
 		err = visit(w, arg);
-		pthread_mutex_unlock(&h->lock);
+		pthread_rwlock_unlock(&h->lock);
 		if (err)
 			return err;
 	}
@@ -249,7 +265,7 @@ static int sum_span(struct fsd_history *h, const struct fsd_span_select *sel,
 	struct sum_arg a = { .q = q, .span = span };
 	int n;
 
-	*newest = FSD_GEN_NOW;
+	*newest = sel->pinned ? sel->newest : FSD_GEN_NOW;
 	memset(span, 0, sizeof(*span));
 	if (sel->windows > h->capacity)
 		return -ERANGE;

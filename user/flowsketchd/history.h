@@ -40,6 +40,7 @@
 #define FLOWSKETCHD_HISTORY_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "sketch.h"
 #include "candidates.h"
@@ -48,7 +49,7 @@
 struct fsd_window {
 	__u64 gen;			/* windows committed before this one */
 	__u64 seq;
-	__u64 start_ns;			/* CLOCK_REALTIME */
+	__u64 start_ns;			/* CLOCK_MONOTONIC (fsd_now_ns()) */
 	__u64 end_ns;
 	struct fs_sketch sketch;	/* sketch.totals: the window's totals */
 	struct fsd_candidates candidates;
@@ -56,7 +57,10 @@ struct fsd_window {
 
 struct fsd_history {
 	struct fs_sketch_params params;
-	pthread_mutex_t lock;		/* the ring, count, next, totals */
+	/* The ring, count, next, totals.  Queries read under it, commits
+	 * write; writers first, so that a stream of queries never keeps a
+	 * rotation waiting for more than the one window being read. */
+	pthread_rwlock_t lock;
 	struct fsd_window *ring;
 	__u32 capacity;			/* windows kept */
 	__u32 count;			/* finished windows held, <= capacity */
@@ -75,13 +79,17 @@ struct fsd_history {
 /*
  * Which windows a query sums, newest first: at most `windows` of them
  * (0: as many as are kept), and of those only windows that ended after
- * since_ns (CLOCK_REALTIME; 0: any).  A span of S seconds is "windows
- * that ended in the last S seconds", so a late rotation, which makes a
- * longer window, gives fewer windows and never more time than asked.
+ * since_ns (0: any).  A span of S seconds is "the windows that ended in
+ * the last S seconds", each whole: they cover at most S plus one window,
+ * and a late rotation, which makes a longer window, gives fewer of them.
  */
 struct fsd_span_select {
 	__u32 windows;
-	__u64 since_ns;
+	__u64 since_ns;			/* CLOCK_MONOTONIC */
+	/* pinned: only windows committed before generation `newest`, i.e.
+	 * those finished when the request arrived; else those at query time. */
+	bool pinned;
+	__u64 newest;
 };
 
 /*

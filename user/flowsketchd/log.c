@@ -13,12 +13,15 @@ void fsd_log(enum fsd_log_level level, const char *fmt, ...)
 
 	if (level == FSD_LOG_DEBUG && !fsd_verbose)
 		return;
+	/* One line at a time: query threads log too. */
+	flockfile(stderr);
 	fputs(level == FSD_LOG_WARN ? "flowsketchd: warning: " : "flowsketchd: ",
 	      stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,

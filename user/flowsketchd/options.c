@@ -15,6 +15,7 @@
 #include "log.h"
 #include "history.h"
 #include "options.h"
+#include "server.h"
 #include "workers.h"
 
 enum {
@@ -167,10 +168,11 @@ unsigned int fsd_options_windows_kept(const struct fsd_options *o)
 }
 
 /*
- * The history at its fullest, the query threads' scratch and the
- * rotation's per-CPU images of the maps (rotation.c: every chunk of both
- * slots, one copy per possible CPU, plus one element's lookup buffer):
- * all the memory the daemon's windows and queries can take.
+ * The history at its fullest, the query threads' scratch, the rotation's
+ * per-CPU images of the maps (rotation.c: every chunk of both slots, one
+ * copy per possible CPU, plus one element's lookup buffer) and the
+ * answers held for slow clients (server.h): all the memory the daemon's
+ * windows and queries can take.
  */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 {
@@ -184,7 +186,7 @@ unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 		    sizeof(struct fs_cms_chunk));
 	return fsd_history_max_bytes(p, fsd_options_windows_kept(o),
 				     o->max_candidates) +
-	       fsd_workers_max_bytes(p) + rotation;
+	       fsd_workers_max_bytes(p) + rotation + FSD_ANSWER_BYTES_MAX;
 }
 
 /* Sizes that only make sense together. */

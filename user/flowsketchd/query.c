@@ -62,13 +62,17 @@ static struct json_object *span_select(struct fsd_daemon *d, double span,
 	unsigned int window = d->opts.window_sec;
 
 	memset(sel, 0, sizeof(*sel));
+	/* The windows finished now, not when a query thread gets to it:
+	 * the loop alone commits windows, so it reads this without the lock. */
+	sel->pinned = true;
+	sel->newest = d->history.windows_finished;
 	if (!span) {
 		sel->windows = 1;
 		return NULL;
 	}
 	if (span > (double)d->history.capacity * window)
-		return fsd_answer_error("span of %g s is more than the %u s of history kept",
-					span, d->history.capacity * window);
+		return fsd_answer_error("span of %g s is more than the %llu s of history kept",
+					span, (unsigned long long)d->history.capacity * window);
 	sel->since_ns = fsd_now_ns() - (__u64)(span * 1e9);
 	return NULL;
 }
@@ -105,11 +109,13 @@ static void add_span(struct fsd_daemon *d, struct json_object *a,
 	__u64 end = span->windows ? span->end_ns : d->started_ns;
 	__u64 start = span->windows ? span->start_ns : d->started_ns;
 
+	if (end < start)	/* cannot happen on one monotonic clock */
+		end = start;
 	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
 	add_u64(a, "windows", span->windows);
 	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_u64(a, "window_start", start / 1000000000ULL);
-	add_u64(a, "window_end", end / 1000000000ULL);
+	add_u64(a, "window_start", fsd_wall_ns(start) / 1000000000ULL);
+	add_u64(a, "window_end", fsd_wall_ns(end) / 1000000000ULL);
 }
 
 static __u64 bound(double eps, __u64 total)

@@ -14,8 +14,18 @@ __u64 fsd_now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+__u64 fsd_wall_ns(__u64 mono_ns)
+{
+	struct timespec ts;
+	__u64 wall, now = fsd_now_ns();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	wall = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	return mono_ns <= now ? wall - (now - mono_ns) : wall + (mono_ns - now);
 }
 
 int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,

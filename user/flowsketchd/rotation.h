@@ -41,7 +41,7 @@ struct fsd_rotation {
 	struct fs_hll_chunk *hll;	/* ncpus images of n_hll chunks */
 	void *value;			/* one element, all CPUs */
 	__u64 seq;			/* the window the datapath writes */
-	__u64 start_ns;			/* when it began, CLOCK_REALTIME */
+	__u64 start_ns;			/* when it began, fsd_now_ns() */
 	struct fs_window_totals last;	/* the last window closed */
 	__u64 errors;			/* rotations that lost a window */
 	bool dirty;			/* dirty_slot awaits its zeroing */
@@ -85,7 +85,14 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 /* The timer fired late_ns after the rotation was due: count it. */
 void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns);
 
-/* Current CLOCK_REALTIME in nanoseconds. */
+/*
+ * The daemon's clock, CLOCK_MONOTONIC in nanoseconds: windows are timed
+ * and spans selected with it, so that a step of the wall clock (NTP at
+ * boot) neither empties a span nor makes a window end before it starts.
+ */
 __u64 fsd_now_ns(void);
+/* A time of fsd_now_ns() as wall-clock (CLOCK_REALTIME) nanoseconds, as
+ * the wall clock reads now: for answers only. */
+__u64 fsd_wall_ns(__u64 mono_ns);
 
 #endif /* FLOWSKETCHD_ROTATION_H */

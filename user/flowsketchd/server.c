@@ -161,12 +161,35 @@ static int client_watch(struct fsd_daemon *d, struct fsd_client *c,
 	return epoll_ctl(d->epoll_fd, op, c->fd, &ev) ? -errno : 0;
 }
 
+/* Take accepting up again once a descriptor is free (fsd_server_accept()
+ * stops when there is none). */
+static void accept_resume(struct fsd_daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = (__u32)d->listen_fd };
+
+	if (!d->server.accept_paused)
+		return;
+	if (!epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, d->listen_fd, &ev))
+		d->server.accept_paused = false;
+}
+
 static void client_close(struct fsd_daemon *d, struct fsd_client *c)
 {
 	struct fsd_server *s = &d->server;
+	char drain[4096];
+	int i;
 
+	/* Its query, if one is still queued or running, is for nobody. */
+	if (c->job)
+		__atomic_store_n(&c->job->cancelled, 1, __ATOMIC_RELAXED);
+	/* Unread input would make the close reset the connection, and the
+	 * client lose the error answer it was just sent. */
+	for (i = 0; i < 16 && recv(c->fd, drain, sizeof(drain), MSG_DONTWAIT) > 0; i++)
+		;
 	/* Closing the fd removes it from the epoll set. */
 	close(c->fd);
+	s->out_bytes -= c->out_len;
 	free(c->out);
 	/* A large answer (a top of thousands of flows, built on a query
 	 * thread) leaves its pages in that thread's malloc arena: hand them
@@ -177,6 +200,7 @@ static void client_close(struct fsd_daemon *d, struct fsd_client *c)
 	s->clients[c->slot] = NULL;
 	s->nclients--;
 	free(c);
+	accept_resume(d);
 }
 
 /* Send what the client takes now; close it once all is sent, or when it
@@ -192,15 +216,10 @@ static void client_send(struct fsd_daemon *d, struct fsd_client *c)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (c->state != FSD_CLIENT_WRITING) {
-				/* A waiting client is out of the epoll set
-				 * (client_request()); a reading one is in. */
-				int op = c->state == FSD_CLIENT_WAITING ?
-					 EPOLL_CTL_ADD : EPOLL_CTL_MOD;
-
 				c->state = FSD_CLIENT_WRITING;
 				c->deadline_ms = fsd_monotonic_ms() +
 						 FSD_CLIENT_SEND_MS;
-				if (client_watch(d, c, EPOLLOUT, op))
+				if (client_watch(d, c, EPOLLOUT, EPOLL_CTL_MOD))
 					break;
 			}
 			return;
@@ -212,13 +231,15 @@ static void client_send(struct fsd_daemon *d, struct fsd_client *c)
 	client_close(d, c);
 }
 
-void fsd_server_answer(struct fsd_daemon *d, struct fsd_client *c,
-		       char *text, size_t len)
+static void client_answer(struct fsd_daemon *d, struct fsd_client *c,
+			  char *text, size_t len)
 {
+	d->server.out_bytes -= c->out_len;
 	free(c->out);
 	c->out = text;
-	c->out_len = len;
+	c->out_len = text ? len : 0;
 	c->out_off = 0;
+	d->server.out_bytes += c->out_len;
 	if (!text) {
 		client_close(d, c);
 		return;
@@ -241,7 +262,7 @@ static void client_error(struct fsd_daemon *d, struct fsd_client *c,
 		out[len + 1] = 0;
 	}
 	json_object_put(answer);
-	fsd_server_answer(d, c, out, out ? len + 1 : 0);
+	client_answer(d, c, out, out ? len + 1 : 0);
 }
 
 /* The request is complete: answer it now or hand it to a query thread. */
@@ -250,17 +271,20 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 	struct json_object *now = NULL;
 	struct fsd_job *job = NULL;
 
-	/* Out of the epoll set while its answer is made: nothing more is
-	 * read, and a hangup (always reported) would wake the loop in vain;
-	 * it shows when the answer is sent. */
+	/* In the epoll set for no event while its answer is made: nothing
+	 * more is read, but a hangup or error (always reported) shows that
+	 * the client is gone, and its query is cancelled.  A client that
+	 * only shut down its sending side raises neither and gets its
+	 * answer. */
 	c->state = FSD_CLIENT_WAITING;
-	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL)) {
+	if (client_watch(d, c, 0, EPOLL_CTL_MOD)) {
 		client_close(d, c);
 		return;
 	}
 	fsd_request_start(d, c->in, c->in_len, c->id, &now, &job);
 	if (job) {
 		if (!fsd_workers_submit(&d->workers, job)) {
+			c->job = job;
 			c->deadline_ms = fsd_monotonic_ms() + FSD_QUERY_MS;
 			return;
 		}
@@ -316,6 +340,8 @@ void fsd_server_client_event(struct fsd_daemon *d, __u32 slot, __u32 events)
 		client_read(d, c);
 	else if (c->state == FSD_CLIENT_WRITING)
 		client_send(d, c);
+	else if (events & (EPOLLHUP | EPOLLERR))
+		client_close(d, c);	/* waiting, and gone */
 }
 
 void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job)
@@ -325,10 +351,20 @@ void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job)
 	struct fsd_client *c = s->clients[slot];
 
 	/* A client that timed out meanwhile is gone, and its slot may
-	 * serve another: the id tells. */
+	 * serve another: the id tells.  Its pointer to the job goes in
+	 * every state, since the job is freed here. */
+	if (c && c->id == job->client)
+		c->job = NULL;
 	if (c && c->id == job->client && c->state == FSD_CLIENT_WAITING) {
-		fsd_server_answer(d, c, job->answer, job->answer_len);
-		job->answer = NULL;
+		if (!job->answer)
+			client_error(d, c, fsd_answer_error("out of memory"));
+		else if (s->out_bytes + job->answer_len > FSD_ANSWER_BYTES_MAX)
+			client_error(d, c, fsd_answer_error("daemon busy: %llu MiB of answers wait for their clients; try again",
+							    FSD_ANSWER_BYTES_MAX >> 20));
+		else {
+			client_answer(d, c, job->answer, job->answer_len);
+			job->answer = NULL;
+		}
 	}
 	fsd_job_free(job);
 }
@@ -349,9 +385,14 @@ int fsd_server_expire(struct fsd_daemon *d)
 			if (c->state == FSD_CLIENT_READING)
 				client_error(d, c, fsd_answer_error("request not complete within %d ms",
 								    FSD_CLIENT_TIMEOUT_MS));
-			else if (c->state == FSD_CLIENT_WAITING)
+			else if (c->state == FSD_CLIENT_WAITING) {
+				if (c->job)
+					__atomic_store_n(&c->job->cancelled, 1,
+							 __ATOMIC_RELAXED);
+				c->job = NULL;
 				client_error(d, c, fsd_answer_error("query not answered within %d ms",
 								    FSD_QUERY_MS));
+			}
 			else
 				client_close(d, c);
 			/* An error answer that could not be sent at once
@@ -388,6 +429,21 @@ void fsd_server_accept(struct fsd_daemon *d)
 
 		fd = accept4(d->listen_fd, NULL, NULL,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			/* The connection stays queued and the listening
+			 * socket readable: stop watching it until a client
+			 * closes, or the loop would spin. */
+			struct epoll_event ev = { .events = 0,
+						  .data.u64 = (__u32)d->listen_fd };
+
+			if (!s->accept_paused)
+				fsd_warn("accept paused: %s; %u clients",
+					 strerror(errno), s->nclients);
+			if (!epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD,
+				       d->listen_fd, &ev))
+				s->accept_paused = true;
+			return;
+		}
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR)

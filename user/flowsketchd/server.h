@@ -21,6 +21,7 @@
 #ifndef FLOWSKETCHD_SERVER_H
 #define FLOWSKETCHD_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "flowsketch/compat.h"
 #include "protocol.h"
@@ -32,6 +33,11 @@
 #define FSD_ACCEPT_PER_WAKEUP 64
 /* Answers this large give their memory back to the system once sent. */
 #define FSD_TRIM_BYTES (256 * 1024)
+/* Answers held at once for clients that take them slowly, in all; one
+ * more is refused "busy".  Part of the daemon's memory cap. */
+#define FSD_ANSWER_BYTES_MAX (64ULL << 20)
+/* File descriptors the daemon wants: every client, and its own. */
+#define FSD_NOFILE (FSD_MAX_CLIENTS + 256)
 
 /* epoll data of a client's fd: this bit, and the slot in the low bits. */
 #define FSD_EV_CLIENT (1ULL << 63)
@@ -52,6 +58,7 @@ struct fsd_client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off;
+	struct fsd_job *job;		/* WAITING: its query, the workers' */
 };
 
 struct fsd_server {
@@ -61,6 +68,8 @@ struct fsd_server {
 	__u64 accepted;			/* counters for status */
 	__u64 refused;			/* table full */
 	__u64 timeouts;			/* a deadline passed */
+	size_t out_bytes;		/* answers held for slow readers */
+	bool accept_paused;		/* out of file descriptors */
 };
 
 struct fsd_daemon;

@@ -69,7 +69,8 @@ static void *worker_main(void *arg)
 			w->todo_tail = &w->todo;
 		pthread_mutex_unlock(&w->lock);
 
-		job_answer(job, job->run(w->d, job->request, q));
+		if (!__atomic_load_n(&job->cancelled, __ATOMIC_RELAXED))
+			job_answer(job, job->run(w->d, job->request, q));
 		/* A large answer is many small json-c allocations, freed by
 		 * now; give them back, or each thread's malloc arena keeps
 		 * the peak of the largest answer so far and the daemon's

@@ -41,6 +41,11 @@ struct fsd_job {
 	void *request;			/* the job's own copy, freed with it */
 	char *answer;			/* out: the answer's text and "\n" */
 	size_t answer_len;
+	/* Set by the loop (atomically) when nobody waits for the answer any
+	 * more: the client went away or its deadline passed.  A thread that
+	 * takes a cancelled job skips it, so dead requests cannot keep the
+	 * threads busy or the queue full.  Still only the loop frees it. */
+	int cancelled;
 };
 
 struct fsd_workers {

@@ -18,16 +18,21 @@
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS}
  *   {"cmd":"flows",  "span":SECONDS}
  *   {"cmd":"status"}
- * "span" is time: the finished windows that ended in the last SECONDS
- * (measured when the request arrives), never more than the history the
- * daemon keeps; without it, the last finished window.  An answer says
- * what its windows really cover (span_seconds, window_start, window_end):
- * after a late rotation, a longer window and so fewer of them.
+ * "span" is time: the windows, finished when the request arrives, that
+ * ended in the last SECONDS, each whole (so they cover at most SECONDS
+ * plus one window); never more than the history the daemon keeps; without
+ * it, the last finished window.  Windows are timed on CLOCK_MONOTONIC, so
+ * a step of the wall clock changes no span.  An answer says what its
+ * windows really cover (span_seconds; window_start and window_end as the
+ * wall clock reads now): after a late rotation, a longer window and so
+ * fewer of them.
  *
  * Timing (server.h): a client has 200 ms from connecting to send its
  * request, its query 5 s to be answered, and 1 s to take the answer once
  * sending starts; each miss gets an error answer or the connection
- * closed.  More than 1024 clients at once: {"error":"daemon busy: ..."}.
+ * closed, and a query whose client has gone is cancelled.  More than 1024
+ * clients at once, 256 queries waiting, or 64 MiB of answers waiting for
+ * slow readers: {"error":"daemon busy: ..."}.
  *
  * Every answer is an object.  A failed request gets
  *   {"error":"one precise sentence"}
