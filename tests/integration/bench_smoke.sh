@@ -66,15 +66,18 @@ done
 
 # Live: one round, tiny phases, 100 ms windows so the full program closes
 # several of them.
-ns_before=$(ip netns list | grep -c '^fsb-')
+# live.sh names its namespaces after its own pid: look for exactly those,
+# not for anyone else's benchmark running meanwhile.
 bash bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
-	--window 100 --flows 10000 >"$T/out" 2>"$T/err"
+	--window 100 --flows 10000 >"$T/out" 2>"$T/err" &
+live_pid=$!
+wait "$live_pid"
 rc=$?
 check "bench/live.sh exits 0" [ "$rc" -eq 0 ]
 check "bench/live.sh writes nothing on stderr" [ ! -s "$T/err" ]
-ns_after=$(ip netns list | grep -c '^fsb-')
-check "bench/live.sh leaves no namespace behind ($ns_before before, $ns_after after)" \
-	[ "$ns_after" -le "$ns_before" ]
+left=$(ip netns list | grep -c -e "^fsb-tx-$live_pid\b" -e "^fsb-rx-$live_pid\b")
+check "bench/live.sh leaves no namespace behind ($left of fsb-{tx,rx}-$live_pid left)" \
+	[ "$left" -eq 0 ]
 live_claims() {
 	local verdict what why
 	while IFS=$'\t' read -r verdict what why; do

@@ -60,6 +60,7 @@ static struct json_object *span_select(struct fsd_daemon *d, double span,
 				       struct fsd_span_select *sel)
 {
 	unsigned int window = d->opts.window_sec;
+	__u64 now, back;
 
 	memset(sel, 0, sizeof(*sel));
 	/* The windows finished now, not when a query thread gets to it:
@@ -73,7 +74,11 @@ static struct json_object *span_select(struct fsd_daemon *d, double span,
 	if (span > (double)d->history.capacity * window)
 		return fsd_answer_error("span of %g s is more than the %llu s of history kept",
 					span, (unsigned long long)d->history.capacity * window);
-	sel->since_ns = fsd_now_ns() - (__u64)(span * 1e9);
+	/* The monotonic clock starts at boot: a span longer than the
+	 * uptime reaches back to the daemon's first window. */
+	now = fsd_now_ns();
+	back = (__u64)(span * 1e9);
+	sel->since_ns = back < now ? now - back : 0;
 	return NULL;
 }
 
