@@ -142,7 +142,7 @@ static __always_inline int naive_process(struct xdp_md *ctx)
 {
 	__u32 depth = fs_params.cms_depth, width = 1U << fs_params.cms_log2_width;
 	__u32 hll_p = fs_params.hll_p, row;
-	struct fs_window_totals *totals;
+	struct fs_hot_line *hot = fs_hot_line();
 	struct fs_flow_key key;
 	struct {
 		__u64 family;
@@ -150,7 +150,7 @@ static __always_inline int naive_process(struct xdp_md *ctx)
 	} addr = {};
 	__u64 bytes;
 
-	if (fs_datapath_parse_key(ctx, &key))
+	if (!hot || fs_datapath_parse_key(ctx, hot, &key))
 		return XDP_PASS;
 	bytes = ctx->data_end - ctx->data;
 
@@ -173,15 +173,12 @@ static __always_inline int naive_process(struct xdp_md *ctx)
 	__builtin_memcpy(addr.addr, key.dst, sizeof(addr.addr));
 	naive_hll_add(FS_HLL_DESTS, (const __u8 *)&addr, sizeof(addr), hll_p);
 
-	/* The same bookkeeping as the full program, so that only the sketch
-	 * differs between the two. */
-	row = 0;
-	totals = bpf_map_lookup_elem(&fs_totals, &row);
-	if (totals) {
-		totals->packets += 1;
-		totals->bytes += bytes;
-	}
-	fs_stat_inc(FS_STAT_SKETCHED);
+	/* The same bookkeeping as the full program (fs_hot: rx above, one
+	 * slot's totals and sketched here), so that only the sketch differs
+	 * between the two; no window, so no tag. */
+	hot->slot[0].packets += 1;
+	hot->slot[0].bytes += bytes;
+	hot->sketched += 1;
 	return XDP_PASS;
 }
 
@@ -216,9 +213,10 @@ static __always_inline int floor_process(struct xdp_md *ctx)
 	__u32 log2w = p->cms_log2_width, row;
 	struct fs_flow_key key;
 	const __u64 *w = (const __u64 *)&key;
+	struct fs_hot_line *hot = fs_hot_line();
 	__u64 bytes, h;
 
-	if (fs_datapath_parse_key(ctx, &key))
+	if (!hot || fs_datapath_parse_key(ctx, hot, &key))
 		return XDP_PASS;
 	bytes = ctx->data_end - ctx->data;
 	h = floor_hash(w, sizeof(key) / 8);
