@@ -8,7 +8,7 @@
  *   fs_bench_parse   + fs_datapath_parse_only(): parse to the flow key
  *   fs_bench_full    + fs_datapath_process(): the program the daemon
  *                    attaches (parse, one keyed hash pass, d Count-Min cells,
- *                    three HyperLogLog registers, totals, stats)
+ *                    three HyperLogLog registers, the fs_hot line)
  *   fs_bench_naive   + parse, then the textbook sketch of the seeds'
  *                    example code: FNV-1a of the key once per row, one
  *                    map lookup per row, and FNV-1a again per HyperLogLog
@@ -150,9 +150,12 @@ static __always_inline int naive_process(struct xdp_md *ctx)
 	} addr = {};
 	__u64 bytes;
 
+	/* Read before any branch: clang may otherwise merge the two ctx
+	 * loads behind the checks into one on a computed ctx offset, which
+	 * the verifier refuses. */
+	bytes = ctx->data_end - ctx->data;
 	if (!hot || fs_datapath_parse_key(ctx, hot, &key))
 		return XDP_PASS;
-	bytes = ctx->data_end - ctx->data;
 
 	for (row = 0; row < FS_CMS_MAX_DEPTH && row < depth; row++) {
 		__u64 h = naive_fnv1a((const __u8 *)&key, sizeof(key),
@@ -216,9 +219,12 @@ static __always_inline int floor_process(struct xdp_md *ctx)
 	struct fs_hot_line *hot = fs_hot_line();
 	__u64 bytes, h;
 
+	/* Read before any branch: clang may otherwise merge the two ctx
+	 * loads behind the checks into one on a computed ctx offset, which
+	 * the verifier refuses. */
+	bytes = ctx->data_end - ctx->data;
 	if (!hot || fs_datapath_parse_key(ctx, hot, &key))
 		return XDP_PASS;
-	bytes = ctx->data_end - ctx->data;
 	h = floor_hash(w, sizeof(key) / 8);
 
 	for (row = 0; row < FS_CMS_MAX_DEPTH && row < p->cms_depth; row++) {

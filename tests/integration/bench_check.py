@@ -350,7 +350,7 @@ if g:
 total = 0
 for name, count, size in (("fs_cms", cms_chunks, CHUNK_BYTES),
                           ("fs_hll", hll_chunks, CHUNK_BYTES),
-                          ("fs_totals", NSLOTS, 16), ("fs_stats", None, 8)):
+                          ("fs_hot", 1, 64), ("fs_stats", None, 8)):
     m = find(r"^  %s +([0-9]+) x +([0-9]+) B +([0-9]+) KiB$" % name)
     report(m is not None, "depth %d: %s's memory is printed" % (depth, name), "no such line")
     if not m:
