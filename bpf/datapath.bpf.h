@@ -6,17 +6,23 @@
  * attaches) and bpf/bench.bpf.c (the benchmark, which compares it with
  * fs_datapath_parse_only()) compile the very same code.
  *
- * Per packet, in the common case: one fs_ctl lookup, one fs_totals lookup
- * (its running totals give the report thresholds), the sketch update
- * (fs_update_sketches(): one flow hash, two address hashes, d Count-Min
- * cells, three HyperLogLog registers) and two
- * fs_stats increments (frames seen, packets sketched; a third for a
- * non-first fragment).  On this kernel array and per-CPU array lookups are
- * inlined by the verifier into a few instructions each, so none of these
- * is a real helper call; the only helper calls are the ring buffer output
- * and bpf_get_smp_processor_id(), both only when a flow crosses a
- * threshold, which happens at most once per flow, metric, CPU and window
- * (cms.h, "Heavy-hitter reporting").
+ * Per packet, in the common case: one fs_ctl lookup (read only), one
+ * fs_hot lookup (this CPU's line: frames seen, packets sketched, and the
+ * running totals of both slots, whose values give the report thresholds),
+ * and the sketch update (fs_update_sketches(): one flow hash, two address
+ * hashes, d Count-Min cells, three HyperLogLog registers).  So two fixed
+ * lines, fs_ctl's and fs_hot's; fs_stats is touched only by the rare
+ * frames it counts (not IP, malformed, non-first fragments, reports).  On
+ * this kernel array and per-CPU array lookups are inlined by the verifier
+ * into a few instructions each, so none of these is a real helper call;
+ * the only helper calls are the ring buffer output and
+ * bpf_get_smp_processor_id(), both only when a flow crosses a threshold,
+ * which happens at most once per flow, metric, CPU and window (cms.h,
+ * "Heavy-hitter reporting").
+ *
+ * The slot's totals reset themselves by epoch (maps.h, "Totals reset by
+ * epoch"): a packet of window seq whose slot totals carry another tag
+ * starts them from zero.  The daemon never writes fs_hot.
  *
  * Every frame is passed: flowsketch observes, it does not filter (yet).
  */
@@ -52,6 +58,7 @@ static __always_inline void fs_datapath_report(const struct fs_packet_update *u,
  * measures the sketch update against.  Returns the parser's verdict.
  */
 static __always_inline int fs_datapath_parse_key(struct xdp_md *ctx,
+						 struct fs_hot_line *hot,
 						 struct fs_flow_key *key)
 {
 	void *data = (void *)(long)ctx->data;
@@ -59,7 +66,7 @@ static __always_inline int fs_datapath_parse_key(struct xdp_md *ctx,
 	int nonfirst_frag = 0;
 	int reason;
 
-	fs_stat_inc(FS_STAT_RX);
+	hot->rx += 1;
 	reason = fs_parse(data, data_end, key, &nonfirst_frag);
 	if (reason) {
 		fs_stat_inc(reason);
@@ -72,43 +79,52 @@ static __always_inline int fs_datapath_parse_key(struct xdp_md *ctx,
 
 static __always_inline int fs_datapath_parse_only(struct xdp_md *ctx)
 {
+	struct fs_hot_line *hot = fs_hot_line();
 	struct fs_flow_key key;
 
-	fs_datapath_parse_key(ctx, &key);
+	if (hot)	/* one array element always exists */
+		fs_datapath_parse_key(ctx, hot, &key);
 	return XDP_PASS;
 }
 
 static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 {
 	struct fs_packet_update u;
-	struct fs_window_totals *totals;
+	struct fs_slot_totals *totals;
+	struct fs_hot_line *hot;
 	struct fs_ctl *ctl;
 	__u64 seq, packets, bytes, phi;
 	__u32 zero = 0;
 
-	if (fs_datapath_parse_key(ctx, &u.key))
+	hot = fs_hot_line();
+	if (!hot)	/* an array element always exists */
+		return XDP_PASS;
+	if (fs_datapath_parse_key(ctx, hot, &u.key))
 		return XDP_PASS;
 
 	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
 	if (!ctl)	/* an array element always exists */
 		return XDP_PASS;
 	/* Read the sequence once, as a volatile load the compiler may not
-	 * repeat (the daemon writes it while packets run): the slot written
-	 * and the window named in a report must be the same one (rotation
-	 * protocol, maps.h). */
+	 * repeat (the daemon writes it while packets run): the slot written,
+	 * the totals' tag and the window named in a report must be the same
+	 * one (rotation protocol, maps.h). */
 	seq = *(volatile __u64 *)&ctl->window_seq;
 	u.slot = seq % FS_NSLOTS;
 	u.bytes = ctx->data_end - ctx->data;
 	/* The window's running totals on this CPU, this packet included,
 	 * set its report thresholds (cms.h): no threshold from the daemon
-	 * can be stale or late. */
-	totals = bpf_map_lookup_elem(&fs_totals, &u.slot);
-	if (!totals) {	/* cannot happen: slot < FS_NSLOTS entries */
-		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
-		return XDP_PASS;
+	 * can be stale or late.  Totals tagged with another window are an
+	 * earlier window's of this slot: this packet is the window's first
+	 * on this CPU and starts them from zero (maps.h). */
+	totals = u.slot ? &hot->slot[1] : &hot->slot[0];
+	if (totals->seq == seq) {
+		packets = totals->packets + 1;
+		bytes = totals->bytes + u.bytes;
+	} else {
+		packets = 1;
+		bytes = u.bytes;
 	}
-	packets = totals->packets + 1;
-	bytes = totals->bytes + u.bytes;
 	phi = ctl->hh_phi_q32;
 	u.thresh_packets = fs_hh_threshold(packets, phi);
 	u.thresh_bytes = fs_hh_threshold(bytes, phi);
@@ -121,9 +137,10 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
 		return XDP_PASS;
 	}
+	totals->seq = seq;
 	totals->packets = packets;
 	totals->bytes = bytes;
-	fs_stat_inc(FS_STAT_SKETCHED);
+	hot->sketched += 1;
 
 	if (u.report)
 		fs_datapath_report(&u, seq);

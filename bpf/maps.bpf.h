@@ -66,10 +66,10 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FS_NSLOTS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct fs_window_totals);
-} fs_totals SEC(".maps");
+	__type(value, struct fs_hot_line);
+} fs_hot SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -118,6 +118,16 @@ fs_env_hll_chunk(struct fs_update_env *env, __u32 chunk)
 	return bpf_map_lookup_elem(&fs_hll, &chunk);
 }
 
+/* This CPU's fs_hot line; NULL cannot happen (one element). */
+static __always_inline struct fs_hot_line *fs_hot_line(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&fs_hot, &zero);
+}
+
+/* A cold counter of fs_stats (maps.h): not FS_STAT_RX or
+ * FS_STAT_SKETCHED, which are fs_hot's. */
 static __always_inline void fs_stat_inc(__u32 stat)
 {
 	__u64 *v = bpf_map_lookup_elem(&fs_stats, &stat);

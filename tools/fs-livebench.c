@@ -34,7 +34,9 @@
  * here every --window ms with the daemon's protocol (maps.h, and
  * user/flowsketchd/rotation.c): window_seq + 1, an fs_barrier update for
  * the RCU grace period, the ring buffer drained, then the old slot's
- * chunks read and zeroed on every CPU and its totals taken.  Doing it here
+ * chunks read and zeroed on every CPU and its totals taken from fs_hot
+ * (those tagged with the closed window; fs_hot is never written here,
+ * maps.h).  Doing it here
  * rather than running flowsketchd keeps one loader and one program whose
  * id we hold, closes windows on the same clock as the phases (the first
  * window starts at attach, a quiet spell spans window closes as it would
@@ -581,8 +583,8 @@ static int live_rotate(struct live *L)
 	int bifd = bpf_map__fd(L->skel->maps.fs_barrier_inner);
 	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
 	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
-	struct fs_window_totals *t = L->value;
-	__u64 packets = 0, reports;
+	const struct fs_hot_line *hot = L->value;
+	__u64 old = L->seq, packets = 0, reports;
 	int err;
 
 	__atomic_store_n(&L->ctl->window_seq, L->seq + 1, __ATOMIC_RELEASE);
@@ -601,13 +603,11 @@ static int live_rotate(struct live *L)
 				 sizeof(struct fs_hll_chunk));
 	if (err)
 		return err;
-	if (bpf_map_lookup_elem(bpf_map__fd(L->skel->maps.fs_totals), &slot, t))
+	if (bpf_map_lookup_elem(bpf_map__fd(L->skel->maps.fs_hot), &zero, L->value))
 		return -errno;
 	for (cpu = 0; cpu < (__u32)L->ncpus; cpu++)
-		packets += t[cpu].packets;
-	memset(t, 0, (size_t)L->ncpus * sizeof(*t));
-	if (bpf_map_update_elem(bpf_map__fd(L->skel->maps.fs_totals), &slot, t, BPF_EXIST))
-		return -errno;
+		if (hot[cpu].slot[slot].seq == old)
+			packets += hot[cpu].slot[slot].packets;
 	/* Reports counted since the previous close: every report of that
 	 * window was sent before the barrier returned. */
 	err = stat_sum(L, FS_STAT_REPORTS, &reports);

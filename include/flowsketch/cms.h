@@ -165,8 +165,8 @@ FS_INLINE void fs_cms_cell_add(struct fs_cms_cell *c, __u64 packets,
 
 /*
  * Heavy-hitter reporting.  Per CPU, per window and per metric (packets,
- * bytes) the datapath keeps the window's running total N (fs_totals,
- * this packet included) and reports a flow when its estimate after this
+ * bytes) the datapath keeps the window's running total N (fs_hot's
+ * tagged slot totals, maps.h; this packet included) and reports a flow when its estimate after this
  * packet reaches
  *
  *     T = max(1, floor(phi * N))          (fs_hh_threshold())

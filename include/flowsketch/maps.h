@@ -16,8 +16,11 @@
  *                                                   (bit 63 of each counter: report
  *                                                   flag, cms.h; mask it off to read)
  *  hll      fs_hll      PERCPU_ARRAY     chunk     struct fs_hll_chunk        datapath; daemon zeroes
- *  totals   fs_totals   PERCPU_ARRAY     slot      struct fs_window_totals    datapath; daemon zeroes
- *  stats    fs_stats    PERCPU_ARRAY     fs_stat   __u64 (since load)         datapath
+ *  hot      fs_hot      PERCPU_ARRAY     0         struct fs_hot_line         datapath only; daemon
+ *                                                   (rx, sketched, both slots'  reads, never writes
+ *                                                   epoch-tagged totals)
+ *  stats    fs_stats    PERCPU_ARRAY     fs_stat   __u64 (since load; the     datapath
+ *                                                   cold counters, see enum)
  *  reports  fs_reports  RINGBUF          -         struct fs_hh_report        datapath -> daemon
  *  barrier  fs_barrier  ARRAY_OF_MAPS    0         a one-entry array          daemon (see below)
  *  kfunc_args fs_kfunc_args PERCPU_ARRAY 0         struct fs_kfunc_args       datapath, kfunc path only
@@ -30,9 +33,27 @@
  * (synchronize_rcu() in the map_update_elem syscall), and XDP and
  * tracepoint programs run inside RCU read-side sections, so once it returns
  * no program is still writing the old slot.  The daemon then reads the
- * old slot's chunks and totals, merges the per-CPU copies, and zeroes them
- * before they become current again one window later.  Every packet is thus
- * counted in exactly one window.
+ * old slot's chunks and totals, merges the per-CPU copies, and zeroes the
+ * chunks before they become current again one window later.  Every packet
+ * is thus counted in exactly one window.
+ *
+ * Totals reset by epoch.  The totals are not zeroed by the daemon: they
+ * share their per-CPU line (fs_hot) with counters the datapath increments
+ * in every window, and user space can only rewrite a whole per-CPU
+ * element, which would lose the increments made between its read and its
+ * write.  So each slot's totals carry the window_seq they belong to
+ * (fs_slot_totals.seq).  A packet of window seq whose slot's tag differs
+ * starts that slot's totals from zero on its CPU and sets the tag to seq;
+ * the tag can only be older (seq - 2, seq - 4, ...), since seq is the
+ * newest window.  After the barrier the daemon reads fs_hot and counts a
+ * CPU's totals of the closed window old only if their tag is old; any
+ * other tag means that CPU had no packet in window old (its totals there
+ * are 0, and what the line holds is an earlier window's, already counted
+ * or lost).  No writer of window old is left after the barrier, and the
+ * next writer of that slot belongs to old + 2, which cannot start before
+ * the daemon's next rotation: the read is stable.  A window whose totals
+ * cannot be read is lost, and nothing needs cleaning: its slot's next
+ * window resets them by its tag.
  *
  * Per-CPU copies avoid atomics and cache-line bouncing: each CPU owns its
  * sketch, and merging is exact (sum for Count-Min, max for HyperLogLog).
@@ -58,16 +79,59 @@ struct fs_ctl {
 	__u64 hh_phi_q32;	/* floor(phi * 2^32), phi = --hh-fraction; 0: no reports */
 };
 
-/* fs_totals[slot]: everything that entered the sketches in that slot. */
+/* A window's totals: everything that entered its sketches (the daemon's
+ * sum over CPUs, and the history's). */
 struct fs_window_totals {
 	__u64 packets;
 	__u64 bytes;
 };
 
-/* fs_stats[]: counters since load, never reset by rotation. */
+/* One slot's running totals on one CPU, tagged with their window. */
+struct fs_slot_totals {
+	__u64 seq;	/* the window_seq packets and bytes belong to */
+	__u64 packets;
+	__u64 bytes;
+};
+
+/*
+ * fs_hot[0], one per CPU: every fixed per-packet write in one 64-byte
+ * line, so that a packet touches fs_ctl and this line besides its sketch
+ * cells.  Written by the datapath only (see "Totals reset by epoch"
+ * above); the daemon reads it.
+ *
+ *   off size field
+ *     0    8 sketched          packets counted in the sketches, since load
+ *     8    8 rx                frames the program ran on, since load
+ *    16   24 slot[0]           seq, packets, bytes of slot 0's window
+ *    40   24 slot[1]           the same for slot 1
+ *
+ * sketched comes before rx: the datapath adds to rx first and to
+ * sketched later, and a reader copying the line in address order (as the
+ * kernel's per-CPU lookup does) thus never sees more sketched than rx.
+ * The cold counters (non-IP, malformed, fragments, reports) stay in
+ * fs_stats: with 64-bit tags there is room for two counters here, and
+ * those are not written by the common packet.  Aligned to the line, so a
+ * CPU's element never straddles two lines.
+ */
+struct fs_hot_line {
+	__u64 sketched;
+	__u64 rx;
+	struct fs_slot_totals slot[FS_NSLOTS];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct fs_hot_line) == 64, "fs_hot is one cache line");
+_Static_assert(FS_NSLOTS == 2, "fs_hot_line holds two slots");
+
+/*
+ * Counters since load, never reset by rotation.  FS_STAT_RX and
+ * FS_STAT_SKETCHED live in fs_hot (struct fs_hot_line, rx and sketched);
+ * their fs_stats elements are never written and read 0 (kept so that the
+ * parse reasons below stay non-zero and the numbering stays).  The others
+ * are fs_stats[stat].
+ */
 enum fs_stat {
-	FS_STAT_RX = 0,			/* frames the program ran on */
-	FS_STAT_SKETCHED,		/* packets counted in the sketches */
+	FS_STAT_RX = 0,			/* frames the program ran on (fs_hot) */
+	FS_STAT_SKETCHED,		/* packets counted in the sketches (fs_hot) */
 	FS_STAT_NON_IP,			/* not IPv4/IPv6 (ARP, LLDP, ...) */
 	FS_STAT_FRAGMENTS,		/* non-first fragments: sketched, ports 0 */
 	FS_STAT_TRUNC_ETH,		/* shorter than an Ethernet header */

@@ -438,8 +438,8 @@ else
 	diag <"$WORK/ctl.json"
 	not_ok "bpftool map dump pinned $PIN_DIR/ctl"
 fi
-check "bpftool shows totals as BTF-typed packets/bytes per CPU" \
-	bash -c "bpftool -j map dump pinned '$PIN_DIR/totals' | jq -e '[.. | objects | select(has(\"packets\") and has(\"bytes\"))] | length > 0' >/dev/null"
+check "bpftool shows hot as BTF-typed rx, sketched and tagged slot totals per CPU" \
+	bash -c "bpftool -j map dump pinned '$PIN_DIR/hot' | jq -e '[.. | objects | select(has(\"rx\") and has(\"sketched\"))] | length > 0 and ([.. | objects | select(has(\"seq\") and has(\"packets\") and has(\"bytes\"))] | length > 0)' >/dev/null"
 check "bpftool shows cms with BTF" \
 	bash -c "bpftool -j map show pinned '$PIN_DIR/cms' | jq -e '.btf_id > 0' >/dev/null"
 

@@ -221,19 +221,21 @@ static void dp_run(struct dp *dp, const struct pkt *p)
 static int model_count(struct dp *dp, const struct fs_flow_key *key,
 		       size_t len, __u64 *hash)
 {
-	int report = fs_model_packet(&dp->model, key, len,
-				     (__u32)(dp->seq % FS_NSLOTS),
+	int report = fs_model_packet(&dp->model, key, len, dp->seq,
 				     dp->phi_q32, hash);
 
 	assert_true(report >= 0);
 	return report;
 }
 
+/* Every counter since load, over CPUs: fs_stats, and rx and sketched
+ * from fs_hot (maps.h), whose fs_stats elements must stay 0. */
 static void dp_stats(struct dp *dp, __u64 stats[FS_STAT_MAX])
 {
 	int fd = bpf_map__fd(dp->skel->maps.fs_stats);
 	__u64 *v = dp->percpu;
-	__u32 i;
+	struct fs_hot_line *hot = dp->percpu;
+	__u32 i, zero = 0;
 	int c;
 
 	for (i = 0; i < FS_STAT_MAX; i++) {
@@ -242,20 +244,84 @@ static void dp_stats(struct dp *dp, __u64 stats[FS_STAT_MAX])
 		for (c = 0; c < dp->ncpus; c++)
 			stats[i] += v[c];
 	}
+	assert_int_equal(stats[FS_STAT_RX], 0);
+	assert_int_equal(stats[FS_STAT_SKETCHED], 0);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.fs_hot),
+					     &zero, hot), 0);
+	for (c = 0; c < dp->ncpus; c++) {
+		stats[FS_STAT_RX] += hot[c].rx;
+		stats[FS_STAT_SKETCHED] += hot[c].sketched;
+	}
 }
 
-static struct fs_window_totals dp_totals(struct dp *dp, __u32 slot)
+/* Window seq's totals as the rotation takes them: fs_hot's slot totals
+ * tagged seq, over CPUs. */
+static struct fs_window_totals dp_totals(struct dp *dp, __u64 seq)
 {
-	int fd = bpf_map__fd(dp->skel->maps.fs_totals);
-	struct fs_window_totals *v = dp->percpu, sum = { 0 };
+	int fd = bpf_map__fd(dp->skel->maps.fs_hot);
+	struct fs_hot_line *v = dp->percpu;
+	struct fs_window_totals sum = { 0 };
+	__u32 slot = (__u32)(seq % FS_NSLOTS), zero = 0;
 	int c;
 
-	assert_int_equal(bpf_map_lookup_elem(fd, &slot, v), 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, v), 0);
 	for (c = 0; c < dp->ncpus; c++) {
-		sum.packets += v[c].packets;
-		sum.bytes += v[c].bytes;
+		if (v[c].slot[slot].seq != seq)
+			continue;
+		sum.packets += v[c].slot[slot].packets;
+		sum.bytes += v[c].slot[slot].bytes;
 	}
 	return sum;
+}
+
+/*
+ * fs_hot, CPU by CPU: the test CPU's line must equal the model's (its
+ * tagged slot totals and sketched; rx is not the model's, it counts every
+ * frame), every other CPU's must be zero.  A message or NULL.
+ */
+static const char *compare_hot(struct dp *dp, char *msg, size_t msglen)
+{
+	const struct fs_hot_line *v = dp->percpu;
+	__u32 zero = 0;
+	int c;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.fs_hot), &zero,
+				dp->percpu)) {
+		snprintf(msg, msglen, "fs_hot: lookup failed");
+		return msg;
+	}
+	for (c = 0; c < dp->ncpus; c++) {
+		struct fs_hot_line want = { 0 };
+		__u32 s;
+
+		if (c == dp->cpu)
+			want = dp->model.hot;
+		want.rx = v[c].rx;
+		if (c != dp->cpu && v[c].rx) {
+			snprintf(msg, msglen, "cpu %d counted %llu frames", c,
+				 (unsigned long long)v[c].rx);
+			return msg;
+		}
+		if (v[c].sketched != want.sketched) {
+			snprintf(msg, msglen, "cpu %d: sketched %llu, model %llu",
+				 c, (unsigned long long)v[c].sketched,
+				 (unsigned long long)want.sketched);
+			return msg;
+		}
+		for (s = 0; s < FS_NSLOTS; s++)
+			if (memcmp(&v[c].slot[s], &want.slot[s], sizeof(want.slot[s]))) {
+				snprintf(msg, msglen,
+					 "cpu %d slot %u: seq %llu packets %llu bytes %llu, model %llu %llu %llu",
+					 c, s, (unsigned long long)v[c].slot[s].seq,
+					 (unsigned long long)v[c].slot[s].packets,
+					 (unsigned long long)v[c].slot[s].bytes,
+					 (unsigned long long)want.slot[s].seq,
+					 (unsigned long long)want.slot[s].packets,
+					 (unsigned long long)want.slot[s].bytes);
+				return msg;
+			}
+	}
+	return NULL;
 }
 
 /*
@@ -315,6 +381,9 @@ static void assert_state_matches_model(struct dp *dp, const char *what)
 				   sizeof(msg));
 	if (diff)
 		fail_msg("%s: sketch differs from the model: %s", what, diff);
+	diff = compare_hot(dp, msg, sizeof(msg));
+	if (diff)
+		fail_msg("%s: fs_hot differs from the model: %s", what, diff);
 }
 
 /* --- expected keys, written by hand ------------------------------------ */
@@ -1160,16 +1229,26 @@ static void test_short_frames_refused(void **state)
 
 /* --- windows: the slot follows window_seq ------------------------------- */
 
+/*
+ * The slot follows window_seq, and a slot's totals are its latest
+ * window's: a window of that slot restarts them with its first packet
+ * (maps.h, "Totals reset by epoch"), with nobody zeroing them in between.
+ * Totals tagged with an earlier window of the slot count nothing for a
+ * later one, and every window's totals are exact while it is the slot's
+ * latest.
+ */
 static void test_slots_and_totals(void **state)
 {
 	struct fs_sketch_params params = make_params(4, 8, 6, 0);
 	struct dp *dp = dp_open(&params);
-	/* (window_seq, packets, frame payload) phases; 7 is odd: slot 1. */
+	/* (window_seq, packets, frame payload) phases; 7 is odd: slot 1,
+	 * 2 reuses slot 0 after 0, 7 slot 1 after 1 (skipping 3 and 5). */
 	static const struct { __u64 seq; int n; size_t payload; } phase[] = {
 		{ 0, 5, 100 }, { 1, 3, 400 }, { 2, 4, 10 }, { 7, 6, 1000 },
 	};
-	__u64 want_packets[FS_NSLOTS] = { 0 }, want_bytes[FS_NSLOTS] = { 0 };
-	unsigned int i, slot;
+	__u64 want_packets[FS_ARRAY_SIZE(phase)] = { 0 };
+	__u64 want_bytes[FS_ARRAY_SIZE(phase)] = { 0 };
+	unsigned int i, j2;
 	int j;
 
 	for (i = 0; i < FS_ARRAY_SIZE(phase); i++) {
@@ -1187,17 +1266,24 @@ static void test_slots_and_totals(void **state)
 			pkt_finish(&p);
 			dp_run(dp, &p);
 			model_count(dp, &k, p.len, NULL);
-			want_packets[phase[i].seq % FS_NSLOTS] += 1;
-			want_bytes[phase[i].seq % FS_NSLOTS] += p.len;
+			want_packets[i] += 1;
+			want_bytes[i] += p.len;
+		}
+		assert_state_matches_model(dp, "window totals");
+		/* This window's totals are exactly its own... */
+		assert_int_equal(dp_totals(dp, phase[i].seq).packets, want_packets[i]);
+		assert_int_equal(dp_totals(dp, phase[i].seq).bytes, want_bytes[i]);
+		/* ... and every earlier window of the same slot now reads
+		 * as empty, its totals replaced, not added to. */
+		for (j2 = 0; j2 < i; j2++) {
+			if (phase[j2].seq % FS_NSLOTS != phase[i].seq % FS_NSLOTS)
+				continue;
+			assert_int_equal(dp_totals(dp, phase[j2].seq).packets, 0);
 		}
 	}
-	for (slot = 0; slot < FS_NSLOTS; slot++) {
-		struct fs_window_totals t = dp_totals(dp, slot);
-
-		assert_int_equal(t.packets, want_packets[slot]);
-		assert_int_equal(t.bytes, want_bytes[slot]);
-	}
-	assert_state_matches_model(dp, "two windows");
+	/* Windows of the slots that saw no packet read as empty. */
+	assert_int_equal(dp_totals(dp, 3).packets, 0);
+	assert_int_equal(dp_totals(dp, 4).packets, 0);
 	assert_int_equal(dp->nreports, 0);
 	dp_close(dp);
 }
@@ -1370,7 +1456,7 @@ static void test_reports_dropped(void **state)
 
 /* --- bursty traffic: report recall and bound (bursty.h) ----------------- */
 
-/* Zero a slot's cells, registers and totals on every CPU, in the maps and
+/* Zero a slot's cells and registers on every CPU, in the maps and
  * the model: what the daemon's rotation does before the slot is reused. */
 static void dp_zero_slot(struct dp *dp, __u32 slot)
 {
@@ -1388,8 +1474,7 @@ static void dp_zero_slot(struct dp *dp, __u32 slot)
 	for (k = (__u32)(reg0 >> FS_HLL_CHUNK_SHIFT); n--; k++)
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_hll),
 						     &k, dp->percpu, BPF_EXIST), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_totals),
-					     &slot, dp->percpu, BPF_EXIST), 0);
+	/* Not fs_hot: the datapath restarts the slot's totals by their tag. */
 	fs_model_zero_slot(&dp->model, slot);
 }
 

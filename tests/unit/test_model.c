@@ -451,7 +451,7 @@ static void check_bursty(int conservative)
 
 			flow_key_of(f, &k);
 			k.src[2] = (__u8)(f >> 8);
-			r = fs_model_packet(&m, &k, bursty_len(f), slot, phi_q32,
+			r = fs_model_packet(&m, &k, bursty_len(f), w, phi_q32,
 					    NULL);
 			assert_true(r >= 0);
 			bursty_sent(&b, f, r);

@@ -9,6 +9,8 @@
  * rotation's map-access pointers (rotation.h): the barrier, a read or a
  * zeroing of one map fails, on the rotation that closes window 1 or on the
  * one after it (the dirty-slot cleaning, which postpones the rotation).
+ * The totals (fs_hot) are read, never zeroed: a failed read loses the
+ * window, and an armed update of fs_hot must never be reached.
  *
  * Ground truth is what the test sent: each window gets its own flows, so
  * anything of one window found in another is a leak.  Every window the
@@ -583,11 +585,60 @@ static void test_zero_hll_fails(void **state)
 	lose_window_1(g, FAULT_UPDATE, g->r.hll_fd, 0, 1, 1);
 }
 
-static void test_zero_totals_fails(void **state)
+/*
+ * The rotation never writes fs_hot (maps.h, "Totals reset by epoch"): a
+ * write would lose the datapath's concurrent increments of the counters
+ * in the same per-CPU line.  Every update of it is armed to fail, and five
+ * windows must still be exact, with not one update tried.
+ */
+static void test_hot_never_written(void **state)
 {
+	static const __u64 kept[] = { 0, 1, 2, 3, 4 };
 	struct rig *g = *state;
+	unsigned int b;
 
-	lose_window_1(g, FAULT_UPDATE, g->r.totals_fd, 0, 1, 1);
+	fault_arm(FAULT_UPDATE, g->r.hot_fd, 0, 1 << 30);
+	for (b = 0; b < 5; b++) {
+		send_batch(g, b, b % 2);
+		rotate_ok(g);
+	}
+	assert_int_equal(fault.hits, 0);
+	fault_arm(FAULT_NONE, -1, 0, 0);
+	assert_history(g, kept, 5, 0, 0);
+	assert_reports_accounted(g);
+}
+
+/*
+ * A CPU that has no packet in a window keeps the totals of an earlier
+ * window of that slot, tagged with that window: they must count nothing
+ * for this one.  Windows 0 and 1 on both CPUs, 2 on the first only (the
+ * second still holds window 0's totals in slot 0), 3 on the second only
+ * (the first holds window 1's in slot 1), 4 on both again.
+ */
+static void test_idle_cpu_window(void **state)
+{
+	static const __u64 kept[] = { 0, 1, 2, 3, 4 };
+	struct rig *g = *state;
+	int c0 = g->cpus[0], c1 = g->cpus[1];
+
+	if (g->ncpus_run < 2)
+		skip();
+	send_batch(g, 0, 1);
+	rotate_ok(g);
+	send_batch(g, 1, 1);
+	rotate_ok(g);
+	g->ncpus_run = 1;
+	send_batch(g, 2, 1);
+	rotate_ok(g);
+	g->cpus[0] = c1;
+	send_batch(g, 3, 1);
+	rotate_ok(g);
+	g->cpus[0] = c0;
+	g->ncpus_run = 2;
+	send_batch(g, 4, 1);
+	rotate_ok(g);
+	assert_history(g, kept, 5, 0, 0);
+	assert_reports_accounted(g);
 }
 
 static void test_read_cms_fails(void **state)
@@ -604,11 +655,13 @@ static void test_read_hll_fails(void **state)
 	lose_window_1(g, FAULT_LOOKUP, g->r.hll_fd, 0, 1, 1);
 }
 
+/* Window 1's totals cannot be read: it is lost, and window 3 (its slot
+ * again) starts its totals afresh by their tag, with nothing zeroed. */
 static void test_read_totals_fails(void **state)
 {
 	struct rig *g = *state;
 
-	lose_window_1(g, FAULT_LOOKUP, g->r.totals_fd, 0, 1, 1);
+	lose_window_1(g, FAULT_LOOKUP, g->r.hot_fd, 0, 1, 1);
 }
 
 /*
@@ -672,11 +725,12 @@ static void test_clean_zeroing_fails(void **state)
 	postpone_window_2(g, FAULT_UPDATE, g->r.cms_fd, 1);
 }
 
-static void test_clean_totals_fails(void **state)
+/* The cleaning's last step (there are no totals to zero any more). */
+static void test_clean_hll_fails(void **state)
 {
 	struct rig *g = *state;
 
-	postpone_window_2(g, FAULT_UPDATE, g->r.totals_fd, 1);
+	postpone_window_2(g, FAULT_UPDATE, g->r.hll_fd, 1);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
@@ -691,13 +745,14 @@ int main(void)
 		T(test_zero_cms_fails),
 		T(test_zero_cms_fails_halfway),
 		T(test_zero_hll_fails),
-		T(test_zero_totals_fails),
+		T(test_hot_never_written),
+		T(test_idle_cpu_window),
 		T(test_read_cms_fails),
 		T(test_read_hll_fails),
 		T(test_read_totals_fails),
 		T(test_clean_barrier_fails),
 		T(test_clean_zeroing_fails),
-		T(test_clean_totals_fails),
+		T(test_clean_hll_fails),
 	};
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {

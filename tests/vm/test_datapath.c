@@ -175,6 +175,43 @@ static int fs_vm_dp_sum_u64(struct bpf_map *map, __u32 n, __u32 words,
 	return 0;
 }
 
+/*
+ * fs_hot summed over CPUs the daemon's way: slot s's totals (packets,
+ * bytes into tot[2 s], tot[2 s + 1]) count only where tagged with window
+ * s, the one seq this test uses for that slot; rx and sketched go to
+ * st[FS_STAT_RX], st[FS_STAT_SKETCHED] (fs_stats never holds them).
+ */
+static int fs_vm_dp_sum_hot(struct bpf_map *map, __u64 *tot, __u64 *st)
+{
+	int ncpus = libbpf_num_possible_cpus(), c, s;
+	struct fs_hot_line *v = calloc((size_t)ncpus, sizeof(*v));
+	__u32 zero = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, v)) {
+		free(v);
+		return -errno;
+	}
+	memset(tot, 0, FS_NSLOTS * 2 * sizeof(*tot));
+	if (st[FS_STAT_RX] || st[FS_STAT_SKETCHED]) {
+		free(v);
+		return -EPROTO;	/* fs_stats must not count these */
+	}
+	for (c = 0; c < ncpus; c++) {
+		st[FS_STAT_RX] += v[c].rx;
+		st[FS_STAT_SKETCHED] += v[c].sketched;
+		for (s = 0; s < FS_NSLOTS; s++) {
+			if (v[c].slot[s].seq != (__u64)s)
+				continue;
+			tot[2 * s] += v[c].slot[s].packets;
+			tot[2 * s + 1] += v[c].slot[s].bytes;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 static void fs_vm_dp_check_counters(struct flowsketch *kf, struct flowsketch *bp,
 				    const struct fs_vm_dp_truth *t)
 {
@@ -183,11 +220,11 @@ static void fs_vm_dp_check_counters(struct flowsketch *kf, struct flowsketch *bp
 	bool ok = true;
 	int s;
 
-	if (fs_vm_dp_sum_u64(kf->maps.fs_totals, FS_NSLOTS, 2, tot_kf) ||
-	    fs_vm_dp_sum_u64(bp->maps.fs_totals, FS_NSLOTS, 2, tot_bp) ||
-	    fs_vm_dp_sum_u64(kf->maps.fs_stats, FS_STAT_MAX, 1, st_kf) ||
-	    fs_vm_dp_sum_u64(bp->maps.fs_stats, FS_STAT_MAX, 1, st_bp)) {
-		fs_vm_tap(false, "datapath: totals and stats readable");
+	if (fs_vm_dp_sum_u64(kf->maps.fs_stats, FS_STAT_MAX, 1, st_kf) ||
+	    fs_vm_dp_sum_u64(bp->maps.fs_stats, FS_STAT_MAX, 1, st_bp) ||
+	    fs_vm_dp_sum_hot(kf->maps.fs_hot, tot_kf, st_kf) ||
+	    fs_vm_dp_sum_hot(bp->maps.fs_hot, tot_bp, st_bp)) {
+		fs_vm_tap(false, "datapath: fs_hot and fs_stats readable, rx and sketched only in fs_hot");
 		return;
 	}
 	for (s = 0; s < FS_NSLOTS; s++)
@@ -253,7 +290,7 @@ void fs_vm_test_datapath(void)
 		}
 		fs_vm_dp_frame(flow, fs_vm_rand_below(&rng, 1200), pk, &key);
 		bad += !fs_vm_dp_send(kf, bp, pk);
-		report = fs_model_packet(&m, &key, pk->len, slot,
+		report = fs_model_packet(&m, &key, pk->len, seq,
 					 FS_VM_DP_PHI_Q32, NULL);
 		t.packets[slot]++;
 		t.bytes[slot] += pk->len;

@@ -23,7 +23,7 @@ enum fsd_pin {
 	PIN_CTL,
 	PIN_CMS,
 	PIN_HLL,
-	PIN_TOTALS,
+	PIN_HOT,
 	PIN_STATS,
 	PIN_REPORTS,
 	PIN_BARRIER,
@@ -37,7 +37,7 @@ static const char *const pin_names[PIN_MAX] = {
 	[PIN_CTL] = "ctl",
 	[PIN_CMS] = "cms",
 	[PIN_HLL] = "hll",
-	[PIN_TOTALS] = "totals",
+	[PIN_HOT] = "hot",
 	[PIN_STATS] = "stats",
 	[PIN_REPORTS] = "reports",
 	[PIN_BARRIER] = "barrier",
@@ -52,7 +52,7 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	case PIN_CTL: return skel->maps.fs_ctl;
 	case PIN_CMS: return skel->maps.fs_cms;
 	case PIN_HLL: return skel->maps.fs_hll;
-	case PIN_TOTALS: return skel->maps.fs_totals;
+	case PIN_HOT: return skel->maps.fs_hot;
 	case PIN_STATS: return skel->maps.fs_stats;
 	case PIN_REPORTS: return skel->maps.fs_reports;
 	case PIN_BARRIER: return skel->maps.fs_barrier;

@@ -35,6 +35,8 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 
 	_Static_assert(sizeof(struct fs_cms_chunk) == sizeof(struct fs_hll_chunk),
 		       "one lookup buffer serves both maps");
+	_Static_assert(sizeof(struct fs_hot_line) <= sizeof(struct fs_cms_chunk),
+		       "and fs_hot");
 	memset(r, 0, sizeof(*r));
 	r->ctl = l->ctl;
 	r->params = *p;
@@ -43,7 +45,7 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	r->map_update = bpf_map_update_elem;
 	r->cms_fd = bpf_map__fd(l->skel->maps.fs_cms);
 	r->hll_fd = bpf_map__fd(l->skel->maps.fs_hll);
-	r->totals_fd = bpf_map__fd(l->skel->maps.fs_totals);
+	r->hot_fd = bpf_map__fd(l->skel->maps.fs_hot);
 	r->barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier);
 	r->barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner);
 	r->n_cms = fs_cms_chunks(p, FS_NSLOTS);
@@ -157,11 +159,10 @@ static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 }
 
 /*
- * Zero everything of slot: its chunks and its totals.  The totals belong
- * here, not with their read: a read that fails before it zeroes them, or
- * a zeroing of them that fails, must leave the slot dirty like a failed
- * chunk zeroing, or that window's totals would be counted again in the
- * slot's next window.
+ * Zero the sketches of slot: its chunks.  Not its totals, which the
+ * datapath restarts by their tag (maps.h): a window whose totals were not
+ * read (a failed read, a lost window) cannot leak them into the slot's
+ * next window, whose packets carry another seq.
  */
 static int zero_slot(struct fsd_rotation *r, __u32 slot)
 {
@@ -178,28 +179,29 @@ static int zero_slot(struct fsd_rotation *r, __u32 slot)
 		return err;
 	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
 		    &first, &last);
-	err = zero_chunks(r, r->hll_fd, first, last);
-	if (err)
-		return err;
-	memset(r->value, 0, r->ncpus * sizeof(struct fs_window_totals));
-	if (r->map_update(r->totals_fd, &slot, r->value, BPF_EXIST))
-		return -errno;
-	return 0;
+	return zero_chunks(r, r->hll_fd, first, last);
 }
 
-/* Sum fs_totals[slot] over CPUs into *t (zero_slot() zeroes it). */
-static int read_totals(struct fsd_rotation *r, __u32 slot,
+/*
+ * Window seq's totals into *t: the sum over CPUs of fs_hot's slot totals
+ * tagged seq.  A CPU whose tag is another window's had no packet in seq:
+ * it adds 0 (maps.h, "Totals reset by epoch").  Read, never written.
+ */
+static int take_totals(struct fsd_rotation *r, __u64 seq,
 		       struct fs_window_totals *t)
 {
-	const struct fs_window_totals *v = r->value;
+	const struct fs_hot_line *v = r->value;
+	const __u32 slot = (__u32)(seq % FS_NSLOTS), zero = 0;
 	unsigned int cpu;
 
 	memset(t, 0, sizeof(*t));
-	if (r->map_lookup(r->totals_fd, &slot, r->value))
+	if (r->map_lookup(r->hot_fd, &zero, r->value))
 		return -errno;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
-		t->packets += v[cpu].packets;
-		t->bytes += v[cpu].bytes;
+		if (v[cpu].slot[slot].seq != seq)
+			continue;
+		t->packets += v[cpu].slot[slot].packets;
+		t->bytes += v[cpu].slot[slot].bytes;
 	}
 	return 0;
 }
@@ -307,12 +309,12 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	ret = read_slot(r, slot, s);
 	if (!err)
 		err = ret;
-	ret = read_totals(r, slot, &t);
+	ret = take_totals(r, old, &t);
 	if (!err)
 		err = ret;
 	/* Zero even when the window is lost: its counts must not leak into
-	 * window old + 2.  A slot that cannot be zeroed, sketches or totals,
-	 * stays dirty. */
+	 * window old + 2.  A slot whose sketches cannot be zeroed stays
+	 * dirty; its totals need nothing (take_totals()). */
 	ret = zero_slot(r, slot);
 	if (ret) {
 		r->dirty = true;

@@ -7,19 +7,24 @@
  *   2. update fs_barrier: returns after an RCU grace period, so every
  *      program that could still write old's slot has finished;
  *   3. drain the report ring buffer: every report of old is filed;
- *   4. read old's slot (chunks and totals, every CPU) into the history;
- *   5. zero old's slot (sketches and totals), which becomes current again
- *      at old + 2.
+ *   4. read old's slot (chunks, and the totals in fs_hot tagged old,
+ *      every CPU) into the history;
+ *   5. zero old's slot's sketch chunks, which become current again at
+ *      old + 2.  The totals are not zeroed: they share fs_hot's per-CPU
+ *      line with counters the datapath writes in every window, and the
+ *      datapath restarts a slot's totals itself on the first packet of
+ *      its next window, by their tag (maps.h, "Totals reset by epoch").
  * Report thresholds need no step: the datapath derives each packet's from
  * its window's running totals and fs_ctl.hh_phi_q32, written once before
  * attach (cms.h, "Heavy-hitter reporting").
  * Each packet lands in exactly one slot and that slot is read exactly once
- * before it is zeroed, so the windows' totals add up to every packet sent.
+ * before it is zeroed (its totals: before the datapath restarts them), so
+ * the windows' totals add up to every packet sent.
  *
  * Zeroing a slot (step 5) rewrites whole per-CPU map elements, the only
  * write user space has.  That is safe because every slot starts on a chunk
  * boundary (the slot strides of cms.h and hll.h), so no element holds
- * cells or registers of the live slot.
+ * cells or registers of the live slot.  fs_hot is never written here.
  */
 #ifndef FLOWSKETCHD_ROTATION_H
 #define FLOWSKETCHD_ROTATION_H
@@ -34,7 +39,7 @@ struct ring_buffer;
 struct fsd_rotation {
 	struct fs_ctl *ctl;
 	struct fs_sketch_params params;
-	int cms_fd, hll_fd, totals_fd, barrier_fd, barrier_inner_fd;
+	int cms_fd, hll_fd, hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	__u32 n_cms, n_hll;		/* chunks of all slots */
 	struct fs_cms_chunk *cms;	/* ncpus images of n_cms chunks */

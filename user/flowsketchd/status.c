@@ -37,31 +37,49 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
 }
 
 /*
- * Sum every fs_stats counter over the CPUs; 0 or -errno.  Read from the
- * last counter to the first: the datapath counts a frame in FS_STAT_RX
- * before any later counter, so on a live link this order keeps rx >= the
- * rest in one answer instead of showing more frames sketched than seen.
+ * Every counter since load, summed over the CPUs: the cold ones from
+ * fs_stats, rx and sketched from fs_hot (maps.h); 0 or -errno.  Read
+ * from the last counter to the first, fs_hot last and, within its line,
+ * sketched before rx: the datapath counts a frame in rx before any other
+ * counter, so on a live link this order keeps rx >= the rest in one
+ * answer instead of showing more frames sketched than seen.
  */
 static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
 {
 	int fd = bpf_map__fd(d->loader.skel->maps.fs_stats);
+	int hot_fd = bpf_map__fd(d->loader.skel->maps.fs_hot);
 	unsigned int cpu, ncpus = d->loader.ncpus;
+	struct fs_hot_line *hot = calloc(ncpus, sizeof(*hot));
 	__u64 *v = calloc(ncpus, sizeof(*v));
-	__u32 k;
+	__u32 k, zero = 0;
 	int err = 0;
 
-	if (!v)
-		return -ENOMEM;
+	if (!v || !hot) {
+		err = -ENOMEM;
+		goto out;
+	}
 	for (k = FS_STAT_MAX; k-- > 0;) {
 		stats[k] = 0;
+		if (k == FS_STAT_RX || k == FS_STAT_SKETCHED)
+			continue;	/* fs_hot's */
 		if (bpf_map_lookup_elem(fd, &k, v)) {
 			err = -errno;
-			break;
+			goto out;
 		}
 		for (cpu = 0; cpu < ncpus; cpu++)
 			stats[k] += v[cpu];
 	}
+	if (bpf_map_lookup_elem(hot_fd, &zero, hot)) {
+		err = -errno;
+		goto out;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		stats[FS_STAT_SKETCHED] += hot[cpu].sketched;
+		stats[FS_STAT_RX] += hot[cpu].rx;
+	}
+out:
 	free(v);
+	free(hot);
 	return err;
 }
 
@@ -119,7 +137,7 @@ static __u64 datapath_bytes_per_cpu(const struct fs_sketch_params *p)
 {
 	return (__u64)fs_cms_chunks(p, FS_NSLOTS) * sizeof(struct fs_cms_chunk) +
 	       (__u64)fs_hll_chunks(p, FS_NSLOTS) * sizeof(struct fs_hll_chunk) +
-	       FS_NSLOTS * sizeof(struct fs_window_totals) +
+	       sizeof(struct fs_hot_line) +
 	       FS_STAT_MAX * sizeof(__u64);
 }
 

@@ -81,22 +81,29 @@ int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 }
 
 int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
-		    __u64 bytes, __u32 slot, __u64 phi_q32, __u64 *hash)
+		    __u64 bytes, __u64 seq, __u64 phi_q32, __u64 *hash)
 {
+	__u32 slot = (__u32)(seq % FS_NSLOTS);
+	struct fs_slot_totals *t = &m->hot.slot[slot];
 	__u64 packets, total_bytes;
 	int report;
 
-	if (slot >= FS_NSLOTS)
-		return -EINVAL;
-	packets = m->totals_packets[slot] + 1;
-	total_bytes = m->totals_bytes[slot] + bytes;
+	if (t->seq == seq) {
+		packets = t->packets + 1;
+		total_bytes = t->bytes + bytes;
+	} else {
+		packets = 1;
+		total_bytes = bytes;
+	}
 	report = fs_model_update(m, key, bytes, slot,
 				 fs_hh_threshold(packets, phi_q32),
 				 fs_hh_threshold(total_bytes, phi_q32), hash);
 	if (report < 0)
 		return report;
-	m->totals_packets[slot] = packets;
-	m->totals_bytes[slot] = total_bytes;
+	t->seq = seq;
+	t->packets = packets;
+	t->bytes = total_bytes;
+	m->hot.sketched++;
 	return report;
 }
 
@@ -116,6 +123,4 @@ void fs_model_zero_slot(struct fs_model *m, __u32 slot)
 	memset(&m->env.hll[reg0 >> FS_HLL_CHUNK_SHIFT], 0,
 	       (fs_hll_slot_stride(p) >> FS_HLL_CHUNK_SHIFT) *
 	       sizeof(struct fs_hll_chunk));
-	m->totals_packets[slot] = 0;
-	m->totals_bytes[slot] = 0;
 }

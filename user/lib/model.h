@@ -17,6 +17,7 @@
 #include "flowsketch/params.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/hll.h"
+#include "flowsketch/maps.h"
 
 struct fs_update_env {
 	struct fs_cms_chunk *cms;
@@ -29,9 +30,8 @@ struct fs_model {
 	struct fs_sketch_params params;
 	struct fs_hash_key key;		/* derived from params.secret */
 	struct fs_update_env env;
-	/* One CPU's fs_totals, for fs_model_packet(). */
-	__u64 totals_packets[FS_NSLOTS];
-	__u64 totals_bytes[FS_NSLOTS];
+	/* One CPU's fs_hot line (maps.h), for fs_model_packet(). */
+	struct fs_hot_line hot;
 };
 
 /* 0, -EINVAL for bad params, -ENOMEM. */
@@ -42,13 +42,18 @@ int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 		    __u64 bytes, __u32 slot, __u64 thresh_packets,
 		    __u64 thresh_bytes, __u64 *hash);
 /*
- * What the datapath does with one keyed packet (bpf/datapath.bpf.h): the
- * thresholds from the slot's running totals and phi_q32 (fs_ctl), the
- * update, the totals.  Returns the FS_REPORT_* bits or a negative errno.
+ * What the datapath does with one keyed packet of window seq
+ * (bpf/datapath.bpf.h): the slot's running totals, restarted from zero
+ * when tagged with another window (maps.h, "Totals reset by epoch"), the
+ * thresholds from them and phi_q32 (fs_ctl), the update, the totals and
+ * their tag, and the sketched count (m->hot; rx is the caller's, it counts
+ * frames before they are keyed).  Returns the FS_REPORT_* bits or a
+ * negative errno.
  */
 int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
-		    __u64 bytes, __u32 slot, __u64 phi_q32, __u64 *hash);
-/* Zero one slot's cells, registers and totals, as rotation does. */
+		    __u64 bytes, __u64 seq, __u64 phi_q32, __u64 *hash);
+/* Zero one slot's cells and registers, as rotation does (the totals are
+ * never zeroed: fs_model_packet() restarts them by their tag). */
 void fs_model_zero_slot(struct fs_model *m, __u32 slot);
 
 #endif /* FLOWSKETCH_MODEL_H */

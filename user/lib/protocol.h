@@ -95,7 +95,7 @@
  *                "rotations_postponed":N, "rotations_late":N,
  *                "rotation_late_max_us":N,
  *                "clients_refused":N, "client_timeouts":N}}
- *      rx .. update_errors are the datapath's (fs_stats, maps.h):
+ *      rx .. update_errors are the datapath's (fs_hot and fs_stats, maps.h):
  *      "reports" records it put in the ring buffer, "reports_dropped"
  *      those it could not (ring full).  The rest are the daemon's own.
  *      Every record the daemon takes from the ring buffer counts in

@@ -52,7 +52,7 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
 		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
 		       __u32 slot);
-/* s->totals += t, for one CPU's fs_totals[slot]. */
+/* s->totals += t, e.g. one CPU's totals of the window (fs_hot, maps.h). */
 void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t);
 
 /* s += o (cms add, hll max, totals add); -EINVAL if fs_params_mergeable() says no. */
