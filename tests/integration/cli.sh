@@ -283,7 +283,8 @@ cat >"$T/status.json" <<'EOF'
            "delta":0.0067, "conservative":false, "hll_precision":14,
            "hll_relative_standard_error":0.008125},
  "memory":{"datapath_bytes_per_cpu":655360, "datapath_bytes":1310720,
-           "history_bytes":31457280, "history_bytes_max":2147483648},
+           "history_bytes":31457280, "history_bytes_max":2147483648,
+           "sketch_lines_per_packet":8, "fixed_lines_per_packet":2},
  "totals":{"packets":5000000, "bytes":3500000000},
  "counters":{"rx":5000010, "sketched":5000000, "non_ip":4, "fragments":17,
              "malformed":{"trunc_eth":0, "trunc_ipv4":3, "bad_ihl":0,
@@ -309,6 +310,8 @@ check "status: window and history" \
 	out_has "5 s each, history 300 s \(60 windows kept\)"
 check "status: rotations, lost and late ones, with the worst lateness" \
 	out_has "^rotations: +12 windows closed, 0 lost, 0 put off, 1 late \(10 ms or more; latest by at most 12\.5 ms\)$"
+check "status: cache lines a packet touches" \
+	out_has "^per packet: +8 cache lines random per flow \(d Count-Min cells, 3 HyperLogLog registers\), 2 the same for all$"
 check "status: clients refused and dropped" \
 	out_has "^clients: +0 refused \(too many at once\), 3 dropped at their deadline$"
 check "status: Count-Min parameters" \

@@ -28,6 +28,7 @@ struct status_view {
 	double epsilon, delta, hll_rse;
 	bool conservative;
 	__u64 mem_per_cpu, mem_datapath, mem_history, mem_history_max;
+	__u64 sketch_lines, fixed_lines;
 	__u64 total_packets, total_bytes;
 	__u64 rx, sketched, non_ip, fragments, malformed_total;
 	__u64 reports, reports_dropped, update_errors;
@@ -126,6 +127,8 @@ static int parse_status(struct json_object *a, struct status_view *v)
 				   FS_HLL_MAX_P, &v->hll_precision)) ||
 	    (err = fs_reply_double(a, "params.hll_relative_standard_error", &v->hll_rse)) ||
 	    (err = fs_reply_u64(a, "memory.datapath_bytes_per_cpu", &v->mem_per_cpu)) ||
+	    (err = fs_reply_u64(a, "memory.sketch_lines_per_packet", &v->sketch_lines)) ||
+	    (err = fs_reply_u64(a, "memory.fixed_lines_per_packet", &v->fixed_lines)) ||
 	    (err = fs_reply_u64(a, "memory.datapath_bytes", &v->mem_datapath)) ||
 	    (err = fs_reply_u64(a, "memory.history_bytes", &v->mem_history)) ||
 	    (err = fs_reply_u64(a, "memory.history_bytes_max", &v->mem_history_max)) ||
@@ -287,6 +290,9 @@ static void print_status(const struct status_view *v)
 	       fs_fmt_bytes_iec(b, (double)v->mem_datapath),
 	       fs_fmt_bytes_iec(c, (double)v->mem_history),
 	       fs_fmt_bytes_iec(m, (double)v->mem_history_max));
+	printf("per packet:   %llu cache lines random per flow (d Count-Min cells, 3 HyperLogLog registers), %llu the same for all\n",
+	       (unsigned long long)v->sketch_lines,
+	       (unsigned long long)v->fixed_lines);
 	print_counters(v);
 }
 

@@ -10,6 +10,7 @@
 #include "hll_estimate.h"
 #include "sketch.h"
 #include "daemon.h"
+#include "sizing.h"
 #include "reports.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
 
@@ -206,6 +207,10 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
 	add_u64(o, "history_bytes", fsd_history_bytes(&d->history));
 	add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(&d->opts));
+	/* What a packet costs in memory traffic, from the running layout. */
+	add_u64(o, "sketch_lines_per_packet",
+		fs_sketch_lines_per_packet(p->cms_depth));
+	add_u64(o, "fixed_lines_per_packet", FS_FIXED_LINES_PER_PACKET);
 	json_object_object_add(a, "memory", o);
 
 	o = json_object_new_object();

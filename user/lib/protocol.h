@@ -80,7 +80,10 @@
  *              "conservative":false, "hll_precision":P,
  *              "hll_relative_standard_error":E},
  *    "memory":{"datapath_bytes_per_cpu":N, "datapath_bytes":N,
- *              "history_bytes":N, "history_bytes_max":N},
+ *              "history_bytes":N, "history_bytes_max":N,
+ *              "sketch_lines_per_packet":N, "fixed_lines_per_packet":N},
+ *              (64-byte lines a packet touches, counted from the layout:
+ *               sizing.h)
  *              (history_bytes_max: every window and candidate set full,
  *               the query threads' scratch and the rotation's buffers)
  *    "totals":{"packets":N, "bytes":N},          (all finished windows)

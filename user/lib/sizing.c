@@ -2,6 +2,7 @@
 /* sizing.c - sketch sizes from error targets and back (see sizing.h). */
 #include <errno.h>
 #include <math.h>
+#include "flowsketch/hll.h"
 #include "sizing.h"
 #include "flowsketch/params.h"
 
@@ -106,4 +107,9 @@ __u64 fs_hll_registers(__u32 p)
 double fs_hll_bytes(__u32 p, unsigned int bits_per_register)
 {
 	return (double)fs_hll_registers(p) * bits_per_register / 8;
+}
+
+__u32 fs_sketch_lines_per_packet(__u32 depth)
+{
+	return depth + FS_HLL_NSKETCH;
 }

@@ -64,4 +64,15 @@ __u64 fs_hll_registers(__u32 p);
 /* Standard error: fs_hll_rse() in hll_estimate.h. */
 double fs_hll_bytes(__u32 p, unsigned int bits_per_register);
 
+/*
+ * Cache lines (64 bytes) one packet touches in flowsketch's datapath
+ * layout (maps.h, cms.h, hll.h), counted from the layout: random per flow,
+ * the d Count-Min cells (rows are 2^log2w cells apart, so each on its own
+ * line) and the FS_HLL_NSKETCH HyperLogLog registers (sketches 2^p bytes
+ * apart); the same for every packet, fs_ctl and the per-CPU fs_hot line.
+ * The packet's own headers and the read-only hash key are left out.
+ */
+#define FS_FIXED_LINES_PER_PACKET 2
+__u32 fs_sketch_lines_per_packet(__u32 depth);
+
 #endif /* FLOWSKETCH_SIZING_H */
