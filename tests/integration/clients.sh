@@ -35,14 +35,8 @@ CLI=build/flowsketch
 T=""
 DAEMON_PID=""
 HOG_PID=""
-n=0
-failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
-bail() { not_ok "$*"; finish; }
+. tests/integration/tap.sh
 
 cleanup() {
 	[ -n "$HOG_PID" ] && kill "$HOG_PID" 2>/dev/null && wait "$HOG_PID" 2>/dev/null

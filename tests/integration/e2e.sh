@@ -56,21 +56,7 @@ FSD=build/flowsketchd
 CLI=build/flowsketch
 GEN=build/tools/fs-gen
 
-t=0
-failed=0
-ok() { t=$((t + 1)); echo "ok $t - $*"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $*"; }
-check() { # check "description" test-command...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-diag() { sed 's/^/# /'; }
-bail() { not_ok "$*"; finish; }
-finish() {
-	echo "1..$t"
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
+. tests/integration/tap.sh
 
 cleanup() {
 	fs_daemon_stop "$DAEMON_PID"
@@ -454,5 +440,5 @@ DAEMON_PID=""
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 xdp=$(ip -n "$NS_RX" -j link show dev "$VETH_RX" | jq '.[0].xdp // empty')
 check "XDP detached from $VETH_RX after exit" [ -z "$xdp" ]
-[ "$failed" -gt 0 ] && tail -n 30 "$WORK/daemon.log" | diag
+[ "$tap_failed" -gt 0 ] && tail -n 30 "$WORK/daemon.log" | diag
 finish

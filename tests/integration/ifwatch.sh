@@ -38,14 +38,8 @@ WORK=""
 DAEMON_PID=""
 STOPPED=""
 
-t=0
-failed=0
-ok() { t=$((t + 1)); echo "ok $t - $*"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
-diag() { sed 's/^/# /'; }
-finish() { echo "1..$t"; [ "$failed" -eq 0 ]; exit $?; }
-bail() { not_ok "$*"; [ -n "$WORK" ] && diag <"$WORK/daemon.log"; finish; }
+. tests/integration/tap.sh
+tap_on_bail() { [ -n "$WORK" ] && diag <"$WORK/daemon.log"; }
 
 cleanup() {
 	# A stopped daemon would sit out fs_daemon_stop's SIGTERM.
@@ -240,7 +234,7 @@ check "SIGTERM stops the daemon (exit $rc)" [ "$rc" -eq 0 ]
 check "XDP detached from $RX" [ "$(xdp_prog_of "$RX")" = none ]
 check "no pins left, no link left" \
 	eval '[ ! -e "$PIN_DIR" ] && [ "$(links_of_prog)" = 0 ]'
-if [ "$failed" -gt 0 ]; then
+if [ "$tap_failed" -gt 0 ]; then
 	echo "# daemon log:"
 	diag <"$WORK/daemon.log"
 fi

@@ -73,21 +73,7 @@ FSD=build/flowsketchd
 CLI=build/flowsketch
 GEN=build/tools/fs-gen
 
-t=0
-failed=0
-ok() { t=$((t + 1)); echo "ok $t - $*"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $*"; }
-check() { # check "description" test-command...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-diag() { sed 's/^/# /'; }
-bail() { not_ok "$*"; finish; }
-finish() {
-	echo "1..$t"
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
+. tests/integration/tap.sh
 
 stop_pid() { # stop a helper this script started, by its pid
 	local pid=$1

@@ -33,14 +33,7 @@ GEN=build/tools/fs-gen
 WORK=""
 DAEMON_PID=""
 
-t=0
-failed=0
-ok() { t=$((t + 1)); echo "ok $t - $*"; }
-not_ok() { t=$((t + 1)); failed=$((failed + 1)); echo "not ok $t - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
-diag() { sed 's/^/# /'; }
-finish() { echo "1..$t"; [ "$failed" -eq 0 ]; exit $?; }
-bail() { not_ok "$*"; finish; }
+. tests/integration/tap.sh
 
 cleanup() {
 	fs_daemon_stop "$DAEMON_PID"

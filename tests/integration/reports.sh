@@ -37,14 +37,8 @@ GEN=build/tools/fs-gen
 PHI=0.01
 T=""
 DAEMON_PID=""
-n=0
-failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
-bail() { not_ok "$*"; finish; }
+. tests/integration/tap.sh
 
 cleanup() {
 	fs_daemon_stop "$DAEMON_PID"

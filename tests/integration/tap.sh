@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# tap.sh - TAP output for the shell suites (tests/run.sh reads it).
+# Source it; it defines functions and two counters, nothing else:
+#
+#   ok DESC...            "ok N - DESC"
+#   not_ok DESC...        "not ok N - DESC", counted in tap_failed
+#   check DESC CMD...     ok or not_ok as CMD succeeds
+#   diag                  stdin as "# " diagnostic lines
+#   bail DESC...          not_ok, then finish: the suite cannot go on
+#                         (calls tap_on_bail first if the suite defines it)
+#   finish                the closing plan "1..N"; exits 0 only if nothing
+#                         failed
+#
+# A suite that stops early prints no plan, or one that does not match,
+# and tests/run.sh counts that as a failure.
+
+tap_n=0
+tap_failed=0
+
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
+not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $*"; }
+check() {
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+diag() { sed 's/^/# /'; }
+bail() {
+	not_ok "$*"
+	declare -F tap_on_bail >/dev/null && tap_on_bail
+	finish
+}
+finish() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ] && exit 0
+	exit 1
+}
