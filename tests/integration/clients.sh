@@ -36,7 +36,7 @@ T=""
 DAEMON_PID=""
 HOG_PID=""
 
-. tests/integration/tap.sh
+. scripts/tap.sh
 
 cleanup() {
 	[ -n "$HOG_PID" ] && kill "$HOG_PID" 2>/dev/null && wait "$HOG_PID" 2>/dev/null

@@ -56,7 +56,7 @@ FSD=build/flowsketchd
 CLI=build/flowsketch
 GEN=build/tools/fs-gen
 
-. tests/integration/tap.sh
+. scripts/tap.sh
 
 cleanup() {
 	fs_daemon_stop "$DAEMON_PID"

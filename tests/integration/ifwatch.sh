@@ -38,7 +38,7 @@ WORK=""
 DAEMON_PID=""
 STOPPED=""
 
-. tests/integration/tap.sh
+. scripts/tap.sh
 tap_on_bail() { [ -n "$WORK" ] && diag <"$WORK/daemon.log"; }
 
 cleanup() {

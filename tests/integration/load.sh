@@ -73,7 +73,7 @@ FSD=build/flowsketchd
 CLI=build/flowsketch
 GEN=build/tools/fs-gen
 
-. tests/integration/tap.sh
+. scripts/tap.sh
 
 stop_pid() { # stop a helper this script started, by its pid
 	local pid=$1

@@ -33,7 +33,7 @@ GEN=build/tools/fs-gen
 WORK=""
 DAEMON_PID=""
 
-. tests/integration/tap.sh
+. scripts/tap.sh
 
 cleanup() {
 	fs_daemon_stop "$DAEMON_PID"

@@ -38,7 +38,7 @@ PHI=0.01
 T=""
 DAEMON_PID=""
 
-. tests/integration/tap.sh
+. scripts/tap.sh
 
 cleanup() {
 	fs_daemon_stop "$DAEMON_PID"

@@ -252,7 +252,7 @@ static int loop(struct fsd_daemon *d)
 			int fd = ev[i].data.fd;
 
 			if (ev[i].data.u64 & FSD_EV_CLIENT) {
-				fsd_server_client_event(d, (__u32)ev[i].data.u64,
+				fsd_server_client_event(d, ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
 			} else if (fd == d->signal_fd) {
 				struct signalfd_siginfo si;

@@ -8,6 +8,7 @@
  * SIGTERM or SIGHUP (its terminal gone), each of which detaches and
  * unpins everything first.
  */
+#include <malloc.h>
 #include <unistd.h>
 #include "log.h"
 #include "daemon.h"
@@ -17,6 +18,15 @@ int main(int argc, char **argv)
 	static struct fsd_daemon d;
 	int ret;
 
+	/*
+	 * A fixed mmap threshold: glibc raises its threshold to the size of
+	 * each mmapped block freed, so after one large answer (a top of
+	 * thousands of flows, megabytes) blocks of that size come from the
+	 * heap and stay there once freed.  Fixed, every block of 128 KiB or
+	 * more (answers, top-k heaps, candidate tables) goes back to the
+	 * system when freed, and the daemon's memory follows what it holds.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	ret = fsd_options_parse(&d.opts, argc, argv);
 	if (ret)
 		return ret > 0 ? 0 : 1;

@@ -155,7 +155,7 @@ static int client_watch(struct fsd_daemon *d, struct fsd_client *c,
 {
 	struct epoll_event ev = {
 		.events = events,
-		.data.u64 = FSD_EV_CLIENT | c->slot,
+		.data.u64 = FSD_EV_CLIENT | c->id,
 	};
 
 	return epoll_ctl(d->epoll_fd, op, c->fd, &ev) ? -errno : 0;
@@ -330,11 +330,13 @@ static void client_read(struct fsd_daemon *d, struct fsd_client *c)
 	}
 }
 
-void fsd_server_client_event(struct fsd_daemon *d, __u32 slot, __u32 events)
+void fsd_server_client_event(struct fsd_daemon *d, __u64 id, __u32 events)
 {
-	struct fsd_client *c = slot < FSD_MAX_CLIENTS ? d->server.clients[slot] : NULL;
+	struct fsd_client *c = d->server.clients[id % FSD_MAX_CLIENTS];
 
-	if (!c)
+	/* An event left in this batch for a client closed meanwhile, whose
+	 * slot a newer one took, is not the newer one's. */
+	if (!c || c->id != id)
 		return;
 	if (c->state == FSD_CLIENT_READING)
 		client_read(d, c);

@@ -39,7 +39,8 @@
 /* File descriptors the daemon wants: every client, and its own. */
 #define FSD_NOFILE (FSD_MAX_CLIENTS + 256)
 
-/* epoll data of a client's fd: this bit, and the slot in the low bits. */
+/* epoll data of a client's fd: this bit, and the client's id (its slot
+ * is the id modulo FSD_MAX_CLIENTS). */
 #define FSD_EV_CLIENT (1ULL << 63)
 
 enum fsd_client_state {
@@ -80,8 +81,8 @@ struct json_object;
 int fsd_server_open(struct fsd_daemon *d);
 /* Accept the connections waiting on the listening socket. */
 void fsd_server_accept(struct fsd_daemon *d);
-/* An epoll event on a client's fd (data FSD_EV_CLIENT | slot). */
-void fsd_server_client_event(struct fsd_daemon *d, __u32 slot, __u32 events);
+/* An epoll event on a client's fd (data FSD_EV_CLIENT | id). */
+void fsd_server_client_event(struct fsd_daemon *d, __u64 id, __u32 events);
 /* A query thread finished a job: send its answer to its client if that
  * client still waits for it; frees the job. */
 void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# tap.sh - TAP output for the shell suites (tests/run.sh reads it).
+# tap.sh - TAP output for the shell suites in tests/integration (tests/run.sh
+# reads it); beside netns.sh, not among the suites, since it is not one.
 # Source it; it defines functions and two counters, nothing else:
 #
 #   ok DESC...            "ok N - DESC"
