@@ -62,6 +62,21 @@ static int grow(struct fsd_candidates *c)
 	return 0;
 }
 
+int fsd_candidates_reserve(struct fsd_candidates *c, __u64 n)
+{
+	__u64 want = c->count + n;
+	int err;
+
+	if (want > c->limit)
+		want = c->limit;
+	while (2 * want > c->capacity) {
+		err = grow(c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int fsd_candidates_add(struct fsd_candidates *c, const struct fs_flow_key *key,
 		       __u64 hash)
 {

@@ -40,6 +40,9 @@ void fsd_candidates_clear(struct fsd_candidates *c);
  */
 int fsd_candidates_add(struct fsd_candidates *c, const struct fs_flow_key *key,
 		       __u64 hash);
+/* Grow now, so that n more keys (up to the limit) are added without
+ * growing: 0 or -ENOMEM. */
+int fsd_candidates_reserve(struct fsd_candidates *c, __u64 n);
 size_t fsd_candidates_bytes(const struct fsd_candidates *c);
 /* The most a set of `limit` keys can take: the table it has once full. */
 size_t fsd_candidates_max_bytes(__u32 limit);

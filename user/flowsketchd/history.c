@@ -308,7 +308,6 @@ int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
 		    struct fsd_query_scratch *q, struct fsd_topk *t,
 		    struct fsd_span *span)
 {
-	struct fsd_span_select again = { 0 };
 	struct seen_arg a = { .q = q };
 	__u64 newest;
 	__u32 j;
@@ -323,11 +322,26 @@ int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
 	 * from the answer but are never estimated from a sum that lacks
 	 * them. */
 	fsd_candidates_clear(&q->seen);
-	again.windows = span->windows;
-	if (span->windows) {
-		ret = walk_span(h, &again, &newest, gather_window, &a);
+	for (j = 0; j < span->windows; j++) {
+		struct fsd_span_select one = { .windows = 1 };
+		__u64 below = newest - j, need;
+
+		/* Room for this window's candidates first, grown outside the
+		 * lock: growing rehashes the whole table, which would hold up
+		 * a commit.  The window's count is read under the lock, and
+		 * cannot change while the window exists. */
+		pthread_rwlock_rdlock(&h->lock);
+		need = window_of_gen(h, below - 1) ?
+		       window_of_gen(h, below - 1)->candidates.count : 0;
+		pthread_rwlock_unlock(&h->lock);
+		ret = fsd_candidates_reserve(&q->seen, need);
+		if (ret)
+			return ret;
+		ret = walk_span(h, &one, &below, gather_window, &a);
 		if (ret < 0)
 			return ret;
+		if (ret == 0)
+			break;	/* dropped by the ring meanwhile */
 	}
 	/* Estimates from the query's own sum: no lock. */
 	for (j = 0; j < q->seen.capacity; j++) {
