@@ -264,7 +264,6 @@ void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns)
 	if (late_ns < FSD_LATE_NS)
 		return;
 	r->late++;
-	r->late_total_ns += late_ns;
 	if (late_ns > r->late_max_ns)
 		r->late_max_ns = late_ns;
 }

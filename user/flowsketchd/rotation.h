@@ -54,7 +54,6 @@ struct fsd_rotation {
 	__u64 postponed;		/* rotations put off: slot not clean */
 	__u64 late;			/* rotations >= FSD_LATE_NS late */
 	__u64 late_max_ns;
-	__u64 late_total_ns;
 	/*
 	 * Every map access of a rotation goes through these two: reads of
 	 * the closed slot, its zeroing and the barrier.  fsd_rotation_init()

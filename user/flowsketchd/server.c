@@ -475,7 +475,6 @@ void fsd_server_accept(struct fsd_daemon *d)
 		c->deadline_ms = fsd_monotonic_ms() + FSD_CLIENT_TIMEOUT_MS;
 		s->clients[slot] = c;
 		s->nclients++;
-		s->accepted++;
 		if (client_watch(d, c, EPOLLIN, EPOLL_CTL_ADD)) {
 			client_close(d, c);
 			continue;

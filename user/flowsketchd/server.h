@@ -66,8 +66,7 @@ struct fsd_server {
 	struct fsd_client *clients[FSD_MAX_CLIENTS];
 	__u32 nclients;
 	__u64 next_id;
-	__u64 accepted;			/* counters for status */
-	__u64 refused;			/* table full */
+	__u64 refused;			/* counters for status: table full */
 	__u64 timeouts;			/* a deadline passed */
 	size_t out_bytes;		/* answers held for slow readers */
 	bool accept_paused;		/* out of file descriptors */

@@ -59,14 +59,14 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct fsd_job *job;
 
-		while (!w->todo && !w->stopping)
+		while (!w->queue && !w->stopping)
 			pthread_cond_wait(&w->wake, &w->lock);
 		if (w->stopping)
 			break;
-		job = w->todo;
-		w->todo = job->next;
-		if (!w->todo)
-			w->todo_tail = &w->todo;
+		job = w->queue;
+		w->queue = job->next;
+		if (!w->queue)
+			w->queue_tail = &w->queue;
 		pthread_mutex_unlock(&w->lock);
 
 		if (!__atomic_load_n(&job->cancelled, __ATOMIC_RELAXED))
@@ -98,7 +98,7 @@ int fsd_workers_start(struct fsd_workers *w, struct fsd_daemon *d)
 
 	memset(w, 0, sizeof(*w));
 	w->d = d;
-	w->todo_tail = &w->todo;
+	w->queue_tail = &w->queue;
 	w->event_fd = -1;
 	err = -pthread_mutex_init(&w->lock, NULL);
 	if (err)
@@ -166,9 +166,9 @@ void fsd_workers_stop(struct fsd_workers *w)
 	for (i = 0; i < w->started; i++)
 		pthread_join(w->threads[i], NULL);
 	w->started = 0;
-	free_jobs(w->todo);
+	free_jobs(w->queue);
 	free_jobs(w->done);
-	w->todo = w->done = NULL;
+	w->queue = w->done = NULL;
 	for (i = 0; i < w->scratch_ready; i++)
 		fsd_query_scratch_free(&w->scratch[i]);
 	w->scratch_ready = 0;
@@ -189,8 +189,8 @@ int fsd_workers_submit(struct fsd_workers *w, struct fsd_job *job)
 		err = -EBUSY;
 	} else {
 		job->next = NULL;
-		*w->todo_tail = job;
-		w->todo_tail = &job->next;
+		*w->queue_tail = job;
+		w->queue_tail = &job->next;
 		w->queued++;
 		pthread_cond_signal(&w->wake);
 	}

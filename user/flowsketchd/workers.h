@@ -56,9 +56,9 @@ struct fsd_workers {
 	unsigned int scratch_ready;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	struct fsd_job *todo, **todo_tail;
+	struct fsd_job *queue, **queue_tail;
 	struct fsd_job *done;
-	unsigned int queued;		/* jobs in todo or running */
+	unsigned int queued;		/* jobs in queue or running */
 	bool stopping;
 	int event_fd;			/* readable when done is not empty */
 };
