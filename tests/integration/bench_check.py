@@ -308,11 +308,13 @@ if rot:
            "depth %d: the rotation reads the sketch chunks, %d KiB" % (depth, sketch_kib),
            "it says %s KiB" % rot[0])
 if rot and cpy:
-    g = find(r"^  rotation / memcpy +%sx$" % NUM)
+    g = find(r"^  rotation / memcpy +%sx +target <= 3x: (met|MISSED)$" % NUM)
     report(g is not None, "depth %d: the rotation / memcpy ratio is printed" % depth, "no such line")
     if g:
         check_ratio("depth %d: rotation / memcpy = the figures' ratio" % depth,
                     g[0], float(rot[1]), rot[1], float(cpy[0]), cpy[0])
+        check_verdict("depth %d: the rotation's 3x verdict follows its figures" % depth,
+                      g[1], float(rot[1]) / float(cpy[0]), 3.0, True)
 if top and cpy:
     g = find(r"^  top-10 query / memcpy +%sx$" % NUM)
     report(g is not None, "depth %d: the query / memcpy ratio is printed" % depth, "no such line")

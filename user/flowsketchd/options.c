@@ -169,10 +169,10 @@ unsigned int fsd_options_windows_kept(const struct fsd_options *o)
 
 /*
  * The history at its fullest, the query threads' scratch, the rotation's
- * per-CPU images of the maps (rotation.c: every chunk of both slots, one
- * copy per possible CPU, plus one element's lookup buffer) and the
- * answers held for slow clients (server.h): all the memory the daemon's
- * windows and queries can take.
+ * two buffers of one map element on every possible CPU (rotation.c: the
+ * lookup buffer it folds from, and zeros) and the answers held for slow
+ * clients (server.h): all the memory the daemon's windows and queries can
+ * take.
  */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 {
@@ -180,10 +180,8 @@ unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 	int ncpus = libbpf_num_possible_cpus();
 	unsigned long long rotation;
 
-	rotation = (unsigned long long)(ncpus > 0 ? ncpus : 1) *
-		   (((unsigned long long)fs_cms_chunks(p, FS_NSLOTS) +
-		     fs_hll_chunks(p, FS_NSLOTS) + 1) *
-		    sizeof(struct fs_cms_chunk));
+	rotation = (unsigned long long)(ncpus > 0 ? ncpus : 1) * 2 *
+		   sizeof(struct fs_cms_chunk);
 	return fsd_history_max_bytes(p, fsd_options_windows_kept(o),
 				     o->max_candidates) +
 	       fsd_workers_max_bytes(p) + rotation + FSD_ANSWER_BYTES_MAX;

@@ -48,12 +48,9 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	r->hot_fd = bpf_map__fd(l->skel->maps.fs_hot);
 	r->barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier);
 	r->barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner);
-	r->n_cms = fs_cms_chunks(p, FS_NSLOTS);
-	r->n_hll = fs_hll_chunks(p, FS_NSLOTS);
-	r->cms = calloc((size_t)r->ncpus * r->n_cms, chunk);
-	r->hll = calloc((size_t)r->ncpus * r->n_hll, chunk);
 	r->value = calloc(r->ncpus, chunk);
-	if (!r->cms || !r->hll || !r->value) {
+	r->zeros = calloc(r->ncpus, chunk);
+	if (!r->value || !r->zeros) {
 		fsd_rotation_free(r);
 		return -ENOMEM;
 	}
@@ -69,12 +66,10 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 
 void fsd_rotation_free(struct fsd_rotation *r)
 {
-	free(r->cms);
-	free(r->hll);
 	free(r->value);
-	r->cms = NULL;
-	r->hll = NULL;
+	free(r->zeros);
 	r->value = NULL;
+	r->zeros = NULL;
 }
 
 /*
@@ -89,11 +84,14 @@ static void chunk_range(__u64 begin, __u64 end, unsigned int shift,
 }
 
 /*
- * Read chunks [first, last] of a per-CPU map into the per-CPU images
- * (image of CPU c at base + c * n chunks).
+ * Read chunks [first, last] of a per-CPU map and fold each CPU's copy
+ * into s as it comes (s NULL: read only).  The lookup buffer is the only
+ * copy: the fold reads it while it is still in this CPU's cache, and no
+ * image of the maps is kept, so the daemon's memory does not grow with
+ * CPUs times map size.
  */
-static int read_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
-		       __u32 first, __u32 last)
+static int read_chunks(struct fsd_rotation *r, int fd, bool cms, __u32 slot,
+		       __u32 first, __u32 last, struct fs_sketch *s)
 {
 	size_t chunk = sizeof(struct fs_cms_chunk);
 	unsigned int cpu;
@@ -102,26 +100,31 @@ static int read_chunks(struct fsd_rotation *r, int fd, void *base, __u32 n,
 	for (k = first; k <= last; k++) {
 		if (r->map_lookup(fd, &k, r->value))
 			return -errno;
-		for (cpu = 0; cpu < r->ncpus; cpu++)
-			memcpy((char *)base + ((size_t)cpu * n + k) * chunk,
-			       (char *)r->value + cpu * chunk, chunk);
+		for (cpu = 0; s && cpu < r->ncpus; cpu++) {
+			const void *c = (const char *)r->value + cpu * chunk;
+
+			if (cms)
+				fs_sketch_add_cms_chunk(s, slot, k, c);
+			else
+				fs_sketch_add_hll_chunk(s, slot, k, c);
+		}
 	}
 	return 0;
 }
 
 /*
- * Zero chunks [first, last] on every CPU.  Slots start on chunk boundaries
- * (cms.h, hll.h), so these chunks hold only the closed slot and no write
- * of the datapath, which is on the other slot now, can be lost.
+ * Zero chunks [first, last] on every CPU, from a buffer of zeros kept for
+ * it.  Slots start on chunk boundaries (cms.h, hll.h), so these chunks
+ * hold only the closed slot and no write of the datapath, which is on the
+ * other slot now, can be lost.
  */
 static int zero_chunks(struct fsd_rotation *r, int fd, __u32 first,
 		       __u32 last)
 {
 	__u32 k;
 
-	memset(r->value, 0, r->ncpus * sizeof(struct fs_cms_chunk));
 	for (k = first; k <= last; k++)
-		if (r->map_update(fd, &k, r->value, BPF_EXIST))
+		if (r->map_update(fd, &k, r->zeros, BPF_EXIST))
 			return -errno;
 	return 0;
 }
@@ -133,29 +136,16 @@ static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
 	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
 	__u32 first, last;
-	unsigned int cpu;
 	int err;
 
 	chunk_range(cell0, cell0 + fs_cms_cells_per_slot(p),
 		    FS_CMS_CHUNK_SHIFT, &first, &last);
-	err = read_chunks(r, r->cms_fd, r->cms, r->n_cms, first, last);
+	err = read_chunks(r, r->cms_fd, true, slot, first, last, s);
 	if (err)
 		return err;
 	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
 		    &first, &last);
-	err = read_chunks(r, r->hll_fd, r->hll, r->n_hll, first, last);
-	if (err)
-		return err;
-	if (!s)
-		return 0;
-	for (cpu = 0; cpu < r->ncpus; cpu++) {
-		err = fs_sketch_add_slot(s, r->cms + (size_t)cpu * r->n_cms,
-					 r->n_cms, r->hll + (size_t)cpu * r->n_hll,
-					 r->n_hll, slot);
-		if (err)
-			return err;
-	}
-	return 0;
+	return read_chunks(r, r->hll_fd, false, slot, first, last, s);
 }
 
 /*

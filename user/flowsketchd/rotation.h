@@ -41,10 +41,8 @@ struct fsd_rotation {
 	struct fs_sketch_params params;
 	int cms_fd, hll_fd, hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
-	__u32 n_cms, n_hll;		/* chunks of all slots */
-	struct fs_cms_chunk *cms;	/* ncpus images of n_cms chunks */
-	struct fs_hll_chunk *hll;	/* ncpus images of n_hll chunks */
-	void *value;			/* one element, all CPUs */
+	void *value;			/* one element, all CPUs: lookups */
+	void *zeros;			/* one element of zeros, all CPUs */
 	__u64 seq;			/* the window the datapath writes */
 	__u64 start_ns;			/* when it began, fsd_now_ns() */
 	struct fs_window_totals last;	/* the last window closed */

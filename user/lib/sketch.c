@@ -59,41 +59,88 @@ size_t fs_sketch_bytes(const struct fs_sketch_params *p)
 	       fs_hll_regs_per_slot(p);
 }
 
+/*
+ * The part of [lo, hi) (one chunk's global numbers) that is inside
+ * [first, first + n) (one slot's): [*b, *e), empty when *b >= *e.
+ */
+static void slot_overlap(__u64 lo, __u64 hi, __u64 first, __u64 n,
+			 __u64 *b, __u64 *e)
+{
+	*b = lo > first ? lo : first;
+	*e = hi < first + n ? hi : first + n;
+}
+
+int fs_sketch_add_cms_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
+			    const struct fs_cms_chunk *c)
+{
+	const struct fs_sketch_params *p = &s->params;
+	__u64 first, b, e, i;
+	struct fs_cms_cell *dst;
+	const struct fs_cms_cell *src;
+
+	if (slot >= p->nslots)
+		return -EINVAL;
+	first = fs_cms_cell_number(p, slot, 0, 0);
+	slot_overlap((__u64)chunk << FS_CMS_CHUNK_SHIFT,
+		     ((__u64)chunk + 1) << FS_CMS_CHUNK_SHIFT, first,
+		     fs_cms_cells_per_slot(p), &b, &e);
+	if (b >= e)
+		return 0;
+	/* Straight loops over both arrays, so that the compiler
+	 * vectorizes them: a rotation folds every cell of every CPU. */
+	dst = s->cms + (b - first);
+	src = c->cells + (b & FS_CMS_CHUNK_MASK);
+	for (i = 0; i < e - b; i++) {
+		dst[i].packets += fs_cms_count(src[i].packets);
+		dst[i].bytes += fs_cms_count(src[i].bytes);
+	}
+	return 0;
+}
+
+int fs_sketch_add_hll_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
+			    const struct fs_hll_chunk *c)
+{
+	const struct fs_sketch_params *p = &s->params;
+	__u64 first, b, e, i;
+	const __u8 *src;
+	__u8 *dst;
+
+	if (slot >= p->nslots)
+		return -EINVAL;
+	first = fs_hll_register_number(p, slot, 0, 0);
+	slot_overlap((__u64)chunk << FS_HLL_CHUNK_SHIFT,
+		     ((__u64)chunk + 1) << FS_HLL_CHUNK_SHIFT, first,
+		     fs_hll_regs_per_slot(p), &b, &e);
+	if (b >= e)
+		return 0;
+	dst = s->hll + (b - first);
+	src = c->regs + (b & FS_HLL_CHUNK_MASK);
+	for (i = 0; i < e - b; i++)
+		dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+	return 0;
+}
+
 int fs_sketch_add_slot(struct fs_sketch *s,
 		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
 		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
 		       __u32 slot)
 {
 	const struct fs_sketch_params *p = &s->params;
-	__u64 ncells = fs_cms_cells_per_slot(p);
-	__u64 nregs = fs_hll_regs_per_slot(p);
-	__u64 first, i, g;
+	__u32 k;
 
 	if (slot >= p->nslots)
 		return -EINVAL;
 	/* A slot's cells (and registers) are consecutive in the global
 	 * numbering of cms.h (hll.h), from the slot's first one on. */
 	if ((__u64)n_cms_chunks * FS_CMS_CHUNK_CELLS <
-		    fs_cms_cell_number(p, slot, 0, 0) + ncells ||
+		    fs_cms_cell_number(p, slot, 0, 0) + fs_cms_cells_per_slot(p) ||
 	    (__u64)n_hll_chunks * FS_HLL_CHUNK_REGS <
-		    fs_hll_register_number(p, slot, 0, 0) + nregs)
+		    fs_hll_register_number(p, slot, 0, 0) + fs_hll_regs_per_slot(p))
 		return -EINVAL;
-
-	first = fs_cms_cell_number(p, slot, 0, 0);
-	for (i = 0; i < ncells; i++) {
-		const struct fs_cms_cell *c;
-
-		g = first + i;
-		c = &cms_chunks[g >> FS_CMS_CHUNK_SHIFT].cells[g & FS_CMS_CHUNK_MASK];
-		s->cms[i].packets += fs_cms_count(c->packets);
-		s->cms[i].bytes += fs_cms_count(c->bytes);
-	}
-	first = fs_hll_register_number(p, slot, 0, 0);
-	for (i = 0; i < nregs; i++) {
-		g = first + i;
-		fs_hll_register_max(&s->hll[i],
-				    hll_chunks[g >> FS_HLL_CHUNK_SHIFT].regs[g & FS_HLL_CHUNK_MASK]);
-	}
+	for (k = 0; k < n_cms_chunks; k++)
+		fs_sketch_add_cms_chunk(s, slot, k, &cms_chunks[k]);
+	for (k = 0; k < n_hll_chunks; k++)
+		fs_sketch_add_hll_chunk(s, slot, k, &hll_chunks[k]);
 	return 0;
 }
 

@@ -52,6 +52,16 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
 		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
 		       __u32 slot);
+/*
+ * Fold one CPU's copy of one chunk (map element `chunk`, as the maps hold
+ * it) into s: the cells (registers) of slot that the chunk holds, none if
+ * it holds none.  What a rotation does with each element it reads, so
+ * that it never needs an image of all chunks.  -EINVAL for a bad slot.
+ */
+int fs_sketch_add_cms_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
+			    const struct fs_cms_chunk *c);
+int fs_sketch_add_hll_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
+			    const struct fs_hll_chunk *c);
 /* s->totals += t, e.g. one CPU's totals of the window (fs_hot, maps.h). */
 void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t);
 
