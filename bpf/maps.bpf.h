@@ -37,8 +37,9 @@ volatile struct fs_sketch_params fs_params SEC(".rodata") = {
 };
 /* The per-packet hash key, fs_hash_key_derive(&fs_params.secret): the
  * loader expands it once so that the datapath never runs SipHash.  Not
- * const, for the same reason as fs_params. */
-volatile struct fs_hash_key fs_hash_key SEC(".rodata");
+ * const, for the same reason as fs_params; on a line of its own, so that
+ * an IPv4 packet reads two lines of it (hash.h, "IPv4"). */
+volatile struct fs_hash_key fs_hash_key SEC(".rodata") __attribute__((aligned(64)));
 /* 1: call the flowsketch kernel module's kfuncs (kmod/); 0: pure BPF. */
 const volatile __u32 fs_use_kfunc = 0;
 

@@ -38,7 +38,7 @@ extern int bpf_flowsketch_update(struct fs_kfunc_args *args, __u32 args__sz,
 
 /*
  * The kfunc's argument block lives in a per-CPU map value, not on the
- * stack: with the 224-byte hash key it would not fit the 512-byte BPF stack
+ * stack: with the 304-byte hash key it would not fit the 512-byte BPF stack
  * beside the rest of the datapath, and the parameters and key, copied once
  * per CPU (when the block is still zero), need no copy per packet.
  */

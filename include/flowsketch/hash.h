@@ -125,7 +125,7 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  * ten times the parser; this is twelve multiplications.  Why keyed at all:
  * with a public function an attacker crafts flows that share every
  * Count-Min cell with a victim, or pile onto one HyperLogLog register.
- * The key (176 bytes, and 48 of IPv4 constants) is derived from the
+ * The key (176 bytes, and 128 of IPv4 terms) is derived from the
  * 128-bit secret with SipHash-2-4 in counter mode (fs_hash_key_derive());
  * its outputs are never exposed, so universal hashing is what resists
  * such attacks (as in UMAC's NH).
@@ -141,28 +141,45 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  * universal; sharing keys between them correlates hashes of different
  * sketches, which no sketch's analysis cares about.
  *
- * IPv4.  An IPv4 key has zero in chunks 3..5 and 7..9 (flow_key.h), so the
- * pairs (src 2, src 3) and (dst 2, dst 3) are the constants a_5 a_6 and
- * a_9 a_10, the first address pair is a_3 (a_4 + x_2) (a_7 (a_8 + x_6)
- * for the destination), and a_0 plus the family term is a constant too.
- * The key carries those constants (fs_hash_key_ipv4_terms()), and a key of
- * family 4 whose high chunks are zero takes three products per half
- * instead of six: the same sums mod 2^64, so the same bits, for half the
- * multiplications on the commonest traffic.
+ * IPv4.  An IPv4 key has zero in chunks 3..5 and 7..9 (flow_key.h), so
+ * each pair that holds one of them is constant or linear in its other
+ * chunk: (src 0, src 1) = (x_2, 0) gives a_3 (a_4 + x_2) = a_3 a_4 + a_3 x_2,
+ * (src 2, src 3) = (0, 0) gives a_5 a_6, and the same for the destination
+ * with a_7 .. a_10 and x_6.  Per half, then,
+ *     flow = K_flow + (a_1 + x_1) (a_2 + x_0) + a_3 x_2 + a_7 x_6
+ *     src  = K_src  + a_3 x_2
+ *     dst  = K_dst  + a_7 x_6
+ *     K_flow = a_0 + a_3 a_4 + a_5 a_6 + a_7 a_8 + a_9 a_10
+ *     K_src  = a_0 + a_1 (a_2 + 4) + a_3 a_4 + a_5 a_6
+ *     K_dst  = a_0 + a_1 (a_2 + 4) + a_7 a_8 + a_9 a_10
+ * The same sums mod 2^64, so the same bits, for three products per half
+ * instead of six, from seven words per half that the key keeps together
+ * in its first two cache lines (fs_hash_key.v4, filled by
+ * fs_hash_key_ipv4_terms()): the commonest traffic reads 128 bytes of key,
+ * not the 224 of four lines it took when the terms lay between the pair
+ * keys.  A key of family 4 whose high chunks are zero takes this path.
  */
 #define FS_HASH_PAIRS 5
 #define FS_HASH_KEY_WORDS (1 + 2 * FS_HASH_PAIRS)
 
-enum fs_hash_ipv4_term {
-	FS_HASH_V4_SRC_HIGH = 0,	/* a_5 a_6: (src 2, src 3) = (0, 0) */
-	FS_HASH_V4_DST_HIGH = 1,	/* a_9 a_10: (dst 2, dst 3) = (0, 0) */
-	FS_HASH_V4_BASE = 2,		/* a_0 + a_1 (a_2 + 4): family term */
-	FS_HASH_V4_TERMS = 3,
+enum fs_hash_v4_word {
+	FS_HASH_V4_FLOW = 0,		/* K_flow (see "IPv4" above) */
+	FS_HASH_V4_SRC,			/* K_src */
+	FS_HASH_V4_DST,			/* K_dst */
+	FS_HASH_V4_A1,			/* a_1, a_2: the (family|proto, ports) pair */
+	FS_HASH_V4_A2,
+	FS_HASH_V4_A3,			/* a_3: times the source address */
+	FS_HASH_V4_A7,			/* a_7: times the destination address */
+	FS_HASH_V4_WORDS = 8,		/* one spare: a half is one line */
 };
 
+/*
+ * v4 first, and the datapath's copy aligned to a line (fs_hash_key in
+ * bpf/maps.bpf.h), so that the IPv4 path reads exactly its lines 0 and 1.
+ */
 struct fs_hash_key {
+	__u64 v4[2][FS_HASH_V4_WORDS];	/* [half][enum fs_hash_v4_word] */
 	__u64 a[2][FS_HASH_KEY_WORDS];	/* [half][0: a_0, 1..10: pair keys] */
-	__u64 ipv4[2][FS_HASH_V4_TERMS];	/* [half][enum fs_hash_ipv4_term] */
 };
 
 struct fs_packet_hashes {
@@ -181,7 +198,7 @@ FS_INLINE __u64 fs_pair_term(const __u64 *a, __u32 pair, __u32 lo, __u32 hi)
 	return (a[1 + 2 * pair] + hi) * (a[2 + 2 * pair] + lo);
 }
 
-/* Fill key->ipv4 from key->a (see "IPv4" above); whoever sets key->a by
+/* Fill key->v4 from key->a (see "IPv4" above); whoever sets key->a by
  * hand calls this after. */
 FS_INLINE void fs_hash_key_ipv4_terms(struct fs_hash_key *key)
 {
@@ -189,11 +206,19 @@ FS_INLINE void fs_hash_key_ipv4_terms(struct fs_hash_key *key)
 
 	for (half = 0; half < 2; half++) {
 		const __u64 *a = key->a[half];
+		__u64 *v = key->v4[half];
+		__u64 src = fs_pair_term(a, 1, 0, 0) + fs_pair_term(a, 2, 0, 0);
+		__u64 dst = fs_pair_term(a, 3, 0, 0) + fs_pair_term(a, 4, 0, 0);
+		__u64 fam = a[0] + fs_pair_term(a, 0, FS_FAMILY_IPV4, 0);
 
-		key->ipv4[half][FS_HASH_V4_SRC_HIGH] = fs_pair_term(a, 2, 0, 0);
-		key->ipv4[half][FS_HASH_V4_DST_HIGH] = fs_pair_term(a, 4, 0, 0);
-		key->ipv4[half][FS_HASH_V4_BASE] =
-			a[0] + fs_pair_term(a, 0, FS_FAMILY_IPV4, 0);
+		v[FS_HASH_V4_FLOW] = a[0] + src + dst;
+		v[FS_HASH_V4_SRC] = fam + src;
+		v[FS_HASH_V4_DST] = fam + dst;
+		v[FS_HASH_V4_A1] = a[1];
+		v[FS_HASH_V4_A2] = a[2];
+		v[FS_HASH_V4_A3] = a[3];
+		v[FS_HASH_V4_A7] = a[7];
+		v[FS_HASH_V4_WORDS - 1] = 0;
 	}
 }
 
@@ -223,7 +248,7 @@ FS_INLINE void fs_packet_hash_finish(const __u64 flow[2], const __u64 src[2],
 }
 
 /* The fs_packet_hash() of an IPv4 key whose chunks 3..5 and 7..9 are zero
- * (see "IPv4" above): the same sums, with the constant terms from k. */
+ * (see "IPv4" above): the same sums, from k->v4. */
 FS_INLINE void fs_packet_hash_ipv4(const fs_alias_u32 *x,
 				   const struct fs_hash_key *k,
 				   struct fs_packet_hashes *out)
@@ -233,14 +258,15 @@ FS_INLINE void fs_packet_hash_ipv4(const fs_alias_u32 *x,
 
 	FS_UNROLL
 	for (half = 0; half < 2; half++) {
-		const __u64 *a = k->a[half], *c = k->ipv4[half];
-		__u64 t_src = fs_pair_term(a, 1, x[2], 0) + c[FS_HASH_V4_SRC_HIGH];
-		__u64 t_dst = fs_pair_term(a, 3, x[6], 0) + c[FS_HASH_V4_DST_HIGH];
+		const __u64 *v = k->v4[half];
+		__u64 t_src = v[FS_HASH_V4_A3] * x[2];
+		__u64 t_dst = v[FS_HASH_V4_A7] * x[6];
 
-		flow[half] = (a[0] + fs_pair_term(a, 0, x[0], x[1]) + t_src +
-			      t_dst) >> 32;
-		src[half] = (c[FS_HASH_V4_BASE] + t_src) >> 32;
-		dst[half] = (c[FS_HASH_V4_BASE] + t_dst) >> 32;
+		flow[half] = (v[FS_HASH_V4_FLOW] +
+			      (v[FS_HASH_V4_A1] + x[1]) * (v[FS_HASH_V4_A2] + x[0]) +
+			      t_src + t_dst) >> 32;
+		src[half] = (v[FS_HASH_V4_SRC] + t_src) >> 32;
+		dst[half] = (v[FS_HASH_V4_DST] + t_dst) >> 32;
 	}
 	fs_packet_hash_finish(flow, src, dst, out);
 }

@@ -31,15 +31,15 @@
  * nslots), or FS_UPDATE_ENOENT (-ENOENT) as fs_sketch_update() does.  On
  * success args->u.hash and args->u.report are set, as by the BPF path.
  *
- * Layout of struct fs_kfunc_args (336 bytes, no padding):
+ * Layout of struct fs_kfunc_args (416 bytes, no padding):
  *   off size field
  *     0   32 params   the program's fs_params (params.h), copied from
  *                     .rodata: a kfunc has at most five arguments, and
  *                     carrying the parameters with the packet is what lets
  *                     one module serve programs loaded with different ones
- *    32  224 key      the program's fs_hash_key (hash.h), derived from
+ *    32  304 key      the program's fs_hash_key (hash.h), derived from
  *                     params.secret at load; copied for the same reason
- *   256   80 u        struct fs_packet_update (packet_update.h), in and out
+ *   336   80 u        struct fs_packet_update (packet_update.h), in and out
  *
  * The module is named FS_KFUNC_MODULE; user space decides whether to set
  * fs_use_kfunc before load by testing for FS_KFUNC_BTF_PATH (Debian's
@@ -62,6 +62,6 @@ struct fs_kfunc_args {
 	struct fs_packet_update u;
 };
 
-_Static_assert(sizeof(struct fs_kfunc_args) == 336, "kfunc ABI");
+_Static_assert(sizeof(struct fs_kfunc_args) == 416, "kfunc ABI");
 
 #endif /* FLOWSKETCH_KFUNC_H */

@@ -237,12 +237,17 @@ static void test_ipv4_path_equals_general_formula(void **state)
 			fs_hash_key_ipv4_terms(&key);
 		}
 		for (half = 0; half < 2; half++) {
-			const __u64 *a = key.a[half];
+			const __u64 *a = key.a[half], *v = key.v4[half];
+			__u64 fam = a[0] + a[1] * (a[2] + FS_FAMILY_IPV4);
 
-			assert_int_equal(key.ipv4[half][FS_HASH_V4_SRC_HIGH], a[5] * a[6]);
-			assert_int_equal(key.ipv4[half][FS_HASH_V4_DST_HIGH], a[9] * a[10]);
-			assert_int_equal(key.ipv4[half][FS_HASH_V4_BASE],
-					 a[0] + a[1] * (a[2] + FS_FAMILY_IPV4));
+			assert_int_equal(v[FS_HASH_V4_FLOW], a[0] + a[3] * a[4] +
+					 a[5] * a[6] + a[7] * a[8] + a[9] * a[10]);
+			assert_int_equal(v[FS_HASH_V4_SRC], fam + a[3] * a[4] + a[5] * a[6]);
+			assert_int_equal(v[FS_HASH_V4_DST], fam + a[7] * a[8] + a[9] * a[10]);
+			assert_int_equal(v[FS_HASH_V4_A1], a[1]);
+			assert_int_equal(v[FS_HASH_V4_A2], a[2]);
+			assert_int_equal(v[FS_HASH_V4_A3], a[3]);
+			assert_int_equal(v[FS_HASH_V4_A7], a[7]);
 		}
 		memset(&k, 0, sizeof(k));
 		k.family = FS_FAMILY_IPV4;
@@ -273,7 +278,7 @@ static void test_ipv4_path_equals_general_formula(void **state)
 	k.src[15] = 1;
 	fs_hash_key_derive(&ref_secret, &key);
 	ref = ref_packet_hash(&k, &key);
-	memset(key.ipv4, 0xa5, sizeof(key.ipv4));
+	memset(key.v4, 0xa5, sizeof(key.v4));
 	assert_int_equal(packet_hash(&k, &key).flow, ref.flow);
 	/* And a well-formed IPv4 key does read them. */
 	k.src[15] = 0;
