@@ -15,8 +15,8 @@
  * frames it counts (not IP, malformed, non-first fragments, reports).  On
  * this kernel array and per-CPU array lookups are inlined by the verifier
  * into a few instructions each, so none of these is a real helper call;
- * the only helper calls are the ring buffer output and
- * bpf_get_smp_processor_id(), both only when a flow crosses a threshold,
+ * the only helper calls are the ring buffer output, its two queries and
+ * bpf_get_smp_processor_id(), all only when a flow crosses a threshold,
  * which happens at most once per flow, metric, CPU and window (cms.h,
  * "Heavy-hitter reporting").
  *
@@ -35,6 +35,25 @@
 #include "parse.bpf.h"
 #include "sketch_update.bpf.h"
 
+/*
+ * Whether a report wakes the daemon.  By default the ring buffer wakes its
+ * reader whenever a record lands in an empty ring, and a daemon that keeps
+ * up finds it empty every time: one wakeup (an irq_work on this CPU, a
+ * wakeup of the daemon's thread on another) per report, about 1 / phi of
+ * them per window and CPU.  The daemon needs reports only by the end of
+ * their window, when the rotation drains the ring anyway (rotation.c), and
+ * in between only so that the ring never fills: so a report wakes it only
+ * once the ring holds a quarter of its size, which leaves three quarters
+ * for the records that arrive before the daemon has read.
+ */
+static __always_inline __u64 fs_report_wakeup(void)
+{
+	__u64 avail = bpf_ringbuf_query(&fs_reports, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&fs_reports, BPF_RB_RING_SIZE);
+
+	return avail >= size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 /* Tell the daemon that u->key crossed a threshold in window seq. */
 static __always_inline void fs_datapath_report(const struct fs_packet_update *u,
 					       __u64 seq)
@@ -47,7 +66,7 @@ static __always_inline void fs_datapath_report(const struct fs_packet_update *u,
 		.cpu = bpf_get_smp_processor_id(),
 	};
 
-	if (bpf_ringbuf_output(&fs_reports, &r, sizeof(r), 0))
+	if (bpf_ringbuf_output(&fs_reports, &r, sizeof(r), fs_report_wakeup()))
 		fs_stat_inc(FS_STAT_REPORTS_DROPPED);
 	else
 		fs_stat_inc(FS_STAT_REPORTS);
