@@ -42,6 +42,27 @@ static __always_inline bool fs_map_fits(const struct bpf_map *map,
 	       map->max_entries >= min_entries;
 }
 
+/*
+ * The update at the default sizes, with the sizes as constants: the
+ * compiler then unrolls the rows exactly, shifts by immediates and drops
+ * the depth tests, which is what native code can do and the JIT cannot
+ * (the BPF program learns its sizes at load, as values).  Same function,
+ * same state: only the sizes are known earlier.
+ */
+static __always_inline int
+fs_update_default_sizes(struct fs_update_env *env,
+			const struct fs_sketch_params *p,
+			const struct fs_hash_key *key, struct fs_packet_update *u)
+{
+	struct fs_sketch_params known = *p;
+
+	known.cms_depth = FS_DEFAULT_CMS_DEPTH;
+	known.cms_log2_width = FS_DEFAULT_CMS_LOG2W;
+	known.hll_p = FS_DEFAULT_HLL_P;
+	known.nslots = FS_NSLOTS;
+	return fs_sketch_update(env, &known, key, u);
+}
+
 __bpf_kfunc_start_defs();
 
 /**
@@ -80,6 +101,11 @@ __bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
 
 	env.cms = container_of(cms, struct bpf_array, map);
 	env.hll = container_of(hll, struct bpf_array, map);
+	if (params.cms_depth == FS_DEFAULT_CMS_DEPTH &&
+	    params.cms_log2_width == FS_DEFAULT_CMS_LOG2W &&
+	    params.hll_p == FS_DEFAULT_HLL_P && params.nslots == FS_NSLOTS)
+		return fs_update_default_sizes(&env, &params, &args->key,
+					       &args->u);
 	return fs_sketch_update(&env, &params, &args->key, &args->u);
 }
 

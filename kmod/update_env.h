@@ -21,6 +21,7 @@
 
 #include <linux/bpf.h>
 #include <linux/percpu.h>
+#include <linux/prefetch.h>
 #include "flowsketch/cms.h"
 #include "flowsketch/hll.h"
 
@@ -28,6 +29,10 @@ struct fs_update_env {
 	struct bpf_array *cms;
 	struct bpf_array *hll;
 };
+
+/* Native code can ask for a line before it needs it (update.h): for
+ * writing, since every line a packet touches is written. */
+#define fs_env_prefetch(ptr) prefetchw(ptr)
 
 static __always_inline void *fs_env_percpu_elem(struct bpf_array *array,
 						u32 index)

@@ -30,9 +30,22 @@
 #include "hll.h"
 #include "packet_update.h"
 
-FS_INLINE int fs_hll_add(struct fs_update_env *env,
-			 const struct fs_sketch_params *p, __u32 slot,
-			 __u32 sketch, __u64 h)
+/*
+ * A build may prefetch: the module defines fs_env_prefetch() as
+ * prefetchw() (BPF has no prefetch instruction, user space does not need
+ * one).  The update finds every line a packet needs before it touches any
+ * of them, so that the d + 3 misses overlap instead of following each
+ * other.
+ */
+#ifndef fs_env_prefetch
+#define fs_env_prefetch(ptr) ((void)(ptr))
+#endif
+
+/* The register of flow hash h in HyperLogLog `sketch` of slot, or NULL
+ * when its chunk does not exist. */
+FS_INLINE __u8 *fs_hll_register(struct fs_update_env *env,
+				const struct fs_sketch_params *p, __u32 slot,
+				__u32 sketch, __u64 h)
 {
 	__u64 reg = fs_hll_register_number(p, slot, sketch,
 					   fs_hll_index(h, p->hll_p));
@@ -40,10 +53,8 @@ FS_INLINE int fs_hll_add(struct fs_update_env *env,
 
 	chunk = fs_env_hll_chunk(env, (__u32)(reg >> FS_HLL_CHUNK_SHIFT));
 	if (!chunk)
-		return FS_UPDATE_ENOENT;
-	fs_hll_register_max(&chunk->regs[reg & FS_HLL_CHUNK_MASK],
-			    fs_hll_rank(h, p->hll_p));
-	return 0;
+		return 0;
+	return &chunk->regs[reg & FS_HLL_CHUNK_MASK];
 }
 
 /*
@@ -73,6 +84,7 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	 * every store would force them to be loaded again. */
 	const struct fs_sketch_params copy = *params, *p = &copy;
 	struct fs_cms_cell *cell[FS_CMS_MAX_DEPTH];
+	__u8 *reg[FS_HLL_NSKETCH];
 	struct fs_packet_hashes h;
 	struct fs_cms_columns cols;
 	/* Counters stay below 2^63, as fs_min_u63 requires. */
@@ -83,17 +95,18 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	__u64 flagged_packets = ~0ULL, flagged_bytes = ~0ULL;
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
-	int err;
 
 	fs_packet_hash(&u->key, k, &h);
 	u->hash = h.flow;
 	u->report = 0;
 
+	/* Find every cell and register first, then update: nothing is
+	 * written unless all of them exist, and the lines can be fetched
+	 * together (fs_env_prefetch above). */
 	fs_cms_columns_init(&cols, h.flow, p->cms_log2_width);
 FS_UNROLL
 	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 		struct fs_cms_chunk *chunk;
-		struct fs_cms_cell *c;
 		__u64 n;
 
 		/* continue, not break: clang cannot fully unroll a loop with
@@ -106,8 +119,25 @@ FS_UNROLL
 		chunk = fs_env_cms_chunk(env, (__u32)(n >> FS_CMS_CHUNK_SHIFT));
 		if (!chunk)
 			return FS_UPDATE_ENOENT;
-		c = &chunk->cells[n & FS_CMS_CHUNK_MASK];
-		cell[row] = c;
+		cell[row] = &chunk->cells[n & FS_CMS_CHUNK_MASK];
+		fs_env_prefetch(cell[row]);
+	}
+	reg[FS_HLL_FLOWS] = fs_hll_register(env, p, u->slot, FS_HLL_FLOWS, h.flow);
+	reg[FS_HLL_SOURCES] = fs_hll_register(env, p, u->slot, FS_HLL_SOURCES, h.src);
+	reg[FS_HLL_DESTS] = fs_hll_register(env, p, u->slot, FS_HLL_DESTS, h.dst);
+	if (!reg[FS_HLL_FLOWS] || !reg[FS_HLL_SOURCES] || !reg[FS_HLL_DESTS])
+		return FS_UPDATE_ENOENT;
+	fs_env_prefetch(reg[FS_HLL_FLOWS]);
+	fs_env_prefetch(reg[FS_HLL_SOURCES]);
+	fs_env_prefetch(reg[FS_HLL_DESTS]);
+
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+		struct fs_cms_cell *c;
+
+		if (row >= depth)
+			continue;
+		c = cell[row];
 		flagged_packets &= c->packets;
 		flagged_bytes &= c->bytes;
 		min_packets = fs_min_u63(fs_cms_count(c->packets), min_packets);
@@ -154,13 +184,10 @@ FS_UNROLL
 		}
 	}
 
-	err = fs_hll_add(env, p, u->slot, FS_HLL_FLOWS, h.flow);
-	if (err)
-		return err;
-	err = fs_hll_add(env, p, u->slot, FS_HLL_SOURCES, h.src);
-	if (err)
-		return err;
-	return fs_hll_add(env, p, u->slot, FS_HLL_DESTS, h.dst);
+	fs_hll_register_max(reg[FS_HLL_FLOWS], fs_hll_rank(h.flow, p->hll_p));
+	fs_hll_register_max(reg[FS_HLL_SOURCES], fs_hll_rank(h.src, p->hll_p));
+	fs_hll_register_max(reg[FS_HLL_DESTS], fs_hll_rank(h.dst, p->hll_p));
+	return 0;
 }
 
 #endif /* FLOWSKETCH_UPDATE_H */

@@ -319,9 +319,15 @@ out:
 	kfunc_probe__destroy(skel);
 }
 
-static void fs_vm_probe_run(bool conservative)
+/*
+ * other_sizes: d = 3, w = 2^10, p = 12 instead of the defaults, for which
+ * the module runs a copy of the update compiled with the sizes as
+ * constants (kmod/kfunc.c): both copies must give the BPF path's state.
+ */
+static void fs_vm_probe_run(bool conservative, bool other_sizes)
 {
-	const char *what = conservative ? "probe, conservative update" :
+	const char *what = other_sizes ? "probe, d 3, w 1024, p 12" :
+			   conservative ? "probe, conservative update" :
 					  "probe, standard update";
 	struct kfunc_probe *kf = NULL, *bp = NULL;
 	struct fs_vm_sent sent = {};
@@ -334,6 +340,12 @@ static void fs_vm_probe_run(bool conservative)
 	fs_vm_params(&p);
 	if (conservative)
 		p.flags |= FS_PARAM_F_CONSERVATIVE;
+	if (other_sizes) {
+		p.cms_depth = 3;
+		p.cms_log2_width = 10;
+		p.hll_p = 12;
+		rng = 3;
+	}
 	kf = fs_vm_probe_open(&p, true);
 	fs_vm_tap(kf, "%s: kfunc variant loads (XDP, tc, fentry)%s%s", what,
 		  kf ? "" : ": ", kf ? "" : strerror(errno));
@@ -363,7 +375,7 @@ static void fs_vm_probe_run(bool conservative)
 		fs_vm_tap(fs_vm_rows_sum_to(bpf_map__fd(kf->maps.fs_cms), &p, &sent),
 			  "%s: every Count-Min row of the kfunc's sketch sums to the packets and bytes sent",
 			  what);
-	if (conservative)
+	if (conservative || other_sizes)
 		goto out;
 	fs_vm_probe_tc(kf, bp, &m, &rng);
 	fs_vm_probe_fentry(kf);
@@ -377,6 +389,7 @@ out:
 
 void fs_vm_test_probe(void)
 {
-	fs_vm_probe_run(false);
-	fs_vm_probe_run(true);
+	fs_vm_probe_run(false, false);
+	fs_vm_probe_run(true, false);
+	fs_vm_probe_run(false, true);
 }
