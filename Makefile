@@ -151,7 +151,8 @@ $(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
 # them.  NAME:TEST:FLAG
 MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            report_no_flags:test_model:FS_MUTANT_REPORT_NO_FLAGS \
-           report_crossing:test_model:FS_MUTANT_REPORT_CROSSING
+           report_crossing:test_model:FS_MUTANT_REPORT_CROSSING \
+           report_skip_at:test_model:FS_MUTANT_REPORT_SKIP_AT
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 define mutant_rule

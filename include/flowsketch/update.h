@@ -58,6 +58,53 @@ FS_INLINE __u8 *fs_hll_register(struct fs_update_env *env,
 }
 
 /*
+ * The row minimum of a flow's cells (its estimate) and the AND of their
+ * raw counters (bit 63 set iff every cell carries the report flag), for
+ * packets and bytes.  Branch-free (fs_min_u63): cells are random, so a
+ * compare-and-branch would mispredict about every other row.
+ */
+FS_INLINE void fs_cms_rows_scan(struct fs_cms_cell *const *cell, __u32 depth,
+				__u64 *min_packets, __u64 *min_bytes,
+				__u64 *flagged_packets, __u64 *flagged_bytes)
+{
+	/* Counters stay below 2^63, as fs_min_u63 requires. */
+	__u64 mp = 0x7fffffffffffffffULL, mb = 0x7fffffffffffffffULL;
+	__u64 fp = ~0ULL, fb = ~0ULL;
+	__u32 row;
+
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+		const struct fs_cms_cell *c;
+
+		if (row >= depth)
+			continue;
+		c = cell[row];
+		fp &= c->packets;
+		fb &= c->bytes;
+		mp = fs_min_u63(fs_cms_count(c->packets), mp);
+		mb = fs_min_u63(fs_cms_count(c->bytes), mb);
+	}
+	*min_packets = mp;
+	*min_bytes = mb;
+	*flagged_packets = fp;
+	*flagged_bytes = fb;
+}
+
+/* Whether a flow whose row-0 cell is c (after this packet) can have
+ * reached a non-zero threshold: its estimate is at most that cell. */
+FS_INLINE int fs_cms_may_reach(const struct fs_cms_cell *c, __u64 thresh_packets,
+			       __u64 thresh_bytes)
+{
+#ifdef FS_MUTANT_REPORT_SKIP_AT	/* `make mutants` only: skips the report
+					   of a flow that just reached T */
+	return (thresh_packets && fs_cms_count(c->packets) > thresh_packets) ||
+	       (thresh_bytes && fs_cms_count(c->bytes) > thresh_bytes);
+#endif
+	return (thresh_packets && fs_cms_count(c->packets) >= thresh_packets) ||
+	       (thresh_bytes && fs_cms_count(c->bytes) >= thresh_bytes);
+}
+
+/*
  * Count one packet of u->bytes bytes for flow u->key in slot u->slot:
  * Count-Min packets and bytes, distinct flows, sources and destinations,
  * and decide whether the flow is to be reported (cms.h, "Heavy-hitter
@@ -68,11 +115,10 @@ FS_INLINE __u8 *fs_hll_register(struct fs_update_env *env,
  * Returns 0 or FS_UPDATE_ENOENT; sets u->hash and u->report.
  *
  * The row minimum (the flow's estimate before this packet) is needed by
- * conservative update and by the report threshold.  Standard update gets
- * it in the same pass that adds to the cells; conservative update needs
- * it before it writes, so it takes a second pass.  The minimum is taken
- * without branches (fs_min_u63): cells are random, so a compare-and-branch
- * would mispredict about every other row.
+ * conservative update, before it writes, and by the report decision.
+ * Standard update adds first and takes the minimum only when row 0 says
+ * a report is possible (fs_cms_may_reach()), which for most packets it
+ * is not.
  */
 FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 			       const struct fs_sketch_params *params,
@@ -87,12 +133,10 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	__u8 *reg[FS_HLL_NSKETCH];
 	struct fs_packet_hashes h;
 	struct fs_cms_columns cols;
-	/* Counters stay below 2^63, as fs_min_u63 requires. */
-	__u64 min_packets = 0x7fffffffffffffffULL;
-	__u64 min_bytes = 0x7fffffffffffffffULL;
-	/* AND of the raw counters: bit 63 survives iff every row's cell
-	 * carries the report flag (cms.h). */
-	__u64 flagged_packets = ~0ULL, flagged_bytes = ~0ULL;
+	/* The flow's estimate before this packet, and the AND of its cells'
+	 * raw counters (fs_cms_rows_scan()). */
+	__u64 min_packets, min_bytes;
+	__u64 flagged_packets = 0, flagged_bytes = 0;
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
 
@@ -131,27 +175,41 @@ FS_UNROLL
 	fs_env_prefetch(reg[FS_HLL_SOURCES]);
 	fs_env_prefetch(reg[FS_HLL_DESTS]);
 
-FS_UNROLL
-	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
-		struct fs_cms_cell *c;
-
-		if (row >= depth)
-			continue;
-		c = cell[row];
-		flagged_packets &= c->packets;
-		flagged_bytes &= c->bytes;
-		min_packets = fs_min_u63(fs_cms_count(c->packets), min_packets);
-		min_bytes = fs_min_u63(fs_cms_count(c->bytes), min_bytes);
-		if (!conservative)
-			fs_cms_cell_add(c, 1, u->bytes, 0, 0, 0);
-	}
 	if (conservative) {
+		/* The minimum before the packet decides what each row gets. */
+		fs_cms_rows_scan(cell, depth, &min_packets, &min_bytes,
+				 &flagged_packets, &flagged_bytes);
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
 				continue;
 			fs_cms_cell_add(cell[row], 1, u->bytes, min_packets,
 					min_bytes, 1);
+		}
+	} else {
+FS_UNROLL
+		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+			if (row >= depth)
+				continue;
+			fs_cms_cell_add(cell[row], 1, u->bytes, 0, 0, 0);
+		}
+		/* The estimate after the packet is at most row 0's cell, so
+		 * while that cell is below both thresholds no report is due
+		 * and the minimum is not needed: the common packet, of a flow
+		 * far below phi of its window, stops here.  min = 0 then
+		 * decides "no report" too: row 0 holds this packet, so a
+		 * packets threshold above it is >= 2 > 0 + 1, and a bytes
+		 * threshold above it exceeds u->bytes = 0 + u->bytes.  Adding
+		 * leaves bit 63 as it was (counts stay below 2^63), so the
+		 * scan after the add sees the flags as they were before. */
+		if (fs_cms_may_reach(cell[0], u->thresh_packets,
+				     u->thresh_bytes)) {
+			fs_cms_rows_scan(cell, depth, &min_packets, &min_bytes,
+					 &flagged_packets, &flagged_bytes);
+			min_packets -= 1;
+			min_bytes -= u->bytes;
+		} else {
+			min_packets = min_bytes = 0;
 		}
 	}
 	/* Both update rules raise the row minimum by exactly the increment,

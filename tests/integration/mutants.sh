@@ -12,7 +12,11 @@
 #                    (test_model: at most once per window, bursts);
 #   report_crossing  the old rule, a report only when a flow's own packet
 #                    crosses the threshold (test_model: recall when other
-#                    flows raised the estimate).
+#                    flows raised the estimate);
+#   report_skip_at   the standard update's shortcut takes a flow whose row-0
+#                    cell has just reached the threshold for one that cannot
+#                    have (test_model: a report is due the moment the
+#                    estimate reaches T).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
 # Output: TAP.
 set -u
