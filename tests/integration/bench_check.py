@@ -274,11 +274,14 @@ if len(fig) == len(progs):
         check_ratio("depth %d: floor / parse-only = the figures' ratio" % depth,
                     g[0], *f("floor (cells only)"), *f("parse only"))
         floor_parse = float(g[0])
-    g2 = find(r"^  full / floor +%sx: what keyed hashing, windows, totals and reports add$" % NUM)
+    g2 = find(r"^  full / floor +%sx: what keyed hashing, windows, totals and reports add +target <= 1\.2x: (met|MISSED)$" % NUM)
     report(g2 is not None, "depth %d: the full / floor ratio is printed" % depth, "no such line")
     if g2:
         check_ratio("depth %d: full / floor = the figures' ratio" % depth,
                     g2[0], *f("full datapath"), *f("floor (cells only)"))
+        check_verdict("depth %d: the full / floor verdict follows its figures" % depth,
+                      g2[1], float(fig["full datapath"][0]) / float(fig["floor (cells only)"][0]),
+                      1.2, True)
     fp = float(fig["full datapath"][0]) / float(fig["parse only"][0])
     if g and abs(fp - 3) > 0.05 and abs(floor_parse - 3) > 0.05:
         note = "(the 3x target is below the floor" in text
