@@ -36,11 +36,15 @@
 #endif
 
 /* Loops over compile-time bounds are unrolled so the verifier sees straight
- * code and the JIT emits no loop; gcc (kernel, user) spells it differently. */
+ * code and the JIT emits no loop; gcc (kernel, user) spells it differently.
+ * FS_NO_UNROLL keeps a short loop with an early exit a loop (the verifier
+ * handles bounded loops), where unrolling would only grow the program. */
 #if defined(__clang__)
 #define FS_UNROLL _Pragma("unroll")
+#define FS_NO_UNROLL _Pragma("clang loop unroll(disable)")
 #else
 #define FS_UNROLL _Pragma("GCC unroll 16")
+#define FS_NO_UNROLL _Pragma("GCC unroll 1")
 #endif
 
 #define FS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
