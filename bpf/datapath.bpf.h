@@ -24,7 +24,11 @@
  * epoch"): a packet of window seq whose slot totals carry another tag
  * starts them from zero.  The daemon never writes fs_hot.
  *
- * Every frame is passed: flowsketch observes, it does not filter (yet).
+ * Every frame is passed except the sources the blocklist covers
+ * (blocklist.bpf.h): after the sketches have counted them, the verdict
+ * step drops a packet whose source an entry of the exact set covers, and
+ * only such a packet.  Frames that are not IP, or malformed, are never
+ * dropped.
  */
 #ifndef FLOWSKETCH_DATAPATH_BPF_H
 #define FLOWSKETCH_DATAPATH_BPF_H
@@ -34,6 +38,7 @@
 #include "maps.bpf.h"
 #include "parse.bpf.h"
 #include "sketch_update.bpf.h"
+#include "blocklist.bpf.h"
 
 /*
  * Whether a report wakes the daemon.  By default the ring buffer wakes its
@@ -112,7 +117,7 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	struct fs_slot_totals *totals;
 	struct fs_hot_line *hot;
 	struct fs_ctl *ctl;
-	__u64 seq, packets, bytes, phi;
+	__u64 seq, packets, bytes, phi, bloom;
 	__u32 zero = 0;
 
 	hot = fs_hot_line();
@@ -152,9 +157,13 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	u.report = 0;
 	u.hash = 0;
 
+	/* Read once, like the sequence: the filter, its size and groups
+	 * belong together (blocklist.bpf.h). */
+	bloom = *(volatile __u64 *)&ctl->bloom;
+
 	if (fs_update_sketches(&u)) {
 		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
-		return XDP_PASS;
+		return fs_block_verdict(&u.key, u.bytes, bloom);
 	}
 	totals->seq = seq;
 	totals->packets = packets;
@@ -163,7 +172,7 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 
 	if (u.report)
 		fs_datapath_report(&u, seq);
-	return XDP_PASS;
+	return fs_block_verdict(&u.key, u.bytes, bloom);
 }
 
 #endif /* FLOWSKETCH_DATAPATH_BPF_H */

@@ -40,6 +40,9 @@ volatile struct fs_sketch_params fs_params SEC(".rodata") = {
  * const, for the same reason as fs_params; on a line of its own, so that
  * an IPv4 packet reads two lines of it (hash.h, "IPv4"). */
 volatile struct fs_hash_key fs_hash_key SEC(".rodata") __attribute__((aligned(64)));
+/* The blocklist filter's hash keys, fs_bloom_key_derive(&fs_params.secret)
+ * (bloom.h), expanded by the loader like fs_hash_key. */
+volatile struct fs_bloom_key fs_bloom_key SEC(".rodata") __attribute__((aligned(64)));
 /* 1: call the flowsketch kernel module's kfuncs (kmod/); 0: pure BPF. */
 const volatile __u32 fs_use_kfunc = 0;
 
@@ -83,6 +86,48 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } fs_reports SEC(".maps");
+
+/* The blocklist (maps.h): two filters, the exact set, per-entry drops and
+ * the verdict's counters.  The loader sizes them from its options. */
+struct fs_bloom_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_bloom_block);
+};
+struct fs_bloom_map fs_bloom0 SEC(".maps");
+struct fs_bloom_map fs_bloom1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct fs_block_key4);
+	__type(value, __u32);
+} fs_block4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct fs_block_key6);
+	__type(value, __u32);
+} fs_block6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct fs_block_hits);
+} fs_block_hits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_block_stats);
+} fs_block_stats SEC(".maps");
 
 /* Only ever updated from user space, for the RCU grace period that a
  * map-in-map update waits for (see maps.h, "Windows and slots"). */

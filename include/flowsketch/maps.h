@@ -25,6 +25,14 @@
  *  barrier  fs_barrier  ARRAY_OF_MAPS    0         a one-entry array          daemon (see below)
  *  kfunc_args fs_kfunc_args PERCPU_ARRAY 0         struct fs_kfunc_args       datapath, kfunc path only
  *                                                   (kfunc.h)
+ *  params   <obj>.rodata                  fs_bloom_key (bloom.h)     daemon, before load
+ *  bloom0   fs_bloom0   ARRAY, mmapable  block     struct fs_bloom_block      daemon; datapath reads
+ *  bloom1   fs_bloom1   ARRAY, mmapable  block     (bloom.h): the two filters; fs_ctl.bloom names the live one
+ *  block4   fs_block4   LPM_TRIE         fs_block_key4 __u32 entry id (>= 1)  daemon; datapath reads
+ *  block6   fs_block6   LPM_TRIE         fs_block_key6 __u32 entry id         (the exact set)
+ *  hits     fs_block_hits ARRAY          entry id  struct fs_block_hits       datapath, atomic adds;
+ *                                                                             daemon zeroes a freed id
+ *  bstats   fs_block_stats PERCPU_ARRAY  0         struct fs_block_stats      datapath
  *
  * Windows and slots.  The datapath maps hold FS_NSLOTS (2) copies of every
  * per-window sketch; slot = fs_ctl.window_seq % FS_NSLOTS.  To close a
@@ -65,6 +73,7 @@
 #include "flow_key.h"
 #include "cms.h"
 #include "hll.h"
+#include "bloom.h"
 
 #define FS_PIN_DIR_DEFAULT "/sys/fs/bpf/flowsketch"
 
@@ -77,7 +86,47 @@
 struct fs_ctl {
 	__u64 window_seq;
 	__u64 hh_phi_q32;	/* floor(phi * 2^32), phi = --hh-fraction; 0: no reports */
+	__u64 bloom;		/* the blocklist filter, fs_bloom_ctl() (bloom.h); 0: none */
 };
+
+/*
+ * The blocklist (bpf/blocklist.bpf.h, bloom.h).  The exact set is two LPM
+ * tries keyed by prefix, whose values are entry ids; the filter keys every
+ * entry on its group's base prefix.  Per entry, what it dropped:
+ * fs_block_hits[id], added to atomically (any CPU may drop for any
+ * entry); id 0 is never used.  Per CPU, what the verdict did:
+ *
+ *   off size field
+ *     0    8 checked        packets the verdict looked at (list not empty)
+ *     8    8 probes         filter probes made
+ *    16    8 maybe          packets the filter answered "maybe" for
+ *    24    8 dropped        packets confirmed and dropped
+ *    32    8 dropped_bytes  their bytes
+ * "maybe" minus "dropped" are the filter's false positives (per packet;
+ * per probe, at most one "maybe" probe a packet: the verdict stops there).
+ */
+struct fs_block_key4 {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct fs_block_key6 {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+struct fs_block_hits {
+	__u64 packets;
+	__u64 bytes;
+};
+
+struct fs_block_stats {
+	__u64 checked;
+	__u64 probes;
+	__u64 maybe;
+	__u64 dropped;
+	__u64 dropped_bytes;
+} __attribute__((aligned(64)));
 
 /* A window's totals: everything that entered its sketches (the daemon's
  * sum over CPUs, and the history's). */

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "flowsketch/bloom.h"
+#include "ref_bloom.h"
 
 static const struct fs_hash_secret secret = {
 	.k0 = 0x243f6a8885a308d3ULL,
@@ -34,21 +35,6 @@ static __u64 rng_next(__u64 *s)
 {
 	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
 	return *s ^ (*s >> 29);
-}
-
-/* PSS, log-space Poisson terms: an implementation of its own. */
-static double ref_fpr(double n, double blocks, unsigned int k)
-{
-	double lambda = n / blocks, sum = 0;
-	int j;
-
-	for (j = 0; j < (int)(lambda * 4 + 200); j++) {
-		double logp = -lambda + j * log(lambda) - lgamma(j + 1.0);
-		double fill = 1 - exp(j * (double)k * log1p(-1.0 / 512));
-
-		sum += exp(logp) * pow(fill, k);
-	}
-	return sum;
 }
 
 static int expected_group4(unsigned int len)

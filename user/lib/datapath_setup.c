@@ -7,6 +7,7 @@
 
 int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 		      struct fs_hash_key *rodata_key,
+		      struct fs_bloom_key *rodata_bloom_key,
 		      __u32 *rodata_use_kfunc,
 		      struct bpf_map *cms, struct bpf_map *hll,
 		      const struct fs_sketch_params *p, bool use_kfunc)
@@ -15,6 +16,7 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 	int err;
 
 	fs_hash_key_derive(&p->secret, &key);
+	fs_bloom_key_derive(&p->secret, rodata_bloom_key);
 	*rodata_params = *p;
 	*rodata_key = key;
 	*rodata_use_kfunc = use_kfunc;

@@ -5,7 +5,8 @@
  * Any BPF object built on bpf/maps.bpf.h (the datapath, the benchmark, the
  * VM probes) takes the same settings between open and load: the sketch
  * parameters and the hash key expanded from their secret into .rodata,
- * the kfunc switch, and the sizes of fs_cms and fs_hll that the parameters
+ * the blocklist filter's key from the same secret, the kfunc switch, and
+ * the sizes of fs_cms and fs_hll that the parameters
  * imply.  Doing it in one place keeps the key always derived from the
  * secret the parameters record, and the maps always as large as the
  * layout addresses.
@@ -15,6 +16,7 @@
 
 #include <stdbool.h>
 #include "flowsketch/hash.h"
+#include "flowsketch/bloom.h"
 #include "flowsketch/params.h"
 
 struct bpf_map;
@@ -22,6 +24,7 @@ struct bpf_map;
 /* 0 or a negative errno from libbpf (the maps could not be resized). */
 int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 		      struct fs_hash_key *rodata_key,
+		      struct fs_bloom_key *rodata_bloom_key,
 		      __u32 *rodata_use_kfunc,
 		      struct bpf_map *cms, struct bpf_map *hll,
 		      const struct fs_sketch_params *p, bool use_kfunc);
@@ -30,6 +33,7 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 #define FS_DATAPATH_SETUP(skel, p, use_kfunc)                                  \
 	fs_datapath_setup(&(skel)->rodata->fs_params,                          \
 			  &(skel)->rodata->fs_hash_key,                        \
+			  &(skel)->rodata->fs_bloom_key,                       \
 			  &(skel)->rodata->fs_use_kfunc, (skel)->maps.fs_cms,  \
 			  (skel)->maps.fs_hll, (p), (use_kfunc))
 

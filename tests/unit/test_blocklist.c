@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_blocklist.c - the datapath's blocklist verdict, through
+ * BPF_PROG_TEST_RUN on the XDP program the daemon attaches.
+ *
+ * 10,000 random prefixes of mixed lengths (IPv4 /5../32, IPv6 /10../128,
+ * a few of them shorter than their family's first filter base, so that
+ * expansion is exercised) go into the exact tries and a filter sized for
+ * 1 % by the sizing the daemon uses; then 1,000,000 packets with random
+ * sources, 40 % of them drawn inside a random entry, run through the
+ * program.  The oracle is the test's own: for each source, the entries of
+ * each present length, kept sorted, are searched for the source masked to
+ * that length (the longest hit is the entry a drop is counted against).
+ *   - every source an entry covers is dropped and every other passes;
+ *   - each entry's drop counters equal the packets and bytes whose
+ *     longest covering entry it is;
+ *   - the filter's false-positive rate, measured on sources that neither
+ *     an entry covers nor share a group's base prefix with one (their
+ *     "maybe" answers can only be false positives), is within 20 % of
+ *     Putze, Sanders and Singler's rate for the filter's size, k and keys
+ *     (ref_bloom.h, not bloom.h's own);
+ *   - no packet probes more than 4 (IPv4) or 6 (IPv6) times.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cmocka.h>
+
+#include "blocklist.h"
+#include "datapath_setup.h"
+#include "flowsketch.skel.h"
+#include "pkt_build.h"
+#include "ref_bloom.h"
+
+#define NPREFIX 10000
+#define NPACKETS 1000000
+#define XDP_DROP_RET 1
+#define XDP_PASS_RET 2
+
+static __u64 rng = 0x9b05688c2b3e6c1fULL;
+
+static __u64 rnd(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return rng ^ (rng >> 31);
+}
+
+/* An entry as the oracle keeps it: sorted by (family, len, addr). */
+struct entry {
+	struct fs_cidr c;
+	__u32 id;
+	__u64 want_packets, want_bytes;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct fs_cidr *x = &((const struct entry *)a)->c;
+	const struct fs_cidr *y = &((const struct entry *)b)->c;
+
+	if (x->family != y->family)
+		return x->family - y->family;
+	if (x->len != y->len)
+		return x->len - y->len;
+	return memcmp(x->addr, y->addr, 16);
+}
+
+/* addr masked to len bits, byte by byte. */
+static void mask_to(__u8 *out, const __u8 *addr, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		if (len >= (i + 1) * 8)
+			out[i] = addr[i];
+		else if (len <= i * 8)
+			out[i] = 0;
+		else
+			out[i] = addr[i] & (__u8)(0xff << (8 - (len - i * 8)));
+	}
+}
+
+static struct entry *entries;
+static size_t nentries;
+
+/* The longest entry covering (family, addr), by search per length. */
+static struct entry *oracle_longest(__u8 family, const __u8 *addr)
+{
+	unsigned int max = family == FS_FAMILY_IPV4 ? 32 : 128;
+	int len;
+
+	for (len = (int)max; len >= 0; len--) {
+		struct entry probe = { .c = { .family = family, .len = (__u8)len } };
+		struct entry *e;
+
+		mask_to(probe.c.addr, addr, (unsigned int)len);
+		if (family == FS_FAMILY_IPV4)
+			memset(probe.c.addr + 4, 0, 12);
+		e = bsearch(&probe, entries, nentries, sizeof(*entries), entry_cmp);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+/* Whether some entry of a group shares addr's base-length prefix, i.e.
+ * whether the filter holds addr's key for that group. */
+static int oracle_shares_a_base(__u8 family, const __u8 *addr)
+{
+	const __u8 *base = family == FS_FAMILY_IPV4 ? fs_bloom_base4 : fs_bloom_base6;
+	unsigned int ng = family == FS_FAMILY_IPV4 ? 4 : 6, g;
+
+	/* Linear per group would be 10^10 steps for a million sources; the
+	 * sorted entries make it a search per (group, length in group). */
+	for (g = 0; g < ng; g++) {
+		unsigned int lo = base[g], hi = g + 1 < ng ? base[g + 1] : base[g] + 1;
+		unsigned int len;
+
+		for (len = lo; len < hi; len++) {
+			struct entry key = { .c = { .family = family, .len = (__u8)len } };
+
+			/* The first entry of (family, len) at or after the
+			 * base prefix: if any starts with it, this is one. */
+			mask_to(key.c.addr, addr, lo);
+			{
+				size_t l = 0, r = nentries;
+
+				while (l < r) {
+					size_t m = (l + r) / 2;
+
+					if (entry_cmp(&entries[m], &key) < 0)
+						l = m + 1;
+					else
+						r = m;
+				}
+				if (l < nentries && entries[l].c.family == family &&
+				    entries[l].c.len == len) {
+					__u8 m[16];
+
+					mask_to(m, entries[l].c.addr, lo);
+					if (!memcmp(m, key.c.addr, 16))
+						return 1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* A filter key as the oracle sees it: family, group, base prefix. */
+struct fkey {
+	__u8 family, group;
+	__u8 addr[16];
+};
+
+static int fkey_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct fkey));
+}
+
+/*
+ * The distinct keys the entries put into the filter: each entry's address
+ * masked to its group's base, or for an entry shorter than the first
+ * base every base prefix under it.  Entries of one group that share a
+ * base prefix share a key, so this is fewer than one key an entry.
+ */
+static __u64 oracle_distinct_keys(void)
+{
+	struct fkey *keys = NULL;
+	size_t n = 0, cap = 0, j, d;
+	__u64 i;
+
+	for (j = 0; j < nentries; j++) {
+		const struct fs_cidr *c = &entries[j].c;
+		const __u8 *base = c->family == FS_FAMILY_IPV4 ? fs_bloom_base4 : fs_bloom_base6;
+		unsigned int ng = c->family == FS_FAMILY_IPV4 ? 4 : 6, g = 0;
+		__u64 expand = 1;
+
+		if (c->len < base[0])
+			expand = 1ULL << (base[0] - c->len);
+		else
+			while (g + 1 < ng && base[g + 1] <= c->len)
+				g++;
+		for (i = 0; i < expand; i++) {
+			struct fkey *k;
+			unsigned int b;
+
+			if (n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				keys = realloc(keys, cap * sizeof(*keys));
+				assert_non_null(keys);
+			}
+			k = &keys[n++];
+			memset(k, 0, sizeof(*k));
+			k->family = c->family;
+			k->group = (__u8)g;
+			mask_to(k->addr, c->addr, base[g]);
+			/* expansion: bits len .. base - 1 spell i */
+			for (b = c->len; b < base[0] && expand > 1; b++)
+				if ((i >> (base[0] - 1 - b)) & 1)
+					k->addr[b / 8] |= (__u8)(0x80 >> (b % 8));
+		}
+	}
+	qsort(keys, n, sizeof(*keys), fkey_cmp);
+	for (j = 0, d = 0; j < n; j++)
+		if (!d || fkey_cmp(&keys[d - 1], &keys[j]))
+			keys[d++] = keys[j];
+	free(keys);
+	return d;
+}
+
+static void random_prefix(struct fs_cidr *c)
+{
+	__u8 a[16];
+	unsigned int i, len;
+
+	for (i = 0; i < 16; i++)
+		a[i] = (__u8)rnd();
+	memset(c, 0, sizeof(*c));
+	if (rnd() & 1) {
+		c->family = FS_FAMILY_IPV4;
+		/* 1 in 200 below the first base (expanded), else 8..32 */
+		len = rnd() % 200 == 0 ? 5 + (unsigned int)(rnd() % 3) :
+					 8 + (unsigned int)(rnd() % 25);
+		mask_to(c->addr, a, len);
+		memset(c->addr + 4, 0, 12);
+	} else {
+		c->family = FS_FAMILY_IPV6;
+		len = rnd() % 200 == 0 ? 10 + (unsigned int)(rnd() % 6) :
+					 16 + (unsigned int)(rnd() % 113);
+		mask_to(c->addr, a, len);
+	}
+	c->len = (__u8)len;
+}
+
+static void build_packet(struct pkt *p, __u8 family, const __u8 *src,
+			 unsigned int payload)
+{
+	static const __u8 dst4[4] = { 192, 0, 2, 1 };
+	static const __u8 dst6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+
+	pkt_init(p);
+	if (family == FS_FAMILY_IPV4) {
+		pkt_eth(p, PKT_ETH_P_IP);
+		pkt_ipv4(p, 17, src, dst4, 5, 0);
+	} else {
+		pkt_eth(p, PKT_ETH_P_IPV6);
+		pkt_ipv6(p, 17, src, dst6);
+	}
+	pkt_udp(p, 4000, 53);
+	pkt_payload(p, payload);
+	pkt_finish(p);
+}
+
+static void stats_sum(struct flowsketch *skel, struct fs_block_stats *out)
+{
+	int ncpus = libbpf_num_possible_cpus(), c;
+	struct fs_block_stats *v = calloc((size_t)ncpus, sizeof(*v));
+	__u32 zero = 0;
+
+	assert_non_null(v);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fs_block_stats),
+					     &zero, v), 0);
+	memset(out, 0, sizeof(*out));
+	for (c = 0; c < ncpus; c++) {
+		out->checked += v[c].checked;
+		out->probes += v[c].probes;
+		out->maybe += v[c].maybe;
+		out->dropped += v[c].dropped;
+		out->dropped_bytes += v[c].dropped_bytes;
+	}
+	free(v);
+}
+
+struct source {
+	__u8 family;
+	__u8 addr[16];
+	struct entry *cover;	/* the oracle's longest covering entry */
+	int clean;		/* no cover, no shared base prefix */
+};
+
+static void test_verdict_10k_prefixes_1m_sources(void **state)
+{
+	static const struct fs_hash_secret secret = { 0x0123456789abcdefULL,
+						      0xfedcba9876543210ULL };
+	struct fs_sketch_params params;
+	struct fs_bloom_key bkey;
+	struct flowsketch *skel;
+	struct fs_bloom_block *blocks;
+	struct fs_block_stats before, mid, after;
+	struct source *src;
+	struct pkt p;
+	unsigned int log2b = 0, k = 0, groups4 = 0, groups6 = 0;
+	__u64 keys = 0, n4 = 0, n6 = 0, clean_n = 0, covered_n = 0, i;
+	__u64 false_drops = 0, misses = 0, bad_hits = 0, distinct;
+	size_t j, uniq;
+	double fpr, want;
+	int phase;
+
+	fs_params_init(&params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &secret);
+	fs_bloom_key_derive(&secret, &bkey);
+
+	/* The prefixes, unique. */
+	entries = calloc(NPREFIX, sizeof(*entries));
+	assert_non_null(entries);
+	for (j = 0; j < NPREFIX; j++)
+		random_prefix(&entries[j].c);
+	qsort(entries, NPREFIX, sizeof(*entries), entry_cmp);
+	for (j = 0, uniq = 0; j < NPREFIX; j++)
+		if (!uniq || entry_cmp(&entries[uniq - 1], &entries[j]))
+			entries[uniq++] = entries[j];
+	nentries = uniq;
+	for (j = 0; j < nentries; j++) {
+		__u64 kk;
+
+		entries[j].id = (__u32)j + 1;
+		assert_true(fs_cidr_group(&entries[j].c, &kk) >= 0);
+		keys += kk;
+		if (entries[j].c.family == FS_FAMILY_IPV4)
+			groups4 |= fs_cidr_group_bit(&entries[j].c);
+		else
+			groups6 |= fs_cidr_group_bit(&entries[j].c);
+	}
+	assert_int_equal(fs_bloom_size((double)keys, 0.01, &log2b, &k), 0);
+	print_message("# %zu prefixes, %llu filter keys, 2^%u blocks, k %u\n",
+		      nentries, (unsigned long long)keys, log2b, k);
+
+	skel = flowsketch__open();
+	assert_non_null(skel);
+	assert_int_equal(FS_DATAPATH_SETUP(skel, &params, false), 0);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block4, NPREFIX), 0);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block6, NPREFIX), 0);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block_hits, NPREFIX + 1), 0);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_bloom0, 1U << log2b), 0);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_bloom1, 1U << log2b), 0);
+	assert_int_equal(flowsketch__load(skel), 0);
+
+	/* The filter, built in fs_bloom0's own memory, and the tries. */
+	blocks = mmap(NULL, (size_t)sizeof(*blocks) << log2b, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, bpf_map__fd(skel->maps.fs_bloom0), 0);
+	assert_true(blocks != MAP_FAILED);
+	for (j = 0; j < nentries; j++) {
+		const struct fs_cidr *c = &entries[j].c;
+
+		fs_cidr_filter_add(&bkey, c, blocks, log2b, k);
+		if (c->family == FS_FAMILY_IPV4) {
+			struct fs_block_key4 tk;
+
+			fs_cidr_trie_key4(c, &tk);
+			assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.fs_block4),
+							     &tk, &entries[j].id, BPF_ANY), 0);
+		} else {
+			struct fs_block_key6 tk;
+
+			fs_cidr_trie_key6(c, &tk);
+			assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.fs_block6),
+							     &tk, &entries[j].id, BPF_ANY), 0);
+		}
+	}
+	{
+		struct fs_ctl ctl = {
+			.bloom = fs_bloom_ctl(k, log2b, 0, groups4, groups6),
+		};
+		__u32 zero = 0;
+
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl),
+						     &zero, &ctl, BPF_ANY), 0);
+	}
+
+	/* The sources and what the oracle says of each. */
+	src = calloc(NPACKETS, sizeof(*src));
+	assert_non_null(src);
+	for (i = 0; i < NPACKETS; i++) {
+		struct source *s = &src[i];
+		unsigned int b;
+
+		if (rnd() % 10 < 4) {
+			const struct entry *e = &entries[rnd() % nentries];
+
+			s->family = e->c.family;
+			for (b = 0; b < 16; b++)
+				s->addr[b] = (__u8)rnd();
+			/* e's prefix, random host bits */
+			for (b = 0; b < e->c.len; b++) {
+				__u8 m = (__u8)(0x80 >> (b % 8));
+
+				s->addr[b / 8] = (__u8)((s->addr[b / 8] & ~m) |
+							(e->c.addr[b / 8] & m));
+			}
+		} else {
+			s->family = rnd() & 1 ? FS_FAMILY_IPV4 : FS_FAMILY_IPV6;
+			for (b = 0; b < 16; b++)
+				s->addr[b] = (__u8)rnd();
+		}
+		if (s->family == FS_FAMILY_IPV4) {
+			memset(s->addr + 4, 0, 12);
+			n4++;
+		} else {
+			n6++;
+		}
+		s->cover = oracle_longest(s->family, s->addr);
+		s->clean = !s->cover && !oracle_shares_a_base(s->family, s->addr);
+		clean_n += (__u64)s->clean;
+		covered_n += (__u64)!!s->cover;
+	}
+
+	/* Phase 0: every source but the clean ones; phase 1: the clean ones,
+	 * whose "maybe" answers are the filter's false positives. */
+	stats_sum(skel, &before);
+	mid = before;
+	for (phase = 0; phase < 2; phase++) {
+		if (phase == 1)
+			stats_sum(skel, &mid);
+		for (i = 0; i < NPACKETS; i++) {
+			struct source *s = &src[i];
+			unsigned int payload = 16 + (unsigned int)(i % 200);
+			LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
+
+			if (s->clean != phase)
+				continue;
+			build_packet(&p, s->family, s->addr, payload);
+			opts.data_in = p.data;
+			opts.data_size_in = (__u32)p.len;
+			assert_int_equal(bpf_prog_test_run_opts(
+					bpf_program__fd(skel->progs.fs_xdp), &opts), 0);
+			if (s->cover) {
+				misses += opts.retval != XDP_DROP_RET;
+				s->cover->want_packets++;
+				s->cover->want_bytes += p.len;
+			} else {
+				false_drops += opts.retval != XDP_PASS_RET;
+			}
+		}
+	}
+	stats_sum(skel, &after);
+
+	print_message("# %llu sources covered, %llu clean; %llu false drops, %llu misses\n",
+		      (unsigned long long)covered_n, (unsigned long long)clean_n,
+		      (unsigned long long)false_drops, (unsigned long long)misses);
+	assert_int_equal(false_drops, 0);
+	assert_int_equal(misses, 0);
+	assert_true(covered_n > NPACKETS / 4);
+	assert_int_equal(after.checked - before.checked, NPACKETS);
+	assert_int_equal(after.dropped - before.dropped, covered_n);
+	assert_true(after.probes - before.probes <= 4 * n4 + 6 * n6);
+
+	/* Per-entry drops against the oracle's longest cover. */
+	for (j = 0; j < nentries; j++) {
+		struct fs_block_hits h;
+
+		assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fs_block_hits),
+						     &entries[j].id, &h), 0);
+		bad_hits += h.packets != entries[j].want_packets ||
+			    h.bytes != entries[j].want_bytes;
+	}
+	assert_int_equal(bad_hits, 0);
+
+	/* The filter's false-positive rate per probe, clean sources only. */
+	fpr = (double)(after.maybe - mid.maybe) / (double)(after.probes - mid.probes);
+	distinct = oracle_distinct_keys();
+	want = ref_fpr((double)distinct, ldexp(1, (int)log2b), k);
+	print_message("# clean: %llu probes, %llu maybe: rate %.5f, design %.5f for %llu distinct keys (target 0.01)\n",
+		      (unsigned long long)(after.probes - mid.probes),
+		      (unsigned long long)(after.maybe - mid.maybe), fpr, want,
+		      (unsigned long long)distinct);
+	assert_true(after.maybe - mid.maybe > 0);
+	assert_true(fabs(fpr - want) <= 0.2 * want);
+
+	munmap(blocks, (size_t)sizeof(*blocks) << log2b);
+	flowsketch__destroy(skel);
+	free(src);
+	free(entries);
+}
+
+/* An empty list (fs_ctl.bloom == 0) drops nothing and reads nothing. */
+static void test_empty_list_passes_everything(void **state)
+{
+	static const struct fs_hash_secret secret = { 1, 2 };
+	struct fs_sketch_params params;
+	struct fs_block_stats st;
+	struct flowsketch *skel;
+	struct pkt p;
+	__u8 a[16] = { 10, 0, 0, 1 };
+	unsigned int i;
+
+	fs_params_init(&params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &secret);
+	skel = flowsketch__open();
+	assert_non_null(skel);
+	assert_int_equal(FS_DATAPATH_SETUP(skel, &params, false), 0);
+	assert_int_equal(flowsketch__load(skel), 0);
+	for (i = 0; i < 1000; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
+
+		a[3] = (__u8)i;
+		build_packet(&p, i & 1 ? FS_FAMILY_IPV4 : FS_FAMILY_IPV6, a, 32);
+		opts.data_in = p.data;
+		opts.data_size_in = (__u32)p.len;
+		assert_int_equal(bpf_prog_test_run_opts(
+				bpf_program__fd(skel->progs.fs_xdp), &opts), 0);
+		assert_int_equal(opts.retval, XDP_PASS_RET);
+	}
+	stats_sum(skel, &st);
+	assert_int_equal(st.checked, 0);
+	flowsketch__destroy(skel);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty_list_passes_everything),
+		cmocka_unit_test(test_verdict_10k_prefixes_1m_sources),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* blocklist.c - CIDR text and filter keys of blocklist entries (blocklist.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "blocklist.h"
+
+/* The prefix length after '/': 1 to 3 decimal digits, nothing else. */
+static int parse_len(const char *s, unsigned int max, unsigned int *len,
+		     const char **why)
+{
+	unsigned int v = 0;
+	size_t i, n = strlen(s);
+
+	if (!n) {
+		*why = "empty prefix length after '/'";
+		return -EINVAL;
+	}
+	if (n > 3) {
+		*why = max == 32 ? "prefix length above 32" : "prefix length above 128";
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9') {
+			*why = "prefix length is not a decimal number";
+			return -EINVAL;
+		}
+		v = v * 10 + (unsigned int)(s[i] - '0');
+	}
+	if (v > max) {
+		*why = max == 32 ? "prefix length above 32" : "prefix length above 128";
+		return -EINVAL;
+	}
+	*len = v;
+	return 0;
+}
+
+static int host_bits_clear(const __u8 *addr, unsigned int len, unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++) {
+		unsigned int first = i * 8;
+		__u8 mask;
+
+		if (len >= first + 8)
+			continue;
+		mask = len <= first ? 0xff : (__u8)(0xff >> (len - first));
+		if (addr[i] & mask)
+			return 0;
+	}
+	return 1;
+}
+
+int fs_cidr_parse(const char *s, struct fs_cidr *c, const char **why)
+{
+	char buf[FS_CIDR_TEXT_MAX];
+	const char *slash;
+	unsigned int len, max;
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	if (!s || !*s) {
+		*why = "empty";
+		return -EINVAL;
+	}
+	slash = strchr(s, '/');
+	n = slash ? (size_t)(slash - s) : strlen(s);
+	if (n == 0) {
+		*why = "no address before '/'";
+		return -EINVAL;
+	}
+	if (n >= sizeof(buf)) {
+		*why = "not an IPv4 or IPv6 address";
+		return -EINVAL;
+	}
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (inet_pton(AF_INET, buf, c->addr) == 1) {
+		c->family = FS_FAMILY_IPV4;
+		max = 32;
+	} else if (strchr(buf, ':') && inet_pton(AF_INET6, buf, c->addr) == 1) {
+		c->family = FS_FAMILY_IPV6;
+		max = 128;
+	} else {
+		*why = "not an IPv4 or IPv6 address";
+		return -EINVAL;
+	}
+	len = max;
+	if (slash && parse_len(slash + 1, max, &len, why))
+		return -EINVAL;
+	if (!host_bits_clear(c->addr, len, max / 8)) {
+		*why = "host bits set (the address has bits beyond the prefix length)";
+		return -EINVAL;
+	}
+	c->len = (__u8)len;
+	return 0;
+}
+
+void fs_cidr_format(const struct fs_cidr *c, char *buf, size_t n)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(c->family == FS_FAMILY_IPV4 ? AF_INET : AF_INET6,
+		       c->addr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	snprintf(buf, n, "%s/%u", a, c->len);
+}
+
+int fs_cidr_covers(const struct fs_cidr *c, __u32 family, const __u8 *addr)
+{
+	unsigned int full = c->len / 8, rest = c->len % 8;
+
+	if (c->family != family)
+		return 0;
+	if (memcmp(c->addr, addr, full))
+		return 0;
+	if (rest && ((c->addr[full] ^ addr[full]) & (__u8)(0xff << (8 - rest))))
+		return 0;
+	return 1;
+}
+
+int fs_cidr_equal(const struct fs_cidr *a, const struct fs_cidr *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+int fs_cidr_group(const struct fs_cidr *c, __u64 *keys)
+{
+	return fs_bloom_group_of(c->family, c->len, keys);
+}
+
+__u32 fs_cidr_group_bit(const struct fs_cidr *c)
+{
+	__u64 keys;
+	int g = fs_cidr_group(c, &keys);
+
+	return g < 0 ? 0 : 1U << g;
+}
+
+/* The hash of one base-length key: addr (network order) in group g. */
+static __u64 key_hash(const struct fs_bloom_key *key, __u32 family, __u32 g,
+		      const __u8 *addr)
+{
+	__u32 x[4];
+
+	memcpy(x, addr, sizeof(x));
+	if (family == FS_FAMILY_IPV4)
+		return fs_bloom_hash4(key, g, x[0]);
+	return fs_bloom_hash6(key, g, x);
+}
+
+void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
+			struct fs_bloom_block *blocks, __u32 log2_blocks, __u32 k)
+{
+	__u32 base = c->family == FS_FAMILY_IPV4 ? fs_bloom_base4[0] : fs_bloom_base6[0];
+	__u64 keys, i;
+	int g = fs_cidr_group(c, &keys);
+
+	if (g < 0)
+		return;
+	for (i = 0; i < keys; i++) {
+		__u8 a[16];
+		__u64 h;
+
+		memcpy(a, c->addr, sizeof(a));
+		if (keys > 1) {
+			/* Base prefix number i under c: the bits from c->len
+			 * to the base (at most 16 of them, in bytes 0..1). */
+			__u32 word = ((__u32)a[0] << 8) | a[1];
+
+			word |= (__u32)i << (16 - base);
+			a[0] = (__u8)(word >> 8);
+			a[1] = (__u8)word;
+		}
+		h = key_hash(key, c->family, (__u32)g, a);
+		fs_bloom_block_set(&blocks[fs_bloom_block_index(h, log2_blocks)], h, k);
+	}
+}
+
+void fs_cidr_trie_key4(const struct fs_cidr *c, struct fs_block_key4 *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->prefixlen = c->len;
+	memcpy(k->addr, c->addr, sizeof(k->addr));
+}
+
+void fs_cidr_trie_key6(const struct fs_cidr *c, struct fs_block_key6 *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->prefixlen = c->len;
+	memcpy(k->addr, c->addr, sizeof(k->addr));
+}

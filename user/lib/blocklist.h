@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * blocklist.h - blocklist entries in user space: CIDR text, and the
+ * filter keys an entry puts into the datapath's filter (bloom.h).
+ *
+ * Text format (what `flowsketch block` takes, and the daemon's list file
+ * holds, one a line): an IPv4 or IPv6 address, optionally "/" and a
+ * prefix length in decimal (0..32, 0..128); a bare address is the host
+ * prefix.  Host bits must be zero: "10.0.0.1/8" is refused, not silently
+ * widened, because the operator who wrote it meant something the list
+ * cannot say.
+ */
+#ifndef FLOWSKETCH_BLOCKLIST_H
+#define FLOWSKETCH_BLOCKLIST_H
+
+#include <stddef.h>
+#include "flowsketch/bloom.h"
+#include "flowsketch/maps.h"
+
+struct fs_cidr {
+	__u8 family;		/* FS_FAMILY_IPV4 or FS_FAMILY_IPV6 */
+	__u8 len;		/* prefix length */
+	__u8 addr[16];		/* network order; IPv4 in bytes 0..3, rest zero */
+};
+
+/* Longest text fs_cidr_format() writes, with its NUL. */
+#define FS_CIDR_TEXT_MAX 64
+
+/*
+ * Parse s (the whole string: no spaces, nothing after).  0, or -EINVAL
+ * with *why set to a static phrase naming what is wrong ("prefix length
+ * above 32", "host bits set", ...).
+ */
+int fs_cidr_parse(const char *s, struct fs_cidr *c, const char **why);
+/* "a.b.c.d/len" or "x::y/len", always with the length. */
+void fs_cidr_format(const struct fs_cidr *c, char *buf, size_t n);
+/* Whether c covers the address addr (16 bytes, IPv4 in 0..3) of family. */
+int fs_cidr_covers(const struct fs_cidr *c, __u32 family, const __u8 *addr);
+/* Same family, length and address. */
+int fs_cidr_equal(const struct fs_cidr *a, const struct fs_cidr *b);
+
+/* The filter group of c and how many keys it puts into the filter. */
+int fs_cidr_group(const struct fs_cidr *c, __u64 *keys);
+/* The group bit c sets in fs_ctl.bloom's IPv4 (or IPv6) group mask. */
+__u32 fs_cidr_group_bit(const struct fs_cidr *c);
+
+/*
+ * Set the bits of every key of c in a filter of 2^log2_blocks blocks with
+ * k bits a key (bloom.h).  The expansion of a prefix shorter than its
+ * family's first base walks every base prefix it covers.
+ */
+void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
+			struct fs_bloom_block *blocks, __u32 log2_blocks, __u32 k);
+
+/* The LPM trie keys of c (fs_block4 for IPv4, fs_block6 for IPv6). */
+void fs_cidr_trie_key4(const struct fs_cidr *c, struct fs_block_key4 *k);
+void fs_cidr_trie_key6(const struct fs_cidr *c, struct fs_block_key6 *k);
+
+#endif /* FLOWSKETCH_BLOCKLIST_H */
