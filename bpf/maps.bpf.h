@@ -117,6 +117,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct fs_block_hits);

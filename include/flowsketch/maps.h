@@ -30,7 +30,7 @@
  *  bloom1   fs_bloom1   ARRAY, mmapable  block     (bloom.h): the two filters; fs_ctl.bloom names the live one
  *  block4   fs_block4   LPM_TRIE         fs_block_key4 __u32 entry id (>= 1)  daemon; datapath reads
  *  block6   fs_block6   LPM_TRIE         fs_block_key6 __u32 entry id         (the exact set)
- *  hits     fs_block_hits ARRAY          entry id  struct fs_block_hits       datapath, atomic adds;
+ *  hits     fs_block_hits ARRAY, mmapable entry id struct fs_block_hits      datapath, atomic adds;
  *                                                                             daemon zeroes a freed id
  *  bstats   fs_block_stats PERCPU_ARRAY  0         struct fs_block_stats      datapath
  *

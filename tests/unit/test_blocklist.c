@@ -33,7 +33,7 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "blocklist.h"
+#include "cidr.h"
 #include "datapath_setup.h"
 #include "flowsketch.skel.h"
 #include "pkt_build.h"

@@ -28,5 +28,6 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv);
 
 #endif /* FLOWSKETCH_CLI_H */

@@ -22,6 +22,7 @@ static const struct {
 	{ "flows", fs_cmd_flows, "distinct flows, sources and destinations" },
 	{ "status", fs_cmd_status, "daemon, datapath, sketch parameters, counters" },
 	{ "size", fs_cmd_size, "sizing calculator for Bloom, Count-Min, HyperLogLog" },
+	{ "block", fs_cmd_block, "sources the datapath drops: add, del, list, load, clear" },
 };
 
 static void usage(void)

@@ -147,6 +147,11 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_secret_get(o->secret_file, &secret);
 	if (err)
 		return err;
+	/* Before anything is loaded or attached: a list file with a bad
+	 * line stops the daemon with the host untouched. */
+	err = fsd_blocklist_read(&d->blocklist, o->blocklist, o->blocklist_max);
+	if (err)
+		return err;
 	err = fsd_bpffs_mount();
 	if (err)
 		return err;
@@ -159,6 +164,8 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	fsd_log_libbpf();
 	err = fsd_loader_load(&d->loader, o, &secret);
+	if (!err)
+		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
 	memset(&secret, 0, sizeof(secret));
 	if (err)
 		return err;
@@ -212,6 +219,7 @@ static void teardown(struct fsd_daemon *d)
 	if (d->workers_ready)
 		fsd_workers_stop(&d->workers);
 	d->workers_ready = false;
+	fsd_blocklist_free(&d->blocklist);
 	fsd_ifwatch_close(&d->ifwatch);
 	ring_buffer__free(d->reports);
 	d->reports = NULL;

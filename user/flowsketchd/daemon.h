@@ -13,6 +13,7 @@
 #define FLOWSKETCHD_DAEMON_H
 
 #include <stdbool.h>
+#include "blocklist.h"
 #include "history.h"
 #include "ifwatch.h"
 #include "loader.h"
@@ -39,6 +40,7 @@ struct fsd_daemon {
 	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
 	struct fsd_server server;	/* clients of the query socket */
 	struct fsd_workers workers;	/* query threads */
+	struct fsd_blocklist blocklist;	/* sources the datapath drops */
 	bool workers_ready;
 	int listen_fd;
 	bool socket_created;

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "flowsketch/maps.h"
 #include "protocol.h"
+#include "blocklist.h"
 #include "sizing.h"
 #include "sketch.h"
 #include "log.h"
@@ -34,6 +35,8 @@ enum {
 	OPT_RINGBUF_KIB,
 	OPT_SECRET_FILE,
 	OPT_MAX_CANDIDATES,
+	OPT_BLOCKLIST,
+	OPT_BLOCKLIST_MAX,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +56,8 @@ static const struct option long_options[] = {
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF_KIB },
 	{ "max-candidates", required_argument, NULL, OPT_MAX_CANDIDATES },
 	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+	{ "blocklist", required_argument, NULL, OPT_BLOCKLIST },
+	{ "blocklist-max", required_argument, NULL, OPT_BLOCKLIST_MAX },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -86,6 +91,10 @@ static void usage(FILE *f)
 "      --ringbuf-kib N     report ring buffer size, a power of two (default 256)\n"
 "      --secret-file FILE  16-byte hash secret (for sketches merged across\n"
 "                          hosts); default: random at every start\n"
+"      --blocklist FILE    sources to drop, one CIDR a line, kept by the daemon\n"
+"                          (default " FSD_BLOCKLIST_DEFAULT "; missing: empty)\n"
+"      --blocklist-max N   entries the blocklist can hold (default 100000,\n"
+"                          at most 1000000; maps sized for it at load)\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
 "  -h, --help              this text\n");
 }
@@ -233,6 +242,8 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	o->hh_fraction = 0.001;
 	o->max_candidates = FSD_CANDIDATE_LIMIT;
 	o->ringbuf_kib = 256;
+	o->blocklist = FSD_BLOCKLIST_DEFAULT;
+	o->blocklist_max = FSD_BLOCKLIST_MAX_DEFAULT;
 	/* The secret is drawn (or read) later, by daemon.c. */
 	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &(struct fs_hash_secret){ 0 });
@@ -307,6 +318,18 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			break;
 		case OPT_SECRET_FILE:
 			o->secret_file = optarg;
+			break;
+		case OPT_BLOCKLIST:
+			if (!*optarg) {
+				fsd_err("--blocklist needs a file path");
+				err = -EINVAL;
+			}
+			o->blocklist = optarg;
+			break;
+		case OPT_BLOCKLIST_MAX:
+			err = parse_uint("blocklist-max", optarg, 1,
+					 FSD_BLOCKLIST_MAX_LIMIT, &v);
+			o->blocklist_max = (unsigned int)v;
 			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,

@@ -43,6 +43,8 @@ struct fsd_options {
 	unsigned int max_candidates;
 	unsigned int ringbuf_kib;
 	const char *secret_file;
+	const char *blocklist;		/* --blocklist FILE */
+	unsigned int blocklist_max;	/* --blocklist-max */
 	int verbose;
 };
 

@@ -82,8 +82,8 @@ static struct json_object *span_select(struct fsd_daemon *d, double span,
 	return NULL;
 }
 
-static struct json_object *flow_json(const struct fsd_flow_count *c,
-				     double share)
+static struct json_object *flow_json(const struct fsd_daemon *d,
+				     const struct fsd_flow_count *c, double share)
 {
 	struct json_object *f = json_object_new_object();
 	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?", num[4];
@@ -100,6 +100,10 @@ static struct json_object *flow_json(const struct fsd_flow_count *c,
 	add_u64(f, "packets", c->packets);
 	add_u64(f, "bytes", c->bytes);
 	add_double(f, "share", share);
+	/* The source as the blocklist stands now (its packets were counted
+	 * before the verdict dropped them). */
+	json_object_object_add(f, "blocked", json_object_new_boolean(
+			fsd_blocklist_covers(&d->blocklist, c->key.family, c->key.src)));
 	return f;
 }
 
@@ -196,7 +200,7 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 		const struct fsd_flow_count *c = &top.heap[i];
 		__u64 m = sort == FSD_SORT_BYTES ? c->bytes : c->packets;
 
-		json_object_array_add(flows, flow_json(c, total ?
+		json_object_array_add(flows, flow_json(d, c, total ?
 					(double)m / (double)total : 0));
 	}
 	json_object_object_add(a, "flows", flows);
@@ -227,19 +231,62 @@ static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 	return a;
 }
 
+static struct json_object *now_status(struct fsd_daemon *d,
+				      const struct fsd_request *r)
+{
+	return fsd_answer_status(d);
+}
+
+static struct json_object *now_block_add(struct fsd_daemon *d,
+					 const struct fsd_request *r)
+{
+	return fsd_blocklist_add(&d->blocklist, r->cidrs, r->ncidrs);
+}
+
+static struct json_object *now_block_del(struct fsd_daemon *d,
+					 const struct fsd_request *r)
+{
+	return fsd_blocklist_del(&d->blocklist, r->cidrs, r->ncidrs);
+}
+
+static struct json_object *now_block_list(struct fsd_daemon *d,
+					  const struct fsd_request *r)
+{
+	return fsd_blocklist_list(&d->blocklist);
+}
+
+static struct json_object *now_block_clear(struct fsd_daemon *d,
+					   const struct fsd_request *r)
+{
+	return fsd_blocklist_clear(&d->blocklist);
+}
+
+static struct json_object *now_block_load(struct fsd_daemon *d,
+					  const struct fsd_request *r)
+{
+	return fsd_blocklist_load(&d->blocklist, r->file);
+}
+
 /*
  * The command table: what answers each command, and where.  Status reads
  * the loop's own state (BPF maps, interfaces, counters) and is cheap, so
- * the loop answers it; span queries go to the query threads (workers.h).
+ * the loop answers it; so do the blocklist's changes, which only the loop
+ * makes (blocklist.h); span queries go to the query threads (workers.h).
  */
 static const struct {
 	enum fsd_cmd cmd;
 	fsd_job_fn query;				/* on a query thread */
-	struct json_object *(*now)(struct fsd_daemon *d);	/* in the loop */
+	struct json_object *(*now)(struct fsd_daemon *d,
+				   const struct fsd_request *r);	/* in the loop */
 } commands[] = {
 	{ FSD_CMD_TOP, answer_top, NULL },
 	{ FSD_CMD_FLOWS, answer_flows, NULL },
-	{ FSD_CMD_STATUS, NULL, fsd_answer_status },
+	{ FSD_CMD_STATUS, NULL, now_status },
+	{ FSD_CMD_BLOCK_ADD, NULL, now_block_add },
+	{ FSD_CMD_BLOCK_DEL, NULL, now_block_del },
+	{ FSD_CMD_BLOCK_LIST, NULL, now_block_list },
+	{ FSD_CMD_BLOCK_CLEAR, NULL, now_block_clear },
+	{ FSD_CMD_BLOCK_LOAD, NULL, now_block_load },
 };
 
 void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
@@ -265,7 +312,7 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 		return;
 	}
 	if (commands[i].now) {
-		*now = commands[i].now(d);
+		*now = commands[i].now(d, &r);
 		return;
 	}
 	qj = calloc(1, sizeof(*qj));

@@ -106,6 +106,60 @@ static int parse_top(struct json_object *req, struct fsd_request *r,
 	return 0;
 }
 
+/* "cidrs": a non-empty array of CIDR strings, each valid (blocklist.h);
+ * an error names the first bad one by its index. */
+static int parse_cidrs(struct json_object *req, const char *cmd,
+		       struct fsd_request *r, char *err)
+{
+	static const char *const keys[] = { "cidrs", NULL };
+	struct json_object *v;
+	size_t i, n;
+	int ret;
+
+	if ((ret = check_keys(req, cmd, keys, err)))
+		return ret;
+	if (!json_object_object_get_ex(req, "cidrs", &v) ||
+	    !json_object_is_type(v, json_type_array) ||
+	    !(n = json_object_array_length(v)))
+		return fail(err, "\"cidrs\" must be a non-empty array of CIDR strings");
+	if (n > FSD_BLOCK_REQUEST_MAX)
+		return fail(err, "at most %d CIDRs a request (block load takes a file)",
+			    FSD_BLOCK_REQUEST_MAX);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		const char *s, *why;
+
+		if (!json_object_is_type(e, json_type_string))
+			return fail(err, "cidrs[%zu] is not a string", i);
+		s = json_object_get_string(e);
+		if (fs_cidr_parse(s, &r->cidrs[i], &why))
+			return fail(err, "cidrs[%zu] \"%.*s\": %s", i, quoted(s), s, why);
+	}
+	r->ncidrs = n;
+	return 0;
+}
+
+static int parse_load(struct json_object *req, struct fsd_request *r,
+		      char *err)
+{
+	static const char *const keys[] = { "file", NULL };
+	struct json_object *v;
+	const char *s;
+	int ret;
+
+	if ((ret = check_keys(req, "block_load", keys, err)))
+		return ret;
+	if (!json_object_object_get_ex(req, "file", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(err, "\"file\" must be the list file's path");
+	s = json_object_get_string(v);
+	if (s[0] != '/' || strlen(s) >= sizeof(r->file))
+		return fail(err, "\"file\" must be an absolute path shorter than %d bytes",
+			    PATH_MAX);
+	memcpy(r->file, s, strlen(s) + 1);
+	return 0;
+}
+
 static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
@@ -133,7 +187,19 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		r->cmd = FSD_CMD_STATUS;
 		return check_keys(req, "status", no_keys, err);
 	}
-	return fail(err, "unknown cmd \"%.*s\" (top, flows or status)",
+	if (!strcmp(name, "block_add") || !strcmp(name, "block_del")) {
+		r->cmd = name[6] == 'a' ? FSD_CMD_BLOCK_ADD : FSD_CMD_BLOCK_DEL;
+		return parse_cidrs(req, name, r, err);
+	}
+	if (!strcmp(name, "block_list") || !strcmp(name, "block_clear")) {
+		r->cmd = name[6] == 'l' ? FSD_CMD_BLOCK_LIST : FSD_CMD_BLOCK_CLEAR;
+		return check_keys(req, name, no_keys, err);
+	}
+	if (!strcmp(name, "block_load")) {
+		r->cmd = FSD_CMD_BLOCK_LOAD;
+		return parse_load(req, r, err);
+	}
+	return fail(err, "unknown cmd \"%.*s\" (top, flows, status, block_add, block_del, block_list, block_clear or block_load)",
 		    quoted(name), name);
 }
 

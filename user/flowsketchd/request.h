@@ -11,12 +11,17 @@
 #ifndef FLOWSKETCHD_REQUEST_H
 #define FLOWSKETCHD_REQUEST_H
 
+#include <limits.h>
 #include <stddef.h>
+#include "cidr.h"
 #include "topk.h"
 
 /* Largest "n" of a top request: the answer must stay a few MB. */
 #define FSD_TOP_MAX 10000
 #define FSD_TOP_DEFAULT 10
+/* CIDRs in one block_add / block_del request: more than a request's
+ * FS_REQUEST_MAX bytes can hold. */
+#define FSD_BLOCK_REQUEST_MAX 512
 /* Room for any message of fsd_request_parse(). */
 #define FSD_REQUEST_ERROR_MAX 320
 
@@ -24,6 +29,11 @@ enum fsd_cmd {
 	FSD_CMD_TOP,
 	FSD_CMD_FLOWS,
 	FSD_CMD_STATUS,
+	FSD_CMD_BLOCK_ADD,
+	FSD_CMD_BLOCK_DEL,
+	FSD_CMD_BLOCK_LIST,
+	FSD_CMD_BLOCK_CLEAR,
+	FSD_CMD_BLOCK_LOAD,
 };
 
 struct fsd_request {
@@ -31,6 +41,9 @@ struct fsd_request {
 	size_t n;		/* top: 1 to FSD_TOP_MAX */
 	enum fsd_sort sort;	/* top */
 	double span;		/* top, flows: seconds, > 0; 0 when not given */
+	size_t ncidrs;		/* block_add, block_del: 1 to FSD_BLOCK_REQUEST_MAX */
+	struct fs_cidr cidrs[FSD_BLOCK_REQUEST_MAX];
+	char file[PATH_MAX];	/* block_load: an absolute path */
 };
 
 /*

@@ -225,5 +225,6 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 					strerror(-err));
 	}
 	json_object_object_add(a, "counters", o);
+	json_object_object_add(a, "blocklist", fsd_blocklist_status(&d->blocklist));
 	return a;
 }

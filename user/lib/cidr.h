@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * blocklist.h - blocklist entries in user space: CIDR text, and the
+ * cidr.h - blocklist entries in user space: CIDR text, and the
  * filter keys an entry puts into the datapath's filter (bloom.h).
  *
  * Text format (what `flowsketch block` takes, and the daemon's list file
@@ -10,8 +10,8 @@
  * widened, because the operator who wrote it meant something the list
  * cannot say.
  */
-#ifndef FLOWSKETCH_BLOCKLIST_H
-#define FLOWSKETCH_BLOCKLIST_H
+#ifndef FLOWSKETCH_CIDR_H
+#define FLOWSKETCH_CIDR_H
 
 #include <stddef.h>
 #include "flowsketch/bloom.h"
@@ -44,6 +44,10 @@ int fs_cidr_group(const struct fs_cidr *c, __u64 *keys);
 /* The group bit c sets in fs_ctl.bloom's IPv4 (or IPv6) group mask. */
 __u32 fs_cidr_group_bit(const struct fs_cidr *c);
 
+/* The hash of key i (0 .. keys - 1, fs_cidr_group()) of c in the filter. */
+__u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
+		       __u64 i);
+
 /*
  * Set the bits of every key of c in a filter of 2^log2_blocks blocks with
  * k bits a key (bloom.h).  The expansion of a prefix shorter than its
@@ -56,4 +60,4 @@ void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
 void fs_cidr_trie_key4(const struct fs_cidr *c, struct fs_block_key4 *k);
 void fs_cidr_trie_key6(const struct fs_cidr *c, struct fs_block_key6 *k);
 
-#endif /* FLOWSKETCH_BLOCKLIST_H */
+#endif /* FLOWSKETCH_CIDR_H */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* blocklist.c - CIDR text and filter keys of blocklist entries (blocklist.h). */
+/* cidr.c - CIDR text and filter keys of blocklist entries (cidr.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "blocklist.h"
+#include "cidr.h"
 
 /* The prefix length after '/': 1 to 3 decimal digits, nothing else. */
 static int parse_len(const char *s, unsigned int max, unsigned int *len,
@@ -152,30 +152,37 @@ static __u64 key_hash(const struct fs_bloom_key *key, __u32 family, __u32 g,
 	return fs_bloom_hash6(key, g, x);
 }
 
+__u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
+		       __u64 i)
+{
+	__u32 base = c->family == FS_FAMILY_IPV4 ? fs_bloom_base4[0] : fs_bloom_base6[0];
+	__u64 keys;
+	int g = fs_cidr_group(c, &keys);
+	__u8 a[16];
+
+	memcpy(a, c->addr, sizeof(a));
+	if (keys > 1) {
+		/* Base prefix number i under c: the bits from c->len to the
+		 * base (at most 16 of them, in bytes 0..1). */
+		__u32 word = ((__u32)a[0] << 8) | a[1];
+
+		word |= (__u32)i << (16 - base);
+		a[0] = (__u8)(word >> 8);
+		a[1] = (__u8)word;
+	}
+	return key_hash(key, c->family, g < 0 ? 0 : (__u32)g, a);
+}
+
 void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
 			struct fs_bloom_block *blocks, __u32 log2_blocks, __u32 k)
 {
-	__u32 base = c->family == FS_FAMILY_IPV4 ? fs_bloom_base4[0] : fs_bloom_base6[0];
 	__u64 keys, i;
-	int g = fs_cidr_group(c, &keys);
 
-	if (g < 0)
+	if (fs_cidr_group(c, &keys) < 0)
 		return;
 	for (i = 0; i < keys; i++) {
-		__u8 a[16];
-		__u64 h;
+		__u64 h = fs_cidr_key_hash(key, c, i);
 
-		memcpy(a, c->addr, sizeof(a));
-		if (keys > 1) {
-			/* Base prefix number i under c: the bits from c->len
-			 * to the base (at most 16 of them, in bytes 0..1). */
-			__u32 word = ((__u32)a[0] << 8) | a[1];
-
-			word |= (__u32)i << (16 - base);
-			a[0] = (__u8)(word >> 8);
-			a[1] = (__u8)word;
-		}
-		h = key_hash(key, c->family, (__u32)g, a);
 		fs_bloom_block_set(&blocks[fs_bloom_block_index(h, log2_blocks)], h, k);
 	}
 }

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * block.c - `flowsketch block`: the daemon's blocklist (add, del, list,
+ * load, clear).
+ *
+ * CIDRs are checked here first with the parser the daemon uses
+ * (user/lib/cidr.h), so that a bad one is named by its argument number
+ * and nothing is sent; the daemon checks again and applies a request
+ * whole or not at all.  `block load FILE` sends the file's absolute path:
+ * the daemon reads it (a list may hold a million lines, far more than a
+ * request carries) and names a bad line as FILE:LINE.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+#include "cidr.h"
+#include "cli.h"
+#include "client.h"
+#include "format.h"
+#include "protocol.h"
+#include "reply.h"
+
+static void usage(void)
+{
+	printf("Usage: flowsketch [--socket PATH] block COMMAND\n"
+	       "\n"
+	       "Sources the datapath drops (after counting them), by CIDR prefix,\n"
+	       "IPv4 or IPv6.  A dropped packet is always one an entry covers: the\n"
+	       "filter's false positives are settled by an exact lookup.\n"
+	       "\n"
+	       "  block add CIDR...   block these prefixes (a bare address: one host)\n"
+	       "  block del CIDR...   unblock them (a source another entry covers\n"
+	       "                      stays blocked)\n"
+	       "  block list [--json] the entries, with the packets and bytes each dropped\n"
+	       "  block load FILE     add every line of FILE (one CIDR a line, # comments)\n"
+	       "  block clear         remove every entry\n"
+	       "\n"
+	       "A request with any bad CIDR changes nothing.  When add returns, every\n"
+	       "matching packet is dropped; when del returns, none is.\n");
+}
+
+/* {"cmd": cmd, "cidrs": [argv...]}, each checked; NULL after a message. */
+static struct json_object *cidr_request(const char *cmd, const char *what,
+					int argc, char **argv, int *ret)
+{
+	struct json_object *req, *arr;
+	int i;
+
+	if (argc < 1) {
+		*ret = fs_usage_error("block", "%s needs at least one CIDR", what);
+		return NULL;
+	}
+	req = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	json_object_object_add(req, "cidrs", arr);
+	for (i = 0; i < argc; i++) {
+		struct fs_cidr c;
+		const char *why;
+
+		if (fs_cidr_parse(argv[i], &c, &why)) {
+			*ret = fs_usage_error("block", "%s: argument %d \"%.64s\": %s",
+					      what, i + 1, argv[i], why);
+			json_object_put(req);
+			return NULL;
+		}
+		json_object_array_add(arr, json_object_new_string(argv[i]));
+	}
+	if (strlen(json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN)) + 1 >
+	    FS_REQUEST_MAX) {
+		*ret = fs_usage_error("block", "%s: %d CIDRs do not fit one request (%d bytes); put them in a file for 'block load'",
+				      what, argc, FS_REQUEST_MAX);
+		json_object_put(req);
+		return NULL;
+	}
+	return req;
+}
+
+static int show_change(struct json_object *a, bool print)
+{
+	__u64 changed, entries;
+	const char *what = json_object_object_get_ex(a, "added", NULL) ? "added" : "deleted";
+	int err;
+
+	if ((err = fs_reply_u64(a, what, &changed)) ||
+	    (err = fs_reply_u64(a, "entries", &entries)))
+		return err;
+	if (print)
+		printf("flowsketch block: %s %llu, %llu entr%s in the list\n", what,
+		       (unsigned long long)changed, (unsigned long long)entries,
+		       entries == 1 ? "y" : "ies");
+	return 0;
+}
+
+static int show_list(struct json_object *a, bool print)
+{
+	char p[FS_FMT_MAX], b[FS_FMT_MAX];
+	struct json_object *arr;
+	size_t i, n;
+	int err;
+
+	err = fs_reply_array(a, "entries", &arr);
+	if (err)
+		return err;
+	n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		const char *cidr;
+		__u64 packets, bytes;
+
+		if ((err = fs_reply_string(e, "cidr", &cidr)) ||
+		    (err = fs_reply_u64(e, "packets", &packets)) ||
+		    (err = fs_reply_u64(e, "bytes", &bytes)))
+			return err;
+		if (!print)
+			continue;
+		if (!i)
+			printf("%-43s %16s %16s\n", "CIDR", "DROPPED PKTS", "DROPPED BYTES");
+		printf("%-43s %16s %16s\n", cidr, fs_fmt_grouped(p, packets),
+		       fs_fmt_grouped(b, bytes));
+	}
+	if (print && !n)
+		printf("flowsketch block: the list is empty\n");
+	return 0;
+}
+
+static int list_opts(int argc, char **argv, bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage();
+			return FS_HELP_SHOWN;
+		default:
+			return fs_option_error("block list", c, argv);
+		}
+	}
+	return fs_no_operands("block list", argc, argv);
+}
+
+int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct json_object *req;
+	const char *sub;
+	bool json = false;
+	int ret = 0;
+
+	if (argc < 2)
+		return fs_usage_error("block", "needs a command: add, del, list, load or clear (see 'flowsketch block --help')");
+	sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
+		usage();
+		return FS_EXIT_OK;
+	}
+	if (!strcmp(sub, "add") || !strcmp(sub, "del")) {
+		req = cidr_request(sub[0] == 'a' ? "block_add" : "block_del", sub,
+				   argc - 2, argv + 2, &ret);
+		if (!req)
+			return ret;
+		return fs_client_show(cli, req, false, show_change);
+	}
+	if (!strcmp(sub, "list")) {
+		ret = list_opts(argc - 1, argv + 1, &json);
+		if (ret == FS_HELP_SHOWN)
+			return FS_EXIT_OK;
+		if (ret)
+			return ret;
+		req = json_object_new_object();
+		json_object_object_add(req, "cmd", json_object_new_string("block_list"));
+		return fs_client_show(cli, req, json, show_list);
+	}
+	if (!strcmp(sub, "load")) {
+		char path[PATH_MAX];
+
+		if (argc != 3)
+			return fs_usage_error("block", "load needs exactly one FILE");
+		if (!realpath(argv[2], path))
+			return fs_usage_error("block", "load: %s: %s", argv[2], strerror(errno));
+		req = json_object_new_object();
+		json_object_object_add(req, "cmd", json_object_new_string("block_load"));
+		json_object_object_add(req, "file", json_object_new_string(path));
+		return fs_client_show(cli, req, false, show_change);
+	}
+	if (!strcmp(sub, "clear")) {
+		if (argc != 2)
+			return fs_usage_error("block", "clear takes no arguments");
+		req = json_object_new_object();
+		json_object_object_add(req, "cmd", json_object_new_string("block_clear"));
+		return fs_client_show(cli, req, false, show_change);
+	}
+	return fs_usage_error("block", "unknown command '%s' (add, del, list, load or clear)", sub);
+}

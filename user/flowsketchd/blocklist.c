@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* blocklist.c - the daemon's blocklist: list, tries, filter, file (blocklist.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <json-c/json.h>
+#include "blocklist.h"
+#include "daemon.h"
+#include "loader.h"
+#include "log.h"
+#include "flowsketch.skel.h"
+
+static int cidr_cmp(const void *a, const void *b)
+{
+	const struct fs_cidr *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family - y->family;
+	if (x->len != y->len)
+		return x->len - y->len;
+	return memcmp(x->addr, y->addr, sizeof(x->addr));
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return cidr_cmp(&((const struct fsd_block_entry *)a)->c,
+			&((const struct fsd_block_entry *)b)->c);
+}
+
+/* Sort and drop repeats; returns the count left. */
+static size_t sort_unique(struct fs_cidr *c, size_t n)
+{
+	size_t i, u = 0;
+
+	qsort(c, n, sizeof(*c), cidr_cmp);
+	for (i = 0; i < n; i++)
+		if (!u || cidr_cmp(&c[u - 1], &c[i]))
+			c[u++] = c[i];
+	return u;
+}
+
+static struct fsd_block_entry *find(const struct fsd_blocklist *bl,
+				    const struct fs_cidr *c)
+{
+	struct fsd_block_entry key = { .c = *c };
+
+	return bsearch(&key, bl->e, bl->n, sizeof(*bl->e), entry_cmp);
+}
+
+unsigned int fsd_blocklist_max_log2(unsigned int max)
+{
+	unsigned int log2 = 0, k;
+
+	if (fs_bloom_size(max ? max : 1, FSD_BLOCK_FPR, &log2, &k))
+		return FS_BLOOM_MAX_LOG2_BLOCKS;
+	return log2;
+}
+
+/* ---- the list file --------------------------------------------------- */
+
+int fsd_blocklist_parse_file(const char *path, unsigned int max,
+			     struct fs_cidr **out, size_t *n, char *msg,
+			     size_t msg_len)
+{
+	struct fs_cidr *c = NULL;
+	size_t cap = 0, count = 0, line_no = 0, len;
+	char *line = NULL;
+	size_t line_cap = 0;
+	ssize_t got;
+	FILE *f;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	f = fopen(path, "re");
+	if (!f) {
+		err = -errno;
+		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
+		return err;
+	}
+	while ((got = getline(&line, &line_cap, f)) >= 0) {
+		const char *why;
+		char *s = line, *hash;
+
+		line_no++;
+		len = (size_t)got;
+		if (memchr(line, 0, len)) {
+			snprintf(msg, msg_len, "%s:%zu: the line holds a NUL byte (not a text file?)",
+				 path, line_no);
+			err = -EINVAL;
+			break;
+		}
+		if (len > FSD_BLOCK_LINE_MAX) {
+			snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
+				 path, line_no, FSD_BLOCK_LINE_MAX);
+			err = -EINVAL;
+			break;
+		}
+		hash = strchr(s, '#');
+		if (hash)
+			*hash = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		len = strlen(s);
+		while (len && strchr(" \t\r\n", s[len - 1]))
+			s[--len] = 0;
+		if (!len)
+			continue;
+		if (count == max) {
+			snprintf(msg, msg_len, "%s:%zu: more than %u entries (--blocklist-max)",
+				 path, line_no, max);
+			err = -E2BIG;
+			break;
+		}
+		if (count == cap) {
+			struct fs_cidr *grown;
+
+			cap = cap ? cap * 2 : 256;
+			grown = realloc(c, cap * sizeof(*c));
+			if (!grown) {
+				err = -ENOMEM;
+				snprintf(msg, msg_len, "%s: out of memory", path);
+				break;
+			}
+			c = grown;
+		}
+		if (fs_cidr_parse(s, &c[count], &why)) {
+			snprintf(msg, msg_len, "%s:%zu: \"%.64s\": %s", path, line_no, s, why);
+			err = -EINVAL;
+			break;
+		}
+		count++;
+	}
+	if (!err && ferror(f)) {
+		err = -EIO;
+		snprintf(msg, msg_len, "%s: read error", path);
+	}
+	free(line);
+	fclose(f);
+	if (err) {
+		free(c);
+		return err;
+	}
+	*out = c;
+	*n = sort_unique(c, count);
+	return 0;
+}
+
+/* Write the list to bl->path: temporary file, fsync, rename, fsync dir. */
+static int save(const struct fsd_blocklist *bl)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX], text[FS_CIDR_TEXT_MAX];
+	size_t i;
+	FILE *f;
+	int fd, dfd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", bl->path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%s", bl->path);
+	/* The directory, made if missing (/var/lib/flowsketch on first use). */
+	if (mkdir(dirname(dir), 0755) && errno != EEXIST)
+		return -errno;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	fprintf(f, "# flowsketch blocklist, written by flowsketchd: one CIDR a line\n");
+	for (i = 0; i < bl->n; i++) {
+		fs_cidr_format(&bl->e[i].c, text, sizeof(text));
+		fprintf(f, "%s\n", text);
+	}
+	if (fflush(f) || fsync(fd))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, bl->path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		return err;
+	}
+	snprintf(dir, sizeof(dir), "%s", bl->path);
+	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
+		       unsigned int max)
+{
+	char msg[512];
+	struct fs_cidr *c;
+	size_t n, i;
+	int err;
+
+	memset(bl, 0, sizeof(*bl));
+	bl->path = path;
+	bl->max = max;
+	bl->next_id = 1;
+	bl->trie4_fd = bl->trie6_fd = bl->stats_fd = -1;
+	bl->free_ids = calloc((size_t)max + 1, sizeof(*bl->free_ids));
+	if (!bl->free_ids)
+		return -ENOMEM;
+	err = fsd_blocklist_parse_file(path, max, &c, &n, msg, sizeof(msg));
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		fsd_err("blocklist %s", msg);
+		return err;
+	}
+	bl->e = calloc(n ? n : 1, sizeof(*bl->e));
+	if (!bl->e) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		bl->e[i].c = c[i];
+		bl->e[i].id = bl->next_id++;
+	}
+	bl->n = n;
+	free(c);
+	return 0;
+}
+
+/* ---- the datapath's maps ------------------------------------------------ */
+
+static __u64 keys_of(const struct fs_cidr *c)
+{
+	__u64 k = 0;
+
+	fs_cidr_group(c, &k);
+	return k;
+}
+
+static int trie_update(const struct fsd_blocklist *bl, const struct fs_cidr *c,
+		       __u32 id)
+{
+	if (c->family == FS_FAMILY_IPV4) {
+		struct fs_block_key4 k;
+
+		fs_cidr_trie_key4(c, &k);
+		return bpf_map_update_elem(bl->trie4_fd, &k, &id, BPF_ANY) ? -errno : 0;
+	} else {
+		struct fs_block_key6 k;
+
+		fs_cidr_trie_key6(c, &k);
+		return bpf_map_update_elem(bl->trie6_fd, &k, &id, BPF_ANY) ? -errno : 0;
+	}
+}
+
+static void trie_delete(const struct fsd_blocklist *bl, const struct fs_cidr *c)
+{
+	if (c->family == FS_FAMILY_IPV4) {
+		struct fs_block_key4 k;
+
+		fs_cidr_trie_key4(c, &k);
+		bpf_map_delete_elem(bl->trie4_fd, &k);
+	} else {
+		struct fs_block_key6 k;
+
+		fs_cidr_trie_key6(c, &k);
+		bpf_map_delete_elem(bl->trie6_fd, &k);
+	}
+}
+
+/* An RCU grace period (maps.h, "Windows and slots"): after it no packet
+ * still runs with what it read before. */
+static int barrier(const struct fsd_blocklist *bl)
+{
+	__u32 zero = 0;
+	int i, err = 0;
+
+	for (i = 0; i < 3; i++) {
+		if (!bpf_map_update_elem(bl->barrier_fd, &zero,
+					 &bl->barrier_inner_fd, BPF_ANY))
+			return 0;
+		err = -errno;
+	}
+	return err;
+}
+
+static __u32 groups_of(const struct fsd_blocklist *bl, __u32 family)
+{
+	__u32 g = 0;
+	size_t i;
+
+	for (i = 0; i < bl->n; i++)
+		if (bl->e[i].c.family == family)
+			g |= fs_cidr_group_bit(&bl->e[i].c);
+	return g;
+}
+
+/* Tell the datapath which filter to probe: one 64-bit store. */
+static void publish(struct fsd_blocklist *bl)
+{
+	__u64 word = 0;
+
+	if (bl->n)
+		word = fs_bloom_ctl(bl->k, bl->log2, bl->live,
+				    groups_of(bl, FS_FAMILY_IPV4),
+				    groups_of(bl, FS_FAMILY_IPV6));
+	__atomic_store_n(bl->ctl_bloom, word, __ATOMIC_RELEASE);
+}
+
+/*
+ * Build the filter for the list as it is into the spare, sized for twice
+ * its keys (at least 1024, at most the maps' size), and switch to it.
+ * The barrier first: the spare was live before the last switch, and a
+ * packet may still be probing it.
+ */
+static int rebuild(struct fsd_blocklist *bl)
+{
+	__u32 spare = !bl->live, log2 = 0, k = 0;
+	__u64 keys = 0, want;
+	size_t i;
+	int err;
+
+	for (i = 0; i < bl->n; i++)
+		keys += keys_of(&bl->e[i].c);
+	want = keys * 2 > 1024 ? keys * 2 : 1024;
+	if (fs_bloom_size((double)want, FSD_BLOCK_FPR, &log2, &k) ||
+	    log2 > bl->max_log2) {
+		/* More keys than the maps were sized for (expansions of
+		 * short prefixes): the largest filter, with the best k for
+		 * it; its rate rises above the target, never a drop. */
+		double best = 2;
+		__u32 kk;
+
+		log2 = bl->max_log2;
+		for (kk = 1; kk <= FS_BLOOM_MAX_K; kk++) {
+			double f = fs_bloom_fpr((double)keys, ldexp(1, (int)log2), kk);
+
+			if (f < best) {
+				best = f;
+				k = kk;
+			}
+		}
+		fsd_warn("blocklist: %llu filter keys, more than the filter was sized for; false-positive rate %.4f",
+			 (unsigned long long)keys, best);
+	}
+	err = barrier(bl);
+	if (err)
+		return err;
+	memset(bl->filter[spare], 0, sizeof(struct fs_bloom_block) << log2);
+	for (i = 0; i < bl->n; i++)
+		fs_cidr_filter_add(&bl->key, &bl->e[i].c, bl->filter[spare], log2, k);
+	bl->live = spare;
+	bl->log2 = log2;
+	bl->k = k;
+	bl->keys = keys;
+	bl->cap_keys = want;
+	bl->rebuilds++;
+	publish(bl);
+	return 0;
+}
+
+static void *map_mmap(struct bpf_map *m, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(m), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
+			const struct fs_hash_secret *secret)
+{
+	struct flowsketch *skel = l->skel;
+	size_t fbytes;
+	size_t i;
+	int err;
+
+	bl->max_log2 = fsd_blocklist_max_log2(bl->max);
+	fbytes = sizeof(struct fs_bloom_block) << bl->max_log2;
+	bl->trie4_fd = bpf_map__fd(skel->maps.fs_block4);
+	bl->trie6_fd = bpf_map__fd(skel->maps.fs_block6);
+	bl->stats_fd = bpf_map__fd(skel->maps.fs_block_stats);
+	bl->barrier_fd = bpf_map__fd(skel->maps.fs_barrier);
+	bl->barrier_inner_fd = bpf_map__fd(skel->maps.fs_barrier_inner);
+	bl->ncpus = l->ncpus;
+	bl->ctl_bloom = &l->ctl->bloom;
+	fs_bloom_key_derive(secret, &bl->key);
+	bl->filter[0] = map_mmap(skel->maps.fs_bloom0, fbytes);
+	bl->filter[1] = map_mmap(skel->maps.fs_bloom1, fbytes);
+	bl->hits = map_mmap(skel->maps.fs_block_hits,
+			    (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
+	if (!bl->filter[0] || !bl->filter[1] || !bl->hits) {
+		fsd_err("cannot map the blocklist's filters and counters: %s",
+			strerror(errno));
+		return -errno;
+	}
+	bl->started = true;
+	for (i = 0; i < bl->n; i++) {
+		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
+		if (err) {
+			fsd_err("cannot load the blocklist into the datapath: %s",
+				strerror(-err));
+			return err;
+		}
+	}
+	bl->live = 1;	/* so that the first rebuild fills fs_bloom0 */
+	err = rebuild(bl);
+	if (err)
+		fsd_err("cannot build the blocklist filter: %s", strerror(-err));
+	else if (bl->n)
+		fsd_info("blocklist: %zu entries from %s", bl->n, bl->path);
+	return err;
+}
+
+void fsd_blocklist_free(struct fsd_blocklist *bl)
+{
+	size_t fbytes = sizeof(struct fs_bloom_block) << bl->max_log2;
+
+	if (bl->filter[0])
+		munmap(bl->filter[0], fbytes);
+	if (bl->filter[1])
+		munmap(bl->filter[1], fbytes);
+	if (bl->hits)
+		munmap(bl->hits, (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
+	free(bl->e);
+	free(bl->free_ids);
+	memset(bl, 0, sizeof(*bl));
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* An id for a new entry; free_ids always has room for every id ever
+ * given out, so that freeing never allocates. */
+static int take_id(struct fsd_blocklist *bl, __u32 *id)
+{
+	if (bl->nfree) {
+		*id = bl->free_ids[--bl->nfree];
+		return 0;
+	}
+	if (bl->next_id > bl->max)
+		return -ENOSPC;
+	*id = bl->next_id++;
+	return 0;
+}
+
+static struct json_object *done(const char *what, size_t changed, size_t entries)
+{
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, what, json_object_new_uint64(changed));
+	json_object_object_add(a, "entries", json_object_new_uint64(entries));
+	return a;
+}
+
+/* Remove the entries marked gone (id 0) from the sorted array. */
+static void compact(struct fsd_blocklist *bl)
+{
+	size_t i, u = 0;
+
+	for (i = 0; i < bl->n; i++)
+		if (bl->e[i].id)
+			bl->e[u++] = bl->e[i];
+	bl->n = u;
+}
+
+/* Take the entries of ids[] out of tries and list, rebuild, free the ids. */
+static int remove_entries(struct fsd_blocklist *bl, struct fsd_block_entry **gone,
+			  size_t n)
+{
+	__u32 *ids = malloc((n ? n : 1) * sizeof(*ids));
+	size_t i;
+	int err;
+
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		trie_delete(bl, &gone[i]->c);
+		ids[i] = gone[i]->id;
+		gone[i]->id = 0;
+	}
+	compact(bl);
+	err = rebuild(bl);	/* its barrier: no packet holds those ids */
+	for (i = 0; i < n; i++) {
+		memset(&bl->hits[ids[i]], 0, sizeof(bl->hits[ids[i]]));
+		bl->free_ids[bl->nfree++] = ids[i];
+	}
+	free(ids);
+	return err;
+}
+
+/* OR the bits of every key of c into the live filter: what a packet may
+ * see at any moment, and each bit set only widens "maybe". */
+static void filter_set_live(struct fsd_blocklist *bl, const struct fs_cidr *c)
+{
+	__u64 keys, i;
+	unsigned int w;
+
+	if (fs_cidr_group(c, &keys) < 0)
+		return;
+	for (i = 0; i < keys; i++) {
+		__u64 h = fs_cidr_key_hash(&bl->key, c, i);
+		struct fs_bloom_block one = { 0 };
+		struct fs_bloom_block *b =
+			&bl->filter[bl->live][fs_bloom_block_index(h, bl->log2)];
+
+		fs_bloom_block_set(&one, h, bl->k);
+		for (w = 0; w < 8; w++)
+			if (one.w[w])
+				__atomic_fetch_or(&b->w[w], one.w[w], __ATOMIC_RELAXED);
+	}
+}
+
+/* Add new (sorted, unique, none listed yet): tries, filter, list.  On an
+ * error nothing of it is left. */
+static int insert_entries(struct fsd_blocklist *bl, const struct fs_cidr *c,
+			  size_t n)
+{
+	struct fsd_block_entry *grown;
+	__u64 keys = 0;
+	size_t i, j;
+	int err = 0;
+
+	grown = realloc(bl->e, (bl->n + n ? bl->n + n : 1) * sizeof(*bl->e));
+	if (!grown)
+		return -ENOMEM;
+	bl->e = grown;
+	for (i = 0; i < n && !err; i++) {
+		struct fsd_block_entry *e = &bl->e[bl->n + i];
+
+		e->c = c[i];
+		err = take_id(bl, &e->id);
+		if (err)
+			break;
+		memset(&bl->hits[e->id], 0, sizeof(bl->hits[e->id]));
+		err = trie_update(bl, &e->c, e->id);
+		if (err) {
+			bl->free_ids[bl->nfree++] = e->id;
+			break;
+		}
+		keys += keys_of(&e->c);
+	}
+	if (err) {
+		for (j = 0; j < i; j++) {
+			trie_delete(bl, &bl->e[bl->n + j].c);
+			bl->free_ids[bl->nfree++] = bl->e[bl->n + j].id;
+		}
+		return err;
+	}
+	bl->n += n;
+	qsort(bl->e, bl->n, sizeof(*bl->e), entry_cmp);
+	if (bl->keys + keys > bl->cap_keys)
+		return rebuild(bl);	/* grown, aside, then switched */
+	for (i = 0; i < n; i++)
+		filter_set_live(bl, &c[i]);
+	bl->keys += keys;
+	publish(bl);
+	return 0;
+}
+
+/* cidrs minus those already listed, sorted and unique, into *out. */
+static size_t new_ones(const struct fsd_blocklist *bl, const struct fs_cidr *c,
+		       size_t n, struct fs_cidr *out)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (!find(bl, &c[i]))
+			out[m++] = c[i];
+	return sort_unique(out, m);
+}
+
+static struct json_object *add_many(struct fsd_blocklist *bl,
+				    const struct fs_cidr *c, size_t n)
+{
+	struct fs_cidr *fresh = malloc((n ? n : 1) * sizeof(*fresh));
+	struct fsd_block_entry **undo;
+	struct json_object *a;
+	size_t m, i;
+	int err;
+
+	if (!fresh)
+		return fsd_answer_error("out of memory");
+	m = new_ones(bl, c, n, fresh);
+	if (bl->n + m > bl->max) {
+		free(fresh);
+		return fsd_answer_error("the blocklist would hold %zu entries, more than --blocklist-max %u",
+					bl->n + m, bl->max);
+	}
+	err = m ? insert_entries(bl, fresh, m) : 0;
+	if (!err)
+		err = save(bl);
+	if (err && m) {
+		/* Undo: whatever of fresh got in goes again. */
+		undo = malloc(m * sizeof(*undo));
+		if (undo) {
+			size_t u = 0;
+
+			for (i = 0; i < m; i++) {
+				struct fsd_block_entry *e = find(bl, &fresh[i]);
+
+				if (e)
+					undo[u++] = e;
+			}
+			remove_entries(bl, undo, u);
+			free(undo);
+		}
+	}
+	free(fresh);
+	if (err)
+		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
+	a = done("added", m, bl->n);
+	return a;
+}
+
+struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
+				      const struct fs_cidr *c, size_t n)
+{
+	return add_many(bl, c, n);
+}
+
+struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
+				      const struct fs_cidr *c, size_t n)
+{
+	struct fsd_block_entry **gone = malloc((n ? n : 1) * sizeof(*gone));
+	struct fs_cidr *req = malloc((n ? n : 1) * sizeof(*req));
+	char text[FS_CIDR_TEXT_MAX];
+	size_t i, m;
+	int err;
+
+	if (!gone || !req) {
+		free(gone);
+		free(req);
+		return fsd_answer_error("out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		if (!find(bl, &c[i])) {
+			fs_cidr_format(&c[i], text, sizeof(text));
+			free(gone);
+			free(req);
+			return fsd_answer_error("cidrs[%zu] %s is not in the blocklist; nothing deleted",
+						i, text);
+		}
+		req[i] = c[i];
+	}
+	m = sort_unique(req, n);	/* a repeat in the request counts once */
+	for (i = 0; i < m; i++)
+		gone[i] = find(bl, &req[i]);
+	err = remove_entries(bl, gone, m);
+	if (!err)
+		err = save(bl);
+	if (err)
+		insert_entries(bl, req, m);
+	free(gone);
+	free(req);
+	if (err)
+		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
+	return done("deleted", m, bl->n);
+}
+
+struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl)
+{
+	struct fs_cidr *all = malloc((bl->n ? bl->n : 1) * sizeof(*all));
+	struct json_object *a;
+	size_t i, n = bl->n;
+
+	if (!all)
+		return fsd_answer_error("out of memory");
+	for (i = 0; i < n; i++)
+		all[i] = bl->e[i].c;
+	a = n ? fsd_blocklist_del(bl, all, n) : done("deleted", 0, 0);
+	free(all);
+	return a;
+}
+
+struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *path)
+{
+	struct json_object *a;
+	struct fs_cidr *c;
+	char msg[512];
+	size_t n;
+	int err;
+
+	err = fsd_blocklist_parse_file(path, bl->max, &c, &n, msg, sizeof(msg));
+	if (err)
+		return fsd_answer_error("%s; nothing added", msg);
+	a = add_many(bl, c, n);
+	free(c);
+	return a;
+}
+
+struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl)
+{
+	struct json_object *a = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	char text[FS_CIDR_TEXT_MAX];
+	size_t i;
+
+	for (i = 0; i < bl->n; i++) {
+		struct json_object *o = json_object_new_object();
+		const struct fs_block_hits *h = &bl->hits[bl->e[i].id];
+
+		fs_cidr_format(&bl->e[i].c, text, sizeof(text));
+		json_object_object_add(o, "cidr", json_object_new_string(text));
+		json_object_object_add(o, "packets",
+				       json_object_new_uint64(__atomic_load_n(&h->packets, __ATOMIC_RELAXED)));
+		json_object_object_add(o, "bytes",
+				       json_object_new_uint64(__atomic_load_n(&h->bytes, __ATOMIC_RELAXED)));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(a, "entries", arr);
+	json_object_object_add(a, "blocklist", fsd_blocklist_status(bl));
+	return a;
+}
+
+struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl)
+{
+	struct json_object *o = json_object_new_object();
+	struct fs_block_stats sum = { 0 }, *v;
+	__u32 zero = 0;
+	unsigned int c;
+	double blocks = ldexp(1, (int)bl->log2), bits = blocks * FS_BLOOM_BLOCK_BITS;
+	size_t w, set = 0;
+
+	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
+	if (v && bl->started && !bpf_map_lookup_elem(bl->stats_fd, &zero, v))
+		for (c = 0; c < bl->ncpus; c++) {
+			sum.checked += v[c].checked;
+			sum.probes += v[c].probes;
+			sum.maybe += v[c].maybe;
+			sum.dropped += v[c].dropped;
+			sum.dropped_bytes += v[c].dropped_bytes;
+		}
+	free(v);
+	if (bl->started)
+		for (w = 0; w < ((size_t)8 << bl->log2); w++)
+			set += (size_t)__builtin_popcountll(((const __u64 *)bl->filter[bl->live])[w]);
+	json_object_object_add(o, "file", json_object_new_string(bl->path));
+	json_object_object_add(o, "entries", json_object_new_uint64(bl->n));
+	json_object_object_add(o, "max_entries", json_object_new_uint64(bl->max));
+	json_object_object_add(o, "filter_keys", json_object_new_uint64(bl->keys));
+	json_object_object_add(o, "filter_capacity", json_object_new_uint64(bl->cap_keys));
+	json_object_object_add(o, "filter_blocks", json_object_new_uint64((__u64)blocks));
+	json_object_object_add(o, "filter_k", json_object_new_uint64(bl->k));
+	json_object_object_add(o, "filter_bytes", json_object_new_uint64((__u64)(bits / 8)));
+	json_object_object_add(o, "fill_ratio", json_object_new_double(bits ? set / bits : 0));
+	json_object_object_add(o, "design_fpr",
+			       json_object_new_double(fs_bloom_fpr((double)bl->keys, blocks, bl->k)));
+	json_object_object_add(o, "target_fpr", json_object_new_double(FSD_BLOCK_FPR));
+	json_object_object_add(o, "checked_packets", json_object_new_uint64(sum.checked));
+	json_object_object_add(o, "probes", json_object_new_uint64(sum.probes));
+	json_object_object_add(o, "maybe", json_object_new_uint64(sum.maybe));
+	json_object_object_add(o, "dropped_packets", json_object_new_uint64(sum.dropped));
+	json_object_object_add(o, "dropped_bytes", json_object_new_uint64(sum.dropped_bytes));
+	/* Unconfirmed "maybe" answers per probe: the filter's false positives
+	 * plus sources that share a group's base prefix with an entry
+	 * without being inside it (bloom.h, "extra confirms"). */
+	json_object_object_add(o, "measured_fpr",
+			       json_object_new_double(sum.probes ?
+					(double)(sum.maybe - sum.dropped) / (double)sum.probes : 0));
+	json_object_object_add(o, "rebuilds", json_object_new_uint64(bl->rebuilds));
+	return o;
+}
+
+bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
+			  const __u8 *addr)
+{
+	__u32 id;
+
+	/* Query threads call this while the loop changes the list: only
+	 * the tries (their own locking) and what start set are read. */
+	if (!bl->started)
+		return false;
+	if (family == FS_FAMILY_IPV4) {
+		struct fs_block_key4 k = { .prefixlen = 32 };
+
+		memcpy(k.addr, addr, 4);
+		return !bpf_map_lookup_elem(bl->trie4_fd, &k, &id);
+	} else {
+		struct fs_block_key6 k = { .prefixlen = 128 };
+
+		memcpy(k.addr, addr, 16);
+		return !bpf_map_lookup_elem(bl->trie6_fd, &k, &id);
+	}
+}

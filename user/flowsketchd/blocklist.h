@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * blocklist.h - the daemon's blocklist: the exact set, the filter the
+ * datapath probes (include/flowsketch/bloom.h, bpf/blocklist.bpf.h) and
+ * the list file.
+ *
+ * The daemon owns the list.  It keeps it sorted in memory (by family,
+ * length, address) with an id per entry, mirrors it into the LPM tries
+ * (which alone decide a drop) and into the live filter, and writes it to
+ * --blocklist FILE after every change, atomically: a temporary file in
+ * the same directory, fsync, rename, fsync of the directory, so that a
+ * crash leaves the old list or the new one.  The file is the format
+ * `block load` reads: one CIDR a line, '#' starts a comment, blank lines
+ * are skipped.
+ *
+ * Changes, in an order that never drops a packet it should not and never
+ * passes one it should drop once the request has returned:
+ *   add   trie first, then the filter's bits (set in the live filter, or a
+ *         grown filter built aside and switched to), then the control
+ *         word's groups: until the filter says "maybe" the trie is not
+ *         asked, and it already knows the entry when it is;
+ *   del   trie first (the source passes at once unless another entry
+ *         covers it), then an RCU barrier (no packet still holds the old
+ *         id or probes the spare filter), then the ids' counters zeroed,
+ *         and a filter rebuilt from the entries left into the spare and
+ *         switched to with one store.
+ * A change whose file cannot be written is undone, and the request fails.
+ */
+#ifndef FLOWSKETCHD_BLOCKLIST_H
+#define FLOWSKETCHD_BLOCKLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "cidr.h"
+#include "flowsketch/bloom.h"
+#include "flowsketch/maps.h"
+
+struct fsd_loader;
+struct json_object;
+
+#define FSD_BLOCKLIST_DEFAULT "/var/lib/flowsketch/blocklist"
+#define FSD_BLOCKLIST_MAX_DEFAULT 100000U
+#define FSD_BLOCKLIST_MAX_LIMIT 1000000U
+/* The false-positive rate the filter is sized for (per probe). */
+#define FSD_BLOCK_FPR 0.01
+/* Longest line of a list file. */
+#define FSD_BLOCK_LINE_MAX 256
+
+struct fsd_block_entry {
+	struct fs_cidr c;
+	__u32 id;		/* fs_block_hits index, >= 1 */
+};
+
+struct fsd_blocklist {
+	const char *path;
+	unsigned int max;		/* entries at most (--blocklist-max) */
+	struct fsd_block_entry *e;	/* sorted, n of them */
+	size_t n;
+	__u32 *free_ids;		/* ids to reuse */
+	size_t nfree;
+	__u32 next_id;
+	/* datapath */
+	bool started;
+	int trie4_fd, trie6_fd, stats_fd, barrier_fd, barrier_inner_fd;
+	struct fs_block_hits *hits;	/* fs_block_hits, mmapped */
+	struct fs_bloom_block *filter[2];	/* fs_bloom0, fs_bloom1, mmapped */
+	__u32 max_log2;			/* their size: 2^max_log2 blocks */
+	__u32 live, log2, k;		/* the filter the datapath probes */
+	__u64 keys;			/* keys in it (with repeats) */
+	__u64 cap_keys;			/* keys it was sized for */
+	__u64 rebuilds;
+	struct fs_bloom_key key;
+	__u64 *ctl_bloom;		/* &fs_ctl.bloom, mmapped */
+	unsigned int ncpus;
+};
+
+/* The filter size for `max` entries: 2^log2 blocks at FSD_BLOCK_FPR. */
+unsigned int fsd_blocklist_max_log2(unsigned int max);
+
+/*
+ * Read the list file before anything is loaded: a missing file is an
+ * empty list; a bad line is an error naming the file and line (nothing
+ * else is done, the file is not touched).  0 or -errno.
+ */
+int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
+		       unsigned int max);
+/* Mirror the list into the loaded datapath's maps (before attach). */
+int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
+			const struct fs_hash_secret *secret);
+void fsd_blocklist_free(struct fsd_blocklist *bl);
+
+/* The requests (query.c's command table); each answers an object. */
+struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
+				      const struct fs_cidr *c, size_t n);
+struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
+				      const struct fs_cidr *c, size_t n);
+struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl);
+struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *path);
+struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl);
+/* The "blocklist" object of status. */
+struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl);
+/* Whether an entry covers the source (family, addr[16]): top's "blocked".
+ * Safe on a query thread: it reads only the tries. */
+bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
+			  const __u8 *addr);
+
+/*
+ * Parse a list file into *out (malloc'd, *n entries, sorted, repeats
+ * removed): 0, or -EINVAL with msg naming "FILE:LINE: ..." (msg_len
+ * bytes), -ENOENT when it does not exist, other -errno.
+ */
+int fsd_blocklist_parse_file(const char *path, unsigned int max,
+			     struct fs_cidr **out, size_t *n, char *msg,
+			     size_t msg_len);
+
+#endif /* FLOWSKETCHD_BLOCKLIST_H */
