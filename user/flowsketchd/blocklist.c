@@ -20,33 +20,15 @@
 #include "log.h"
 #include "flowsketch.skel.h"
 
-static int cidr_cmp(const void *a, const void *b)
-{
-	const struct fs_cidr *x = a, *y = b;
-
-	if (x->family != y->family)
-		return x->family - y->family;
-	if (x->len != y->len)
-		return x->len - y->len;
-	return memcmp(x->addr, y->addr, sizeof(x->addr));
-}
-
 static int entry_cmp(const void *a, const void *b)
 {
-	return cidr_cmp(&((const struct fsd_block_entry *)a)->c,
-			&((const struct fsd_block_entry *)b)->c);
+	return fs_cidr_cmp(&((const struct fsd_block_entry *)a)->c,
+			   &((const struct fsd_block_entry *)b)->c);
 }
 
-/* Sort and drop repeats; returns the count left. */
 static size_t sort_unique(struct fs_cidr *c, size_t n)
 {
-	size_t i, u = 0;
-
-	qsort(c, n, sizeof(*c), cidr_cmp);
-	for (i = 0; i < n; i++)
-		if (!u || cidr_cmp(&c[u - 1], &c[i]))
-			c[u++] = c[i];
-	return u;
+	return fs_cidr_sort_unique(c, n);
 }
 
 static struct fsd_block_entry *find(const struct fsd_blocklist *bl,
@@ -72,88 +54,19 @@ int fsd_blocklist_parse_file(const char *path, unsigned int max,
 			     struct fs_cidr **out, size_t *n, char *msg,
 			     size_t msg_len)
 {
-	struct fs_cidr *c = NULL;
-	size_t cap = 0, count = 0, line_no = 0, len;
-	char *line = NULL;
-	size_t line_cap = 0;
-	ssize_t got;
-	FILE *f;
-	int err = 0;
+	FILE *f = fopen(path, "re");
+	int err;
 
 	*out = NULL;
 	*n = 0;
-	f = fopen(path, "re");
 	if (!f) {
 		err = -errno;
 		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
 		return err;
 	}
-	while ((got = getline(&line, &line_cap, f)) >= 0) {
-		const char *why;
-		char *s = line, *hash;
-
-		line_no++;
-		len = (size_t)got;
-		if (memchr(line, 0, len)) {
-			snprintf(msg, msg_len, "%s:%zu: the line holds a NUL byte (not a text file?)",
-				 path, line_no);
-			err = -EINVAL;
-			break;
-		}
-		if (len > FSD_BLOCK_LINE_MAX) {
-			snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
-				 path, line_no, FSD_BLOCK_LINE_MAX);
-			err = -EINVAL;
-			break;
-		}
-		hash = strchr(s, '#');
-		if (hash)
-			*hash = 0;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		len = strlen(s);
-		while (len && strchr(" \t\r\n", s[len - 1]))
-			s[--len] = 0;
-		if (!len)
-			continue;
-		if (count == max) {
-			snprintf(msg, msg_len, "%s:%zu: more than %u entries (--blocklist-max)",
-				 path, line_no, max);
-			err = -E2BIG;
-			break;
-		}
-		if (count == cap) {
-			struct fs_cidr *grown;
-
-			cap = cap ? cap * 2 : 256;
-			grown = realloc(c, cap * sizeof(*c));
-			if (!grown) {
-				err = -ENOMEM;
-				snprintf(msg, msg_len, "%s: out of memory", path);
-				break;
-			}
-			c = grown;
-		}
-		if (fs_cidr_parse(s, &c[count], &why)) {
-			snprintf(msg, msg_len, "%s:%zu: \"%.64s\": %s", path, line_no, s, why);
-			err = -EINVAL;
-			break;
-		}
-		count++;
-	}
-	if (!err && ferror(f)) {
-		err = -EIO;
-		snprintf(msg, msg_len, "%s: read error", path);
-	}
-	free(line);
+	err = fs_cidr_list_parse(f, path, max, out, n, msg, msg_len);
 	fclose(f);
-	if (err) {
-		free(c);
-		return err;
-	}
-	*out = c;
-	*n = sort_unique(c, count);
-	return 0;
+	return err;
 }
 
 /* Write the list to bl->path: temporary file, fsync, rename, fsync dir. */

@@ -43,8 +43,6 @@ struct json_object;
 #define FSD_BLOCKLIST_MAX_LIMIT 1000000U
 /* The false-positive rate the filter is sized for (per probe). */
 #define FSD_BLOCK_FPR 0.01
-/* Longest line of a list file. */
-#define FSD_BLOCK_LINE_MAX 256
 
 struct fsd_block_entry {
 	struct fs_cidr c;

@@ -2,6 +2,7 @@
 /* cidr.c - CIDR text and filter keys of blocklist entries (cidr.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include "cidr.h"
@@ -200,3 +201,107 @@ void fs_cidr_trie_key6(const struct fs_cidr *c, struct fs_block_key6 *k)
 	k->prefixlen = c->len;
 	memcpy(k->addr, c->addr, sizeof(k->addr));
 }
+
+int fs_cidr_cmp(const void *a, const void *b)
+{
+	const struct fs_cidr *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family - y->family;
+	if (x->len != y->len)
+		return x->len - y->len;
+	return memcmp(x->addr, y->addr, sizeof(x->addr));
+}
+
+size_t fs_cidr_sort_unique(struct fs_cidr *c, size_t n)
+{
+	size_t i, u = 0;
+
+	if (!n)
+		return 0;
+	qsort(c, n, sizeof(*c), fs_cidr_cmp);
+	for (i = 0; i < n; i++)
+		if (!u || fs_cidr_cmp(&c[u - 1], &c[i]))
+			c[u++] = c[i];
+	return u;
+}
+
+int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
+		       struct fs_cidr **out, size_t *n, char *msg, size_t msg_len)
+{
+	struct fs_cidr *c = NULL;
+	size_t cap = 0, count = 0, line_no = 0, len;
+	char *line = NULL;
+	size_t line_cap = 0;
+	ssize_t got;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	while ((got = getline(&line, &line_cap, f)) >= 0) {
+		const char *why;
+		char *s = line, *hash;
+
+		line_no++;
+		len = (size_t)got;
+		if (memchr(line, 0, len)) {
+			snprintf(msg, msg_len, "%s:%zu: the line holds a NUL byte (not a text file?)",
+				 path, line_no);
+			err = -EINVAL;
+			break;
+		}
+		if (len > FS_CIDR_LINE_MAX) {
+			snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
+				 path, line_no, FS_CIDR_LINE_MAX);
+			err = -EINVAL;
+			break;
+		}
+		hash = strchr(s, '#');
+		if (hash)
+			*hash = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		len = strlen(s);
+		while (len && strchr(" \t\r\n", s[len - 1]))
+			s[--len] = 0;
+		if (!len)
+			continue;
+		if (count == max) {
+			snprintf(msg, msg_len, "%s:%zu: more than %u entries (the blocklist's maximum)",
+				 path, line_no, max);
+			err = -E2BIG;
+			break;
+		}
+		if (count == cap) {
+			struct fs_cidr *grown;
+
+			cap = cap ? cap * 2 : 256;
+			grown = realloc(c, cap * sizeof(*c));
+			if (!grown) {
+				err = -ENOMEM;
+				snprintf(msg, msg_len, "%s: out of memory", path);
+				break;
+			}
+			c = grown;
+		}
+		if (fs_cidr_parse(s, &c[count], &why)) {
+			snprintf(msg, msg_len, "%s:%zu: \"%.64s\": %s", path, line_no, s, why);
+			err = -EINVAL;
+			break;
+		}
+		count++;
+	}
+	if (!err && ferror(f)) {
+		err = -EIO;
+		snprintf(msg, msg_len, "%s: read error", path);
+	}
+	free(line);
+	if (err) {
+		free(c);
+		return err;
+	}
+	*out = c;
+	*n = fs_cidr_sort_unique(c, count);
+	return 0;
+}
+

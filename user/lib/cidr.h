@@ -14,6 +14,7 @@
 #define FLOWSKETCH_CIDR_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "flowsketch/bloom.h"
 #include "flowsketch/maps.h"
 
@@ -59,5 +60,23 @@ void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
 /* The LPM trie keys of c (fs_block4 for IPv4, fs_block6 for IPv6). */
 void fs_cidr_trie_key4(const struct fs_cidr *c, struct fs_block_key4 *k);
 void fs_cidr_trie_key6(const struct fs_cidr *c, struct fs_block_key6 *k);
+
+/* Order by family, length, address; sort and drop repeats (returns the
+ * count left). */
+int fs_cidr_cmp(const void *a, const void *b);
+size_t fs_cidr_sort_unique(struct fs_cidr *c, size_t n);
+
+/*
+ * A list in the text format above, one CIDR a line; '#' starts a comment
+ * (to the end of the line), blank lines and surrounding blanks are
+ * skipped.  *out (malloc'd) gets *n entries, sorted, repeats removed.
+ * 0, or -EINVAL / -E2BIG (more than max) / -ENOMEM / -EIO with msg naming
+ * "NAME:LINE: ..." (name is how the list is called in messages).  A line
+ * with a NUL byte or longer than FS_CIDR_LINE_MAX is an error, so a
+ * binary or corrupt file is refused, not half read.
+ */
+#define FS_CIDR_LINE_MAX 256
+int fs_cidr_list_parse(FILE *f, const char *name, unsigned int max,
+		       struct fs_cidr **out, size_t *n, char *msg, size_t msg_len);
 
 #endif /* FLOWSKETCH_CIDR_H */
