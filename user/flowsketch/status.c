@@ -273,6 +273,53 @@ static void print_counters(const struct status_view *v)
 	       fs_fmt_grouped(b, v->client_timeouts));
 }
 
+/*
+ * The blocklist section, when the daemon has one (older ones do not):
+ * its shape is checked like the rest, then printed.
+ */
+static int print_blocklist(struct json_object *a, bool print)
+{
+	struct json_object *bl;
+	const char *file;
+	__u64 entries, max, fbytes, k, checked, probes, maybe, dropped, dbytes, rebuilds;
+	double fill, design, measured, target;
+	char x[FS_FMT_MAX], y[FS_FMT_MAX], z[FS_FMT_MAX], w[FS_FMT_MAX];
+	char u[FS_FMT_MAX], t[FS_FMT_MAX];
+	int err;
+
+	if (!json_object_object_get_ex(a, "blocklist", &bl))
+		return 0;
+	if ((err = fs_reply_string(bl, "file", &file)) ||
+	    (err = fs_reply_u64(bl, "entries", &entries)) ||
+	    (err = fs_reply_u64(bl, "max_entries", &max)) ||
+	    (err = fs_reply_u64(bl, "filter_bytes", &fbytes)) ||
+	    (err = fs_reply_u64(bl, "filter_k", &k)) ||
+	    (err = fs_reply_double(bl, "fill_ratio", &fill)) ||
+	    (err = fs_reply_double(bl, "design_fpr", &design)) ||
+	    (err = fs_reply_double(bl, "measured_fpr", &measured)) ||
+	    (err = fs_reply_double(bl, "target_fpr", &target)) ||
+	    (err = fs_reply_u64(bl, "checked_packets", &checked)) ||
+	    (err = fs_reply_u64(bl, "probes", &probes)) ||
+	    (err = fs_reply_u64(bl, "maybe", &maybe)) ||
+	    (err = fs_reply_u64(bl, "dropped_packets", &dropped)) ||
+	    (err = fs_reply_u64(bl, "dropped_bytes", &dbytes)) ||
+	    (err = fs_reply_u64(bl, "rebuilds", &rebuilds)))
+		return err;
+	if (!print)
+		return 0;
+	printf("blocklist:    %s entries (at most %s) kept in %s\n",
+	       fs_fmt_grouped(x, entries), fs_fmt_grouped(y, max), file);
+	printf("              filter %s, k %llu, %s of its bits set; false positives %s per probe by design (target %s), %s measured\n",
+	       fs_fmt_bytes_iec(x, (double)fbytes), (unsigned long long)k,
+	       fs_fmt_percent(y, fill, 1), fs_fmt_percent(z, design, 3),
+	       fs_fmt_percent(w, target, 1), fs_fmt_percent(u, measured, 3));
+	printf("              %s packets checked, %s probes, %s maybe, %s dropped (%s), %s rebuilds\n",
+	       fs_fmt_grouped(x, checked), fs_fmt_grouped(y, probes),
+	       fs_fmt_grouped(z, maybe), fs_fmt_grouped(w, dropped),
+	       fs_fmt_bytes(u, (double)dbytes), fs_fmt_grouped(t, rebuilds));
+	return 0;
+}
+
 static void print_status(const struct status_view *v)
 {
 	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], m[FS_FMT_MAX];
@@ -302,8 +349,12 @@ int fs_status_show(struct json_object *answer, bool print)
 	int err;
 
 	err = parse_status(answer, &v);
-	if (!err && print)
+	if (!err)
+		err = print_blocklist(answer, false);
+	if (!err && print) {
 		print_status(&v);
+		print_blocklist(answer, true);
+	}
 	return err;
 }
 

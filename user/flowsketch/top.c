@@ -47,6 +47,7 @@ struct top_flow {
 	const char *src, *dst, *proto;
 	__u64 family, sport, dport, proto_num, packets, bytes;
 	double share;
+	bool blocked;		/* the source is on the blocklist now */
 };
 
 struct top_view {
@@ -160,6 +161,10 @@ static int parse_flow(struct json_object *f, struct top_flow *out)
 	    (err = fs_reply_u64(f, "packets", &out->packets)) ||
 	    (err = fs_reply_u64(f, "bytes", &out->bytes)) ||
 	    (err = fs_reply_double(f, "share", &out->share)))
+		return err;
+	/* Absent from daemons without a blocklist. */
+	if (json_object_object_get_ex(f, "blocked", NULL) &&
+	    (err = fs_reply_bool(f, "blocked", &out->blocked)))
 		return err;
 	/* A flow key holds 16-bit ports and an 8-bit protocol (flow_key.h);
 	 * anything larger would print as a different flow. */
@@ -339,9 +344,10 @@ static int print_top(const struct top_view *v)
 	       wd, "destination", wp, "proto", wk, "packets", wb, "bytes",
 	       wh, "share");
 	for (i = 0; i < v->nflows; i++)
-		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, rows[i].rank,
+		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s\n", wr, rows[i].rank,
 		       ws, rows[i].src, wd, rows[i].dst, wp, rows[i].proto,
-		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share);
+		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share,
+		       v->flows[i].blocked ? "  blocked" : "");
 	if (!v->nflows)
 		printf("(no flow above the report threshold in this span)\n");
 out:
