@@ -33,6 +33,9 @@
  * spreads over 1e6 flows and the sketches' cells as real traffic would.
  * The test packet is Ethernet + IPv4 (no options) + UDP, built by fs-bench.
  */
+/* The kernel's Bloom filter map beside ours, for the blocklist's
+ * comparison (blocklist.bpf.h). */
+#define FS_BENCH_KERNEL_BLOOM 1
 #include "datapath.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -245,6 +248,47 @@ static __always_inline int floor_process(struct xdp_md *ctx)
 	floor_hll_add(p, FS_HLL_SOURCES, floor_hash(w + 1, 2));
 	floor_hll_add(p, FS_HLL_DESTS, floor_hash(w + 3, 2));
 	return XDP_PASS;
+}
+
+/*
+ * Parse, then the blocklist's verdict alone: with our filter (kernel 0)
+ * or with the same keys in the kernel's Bloom filter map (kernel 1), the
+ * same exact confirm after either.  Their difference to parse-only is
+ * what each filter costs a packet; the full program carries the
+ * verdict too (fs_bench_full, with a list or without).
+ */
+static __always_inline int verdict_process(struct xdp_md *ctx, int kernel)
+{
+	struct fs_hot_line *hot = fs_hot_line();
+	struct fs_flow_key key;
+	struct fs_ctl *ctl;
+	__u32 zero = 0;
+	__u64 bytes;
+
+	bytes = ctx->data_end - ctx->data;
+	if (!hot || fs_datapath_parse_key(ctx, hot, &key))
+		return XDP_PASS;
+	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
+	if (!ctl)
+		return XDP_PASS;
+	return fs_block_verdict_with(&key, bytes, *(volatile __u64 *)&ctl->bloom,
+				     kernel);
+}
+
+SEC("xdp")
+int fs_bench_verdict(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return verdict_process(ctx, 0);
+}
+
+SEC("xdp")
+int fs_bench_kverdict(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return verdict_process(ctx, 1);
 }
 
 SEC("xdp")

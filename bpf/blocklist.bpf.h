@@ -35,15 +35,67 @@
 #include "maps.bpf.h"
 #include "flowsketch/bloom.h"
 
+#ifdef FS_BENCH_KERNEL_BLOOM
+/*
+ * The benchmark's reference (bpf/bench.bpf.c defines the macro): the same
+ * keys in the kernel's own BPF_MAP_TYPE_BLOOM_FILTER, probed with
+ * bpf_map_peek_elem(), so that make bench compares the two filters under
+ * one verdict step.  Not in the daemon's object.
+ */
+struct fs_kbloom_key {
+	__u32 group;		/* family << 8 | group */
+	__u8 addr[16];		/* the source masked to the group's base */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__uint(map_extra, 7);
+	__type(value, struct fs_kbloom_key);
+} fs_kbloom SEC(".maps");
+
+/* The key is built in a per-CPU map value: the datapath's stack is
+ * nearly full already. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_kbloom_key);
+} fs_kbloom_scratch SEC(".maps");
+
+static __always_inline int fs_kbloom_probe(__u32 family, __u32 g, __u32 len,
+					   const __u8 *src)
+{
+	struct fs_kbloom_key *k;
+	__u32 i, zero = 0;
+
+	k = bpf_map_lookup_elem(&fs_kbloom_scratch, &zero);
+	if (!k)
+		return 1;
+	k->group = family << 8 | g;
+FS_UNROLL
+	for (i = 0; i < 16; i++) {
+		__u32 first = i * 8;
+
+		if (len >= first + 8)
+			k->addr[i] = src[i];
+		else if (len > first)
+			k->addr[i] = src[i] & (__u8)(0xff << (8 - (len - first)));
+		else
+			k->addr[i] = 0;
+	}
+	return !bpf_map_peek_elem(&fs_kbloom, k);
+}
+#endif
+
 /* One probe: 1 "maybe" (or a block that does not exist), 0 "no". */
-static __always_inline int fs_block_probe(__u32 map, __u64 h, __u32 log2_blocks,
+static __always_inline int fs_block_probe(__u32 base, __u64 h, __u32 log2_blocks,
 					  __u32 k)
 {
-	__u32 idx = fs_bloom_block_index(h, log2_blocks);
+	__u32 idx = base + fs_bloom_block_index(h, log2_blocks);
 	struct fs_bloom_block *b;
 
-	b = map ? bpf_map_lookup_elem(&fs_bloom1, &idx) :
-		  bpf_map_lookup_elem(&fs_bloom0, &idx);
+	b = bpf_map_lookup_elem(&fs_bloom, &idx);
 	if (!b)
 		return 1;
 	return fs_bloom_block_test(b, h, k);
@@ -52,7 +104,7 @@ static __always_inline int fs_block_probe(__u32 map, __u64 h, __u32 log2_blocks,
 /* Probe the IPv4 groups in `groups`; returns the probes made, *maybe set
  * on the first "maybe". */
 static __always_inline __u32 fs_block_probe4(const struct fs_flow_key *key,
-					     __u64 ctl, int *maybe)
+					     __u64 ctl, int *maybe, int kernel)
 {
 	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
 	__u32 groups = FS_BLOOM_CTL_GROUPS4(ctl), probes = 0, g;
@@ -63,7 +115,14 @@ FS_UNROLL
 		if (!(groups & (1U << g)) || *maybe)
 			continue;
 		probes++;
-		*maybe = fs_block_probe(FS_BLOOM_CTL_MAP(ctl),
+#ifdef FS_BENCH_KERNEL_BLOOM
+		if (kernel) {
+			*maybe = fs_kbloom_probe(FS_FAMILY_IPV4, g,
+						 fs_bloom_base4[g], key->src);
+			continue;
+		}
+#endif
+		*maybe = fs_block_probe(FS_BLOOM_CTL_BASE(ctl),
 					fs_bloom_hash4(bk, g, x),
 					FS_BLOOM_CTL_LOG2(ctl),
 					FS_BLOOM_CTL_K(ctl));
@@ -72,7 +131,7 @@ FS_UNROLL
 }
 
 static __always_inline __u32 fs_block_probe6(const struct fs_flow_key *key,
-					     __u64 ctl, int *maybe)
+					     __u64 ctl, int *maybe, int kernel)
 {
 	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
 	__u32 groups = FS_BLOOM_CTL_GROUPS6(ctl), probes = 0, g;
@@ -83,7 +142,14 @@ FS_UNROLL
 		if (!(groups & (1U << g)) || *maybe)
 			continue;
 		probes++;
-		*maybe = fs_block_probe(FS_BLOOM_CTL_MAP(ctl),
+#ifdef FS_BENCH_KERNEL_BLOOM
+		if (kernel) {
+			*maybe = fs_kbloom_probe(FS_FAMILY_IPV6, g,
+						 fs_bloom_base6[g], key->src);
+			continue;
+		}
+#endif
+		*maybe = fs_block_probe(FS_BLOOM_CTL_BASE(ctl),
 					fs_bloom_hash6(bk, g, (const __u32 *)x),
 					FS_BLOOM_CTL_LOG2(ctl),
 					FS_BLOOM_CTL_K(ctl));
@@ -110,8 +176,9 @@ static __always_inline __u32 fs_block_confirm(const struct fs_flow_key *key)
 	return id ? *id : 0;
 }
 
-static __always_inline int fs_block_verdict(const struct fs_flow_key *key,
-					    __u64 bytes, __u64 ctl)
+/* kernel: probe fs_kbloom instead (the benchmark's reference only). */
+static __always_inline int fs_block_verdict_with(const struct fs_flow_key *key,
+						 __u64 bytes, __u64 ctl, int kernel)
 {
 	struct fs_block_stats *st;
 	struct fs_block_hits *hits;
@@ -125,9 +192,9 @@ static __always_inline int fs_block_verdict(const struct fs_flow_key *key,
 		return XDP_PASS;
 	st->checked += 1;
 	if (key->family == FS_FAMILY_IPV4)
-		st->probes += fs_block_probe4(key, ctl, &maybe);
+		st->probes += fs_block_probe4(key, ctl, &maybe, kernel);
 	else
-		st->probes += fs_block_probe6(key, ctl, &maybe);
+		st->probes += fs_block_probe6(key, ctl, &maybe, kernel);
 	if (!maybe)
 		return XDP_PASS;
 	st->maybe += 1;
@@ -142,6 +209,12 @@ static __always_inline int fs_block_verdict(const struct fs_flow_key *key,
 		__sync_fetch_and_add(&hits->bytes, bytes);
 	}
 	return XDP_DROP;
+}
+
+static __always_inline int fs_block_verdict(const struct fs_flow_key *key,
+					    __u64 bytes, __u64 ctl)
+{
+	return fs_block_verdict_with(key, bytes, ctl, 0);
 }
 
 #endif /* FLOWSKETCH_BLOCKLIST_BPF_H */

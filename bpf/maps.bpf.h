@@ -87,17 +87,15 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } fs_reports SEC(".maps");
 
-/* The blocklist (maps.h): two filters, the exact set, per-entry drops and
+/* The blocklist (maps.h): two filters in one map, the exact set, per-entry drops and
  * the verdict's counters.  The loader sizes them from its options. */
-struct fs_bloom_map {
+struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct fs_bloom_block);
-};
-struct fs_bloom_map fs_bloom0 SEC(".maps");
-struct fs_bloom_map fs_bloom1 SEC(".maps");
+} fs_bloom SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);

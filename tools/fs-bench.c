@@ -764,6 +764,8 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 	return err;
 }
 
+#include "bench_blocklist.h"
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o = {
@@ -794,6 +796,7 @@ int main(int argc, char **argv)
 		goto out;
 	bench_print_memory(skel, &p);
 	bench_print_lines(&p);
+	err = bench_blocklist(&p, &o);
 out:
 	bench__destroy(skel);
 	return err ? 1 : 0;

@@ -26,8 +26,9 @@
  *  kfunc_args fs_kfunc_args PERCPU_ARRAY 0         struct fs_kfunc_args       datapath, kfunc path only
  *                                                   (kfunc.h)
  *  params   <obj>.rodata                  fs_bloom_key (bloom.h)     daemon, before load
- *  bloom0   fs_bloom0   ARRAY, mmapable  block     struct fs_bloom_block      daemon; datapath reads
- *  bloom1   fs_bloom1   ARRAY, mmapable  block     (bloom.h): the two filters; fs_ctl.bloom names the live one
+ *  bloom    fs_bloom    ARRAY, mmapable  block     struct fs_bloom_block      daemon; datapath reads
+ *                                                   (bloom.h): two filters, blocks [0, 2^L) and
+ *                                                   [2^L, 2^(L+1)); fs_ctl.bloom names the live one
  *  block4   fs_block4   LPM_TRIE         fs_block_key4 __u32 entry id (>= 1)  daemon; datapath reads
  *  block6   fs_block6   LPM_TRIE         fs_block_key6 __u32 entry id         (the exact set)
  *  hits     fs_block_hits ARRAY, mmapable entry id struct fs_block_hits      datapath, atomic adds;

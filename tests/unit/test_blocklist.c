@@ -292,7 +292,7 @@ static void test_verdict_10k_prefixes_1m_sources(void **state)
 	struct fs_sketch_params params;
 	struct fs_bloom_key bkey;
 	struct flowsketch *skel;
-	struct fs_bloom_block *blocks;
+	struct fs_bloom_block *blocks, *map;
 	struct fs_block_stats before, mid, after;
 	struct source *src;
 	struct pkt p;
@@ -338,14 +338,16 @@ static void test_verdict_10k_prefixes_1m_sources(void **state)
 	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block4, NPREFIX), 0);
 	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block6, NPREFIX), 0);
 	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block_hits, NPREFIX + 1), 0);
-	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_bloom0, 1U << log2b), 0);
-	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_bloom1, 1U << log2b), 0);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_bloom, 2U << log2b), 0);
 	assert_int_equal(flowsketch__load(skel), 0);
 
-	/* The filter, built in fs_bloom0's own memory, and the tries. */
-	blocks = mmap(NULL, (size_t)sizeof(*blocks) << log2b, PROT_READ | PROT_WRITE,
-		      MAP_SHARED, bpf_map__fd(skel->maps.fs_bloom0), 0);
-	assert_true(blocks != MAP_FAILED);
+	/* The filter, built in the second half of fs_bloom's memory (as the
+	 * daemon's first rebuild does not; base is what the datapath must
+	 * honour), and the tries. */
+	map = mmap(NULL, (size_t)sizeof(*blocks) << (log2b + 1), PROT_READ | PROT_WRITE,
+		   MAP_SHARED, bpf_map__fd(skel->maps.fs_bloom), 0);
+	assert_true(map != MAP_FAILED);
+	blocks = map + ((size_t)1 << log2b);
 	for (j = 0; j < nentries; j++) {
 		const struct fs_cidr *c = &entries[j].c;
 
@@ -366,7 +368,7 @@ static void test_verdict_10k_prefixes_1m_sources(void **state)
 	}
 	{
 		struct fs_ctl ctl = {
-			.bloom = fs_bloom_ctl(k, log2b, 0, groups4, groups6),
+			.bloom = fs_bloom_ctl(k, log2b, 1U << log2b, groups4, groups6),
 		};
 		__u32 zero = 0;
 
@@ -473,7 +475,7 @@ static void test_verdict_10k_prefixes_1m_sources(void **state)
 	assert_true(after.maybe - mid.maybe > 0);
 	assert_true(fabs(fpr - want) <= 0.2 * want);
 
-	munmap(blocks, (size_t)sizeof(*blocks) << log2b);
+	munmap(map, (size_t)sizeof(*blocks) << (log2b + 1));
 	flowsketch__destroy(skel);
 	free(src);
 	free(entries);

@@ -228,7 +228,7 @@ static void publish(struct fsd_blocklist *bl)
 	__u64 word = 0;
 
 	if (bl->n)
-		word = fs_bloom_ctl(bl->k, bl->log2, bl->live,
+		word = fs_bloom_ctl(bl->k, bl->log2, bl->live << bl->max_log2,
 				    groups_of(bl, FS_FAMILY_IPV4),
 				    groups_of(bl, FS_FAMILY_IPV6));
 	__atomic_store_n(bl->ctl_bloom, word, __ATOMIC_RELEASE);
@@ -312,8 +312,8 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 	bl->ncpus = l->ncpus;
 	bl->ctl_bloom = &l->ctl->bloom;
 	fs_bloom_key_derive(secret, &bl->key);
-	bl->filter[0] = map_mmap(skel->maps.fs_bloom0, fbytes);
-	bl->filter[1] = map_mmap(skel->maps.fs_bloom1, fbytes);
+	bl->filter[0] = map_mmap(skel->maps.fs_bloom, 2 * fbytes);
+	bl->filter[1] = bl->filter[0] ? bl->filter[0] + ((size_t)1 << bl->max_log2) : NULL;
 	bl->hits = map_mmap(skel->maps.fs_block_hits,
 			    (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
 	if (!bl->filter[0] || !bl->filter[1] || !bl->hits) {
@@ -330,7 +330,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 			return err;
 		}
 	}
-	bl->live = 1;	/* so that the first rebuild fills fs_bloom0 */
+	bl->live = 1;	/* so that the first rebuild fills filter 0 */
 	err = rebuild(bl);
 	if (err)
 		fsd_err("cannot build the blocklist filter: %s", strerror(-err));
@@ -344,9 +344,7 @@ void fsd_blocklist_free(struct fsd_blocklist *bl)
 	size_t fbytes = sizeof(struct fs_bloom_block) << bl->max_log2;
 
 	if (bl->filter[0])
-		munmap(bl->filter[0], fbytes);
-	if (bl->filter[1])
-		munmap(bl->filter[1], fbytes);
+		munmap(bl->filter[0], 2 * fbytes);
 	if (bl->hits)
 		munmap(bl->hits, (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
 	free(bl->e);

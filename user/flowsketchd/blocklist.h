@@ -61,7 +61,7 @@ struct fsd_blocklist {
 	bool started;
 	int trie4_fd, trie6_fd, stats_fd, barrier_fd, barrier_inner_fd;
 	struct fs_block_hits *hits;	/* fs_block_hits, mmapped */
-	struct fs_bloom_block *filter[2];	/* fs_bloom0, fs_bloom1, mmapped */
+	struct fs_bloom_block *filter[2];	/* fs_bloom's two halves, mmapped */
 	__u32 max_log2;			/* their size: 2^max_log2 blocks */
 	__u32 live, log2, k;		/* the filter the datapath probes */
 	__u64 keys;			/* keys in it (with repeats) */

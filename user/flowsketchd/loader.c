@@ -29,8 +29,7 @@ enum fsd_pin {
 	PIN_REPORTS,
 	PIN_BARRIER,
 	PIN_KFUNC_ARGS,
-	PIN_BLOOM0,
-	PIN_BLOOM1,
+	PIN_BLOOM,
 	PIN_BLOCK4,
 	PIN_BLOCK6,
 	PIN_BLOCK_HITS,
@@ -49,8 +48,7 @@ static const char *const pin_names[PIN_MAX] = {
 	[PIN_REPORTS] = "reports",
 	[PIN_BARRIER] = "barrier",
 	[PIN_KFUNC_ARGS] = "kfunc_args",
-	[PIN_BLOOM0] = "bloom0",
-	[PIN_BLOOM1] = "bloom1",
+	[PIN_BLOOM] = "bloom",
 	[PIN_BLOCK4] = "block4",
 	[PIN_BLOCK6] = "block6",
 	[PIN_BLOCK_HITS] = "hits",
@@ -70,8 +68,7 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	case PIN_REPORTS: return skel->maps.fs_reports;
 	case PIN_BARRIER: return skel->maps.fs_barrier;
 	case PIN_KFUNC_ARGS: return skel->maps.fs_kfunc_args;
-	case PIN_BLOOM0: return skel->maps.fs_bloom0;
-	case PIN_BLOOM1: return skel->maps.fs_bloom1;
+	case PIN_BLOOM: return skel->maps.fs_bloom;
 	case PIN_BLOCK4: return skel->maps.fs_block4;
 	case PIN_BLOCK6: return skel->maps.fs_block6;
 	case PIN_BLOCK_HITS: return skel->maps.fs_block_hits;
@@ -109,12 +106,9 @@ static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.fs_block_hits,
 					       o->blocklist_max + 1);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.fs_bloom0,
-					       1U << fsd_blocklist_max_log2(o->blocklist_max));
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.fs_bloom1,
-					       1U << fsd_blocklist_max_log2(o->blocklist_max));
+	if (!err)	/* two filters of the largest size */
+		err = bpf_map__set_max_entries(skel->maps.fs_bloom,
+					       2U << fsd_blocklist_max_log2(o->blocklist_max));
 	if (err) {
 		fsd_err("cannot size the BPF maps: %s", strerror(-err));
 		goto err_destroy;

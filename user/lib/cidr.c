@@ -153,24 +153,31 @@ static __u64 key_hash(const struct fs_bloom_key *key, __u32 family, __u32 g,
 	return fs_bloom_hash6(key, g, x);
 }
 
-__u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
-		       __u64 i)
+int fs_cidr_key_addr(const struct fs_cidr *c, __u64 i, __u8 out[16])
 {
 	__u32 base = c->family == FS_FAMILY_IPV4 ? fs_bloom_base4[0] : fs_bloom_base6[0];
 	__u64 keys;
 	int g = fs_cidr_group(c, &keys);
-	__u8 a[16];
 
-	memcpy(a, c->addr, sizeof(a));
+	memcpy(out, c->addr, 16);
 	if (keys > 1) {
 		/* Base prefix number i under c: the bits from c->len to the
 		 * base (at most 16 of them, in bytes 0..1). */
-		__u32 word = ((__u32)a[0] << 8) | a[1];
+		__u32 word = ((__u32)out[0] << 8) | out[1];
 
 		word |= (__u32)i << (16 - base);
-		a[0] = (__u8)(word >> 8);
-		a[1] = (__u8)word;
+		out[0] = (__u8)(word >> 8);
+		out[1] = (__u8)word;
 	}
+	return g;
+}
+
+__u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
+		       __u64 i)
+{
+	__u8 a[16];
+	int g = fs_cidr_key_addr(c, i, a);
+
 	return key_hash(key, c->family, g < 0 ? 0 : (__u32)g, a);
 }
 

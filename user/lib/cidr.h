@@ -45,7 +45,10 @@ int fs_cidr_group(const struct fs_cidr *c, __u64 *keys);
 /* The group bit c sets in fs_ctl.bloom's IPv4 (or IPv6) group mask. */
 __u32 fs_cidr_group_bit(const struct fs_cidr *c);
 
-/* The hash of key i (0 .. keys - 1, fs_cidr_group()) of c in the filter. */
+/* Key i (0 .. keys - 1, fs_cidr_group()) of c: its base prefix's address
+ * in out (the hash masks it to the base); returns the group. */
+int fs_cidr_key_addr(const struct fs_cidr *c, __u64 i, __u8 out[16]);
+/* The hash of key i of c in the filter. */
 __u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
 		       __u64 i);
 
