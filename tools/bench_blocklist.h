@@ -15,51 +15,10 @@
  * ours (it sizes its bit array itself: entries * hashes * 7 / 5, rounded
  * up to a power of two); both rates are printed.
  */
-#include <math.h>
-#include <time.h>
-#include <sys/mman.h>
-#include "cidr.h"
+#include "bench_blocklist_fill.h"
 
 #define BB_SIZES 3
 static const unsigned int bb_sizes[BB_SIZES] = { 0, 10000, 100000 };
-
-static __u64 bb_rng = 0x5851f42d4c957f2dULL;
-
-static __u64 bb_rand(void)
-{
-	bb_rng = bb_rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	return bb_rng ^ (bb_rng >> 29);
-}
-
-static void bb_prefix(struct fs_cidr *c)
-{
-	unsigned int len, i;
-
-	memset(c, 0, sizeof(*c));
-	for (i = 0; i < 16; i++)
-		c->addr[i] = (__u8)bb_rand();
-	if (bb_rand() & 1) {
-		c->family = FS_FAMILY_IPV4;
-		len = 8 + (unsigned int)(bb_rand() % 25);
-		if (c->addr[0] == 10)
-			c->addr[0] = 11;
-		memset(c->addr + 4, 0, 12);
-	} else {
-		c->family = FS_FAMILY_IPV6;
-		len = 16 + (unsigned int)(bb_rand() % 113);
-	}
-	for (i = len; i < 128; i++)
-		c->addr[i / 8] &= (__u8)~(0x80 >> (i % 8));
-	c->len = (__u8)len;
-}
-
-static double bb_ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 struct bb_result {
 	double full, verdict, kverdict, parse;	/* ns per packet */
@@ -69,153 +28,102 @@ struct bb_result {
 	double load_ms, trie_ms, filter_ms, rebuild_ms, barrier_ms;
 };
 
+/* The same keys into the kernel's Bloom filter map. */
+static int bb_fill_kernel(int fd, const struct bb_list *l)
+{
+	unsigned int i, b;
+	__u64 j, kk;
+
+	for (i = 0; i < l->n; i++) {
+		fs_cidr_group(&l->c[i], &kk);
+		for (j = 0; j < kk; j++) {
+			struct { __u32 group; __u8 addr[16]; } v = { 0 };
+			int g = fs_cidr_key_addr(&l->c[i], j, v.addr);
+			unsigned int len = l->c[i].family == FS_FAMILY_IPV4 ?
+					   fs_bloom_base4[g] : fs_bloom_base6[g];
+
+			for (b = len; b < 128; b++)
+				v.addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
+			v.group = (__u32)l->c[i].family << 8 | (__u32)g;
+			if (bpf_map_update_elem(fd, NULL, &v, 0))
+				return -errno;
+		}
+	}
+	return 0;
+}
+
 /* One size: a fresh object, n entries in tries and both filters. */
 static int bb_measure(const struct fs_sketch_params *p, const struct bench_opts *o,
 		      unsigned int n, struct bb_result *r)
 {
-	struct fs_bloom_key bkey;
-	struct fs_cidr *c = calloc(n ? n : 1, sizeof(*c));
-	struct fs_bloom_block *filter = NULL;
-	struct timespec t0, t1;
+	struct bb_list l;
+	struct timespec t0;
 	struct bench *skel;
-	size_t fbytes = 0;
-	unsigned int i, g4 = 0, g6 = 0, round;
-	__u64 keys = 0, j;
+	unsigned int i, round;
 	__u32 zero = 0;
+	__u64 word;
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (!c)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		bb_prefix(&c[i]);
-	n = (unsigned int)fs_cidr_sort_unique(c, n);
-	for (i = 0; i < n; i++) {
-		__u64 kk;
-
-		fs_cidr_group(&c[i], &kk);
-		keys += kk;
-		if (c[i].family == FS_FAMILY_IPV4)
-			g4 |= fs_cidr_group_bit(&c[i]);
-		else
-			g6 |= fs_cidr_group_bit(&c[i]);
+	err = bb_make(n, &l);
+	if (err) {
+		free(l.c);
+		return err;
 	}
-	r->keys = keys;
-	if (n && fs_bloom_size((double)keys, 0.01, &r->log2, &r->k)) {
-		free(c);
-		return -E2BIG;
-	}
-	r->fpr = n ? fs_bloom_fpr((double)keys, ldexp(1, (int)r->log2), r->k) : 0;
+	r->keys = l.keys;
+	r->log2 = l.log2;
+	r->k = l.k;
+	r->fpr = l.n ? fs_bloom_fpr((double)l.keys, ldexp(1, (int)l.log2), l.k) : 0;
 	/* The kernel's classic filter: fewest hashes at least as selective. */
-	r->khashes = 1;
 	for (i = 1; i <= 15; i++) {
-		double m = pow(2, ceil(log2((double)(keys ? keys : 1) * i * 7 / 5)));
-		double f = pow(1 - exp(-(double)i * keys / m), i);
+		double m = pow(2, ceil(log2((double)(l.keys ? l.keys : 1) * i * 7 / 5)));
 
 		r->khashes = i;
-		r->kfpr = f;
-		if (!n || f <= r->fpr)
+		r->kfpr = pow(1 - exp(-(double)i * l.keys / m), i);
+		if (!l.n || r->kfpr <= r->fpr)
 			break;
 	}
 
 	skel = bench__open();
 	if (!skel) {
-		free(c);
+		free(l.c);
 		return -ENOENT;
 	}
 	FS_DATAPATH_SETUP(skel, p, false);
 	bpf_map__set_max_entries(skel->maps.naive_cms, 1);
 	bpf_map__set_max_entries(skel->maps.naive_hll, 1);
-	bpf_map__set_max_entries(skel->maps.fs_block4, n ? n : 1);
-	bpf_map__set_max_entries(skel->maps.fs_block6, n ? n : 1);
-	bpf_map__set_max_entries(skel->maps.fs_block_hits, n + 1);
-	bpf_map__set_max_entries(skel->maps.fs_bloom, 2U << r->log2);
-	bpf_map__set_max_entries(skel->maps.fs_kbloom, keys ? (__u32)keys : 1);
+	bb_size(skel->maps.fs_block4, skel->maps.fs_block6, skel->maps.fs_block_hits,
+		skel->maps.fs_bloom, &l);
+	bpf_map__set_max_entries(skel->maps.fs_kbloom, l.keys ? (__u32)l.keys : 1);
 	bpf_map__set_map_extra(skel->maps.fs_kbloom, r->khashes);
 	err = bench__load(skel);
-	if (err)
-		goto out;
-	fs_bloom_key_derive(&p->secret, &bkey);
-	fbytes = sizeof(*filter) << r->log2;
-	filter = mmap(NULL, fbytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      bpf_map__fd(skel->maps.fs_bloom), 0);
-	if (filter == MAP_FAILED) {
-		filter = NULL;
-		err = -errno;
-		goto out;
+	if (!err) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		err = bb_fill(bpf_map__fd(skel->maps.fs_block4),
+			      bpf_map__fd(skel->maps.fs_block6),
+			      bpf_map__fd(skel->maps.fs_bloom), &p->secret, &l,
+			      &word, &r->trie_ms, &r->filter_ms);
+		r->load_ms = bb_ms_since(&t0);
 	}
-
-	/* Load: tries, then the filter, as the daemon does (blocklist.c). */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < n && !err; i++) {
-		__u32 id = i + 1;
-
-		if (c[i].family == FS_FAMILY_IPV4) {
-			struct fs_block_key4 k;
-
-			fs_cidr_trie_key4(&c[i], &k);
-			err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_block4), &k, &id, 0);
-		} else {
-			struct fs_block_key6 k;
-
-			fs_cidr_trie_key6(&c[i], &k);
-			err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_block6), &k, &id, 0);
-		}
-	}
-	if (err) {
-		err = -errno;
-		goto out;
-	}
-	r->trie_ms = bb_ms_since(&t0);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < n; i++)
-		fs_cidr_filter_add(&bkey, &c[i], filter, r->log2, r->k);
-	r->filter_ms = bb_ms_since(&t1);
-	r->load_ms = bb_ms_since(&t0);
-	/* A rebuild after a delete: the barrier, then the filter anew. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_barrier), &zero,
-				  &(int){ bpf_map__fd(skel->maps.fs_barrier_inner) }, 0);
-	if (err) {
-		err = -errno;
-		goto out;
-	}
-	r->barrier_ms = bb_ms_since(&t0);
-	memset(filter, 0, fbytes);
-	for (i = 0; i < n; i++)
-		fs_cidr_filter_add(&bkey, &c[i], filter, r->log2, r->k);
-	r->rebuild_ms = bb_ms_since(&t0);
-	/* The same keys into the kernel's filter. */
-	for (i = 0; i < n && !err; i++) {
-		__u64 kk;
-
-		fs_cidr_group(&c[i], &kk);
-		for (j = 0; j < kk && !err; j++) {
-			struct { __u32 group; __u8 addr[16]; } v = { 0 };
-			int g = fs_cidr_key_addr(&c[i], j, v.addr);
-			unsigned int len = c[i].family == FS_FAMILY_IPV4 ?
-					   fs_bloom_base4[g] : fs_bloom_base6[g], b;
-
-			for (b = len; b < 128; b++)
-				v.addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
-			v.group = (__u32)c[i].family << 8 | (__u32)g;
-			err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_kbloom), NULL, &v, 0);
-		}
-	}
-	if (err) {
-		err = -errno;
-		goto out;
-	}
-	{
-		struct fs_ctl ctl = {
-			.bloom = n ? fs_bloom_ctl(r->k, r->log2, 0, g4, g6) : 0,
-		};
-
-		err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0);
-		if (err) {
+	/* A rebuild after a delete: the RCU barrier, then the filter anew
+	 * (the daemon's order, blocklist.c). */
+	if (!err) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.fs_barrier), &zero,
+					&(int){ bpf_map__fd(skel->maps.fs_barrier_inner) }, 0))
 			err = -errno;
-			goto out;
-		}
+		r->barrier_ms = bb_ms_since(&t0);
+	}
+	/* The rest of a rebuild is a filter built from the entries, which
+	 * the load above timed (filter_ms), into a zeroed half. */
+	r->rebuild_ms = r->barrier_ms + r->filter_ms;
+	if (!err)
+		err = bb_fill_kernel(bpf_map__fd(skel->maps.fs_kbloom), &l);
+	if (!err) {
+		struct fs_ctl ctl = { .bloom = word };
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0))
+			err = -errno;
 	}
 	/* Fastest of the rounds, programs interleaved, after a warm-up. */
 	r->full = r->verdict = r->kverdict = r->parse = INFINITY;
@@ -233,11 +141,8 @@ static int bb_measure(const struct fs_sketch_params *p, const struct bench_opts 
 				*out[i] = ns;
 		}
 	}
-out:
-	if (filter)
-		munmap(filter, fbytes);
 	bench__destroy(skel);
-	free(c);
+	free(l.c);
 	return err;
 }
 

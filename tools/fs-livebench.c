@@ -88,6 +88,7 @@
 #include "sketch.h"
 #include "datapath_setup.h"
 #include "bench.skel.h"
+#include "bench_blocklist_fill.h"
 
 #define LIVE_SEQ_LEN (1U << 20)		/* packets before the sequence repeats */
 #define LIVE_FRAME_SLOT 192U		/* bytes per prebuilt frame */
@@ -96,11 +97,11 @@
 #define LIVE_POLL_NS 1000000ULL		/* main loop step, 1 ms */
 #define LIVE_MAX_ROUNDS 64
 
-enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_MAX };
+enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_FULL_LIST, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
 
 static const char *const live_prog_names[LP_MAX] = {
-	"empty", "parse only", "floor", "naive", "full",
+	"empty", "parse only", "floor", "naive", "full", "full+list",
 };
 static const char *const live_phase_names[PH_MAX] = {
 	"first", "steady", "quiet",
@@ -118,6 +119,7 @@ struct live_opts {
 	__u32 window_ms;
 	double hh_fraction;
 	__u32 depth;
+	__u32 blocklist;	/* entries of full+list */
 };
 
 /* ------------------------------------------------------------ generator */
@@ -437,6 +439,7 @@ static int prog_stats(int fd, struct stat_snap *s)
 
 struct live {
 	const struct live_opts *o;
+	struct bb_list list;		/* full+list's entries (--blocklist) */
 	struct gen *g;
 	int ifindex;
 	int ncpus;
@@ -466,7 +469,7 @@ static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
 	case LP_PARSE: return skel->progs.fs_live_parse;
 	case LP_FLOOR: return skel->progs.fs_live_floor;
 	case LP_NAIVE: return skel->progs.fs_live_naive;
-	default: return skel->progs.fs_live_full;
+	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_FULL_LIST */
 	}
 }
 
@@ -508,8 +511,12 @@ static int live_load(struct live *L, enum live_prog which)
 	L->skel = bench__open();
 	if (!L->skel)
 		return -ENOENT;
+	/* Two entries share fs_live_full: all off, then the one measured on. */
 	for (i = 0; i < LP_MAX; i++)
-		bpf_program__set_autoload(live_prog_of(L->skel, i), i == (int)which);
+		bpf_program__set_autoload(live_prog_of(L->skel, i), false);
+	bpf_program__set_autoload(live_prog_of(L->skel, which), true);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_verdict, false);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_kverdict, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_base, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_parse, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_full, false);
@@ -522,14 +529,26 @@ static int live_load(struct live *L, enum live_prog which)
 				 (__u32)fs_cms_cells_per_slot(&L->p));
 	bpf_map__set_max_entries(L->skel->maps.naive_hll,
 				 FS_HLL_NSKETCH << L->p.hll_p);
+	if (which == LP_FULL_LIST)
+		bb_size(L->skel->maps.fs_block4, L->skel->maps.fs_block6,
+			L->skel->maps.fs_block_hits, L->skel->maps.fs_bloom,
+			&L->list);
 	err = bench__load(L->skel);
 	if (err)
 		return err;
 	L->prog = live_prog_of(L->skel, which);
 	L->prog_fd = bpf_program__fd(L->prog);
-	L->full = which == LP_FULL;
+	L->full = which == LP_FULL || which == LP_FULL_LIST;
 	if (!L->full)
 		return 0;
+	if (which == LP_FULL_LIST) {
+		err = bb_fill(bpf_map__fd(L->skel->maps.fs_block4),
+			      bpf_map__fd(L->skel->maps.fs_block6),
+			      bpf_map__fd(L->skel->maps.fs_bloom), &L->p.secret,
+			      &L->list, &ctl.bloom, NULL, NULL);
+		if (err)
+			return err;
+	}
 	if (bpf_map_update_elem(bpf_map__fd(L->skel->maps.fs_ctl), &zero, &ctl, 0))
 		return -errno;
 	L->ctl = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -908,6 +927,10 @@ static void live_report(struct live *L, struct sample s[LP_MAX][PH_MAX][LIVE_MAX
 		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 1.6, false);
 	print_ratio("naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
 		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 1.6, false);
+	print_ratio("full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 1.1, true);
+	print_ratio("full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
+		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
 	print_ratio("full / parse-only, first window", med[LP_FULL][PH_FIRST],
 		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
 	print_ratio("full / parse-only, after quiet", med[LP_FULL][PH_QUIET],
@@ -923,7 +946,10 @@ static void live_report(struct live *L, struct sample s[LP_MAX][PH_MAX][LIVE_MAX
 	       med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY],
 	       L->p.cms_depth + 3,
 	       (med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY]) / (L->p.cms_depth + 3));
-	printf("  (empty: what the run-time statistics and the XDP call cost by themselves)\n\n");
+	printf("  (empty: what the run-time statistics and the XDP call cost by themselves;\n"
+	       "   full+list: the full program with a blocklist of %u entries, %llu filter keys in 2^%u blocks,\n"
+	       "   k %u, none matching the traffic, so every packet probes every group its family has)\n\n",
+	       L->list.n, (unsigned long long)L->list.keys, L->list.log2, L->list.k);
 
 	if (L->nwin) {
 		__u64 rep[L->nwin], pk[L->nwin];
@@ -960,7 +986,9 @@ static void usage(FILE *out)
 		"  --seed X            traffic seed (default 1)\n"
 		"  --window MS         the full program's window (default 1000, the daemon's)\n"
 		"  --hh-fraction PHI   report fraction of the full program (default 0.001)\n"
-		"  --depth D           Count-Min rows (default %u)\n",
+		"  --depth D           Count-Min rows (default %u)\n"
+		"  --blocklist N       entries of the full+list program's blocklist, none\n"
+		"                      matching the traffic (default 100000)\n",
 		LIVE_MAX_ROUNDS, FS_DEFAULT_CMS_DEPTH);
 }
 
@@ -999,6 +1027,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o)
 		{ "window", required_argument, NULL, 'w' },
 		{ "hh-fraction", required_argument, NULL, 'p' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "blocklist", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -1041,6 +1070,10 @@ static int parse_args(int argc, char **argv, struct live_opts *o)
 		case 'p':
 			err = parse_num(optarg, "--hh-fraction", 1e-9, 1, &o->hh_fraction);
 			break;
+		case 'B':
+			err = parse_num(optarg, "--blocklist", 0, 1e6, &v);
+			o->blocklist = (__u32)v;
+			break;
 		case 'd':
 			err = parse_num(optarg, "--depth", 1, FS_CMS_MAX_DEPTH, &v);
 			o->depth = (__u32)v;
@@ -1074,7 +1107,7 @@ int main(int argc, char **argv)
 		.rounds = 3, .steady_s = 2, .quiet_s = 2, .burst = 50000,
 		.flows = 100000, .zipf = 1.1, .ipv6_share = 0.3, .seed = 1,
 		.window_ms = 1000, .hh_fraction = 0.001,
-		.depth = FS_DEFAULT_CMS_DEPTH,
+		.depth = FS_DEFAULT_CMS_DEPTH, .blocklist = 100000,
 	};
 	struct sock_req q = { .fd = -1 };
 	static struct gen g;
@@ -1088,6 +1121,11 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (bb_make(o.blocklist, &L.list)) {
+		fprintf(stderr, "fs-livebench: cannot make a blocklist of %u entries.\n",
+			o.blocklist);
+		return 1;
+	}
 	err = enter_netns(o.rx_netns);
 	if (err) {
 		fprintf(stderr, "fs-livebench: cannot enter netns %s: %s.\n",

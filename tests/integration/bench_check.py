@@ -106,7 +106,7 @@ def live_checks():
              % (NUM, NUM, NUM))
     report(g is not None and int(g[2]) == B, "live: the quiet phase is named with %d packets" % B,
            "got %r" % (g,))
-    progs = ["empty", "parse only", "floor", "naive", "full"]
+    progs = ["empty", "parse only", "floor", "naive", "full", "full+list"]
     phases = ["first", "steady", "quiet"]
     med = {}
     total = 0
@@ -150,6 +150,8 @@ def live_checks():
             ("naive / full, steady", "naive", "full", "steady", 2.0, False),
             ("naive / full, first window", "naive", "full", "first", 1.6, False),
             ("naive / full, after quiet", "naive", "full", "quiet", 1.6, False),
+            ("full+list / full, steady", "full+list", "full", "steady", 1.1, True),
+            ("full+list / full, first window", "full+list", "full", "first", None, True),
             ("full / parse-only, first window", "full", "parse only", "first", None, True),
             ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
             ("floor / parse-only, steady", "floor", "parse only", "steady", None, True),
@@ -289,6 +291,49 @@ if len(fig) == len(progs):
         report(note == want,
                "depth %d: the below-the-floor note is there exactly when both ratios pass 3x" % depth,
                "note %s, full/parse %.2f, floor/parse %.2f" % (note, fp, floor_parse))
+
+# ---------------------------------------------------------------- blocklist
+# Rows for 0, 10,000 and 100,000 entries; full/empty is each row's full
+# over the empty list's; each filter's cost is its verdict program minus
+# parse-only, and the kernel / ours ratio and its 3x verdict follow.
+brow = {}
+for n in (0, 10000, 100000):
+    g = find(r"^ +%d +([0-9]+) +([0-9]+) KiB +([0-9]+) +%s +%s +%sx +%s +%s +%s$"
+             % (n, NUM, NUM, NUM, NUM, NUM, NUM))
+    report(g is not None, "depth %d: blocklist row for %d entries" % (depth, n), "no such row")
+    if g:
+        brow[n] = g
+if len(brow) == 3:
+    f0 = brow[0][4]
+    for n in (10000, 100000):
+        check_ratio("depth %d: blocklist %d: full / empty = the figures' ratio" % (depth, n),
+                    brow[n][5], float(brow[n][4]), brow[n][4], float(f0), f0)
+        report(int(brow[n][0]) >= n * 0.9, "depth %d: blocklist %d: about one key an entry" % (depth, n),
+               brow[n][0])
+    for n in (10000, 100000):
+        g = find(r"^  %d entries: our filter %s ns a packet, the kernel's %s ns \(([0-9]+) hashes, rate %s against our %s\): %sx(.*)$"
+                 % (n, NUM, NUM, NUM, NUM, NUM))
+        report(g is not None, "depth %d: blocklist %d: filters compared" % (depth, n), "no such line")
+        if not g:
+            continue
+        ours = float(brow[n][6]) - float(brow[n][8])
+        theirs = float(brow[n][7]) - float(brow[n][8])
+        report(abs(float(g[0]) - ours) <= 0.15 and abs(float(g[1]) - theirs) <= 0.15,
+               "depth %d: blocklist %d: each filter's cost = its verdict - parse" % (depth, n),
+               "%s, %s against %.1f, %.1f" % (g[0], g[1], ours, theirs))
+        report(float(g[3]) <= float(g[4]) * 1.0001,
+               "depth %d: blocklist %d: the kernel's filter is at least as selective" % (depth, n),
+               "%s against %s" % (g[3], g[4]))
+        if n == 100000:
+            v = re.match(r"^   target >= 3x: (met|MISSED)$", g[6])
+            report(v is not None, "depth %d: blocklist: the 3x verdict is printed" % depth, g[6])
+            if v and ours > 0:
+                check_verdict("depth %d: blocklist: the 3x verdict follows the figures" % depth,
+                              v.group(1), theirs / ours, 3.0, False)
+g = find(r"^  load 100000 entries: %s ms \(tries %s ms, filter %s ms\); rebuild after a delete: %s ms \(RCU barrier %s ms\)$"
+         % (NUM, NUM, NUM, NUM, NUM))
+report(g is not None and float(g[0]) > 0 and float(g[3]) >= float(g[4]),
+       "depth %d: blocklist load and rebuild times are printed" % depth, "got %r" % (g,))
 
 # ---------------------------------------------------------------- daemon
 cms_chunks = NSLOTS * math.ceil(depth * WIDTH / CMS_CHUNK_CELLS)

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * bench_blocklist_fill.h - a blocklist of n random entries for the
+ * benchmarks (tools/fs-bench.c, tools/fs-livebench.c): IPv4 prefixes /8
+ * to /32 outside 10.0.0.0/8 and IPv6 prefixes /16 to /128 outside
+ * fd00::/8, so that the benchmarks' own traffic (10.x and fd00:: sources)
+ * is never blocked and probes every group its family has.  bb_size()
+ * sizes the maps before load, bb_fill() fills the tries and the filter
+ * after it the way the daemon does (user/flowsketchd/blocklist.c) and
+ * returns the fs_ctl.bloom word that turns the list on.
+ */
+#ifndef FLOWSKETCH_BENCH_BLOCKLIST_FILL_H
+#define FLOWSKETCH_BENCH_BLOCKLIST_FILL_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cidr.h"
+#include "flowsketch/bloom.h"
+
+static __u64 bb_rng = 0x5851f42d4c957f2dULL;
+
+static __u64 bb_rand(void)
+{
+	bb_rng = bb_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return bb_rng ^ (bb_rng >> 29);
+}
+
+static void bb_prefix(struct fs_cidr *c)
+{
+	unsigned int len, i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < 16; i++)
+		c->addr[i] = (__u8)bb_rand();
+	if (bb_rand() & 1) {
+		c->family = FS_FAMILY_IPV4;
+		len = 8 + (unsigned int)(bb_rand() % 25);
+		if (c->addr[0] == 10)
+			c->addr[0] = 11;
+		memset(c->addr + 4, 0, 12);
+	} else {
+		c->family = FS_FAMILY_IPV6;
+		len = 16 + (unsigned int)(bb_rand() % 113);
+		if (c->addr[0] == 0xfd)
+			c->addr[0] = 0xfe;
+	}
+	for (i = len; i < 128; i++)
+		c->addr[i / 8] &= (__u8)~(0x80 >> (i % 8));
+	c->len = (__u8)len;
+}
+
+static double bb_ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* n random entries, sorted and unique, their filter keys and groups. */
+struct bb_list {
+	struct fs_cidr *c;
+	unsigned int n, g4, g6, log2, k;
+	__u64 keys;
+};
+
+static int bb_make(unsigned int n, struct bb_list *l)
+{
+	unsigned int i;
+
+	memset(l, 0, sizeof(*l));
+	l->c = calloc(n ? n : 1, sizeof(*l->c));
+	if (!l->c)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		bb_prefix(&l->c[i]);
+	l->n = (unsigned int)fs_cidr_sort_unique(l->c, n);
+	for (i = 0; i < l->n; i++) {
+		__u64 kk;
+
+		fs_cidr_group(&l->c[i], &kk);
+		l->keys += kk;
+		if (l->c[i].family == FS_FAMILY_IPV4)
+			l->g4 |= fs_cidr_group_bit(&l->c[i]);
+		else
+			l->g6 |= fs_cidr_group_bit(&l->c[i]);
+	}
+	if (l->n && fs_bloom_size((double)l->keys, 0.01, &l->log2, &l->k))
+		return -E2BIG;
+	return 0;
+}
+
+/* Before load: the blocklist maps of an object built on maps.bpf.h. */
+static void bb_size(struct bpf_map *trie4, struct bpf_map *trie6,
+		    struct bpf_map *hits, struct bpf_map *bloom,
+		    const struct bb_list *l)
+{
+	bpf_map__set_max_entries(trie4, l->n ? l->n : 1);
+	bpf_map__set_max_entries(trie6, l->n ? l->n : 1);
+	bpf_map__set_max_entries(hits, l->n + 1);
+	bpf_map__set_max_entries(bloom, 2U << l->log2);
+}
+
+/* After load: tries, then filter 0 of fs_bloom; *ctl_word the fs_ctl.bloom
+ * that turns the list on (0 for an empty list).  trie_ms, filter_ms: what
+ * each took. */
+static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd,
+		   const struct fs_hash_secret *secret, const struct bb_list *l,
+		   __u64 *ctl_word, double *trie_ms, double *filter_ms)
+{
+	size_t fbytes = sizeof(struct fs_bloom_block) << (l->log2 + 1);
+	struct fs_bloom_block *filter;
+	struct fs_bloom_key bkey;
+	struct timespec t0;
+	unsigned int i;
+	int err = 0;
+
+	*ctl_word = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < l->n && !err; i++) {
+		__u32 id = i + 1;
+
+		if (l->c[i].family == FS_FAMILY_IPV4) {
+			struct fs_block_key4 k;
+
+			fs_cidr_trie_key4(&l->c[i], &k);
+			err = bpf_map_update_elem(trie4_fd, &k, &id, 0);
+		} else {
+			struct fs_block_key6 k;
+
+			fs_cidr_trie_key6(&l->c[i], &k);
+			err = bpf_map_update_elem(trie6_fd, &k, &id, 0);
+		}
+	}
+	if (err)
+		return -errno;
+	if (trie_ms)
+		*trie_ms = bb_ms_since(&t0);
+	if (!l->n)
+		return 0;
+	filter = mmap(NULL, fbytes, PROT_READ | PROT_WRITE, MAP_SHARED, bloom_fd, 0);
+	if (filter == MAP_FAILED)
+		return -errno;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fs_bloom_key_derive(secret, &bkey);
+	for (i = 0; i < l->n; i++)
+		fs_cidr_filter_add(&bkey, &l->c[i], filter, l->log2, l->k);
+	if (filter_ms)
+		*filter_ms = bb_ms_since(&t0);
+	munmap(filter, fbytes);
+	*ctl_word = fs_bloom_ctl(l->k, l->log2, 0, l->g4, l->g6);
+	return 0;
+}
+
+#endif /* FLOWSKETCH_BENCH_BLOCKLIST_FILL_H */
