@@ -269,6 +269,25 @@ static void test_sizing_is_minimal(void **state)
 		}
 }
 
+/* Bits a key with the block count free: the least that reaches the
+ * target by ref_fpr(), to the 0.05-bit step. */
+static void test_bits_per_key(void **state)
+{
+	static const double targets[] = { 0.1, 0.01, 0.001, 0.0001 };
+	unsigned int t, k = 0, kk;
+
+	for (t = 0; t < FS_ARRAY_SIZE(targets); t++) {
+		double c = fs_bloom_bits_per_key(targets[t], &k);
+
+		assert_true(c > 0);
+		assert_true(ref_fpr(512 / c, 1, k) <= targets[t] * (1 + 1e-9));
+		for (kk = 1; kk <= FS_BLOOM_MAX_K; kk++)
+			assert_true(ref_fpr(512 / (c - 0.05), 1, kk) > targets[t]);
+		/* never fewer bits than the classic formula needs */
+		assert_true(c >= -log(targets[t]) / (M_LN2 * M_LN2) - 0.05);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_set_then_test),
 		cmocka_unit_test(test_false_positive_rate),
 		cmocka_unit_test(test_sizing_is_minimal),
+		cmocka_unit_test(test_bits_per_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

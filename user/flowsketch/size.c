@@ -19,6 +19,7 @@
 #include "reply.h"
 #include "hll_estimate.h"
 #include "sizing.h"
+#include "flowsketch/bloom.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/params.h"
 
@@ -28,6 +29,8 @@
 #define SIZE_OVERFILL_P 0.01
 
 struct bloom_row {
+	double blocked_bits_per_item;	/* one line a probe (bloom.h) */
+	unsigned int blocked_k;
 	double p, items, bits, bits_per_item, bytes, fp;
 	unsigned int k;
 };
@@ -185,6 +188,7 @@ static void bloom_row(double p, double items, struct bloom_row *r)
 	r->bytes = r->bits / 8;
 	/* With k rounded to an integer the rate moves off p a little. */
 	r->fp = fs_bloom_false_positive(items, r->bits, r->k);
+	r->blocked_bits_per_item = fs_bloom_bits_per_key(p, &r->blocked_k);
 }
 
 /* The options were range-checked, so fs_cms_size_for() cannot fail. */
@@ -238,8 +242,9 @@ static void print_bloom(const struct bloom_row *rows, size_t n, bool per_billion
 	size_t i;
 
 	printf("Bloom filter: m = -n ln p / (ln 2)^2 bits = -1.44 log2(p) bits per item, best k = (m/n) ln 2\n");
-	printf("  %15s  %13s  %6s  %15s  %15s  %15s\n", "false positives",
-	       "bits per item", "best k", "items", "memory", "rate at best k");
+	printf("  %15s  %13s  %6s  %15s  %15s  %15s  |  %18s\n", "false positives",
+	       "bits per item", "best k", "items", "memory", "rate at best k",
+	       "blocked: bits, k");
 	for (i = 0; i < n; i++) {
 		const struct bloom_row *r = &rows[i];
 
@@ -248,10 +253,19 @@ static void print_bloom(const struct bloom_row *rows, size_t n, bool per_billion
 		else
 			fs_fmt_bytes(mem, r->bytes);
 		snprintf(fp, sizeof(fp), "%.3g%%", r->fp * 100);
-		printf("  %15s  %13.1f  %6u  %15s  %15s  %15s\n",
+		printf("  %15s  %13.1f  %6u  %15s  %15s  %15s  |  %12.1f  %3u\n",
 		       fs_fmt_percent_short(p, r->p), r->bits_per_item, r->k,
-		       fs_fmt_words(items, r->items), mem, fp);
+		       fs_fmt_words(items, r->items), mem, fp,
+		       r->blocked_bits_per_item, r->blocked_k);
 	}
+	printf("  (blocked: all of an item's bits in one 64-byte line, one cache miss a probe, as\n"
+	       "   flowsketch's blocklist does; sized by Putze, Sanders and Singler's formula, since\n"
+	       "   blocks fill unevenly.  The blocklist keys each prefix on the shortest length of\n"
+	       "   its group, so a packet probes at most 4 times (IPv4: /8 /16 /24 /32) or 6 (IPv6:\n"
+	       "   /16 /32 /48 /56 /64 /128) whatever the list holds.  It costs memory only for\n"
+	       "   prefixes shorter than the first base, expanded to 2^(base - length) keys (an\n"
+	       "   IPv4 /4 is 16 keys), and one exact lookup for a source that shares an entry's\n"
+	       "   base prefix without being inside the entry; never a wrong drop)\n");
 }
 
 static void print_cms(const struct cms_row *rows, size_t n)
@@ -348,6 +362,8 @@ static struct json_object *json_bloom(const struct bloom_row *rows, size_t n)
 		add_u64(o, "hashes", rows[i].k);
 		add_double(o, "bytes", rows[i].bytes);
 		add_double(o, "false_positive_rate", rows[i].fp);
+		add_double(o, "blocked_bits_per_item", rows[i].blocked_bits_per_item);
+		add_u64(o, "blocked_hashes", rows[i].blocked_k);
 		json_object_array_add(arr, o);
 	}
 	return arr;
