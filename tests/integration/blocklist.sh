@@ -1,0 +1,467 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# blocklist.sh - the blocklist end to end: datagrams from many source
+# addresses through a veth pair, counted per source by a UDP receiver
+# behind the daemon's XDP program; blocked sources must lose everything,
+# every other source nothing.
+#
+#   NS_TX [blocklist_traffic.py send] --veth--> NS_RX [XDP, flowsketchd --blocklist FILE]
+#                                                     [blocklist_traffic.py recv, UDP :PORT]
+#
+# The oracle is the traffic: the sender writes what the kernel accepted
+# from each source, the receiver what reached its socket, and the sources
+# a list must block follow from the CIDRs this script has added and
+# deleted (its own model, MODEL below, checked by Python's ipaddress, not
+# by the daemon).  The daemon's numbers are used only where its counters
+# are what is tested (per-entry packets and bytes, status' dropped_packets),
+# and then against the truth.
+#
+# Addresses.  The sender spoofs its sources (AF_PACKET frames to the
+# receiving veth's MAC): 76 IPv4 sources in six /24s and /16s, some of them
+# on the edges of the entries (10.1.0.0, 10.1.255.255 inside 10.1.0.0/16,
+# 10.0.255.255 and 10.2.0.0 just outside it, ...), and 19 IPv6 sources in
+# four /64s, including the last address of fd00:1:0:1::/64 and the ones on
+# either side of it.  The receiving veth holds the destinations, 10.255.0.1
+# and fd00:ff::1 (IPv6 enabled on it alone, no DAD; netns.sh leaves it
+# disabled everywhere else), and has rp_filter off, so that the stack
+# accepts sources it has no route to (IPv6 has no reverse-path filter).
+# Nothing answers: the receiver only reads, and the sending namespace has
+# no addresses at all.
+#
+# Synchronisation.  Every datagram of every family goes to one dual-stack
+# socket, so the receiver reads them in the order the veth's single queue
+# delivered them.  After a phase's last datagram the sender sends an end
+# marker from 10.99.0.1 (never blocked); when the receiver has read the
+# marker it has read everything of that phase that got through, and writes
+# its counts.  No sleeps stand in for "the traffic has arrived".
+#
+# What is shown, in order (TAP, with a plan):
+#   1. a missing list file is an empty list; with it, every source
+#      receives every datagram (the harness loses nothing by itself);
+#   2. after `block add` returns with a /32, a /24 over 16 sources, an IPv6
+#      /64 and /128, and overlapping pairs (a /24 inside a /16, a /32
+#      inside a /24), the covered sources receive nothing and all others
+#      everything; the IP stack of the receiving namespace saw only the
+#      latter; per-entry counters and status' dropped_packets agree with
+#      the datagrams lost;
+#   3. deleting one of two overlapping entries keeps its sources blocked;
+#      deleting the other restores exactly the sources nothing else covers;
+#   4. the list file follows every change, and a daemon restarted on it
+#      lists the same entries and blocks the same sources; a list file
+#      with a bad line 3 makes the daemon refuse to start, naming the
+#      file and the line, with no XDP program left on the interface;
+#   5. while traffic flows, entries are added and deleted (overlapping
+#      ones, IPv4 and IPv6, and the /32 between two never-listed
+#      neighbours): never-listed sources lose no datagram, and every
+#      datagram of a churned source sent after its add returned (and
+#      before its del was called) is dropped, every one sent after the del
+#      returned arrives;
+#   6. bad CIDRs (host bits, /33, /129, garbage, empty) in `block add` and
+#      `block del` fail with one line naming the argument's position and
+#      apply nothing of their request; `block load` of a bad file applies
+#      nothing; `block clear` lets everything through; `block load` of a
+#      good file blocks its sources again.
+# Runs in about 30 s.  Only the namespaces and the veth pair made here are
+# touched; they, the pins and the work directory go on every exit.
+set -u
+export LC_ALL=C	# EPOCHREALTIME with a decimal point
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+
+TAG=fs-bl-$$
+NS_TX=$TAG-tx
+NS_RX=$TAG-rx
+IF_TX=fsb$$t
+IF_RX=fsb$$r
+PIN=/sys/fs/bpf/$TAG
+PIN_BAD=/sys/fs/bpf/$TAG-bad
+FSD=build/flowsketchd
+CLI=build/flowsketch
+HELPER=tests/integration/blocklist_traffic.py
+DST4=10.255.0.1
+DST6=fd00:ff::1
+PORT=9999
+COUNT=40		# datagrams per source in a phase
+RATE=20000		# datagrams per second, all sources together
+CHURN_SECONDS=6
+CHURN_RATE=8000
+CHURN_GAP=0.3		# seconds between two changes while traffic flows
+T=""
+DAEMON_PID=""
+RECV_PID=""
+SEND_PID=""
+
+# Sources, by what the list will do to them.
+A=$(printf '10.1.1.%d ' $(seq 1 16))		# 10.1.1.0/24 and 10.1.0.0/16
+B="$(printf '10.1.2.%d ' $(seq 1 14))10.1.0.0 10.1.255.255"	# 10.1.0.0/16 only
+C=$(printf '10.2.3.%d ' $(seq 1 16))		# 10.2.3.0/24; .5 also 10.2.3.5/32
+D=$(printf '10.3.4.%d ' $(seq 1 16))		# .7: 10.3.4.7/32; the rest never
+EDGE4="10.0.255.255 10.2.0.0 10.2.2.255 10.2.4.0"	# never: just outside
+X4=$(printf '10.5.0.%d ' $(seq 1 8))		# churn: 10.5.0.0/29 (.1-.7), 10.5.0.4/32
+E6="$(printf 'fd00:1:0:1::%x ' $(seq 1 8))fd00:1:0:1:ffff:ffff:ffff:ffff"	# fd00:1:0:1::/64
+F6=$(printf 'fd00:1:0:2::%x ' $(seq 1 4))	# ::3: fd00:1:0:2::3/128
+EDGE6="fd00:1:0:0:ffff:ffff:ffff:ffff fd00:1:0:2::"	# never: either side of the /64
+X6=$(printf 'fd00:5::%x ' $(seq 1 4))		# churn: fd00:5::/126 (::1-::3)
+SRC4=$(echo "$A $B $C $D $EDGE4 $X4" | tr -s " " ,)
+SRC6=$(echo "$E6 $F6 $EDGE6 $X6" | tr -s " " ,)
+
+. scripts/tap.sh
+
+cleanup() {
+	[ -n "$SEND_PID" ] && kill "$SEND_PID" 2>/dev/null
+	fs_daemon_stop "$DAEMON_PID"
+	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
+	fs_pair_destroy "$NS_TX" "$NS_RX"
+	rm -rf "$PIN" "$PIN_BAD"
+	[ -n "$T" ] && rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+tap_on_bail() { [ -n "$T" ] && [ -f "$T/daemon.log" ] && tail -n 20 "$T/daemon.log" | diag; }
+
+cli() { "$CLI" --socket "$SOCK" "$@"; }
+helper() { python3 "$HELPER" "$@"; }
+xdp_attached() { ip -n "$NS_RX" -d link show dev "$IF_RX" | grep -q 'prog/xdp'; }
+
+# daemon_start: flowsketchd on IF_RX with the list in $LIST, until it
+# answers status and its program is on the interface.
+daemon_start() {
+	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --pin-dir "$PIN" \
+		--socket "$SOCK" --blocklist "$LIST" >>"$T/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	for _ in $(seq 100); do
+		cli status --json >/dev/null 2>&1 && xdp_attached && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# daemon_stop: SIGTERM, at most 5 s; its exit status.
+daemon_stop() {
+	local rc=0
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$DAEMON_PID" 2>/dev/null && { kill -KILL "$DAEMON_PID"; rc=137; }
+	wait "$DAEMON_PID" || rc=$?
+	DAEMON_PID=""
+	return "$rc"
+}
+
+# wait_recv N: the receiver has read phase N's end marker.
+wait_recv() {
+	for _ in $(seq 100); do
+		[ -f "$T/recv-$1.json" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# send_phase: one phase of traffic, COUNT datagrams from every source,
+# up to its end marker.  Sets SENT and RECV to the phase's files.
+PHASE=0
+send_phase() {
+	PHASE=$((PHASE + 1))
+	SENT=$T/sent-$PHASE.json
+	RECV=$T/recv-$PHASE.json
+	fs_in "$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
+		--src4 "$SRC4" --src6 "$SRC6" --dst4 "$DST4" --dst6 "$DST6" \
+		--port "$PORT" --phase "$PHASE" --count "$COUNT" --rate "$RATE" \
+		--out "$SENT" 2>"$T/send.err" || { diag <"$T/send.err"; return 1; }
+	wait_recv "$PHASE"
+}
+
+# expect WHAT: after send_phase, the sources MODEL covers received
+# nothing, all others all they were sent.  Two TAP lines.
+expect() {
+	local v=$T/verdict-$PHASE.json
+	helper verdict --sent "$SENT" --recv "$RECV" "${MODEL[@]}" >"$v" ||
+		{ not_ok "$1: verdict"; return; }
+	read -r bs bsent brecv os osent orecv < <(jq -r \
+		'"\(.blocked.sources) \(.blocked.sent) \(.blocked.received) \(.open.sources) \(.open.sent) \(.open.received)"' "$v")
+	check "$1: the $bs blocked sources received nothing ($brecv of $bsent)" \
+		jq -e '.blocked.received == 0 and ([.violations[] | select(test(" is blocked"))] | length == 0)' "$v" >/dev/null
+	check "$1: the $os other sources received every datagram ($orecv of $osent)" \
+		jq -e '.open.received == .open.sent and ([.violations[] | select(test(" is blocked") | not)] | length == 0) and .late == 0 and .stray == 0' "$v" >/dev/null
+	jq -r '.violations[]' "$v" | head -20 | diag
+}
+
+# list_is WHAT: `block list --json` holds exactly MODEL.
+list_is() {
+	local out
+	if ! cli block list --json >"$T/list.json" 2>"$T/list.err"; then
+		not_ok "$1: block list --json answers"; diag <"$T/list.err"; return
+	fi
+	if out=$(helper same --list-json "$T/list.json" "${MODEL[@]}"); then
+		ok "$1: block list shows the ${#MODEL[@]} entries"
+	else
+		not_ok "$1: block list shows the ${#MODEL[@]} entries"; echo "$out" | diag
+	fi
+}
+
+# file_is WHAT: the list file holds exactly MODEL.
+file_is() {
+	local out
+	if [ ! -f "$LIST" ] && [ ${#MODEL[@]} -gt 0 ]; then
+		not_ok "$1: the list file exists"; return
+	fi
+	if out=$(helper same --list-file "$LIST" "${MODEL[@]}"); then
+		ok "$1: the list file holds the ${#MODEL[@]} entries"
+	else
+		not_ok "$1: the list file holds the ${#MODEL[@]} entries"; echo "$out" | diag
+	fi
+}
+
+# block CMD ARGS...: a change that must succeed; MODEL is updated by the caller.
+block() {
+	if cli block "$@" >"$T/block.out" 2>"$T/block.err"; then
+		ok "block $*"
+	else
+		not_ok "block $* (exit $?)"; diag <"$T/block.err"
+	fi
+}
+
+status_field() { cli status --json | jq -r "$1"; }
+# status' blocklist.entries may be a count or the entries themselves.
+status_entries() { status_field '.blocklist.entries | if type == "array" then length else . end'; }
+
+# snmp NAME: a counter of the receiving namespace's IP stack.
+snmp() {
+	case $1 in
+	Ip6*) fs_in "$NS_RX" awk -v k="$1" '$1 == k { print $2 }' /proc/net/snmp6 ;;
+	*) fs_in "$NS_RX" awk -v k="$1" '$1 == "Ip:" && !h { for (i = 2; i <= NF; i++) f[$i] = i; h = 1; next }
+		$1 == "Ip:" { print $f[k] }' /proc/net/snmp ;;
+	esac
+}
+
+# ---------------------------------------------------------------- set-up
+fs_require_root
+for b in "$FSD" "$CLI"; do
+	[ -x "$b" ] || bail "$b is built (run make)"
+done
+command -v jq >/dev/null || bail "jq is installed (make deps)"
+command -v python3 >/dev/null || bail "python3 is installed"
+fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
+T=$(mktemp -d /tmp/$TAG.XXXXXX) || bail "a work directory"
+chmod 700 "$T"
+SOCK=$T/fsd.sock
+LIST=$T/blocklist	# does not exist yet: an empty list
+
+fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth pair"
+fs_in "$NS_RX" sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$IF_RX.rp_filter=0" \
+	"net.ipv6.conf.$IF_RX.disable_ipv6=0" || bail "rp_filter off, IPv6 on $IF_RX"
+ip -n "$NS_RX" addr add "$DST4/32" dev "$IF_RX" &&
+	ip -n "$NS_RX" addr add "$DST6/128" dev "$IF_RX" nodad ||
+	bail "destination addresses on $IF_RX"
+MAC=$(fs_mac "$NS_RX" "$IF_RX")
+ok "namespaces $NS_TX, $NS_RX joined by $IF_TX <-> $IF_RX, $DST4 and $DST6 on $IF_RX"
+
+nsenter --net="/run/netns/$NS_RX" python3 "$HELPER" recv --port "$PORT" --dir "$T" \
+	--ready "$T/ready" 2>"$T/recv.err" &
+RECV_PID=$!
+for _ in $(seq 100); do [ -f "$T/ready" ] && break; sleep 0.05; done
+[ -f "$T/ready" ] || { diag <"$T/recv.err"; bail "the receiver listens on UDP $PORT"; }
+
+daemon_start || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on $IF_RX with --blocklist $LIST (missing)"; }
+ok "flowsketchd starts on $IF_RX with --blocklist naming a missing file"
+
+# ---------------------------------------------------------------- 1. empty list
+MODEL=()
+list_is "missing file"
+check "status: blocklist.entries is 0 (got $(status_entries))" [ "$(status_entries)" = 0 ]
+send_phase || bail "phase $PHASE: traffic sent and its end marker received"
+expect "empty list"
+
+# ---------------------------------------------------------------- 2. add
+MODEL=(10.1.0.0/16 10.1.1.0/24 10.2.3.0/24 10.2.3.5/32 10.3.4.7/32 fd00:1:0:1::/64 fd00:1:0:2::3/128)
+block add 10.1.0.0/16 10.1.1.0/24 10.2.3.0/24
+block add 10.2.3.5/32 10.3.4.7/32 fd00:1:0:1::/64 fd00:1:0:2::3/128
+list_is "after add"
+file_is "after add"
+check "status: blocklist.entries is ${#MODEL[@]} (got $(status_entries))" [ "$(status_entries)" = ${#MODEL[@]} ]
+drop0=$(status_field '.blocklist.dropped_packets')
+ip0=$(snmp InReceives)
+ip60=$(snmp Ip6InReceives)
+send_phase || bail "phase $PHASE: traffic sent and its end marker received"
+expect "/16 with a /24 inside, /24 with a /32 inside, /32, IPv6 /64 and /128"
+v=$T/verdict-$PHASE.json
+# The stack behind XDP: exactly the datagrams of the sources not blocked
+# (and the 3 end markers), none of the blocked ones.
+read -r open4 open6 < <(jq -r '"\(.open_sent_by_family["4"]) \(.open_sent_by_family["6"])"' "$v")
+d_ip=$(( $(snmp InReceives) - ip0 ))
+d_ip6=$(( $(snmp Ip6InReceives) - ip60 ))
+check "the receiving stack got only the open sources' datagrams: IPv4 $d_ip of $((open4 + 3)), IPv6 $d_ip6 of $open6" \
+	[ "$d_ip" = $((open4 + 3)) -a "$d_ip6" = "$open6" ]
+dropped=$(jq .dropped_packets "$v")
+drop1=$(status_field '.blocklist.dropped_packets')
+check "status: blocklist.dropped_packets grew by the $dropped datagrams lost (got $((drop1 - drop0)))" \
+	[ $((drop1 - drop0)) = "$dropped" ]
+cli block list --json >"$T/list.json" 2>/dev/null
+helper counters --sent "$SENT" --recv "$RECV" --list-json "$T/list.json" >"$T/counters.json"
+check "block list: the entries' packets add up to the $dropped datagrams lost (got $(jq .sum_packets "$T/counters.json"))" \
+	jq -e '.sum_packets == .total_dropped' "$T/counters.json" >/dev/null
+check "block list: each entry overlapping no other ($(jq -r '.lone | join(", ")' "$T/counters.json")) counted its sources' lost datagrams and frame bytes" \
+	jq -e '(.lone | length) == 3 and (.violations | length) == 0' "$T/counters.json" >/dev/null
+jq -r '.violations[], (.longest_match[] | "counter " + .)' "$T/counters.json" | diag
+
+# ---------------------------------------------------------------- 3. del
+block del 10.1.1.0/24
+MODEL=(10.1.0.0/16 10.2.3.0/24 10.2.3.5/32 10.3.4.7/32 fd00:1:0:1::/64 fd00:1:0:2::3/128)
+list_is "after del of the /24 inside the /16"
+send_phase || bail "phase $PHASE: traffic sent"
+expect "10.1.1.0/24 deleted, 10.1.0.0/16 still covers its sources"
+block del 10.1.0.0/16 10.2.3.0/24
+MODEL=(10.2.3.5/32 10.3.4.7/32 fd00:1:0:1::/64 fd00:1:0:2::3/128)
+list_is "after del of the /16 and of the /24 around a /32"
+file_is "after del"
+send_phase || bail "phase $PHASE: traffic sent"
+expect "10.1.0.0/16 and 10.2.3.0/24 deleted: all their sources back but 10.2.3.5"
+
+# ---------------------------------------------------------------- 4. restart
+block add 10.1.0.0/16 10.1.1.0/24
+MODEL=(10.1.0.0/16 10.1.1.0/24 10.2.3.5/32 10.3.4.7/32 fd00:1:0:1::/64 fd00:1:0:2::3/128)
+list_is "before restart"
+rc=0
+daemon_stop || rc=$?
+check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
+file_is "after the daemon stopped"
+
+# A bad line 3, while no daemon holds the interface: refused, nothing attached.
+printf '# a list with a bad line\n10.6.0.0/16\n10.0.0.1/8\nfd00:6::/64\n' >"$T/bad.list"
+sum0=$(sha256sum <"$T/bad.list")
+fs_in "$NS_RX" timeout -s TERM 20 "$FSD" -i "$IF_RX" --pin-dir "$PIN_BAD" \
+	--socket "$T/bad.sock" --blocklist "$T/bad.list" >"$T/bad.out" 2>&1
+rc=$?
+check "a list file with a bad line 3: flowsketchd refuses to start (exit $rc)" [ "$rc" != 0 -a "$rc" != 124 ]
+check "... naming the file and line 3" \
+	grep -Eq "$T/bad.list(:3([^0-9]|\$)|.*line 3([^0-9]|\$))" "$T/bad.out"
+diag <"$T/bad.out"
+check "... with no XDP program on $IF_RX (ip -d link show)" eval '! xdp_attached'
+check "... nothing pinned, no socket" [ -z "$(ls -A "$PIN_BAD" 2>/dev/null)" -a ! -e "$T/bad.sock" ]
+check "... and the file as it was" [ "$(sha256sum <"$T/bad.list")" = "$sum0" ]
+
+daemon_start || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd restarts with the same --blocklist"; }
+ok "flowsketchd restarts with the same --blocklist"
+list_is "after restart"
+check "status after restart: blocklist.entries is ${#MODEL[@]} (got $(status_entries))" [ "$(status_entries)" = ${#MODEL[@]} ]
+send_phase || bail "phase $PHASE: traffic sent"
+expect "after restart"
+
+# ---------------------------------------------------------------- 5. churn
+# Changes while traffic flows, each stamped with when it was called and
+# when it returned (the helper's send times are the same clock).
+: >"$T/events"
+churn_failed=0
+churn() {
+	local kind=$1 t0 t1; shift
+	t0=$EPOCHREALTIME
+	if cli block "$kind" "$@" >/dev/null 2>>"$T/churn.err"; then
+		t1=$EPOCHREALTIME
+		echo "$kind $t0 $t1 $*" >>"$T/events"
+	else
+		churn_failed=$((churn_failed + 1))
+		echo "block $kind $* failed" >>"$T/churn.err"
+	fi
+	sleep "$CHURN_GAP"
+}
+INITIAL=("${MODEL[@]}")
+PHASE=$((PHASE + 1))
+SENT=$T/sent-$PHASE.json
+RECV=$T/recv-$PHASE.json
+nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
+	--src4 "$SRC4" --src6 "$SRC6" --dst4 "$DST4" --dst6 "$DST6" --port "$PORT" \
+	--phase "$PHASE" --duration "$CHURN_SECONDS" --rate "$CHURN_RATE" --stamps \
+	--out "$SENT" 2>"$T/send.err" &
+SEND_PID=$!
+sleep "$CHURN_GAP"
+churn add 10.5.0.0/29
+churn add 10.5.0.4/32 fd00:5::/126
+churn del 10.5.0.0/29			# 10.5.0.4 stays blocked
+churn del 10.3.4.7/32			# between never-listed 10.3.4.6 and .8
+churn del 10.5.0.4/32
+churn add 10.5.0.0/29 10.5.0.4/32 10.3.4.7/32
+churn del fd00:5::/126
+churn del 10.5.0.4/32 10.5.0.0/29
+churn add fd00:5::/126 10.5.0.0/29
+churn del 10.5.0.0/29
+churn add 10.5.0.4/32
+churn del fd00:5::/126 10.5.0.4/32
+rc=0
+wait "$SEND_PID" || rc=$?
+SEND_PID=""
+[ "$rc" = 0 ] || { diag <"$T/send.err"; bail "traffic under churn sent (exit $rc)"; }
+wait_recv "$PHASE" || bail "traffic under churn: end marker received"
+check "$(wc -l <"$T/events") changes while traffic flowed, none failed" [ "$churn_failed" = 0 ]
+[ -s "$T/churn.err" ] && diag <"$T/churn.err"
+helper churn --sent "$SENT" --recv "$RECV" --events "$T/events" --slack 0.02 "${INITIAL[@]}" >"$T/churn.json"
+read -r nls nlsent nlrecv bd ba od om tr < <(jq -r \
+	'"\(.never_listed.sources) \(.never_listed.sent) \(.never_listed.received) \(.blocked.datagrams) \(.blocked.arrived) \(.open.datagrams) \(.open.missing) \(.transition)"' "$T/churn.json")
+check "under churn: the $nls never-listed sources lost no datagram ($nlrecv of $nlsent)" \
+	jq -e '.never_listed.received == .never_listed.sent and .never_listed.sources > 0 and ([.violations[] | select(startswith("never"))] | length == 0) and .late == 0 and .stray == 0' "$T/churn.json" >/dev/null
+check "under churn: of $bd datagrams sent while their source was surely blocked, none arrived (got $ba)" \
+	[ "$ba" = 0 -a "$bd" -gt 0 ]
+check "under churn: of $od datagrams of listed sources sent while surely unblocked, none lost (lost $om; $tr in transitions)" \
+	[ "$om" = 0 -a "$od" -gt 0 ]
+jq -r '.violations[]' "$T/churn.json" | head -20 | diag
+list_is "after churn"
+file_is "after churn"
+
+# ---------------------------------------------------------------- 6. bad input
+# bad_add POS BAD: BAD at position POS of `block add`, after POS - 1 good
+# CIDRs; one line naming POS, nothing applied.  POS is chosen so that it is
+# not a digit of BAD, whose text the message may quote.
+GOOD=(10.6.0.0/16 10.7.1.0/24 fd00:6::/64 10.8.0.1/32)
+bad_request() {
+	local kind=$1 pos=$2 bad=$3 desc=$4; shift 4
+	local args=("$@" "$bad") rc=0 lines out
+	cli block "$kind" "${args[@]}" >"$T/bad.out" 2>"$T/bad.err" || rc=$?
+	lines=$(awk 'END { print NR }' "$T/bad.err")
+	check "block $kind with $desc at position $pos: exit non-zero (got $rc)" [ "$rc" != 0 ]
+	check "... one line on stderr ($lines) naming position $pos" \
+		eval "[ $lines = 1 ] && grep -Eq '(^|[^0-9])$pos([^0-9]|\$)' '$T/bad.err'"
+	diag <"$T/bad.err"
+	list_is "... nothing applied"
+}
+bad_request add 2 10.0.0.1/8 "host bits set (10.0.0.1/8)" "${GOOD[@]:0:1}"
+bad_request add 5 1.2.3.4/33 "1.2.3.4/33" "${GOOD[@]:0:4}"
+bad_request add 3 ::/129 "::/129" "${GOOD[@]:0:2}"
+bad_request add 1 garbage "garbage"
+bad_request add 4 "" "an empty argument" "${GOOD[@]:0:3}"
+bad_request del 2 garbage "garbage after a listed entry" 10.3.4.7/32
+printf '10.6.0.0/16\n# comment\n1.2.3.4/33\n' >"$T/bad-load.list"
+rc=0
+cli block load "$T/bad-load.list" >/dev/null 2>"$T/bad.err" || rc=$?
+check "block load of a file with a bad line: exit non-zero (got $rc)" [ "$rc" != 0 ]
+diag <"$T/bad.err"
+list_is "... nothing applied"
+check "status: blocklist.entries still ${#MODEL[@]} (got $(status_entries))" [ "$(status_entries)" = ${#MODEL[@]} ]
+
+cp "$LIST" "$T/saved.list"
+block clear
+SAVED=("${MODEL[@]}")
+MODEL=()
+list_is "after clear"
+file_is "after clear"
+check "status after clear: blocklist.entries is 0 (got $(status_entries))" [ "$(status_entries)" = 0 ]
+send_phase || bail "phase $PHASE: traffic sent"
+expect "after clear"
+block load "$T/saved.list"
+MODEL=("${SAVED[@]}")
+list_is "after load"
+file_is "after load"
+send_phase || bail "phase $PHASE: traffic sent"
+expect "after load of the saved list"
+
+# ---------------------------------------------------------------- end
+rc=0
+daemon_stop || rc=$?
+check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
+check "XDP detached from $IF_RX after exit" eval '! xdp_attached'
+check "the receiver saw nothing but test datagrams" \
+	jq -se 'map(.stray + .late) | add == 0' "$T"/recv-*.json >/dev/null
+[ "$tap_failed" -gt 0 ] && tail -n 30 "$T/daemon.log" | diag
+finish
