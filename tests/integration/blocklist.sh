@@ -122,6 +122,7 @@ tap_on_bail() { [ -n "$T" ] && [ -f "$T/daemon.log" ] && tail -n 20 "$T/daemon.l
 
 cli() { "$CLI" --socket "$SOCK" "$@"; }
 helper() { python3 "$HELPER" "$@"; }
+jqe() { jq -e "$@" >/dev/null; }	# inside check: its own output stays TAP
 xdp_attached() { ip -n "$NS_RX" -d link show dev "$IF_RX" | grep -q 'prog/xdp'; }
 
 # daemon_start: flowsketchd on IF_RX with the list in $LIST, until it
@@ -184,9 +185,9 @@ expect() {
 	read -r bs bsent brecv os osent orecv < <(jq -r \
 		'"\(.blocked.sources) \(.blocked.sent) \(.blocked.received) \(.open.sources) \(.open.sent) \(.open.received)"' "$v")
 	check "$1: the $bs blocked sources received nothing ($brecv of $bsent)" \
-		jq -e '.blocked.received == 0 and ([.violations[] | select(test(" is blocked"))] | length == 0)' "$v" >/dev/null
+		jqe '.blocked.received == 0 and ([.violations[] | select(test(" is blocked"))] | length == 0)' "$v"
 	check "$1: the $os other sources received every datagram ($orecv of $osent)" \
-		jq -e '.open.received == .open.sent and ([.violations[] | select(test(" is blocked") | not)] | length == 0) and .late == 0 and .stray == 0' "$v" >/dev/null
+		jqe '.open.received == .open.sent and ([.violations[] | select(test(" is blocked") | not)] | length == 0) and .late == 0 and .stray == 0' "$v"
 	jq -r '.violations[]' "$v" | head -20 | diag
 }
 
@@ -303,9 +304,9 @@ check "status: blocklist.dropped_packets grew by the $dropped datagrams lost (go
 cli block list --json >"$T/list.json" 2>/dev/null
 helper counters --sent "$SENT" --recv "$RECV" --list-json "$T/list.json" >"$T/counters.json"
 check "block list: the entries' packets add up to the $dropped datagrams lost (got $(jq .sum_packets "$T/counters.json"))" \
-	jq -e '.sum_packets == .total_dropped' "$T/counters.json" >/dev/null
+	jqe '.sum_packets == .total_dropped' "$T/counters.json"
 check "block list: each entry overlapping no other ($(jq -r '.lone | join(", ")' "$T/counters.json")) counted its sources' lost datagrams and frame bytes" \
-	jq -e '(.lone | length) == 3 and (.violations | length) == 0' "$T/counters.json" >/dev/null
+	jqe '(.lone | length) == 3 and (.violations | length) == 0' "$T/counters.json"
 jq -r '.violations[], (.longest_match[] | "counter " + .)' "$T/counters.json" | diag
 
 # ---------------------------------------------------------------- 3. del
@@ -401,7 +402,7 @@ helper churn --sent "$SENT" --recv "$RECV" --events "$T/events" --slack 0.02 "${
 read -r nls nlsent nlrecv bd ba od om tr < <(jq -r \
 	'"\(.never_listed.sources) \(.never_listed.sent) \(.never_listed.received) \(.blocked.datagrams) \(.blocked.arrived) \(.open.datagrams) \(.open.missing) \(.transition)"' "$T/churn.json")
 check "under churn: the $nls never-listed sources lost no datagram ($nlrecv of $nlsent)" \
-	jq -e '.never_listed.received == .never_listed.sent and .never_listed.sources > 0 and ([.violations[] | select(startswith("never"))] | length == 0) and .late == 0 and .stray == 0' "$T/churn.json" >/dev/null
+	jqe '.never_listed.received == .never_listed.sent and .never_listed.sources > 0 and ([.violations[] | select(startswith("never"))] | length == 0) and .late == 0 and .stray == 0' "$T/churn.json"
 check "under churn: of $bd datagrams sent while their source was surely blocked, none arrived (got $ba)" \
 	[ "$ba" = 0 -a "$bd" -gt 0 ]
 check "under churn: of $od datagrams of listed sources sent while surely unblocked, none lost (lost $om; $tr in transitions)" \
@@ -462,6 +463,6 @@ daemon_stop || rc=$?
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 check "XDP detached from $IF_RX after exit" eval '! xdp_attached'
 check "the receiver saw nothing but test datagrams" \
-	jq -se 'map(.stray + .late) | add == 0' "$T"/recv-*.json >/dev/null
+	jqe -s 'map(.stray + .late) | add == 0' "$T"/recv-*.json
 [ "$tap_failed" -gt 0 ] && tail -n 30 "$T/daemon.log" | diag
 finish
