@@ -12,9 +12,10 @@ the daemon):
       the source addresses, so every source gets its share.  Each payload
       carries the phase, the source's sequence number and the send time
       (CLOCK_REALTIME, taken right before send()).  FILE gets, per source,
-      what the kernel accepted: datagrams, frame bytes and (--stamps) every
-      send time.  A full queue (ENOBUFS) is waited out and retried, never
-      counted.  Last, the phase's end marker goes out from MARKER_SRC.
+      what the kernel accepted: datagrams, frame bytes and (--stamps) for
+      every datagram the time before send() and the time it returned.
+      A full queue (ENOBUFS) is waited out and retried, never counted.
+      Last, the phase's end marker goes out from MARKER_SRC.
 
   recv --port P --dir DIR [--ready FILE]
       One dual-stack UDP socket on [::]:P (IPv4 arrives as ::ffff:a.b.c.d),
@@ -32,14 +33,17 @@ the daemon):
   churn --sent FILE --recv FILE --events FILE [--slack S] [CIDR...]
       The same under a list that changed while traffic flowed.  CIDR...
       is the list at the start; FILE holds one change a line,
-      "add|del T_CALLED T_RETURNED CIDR...".  A datagram sent at time t
-      (its stamp) must have been dropped when an entry covering its
-      source was added (add returned) before t and not deleted (del
-      called) before t + S; it must have arrived when every covering entry
-      was surely absent over [t, t + S] (never added, or deleted with del
-      returned before t, and not added again before t + S).  Anything
-      else is a transition and may go either way.  S covers the time a
-      frame may spend queued between send() and the XDP program.
+      "add|del T_CALLED T_RETURNED CIDR...".  A datagram whose send()
+      was called at t and returned at u met the XDP program somewhere in
+      [t, u + S], S the time a frame may stay queued after send().  It
+      must have been dropped when an entry covering its source was added
+      (add returned) before t and not deleted (del called) before u + S;
+      it must have arrived when every covering entry was surely absent
+      over [t, u + S] (never added, or deleted with del returned before t,
+      and not added again before u + S).  Anything else is a transition
+      and may go either way.  S only widens the transitions at their far
+      end: a change that takes effect late is still caught right after
+      its request returned.
 
   counters --sent FILE --recv FILE --list-json FILE
       The per-entry counters of `block list --json` against the phase's
@@ -182,7 +186,7 @@ def cmd_send(a):
         if not send_frame(sock, frame):
             raise SystemExit("send: the queue stayed full")
         if stamps is not None:
-            stamps[k].append(stamp)
+            stamps[k].append((stamp, time.time()))
         sent[k] += 1
         nbytes[k] += len(frame)
         frame_len[gens[k].src.version] = len(frame)
@@ -197,7 +201,8 @@ def cmd_send(a):
     for k, n in enumerate(names):
         e = {"sent": sent[k], "bytes": nbytes[k]}
         if stamps is not None:
-            e["stamps"] = stamps[k]
+            e["stamps"] = [t for t, _ in stamps[k]]
+            e["sent_by"] = [t for _, t in stamps[k]]
         out["sources"][n] = e
     write_json(a.out, out)
 
@@ -354,15 +359,15 @@ def cmd_churn(a):
                 hist.setdefault(ipaddress.ip_network(c), []).append((kind, t0, t1))
     slack = a.slack
 
-    def state(n, t):
-        """'in' if n is surely in the list over [t, t + slack], 'out' if
+    def state(n, t, u):
+        """'in' if n is surely in the list over [t, u + slack], 'out' if
         surely not, None in a transition."""
         present = False   # surely present at t
         absent = True     # surely absent at t
         for kind, t0, t1 in hist[n]:
             if t1 <= t:   # finished before t
                 present, absent = kind == "add", kind == "del"
-            elif t0 <= t + slack:  # under way in [t, t + slack]
+            elif t0 <= u + slack:  # under way in [t, u + slack]
                 present = absent = False
         return "in" if present else "out" if absent else None
 
@@ -387,8 +392,8 @@ def cmd_churn(a):
                                          % (src, len(got), e["sent"]))
             continue
         bad_in, bad_out = [], []
-        for seq, t in enumerate(e["stamps"]):
-            st = [state(n, t) for n in mine]
+        for seq, (t, u) in enumerate(zip(e["stamps"], e["sent_by"])):
+            st = [state(n, t, u) for n in mine]
             if "in" in st:
                 out["blocked"]["datagrams"] += 1
                 if seq in got:
