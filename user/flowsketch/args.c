@@ -160,3 +160,30 @@ int fs_no_operands(const char *cmd, int argc, char **argv)
 				      argv[optind]);
 	return FS_EXIT_OK;
 }
+
+int fs_parse_json_only(const char *cmd, int argc, char **argv, bool *json,
+		       void (*usage)(void))
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage();
+			return FS_HELP_SHOWN;
+		default:
+			return fs_option_error(cmd, c, argv);
+		}
+	}
+	return fs_no_operands(cmd, argc, argv);
+}

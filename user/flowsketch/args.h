@@ -8,6 +8,7 @@
 #ifndef FLOWSKETCH_CLI_ARGS_H
 #define FLOWSKETCH_CLI_ARGS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 /* A decimal integer in [min, max], nothing else around it. */
@@ -41,5 +42,13 @@ int fs_option_error(const char *cmd, int ret, char **argv);
 
 /* Refuses words left after the options; FS_EXIT_OK when there are none. */
 int fs_no_operands(const char *cmd, int argc, char **argv);
+
+/*
+ * The options of a command that takes only --json and --help (cmd names
+ * it in messages; usage prints its help): FS_EXIT_OK, FS_HELP_SHOWN or
+ * FS_EXIT_USAGE after a message.
+ */
+int fs_parse_json_only(const char *cmd, int argc, char **argv, bool *json,
+		       void (*usage)(void));
 
 #endif /* FLOWSKETCH_CLI_ARGS_H */

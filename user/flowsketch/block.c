@@ -128,32 +128,6 @@ static int show_list(struct json_object *a, bool print)
 	return 0;
 }
 
-static int list_opts(int argc, char **argv, bool *json)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error("block list", c, argv);
-		}
-	}
-	return fs_no_operands("block list", argc, argv);
-}
-
 int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 {
 	struct json_object *req;
@@ -176,7 +150,7 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		return fs_client_show(cli, req, false, show_change);
 	}
 	if (!strcmp(sub, "list")) {
-		ret = list_opts(argc - 1, argv + 1, &json);
+		ret = fs_parse_json_only("block list", argc - 1, argv + 1, &json, usage);
 		if (ret == FS_HELP_SHOWN)
 			return FS_EXIT_OK;
 		if (ret)

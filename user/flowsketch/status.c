@@ -48,31 +48,6 @@ static void usage(void)
 	       "  -h, --help   this text\n");
 }
 
-static int parse_opts(int argc, char **argv, bool *json)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error("status", c, argv);
-		}
-	}
-	return fs_no_operands("status", argc, argv);
-}
-
 static int parse_interfaces(struct json_object *ifs)
 {
 	size_t i, n = json_object_array_length(ifs);
@@ -364,7 +339,7 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 	bool json = false;
 	int ret;
 
-	ret = parse_opts(argc, argv, &json);
+	ret = fs_parse_json_only("status", argc, argv, &json, usage);
 	if (ret == FS_HELP_SHOWN)
 		return FS_EXIT_OK;
 	if (ret)
