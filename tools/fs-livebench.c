@@ -97,11 +97,12 @@
 #define LIVE_POLL_NS 1000000ULL		/* main loop step, 1 ms */
 #define LIVE_MAX_ROUNDS 64
 
-enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_FULL_LIST, LP_MAX };
+enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_FULL_SMALL,
+		 LP_FULL_LIST, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
 
 static const char *const live_prog_names[LP_MAX] = {
-	"empty", "parse only", "floor", "naive", "full", "full+list",
+	"empty", "parse only", "floor", "naive", "full", "full+small", "full+list",
 };
 static const char *const live_phase_names[PH_MAX] = {
 	"first", "steady", "quiet",
@@ -120,6 +121,7 @@ struct live_opts {
 	double hh_fraction;
 	__u32 depth;
 	__u32 blocklist;	/* entries of full+list */
+	__u32 blocklist_small;	/* entries of full+small */
 };
 
 /* ------------------------------------------------------------ generator */
@@ -440,6 +442,7 @@ static int prog_stats(int fd, struct stat_snap *s)
 struct live {
 	const struct live_opts *o;
 	struct bb_list list;		/* full+list's entries (--blocklist) */
+	struct bb_list small;		/* full+small's (--blocklist-small) */
 	struct gen *g;
 	int ifindex;
 	int ncpus;
@@ -469,7 +472,7 @@ static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
 	case LP_PARSE: return skel->progs.fs_live_parse;
 	case LP_FLOOR: return skel->progs.fs_live_floor;
 	case LP_NAIVE: return skel->progs.fs_live_naive;
-	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_FULL_LIST */
+	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_FULL_SMALL, LP_FULL_LIST */
 	}
 }
 
@@ -529,23 +532,24 @@ static int live_load(struct live *L, enum live_prog which)
 				 (__u32)fs_cms_cells_per_slot(&L->p));
 	bpf_map__set_max_entries(L->skel->maps.naive_hll,
 				 FS_HLL_NSKETCH << L->p.hll_p);
-	if (which == LP_FULL_LIST)
+	if (which == LP_FULL_LIST || which == LP_FULL_SMALL)
 		bb_size(L->skel->maps.fs_block4, L->skel->maps.fs_block6,
 			L->skel->maps.fs_block_hits, L->skel->maps.fs_bloom,
-			&L->list);
+			which == LP_FULL_LIST ? &L->list : &L->small);
 	err = bench__load(L->skel);
 	if (err)
 		return err;
 	L->prog = live_prog_of(L->skel, which);
 	L->prog_fd = bpf_program__fd(L->prog);
-	L->full = which == LP_FULL || which == LP_FULL_LIST;
+	L->full = which == LP_FULL || which == LP_FULL_SMALL || which == LP_FULL_LIST;
 	if (!L->full)
 		return 0;
-	if (which == LP_FULL_LIST) {
+	if (which == LP_FULL_LIST || which == LP_FULL_SMALL) {
 		err = bb_fill(bpf_map__fd(L->skel->maps.fs_block4),
 			      bpf_map__fd(L->skel->maps.fs_block6),
 			      bpf_map__fd(L->skel->maps.fs_bloom), &L->p.secret,
-			      &L->list, &ctl.bloom, NULL, NULL);
+			      which == LP_FULL_LIST ? &L->list : &L->small,
+			      &ctl.bloom, NULL, NULL);
 		if (err)
 			return err;
 	}
@@ -927,6 +931,8 @@ static void live_report(struct live *L, struct sample s[LP_MAX][PH_MAX][LIVE_MAX
 		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 1.6, false);
 	print_ratio("naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
 		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 1.6, false);
+	print_ratio("full+small / full, steady", med[LP_FULL_SMALL][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
 	print_ratio("full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 1.1, true);
 	print_ratio("full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
@@ -947,9 +953,12 @@ static void live_report(struct live *L, struct sample s[LP_MAX][PH_MAX][LIVE_MAX
 	       L->p.cms_depth + 3,
 	       (med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY]) / (L->p.cms_depth + 3));
 	printf("  (empty: what the run-time statistics and the XDP call cost by themselves;\n"
-	       "   full+list: the full program with a blocklist of %u entries, %llu filter keys in 2^%u blocks,\n"
-	       "   k %u, none matching the traffic, so every packet probes every group its family has)\n\n",
-	       L->list.n, (unsigned long long)L->list.keys, L->list.log2, L->list.k);
+	       "   full+small, full+list: the full program with a blocklist of %u and %u entries (%llu and\n"
+	       "   %llu filter keys in 2^%u and 2^%u blocks, k %u and %u), none matching the traffic, so\n"
+	       "   every packet probes every group its family has)\n\n",
+	       L->small.n, L->list.n, (unsigned long long)L->small.keys,
+	       (unsigned long long)L->list.keys, L->small.log2, L->list.log2,
+	       L->small.k, L->list.k);
 
 	if (L->nwin) {
 		__u64 rep[L->nwin], pk[L->nwin];
@@ -988,7 +997,8 @@ static void usage(FILE *out)
 		"  --hh-fraction PHI   report fraction of the full program (default 0.001)\n"
 		"  --depth D           Count-Min rows (default %u)\n"
 		"  --blocklist N       entries of the full+list program's blocklist, none\n"
-		"                      matching the traffic (default 100000)\n",
+		"                      matching the traffic (default 100000)\n"
+		"  --blocklist-small N the same for full+small (default 10000)\n",
 		LIVE_MAX_ROUNDS, FS_DEFAULT_CMS_DEPTH);
 }
 
@@ -1028,6 +1038,7 @@ static int parse_args(int argc, char **argv, struct live_opts *o)
 		{ "hh-fraction", required_argument, NULL, 'p' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "blocklist", required_argument, NULL, 'B' },
+		{ "blocklist-small", required_argument, NULL, 'b' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -1074,6 +1085,10 @@ static int parse_args(int argc, char **argv, struct live_opts *o)
 			err = parse_num(optarg, "--blocklist", 0, 1e6, &v);
 			o->blocklist = (__u32)v;
 			break;
+		case 'b' + 256:
+			err = parse_num(optarg, "--blocklist-small", 0, 1e6, &v);
+			o->blocklist_small = (__u32)v;
+			break;
 		case 'd':
 			err = parse_num(optarg, "--depth", 1, FS_CMS_MAX_DEPTH, &v);
 			o->depth = (__u32)v;
@@ -1108,6 +1123,7 @@ int main(int argc, char **argv)
 		.flows = 100000, .zipf = 1.1, .ipv6_share = 0.3, .seed = 1,
 		.window_ms = 1000, .hh_fraction = 0.001,
 		.depth = FS_DEFAULT_CMS_DEPTH, .blocklist = 100000,
+		.blocklist_small = 10000,
 	};
 	struct sock_req q = { .fd = -1 };
 	static struct gen g;
@@ -1121,9 +1137,9 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
-	if (bb_make(o.blocklist, &L.list)) {
-		fprintf(stderr, "fs-livebench: cannot make a blocklist of %u entries.\n",
-			o.blocklist);
+	if (bb_make(o.blocklist, &L.list) || bb_make(o.blocklist_small, &L.small)) {
+		fprintf(stderr, "fs-livebench: cannot make blocklists of %u and %u entries.\n",
+			o.blocklist, o.blocklist_small);
 		return 1;
 	}
 	err = enter_netns(o.rx_netns);

@@ -106,7 +106,7 @@ def live_checks():
              % (NUM, NUM, NUM))
     report(g is not None and int(g[2]) == B, "live: the quiet phase is named with %d packets" % B,
            "got %r" % (g,))
-    progs = ["empty", "parse only", "floor", "naive", "full", "full+list"]
+    progs = ["empty", "parse only", "floor", "naive", "full", "full+small", "full+list"]
     phases = ["first", "steady", "quiet"]
     med = {}
     total = 0
@@ -150,6 +150,7 @@ def live_checks():
             ("naive / full, steady", "naive", "full", "steady", 2.0, False),
             ("naive / full, first window", "naive", "full", "first", 1.6, False),
             ("naive / full, after quiet", "naive", "full", "quiet", 1.6, False),
+            ("full+small / full, steady", "full+small", "full", "steady", None, True),
             ("full+list / full, steady", "full+list", "full", "steady", 1.1, True),
             ("full+list / full, first window", "full+list", "full", "first", None, True),
             ("full / parse-only, first window", "full", "parse only", "first", None, True),
