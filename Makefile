@@ -120,7 +120,7 @@ $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tools/%: tools/%.c $(LIB) $(USER_HDRS) $(SKELS)
+$(BUILD)/tools/%: tools/%.c $(wildcard tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@

@@ -101,19 +101,35 @@ static __always_inline int fs_block_probe(__u32 base, __u64 h, __u32 log2_blocks
 	return fs_bloom_block_test(b, h, k);
 }
 
-/* Probe the IPv4 groups in `groups`; returns the probes made, *maybe set
- * on the first "maybe". */
+/*
+ * Probe the groups of the source's family that hold keys: an exact group
+ * by its bit (bloom.h, "Exact groups"), the others in the filter.  Returns
+ * the filter probes made; *maybe set on the first "maybe".
+ */
 static __always_inline __u32 fs_block_probe4(const struct fs_flow_key *key,
 					     __u64 ctl, int *maybe, int kernel)
 {
 	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
-	__u32 groups = FS_BLOOM_CTL_GROUPS4(ctl), probes = 0, g;
+	__u32 groups = FS_BLOOM_CTL_GROUPS4(ctl), probes = 0, g, zero = 0;
 	__u32 x = *(const fs_alias_u32 *)key->src;
+	struct fs_block_exact *ex = 0;
 
+	if (groups & FS_BLOOM_EXACT4) {
+		ex = bpf_map_lookup_elem(&fs_block_exact, &zero);
+		if (!ex) {	/* cannot happen: one element */
+			*maybe = 1;
+			return 0;
+		}
+	}
 FS_UNROLL
 	for (g = 0; g < FS_BLOOM_GROUPS4; g++) {
 		if (!(groups & (1U << g)) || *maybe)
 			continue;
+		if ((FS_BLOOM_EXACT4 >> g) & 1) {
+			if (ex)
+				*maybe = fs_block_exact_test(ex, FS_FAMILY_IPV4, g, key->src);
+			continue;
+		}
 		probes++;
 #ifdef FS_BENCH_KERNEL_BLOOM
 		if (kernel) {
@@ -134,13 +150,26 @@ static __always_inline __u32 fs_block_probe6(const struct fs_flow_key *key,
 					     __u64 ctl, int *maybe, int kernel)
 {
 	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
-	__u32 groups = FS_BLOOM_CTL_GROUPS6(ctl), probes = 0, g;
+	__u32 groups = FS_BLOOM_CTL_GROUPS6(ctl), probes = 0, g, zero = 0;
 	const fs_alias_u32 *x = (const fs_alias_u32 *)key->src;
+	struct fs_block_exact *ex = 0;
 
+	if (groups & FS_BLOOM_EXACT6) {
+		ex = bpf_map_lookup_elem(&fs_block_exact, &zero);
+		if (!ex) {
+			*maybe = 1;
+			return 0;
+		}
+	}
 FS_UNROLL
 	for (g = 0; g < FS_BLOOM_GROUPS6; g++) {
 		if (!(groups & (1U << g)) || *maybe)
 			continue;
+		if ((FS_BLOOM_EXACT6 >> g) & 1) {
+			if (ex)
+				*maybe = fs_block_exact_test(ex, FS_FAMILY_IPV6, g, key->src);
+			continue;
+		}
 		probes++;
 #ifdef FS_BENCH_KERNEL_BLOOM
 		if (kernel) {

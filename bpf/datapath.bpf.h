@@ -27,8 +27,8 @@
  * Every frame is passed except the sources the blocklist covers
  * (blocklist.bpf.h): after the sketches have counted them, the verdict
  * step drops a packet whose source an entry of the exact set covers, and
- * only such a packet.  Frames that are not IP, or malformed, are never
- * dropped.
+ * only such a packet, malformed past its IP header or not.  Frames that
+ * are not IP, or end inside their IP header, are never dropped.
  */
 #ifndef FLOWSKETCH_DATAPATH_BPF_H
 #define FLOWSKETCH_DATAPATH_BPF_H
@@ -123,8 +123,20 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	hot = fs_hot_line();
 	if (!hot)	/* an array element always exists */
 		return XDP_PASS;
-	if (fs_datapath_parse_key(ctx, hot, &u.key))
-		return XDP_PASS;
+	if (fs_datapath_parse_key(ctx, hot, &u.key)) {
+		/* Malformed past the IP header (an IPv6 extension chain too
+		 * long to walk, a truncated TCP header, ...): counted, not
+		 * sketched, but its source is known (the parser sets the
+		 * family only with a whole IP header), and a blocked source
+		 * does not get through by sending such frames. */
+		if (!u.key.family)
+			return XDP_PASS;
+		ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
+		if (!ctl)
+			return XDP_PASS;
+		return fs_block_verdict(&u.key, ctx->data_end - ctx->data,
+					*(volatile __u64 *)&ctl->bloom);
+	}
 
 	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
 	if (!ctl)	/* an array element always exists */

@@ -85,13 +85,13 @@ static int bb_make(unsigned int n, struct bb_list *l)
 		__u64 kk;
 
 		fs_cidr_group(&l->c[i], &kk);
-		l->keys += kk;
+		l->keys += fs_cidr_filter_keys(&l->c[i]);
 		if (l->c[i].family == FS_FAMILY_IPV4)
 			l->g4 |= fs_cidr_group_bit(&l->c[i]);
 		else
 			l->g6 |= fs_cidr_group_bit(&l->c[i]);
 	}
-	if (l->n && fs_bloom_size((double)l->keys, 0.01, &l->log2, &l->k))
+	if (l->n && fs_bloom_size((double)(l->keys ? l->keys : 1), 0.01, &l->log2, &l->k))
 		return -E2BIG;
 	return 0;
 }
@@ -110,12 +110,13 @@ static void bb_size(struct bpf_map *trie4, struct bpf_map *trie6,
 /* After load: tries, then filter 0 of fs_bloom; *ctl_word the fs_ctl.bloom
  * that turns the list on (0 for an empty list).  trie_ms, filter_ms: what
  * each took. */
-static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd,
+static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd, int exact_fd,
 		   const struct fs_hash_secret *secret, const struct bb_list *l,
 		   __u64 *ctl_word, double *trie_ms, double *filter_ms)
 {
 	size_t fbytes = sizeof(struct fs_bloom_block) << (l->log2 + 1);
 	struct fs_bloom_block *filter;
+	struct fs_block_exact *exact;
 	struct fs_bloom_key bkey;
 	struct timespec t0;
 	unsigned int i;
@@ -147,12 +148,21 @@ static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd,
 	filter = mmap(NULL, fbytes, PROT_READ | PROT_WRITE, MAP_SHARED, bloom_fd, 0);
 	if (filter == MAP_FAILED)
 		return -errno;
+	exact = mmap(NULL, sizeof(*exact), PROT_READ | PROT_WRITE, MAP_SHARED,
+		     exact_fd, 0);
+	if (exact == MAP_FAILED) {
+		munmap(filter, fbytes);
+		return -errno;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fs_bloom_key_derive(secret, &bkey);
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n; i++) {
 		fs_cidr_filter_add(&bkey, &l->c[i], filter, l->log2, l->k);
+		fs_cidr_exact_set(exact, &l->c[i]);
+	}
 	if (filter_ms)
 		*filter_ms = bb_ms_since(&t0);
+	munmap(exact, sizeof(*exact));
 	munmap(filter, fbytes);
 	*ctl_word = fs_bloom_ctl(l->k, l->log2, 0, l->g4, l->g6);
 	return 0;

@@ -547,7 +547,8 @@ static int live_load(struct live *L, enum live_prog which)
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL) {
 		err = bb_fill(bpf_map__fd(L->skel->maps.fs_block4),
 			      bpf_map__fd(L->skel->maps.fs_block6),
-			      bpf_map__fd(L->skel->maps.fs_bloom), &L->p.secret,
+			      bpf_map__fd(L->skel->maps.fs_bloom),
+			      bpf_map__fd(L->skel->maps.fs_block_exact), &L->p.secret,
 			      which == LP_FULL_LIST ? &L->list : &L->small,
 			      &ctl.bloom, NULL, NULL);
 		if (err)

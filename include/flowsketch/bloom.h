@@ -282,6 +282,54 @@ FS_INLINE int fs_bloom_group_of(__u32 family, __u32 len, __u64 *keys)
 	return (int)g;
 }
 
+/*
+ * Exact groups.  The shortest groups have few possible keys: 256 IPv4 /8s,
+ * 65536 IPv4 /16s and 65536 IPv6 /16s.  Those are kept as exact bitmaps
+ * (struct fs_block_exact, 16 KiB, one map element) instead of filter keys:
+ * a bit test in a small, hot array instead of a probe of a random line of
+ * the filter, no false positive, and no filter keys for them (an IPv6 /0
+ * is one bit per /16 here, not 65536 keys).  A set bit is a "maybe" like a
+ * filter's: the trie still decides.  So a packet touches the filter at
+ * most twice for IPv4 (/24, /32 groups) and five times for IPv6.
+ */
+#define FS_BLOOM_EXACT4 0x3	/* groups 0 (/8) and 1 (/16) */
+#define FS_BLOOM_EXACT6 0x1	/* group 0 (/16) */
+
+struct fs_block_exact {
+	__u64 v4_8[4];		/* bit b: some entry keys IPv4 /8 b */
+	__u64 v4_16[1024];	/* bit b: IPv4 /16 (a0 << 8 | a1) */
+	__u64 v6_16[1024];	/* bit b: IPv6 /16 (a0 << 8 | a1) */
+};
+
+FS_INLINE int fs_bloom_group_exact(__u32 family, __u32 g)
+{
+	return family == FS_FAMILY_IPV4 ? (FS_BLOOM_EXACT4 >> g) & 1 :
+					  (FS_BLOOM_EXACT6 >> g) & 1;
+}
+
+/* The word and bit of an exact group's key: the address's first bytes. */
+FS_INLINE __u64 *fs_block_exact_word(struct fs_block_exact *x, __u32 family,
+				     __u32 g, const __u8 *addr, __u32 *bit)
+{
+	__u32 b = family == FS_FAMILY_IPV4 && g == 0 ? addr[0] :
+		  ((__u32)addr[0] << 8) | addr[1];
+
+	*bit = b & 63;
+	if (family == FS_FAMILY_IPV4)
+		return g == 0 ? &x->v4_8[(b >> 6) & 3] : &x->v4_16[(b >> 6) & 1023];
+	return &x->v6_16[(b >> 6) & 1023];
+}
+
+FS_INLINE int fs_block_exact_test(const struct fs_block_exact *x, __u32 family,
+				  __u32 g, const __u8 *addr)
+{
+	__u32 bit;
+	const __u64 *w = fs_block_exact_word((struct fs_block_exact *)x, family,
+					     g, addr, &bit);
+
+	return (int)((*w >> bit) & 1);
+}
+
 #if !defined(__bpf__) && !defined(__KERNEL__)
 /* ---- Sizing, user space only (floating point) ----------------------- */
 #include <math.h>

@@ -31,6 +31,8 @@
  *                                                   [2^L, 2^(L+1)); fs_ctl.bloom names the live one
  *  block4   fs_block4   LPM_TRIE         fs_block_key4 __u32 entry id (>= 1)  daemon; datapath reads
  *  block6   fs_block6   LPM_TRIE         fs_block_key6 __u32 entry id         (the exact set)
+ *  bexact   fs_block_exact ARRAY, mmapable 0      struct fs_block_exact      daemon; datapath reads
+ *                                                   (bloom.h, "Exact groups")
  *  hits     fs_block_hits ARRAY, mmapable entry id struct fs_block_hits      datapath, atomic adds;
  *                                                                             daemon zeroes a freed id
  *  bstats   fs_block_stats PERCPU_ARRAY  0         struct fs_block_stats      datapath

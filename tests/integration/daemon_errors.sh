@@ -168,7 +168,7 @@ fi
 first=$bg_pid
 pins_before=$(ls "$PIN" | sort | tr '\n' ' ')
 check "every map and the program are pinned" \
-	test "$pins_before" = "barrier block4 block6 bloom bstats cms ctl hits hll hot kfunc_args params prog_xdp reports stats "
+	test "$pins_before" = "barrier bexact block4 block6 bloom bstats cms ctl hits hll hot kfunc_args params prog_xdp reports stats "
 check "dump of a pinned map shows BTF field names" \
 	sh -c "bpftool map dump pinned '$PIN/ctl' | grep -q window_seq"
 

@@ -173,6 +173,22 @@ static void test_list_file(void **state)
 	assert_non_null(strstr(msg, "list:1:"));
 	free(big);
 
+	/* Repeats do not count against the maximum. */
+	assert_int_equal(parse_text("1.0.0.0/8\n1.0.0.0/8\n1.0.0.0/8\n2.0.0.0/8\n", 40, 2,
+				    &c, &n, msg), 0);
+	assert_int_equal(n, 2);
+	free(c);
+	/* A line of exactly FS_CIDR_LINE_MAX bytes (a comment) is a line. */
+	big = malloc(FS_CIDR_LINE_MAX + 12);
+	assert_non_null(big);
+	memset(big, ' ', FS_CIDR_LINE_MAX);
+	big[0] = '#';
+	memcpy(big + FS_CIDR_LINE_MAX, "\n1.0.0.0/8\n", 11);
+	assert_int_equal(parse_text(big, FS_CIDR_LINE_MAX + 11, 5, &c, &n, msg), 0);
+	assert_int_equal(n, 1);
+	free(c);
+	free(big);
+
 	/* Truncated mid-entry: the last line is what it is, and refused. */
 	assert_int_equal(parse_text("10.0.0.0/8\n192.0.2.0/2", 22, 100, &c, &n, msg), -EINVAL);
 	assert_non_null(strstr(msg, "list:2:"));

@@ -54,6 +54,11 @@ static struct json_object *cidr_request(const char *cmd, const char *what,
 		*ret = fs_usage_error("block", "%s needs at least one CIDR", what);
 		return NULL;
 	}
+	if (argc > FS_BLOCK_REQUEST_MAX) {
+		*ret = fs_usage_error("block", "%s: at most %d CIDRs a request; put them in a file for 'block load'",
+				      what, FS_BLOCK_REQUEST_MAX);
+		return NULL;
+	}
 	req = json_object_new_object();
 	arr = json_object_new_array();
 	json_object_object_add(req, "cmd", json_object_new_string(cmd));

@@ -43,7 +43,9 @@ unsigned int fsd_blocklist_max_log2(unsigned int max)
 {
 	unsigned int log2 = 0, k;
 
-	if (fs_bloom_size(max ? max : 1, FSD_BLOCK_FPR, &log2, &k))
+	/* Rebuilds size for twice the keys (at least 1024): the maps hold
+	 * that much for a full list. */
+	if (fs_bloom_size(2.0 * max > 1024 ? 2.0 * max : 1024, FSD_BLOCK_FPR, &log2, &k))
 		return FS_BLOOM_MAX_LOG2_BLOCKS;
 	return log2;
 }
@@ -54,13 +56,34 @@ int fsd_blocklist_parse_file(const char *path, unsigned int max,
 			     struct fs_cidr **out, size_t *n, char *msg,
 			     size_t msg_len)
 {
-	FILE *f = fopen(path, "re");
-	int err;
+	/* The loop reads the file: only a regular file, opened without
+	 * blocking (a FIFO would stall every window), of a size a list of
+	 * max entries can have. */
+	unsigned long long limit = (unsigned long long)(max + 1) * (FS_CIDR_LINE_MAX + 1);
+	struct stat st;
+	FILE *f;
+	int fd, err;
 
 	*out = NULL;
 	*n = 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (unsigned long long)st.st_size > limit) {
+		snprintf(msg, msg_len, "%s: %s", path,
+			 !S_ISREG(st.st_mode) ? "not a regular file" :
+			 "larger than a list of --blocklist-max entries can be");
+		close(fd);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
 	if (!f) {
 		err = -errno;
+		close(fd);
 		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
 		return err;
 	}
@@ -69,8 +92,27 @@ int fsd_blocklist_parse_file(const char *path, unsigned int max,
 	return err;
 }
 
-/* Write the list to bl->path: temporary file, fsync, rename, fsync dir. */
-static int save(const struct fsd_blocklist *bl)
+/* mkdir -p of path's directory (0755): /var/lib/flowsketch on first use. */
+static int make_dirs(const char *path)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (i = 1; dir[i]; i++) {
+		if (dir[i] != '/')
+			continue;
+		dir[i] = 0;
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		dir[i] = '/';
+	}
+	return 0;
+}
+
+/* Write entries to bl->path: temporary file, fsync, rename, fsync dir. */
+static int save_list(const struct fsd_blocklist *bl,
+		     const struct fsd_block_entry *e, size_t n)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX], text[FS_CIDR_TEXT_MAX];
 	size_t i;
@@ -79,10 +121,9 @@ static int save(const struct fsd_blocklist *bl)
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", bl->path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	snprintf(dir, sizeof(dir), "%s", bl->path);
-	/* The directory, made if missing (/var/lib/flowsketch on first use). */
-	if (mkdir(dirname(dir), 0755) && errno != EEXIST)
-		return -errno;
+	err = make_dirs(bl->path);
+	if (err)
+		return err;
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
@@ -94,12 +135,12 @@ static int save(const struct fsd_blocklist *bl)
 		return err;
 	}
 	fprintf(f, "# flowsketch blocklist, written by flowsketchd: one CIDR a line\n");
-	for (i = 0; i < bl->n; i++) {
-		fs_cidr_format(&bl->e[i].c, text, sizeof(text));
+	for (i = 0; i < n; i++) {
+		fs_cidr_format(&e[i].c, text, sizeof(text));
 		fprintf(f, "%s\n", text);
 	}
-	if (fflush(f) || fsync(fd))
-		err = -errno;
+	if (fflush(f) || ferror(f) || fsync(fd))
+		err = errno ? -errno : -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
 	if (!err && rename(tmp, bl->path))
@@ -158,10 +199,44 @@ int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 
 static __u64 keys_of(const struct fs_cidr *c)
 {
-	__u64 k = 0;
+	return fs_cidr_filter_keys(c);
+}
 
-	fs_cidr_group(c, &k);
-	return k;
+/*
+ * The exact groups' bits (bloom.h, "Exact groups") are shared by every
+ * entry whose key lands there: a count per bit, and the bit set while the
+ * count is not zero.  Exact, so they change in place: a packet that sees
+ * a bit set asks the trie, which knows the entries as they are.
+ */
+static __u32 *exact_count(struct fsd_blocklist *bl, __u32 family, __u32 g,
+			  const __u8 *a)
+{
+	__u32 b = family == FS_FAMILY_IPV4 && g == 0 ? a[0] : ((__u32)a[0] << 8) | a[1];
+
+	if (family == FS_FAMILY_IPV4)
+		return g == 0 ? &bl->exact_counts[b] : &bl->exact_counts[256 + b];
+	return &bl->exact_counts[256 + 65536 + b];
+}
+
+static void exact_change(struct fsd_blocklist *bl, const struct fs_cidr *c, int add)
+{
+	__u64 keys, i;
+
+	if (!fs_cidr_exact(c))
+		return;
+	fs_cidr_group(c, &keys);
+	for (i = 0; i < keys; i++) {
+		__u8 a[16];
+		__u32 bit, *n;
+		int g = fs_cidr_key_addr(c, i, a);
+		__u64 *w = fs_block_exact_word(bl->exact, c->family, (__u32)g, a, &bit);
+
+		n = exact_count(bl, c->family, (__u32)g, a);
+		if (add && !(*n)++)
+			__atomic_fetch_or(w, 1ULL << bit, __ATOMIC_RELAXED);
+		else if (!add && !--(*n))
+			__atomic_fetch_and(w, ~(1ULL << bit), __ATOMIC_RELAXED);
+	}
 }
 
 static int trie_update(const struct fsd_blocklist *bl, const struct fs_cidr *c,
@@ -316,7 +391,10 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 	bl->filter[1] = bl->filter[0] ? bl->filter[0] + ((size_t)1 << bl->max_log2) : NULL;
 	bl->hits = map_mmap(skel->maps.fs_block_hits,
 			    (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
-	if (!bl->filter[0] || !bl->filter[1] || !bl->hits) {
+	bl->exact = map_mmap(skel->maps.fs_block_exact, sizeof(struct fs_block_exact));
+	bl->exact_counts = calloc(256 + 2 * 65536, sizeof(*bl->exact_counts));
+	if (!bl->filter[0] || !bl->filter[1] || !bl->hits || !bl->exact ||
+	    !bl->exact_counts) {
 		fsd_err("cannot map the blocklist's filters and counters: %s",
 			strerror(errno));
 		return -errno;
@@ -329,6 +407,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 				strerror(-err));
 			return err;
 		}
+		exact_change(bl, &bl->e[i].c, 1);
 	}
 	bl->live = 1;	/* so that the first rebuild fills filter 0 */
 	err = rebuild(bl);
@@ -347,6 +426,9 @@ void fsd_blocklist_free(struct fsd_blocklist *bl)
 		munmap(bl->filter[0], 2 * fbytes);
 	if (bl->hits)
 		munmap(bl->hits, (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
+	if (bl->exact)
+		munmap(bl->exact, sizeof(struct fs_block_exact));
+	free(bl->exact_counts);
 	free(bl->e);
 	free(bl->free_ids);
 	memset(bl, 0, sizeof(*bl));
@@ -400,6 +482,7 @@ static int remove_entries(struct fsd_blocklist *bl, struct fsd_block_entry **gon
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		trie_delete(bl, &gone[i]->c);
+		exact_change(bl, &gone[i]->c, 0);
 		ids[i] = gone[i]->id;
 		gone[i]->id = 0;
 	}
@@ -462,19 +545,28 @@ static int insert_entries(struct fsd_blocklist *bl, const struct fs_cidr *c,
 			bl->free_ids[bl->nfree++] = e->id;
 			break;
 		}
+		exact_change(bl, &e->c, 1);
 		keys += keys_of(&e->c);
 	}
 	if (err) {
 		for (j = 0; j < i; j++) {
 			trie_delete(bl, &bl->e[bl->n + j].c);
+			exact_change(bl, &bl->e[bl->n + j].c, 0);
 			bl->free_ids[bl->nfree++] = bl->e[bl->n + j].id;
 		}
 		return err;
 	}
 	bl->n += n;
 	qsort(bl->e, bl->n, sizeof(*bl->e), entry_cmp);
-	if (bl->keys + keys > bl->cap_keys)
-		return rebuild(bl);	/* grown, aside, then switched */
+	if (bl->keys + keys > bl->cap_keys) {
+		err = rebuild(bl);	/* grown, aside, then switched */
+		if (!err)
+			return 0;
+		/* The entries are in the tries: their bits go into the live
+		 * filter all the same, which only fills it past its design. */
+		fsd_warn("blocklist: the filter cannot grow (%s); its false-positive rate rises",
+			 strerror(-err));
+	}
 	for (i = 0; i < n; i++)
 		filter_set_live(bl, &c[i]);
 	bl->keys += keys;
@@ -494,13 +586,45 @@ static size_t new_ones(const struct fsd_blocklist *bl, const struct fs_cidr *c,
 	return sort_unique(out, m);
 }
 
+/*
+ * The list after a change, as the file is to hold it: the entries kept
+ * (keep(e) true) plus those of add[], sorted.  Ids do not matter to the
+ * file.  NULL when out of memory.
+ */
+static struct fsd_block_entry *list_after(const struct fsd_blocklist *bl,
+					  const struct fs_cidr *add, size_t m,
+					  struct fsd_block_entry *const *drop,
+					  size_t d, size_t *n)
+{
+	struct fsd_block_entry *out = malloc((bl->n + m ? bl->n + m : 1) * sizeof(*out));
+	size_t i, j, k = 0;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < bl->n; i++) {
+		for (j = 0; j < d && drop[j] != &bl->e[i]; j++)
+			;
+		if (j == d)
+			out[k++] = bl->e[i];
+	}
+	for (i = 0; i < m; i++)
+		out[k++] = (struct fsd_block_entry){ .c = add[i] };
+	qsort(out, k, sizeof(*out), entry_cmp);
+	*n = k;
+	return out;
+}
+
+/*
+ * Every change writes the file first and then the maps: a file that
+ * cannot be written changes nothing, and a map update that fails puts
+ * the old file back.  So the file and the datapath agree whatever fails.
+ */
 static struct json_object *add_many(struct fsd_blocklist *bl,
 				    const struct fs_cidr *c, size_t n)
 {
 	struct fs_cidr *fresh = malloc((n ? n : 1) * sizeof(*fresh));
-	struct fsd_block_entry **undo;
-	struct json_object *a;
-	size_t m, i;
+	struct fsd_block_entry *after;
+	size_t m, na;
 	int err;
 
 	if (!fresh)
@@ -511,30 +635,23 @@ static struct json_object *add_many(struct fsd_blocklist *bl,
 		return fsd_answer_error("the blocklist would hold %zu entries, more than --blocklist-max %u",
 					bl->n + m, bl->max);
 	}
-	err = m ? insert_entries(bl, fresh, m) : 0;
-	if (!err)
-		err = save(bl);
-	if (err && m) {
-		/* Undo: whatever of fresh got in goes again. */
-		undo = malloc(m * sizeof(*undo));
-		if (undo) {
-			size_t u = 0;
-
-			for (i = 0; i < m; i++) {
-				struct fsd_block_entry *e = find(bl, &fresh[i]);
-
-				if (e)
-					undo[u++] = e;
-			}
-			remove_entries(bl, undo, u);
-			free(undo);
-		}
+	if (!m) {
+		free(fresh);
+		return done("added", 0, bl->n);
+	}
+	after = list_after(bl, fresh, m, NULL, 0, &na);
+	err = after ? save_list(bl, after, na) : -ENOMEM;
+	free(after);
+	if (!err) {
+		err = insert_entries(bl, fresh, m);	/* all or nothing */
+		if (err && save_list(bl, bl->e, bl->n))
+			fsd_err("blocklist: %s may now list entries the datapath does not have",
+				bl->path);
 	}
 	free(fresh);
 	if (err)
 		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
-	a = done("added", m, bl->n);
-	return a;
+	return done("added", m, bl->n);
 }
 
 struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
@@ -548,8 +665,9 @@ struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
 {
 	struct fsd_block_entry **gone = malloc((n ? n : 1) * sizeof(*gone));
 	struct fs_cidr *req = malloc((n ? n : 1) * sizeof(*req));
+	struct fsd_block_entry *after = NULL;
 	char text[FS_CIDR_TEXT_MAX];
-	size_t i, m;
+	size_t i, m, na;
 	int err;
 
 	if (!gone || !req) {
@@ -570,11 +688,18 @@ struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
 	m = sort_unique(req, n);	/* a repeat in the request counts once */
 	for (i = 0; i < m; i++)
 		gone[i] = find(bl, &req[i]);
-	err = remove_entries(bl, gone, m);
-	if (!err)
-		err = save(bl);
-	if (err)
-		insert_entries(bl, req, m);
+	after = list_after(bl, NULL, 0, gone, m, &na);
+	err = after ? save_list(bl, after, na) : -ENOMEM;
+	free(after);
+	if (!err) {
+		/* Out of the tries and the list even if the rebuild after it
+		 * fails: the old filter only answers "maybe" more often. */
+		err = remove_entries(bl, gone, m);
+		if (err)
+			fsd_warn("blocklist: %zu entries deleted, the filter not rebuilt: %s",
+				 m, strerror(-err));
+		err = 0;
+	}
 	free(gone);
 	free(req);
 	if (err)

@@ -61,6 +61,8 @@ struct fsd_blocklist {
 	bool started;
 	int trie4_fd, trie6_fd, stats_fd, barrier_fd, barrier_inner_fd;
 	struct fs_block_hits *hits;	/* fs_block_hits, mmapped */
+	struct fs_block_exact *exact;	/* fs_block_exact, mmapped */
+	__u32 *exact_counts;		/* entries behind each exact bit */
 	struct fs_bloom_block *filter[2];	/* fs_bloom's two halves, mmapped */
 	__u32 max_log2;			/* their size: 2^max_log2 blocks */
 	__u32 live, log2, k;		/* the filter the datapath probes */

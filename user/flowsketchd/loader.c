@@ -33,6 +33,7 @@ enum fsd_pin {
 	PIN_BLOCK4,
 	PIN_BLOCK6,
 	PIN_BLOCK_HITS,
+	PIN_BLOCK_EXACT,
 	PIN_BLOCK_STATS,
 	PIN_PROG,
 	PIN_MAX,
@@ -52,6 +53,7 @@ static const char *const pin_names[PIN_MAX] = {
 	[PIN_BLOCK4] = "block4",
 	[PIN_BLOCK6] = "block6",
 	[PIN_BLOCK_HITS] = "hits",
+	[PIN_BLOCK_EXACT] = "bexact",
 	[PIN_BLOCK_STATS] = "bstats",
 	[PIN_PROG] = "prog_xdp",
 };
@@ -72,6 +74,7 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	case PIN_BLOCK4: return skel->maps.fs_block4;
 	case PIN_BLOCK6: return skel->maps.fs_block6;
 	case PIN_BLOCK_HITS: return skel->maps.fs_block_hits;
+	case PIN_BLOCK_EXACT: return skel->maps.fs_block_exact;
 	case PIN_BLOCK_STATS: return skel->maps.fs_block_stats;
 	default: return NULL;
 	}

@@ -14,14 +14,13 @@
 #include <limits.h>
 #include <stddef.h>
 #include "cidr.h"
+#include "protocol.h"
 #include "topk.h"
 
 /* Largest "n" of a top request: the answer must stay a few MB. */
 #define FSD_TOP_MAX 10000
 #define FSD_TOP_DEFAULT 10
-/* CIDRs in one block_add / block_del request: more than a request's
- * FS_REQUEST_MAX bytes can hold. */
-#define FSD_BLOCK_REQUEST_MAX 512
+#define FSD_BLOCK_REQUEST_MAX FS_BLOCK_REQUEST_MAX	/* protocol.h */
 /* Room for any message of fsd_request_parse(). */
 #define FSD_REQUEST_ERROR_MAX 320
 

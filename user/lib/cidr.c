@@ -181,12 +181,45 @@ __u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
 	return key_hash(key, c->family, g < 0 ? 0 : (__u32)g, a);
 }
 
+int fs_cidr_exact(const struct fs_cidr *c)
+{
+	__u64 keys;
+	int g = fs_cidr_group(c, &keys);
+
+	return g >= 0 && fs_bloom_group_exact(c->family, (__u32)g);
+}
+
+__u64 fs_cidr_filter_keys(const struct fs_cidr *c)
+{
+	__u64 keys;
+
+	if (fs_cidr_group(c, &keys) < 0 || fs_cidr_exact(c))
+		return 0;
+	return keys;
+}
+
+void fs_cidr_exact_set(struct fs_block_exact *x, const struct fs_cidr *c)
+{
+	__u64 keys, i;
+
+	if (!fs_cidr_exact(c))
+		return;
+	fs_cidr_group(c, &keys);
+	for (i = 0; i < keys; i++) {
+		__u8 a[16];
+		__u32 bit;
+		int g = fs_cidr_key_addr(c, i, a);
+
+		*fs_block_exact_word(x, c->family, (__u32)g, a, &bit) |= 1ULL << bit;
+	}
+}
+
 void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
 			struct fs_bloom_block *blocks, __u32 log2_blocks, __u32 k)
 {
 	__u64 keys, i;
 
-	if (fs_cidr_group(c, &keys) < 0)
+	if (fs_cidr_group(c, &keys) < 0 || fs_cidr_exact(c))
 		return;
 	for (i = 0; i < keys; i++) {
 		__u64 h = fs_cidr_key_hash(key, c, i);
@@ -236,24 +269,35 @@ size_t fs_cidr_sort_unique(struct fs_cidr *c, size_t n)
 int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 		       struct fs_cidr **out, size_t *n, char *msg, size_t msg_len)
 {
+	/* Fixed-size reads: a line longer than the limit is refused after
+	 * FS_CIDR_LINE_MAX bytes, not read into memory first, and a read
+	 * that stops short of the end is an error, never a shorter list. */
+	char line[FS_CIDR_LINE_MAX + 2];
 	struct fs_cidr *c = NULL;
 	size_t cap = 0, count = 0, line_no = 0, len;
-	char *line = NULL;
-	size_t line_cap = 0;
-	ssize_t got;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
-	while ((got = getline(&line, &line_cap, f)) >= 0) {
+	while (fgets(line, sizeof(line), f)) {
 		const char *why;
 		char *s = line, *hash;
 
 		line_no++;
-		len = (size_t)got;
-		if (memchr(line, 0, len)) {
+		len = strlen(line);
+		/* fgets stops at a NUL only in the sense that strlen does:
+		 * the bytes it read up to the newline are len or more. */
+		if (len + 1 < sizeof(line) && !feof(f) && line[len - (len > 0)] != '\n') {
 			snprintf(msg, msg_len, "%s:%zu: the line holds a NUL byte (not a text file?)",
 				 path, line_no);
+			err = -EINVAL;
+			break;
+		}
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		else if (!feof(f)) {
+			snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
+				 path, line_no, FS_CIDR_LINE_MAX);
 			err = -EINVAL;
 			break;
 		}
@@ -269,20 +313,27 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 		while (*s == ' ' || *s == '\t')
 			s++;
 		len = strlen(s);
-		while (len && strchr(" \t\r\n", s[len - 1]))
+		while (len && strchr(" \t\r", s[len - 1]))
 			s[--len] = 0;
 		if (!len)
 			continue;
 		if (count == max) {
-			snprintf(msg, msg_len, "%s:%zu: more than %u entries (the blocklist's maximum)",
-				 path, line_no, max);
-			err = -E2BIG;
-			break;
+			/* Repeats do not count against max: squeeze them out
+			 * before deciding that the list is too long. */
+			count = fs_cidr_sort_unique(c, count);
+			if (count == max) {
+				snprintf(msg, msg_len, "%s:%zu: more than %u entries (the blocklist's maximum)",
+					 path, line_no, max);
+				err = -E2BIG;
+				break;
+			}
 		}
 		if (count == cap) {
 			struct fs_cidr *grown;
 
 			cap = cap ? cap * 2 : 256;
+			if (cap > max)
+				cap = max;
 			grown = realloc(c, cap * sizeof(*c));
 			if (!grown) {
 				err = -ENOMEM;
@@ -298,11 +349,10 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 		}
 		count++;
 	}
-	if (!err && ferror(f)) {
+	if (!err && (ferror(f) || !feof(f))) {
 		err = -EIO;
-		snprintf(msg, msg_len, "%s: read error", path);
+		snprintf(msg, msg_len, "%s: read error after line %zu", path, line_no);
 	}
-	free(line);
 	if (err) {
 		free(c);
 		return err;

@@ -52,8 +52,16 @@ int fs_cidr_key_addr(const struct fs_cidr *c, __u64 i, __u8 out[16]);
 __u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
 		       __u64 i);
 
+/* Whether c's group is an exact one (bloom.h, "Exact groups"): its keys
+ * are bits of struct fs_block_exact, not filter keys. */
+int fs_cidr_exact(const struct fs_cidr *c);
+/* The keys c puts into the filter: 0 for an exact group's entry. */
+__u64 fs_cidr_filter_keys(const struct fs_cidr *c);
+/* Set c's exact bits in x (no counting: for a set built at once). */
+void fs_cidr_exact_set(struct fs_block_exact *x, const struct fs_cidr *c);
+
 /*
- * Set the bits of every key of c in a filter of 2^log2_blocks blocks with
+ * Set the bits of every key of c (nothing for an exact group's entry) in a filter of 2^log2_blocks blocks with
  * k bits a key (bloom.h).  The expansion of a prefix shorter than its
  * family's first base walks every base prefix it covers.
  */

@@ -18,6 +18,11 @@
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS}
  *   {"cmd":"flows",  "span":SECONDS}
  *   {"cmd":"status"}
+ *   {"cmd":"block_add", "cidrs":["10.0.0.0/8", ...]}   (1 to FS_BLOCK_REQUEST_MAX)
+ *   {"cmd":"block_del", "cidrs":[...]}
+ *   {"cmd":"block_list"}
+ *   {"cmd":"block_clear"}
+ *   {"cmd":"block_load", "file":"/absolute/path"}   (one CIDR a line, # comments)
  * "span" is time: the windows, finished when the request arrives, that
  * ended in the last SECONDS, each whole (so they cover at most SECONDS
  * plus one window); never more than the history the daemon keeps; without
@@ -115,11 +120,25 @@
  *      could not be cleaned (the current window goes on, longer);
  *      rotations_late: rotations 10 ms or more after their timer was due,
  *      the worst in rotation_late_max_us.
+ *
+ * block_add / block_del / block_clear / block_load (the whole request or
+ * nothing of it; a bad CIDR or a CIDR not listed is an error):
+ *   {"added":N, "entries":N}   or   {"deleted":N, "entries":N}
+ * block_list:
+ *   {"entries":[{"cidr":"10.0.0.0/8", "packets":N, "bytes":N}, ...],
+ *    "blocklist":{ as in status }}
+ *   packets and bytes: what the datapath dropped for the entry (the
+ *   longest one covering the source), since it was added.
+ * top's flows carry "blocked":true|false: whether the source is covered
+ * by an entry now.
  */
 #ifndef FLOWSKETCH_PROTOCOL_H
 #define FLOWSKETCH_PROTOCOL_H
 
 #define FS_SOCKET_DEFAULT "/run/flowsketch/flowsketchd.sock"
 #define FS_REQUEST_MAX 4096
+/* CIDRs in one block_add / block_del request (the shortest, "::", take 5
+ * bytes each, so about 800 would fit FS_REQUEST_MAX; the CLI checks both). */
+#define FS_BLOCK_REQUEST_MAX 512
 
 #endif /* FLOWSKETCH_PROTOCOL_H */
