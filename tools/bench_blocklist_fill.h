@@ -158,7 +158,7 @@ static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd, int exact_fd,
 	fs_bloom_key_derive(secret, &bkey);
 	for (i = 0; i < l->n; i++) {
 		fs_cidr_filter_add(&bkey, &l->c[i], filter, l->log2, l->k);
-		fs_cidr_exact_set(exact, &l->c[i]);
+		fs_cidr_exact_change(exact, NULL, &l->c[i], 1);
 	}
 	if (filter_ms)
 		*filter_ms = bb_ms_since(&t0);

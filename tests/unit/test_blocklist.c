@@ -360,7 +360,7 @@ static void test_verdict_10k_prefixes_1m_sources(void **state)
 		const struct fs_cidr *c = &entries[j].c;
 
 		fs_cidr_filter_add(&bkey, c, blocks, log2b, k);
-		fs_cidr_exact_set(exact, c);
+		fs_cidr_exact_change(exact, NULL, c, 1);
 		if (c->family == FS_FAMILY_IPV4) {
 			struct fs_block_key4 tk;
 
@@ -581,8 +581,8 @@ static void test_malformed_from_blocked_source(void **state)
 	assert_true(map != MAP_FAILED && exact != MAP_FAILED);
 	fs_cidr_filter_add(&bkey, &c4, map, log2b, k);
 	fs_cidr_filter_add(&bkey, &c6, map, log2b, k);
-	fs_cidr_exact_set(exact, &c4);
-	fs_cidr_exact_set(exact, &c6);
+	fs_cidr_exact_change(exact, NULL, &c4, 1);
+	fs_cidr_exact_change(exact, NULL, &c6, 1);
 	{
 		struct fs_block_key4 k4;
 		struct fs_block_key6 k6;

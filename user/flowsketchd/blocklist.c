@@ -204,39 +204,13 @@ static __u64 keys_of(const struct fs_cidr *c)
 
 /*
  * The exact groups' bits (bloom.h, "Exact groups") are shared by every
- * entry whose key lands there: a count per bit, and the bit set while the
- * count is not zero.  Exact, so they change in place: a packet that sees
- * a bit set asks the trie, which knows the entries as they are.
+ * entry whose key lands there: a count per bit (cidr.h), the bit set while
+ * it is not zero.  Exact, so they change in place: a packet that sees a
+ * bit set asks the trie, which knows the entries as they are.
  */
-static __u32 *exact_count(struct fsd_blocklist *bl, __u32 family, __u32 g,
-			  const __u8 *a)
-{
-	__u32 b = family == FS_FAMILY_IPV4 && g == 0 ? a[0] : ((__u32)a[0] << 8) | a[1];
-
-	if (family == FS_FAMILY_IPV4)
-		return g == 0 ? &bl->exact_counts[b] : &bl->exact_counts[256 + b];
-	return &bl->exact_counts[256 + 65536 + b];
-}
-
 static void exact_change(struct fsd_blocklist *bl, const struct fs_cidr *c, int add)
 {
-	__u64 keys, i;
-
-	if (!fs_cidr_exact(c))
-		return;
-	fs_cidr_group(c, &keys);
-	for (i = 0; i < keys; i++) {
-		__u8 a[16];
-		__u32 bit, *n;
-		int g = fs_cidr_key_addr(c, i, a);
-		__u64 *w = fs_block_exact_word(bl->exact, c->family, (__u32)g, a, &bit);
-
-		n = exact_count(bl, c->family, (__u32)g, a);
-		if (add && !(*n)++)
-			__atomic_fetch_or(w, 1ULL << bit, __ATOMIC_RELAXED);
-		else if (!add && !--(*n))
-			__atomic_fetch_and(w, ~(1ULL << bit), __ATOMIC_RELAXED);
-	}
+	fs_cidr_exact_change(bl->exact, bl->exact_counts, c, add);
 }
 
 static int trie_update(const struct fsd_blocklist *bl, const struct fs_cidr *c,
@@ -392,7 +366,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 	bl->hits = map_mmap(skel->maps.fs_block_hits,
 			    (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
 	bl->exact = map_mmap(skel->maps.fs_block_exact, sizeof(struct fs_block_exact));
-	bl->exact_counts = calloc(256 + 2 * 65536, sizeof(*bl->exact_counts));
+	bl->exact_counts = calloc(FS_CIDR_EXACT_BITS, sizeof(*bl->exact_counts));
 	if (!bl->filter[0] || !bl->filter[1] || !bl->hits || !bl->exact ||
 	    !bl->exact_counts) {
 		fsd_err("cannot map the blocklist's filters and counters: %s",

@@ -198,7 +198,19 @@ __u64 fs_cidr_filter_keys(const struct fs_cidr *c)
 	return keys;
 }
 
-void fs_cidr_exact_set(struct fs_block_exact *x, const struct fs_cidr *c)
+/* Where an exact key's count sits in a counts array of FS_CIDR_EXACT_BITS:
+ * the order of struct fs_block_exact's bitmaps. */
+static __u32 exact_index(__u32 family, __u32 g, const __u8 *a)
+{
+	__u32 b = family == FS_FAMILY_IPV4 && g == 0 ? a[0] : ((__u32)a[0] << 8) | a[1];
+
+	if (family == FS_FAMILY_IPV4)
+		return g == 0 ? b : 256 + b;
+	return 256 + 65536 + b;
+}
+
+void fs_cidr_exact_change(struct fs_block_exact *x, __u32 *counts,
+			  const struct fs_cidr *c, int add)
 {
 	__u64 keys, i;
 
@@ -207,10 +219,16 @@ void fs_cidr_exact_set(struct fs_block_exact *x, const struct fs_cidr *c)
 	fs_cidr_group(c, &keys);
 	for (i = 0; i < keys; i++) {
 		__u8 a[16];
-		__u32 bit;
+		__u32 bit, *n;
 		int g = fs_cidr_key_addr(c, i, a);
+		__u64 *w = fs_block_exact_word(x, c->family, (__u32)g, a, &bit);
 
-		*fs_block_exact_word(x, c->family, (__u32)g, a, &bit) |= 1ULL << bit;
+		n = counts ? &counts[exact_index(c->family, (__u32)g, a)] : NULL;
+		/* Atomic: the datapath reads the words while they change. */
+		if (add && (!n || !(*n)++))
+			__atomic_fetch_or(w, 1ULL << bit, __ATOMIC_RELAXED);
+		else if (!add && n && !--(*n))
+			__atomic_fetch_and(w, ~(1ULL << bit), __ATOMIC_RELAXED);
 	}
 }
 

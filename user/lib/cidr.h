@@ -57,8 +57,15 @@ __u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
 int fs_cidr_exact(const struct fs_cidr *c);
 /* The keys c puts into the filter: 0 for an exact group's entry. */
 __u64 fs_cidr_filter_keys(const struct fs_cidr *c);
-/* Set c's exact bits in x (no counting: for a set built at once). */
-void fs_cidr_exact_set(struct fs_block_exact *x, const struct fs_cidr *c);
+/*
+ * Add (add 1) or take away (0) c's keys in the exact bitmaps x (nothing for
+ * an entry of a filter group).  counts (FS_CIDR_EXACT_BITS of them, or
+ * NULL for a set built once and never shrunk) holds how many entries keep
+ * each bit: a bit is cleared when its last one goes.
+ */
+#define FS_CIDR_EXACT_BITS (256 + 2 * 65536)
+void fs_cidr_exact_change(struct fs_block_exact *x, __u32 *counts,
+			  const struct fs_cidr *c, int add);
 
 /*
  * Set the bits of every key of c (nothing for an exact group's entry) in a filter of 2^log2_blocks blocks with
