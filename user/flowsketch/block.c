@@ -133,6 +133,65 @@ static int show_list(struct json_object *a, bool print)
 	return 0;
 }
 
+/*
+ * The whole list, a page at a time (protocol.h): each page is checked
+ * like any answer, its entries appended to the first page's, until the
+ * daemon's total is reached.  A list that changes meanwhile can show an
+ * entry twice or miss one at a page boundary; the total says so.
+ */
+static int list_all(const struct fs_cli *cli, bool json)
+{
+	struct json_object *all = NULL, *entries = NULL, *page = NULL;
+	__u64 total = 0, offset = 0;
+	int ret = FS_EXIT_RUNTIME;
+
+	for (;;) {
+		struct json_object *req = json_object_new_object(), *arr;
+		__u64 got_offset;
+		size_t i, n;
+
+		json_object_object_add(req, "cmd", json_object_new_string("block_list"));
+		json_object_object_add(req, "offset", json_object_new_uint64(offset));
+		page = NULL;
+		if (fs_client_call(cli, req, &page)) {
+			json_object_put(req);
+			goto out;
+		}
+		json_object_put(req);
+		if (show_list(page, false) || fs_reply_u64(page, "total", &total) ||
+		    fs_reply_u64(page, "offset", &got_offset) ||
+		    fs_reply_array(page, "entries", &arr))
+			goto out;
+		if (got_offset != offset) {
+			fs_error("flowsketchd answered the list from entry %llu, not %llu",
+				 (unsigned long long)got_offset, (unsigned long long)offset);
+			goto out;
+		}
+		n = json_object_array_length(arr);
+		if (!all) {
+			all = page;
+			entries = arr;
+			page = NULL;
+		} else {
+			for (i = 0; i < n; i++)
+				json_object_array_add(entries,
+						      json_object_get(json_object_array_get_idx(arr, i)));
+			json_object_put(page);
+			page = NULL;
+		}
+		offset += n;
+		if (!n || offset >= total)
+			break;
+	}
+	if (json ? fs_client_print_json(all, show_list) : show_list(all, true))
+		goto out;
+	ret = FS_EXIT_OK;
+out:
+	json_object_put(page);
+	json_object_put(all);
+	return ret;
+}
+
 int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 {
 	struct json_object *req;
@@ -160,9 +219,7 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 			return FS_EXIT_OK;
 		if (ret)
 			return ret;
-		req = json_object_new_object();
-		json_object_object_add(req, "cmd", json_object_new_string("block_list"));
-		return fs_client_show(cli, req, json, show_list);
+		return list_all(cli, json);
 	}
 	if (!strcmp(sub, "load")) {
 		char path[PATH_MAX];

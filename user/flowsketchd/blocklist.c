@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "loader.h"
 #include "log.h"
+#include "protocol.h"
 #include "flowsketch.skel.h"
 
 static int entry_cmp(const void *a, const void *b)
@@ -712,14 +713,18 @@ struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *pat
 	return a;
 }
 
-struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl)
+struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 {
 	struct json_object *a = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	char text[FS_CIDR_TEXT_MAX];
-	size_t i;
+	size_t i, end;
 
-	for (i = 0; i < bl->n; i++) {
+	/* A page at a time (protocol.h): an answer stays a few MB however
+	 * long the list. */
+	offset = offset < bl->n ? offset : bl->n;
+	end = bl->n - offset > FS_BLOCK_LIST_PAGE ? offset + FS_BLOCK_LIST_PAGE : bl->n;
+	for (i = offset; i < end; i++) {
 		struct json_object *o = json_object_new_object();
 		const struct fs_block_hits *h = &bl->hits[bl->e[i].id];
 
@@ -732,6 +737,8 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(a, "entries", arr);
+	json_object_object_add(a, "offset", json_object_new_uint64(offset));
+	json_object_object_add(a, "total", json_object_new_uint64(bl->n));
 	json_object_object_add(a, "blocklist", fsd_blocklist_status(bl));
 	return a;
 }

@@ -96,7 +96,8 @@ struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
 				      const struct fs_cidr *c, size_t n);
 struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl);
 struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *path);
-struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl);
+/* A page of the list from entry offset (protocol.h, block_list). */
+struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset);
 /* The "blocklist" object of status. */
 struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl);
 /* Whether an entry covers the source (family, addr[16]): top's "blocked".

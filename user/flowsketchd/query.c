@@ -252,7 +252,7 @@ static struct json_object *now_block_del(struct fsd_daemon *d,
 static struct json_object *now_block_list(struct fsd_daemon *d,
 					  const struct fsd_request *r)
 {
-	return fsd_blocklist_list(&d->blocklist);
+	return fsd_blocklist_list(&d->blocklist, r->offset);
 }
 
 static struct json_object *now_block_clear(struct fsd_daemon *d,

@@ -191,8 +191,24 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		r->cmd = name[6] == 'a' ? FSD_CMD_BLOCK_ADD : FSD_CMD_BLOCK_DEL;
 		return parse_cidrs(req, name, r, err);
 	}
-	if (!strcmp(name, "block_list") || !strcmp(name, "block_clear")) {
-		r->cmd = name[6] == 'l' ? FSD_CMD_BLOCK_LIST : FSD_CMD_BLOCK_CLEAR;
+	if (!strcmp(name, "block_list")) {
+		static const char *const list_keys[] = { "offset", NULL };
+		struct json_object *v;
+		int ret;
+
+		r->cmd = FSD_CMD_BLOCK_LIST;
+		if ((ret = check_keys(req, name, list_keys, err)))
+			return ret;
+		if (json_object_object_get_ex(req, "offset", &v)) {
+			if (!json_object_is_type(v, json_type_int) ||
+			    json_object_get_int64(v) < 0)
+				return fail(err, "\"offset\" must be a whole number, 0 or more");
+			r->offset = (size_t)json_object_get_int64(v);
+		}
+		return 0;
+	}
+	if (!strcmp(name, "block_clear")) {
+		r->cmd = FSD_CMD_BLOCK_CLEAR;
 		return check_keys(req, name, no_keys, err);
 	}
 	if (!strcmp(name, "block_load")) {

@@ -43,6 +43,7 @@ struct fsd_request {
 	size_t ncidrs;		/* block_add, block_del: 1 to FSD_BLOCK_REQUEST_MAX */
 	struct fs_cidr cidrs[FSD_BLOCK_REQUEST_MAX];
 	char file[PATH_MAX];	/* block_load: an absolute path */
+	size_t offset;		/* block_list: first entry of the page */
 };
 
 /*

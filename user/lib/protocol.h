@@ -20,7 +20,7 @@
  *   {"cmd":"status"}
  *   {"cmd":"block_add", "cidrs":["10.0.0.0/8", ...]}   (1 to FS_BLOCK_REQUEST_MAX)
  *   {"cmd":"block_del", "cidrs":[...]}
- *   {"cmd":"block_list"}
+ *   {"cmd":"block_list", "offset":N}   (offset optional, default 0)
  *   {"cmd":"block_clear"}
  *   {"cmd":"block_load", "file":"/absolute/path"}   (one CIDR a line, # comments)
  * "span" is time: the windows, finished when the request arrives, that
@@ -126,7 +126,10 @@
  *   {"added":N, "entries":N}   or   {"deleted":N, "entries":N}
  * block_list:
  *   {"entries":[{"cidr":"10.0.0.0/8", "packets":N, "bytes":N}, ...],
- *    "blocklist":{ as in status }}
+ *    "offset":K, "total":N, "blocklist":{ as in status }}
+ *   entries K .. K + FS_BLOCK_LIST_PAGE - 1 of the sorted list (fewer at
+ *   its end): a list of a million entries is read a page at a time, and
+ *   no answer is larger than a few MB.
  *   packets and bytes: what the datapath dropped for the entry (the
  *   longest one covering the source), since it was added.
  * top's flows carry "blocked":true|false: whether the source is covered
@@ -140,5 +143,8 @@
 /* CIDRs in one block_add / block_del request (the shortest, "::", take 5
  * bytes each, so about 800 would fit FS_REQUEST_MAX; the CLI checks both). */
 #define FS_BLOCK_REQUEST_MAX 512
+/* Entries in one block_list answer (about 4 MB of JSON at most); the CLI
+ * asks for the next page at "offset" until it has "total". */
+#define FS_BLOCK_LIST_PAGE 50000
 
 #endif /* FLOWSKETCH_PROTOCOL_H */
