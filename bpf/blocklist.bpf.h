@@ -104,17 +104,23 @@ static __always_inline int fs_block_probe(__u32 base, __u64 h, __u32 log2_blocks
 /*
  * Probe the groups of the source's family that hold keys: an exact group
  * by its bit (bloom.h, "Exact groups"), the others in the filter.  Returns
- * the filter probes made; *maybe set on the first "maybe".
+ * the filter probes made; *maybe set on the first "maybe".  family is a
+ * constant at each call, so each family gets its own unrolled copy.
  */
-static __always_inline __u32 fs_block_probe4(const struct fs_flow_key *key,
-					     __u64 ctl, int *maybe, int kernel)
+static __always_inline __u32 fs_block_probe_family(const struct fs_flow_key *key,
+						   __u64 ctl, int *maybe,
+						   int kernel, __u32 family)
 {
 	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
-	__u32 groups = FS_BLOOM_CTL_GROUPS4(ctl), probes = 0, g, zero = 0;
-	__u32 x = *(const fs_alias_u32 *)key->src;
+	const int v4 = family == FS_FAMILY_IPV4;
+	const __u32 ngroups = v4 ? FS_BLOOM_GROUPS4 : FS_BLOOM_GROUPS6;
+	const __u32 exact = v4 ? FS_BLOOM_EXACT4 : FS_BLOOM_EXACT6;
+	__u32 groups = v4 ? FS_BLOOM_CTL_GROUPS4(ctl) : FS_BLOOM_CTL_GROUPS6(ctl);
+	const fs_alias_u32 *x = (const fs_alias_u32 *)key->src;
 	struct fs_block_exact *ex = 0;
+	__u32 probes = 0, g, zero = 0;
 
-	if (groups & FS_BLOOM_EXACT4) {
+	if (groups & exact) {
 		ex = bpf_map_lookup_elem(&fs_block_exact, &zero);
 		if (!ex) {	/* cannot happen: one element */
 			*maybe = 1;
@@ -122,66 +128,28 @@ static __always_inline __u32 fs_block_probe4(const struct fs_flow_key *key,
 		}
 	}
 FS_UNROLL
-	for (g = 0; g < FS_BLOOM_GROUPS4; g++) {
-		if (!(groups & (1U << g)) || *maybe)
-			continue;
-		if ((FS_BLOOM_EXACT4 >> g) & 1) {
-			if (ex)
-				*maybe = fs_block_exact_test(ex, FS_FAMILY_IPV4, g, key->src);
-			continue;
-		}
-		probes++;
-#ifdef FS_BENCH_KERNEL_BLOOM
-		if (kernel) {
-			*maybe = fs_kbloom_probe(FS_FAMILY_IPV4, g,
-						 fs_bloom_base4[g], key->src);
-			continue;
-		}
-#endif
-		*maybe = fs_block_probe(FS_BLOOM_CTL_BASE(ctl),
-					fs_bloom_hash4(bk, g, x),
-					FS_BLOOM_CTL_LOG2(ctl),
-					FS_BLOOM_CTL_K(ctl));
-	}
-	return probes;
-}
-
-static __always_inline __u32 fs_block_probe6(const struct fs_flow_key *key,
-					     __u64 ctl, int *maybe, int kernel)
-{
-	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
-	__u32 groups = FS_BLOOM_CTL_GROUPS6(ctl), probes = 0, g, zero = 0;
-	const fs_alias_u32 *x = (const fs_alias_u32 *)key->src;
-	struct fs_block_exact *ex = 0;
-
-	if (groups & FS_BLOOM_EXACT6) {
-		ex = bpf_map_lookup_elem(&fs_block_exact, &zero);
-		if (!ex) {
-			*maybe = 1;
-			return 0;
-		}
-	}
-FS_UNROLL
 	for (g = 0; g < FS_BLOOM_GROUPS6; g++) {
-		if (!(groups & (1U << g)) || *maybe)
+		__u64 h;
+
+		if (g >= ngroups || !(groups & (1U << g)) || *maybe)
 			continue;
-		if ((FS_BLOOM_EXACT6 >> g) & 1) {
+		if ((exact >> g) & 1) {
 			if (ex)
-				*maybe = fs_block_exact_test(ex, FS_FAMILY_IPV6, g, key->src);
+				*maybe = fs_block_exact_test(ex, family, g, key->src);
 			continue;
 		}
 		probes++;
 #ifdef FS_BENCH_KERNEL_BLOOM
 		if (kernel) {
-			*maybe = fs_kbloom_probe(FS_FAMILY_IPV6, g,
-						 fs_bloom_base6[g], key->src);
+			*maybe = fs_kbloom_probe(family, g, v4 ? fs_bloom_base4[g] :
+							  fs_bloom_base6[g], key->src);
 			continue;
 		}
 #endif
-		*maybe = fs_block_probe(FS_BLOOM_CTL_BASE(ctl),
-					fs_bloom_hash6(bk, g, (const __u32 *)x),
-					FS_BLOOM_CTL_LOG2(ctl),
-					FS_BLOOM_CTL_K(ctl));
+		h = v4 ? fs_bloom_hash4(bk, g, x[0]) :
+			 fs_bloom_hash6(bk, g, (const __u32 *)x);
+		*maybe = fs_block_probe(FS_BLOOM_CTL_BASE(ctl), h,
+					FS_BLOOM_CTL_LOG2(ctl), FS_BLOOM_CTL_K(ctl));
 	}
 	return probes;
 }
@@ -221,9 +189,11 @@ static __always_inline int fs_block_verdict_with(const struct fs_flow_key *key,
 		return XDP_PASS;
 	st->checked += 1;
 	if (key->family == FS_FAMILY_IPV4)
-		st->probes += fs_block_probe4(key, ctl, &maybe, kernel);
+		st->probes += fs_block_probe_family(key, ctl, &maybe, kernel,
+						    FS_FAMILY_IPV4);
 	else
-		st->probes += fs_block_probe6(key, ctl, &maybe, kernel);
+		st->probes += fs_block_probe_family(key, ctl, &maybe, kernel,
+						    FS_FAMILY_IPV6);
 	if (!maybe)
 		return XDP_PASS;
 	st->maybe += 1;
