@@ -94,6 +94,32 @@ def check_verdict(what, verdict, value, target, le):
 
 
 # ---------------------------------------------------------------- live
+def ab_checks():
+    """The list on/off alternation: a median of per-pair ratios, so only
+    its order with min and max, its pair count and its verdict follow from
+    the printed figures."""
+    g = find(r"^  the list on and off in one program: fs_ctl\.bloom switched every %s s, ([0-9]+) pairs a round$" % NUM)
+    report(g is not None, "live: the on/off alternation is described", "no such line")
+    if not g:
+        return
+    pairs = int(g[1])
+    for name, tgt in (("full+small", None), ("full+list", 1.1)):
+        tail = r"   target <= 1\.1x: (met|MISSED)" if tgt else ""
+        g = find(r"^  %s +on / off, steady +([0-9.]+)x \(([0-9.]+)\.\.([0-9.]+) over ([0-9]+) pairs; on %s, off %s ns\)%s$"
+                 % (re.escape(name), NUM, NUM, tail))
+        what = "live: %s on/off" % name
+        report(g is not None, what + ": printed%s" % (" with its verdict" if tgt else ""), "no such line")
+        if not g:
+            continue
+        m, lo, hi = float(g[0]), float(g[1]), float(g[2])
+        report(lo <= m <= hi, what + ": min <= median <= max", str(g))
+        report(int(g[3]) == pairs * live_rounds, what + ": pairs x rounds = %d pairs" % (pairs * live_rounds),
+               "printed %s" % g[3])
+        report(float(g[4]) > 0 and float(g[5]) > 0, what + ": both halves cost a positive time", str(g))
+        if tgt:
+            check_verdict(what + ": the verdict agrees with the ratio", g[6], m, tgt, True)
+
+
 def live_checks():
     R, B = live_rounds, live_burst
     g = find(r"^\(([0-9]+) rounds, programs interleaved, each loaded afresh per round; median of rounds, min\.\.max\)$")
@@ -141,7 +167,11 @@ def live_checks():
         hs = half_ulp(g[2])
         report(secs > 0 and pk / (secs + hs) - 1 <= pps <= pk / max(secs - hs, 1e-9) + 1,
                "live: packets/s = packets / seconds", "%d for %d in %s s" % (pps, pk, g[2]))
-        report(ran == total, "live: XDP's packets are the rows' sum (%d)" % total, "printed %d" % ran)
+        ab = find(r"^  \(([0-9]+) packets\); median of the pairs' ratios \(min\.\.max\), and of each half's ns/pkt:$")
+        abpk = int(ab[0]) if ab else 0
+        report(ran == total + abpk,
+               "live: XDP's packets are the rows' sum (%d) and the on/off alternations' (%d)" % (total, abpk),
+               "printed %d" % ran)
         report(ran == sent, "live: XDP ran on every packet sent", "%d of %d" % (ran, sent))
     if len(med) != len(progs) * len(phases):
         return
@@ -151,7 +181,7 @@ def live_checks():
             ("naive / full, first window", "naive", "full", "first", 1.6, False),
             ("naive / full, after quiet", "naive", "full", "quiet", 1.6, False),
             ("full+small / full, steady", "full+small", "full", "steady", None, True),
-            ("full+list / full, steady", "full+list", "full", "steady", 1.1, True),
+            ("full+list / full, steady", "full+list", "full", "steady", None, True),
             ("full+list / full, first window", "full+list", "full", "first", None, True),
             ("full / parse-only, first window", "full", "parse only", "first", None, True),
             ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
@@ -191,6 +221,7 @@ def live_checks():
                "printed %s" % g[1])
         report(abs(float(g[2]) - float(g[0]) / int(g[1])) <= 0.06, "live: ns a line = difference / lines",
                "%s / %s vs %s" % (g[0], g[1], g[2]))
+    ab_checks()
     g = find(r"^  full, heavy-hitter reports per window of traffic: median ([0-9]+), min ([0-9]+), max ([0-9]+) over ([0-9]+) windows$")
     report(g is not None, "live: the full program's reports per window are printed", "no such line")
     if g:

@@ -69,7 +69,7 @@ done
 # live.sh names its namespaces after its own pid: look for exactly those,
 # not for anyone else's benchmark running meanwhile.
 bash bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
-	--window 100 --flows 10000 >"$T/out" 2>"$T/err" &
+	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05 >"$T/out" 2>"$T/err" &
 live_pid=$!
 wait "$live_pid"
 rc=$?
@@ -94,7 +94,7 @@ live_claims() {
 live_claims
 
 LIVE=build/tools/fs-livebench
-for bad in "--rounds 0" "--burst x" "--bogus" "--rounds 1"; do
+for bad in "--rounds 0" "--burst x" "--ab-pairs 65" "--ab-seconds 0" "--bogus" "--rounds 1"; do
 	# shellcheck disable=SC2086
 	"$LIVE" $bad >"$T/out" 2>"$T/err"; rc=$?
 	check "fs-livebench $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
