@@ -138,7 +138,7 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketc
 
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
 # parts that close windows and file reports, with the pure ones they use.
-FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log) \
+FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log winstore) \
                      $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_rotation: $(FSD_ROTATION_OBJS)
 $(BUILD)/tests/test_rotation: TEST_OBJS := $(FSD_ROTATION_OBJS)

@@ -85,11 +85,24 @@
  * Both share one line with nothing the datapath writes.  Report
  * thresholds are not here: each packet's follows its own window's running
  * total on its CPU (cms.h, "Heavy-hitter reporting").
+ *
+ * The last two words are the daemon's alone (the datapath never reads
+ * them): where the rotation protocol stands, kept in the pinned map so
+ * that a daemon that adopts the datapath after a SIGKILL knows what its
+ * predecessor finished (user/flowsketchd/rotation.c, "Adoption"):
+ *   window_start_ns  CLOCK_MONOTONIC when window window_seq began
+ *   done_seq         windows below it are finished: stored in the history
+ *                    (or counted lost) before their slot is zeroed; so
+ *                    done_seq < window_seq means window window_seq - 1 is
+ *                    still whole in its slot, done_seq == window_seq that
+ *                    its slot may be partly zeroed
  */
 struct fs_ctl {
 	__u64 window_seq;
 	__u64 hh_phi_q32;	/* floor(phi * 2^32), phi = --hh-fraction; 0: no reports */
 	__u64 bloom;		/* the blocklist filter, fs_bloom_ctl() (bloom.h); 0: none */
+	__u64 window_start_ns;
+	__u64 done_seq;
 };
 
 /*

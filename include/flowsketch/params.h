@@ -83,6 +83,19 @@ FS_INLINE void fs_params_init(struct fs_sketch_params *p, __u32 cms_depth,
 	p->secret = *secret;
 }
 
+/*
+ * A fingerprint of the secret, for records that must say which secret
+ * their sketches were built with without holding it (the daemon's window
+ * files, exports): SipHash-2-4 under the secret of a constant of its own,
+ * so it reveals nothing of the key and no other use of the key makes it.
+ */
+FS_INLINE __u64 fs_params_fingerprint(const struct fs_hash_secret *s)
+{
+	const __u64 domain = 0x746e697270726e66ULL;	/* "fnrprint" */
+
+	return fs_siphash_words(&domain, 1, s, 2, 4);
+}
+
 /* 0 when the parameters are in range, else a negative errno-style code. */
 FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 {

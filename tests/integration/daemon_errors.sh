@@ -167,8 +167,10 @@ else
 fi
 first=$bg_pid
 pins_before=$(ls "$PIN" | sort | tr '\n' ' ')
-check "every map and the program are pinned" \
-	test "$pins_before" = "barrier bexact block4 block6 bloom bstats cms ctl hits hll hot kfunc_args params prog_xdp reports stats "
+pins_want=$(printf '%s\n' barrier bexact block4 block6 bloom bstats cms ctl hits hll hot \
+	kfunc_args "link_$IF_RX" params prog_xdp reports stats | sort | tr '\n' ' ')
+check "every map, the program and the interface's link are pinned" \
+	test "$pins_before" = "$pins_want"
 check "dump of a pinned map shows BTF field names" \
 	sh -c "bpftool map dump pinned '$PIN/ctl' | grep -q window_seq"
 

@@ -25,6 +25,6 @@ check "the installed daemon runs (--help)" sh -c "'$D/usr/sbin/flowsketchd' --he
 check "the installed CLI runs (size)" sh -c "'$D/usr/bin/flowsketch' size --hll-p 14 | grep -q 16,384"
 unit="$D/lib/systemd/system/flowsketchd.service"
 check "systemd unit installed" test -f "$unit"
-check "the unit starts the installed daemon" grep -qx 'ExecStart=/usr/sbin/flowsketchd $FLOWSKETCHD_ARGS' "$unit"
+check "the unit starts the installed daemon" grep -qx 'ExecStart=/usr/sbin/flowsketchd --keep $FLOWSKETCHD_ARGS' "$unit"
 echo "1..$t"
 [ "$failed" -eq 0 ]

@@ -114,7 +114,7 @@ static void run_window(struct fsd_history *h, struct traffic *t,
 					    m.env.hll, m.env.hll_chunks, slot), 0);
 	fs_sketch_add_totals(s, &totals);
 	assert_int_equal(fsd_history_commit(h, seq, w * 1000ULL,
-					    (w + 1) * 1000ULL), 0);
+					    (w + 1) * 1000ULL, NULL, NULL, NULL), 0);
 	fs_model_free(&m);
 }
 
@@ -365,14 +365,14 @@ static void test_candidates_by_window(void **state)
 	assert_int_equal(h.candidate_overflow, 1);
 
 	assert_int_equal(fsd_history_begin(&h, &s), 0);
-	assert_int_equal(fsd_history_commit(&h, 6, 0, 1), -EINVAL);
-	assert_int_equal(fsd_history_commit(&h, 5, 0, 1), 0);
+	assert_int_equal(fsd_history_commit(&h, 6, 0, 1, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(fsd_history_commit(&h, 5, 0, 1, NULL, NULL, NULL), 0);
 	assert_int_equal(fsd_history_window(&h, 0)->candidates.count, 2);
 	/* Window 7 now pending in slot 1, window 6 still in slot 0. */
 	assert_int_equal(fsd_history_add_candidate(&h, 7, &k[2], 3), 1);
 	assert_int_equal(fsd_history_add_candidate(&h, 5, &k[2], 3), -ESRCH);
 	assert_int_equal(fsd_history_begin(&h, &s), 0);
-	assert_int_equal(fsd_history_commit(&h, 6, 1, 2), 0);
+	assert_int_equal(fsd_history_commit(&h, 6, 1, 2, NULL, NULL, NULL), 0);
 	assert_int_equal(fsd_history_window(&h, 0)->candidates.count, 1);
 	assert_int_equal(fsd_history_window(&h, 1)->candidates.count, 2);
 	fsd_history_free(&h);
@@ -392,8 +392,8 @@ static void test_dropped_window(void **state)
 	assert_int_equal(h.windows_dropped, 1);
 	assert_int_equal(fsd_history_add_candidate(&h, 0, &k, 1), -ESRCH);
 	assert_int_equal(fsd_history_begin(&h, &s), 0);
-	assert_int_equal(fsd_history_commit(&h, 0, 0, 1), -EINVAL);
-	assert_int_equal(fsd_history_commit(&h, 1, 1, 2), 0);
+	assert_int_equal(fsd_history_commit(&h, 0, 0, 1, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(fsd_history_commit(&h, 1, 1, 2, NULL, NULL, NULL), 0);
 	assert_int_equal(fsd_history_window(&h, 0)->candidates.count, 0);
 	/* Window 2 reuses slot 0 and starts with an empty set. */
 	assert_int_equal(fsd_history_add_candidate(&h, 2, &k, 1), 1);
@@ -440,7 +440,7 @@ static void test_memory_accounted(void **state)
 	assert_int_equal(fsd_history_begin(&h, &s), 0);
 	assert_int_equal(fsd_history_bytes(&h) - before,
 			 fs_sketch_bytes(&params));
-	assert_int_equal(fsd_history_commit(&h, 0, 0, 1), 0);
+	assert_int_equal(fsd_history_commit(&h, 0, 0, 1, NULL, NULL, NULL), 0);
 	assert_int_equal(fsd_history_bytes(&h) - before,
 			 fs_sketch_bytes(&params));
 	assert_int_equal(fsd_history_begin(&h, &s), 0);
@@ -491,7 +491,7 @@ static void test_max_bytes_reached(void **state)
 		for (seq = 0; seq < 2 * capacity; seq++) {
 			fill_pending(&h, seq, limits[l], &next_flow);
 			assert_int_equal(fsd_history_begin(&h, &s), 0);
-			assert_int_equal(fsd_history_commit(&h, seq, seq, seq + 1), 0);
+			assert_int_equal(fsd_history_commit(&h, seq, seq, seq + 1, NULL, NULL, NULL), 0);
 			assert_true(fsd_history_bytes(&h) <= max);
 		}
 		/* The two pending windows (datapath slots) full as well. */

@@ -344,6 +344,106 @@ static void *map_mmap(struct bpf_map *m, size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The trie key k (family's) as a CIDR. */
+static void cidr_of_key(__u32 family, __u32 prefixlen, const __u8 *addr,
+			struct fs_cidr *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->family = (__u8)family;
+	c->len = (__u8)prefixlen;
+	memcpy(c->addr, addr, family == FS_FAMILY_IPV4 ? 4 : 16);
+}
+
+/*
+ * One trie of an adopted datapath: each key an entry still has carries
+ * its counters (old id's, in old_hits) to the entry's id; a key no entry
+ * has any more (the file was edited while no daemon ran) is listed in
+ * *stale for deletion once every entry's key is in.
+ */
+static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
+		      const struct fs_block_hits *old_hits,
+		      struct fs_cidr **stale, size_t *nstale)
+{
+	union { struct fs_block_key4 k4; struct fs_block_key6 k6; } key, next;
+	const size_t klen = family == FS_FAMILY_IPV4 ? sizeof(key.k4) : sizeof(key.k6);
+	bool first = true;
+	__u32 old;
+
+	memset(&key, 0, sizeof(key));
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		struct fsd_block_entry probe, *e;
+		const __u8 *addr = family == FS_FAMILY_IPV4 ? next.k4.addr : next.k6.addr;
+
+		first = false;
+		memcpy(&key, &next, klen);
+		cidr_of_key(family, next.k4.prefixlen, addr, &probe.c);
+		e = bsearch(&probe, bl->e, bl->n, sizeof(*bl->e), fs_cidr_cmp);
+		if (e) {
+			/* A key's own lookup returns its own id (it is the
+			 * longest prefix matching itself). */
+			if (!bpf_map_lookup_elem(fd, &next, &old) && old && old <= bl->max)
+				bl->hits[e->id] = old_hits[old];
+			continue;
+		}
+		if (*nstale % 256 == 0) {
+			struct fs_cidr *g = realloc(*stale, (*nstale + 256) * sizeof(**stale));
+
+			if (!g)
+				return -ENOMEM;
+			*stale = g;
+		}
+		(*stale)[(*nstale)++] = probe.c;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/*
+ * Load the list over an adopted datapath's (header comment of
+ * fsd_blocklist_start()): nothing the old list and the new one share is
+ * ever unblocked on the way.
+ */
+static int adopt_maps(struct fsd_blocklist *bl)
+{
+	size_t hbytes = (size_t)(bl->max + 1) * sizeof(*bl->hits), nstale = 0, i;
+	struct fs_block_hits *old_hits = malloc(hbytes);
+	struct fs_block_exact *x = calloc(1, sizeof(*x));
+	struct fs_cidr *stale = NULL;
+	int err;
+
+	if (!old_hits || !x) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(old_hits, bl->hits, hbytes);
+	memset(bl->hits, 0, hbytes);
+	err = adopt_trie(bl, bl->trie4_fd, FS_FAMILY_IPV4, old_hits, &stale, &nstale);
+	if (!err)
+		err = adopt_trie(bl, bl->trie6_fd, FS_FAMILY_IPV6, old_hits, &stale, &nstale);
+	for (i = 0; !err && i < bl->n; i++)
+		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
+	if (err)
+		goto out;
+	/* Exact bits: the new list's set first, then the stale cleared. */
+	for (i = 0; i < bl->n; i++)
+		fs_cidr_exact_change(x, bl->exact_counts, &bl->e[i].c, 1);
+	for (i = 0; i < sizeof(*x) / 8; i++)
+		__atomic_fetch_or((__u64 *)bl->exact + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+	for (i = 0; i < sizeof(*x) / 8; i++)
+		__atomic_fetch_and((__u64 *)bl->exact + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+	/* The filter after the rebuild that follows knows none of the stale
+	 * keys; the trie forgets them now. */
+	for (i = 0; i < nstale; i++)
+		trie_delete(bl, &stale[i]);
+	if (nstale)
+		fsd_info("blocklist: %zu entries of the adopted datapath are no longer in %s",
+			 nstale, bl->path);
+out:
+	free(old_hits);
+	free(x);
+	free(stale);
+	return err;
+}
+
 int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 			const struct fs_hash_secret *secret)
 {
@@ -375,16 +475,27 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 		return -errno;
 	}
 	bl->started = true;
-	for (i = 0; i < bl->n; i++) {
-		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
+	if (l->adopted) {
+		err = adopt_maps(bl);
 		if (err) {
-			fsd_err("cannot load the blocklist into the datapath: %s",
+			fsd_err("cannot load the blocklist into the adopted datapath: %s",
 				strerror(-err));
 			return err;
 		}
-		exact_change(bl, &bl->e[i].c, 1);
+		/* The rebuild fills the half the datapath is not probing. */
+		bl->live = *bl->ctl_bloom && FS_BLOOM_CTL_BASE(*bl->ctl_bloom) ? 1 : 0;
+	} else {
+		for (i = 0; i < bl->n; i++) {
+			err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
+			if (err) {
+				fsd_err("cannot load the blocklist into the datapath: %s",
+					strerror(-err));
+				return err;
+			}
+			exact_change(bl, &bl->e[i].c, 1);
+		}
+		bl->live = 1;	/* so that the first rebuild fills filter 0 */
 	}
-	bl->live = 1;	/* so that the first rebuild fills filter 0 */
 	err = rebuild(bl);
 	if (err)
 		fsd_err("cannot build the blocklist filter: %s", strerror(-err));

@@ -8,12 +8,22 @@
  * and ends the loop at once, through the same cleanup), the secret (a bad
  * --secret-file is refused before anything is touched), then the pin
  * directory lock (nothing is touched while another daemon owns it), the
- * socket (a second daemon on it is refused before anything loads), load,
- * history and rotation state, pins, and last the XDP attach,
- * so that packets are counted only once everything that reads them works.
+ * pinned datapath's parameters when one is adopted (options that differ
+ * are refused with the host untouched), the socket (a second daemon on it
+ * is refused before anything loads), load, history and rotation state,
+ * pins, and last the XDP attach, so that packets are counted only once
+ * everything that reads them works.
+ *
+ * Adopting (loader.h, rotation.h "Adoption"), the history starts with the
+ * windows the state directory holds (winstore.h), the rotation finishes
+ * whatever its predecessor left half done, and the attach moves the
+ * pinned links to the new program.  A failed adoption leaves the pinned
+ * datapath as it found it, counting.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -133,11 +143,68 @@ static int open_loop(struct fsd_daemon *d)
 	return err;
 }
 
+/*
+ * Adopt what is pinned under --pin-dir, unless --replace: its parameters
+ * must be the options', and its secret --secret-file's if one is given
+ * (else it is the pinned one).  1 adopt, 0 start afresh, -errno.
+ */
+static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
+{
+	const struct fsd_options *o = &d->opts;
+	struct fsd_pinned pin;
+	int err;
+
+	if (!fsd_loader_is_pinned(o->pin_dir))
+		return 0;
+	if (o->replace) {
+		fsd_info("--replace: discarding the datapath pinned under %s", o->pin_dir);
+		return 0;
+	}
+	err = fsd_loader_read_pinned(o->pin_dir, &pin);
+	if (!err)
+		err = fsd_loader_check_pinned(&pin, o);
+	if (err)
+		return err;
+	if (o->secret_file && memcmp(secret, &pin.params.secret, sizeof(*secret))) {
+		fsd_err("the datapath pinned under %s was loaded with another hash secret than %s: start with its secret file, or with --replace to discard it",
+			o->pin_dir, o->secret_file);
+		return -ESTALE;
+	}
+	*secret = pin.params.secret;
+	memset(&pin, 0, sizeof(pin));
+	return 1;
+}
+
+/*
+ * The history's first pending window: the current one, or the one
+ * before it when the predecessor did not finish it (rotation.h).  A
+ * window with a file is finished even if done_seq was not written yet
+ * (killed between the two).
+ */
+static __u64 first_pending(struct fsd_daemon *d, bool adopt)
+{
+	struct fs_ctl *ctl = d->loader.ctl;
+	__u64 seq = ctl->window_seq;
+	char path[PATH_MAX];
+
+	if (!adopt || !seq || ctl->done_seq >= seq)
+		return seq;
+	if (d->store.usable &&
+	    snprintf(path, sizeof(path), "%s/window-%020llu", d->store.dir,
+		     (unsigned long long)(seq - 1)) < (int)sizeof(path) &&
+	    !access(path, F_OK)) {
+		__atomic_store_n(&ctl->done_seq, seq, __ATOMIC_RELEASE);
+		return seq;
+	}
+	return seq - 1;
+}
+
 static int setup(struct fsd_daemon *d)
 {
 	const struct fsd_options *o = &d->opts;
 	struct fs_hash_secret secret;
-	int err;
+	__u64 last_end_ns = 0, first;
+	int err, adopt;
 
 	err = open_signals(d);
 	if (err) {
@@ -158,32 +225,56 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_pinlock_take(&d->lock, o->pin_dir);
 	if (err)
 		return err;
+	adopt = decide_adoption(d, &secret);
+	if (adopt < 0)
+		return adopt;
 	raise_nofile();
 	err = fsd_server_open(d);
 	if (err)
 		return err;
 	fsd_log_libbpf();
-	err = fsd_loader_load(&d->loader, o, &secret);
+	{
+		struct fs_sketch_params p = o->params;
+
+		p.secret = secret;
+		err = fsd_winstore_open(&d->store, o->state_dir, &p, adopt);
+		memset(&p, 0, sizeof(p));
+	}
+	if (!err)
+		err = fsd_loader_load(&d->loader, o, &secret, adopt);
 	if (!err)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
 	memset(&secret, 0, sizeof(secret));
 	if (err)
 		return err;
-	/* The window the datapath starts in is fs_ctl's, 0 after load. */
+	/* The window the datapath starts in is fs_ctl's (0 after a fresh
+	 * load), or its predecessor when that one is still to finish. */
+	first = first_pending(d, adopt);
 	err = fsd_history_init(&d->history, &o->params,
 			       fsd_options_windows_kept(o), o->max_candidates,
-			       d->loader.ctl->window_seq);
+			       first);
 	if (err) {
 		fsd_err("cannot allocate the window history: %s", strerror(-err));
 		return err;
 	}
 	d->history_ready = true;
+	if (adopt) {
+		err = fsd_winstore_load(&d->store, &d->history,
+					d->loader.ctl->window_seq, &last_end_ns);
+		if (err < 0) {
+			fsd_err("cannot read the windows kept in %s: %s",
+				o->state_dir, strerror(-err));
+			return err;
+		}
+		d->windows_restored = (__u32)err;
+	}
 	err = fsd_rotation_init(&d->rotation, &d->loader, &o->params,
 				o->hh_fraction);
 	if (err) {
 		fsd_err("cannot allocate the rotation buffers: %s", strerror(-err));
 		return err;
 	}
+	d->rotation.store = &d->store;
 	d->rotation_ready = true;
 	err = fsd_workers_start(&d->workers, d);
 	if (err)
@@ -205,14 +296,32 @@ static int setup(struct fsd_daemon *d)
 	if (err)
 		return err;
 	d->started_ns = fsd_now_ns();
-	d->rotation.start_ns = d->started_ns;
-	return fsd_loader_attach(&d->loader, o);
+	if (adopt) {
+		/* Its errors lose a window (counted), not the daemon. */
+		fsd_rotation_adopt(&d->rotation, &d->history, d->reports,
+				   last_end_ns, (__u64)o->window_sec * 1000000000ULL);
+		fsd_info("adopted the datapath pinned under %s: window %llu, %u finished windows from %s",
+			 o->pin_dir, (unsigned long long)d->rotation.seq,
+			 d->windows_restored, o->state_dir);
+	} else {
+		d->rotation.start_ns = d->started_ns;
+		__atomic_store_n(&d->loader.ctl->window_start_ns, d->started_ns,
+				 __ATOMIC_RELEASE);
+	}
+	err = fsd_loader_attach(&d->loader, o);
+	if (!err)
+		d->running = true;
+	return err;
 }
 
 static void teardown(struct fsd_daemon *d)
 {
+	/* Kept: a stop with --keep after a complete setup, and an adoption
+	 * that failed (what was pinned goes on counting as before). */
+	bool keep = d->running ? d->opts.keep : d->loader.adopted;
+
 	/* Detach and unpin first: the host is clean as soon as possible. */
-	fsd_loader_close(&d->loader);
+	fsd_loader_close(&d->loader, keep);
 	fsd_server_drop_clients(d);
 	fsd_server_close(d);
 	/* Before the history they read goes. */
@@ -227,6 +336,12 @@ static void teardown(struct fsd_daemon *d)
 		fsd_rotation_free(&d->rotation);
 	if (d->history_ready)
 		fsd_history_free(&d->history);
+	if (!keep && d->store.usable)
+		fsd_winstore_clear(d->store.dir);
+	fsd_winstore_close(&d->store);
+	/* The pin directory is flowsketch's whoever made it; kept, it is
+	 * not empty. */
+	d->lock.created = !keep && (d->lock.created || d->loader.adopted);
 	fsd_pinlock_release(&d->lock);
 	if (d->epoll_fd >= 0)
 		close(d->epoll_fd);
@@ -302,6 +417,38 @@ static int loop(struct fsd_daemon *d)
 	}
 }
 
+int fsd_daemon_detach(const struct fsd_options *o)
+{
+	struct fsd_pinlock lock = { .fd = -1 };
+	int n, err;
+
+	err = fsd_bpffs_mount();
+	if (err)
+		return err;
+	if (access(o->pin_dir, F_OK)) {
+		fsd_info("nothing pinned under %s", o->pin_dir);
+		fsd_winstore_clear(o->state_dir);
+		return 0;
+	}
+	err = fsd_pinlock_take(&lock, o->pin_dir);
+	if (err)
+		return err;	/* a daemon runs there: it says which */
+	n = fsd_loader_remove_pins(o->pin_dir);
+	fsd_winstore_clear(o->state_dir);
+	lock.created = true;	/* what flowsketch made: the directory goes too */
+	fsd_pinlock_release(&lock);
+	if (n < 0)
+		return n;
+	if (!access(o->pin_dir, F_OK)) {
+		fsd_err("%s is not empty: something other than flowsketch's pins is there",
+			o->pin_dir);
+		return -ENOTEMPTY;
+	}
+	fsd_info("detached: removed %d pins and links under %s, and %s", n,
+		 o->pin_dir, o->state_dir);
+	return 0;
+}
+
 int fsd_daemon_run(struct fsd_daemon *d)
 {
 	int err;
@@ -312,6 +459,7 @@ int fsd_daemon_run(struct fsd_daemon *d)
 	d->epoll_fd = -1;
 	d->lock.fd = -1;
 	d->ifwatch.fd = -1;
+	d->store.lock_fd = -1;
 	err = setup(d);
 	if (!err) {
 		fsd_info("running: window %u s, history %u s, %u windows kept",

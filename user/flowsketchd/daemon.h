@@ -22,6 +22,7 @@
 #include "reports.h"
 #include "rotation.h"
 #include "server.h"
+#include "winstore.h"
 #include "workers.h"
 
 struct ring_buffer;
@@ -41,6 +42,9 @@ struct fsd_daemon {
 	struct fsd_server server;	/* clients of the query socket */
 	struct fsd_workers workers;	/* query threads */
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
+	struct fsd_winstore store;	/* finished windows, for the next start */
+	__u32 windows_restored;		/* read back from the store at start */
+	bool running;			/* setup done: a stop may --keep */
 	bool workers_ready;
 	int listen_fd;
 	bool socket_created;
@@ -53,8 +57,10 @@ struct fsd_daemon {
 };
 
 /* Set up everything (0, or -errno with the host left as it was), run
- * until SIGINT/SIGTERM, undo everything. */
+ * until SIGINT/SIGTERM, undo everything (unless --keep). */
 int fsd_daemon_run(struct fsd_daemon *d);
+/* flowsketchd --detach: 0 or -errno. */
+int fsd_daemon_detach(const struct fsd_options *o);
 
 /* Answers to the requests of protocol.h (query.c, status.c; a request
  * starts with fsd_request_start(), server.h). */

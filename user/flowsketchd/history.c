@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "history.h"
 
 static int history_lock_init(struct fsd_history *h)
@@ -60,7 +61,10 @@ void fsd_history_free(struct fsd_history *h)
 	__u32 i;
 
 	for (i = 0; h->ring && i < h->capacity; i++) {
-		fs_sketch_free(&h->ring[i].sketch);
+		if (h->ring[i].map.addr)
+			munmap(h->ring[i].map.addr, h->ring[i].map.len);
+		else
+			fs_sketch_free(&h->ring[i].sketch);
 		fsd_candidates_free(&h->ring[i].candidates);
 	}
 	free(h->ring);
@@ -102,29 +106,10 @@ int fsd_history_begin(struct fsd_history *h, struct fs_sketch **sketch)
 	return 0;
 }
 
-int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
-		       __u64 end_ns)
+/* Under h->lock: w becomes the newest window; what it held goes to *old. */
+static void ring_put(struct fsd_history *h, struct fsd_window *w, __u64 seq,
+		     __u64 start_ns, __u64 end_ns)
 {
-	struct fsd_candidates *pending = &h->pending[seq % FS_NSLOTS];
-	struct fsd_candidates recycled;
-	struct fs_sketch evicted;
-	struct fsd_window *w;
-
-	/* Windows close in order: seq must be the older pending one. */
-	if (h->pending_seq[seq % FS_NSLOTS] != seq ||
-	    h->pending_seq[(seq + 1) % FS_NSLOTS] != seq + 1 || !h->spare.cms)
-		return -EINVAL;
-	pthread_rwlock_wrlock(&h->lock);
-	w = &h->ring[h->next];
-	/* Swap sets: the window takes this window's candidates, and the set
-	 * it held (an evicted window's, or empty) collects window seq + 2,
-	 * the next to use this slot.  Swap sketches: the evicted one (or
-	 * none yet) is the next spare. */
-	recycled = w->candidates;
-	w->candidates = *pending;
-	evicted = w->sketch;
-	w->sketch = h->spare;
-	h->spare = evicted;
 	w->gen = h->windows_finished;
 	w->seq = seq;
 	w->start_ns = start_ns;
@@ -135,11 +120,104 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 	h->next = (h->next + 1) % h->capacity;
 	if (h->count < h->capacity)
 		h->count++;
+}
+
+/* Outside the lock: what a window held before the ring reused it. */
+static void release_evicted(struct fs_sketch *sketch, struct fsd_window_map *m)
+{
+	if (m->addr)
+		munmap(m->addr, m->len);
+	else
+		fs_sketch_free(sketch);
+}
+
+int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
+		       __u64 end_ns, const struct fs_sketch *view,
+		       const struct fsd_window_map *m, __u64 *evicted_seq)
+{
+	struct fsd_candidates *pending = &h->pending[seq % FS_NSLOTS];
+	struct fsd_candidates recycled;
+	struct fsd_window_map evicted_map;
+	struct fs_sketch evicted;
+	struct fsd_window *w;
+	bool had;
+
+	/* Windows close in order: seq must be the older pending one. */
+	if (h->pending_seq[seq % FS_NSLOTS] != seq ||
+	    h->pending_seq[(seq + 1) % FS_NSLOTS] != seq + 1 || !h->spare.cms)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&h->lock);
+	w = &h->ring[h->next];
+	had = h->count == h->capacity;
+	if (evicted_seq)
+		*evicted_seq = had ? w->seq : FSD_NO_SEQ;
+	/* Swap sets: the window takes this window's candidates, and the set
+	 * it held (an evicted window's, or empty) collects window seq + 2,
+	 * the next to use this slot. */
+	recycled = w->candidates;
+	w->candidates = *pending;
+	evicted = w->sketch;
+	evicted_map = w->map;
+	if (m) {
+		/* Stored: the ring reads the mapping, the spare stays. */
+		w->sketch = *view;
+		w->map = *m;
+	} else {
+		/* The spare goes into the ring; the evicted heap sketch (or
+		 * none yet) is the next spare. */
+		w->sketch = h->spare;
+		w->map.addr = NULL;
+		w->map.len = 0;
+		if (evicted_map.addr) {
+			memset(&h->spare, 0, sizeof(h->spare));
+		} else {
+			h->spare = evicted;
+			memset(&evicted, 0, sizeof(evicted));
+		}
+	}
+	ring_put(h, w, seq, start_ns, end_ns);
 	pthread_rwlock_unlock(&h->lock);
-	/* Outside the lock: clearing touches the whole table. */
+	/* Outside the lock: clearing touches the whole table, and no query
+	 * can reach the evicted window any more. */
+	release_evicted(&evicted, &evicted_map);
 	fsd_candidates_clear(&recycled);
 	*pending = recycled;
 	h->pending_seq[seq % FS_NSLOTS] = seq + FS_NSLOTS;
+	return 0;
+}
+
+int fsd_history_restore(struct fsd_history *h, const struct fsd_window_restore *r)
+{
+	struct fsd_candidates set, recycled;
+	struct fsd_window_map evicted_map;
+	struct fs_sketch evicted;
+	struct fsd_window *w;
+	__u64 i;
+	int err;
+
+	fsd_candidates_init(&set, h->candidate_limit);
+	for (i = 0; i < r->ncandidates; i++) {
+		err = fsd_candidates_add(&set, &r->candidates[i].key,
+					 r->candidates[i].hash);
+		if (err < 0 && err != -ENOSPC) {
+			fsd_candidates_free(&set);
+			return err;
+		}
+	}
+	pthread_rwlock_wrlock(&h->lock);
+	w = &h->ring[h->next];
+	recycled = w->candidates;
+	evicted = w->sketch;
+	evicted_map = w->map;
+	w->candidates = set;
+	w->sketch = r->view;
+	w->map = r->m;
+	h->windows_finished = r->ever_windows - 1;
+	ring_put(h, w, r->seq, r->start_ns, r->end_ns);
+	h->totals = r->ever;
+	pthread_rwlock_unlock(&h->lock);
+	release_evicted(&evicted, &evicted_map);
+	fsd_candidates_free(&recycled);
 	return 0;
 }
 
@@ -393,7 +471,7 @@ size_t fsd_history_bytes(const struct fsd_history *h)
 	__u32 i;
 
 	for (i = 0; i < h->capacity; i++) {
-		if (h->ring[i].sketch.cms)
+		if (h->ring[i].sketch.cms)	/* mapped ones too: tmpfs is memory */
 			bytes += fs_sketch_bytes(&h->params);
 		bytes += fsd_candidates_bytes(&h->ring[i].candidates);
 	}

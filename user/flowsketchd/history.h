@@ -46,6 +46,18 @@
 #include "candidates.h"
 #include "topk.h"
 
+/*
+ * A window's sketch held in a read-only shared mapping of its file in the
+ * state directory (winstore.h) rather than on the heap: the file is what a
+ * restarted daemon reads, and mapping it keeps one copy in memory, not two.
+ */
+struct fsd_window_map {
+	void *addr;			/* NULL: the sketch is on the heap */
+	size_t len;
+};
+
+#define FSD_NO_SEQ (~0ULL)
+
 struct fsd_window {
 	__u64 gen;			/* windows committed before this one */
 	__u64 seq;
@@ -53,6 +65,7 @@ struct fsd_window {
 	__u64 end_ns;
 	struct fs_sketch sketch;	/* sketch.totals: the window's totals */
 	struct fsd_candidates candidates;
+	struct fsd_window_map map;	/* where sketch's cells live, if mapped */
 };
 
 struct fsd_history {
@@ -147,10 +160,33 @@ int fsd_history_add_candidate(struct fsd_history *h, __u64 seq,
  * window's candidates; the sketch of the window it evicts becomes the next
  * spare.  begin: 0 or -ENOMEM; commit: 0, or -EINVAL when seq is not the
  * oldest pending window.
+ *
+ * With view and m (the spare's contents stored and mapped, winstore.h),
+ * the ring takes the view (cells in the mapping) and the spare stays the
+ * spare.  *evicted_seq (if not NULL): the window the ring dropped to make
+ * room, or FSD_NO_SEQ.
  */
 int fsd_history_begin(struct fsd_history *h, struct fs_sketch **sketch);
 int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
-		       __u64 end_ns);
+		       __u64 end_ns, const struct fs_sketch *view,
+		       const struct fsd_window_map *m, __u64 *evicted_seq);
+
+/*
+ * A window an earlier daemon finished, read back from the state directory
+ * (winstore.h): into the ring as the newest, with its candidates, before
+ * any window of this daemon.  ever: the history's totals and windows
+ * finished after it, which carry on from there.  0, -ENOMEM.
+ */
+struct fsd_window_restore {
+	__u64 seq, start_ns, end_ns;
+	struct fs_sketch view;		/* cells in m */
+	struct fsd_window_map m;
+	const struct fsd_candidate *candidates;
+	__u64 ncandidates;
+	struct fs_window_totals ever;
+	__u64 ever_windows;
+};
+int fsd_history_restore(struct fsd_history *h, const struct fsd_window_restore *r);
 
 /* Give up window seq (the oldest pending) when it could not be read:
  * its candidates are dropped and the next window becomes the oldest. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* loader.c - skeleton load, pins, XDP attach and their undoing (loader.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -80,8 +81,207 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	}
 }
 
+static int pin_path(char *buf, size_t len, const char *dir, enum fsd_pin p)
+{
+	if (snprintf(buf, len, "%s/%s", dir, pin_names[p]) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Maps the daemon reuses when it adopts: all but the .rodata, which the
+ * new object makes afresh from the pinned secret. */
+static bool pin_is_reused_map(enum fsd_pin p)
+{
+	return p != PIN_PARAMS && p != PIN_PROG;
+}
+
+bool fsd_loader_is_pinned(const char *pin_dir)
+{
+	char path[PATH_MAX];
+
+	return !pin_path(path, sizeof(path), pin_dir, PIN_PARAMS) &&
+	       !access(path, F_OK);
+}
+
+static int pinned_info(const char *dir, enum fsd_pin p, struct bpf_map_info *info)
+{
+	__u32 len = sizeof(*info);
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	if (pin_path(path, sizeof(path), dir, p))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	memset(info, 0, sizeof(*info));
+	if (bpf_obj_get_info_by_fd(fd, info, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int pinned_value_size(const char *dir, enum fsd_pin p, __u32 *out)
+{
+	struct bpf_map_info info;
+	int err = pinned_info(dir, p, &info);
+
+	*out = info.value_size;
+	return err;
+}
+
+static int pinned_max_entries(const char *dir, enum fsd_pin p, __u32 *out)
+{
+	struct bpf_map_info info;
+	int err = pinned_info(dir, p, &info);
+
+	*out = info.max_entries;
+	return err;
+}
+
+/* This build's .rodata section size, as libbpf makes its map. */
+static __u32 rodata_size(void)
+{
+	struct flowsketch *skel = flowsketch__open();
+	__u32 size = 0;
+
+	if (skel)
+		size = (__u32)bpf_map__value_size(skel->maps.rodata);
+	flowsketch__destroy(skel);
+	return size;
+}
+
+int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info), zero = 0, v;
+	char path[PATH_MAX];
+	void *value = NULL;
+	int fd = -1, err;
+
+	memset(out, 0, sizeof(*out));
+	err = pin_path(path, sizeof(path), pin_dir, PIN_PARAMS);
+	if (err)
+		return err;
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	/* fs_params opens the .rodata (maps.bpf.h); a value of another
+	 * size is another build's, whose maps this one cannot read. */
+	if (info.value_size != rodata_size()) {
+		err = -EPROTO;
+		goto out;
+	}
+	value = calloc(1, info.value_size);
+	if (!value) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (bpf_map_lookup_elem(fd, &zero, value)) {
+		err = -errno;
+		goto out;
+	}
+	memcpy(&out->params, value, sizeof(out->params));
+	if (out->params.magic != FS_PARAMS_MAGIC ||
+	    out->params.version != FS_PARAMS_VERSION) {
+		err = -EPROTO;
+		goto out;
+	}
+	/* fs_ctl grew with the adoption words (maps.h): an older datapath's
+	 * is shorter, and the program would not load on it. */
+	err = pinned_value_size(pin_dir, PIN_CTL, &v);
+	if (!err && v != sizeof(struct fs_ctl))
+		err = -EPROTO;
+	if (!err)
+		err = pinned_max_entries(pin_dir, PIN_REPORTS, &v);
+	out->ringbuf_kib = v / 1024;
+	if (!err)
+		err = pinned_max_entries(pin_dir, PIN_BLOCK4, &v);
+	out->blocklist_max = v;
+out:
+	if (err == -EPROTO)
+		fsd_err("the datapath pinned under %s is another version's; stop it with flowsketchd --detach --pin-dir %s, or start with --replace",
+			pin_dir, pin_dir);
+	else if (err)
+		fsd_err("cannot read the datapath pinned under %s: %s",
+			pin_dir, strerror(-err));
+	free(value);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+int fsd_loader_check_pinned(const struct fsd_pinned *pin,
+			    const struct fsd_options *o)
+{
+	const struct fs_sketch_params *a = &pin->params, *b = &o->params;
+	const char *opt = NULL;
+	unsigned long long was = 0, now = 0;
+
+	if (a->cms_depth != b->cms_depth)
+		opt = "--depth", was = a->cms_depth, now = b->cms_depth;
+	else if (a->cms_log2_width != b->cms_log2_width)
+		opt = "--width", was = 1ULL << a->cms_log2_width,
+		now = 1ULL << b->cms_log2_width;
+	else if (a->hll_p != b->hll_p)
+		opt = "--precision", was = a->hll_p, now = b->hll_p;
+	else if ((a->flags ^ b->flags) & FS_PARAM_F_CONSERVATIVE)
+		opt = "--conservative", was = !!(a->flags & FS_PARAM_F_CONSERVATIVE),
+		now = !!(b->flags & FS_PARAM_F_CONSERVATIVE);
+	else if (pin->ringbuf_kib != o->ringbuf_kib)
+		opt = "--ringbuf-kib", was = pin->ringbuf_kib, now = o->ringbuf_kib;
+	else if (pin->blocklist_max != o->blocklist_max)
+		opt = "--blocklist-max", was = pin->blocklist_max, now = o->blocklist_max;
+	if (!opt)
+		return 0;
+	if (!strcmp(opt, "--conservative"))
+		fsd_err("the datapath pinned under %s was loaded %s --conservative: start with the same sizing options, or with --replace to discard it",
+			o->pin_dir, was ? "with" : "without");
+	else
+		fsd_err("the datapath pinned under %s has %s %llu, not %llu: start with the same sizing options, or with --replace to discard it",
+			o->pin_dir, opt, was, now);
+	return -ESTALE;
+}
+
+/* Before load: every map of the object is the pinned one. */
+static int reuse_pinned_maps(struct flowsketch *skel, const char *dir)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+	int fd, err;
+
+	for (i = 0; i < PIN_MAX; i++) {
+		if (!pin_is_reused_map(i))
+			continue;
+		err = pin_path(path, sizeof(path), dir, i);
+		if (err)
+			return err;
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			err = -errno;
+			fsd_err("cannot open the pinned map %s: %s", path, strerror(-err));
+			return err;
+		}
+		err = bpf_map__reuse_fd(pin_map(skel, i), fd);
+		close(fd);	/* reuse_fd holds its own */
+		if (err) {
+			fsd_err("cannot reuse the pinned map %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
-			 const struct fs_hash_secret *secret, bool kfunc)
+			 const struct fs_hash_secret *secret, bool kfunc,
+			 bool adopt)
 {
 	const struct fs_sketch_params *p = &o->params;
 	struct fs_sketch_params params;
@@ -116,6 +316,11 @@ static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 		fsd_err("cannot size the BPF maps: %s", strerror(-err));
 		goto err_destroy;
 	}
+	if (adopt) {
+		err = reuse_pinned_maps(skel, o->pin_dir);
+		if (err)
+			goto err_destroy;
+	}
 	err = flowsketch__load(skel);
 	if (err) {
 		fsd_err("cannot load the %s datapath: %s (run with -v for the verifier log)",
@@ -132,7 +337,7 @@ err_destroy:
 }
 
 int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
-		    const struct fs_hash_secret *secret)
+		    const struct fs_hash_secret *secret, bool adopt)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	bool kfunc = !access(FSD_KFUNC_BTF, F_OK);
@@ -144,14 +349,17 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 		return ncpus ? ncpus : -EINVAL;
 	}
 	l->ncpus = (unsigned int)ncpus;
-	err = open_and_load(l, o, secret, kfunc);
+	err = open_and_load(l, o, secret, kfunc, adopt);
 	if (err && kfunc) {
 		fsd_warn("the kfunc datapath did not load; falling back to pure BPF");
-		err = open_and_load(l, o, secret, false);
+		err = open_and_load(l, o, secret, false, adopt);
 	}
 	if (err)
 		return err;
-	fsd_info("loaded the %s datapath", l->kfunc ? "kfunc" : "BPF");
+	l->adopted = adopt;
+	l->pin_dir = o->pin_dir;
+	fsd_info("loaded the %s datapath%s", l->kfunc ? "kfunc" : "BPF",
+		 adopt ? " on the maps pinned under the pin directory" : "");
 
 	/* The datapath reads fs_ctl every packet; the daemon writes it
 	 * through this shared mapping, no syscall per rotation. */
@@ -163,13 +371,6 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 		fsd_err("cannot mmap fs_ctl: %s", strerror(-err));
 		return err;
 	}
-	return 0;
-}
-
-static int pin_path(char *buf, size_t len, const char *dir, enum fsd_pin p)
-{
-	if (snprintf(buf, len, "%s/%s", dir, pin_names[p]) >= (int)len)
-		return -ENAMETOOLONG;
 	return 0;
 }
 
@@ -186,10 +387,17 @@ int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 			fsd_err("pin path %s/%s is too long", pin_dir, pin_names[i]);
 			return err;
 		}
+		/* Adopted maps are the pinned ones already. */
+		if (l->adopted && pin_is_reused_map(i)) {
+			l->pinned |= 1U << i;
+			continue;
+		}
 		/* The directory lock says no daemon owns what is there:
-		 * a pin left by one that was killed is stale. */
+		 * adopting, the old program and .rodata give way to ours;
+		 * otherwise a pin left by a daemon that was killed is stale. */
 		if (!access(path, F_OK)) {
-			fsd_warn("removing stale pin %s", path);
+			if (!l->adopted)
+				fsd_warn("removing stale pin %s", path);
 			unlink(path);
 		}
 		if (i == PIN_PROG)
@@ -213,6 +421,71 @@ static const char *xdp_mode(const struct fsd_loader *l)
 	return l->xdp_generic ? "generic" : "native";
 }
 
+static int link_pin_path(char *buf, size_t len, const char *dir,
+			 const char *ifname)
+{
+	if (snprintf(buf, len, "%s/link_%s", dir, ifname) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The XDP link pinned at path and the ifindex it holds (0: defunct), or
+ * -errno when there is none. */
+static int pinned_link(const char *path, __u32 *ifindex)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path);
+
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_LINK_TYPE_XDP) {
+		close(fd);
+		return -EINVAL;
+	}
+	*ifindex = info.xdp.ifindex;
+	return fd;
+}
+
+/* Detach the link now (closing the last reference would do it too, but
+ * a pin's reference goes only after an RCU grace period), unpin, close. */
+static void link_drop(int fd, const char *path)
+{
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	if (path)
+		unlink(path);
+}
+
+/*
+ * Take over the link pinned for a's name: if it holds XDP on a's
+ * interface, move it to our program (1); a link of another interface
+ * (the name's device was recreated while no daemon ran) or a defunct one
+ * is dropped (0: attach afresh).
+ */
+static int adopt_link(struct fsd_loader *l, struct fsd_attachment *a,
+		      const char *path)
+{
+	__u32 ifindex = 0;
+	int fd = pinned_link(path, &ifindex);
+
+	if (fd < 0)
+		return 0;
+	if (ifindex != (__u32)a->ifindex ||
+	    bpf_link_update(fd, bpf_program__fd(l->skel->progs.fs_xdp), NULL)) {
+		link_drop(fd, path);
+		return 0;
+	}
+	a->link_fd = fd;
+	a->link_pinned = true;
+	a->state = FSD_IFACE_ATTACHED;
+	a->err = 0;
+	return 1;
+}
+
 /* Attach to a->ifindex and record the outcome in a; 0 or -errno. */
 static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 {
@@ -220,8 +493,25 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 		    .flags = l->xdp_generic ? XDP_FLAGS_SKB_MODE :
 					      XDP_FLAGS_DRV_MODE);
 	const char *name = a->iface->name;
+	char path[PATH_MAX];
 	int fd, err;
 
+	a->link_pinned = false;
+	err = link_pin_path(path, sizeof(path), l->pin_dir, name);
+	if (err) {
+		fsd_err("pin path %s/link_%s is too long", l->pin_dir, name);
+		goto fail;
+	}
+	if (l->adopted && adopt_link(l, a, path)) {
+		fsd_info("adopted the link on %s: counting never stopped", name);
+		return 0;
+	}
+	/* Not adopting, a pinned link is a replaced datapath's. */
+	if (!access(path, F_OK)) {
+		__u32 ifindex;
+
+		link_drop(pinned_link(path, &ifindex), path);
+	}
 	fd = bpf_link_create(bpf_program__fd(l->skel->progs.fs_xdp),
 			     a->ifindex, BPF_XDP, &opts);
 	if (fd < 0) {
@@ -235,14 +525,53 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 		else
 			fsd_err("cannot attach generic XDP to %s: %s",
 				name, strerror(-err));
-		a->state = FSD_IFACE_FAILED;
-		a->err = err;
-		return err;
+		goto fail;
 	}
 	a->link_fd = fd;
+	if (bpf_obj_pin(fd, path)) {
+		err = -errno;
+		fsd_err("cannot pin the link of %s at %s: %s", name, path,
+			strerror(-err));
+		link_drop(fd, NULL);
+		a->link_fd = -1;
+		goto fail;
+	}
+	a->link_pinned = true;
 	a->state = FSD_IFACE_ATTACHED;
 	a->err = 0;
 	return 0;
+fail:
+	a->state = FSD_IFACE_FAILED;
+	a->err = err;
+	return err;
+}
+
+/* Links pinned for names this daemon does not count: detached, or they
+ * would count an interface nobody asked for, for ever. */
+static void drop_foreign_links(struct fsd_loader *l, const struct fsd_options *o)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(l->pin_dir);
+	unsigned int i;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		bool ours = false;
+		__u32 ifindex;
+
+		if (strncmp(e->d_name, "link_", 5))
+			continue;
+		for (i = 0; i < o->n_ifaces; i++)
+			ours |= !strcmp(e->d_name + 5, o->ifaces[i].name);
+		if (ours || snprintf(path, sizeof(path), "%s/%s", l->pin_dir,
+				     e->d_name) >= (int)sizeof(path))
+			continue;
+		fsd_info("detaching the pinned link %s: no -i %s", path, e->d_name + 5);
+		link_drop(pinned_link(path, &ifindex), path);
+	}
+	closedir(d);
 }
 
 int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
@@ -264,6 +593,7 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 			return err;
 		fsd_info("attached to %s (%s XDP)", a->iface->name, xdp_mode(l));
 	}
+	drop_foreign_links(l, o);
 	return 0;
 }
 
@@ -273,10 +603,16 @@ void fsd_loader_gone(struct fsd_loader *l, struct fsd_attachment *a,
 	fsd_info("%s (ifindex %d) %s", a->iface->name, a->ifindex, why);
 	/* The kernel has already detached a deleted device's link; closing
 	 * frees it.  A renamed or moved device still runs the program, and
-	 * closing detaches it: it is not the interface the operator named. */
-	if (a->link_fd >= 0)
-		close(a->link_fd);
+	 * detaching stops that: it is not the interface the operator named. */
+	if (a->link_fd >= 0) {
+		char path[PATH_MAX];
+
+		link_drop(a->link_fd, a->link_pinned &&
+			  !link_pin_path(path, sizeof(path), l->pin_dir,
+					 a->iface->name) ? path : NULL);
+	}
 	a->link_fd = -1;
+	a->link_pinned = false;
 	a->ifindex = 0;
 	a->state = FSD_IFACE_GONE;
 	a->err = 0;
@@ -316,30 +652,76 @@ bool fsd_loader_link_alive(const struct fsd_attachment *a)
 	return info.xdp.ifindex == (__u32)a->ifindex;
 }
 
-void fsd_loader_close(struct fsd_loader *l)
+void fsd_loader_close(struct fsd_loader *l, bool keep)
 {
 	char path[PATH_MAX];
 	unsigned int i;
 
-	/* Closing a link fd detaches its program. */
 	for (i = 0; i < l->n_ifaces; i++) {
-		if (l->ifaces[i].link_fd < 0)
+		struct fsd_attachment *a = &l->ifaces[i];
+
+		if (a->link_fd < 0)
 			continue;
-		close(l->ifaces[i].link_fd);
-		l->ifaces[i].link_fd = -1;
-		fsd_info("detached from %s", l->ifaces[i].iface->name);
+		if (keep && a->link_pinned) {
+			close(a->link_fd);	/* the pin holds it */
+		} else {
+			link_drop(a->link_fd, a->link_pinned &&
+				  !link_pin_path(path, sizeof(path), l->pin_dir,
+						 a->iface->name) ? path : NULL);
+			fsd_info("detached from %s", a->iface->name);
+		}
+		a->link_fd = -1;
 	}
 	l->n_ifaces = 0;
-	for (i = 0; i < PIN_MAX; i++) {
+	for (i = 0; i < PIN_MAX && !keep; i++) {
 		if (!(l->pinned & (1U << i)))
 			continue;
 		if (!pin_path(path, sizeof(path), l->pin_dir, i) && unlink(path))
 			fsd_warn("cannot unpin %s: %s", path, strerror(errno));
 	}
+	if (keep && l->pinned)
+		fsd_info("left the datapath counting, pinned under %s, for the next start (--keep)",
+			 l->pin_dir);
 	l->pinned = 0;
 	if (l->ctl)
 		munmap(l->ctl, (size_t)sysconf(_SC_PAGESIZE));
 	l->ctl = NULL;
 	flowsketch__destroy(l->skel);
 	l->skel = NULL;
+}
+
+int fsd_loader_remove_pins(const char *pin_dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(pin_dir);
+	int n = 0, err = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	/* Links first: their programs stop before the maps go. */
+	while ((e = readdir(d))) {
+		__u32 ifindex;
+
+		if (strncmp(e->d_name, "link_", 5) ||
+		    snprintf(path, sizeof(path), "%s/%s", pin_dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		link_drop(pinned_link(path, &ifindex), path);
+		fsd_info("detached the link of %s", e->d_name + 5);
+		n++;
+	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", pin_dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		if (unlink(path)) {
+			err = -errno;
+			fsd_err("cannot remove %s: %s", path, strerror(-err));
+			continue;
+		}
+		n++;
+	}
+	closedir(d);
+	return err ? err : n;
 }

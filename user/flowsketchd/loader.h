@@ -7,10 +7,24 @@
  * fsd_loader_close() undoes exactly that, whether setup failed half-way
  * or the daemon is stopping: one cleanup path.
  *
- * XDP is attached through BPF links owned by the daemon's file
- * descriptors, not through netlink: if the daemon dies without cleaning
- * up (SIGKILL, a crash), the kernel closes its descriptors and detaches
- * the program itself, so no interface is left running an orphan.
+ * XDP is attached through BPF links, not through netlink, and each link
+ * is pinned (pin_dir/link_IFNAME) beside the maps: counting goes on while
+ * no daemon runs (after a SIGKILL, a crash, or a stop with --keep), and
+ * the next daemon on the same pin directory adopts it all.
+ *
+ * Adoption.  A datapath is pinned when pin_dir/params (the pinned .rodata:
+ * sketch parameters and hash secret) exists.  fsd_loader_read_pinned()
+ * reads it and the sizes of the maps the options size; a new daemon whose
+ * options differ is refused before anything changes (or starts afresh
+ * with --replace).  Adopting, the new object reuses every pinned map
+ * (bpf_map__reuse_fd: same memory, same counts), loads its program with
+ * the pinned secret, and moves each pinned link to it with one
+ * bpf_link_update(): XDP never stops counting across the change.  A link
+ * pinned for an interface the new daemon does not count is detached.
+ *
+ * Stopping: without --keep, every link is detached (BPF_LINK_DETACH,
+ * synchronous) and every pin removed; with it, only the daemon's file
+ * descriptors go, and the pins hold everything.
  *
  * Interfaces come and go while the daemon runs (ifwatch.h decides when):
  * each configured name has one fsd_attachment for the daemon's life, which
@@ -39,6 +53,7 @@ struct fsd_attachment {
 	const struct fsd_iface *iface;	/* the name the operator gave */
 	int ifindex;			/* the name's interface now; 0 if gone */
 	int link_fd;			/* -1 unless attached */
+	bool link_pinned;		/* pin_dir/link_NAME is this link */
 	enum fsd_iface_state state;
 	unsigned int reattached;	/* attaches after the first one */
 	int err;			/* -errno of a failed attach */
@@ -47,6 +62,7 @@ struct fsd_attachment {
 struct fsd_loader {
 	struct flowsketch *skel;
 	bool kfunc;			/* datapath calls the module's kfuncs */
+	bool adopted;			/* maps and links taken over from pins */
 	bool xdp_generic;
 	const char *pin_dir;
 	unsigned int pinned;		/* bit i: pins[i] is ours */
@@ -57,11 +73,29 @@ struct fsd_loader {
 	unsigned int ncpus;		/* possible CPUs: per-CPU value count */
 };
 
+/* What a pinned datapath was loaded with (fsd_loader_read_pinned()). */
+struct fsd_pinned {
+	struct fs_sketch_params params;	/* secret included */
+	unsigned int ringbuf_kib;
+	unsigned int blocklist_max;
+};
+
+/* Is a datapath pinned under pin_dir? */
+bool fsd_loader_is_pinned(const char *pin_dir);
+/* Read it: 0, or -errno with a message (a pin of another build, ...). */
+int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out);
+/* Can a daemon with options o adopt it?  0, or -ESTALE with one message
+ * naming the first option that differs. */
+int fsd_loader_check_pinned(const struct fsd_pinned *pin,
+			    const struct fsd_options *o);
+
 /* Open, size and load the skeleton (kfunc datapath when the module is
- * there, else, or if that fails, pure BPF); map fs_ctl.  0 or -errno. */
+ * there, else, or if that fails, pure BPF); map fs_ctl.  adopt: reuse the
+ * maps pinned under o->pin_dir.  0 or -errno. */
 int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
-		    const struct fs_hash_secret *secret);
-/* Pin every map and the program under o->pin_dir.  0 or -errno. */
+		    const struct fs_hash_secret *secret, bool adopt);
+/* Pin every map and the program under o->pin_dir (adopted maps are
+ * pinned already).  0 or -errno. */
 int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir);
 /* Attach to every interface of o.  0 or -errno. */
 int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o);
@@ -77,7 +111,12 @@ int fsd_loader_reattach(struct fsd_loader *l, struct fsd_attachment *a,
 /* Does a's link still hold XDP on a->ifindex?  False once the kernel
  * detached it (the interface was deleted), or if it cannot tell. */
 bool fsd_loader_link_alive(const struct fsd_attachment *a);
-/* Detach, unpin, unload: whatever was done.  Safe on a zeroed loader. */
-void fsd_loader_close(struct fsd_loader *l);
+/* Detach, unpin, unload: whatever was done; keep: leave links and pins
+ * for the next daemon.  Safe on a zeroed loader. */
+void fsd_loader_close(struct fsd_loader *l, bool keep);
+/* flowsketchd --detach: detach every link pinned under pin_dir and remove
+ * every pin (the caller holds the directory's lock).  The number of pins
+ * removed, or -errno. */
+int fsd_loader_remove_pins(const char *pin_dir);
 
 #endif /* FLOWSKETCHD_LOADER_H */

@@ -6,7 +6,8 @@
  * user/lib/protocol.h for the query socket.  Exit status 1 for bad input
  * or a failed setup (the host is then left as it was), 0 after SIGINT,
  * SIGTERM or SIGHUP (its terminal gone), each of which detaches and
- * unpins everything first.
+ * unpins everything first, unless --keep leaves the datapath counting
+ * for the next start to adopt (loader.h).
  */
 #include <malloc.h>
 #include <unistd.h>
@@ -35,5 +36,7 @@ int main(int argc, char **argv)
 		fsd_err("must run as root (it loads BPF, attaches XDP and pins under bpffs)");
 		return 1;
 	}
+	if (d.opts.detach)
+		return fsd_daemon_detach(&d.opts) ? 1 : 0;
 	return fsd_daemon_run(&d) ? 1 : 0;
 }

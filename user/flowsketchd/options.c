@@ -37,6 +37,10 @@ enum {
 	OPT_MAX_CANDIDATES,
 	OPT_BLOCKLIST,
 	OPT_BLOCKLIST_MAX,
+	OPT_STATE_DIR,
+	OPT_KEEP,
+	OPT_REPLACE,
+	OPT_DETACH,
 };
 
 static const struct option long_options[] = {
@@ -58,6 +62,10 @@ static const struct option long_options[] = {
 	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
 	{ "blocklist", required_argument, NULL, OPT_BLOCKLIST },
 	{ "blocklist-max", required_argument, NULL, OPT_BLOCKLIST_MAX },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "replace", no_argument, NULL, OPT_REPLACE },
+	{ "detach", no_argument, NULL, OPT_DETACH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -95,6 +103,14 @@ static void usage(FILE *f)
 "                          (default " FSD_BLOCKLIST_DEFAULT "; missing: empty)\n"
 "      --blocklist-max N   entries the blocklist can hold (default 100000,\n"
 "                          at most 1000000; maps sized for it at load)\n"
+"      --state-dir DIR     finished windows, for the next start (default\n"
+"                          " FSD_STATE_DIR_DEFAULT "/ and the pin directory's name)\n"
+"      --keep              on SIGTERM leave the datapath counting, pinned with\n"
+"                          its links and history, for the next start to adopt\n"
+"      --replace           start afresh even if a datapath is pinned in --pin-dir\n"
+"                          (by default a new daemon adopts it)\n"
+"      --detach            remove everything flowsketch left under --pin-dir and\n"
+"                          --state-dir (links, pins, history), then exit\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
 "  -h, --help              this text\n");
 }
@@ -331,6 +347,18 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 					 FSD_BLOCKLIST_MAX_LIMIT, &v);
 			o->blocklist_max = (unsigned int)v;
 			break;
+		case OPT_STATE_DIR:
+			o->state_dir = optarg;
+			break;
+		case OPT_KEEP:
+			o->keep = true;
+			break;
+		case OPT_REPLACE:
+			o->replace = true;
+			break;
+		case OPT_DETACH:
+			o->detach = true;
+			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,
 					 FSD_CANDIDATE_LIMIT_MAX, &v);
@@ -356,6 +384,29 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		fsd_err("unexpected argument \"%s\" (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	if (!o->state_dir) {
+		/* One state directory per pin directory, named after it. */
+		const char *base = strrchr(o->pin_dir, '/');
+
+		base = base && base[1] ? base + 1 : "flowsketch";
+		if (snprintf(o->state_dir_buf, sizeof(o->state_dir_buf), "%s/%s",
+			     FSD_STATE_DIR_DEFAULT, base) >= (int)sizeof(o->state_dir_buf)) {
+			fsd_err("--pin-dir %s makes too long a state directory name", o->pin_dir);
+			return -EINVAL;
+		}
+		o->state_dir = o->state_dir_buf;
+	}
+	if (*o->pin_dir != '/' || *o->state_dir != '/') {
+		fsd_err("--pin-dir and --state-dir must be absolute paths");
+		return -EINVAL;
+	}
+	if (o->detach) {
+		if (o->n_ifaces || o->keep || o->replace) {
+			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!o->n_ifaces) {
 		fsd_err("no interface given: use -i IFACE");
 		return -EINVAL;
@@ -378,8 +429,8 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		o->params.cms_log2_width = (__u8)log2w;
 		o->params.cms_depth = (__u8)depth;
 	}
-	if (*o->pin_dir != '/' || *o->socket_path != '/') {
-		fsd_err("--pin-dir and --socket must be absolute paths");
+	if (*o->socket_path != '/') {
+		fsd_err("--socket must be an absolute path");
 		return -EINVAL;
 	}
 	return check_sizes(o);

@@ -24,6 +24,10 @@
 #define FSD_CANDIDATE_LIMIT 65536
 #define FSD_CANDIDATE_LIMIT_MAX (1U << 22)
 
+/* Finished windows kept for the next start (winstore.h): by default in
+ * FSD_STATE_DIR_DEFAULT/NAME, NAME the pin directory's last component. */
+#define FSD_STATE_DIR_DEFAULT "/run/flowsketch"
+
 struct fsd_iface {
 	char name[IF_NAMESIZE];
 	int ifindex;
@@ -36,6 +40,11 @@ struct fsd_options {
 	unsigned int history_sec;
 	const char *socket_path;
 	const char *pin_dir;
+	const char *state_dir;		/* --state-dir */
+	char state_dir_buf[256];	/* the default's name */
+	bool keep;			/* --keep: SIGTERM leaves it all pinned */
+	bool replace;			/* --replace: never adopt */
+	bool detach;			/* --detach: remove what is left, exit */
 	/* magic, version, depth, width, precision, flags; no secret yet */
 	struct fs_sketch_params params;
 	bool xdp_generic;

@@ -2,6 +2,7 @@
 /* rotation.c - window flip, barrier, read and zero (rotation.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
@@ -55,7 +56,8 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 		return -ENOMEM;
 	}
 	r->seq = __atomic_load_n(&r->ctl->window_seq, __ATOMIC_ACQUIRE);
-	r->start_ns = fsd_now_ns();
+	r->start_ns = l->adopted && r->ctl->window_start_ns ?
+		      r->ctl->window_start_ns : fsd_now_ns();
 	/* Before attach: the datapath's first packet already has it.  Each
 	 * packet's thresholds follow from it and its own window's running
 	 * totals (cms.h), so rotation never writes them. */
@@ -258,14 +260,100 @@ void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns)
 		r->late_max_ns = late_ns;
 }
 
+/*
+ * Store window seq (sketch s) and commit it to h: mapped from its file
+ * when it could be stored, from the heap when not.  0 or -errno.
+ */
+static int commit_window(struct fsd_rotation *r, struct fsd_history *h,
+			 __u64 seq, __u64 start, __u64 end, struct fs_sketch *s)
+{
+	struct fs_window_totals ever = {
+		.packets = h->totals.packets + s->totals.packets,
+		.bytes = h->totals.bytes + s->totals.bytes,
+	};
+	struct fsd_window_map m = { 0 };
+	struct fs_sketch view;
+	__u64 evicted = FSD_NO_SEQ;
+	bool stored;
+	int err;
+
+	stored = r->store &&
+		 !fsd_winstore_put(r->store, seq, start, end, s,
+				   &h->pending[seq % FS_NSLOTS], &ever,
+				   h->windows_finished + 1, &view, &m);
+	err = fsd_history_commit(h, seq, start, end, stored ? &view : NULL,
+				 stored ? &m : NULL, &evicted);
+	if (err) {
+		if (stored) {
+			munmap(m.addr, m.len);
+			fsd_winstore_drop(r->store, seq);
+		}
+		return err;
+	}
+	if (r->store)
+		fsd_winstore_drop(r->store, evicted);
+	return 0;
+}
+
+/*
+ * Steps 4-6 for window old in slot: fold, store and commit, mark done,
+ * zero.  0 or -errno (the window lost).
+ */
+static int finish_window(struct fsd_rotation *r, struct fsd_history *h,
+			 __u64 old, __u64 start, __u64 end)
+{
+	__u32 slot = old % FS_NSLOTS;
+	struct fs_sketch *s = NULL;
+	struct fs_window_totals t;
+	int err, ret;
+
+	err = fsd_history_begin(h, &s);
+	if (err)
+		s = NULL;
+	ret = read_slot(r, slot, s);
+	if (!err)
+		err = ret;
+	ret = take_totals(r, old, &t);
+	if (!err)
+		err = ret;
+	if (!err) {
+		fs_sketch_add_totals(s, &t);
+		err = commit_window(r, h, old, start, end, s);
+	}
+	/* Stored or lost, the window is finished: only now may its slot
+	 * lose its counts (an adopting daemon reads done_seq). */
+	__atomic_store_n(&r->ctl->done_seq, old + 1, __ATOMIC_RELEASE);
+	/* Zero even when the window is lost: its counts must not leak into
+	 * window old + 2.  A slot whose sketches cannot be zeroed stays
+	 * dirty, and is cleaned before the datapath returns to it; its
+	 * totals need nothing (take_totals()).  The window itself is whole
+	 * in the history by now, so it is kept. */
+	ret = zero_slot(r, slot);
+	if (ret) {
+		r->dirty = true;
+		r->dirty_slot = slot;
+		if (!err)
+			fsd_warn("slot %u of window %llu not zeroed (%s): cleaned before its next use",
+				 slot, (unsigned long long)old, strerror(-ret));
+	}
+	if (err) {
+		lose_window(r, h, old, err);
+		return err;
+	}
+	r->last = t;
+	fsd_debug("window %llu: %llu packets, %llu bytes, %u candidates",
+		  (unsigned long long)old, (unsigned long long)t.packets,
+		  (unsigned long long)t.bytes,
+		  fsd_history_window(h, 0)->candidates.count);
+	return 0;
+}
+
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb)
 {
 	__u64 old = r->seq, start = r->start_ns, now;
 	__u32 slot = old % FS_NSLOTS;
-	struct fs_sketch *s = NULL;
-	struct fs_window_totals t;
-	int err, ret;
+	int err;
 
 	/* The slot the datapath moves to must be clean first; if it cannot
 	 * be, the current window goes on (a longer window, not a leak). */
@@ -278,6 +366,7 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	}
 	now = fsd_now_ns();
 	__atomic_store_n(&r->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->ctl->window_start_ns, now, __ATOMIC_RELEASE);
 	r->seq = old + 1;
 	r->start_ns = now;
 	err = barrier(r);
@@ -287,42 +376,38 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		 * cleaned before its next use. */
 		r->dirty = true;
 		r->dirty_slot = slot;
+		__atomic_store_n(&r->ctl->done_seq, old + 1, __ATOMIC_RELEASE);
 		lose_window(r, h, old, err);
 		return err;
 	}
 	ring_buffer__consume(rb);
+	return finish_window(r, h, old, start, now);
+}
 
-	err = fsd_history_begin(h, &s);
-	if (err)
-		s = NULL;
-	ret = read_slot(r, slot, s);
-	if (!err)
-		err = ret;
-	ret = take_totals(r, old, &t);
-	if (!err)
-		err = ret;
-	/* Zero even when the window is lost: its counts must not leak into
-	 * window old + 2.  A slot whose sketches cannot be zeroed stays
-	 * dirty; its totals need nothing (take_totals()). */
-	ret = zero_slot(r, slot);
-	if (ret) {
+int fsd_rotation_adopt(struct fsd_rotation *r, struct fsd_history *h,
+		       struct ring_buffer *rb, __u64 prev_end_ns,
+		       __u64 window_ns)
+{
+	__u64 seq = r->seq, done = __atomic_load_n(&r->ctl->done_seq, __ATOMIC_ACQUIRE);
+	__u64 start, end = r->start_ns;
+
+	if (!seq)
+		return 0;
+	if (done >= seq) {
+		/* Window seq - 1 is stored or lost; its zeroing may have
+		 * stopped half-way.  No program writes that slot (the flip
+		 * was before the last daemon stopped), the barrier is only
+		 * clean_dirty_slot()'s habit. */
 		r->dirty = true;
-		r->dirty_slot = slot;
+		r->dirty_slot = (__u32)((seq - 1) % FS_NSLOTS);
+		return clean_dirty_slot(r);
 	}
-	if (!err)
-		err = ret;
-	if (!err) {
-		fs_sketch_add_totals(s, &t);
-		err = fsd_history_commit(h, old, start, now);
-	}
-	if (err) {
-		lose_window(r, h, old, err);
-		return err;
-	}
-	r->last = t;
-	fsd_debug("window %llu: %llu packets, %llu bytes, %u candidates",
-		  (unsigned long long)old, (unsigned long long)t.packets,
-		  (unsigned long long)t.bytes,
-		  fsd_history_window(h, 0)->candidates.count);
-	return 0;
+	/* Window seq - 1 is whole in its slot.  It began when the newest
+	 * stored window ended, or, with none, one window before its end. */
+	start = prev_end_ns && prev_end_ns <= end ? prev_end_ns :
+		(end > window_ns ? end - window_ns : 0);
+	fsd_info("finishing window %llu, which the previous daemon closed but did not store",
+		 (unsigned long long)(seq - 1));
+	ring_buffer__consume(rb);
+	return finish_window(r, h, seq - 1, start, end);
 }

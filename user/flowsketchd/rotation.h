@@ -8,8 +8,10 @@
  *      program that could still write old's slot has finished;
  *   3. drain the report ring buffer: every report of old is filed;
  *   4. read old's slot (chunks, and the totals in fs_hot tagged old,
- *      every CPU) into the history;
- *   5. zero old's slot's sketch chunks, which become current again at
+ *      every CPU) into the history, stored in a file first (winstore.h);
+ *   5. fs_ctl.done_seq = old + 1: the window is finished (stored, or
+ *      counted lost);
+ *   6. zero old's slot's sketch chunks, which become current again at
  *      old + 2.  The totals are not zeroed: they share fs_hot's per-CPU
  *      line with counters the datapath writes in every window, and the
  *      datapath restarts a slot's totals itself on the first packet of
@@ -21,7 +23,19 @@
  * before it is zeroed (its totals: before the datapath restarts them), so
  * the windows' totals add up to every packet sent.
  *
- * Zeroing a slot (step 5) rewrites whole per-CPU map elements, the only
+ * Adoption.  A daemon that takes over a pinned datapath (loader.h) finds
+ * the protocol where its predecessor left it, at any step, and
+ * fsd_rotation_adopt() finishes that rotation from fs_ctl: done_seq <
+ * window_seq means steps 1-4 may have run but not 5, so window
+ * window_seq - 1 is still whole in its slot (nothing zeroes it before
+ * step 5): it is folded and stored now, its reports being still in the
+ * pinned ring buffer or filed already.  done_seq == window_seq means
+ * step 6 may have stopped half-way: the slot is zeroed again.  The
+ * current window goes on from fs_ctl.window_start_ns and holds every
+ * packet that arrived while no daemon ran, so its first close by the new
+ * daemon counts them: the windows' totals stay exact across the kill.
+ *
+ * Zeroing a slot (step 6) rewrites whole per-CPU map elements, the only
  * write user space has.  That is safe because every slot starts on a chunk
  * boundary (the slot strides of cms.h and hll.h), so no element holds
  * cells or registers of the live slot.  fs_hot is never written here.
@@ -33,6 +47,7 @@
 #include <stddef.h>
 #include "history.h"
 #include "loader.h"
+#include "winstore.h"
 
 struct ring_buffer;
 
@@ -52,6 +67,7 @@ struct fsd_rotation {
 	__u64 postponed;		/* rotations put off: slot not clean */
 	__u64 late;			/* rotations >= FSD_LATE_NS late */
 	__u64 late_max_ns;
+	struct fsd_winstore *store;	/* where finished windows are kept */
 	/*
 	 * Every map access of a rotation goes through these two: reads of
 	 * the closed slot, its zeroing and the barrier.  fsd_rotation_init()
@@ -84,6 +100,15 @@ void fsd_rotation_free(struct fsd_rotation *r);
  */
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb);
+/*
+ * Finish what the adopted datapath's last daemon left of its rotation
+ * (above), into h, whose pending windows start at fs_ctl.done_seq;
+ * prev_end_ns: when the newest stored window ended (0: none), the start
+ * of a window folded here.  0 or -errno (a window lost, counted).
+ */
+int fsd_rotation_adopt(struct fsd_rotation *r, struct fsd_history *h,
+		       struct ring_buffer *rb, __u64 prev_end_ns,
+		       __u64 window_ns);
 /* The timer fired late_ns after the rotation was due: count it. */
 void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns);
 

@@ -180,6 +180,14 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 			       json_object_new_string(d->opts.pin_dir));
 	json_object_object_add(a, "datapath",
 			       json_object_new_string(d->loader.kfunc ? "kfunc" : "bpf"));
+	/* Restarts (loader.h, winstore.h): whether this daemon took over a
+	 * pinned datapath, and what its history has on disk. */
+	json_object_object_add(a, "adopted", json_object_new_boolean(d->loader.adopted));
+	json_object_object_add(a, "keep", json_object_new_boolean(d->opts.keep));
+	json_object_object_add(a, "state_dir", json_object_new_string(d->opts.state_dir));
+	add_u64(a, "windows_restored", d->windows_restored);
+	add_u64(a, "windows_stored", d->store.stored);
+	add_u64(a, "windows_store_errors", d->store.errors);
 	ifs = json_object_new_array();
 	for (i = 0; i < d->loader.n_ifaces; i++)
 		json_object_array_add(ifs, iface_json(&d->loader,

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* winstore.c - finished windows in files (winstore.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "log.h"
+#include "winstore.h"
+
+#define WINFILE_PREFIX "window-"
+
+static int win_path(const struct fsd_winstore *ws, char *buf, size_t len,
+		    __u64 seq, bool tmp)
+{
+	if (snprintf(buf, len, "%s/" WINFILE_PREFIX "%020llu%s", ws->dir,
+		     (unsigned long long)seq, tmp ? ".tmp" : "") >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* mkdir -p, each made 0700: the files hold the windows' flows. */
+static int make_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+		path[i] = dir[i];
+	}
+	return 0;
+}
+
+/* Remove window files (all, or only .tmp leftovers). */
+static void remove_files(const char *dir, bool tmp_only)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		bool tmp = n > 4 && !strcmp(e->d_name + n - 4, ".tmp");
+
+		if (strncmp(e->d_name, WINFILE_PREFIX, strlen(WINFILE_PREFIX)) ||
+		    (tmp_only && !tmp))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+}
+
+void fsd_winstore_clear(const char *dir)
+{
+	remove_files(dir, false);
+	rmdir(dir);	/* only if it is empty: never anything else's */
+}
+
+int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
+		      const struct fs_sketch_params *params, bool keep_files)
+{
+	int err;
+
+	memset(ws, 0, sizeof(*ws));
+	ws->lock_fd = -1;
+	if (strlen(dir) >= sizeof(ws->dir)) {
+		fsd_warn("--state-dir %s is too long: windows will not survive a restart", dir);
+		return 0;
+	}
+	strcpy(ws->dir, dir);
+	ws->params = *params;
+	ws->fingerprint = fs_params_fingerprint(&params->secret);
+	memset(&ws->params.secret, 0, sizeof(ws->params.secret));
+	err = make_dir(dir);
+	if (!err) {
+		ws->lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = ws->lock_fd < 0 ? -errno : 0;
+	}
+	if (err) {
+		fsd_warn("cannot make the state directory %s (%s): windows will not survive a restart",
+			 dir, strerror(-err));
+		return 0;
+	}
+	/* Two daemons on one directory would delete each other's windows. */
+	if (flock(ws->lock_fd, LOCK_EX | LOCK_NB)) {
+		fsd_err("another flowsketchd keeps its windows in %s: give each its own --state-dir",
+			dir);
+		fsd_winstore_close(ws);
+		return -EBUSY;
+	}
+	remove_files(dir, keep_files);
+	ws->usable = true;
+	return 0;
+}
+
+void fsd_winstore_close(struct fsd_winstore *ws)
+{
+	if (ws->lock_fd >= 0)
+		close(ws->lock_fd);
+	ws->lock_fd = -1;
+}
+
+static size_t cms_bytes(const struct fs_sketch_params *p)
+{
+	return (size_t)p->cms_depth << p->cms_log2_width;
+}
+
+/* The sketch whose cells are in a mapping of a file of this layout. */
+static void view_of(const struct fsd_winstore *ws, const struct fsd_winfile_header *hd,
+		    void *addr, struct fs_sketch *view)
+{
+	memset(view, 0, sizeof(*view));
+	view->params = ws->params;
+	view->cms = (struct fs_cms_cell *)((char *)addr + FSD_WINFILE_DATA);
+	view->hll = (__u8 *)addr + FSD_WINFILE_DATA + hd->cms_bytes;
+	view->totals = hd->totals;
+}
+
+/* write() all of iov, or -errno. */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
+		     __u64 end_ns, const struct fs_sketch *s,
+		     const struct fsd_candidates *c,
+		     const struct fs_window_totals *ever, __u64 ever_windows,
+		     struct fs_sketch *view, struct fsd_window_map *m)
+{
+	static const char zeros[FSD_WINFILE_DATA];
+	struct fsd_winfile_header hd;
+	struct fsd_candidate *cand = NULL;
+	char tmp[PATH_MAX], path[PATH_MAX];
+	struct iovec iov[5];
+	size_t len;
+	void *addr;
+	__u32 i, n = 0;
+	int fd = -1, err;
+
+	if (!ws->usable)
+		return -ENOENT;
+	err = win_path(ws, tmp, sizeof(tmp), seq, true);
+	if (!err)
+		err = win_path(ws, path, sizeof(path), seq, false);
+	if (err)
+		goto fail;
+	/* The set is a hash table: its keys, packed. */
+	cand = malloc(((size_t)c->count + 1) * sizeof(*cand));
+	if (!cand) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < c->capacity && n < c->count; i++)
+		if (c->slots[i].key.family)
+			cand[n++] = c->slots[i];
+	memset(&hd, 0, sizeof(hd));
+	memcpy(hd.magic, FSD_WINFILE_MAGIC, sizeof(hd.magic));
+	hd.version = FSD_WINFILE_VERSION;
+	hd.data_offset = FSD_WINFILE_DATA;
+	hd.params = ws->params;
+	hd.fingerprint = ws->fingerprint;
+	hd.seq = seq;
+	hd.start_ns = start_ns;
+	hd.end_ns = end_ns;
+	hd.totals = s->totals;
+	hd.ever = *ever;
+	hd.ever_windows = ever_windows;
+	hd.cms_bytes = cms_bytes(&s->params) * sizeof(struct fs_cms_cell);
+	hd.hll_bytes = (__u64)FS_HLL_NSKETCH << s->params.hll_p;
+	hd.candidates = n;
+	iov[0] = (struct iovec){ &hd, sizeof(hd) };
+	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(hd) };
+	iov[2] = (struct iovec){ s->cms, hd.cms_bytes };
+	iov[3] = (struct iovec){ s->hll, hd.hll_bytes };
+	iov[4] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
+	len = FSD_WINFILE_DATA + hd.cms_bytes + hd.hll_bytes + (size_t)n * sizeof(*cand);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = write_all(fd, iov, 5);
+	if (err)
+		goto fail_unlink;
+	addr = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (addr == MAP_FAILED) {
+		err = -errno;
+		goto fail_unlink;
+	}
+	if (rename(tmp, path)) {
+		err = -errno;
+		munmap(addr, len);
+		goto fail_unlink;
+	}
+	close(fd);
+	free(cand);
+	view_of(ws, &hd, addr, view);
+	m->addr = addr;
+	m->len = len;
+	ws->stored++;
+	return 0;
+
+fail_unlink:
+	unlink(tmp);
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(cand);
+	/* Once per error streak would be quieter; every window says which. */
+	if (!ws->errors++ || ws->errors % 1000 == 0)
+		fsd_warn("cannot store window %llu in %s: %s (kept in memory only; %llu so far)",
+			 (unsigned long long)seq, ws->dir, strerror(-err),
+			 (unsigned long long)ws->errors);
+	return err;
+}
+
+void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq)
+{
+	char path[PATH_MAX];
+
+	if (ws->usable && seq != FSD_NO_SEQ &&
+	    !win_path(ws, path, sizeof(path), seq, false))
+		unlink(path);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The window files' sequence numbers below before_seq, ascending. */
+static int list_seqs(const struct fsd_winstore *ws, __u64 before_seq,
+		     __u64 **out, size_t *n)
+{
+	struct dirent *e;
+	DIR *d = opendir(ws->dir);
+	__u64 *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		const char *digits = e->d_name + strlen(WINFILE_PREFIX);
+		char *end;
+		__u64 seq;
+
+		if (strncmp(e->d_name, WINFILE_PREFIX, strlen(WINFILE_PREFIX)) ||
+		    strlen(digits) != 20)
+			continue;
+		errno = 0;
+		seq = strtoull(digits, &end, 10);
+		if (errno || *end)
+			continue;
+		if (seq >= before_seq) {
+			/* A window the datapath has not finished cannot have
+			 * a file: not ours. */
+			char path[PATH_MAX];
+
+			if (snprintf(path, sizeof(path), "%s/%s", ws->dir, e->d_name) < (int)sizeof(path))
+				unlink(path);
+			continue;
+		}
+		if (*n == cap) {
+			__u64 *g = realloc(v, (cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!g) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = g;
+			cap = cap ? 2 * cap : 64;
+		}
+		v[(*n)++] = seq;
+	}
+	closedir(d);
+	qsort(v, *n, sizeof(*v), cmp_u64);
+	*out = v;
+	return 0;
+}
+
+/* Map and check one file; 0 with r filled, or -errno (message given). */
+static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
+		    struct fsd_window_restore *r)
+{
+	const struct fsd_winfile_header *hd;
+	struct stat st;
+	const char *why = NULL;
+	void *addr;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (size_t)st.st_size < FSD_WINFILE_DATA) {
+		close(fd);
+		fsd_warn("ignoring %s: shorter than its header", path);
+		return -EINVAL;
+	}
+	addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (addr == MAP_FAILED)
+		return -errno;
+	hd = addr;
+	if (memcmp(hd->magic, FSD_WINFILE_MAGIC, sizeof(hd->magic)))
+		why = "not a window file";
+	else if (hd->version != FSD_WINFILE_VERSION)
+		why = "another version";
+	else if (hd->data_offset != FSD_WINFILE_DATA)
+		why = "another layout";
+	else if (memcmp(&hd->params, &ws->params, sizeof(hd->params)) ||
+		 hd->fingerprint != ws->fingerprint)
+		why = "another datapath's parameters or secret";
+	else if (hd->seq != seq)
+		why = "its name and sequence disagree";
+	else if (hd->cms_bytes != cms_bytes(&ws->params) * sizeof(struct fs_cms_cell) ||
+		 hd->hll_bytes != (__u64)FS_HLL_NSKETCH << ws->params.hll_p ||
+		 hd->candidates > (1ULL << 32) ||
+		 (__u64)st.st_size != FSD_WINFILE_DATA + hd->cms_bytes + hd->hll_bytes +
+				      hd->candidates * sizeof(struct fsd_candidate))
+		why = "sizes that disagree with its parameters or its length";
+	else if (!hd->ever_windows)
+		why = "no history count";
+	if (why) {
+		fsd_warn("ignoring %s: %s", path, why);
+		munmap(addr, (size_t)st.st_size);
+		return -EINVAL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->seq = seq;
+	r->start_ns = hd->start_ns;
+	r->end_ns = hd->end_ns;
+	view_of(ws, hd, addr, &r->view);
+	r->m.addr = addr;
+	r->m.len = (size_t)st.st_size;
+	r->candidates = (const struct fsd_candidate *)((const char *)addr + FSD_WINFILE_DATA +
+						      hd->cms_bytes + hd->hll_bytes);
+	r->ncandidates = hd->candidates;
+	r->ever = hd->ever;
+	r->ever_windows = hd->ever_windows;
+	return 0;
+}
+
+int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
+		      __u64 before_seq, __u64 *last_end_ns)
+{
+	__u64 *seqs = NULL;
+	size_t n = 0, i, first;
+	int err, restored = 0;
+
+	*last_end_ns = 0;
+	if (!ws->usable)
+		return 0;
+	err = list_seqs(ws, before_seq, &seqs, &n);
+	if (err)
+		return err;
+	first = n > h->capacity ? n - h->capacity : 0;
+	for (i = 0; i < n; i++) {
+		struct fsd_window_restore r;
+		char path[PATH_MAX];
+
+		if (win_path(ws, path, sizeof(path), seqs[i], false))
+			continue;
+		if (i < first) {	/* older than the history keeps */
+			unlink(path);
+			continue;
+		}
+		if (load_one(ws, path, seqs[i], &r)) {
+			unlink(path);
+			continue;
+		}
+		err = fsd_history_restore(h, &r);
+		if (err) {
+			munmap(r.m.addr, r.m.len);
+			break;
+		}
+		*last_end_ns = r.end_ns;
+		restored++;
+	}
+	free(seqs);
+	return err ? err : restored;
+}

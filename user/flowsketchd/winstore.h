@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * winstore.h - finished windows kept in files, for the next daemon.
+ *
+ * A daemon killed with SIGKILL loses its memory, but not the pinned
+ * datapath (loader.h) nor the files it wrote: each finished window is a
+ * file in the state directory (--state-dir, default /run/flowsketch, a
+ * tmpfs: the windows and the pinned maps both last until reboot), and a
+ * daemon that adopts the pinned datapath reads them back, so that its
+ * span queries reach windows from before the kill.
+ *
+ * Crash safety.  A window is written to window-SEQ.tmp and renamed to
+ * window-SEQ once whole: a window-* file is complete whenever the writer
+ * died (rename is atomic; a .tmp left behind is removed at the next
+ * start).  Nothing is fsync'ed: a process that dies leaves its written
+ * pages in the page cache, and a machine that dies takes the datapath
+ * with it.  The rotation writes the file before it zeroes the window's
+ * slot in the datapath and records the window as done in fs_ctl.done_seq
+ * in between (maps.h), so at every instant a window's counts are in its
+ * slot, in its file, or both: the adopting daemon folds a slot whose
+ * window has no file, and re-zeroes one whose window has.
+ *
+ * One copy in memory.  The daemon maps each file it wrote (read only,
+ * shared: the page cache's pages) and its history reads the sketch there
+ * (history.h, struct fsd_window_map), so keeping windows on disk costs no
+ * second copy.
+ *
+ * File format, version 1, little-endian (this host's order: the files
+ * never leave it; `flowsketch export` writes the portable format):
+ *
+ *   off   size  field
+ *     0      8  magic "FSWINDOW"
+ *     8      4  version (1)
+ *    12      4  data offset (4096: the cells start on a page)
+ *    16     32  struct fs_sketch_params, secret zeroed (params.h)
+ *    48      8  fingerprint of the secret (fs_params_fingerprint())
+ *    56      8  window sequence number
+ *    64      8  start, CLOCK_MONOTONIC ns
+ *    72      8  end, CLOCK_MONOTONIC ns (valid within one boot, as /run)
+ *    80     16  the window's totals: packets, bytes
+ *    96     16  the history's totals after this window: packets, bytes
+ *   112      8  windows the history had finished after this one
+ *   120      8  Count-Min bytes C = depth * width * 16
+ *   128      8  HyperLogLog bytes H = 3 * 2^p
+ *   136      8  candidates N
+ *   144   3952  zero
+ *  4096      C  Count-Min cells, row-major (struct fs_cms_cell)
+ *  4096+C    H  HyperLogLog registers (flows, sources, destinations)
+ *  4096+C+H 48N candidates, struct fsd_candidate (key, keyed hash)
+ *
+ * A reader refuses another magic or version, parameters or a fingerprint
+ * other than its own datapath's, and sizes that disagree with the
+ * parameters or with the file's length.
+ */
+#ifndef FLOWSKETCHD_WINSTORE_H
+#define FLOWSKETCHD_WINSTORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include "history.h"
+
+#define FSD_WINFILE_MAGIC "FSWINDOW"
+#define FSD_WINFILE_VERSION 1
+#define FSD_WINFILE_DATA 4096
+
+struct fsd_winfile_header {
+	char magic[8];
+	__u32 version;
+	__u32 data_offset;
+	struct fs_sketch_params params;
+	__u64 fingerprint;
+	__u64 seq;
+	__u64 start_ns;
+	__u64 end_ns;
+	struct fs_window_totals totals;
+	struct fs_window_totals ever;
+	__u64 ever_windows;
+	__u64 cms_bytes;
+	__u64 hll_bytes;
+	__u64 candidates;
+};
+
+_Static_assert(sizeof(struct fsd_winfile_header) == 144, "header layout");
+_Static_assert(sizeof(struct fsd_candidate) == 48, "candidate records");
+
+struct fsd_winstore {
+	char dir[PATH_MAX - 64];
+	struct fs_sketch_params params;	/* secret zeroed */
+	__u64 fingerprint;
+	bool usable;			/* the directory could be made */
+	int lock_fd;			/* the directory, flock()ed: one daemon */
+	__u64 stored;			/* windows written */
+	__u64 errors;			/* windows that could not be */
+};
+
+/*
+ * Open dir (made 0700 if missing) for windows of params, and lock it.
+ * keep_files: an adopting daemon's, whose windows are there to be read;
+ * otherwise whatever a previous datapath left is removed.  A directory
+ * that cannot be made is logged and leaves the store unusable: windows
+ * then live on the heap only, and a restart loses them.  0, or -EBUSY
+ * (message printed) when another daemon holds dir.
+ */
+int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
+		      const struct fs_sketch_params *params, bool keep_files);
+/* Unlock (the files stay). */
+void fsd_winstore_close(struct fsd_winstore *ws);
+
+/*
+ * Write window seq (sketch s with its totals, candidates c, the history's
+ * totals after it) and map it: 0 with *view (s's layout, cells in the
+ * mapping) and *m set, or -errno (nothing left behind).
+ */
+int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
+		     __u64 end_ns, const struct fs_sketch *s,
+		     const struct fsd_candidates *c,
+		     const struct fs_window_totals *ever, __u64 ever_windows,
+		     struct fs_sketch *view, struct fsd_window_map *m);
+
+/* Remove window seq's file (the history dropped it). */
+void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq);
+
+/*
+ * Read the stored windows below before_seq into h, oldest first, at most
+ * h->capacity (the newest).  Files that fail the checks above are logged
+ * and removed.  The number restored, or -errno; *last_end_ns: the newest
+ * one's end (0 if none).
+ */
+int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
+		      __u64 before_seq, __u64 *last_end_ns);
+
+/* Remove every window file (a stop without --keep, --detach). */
+void fsd_winstore_clear(const char *dir);
+
+#endif /* FLOWSKETCHD_WINSTORE_H */
