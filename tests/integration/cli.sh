@@ -269,6 +269,8 @@ check "flows --json parses" \
 # ---------------------------------------------------------------- status
 cat >"$T/status.json" <<'EOF'
 {"pid":4242, "pin_dir":"/sys/fs/bpf/flowsketch", "datapath":"bpf",
+ "adopted":true, "keep":true, "state_dir":"/run/flowsketch/flowsketch",
+ "windows_restored":57, "windows_stored":80, "windows_store_errors":1,
  "interfaces":[{"name":"veth0", "state":"attached", "ifindex":7,
                 "xdp_mode":"native", "reattached":0},
                {"name":"veth1", "state":"attached", "ifindex":9,
@@ -300,6 +302,8 @@ run --socket "$T/status.sock" status
 check "status exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
 check "status: daemon, datapath, pin dir" \
 	out_has "pid 4242, datapath bpf, maps pinned in /sys/fs/bpf/flowsketch"
+check "status: adoption, windows read back and stored, --keep" \
+	out_has "^restarts: +adopted the pinned datapath; 57 windows read back, 80 stored in /run/flowsketch/flowsketch \(1 could not be\); a stop keeps it all \(--keep\)$"
 check "status: interfaces and XDP mode" \
 	out_has "veth0 \(ifindex 7, XDP native\), veth1 \(ifindex 9, XDP generic, re-attached 1 time\)"
 check "status: a gone interface is not counted" \

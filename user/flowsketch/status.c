@@ -22,7 +22,9 @@
 
 struct status_view {
 	__u64 pid, window_seconds, history_seconds, windows_kept;
-	const char *pin_dir, *datapath;
+	const char *pin_dir, *datapath, *state_dir;
+	bool adopted, keep;
+	__u64 windows_restored, windows_stored, windows_store_errors;
 	struct json_object *interfaces, *malformed;
 	__u64 cms_width, cms_depth, hll_precision;
 	double epsilon, delta, hll_rse;
@@ -88,6 +90,12 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	if ((err = fs_reply_u64(a, "pid", &v->pid)) ||
 	    (err = fs_reply_string(a, "pin_dir", &v->pin_dir)) ||
 	    (err = fs_reply_string(a, "datapath", &v->datapath)) ||
+	    (err = fs_reply_bool(a, "adopted", &v->adopted)) ||
+	    (err = fs_reply_bool(a, "keep", &v->keep)) ||
+	    (err = fs_reply_string(a, "state_dir", &v->state_dir)) ||
+	    (err = fs_reply_u64(a, "windows_restored", &v->windows_restored)) ||
+	    (err = fs_reply_u64(a, "windows_stored", &v->windows_stored)) ||
+	    (err = fs_reply_u64(a, "windows_store_errors", &v->windows_store_errors)) ||
 	    (err = fs_reply_array(a, "interfaces", &v->interfaces)) ||
 	    (err = parse_interfaces(v->interfaces)) ||
 	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
@@ -301,6 +309,12 @@ static void print_status(const struct status_view *v)
 
 	printf("flowsketchd:  pid %llu, datapath %s, maps pinned in %s\n",
 	       (unsigned long long)v->pid, v->datapath, v->pin_dir);
+	printf("restarts:     %s; %llu windows read back, %llu stored in %s (%llu could not be)%s\n",
+	       v->adopted ? "adopted the pinned datapath" : "loaded afresh",
+	       (unsigned long long)v->windows_restored,
+	       (unsigned long long)v->windows_stored, v->state_dir,
+	       (unsigned long long)v->windows_store_errors,
+	       v->keep ? "; a stop keeps it all (--keep)" : "");
 	print_interfaces(v);
 	printf("windows:      %llu s each, history %llu s (%llu windows kept)\n",
 	       (unsigned long long)v->window_seconds,

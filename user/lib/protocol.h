@@ -68,6 +68,13 @@
  *
  * status:
  *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
+ *    "adopted":B, "keep":B, "state_dir":"...", "windows_restored":N,
+ *    "windows_stored":N, "windows_store_errors":N,
+ *      adopted: this daemon took over a datapath pinned by an earlier one
+ *      (flowsketchd's loader.h); windows_restored: finished windows it read
+ *      back from state_dir at start; windows_stored, _store_errors: the
+ *      windows it wrote there, and those it could not (kept in memory
+ *      only); keep: a stop leaves everything for the next start (--keep);
  *    "interfaces":[{"name":"veth0", "state":"attached"|"gone"|"failed",
  *                   "ifindex":N, "xdp_mode":"native"|"generic",
  *                   "reattached":N, "error":"..."}],
