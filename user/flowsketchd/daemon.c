@@ -284,6 +284,14 @@ static int setup(struct fsd_daemon *d)
 				      &d->history);
 	if (!d->reports)
 		return -errno;
+	d->report_state.store = &d->store;
+	if (adopt) {
+		__u64 n = fsd_winstore_replay(&d->store, &d->history, first);
+
+		if (n)
+			fsd_info("filed %llu candidates of the open windows again from their journal",
+				 (unsigned long long)n);
+	}
 	/* Subscribed before the first attach: a link change after it is
 	 * queued for the loop, never missed. */
 	err = fsd_ifwatch_open(&d->ifwatch);
@@ -336,9 +344,9 @@ static void teardown(struct fsd_daemon *d)
 		fsd_rotation_free(&d->rotation);
 	if (d->history_ready)
 		fsd_history_free(&d->history);
+	fsd_winstore_close(&d->store);
 	if (!keep && d->store.usable)
 		fsd_winstore_clear(d->store.dir);
-	fsd_winstore_close(&d->store);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
 	d->lock.created = !keep && (d->lock.created || d->loader.adopted);
@@ -398,7 +406,7 @@ static int loop(struct fsd_daemon *d)
 						   d->reports);
 				}
 			} else if (fd == rb_fd) {
-				ring_buffer__consume(d->reports);
+				fsd_reports_drain(d->reports, &d->report_state);
 			} else if (fd == d->listen_fd) {
 				fsd_server_accept(d);
 			} else if (fd == d->workers.event_fd) {

@@ -23,8 +23,10 @@ static int on_report(void *arg, void *data, size_t size)
 	/* Full sets and stray windows are counted, here and by the
 	 * history; neither is a reason to stop draining. */
 	ret = fsd_history_add_candidate(ctx->h, r.window_seq, &r.key, r.hash);
-	if (ret == 1)
+	if (ret == 1) {
 		c->filed++;
+		fsd_winstore_note(ctx->store, r.window_seq, &r.key, r.hash);
+	}
 	else if (ret == 0)
 		c->duplicates++;
 	else if (ret == -ESRCH)
@@ -51,4 +53,10 @@ struct ring_buffer *fsd_reports_open(struct fsd_reports *r, int map_fd,
 		errno = err;	/* for the caller, past stdio */
 	}
 	return rb;
+}
+
+void fsd_reports_drain(struct ring_buffer *rb, struct fsd_reports *r)
+{
+	ring_buffer__consume(rb);
+	fsd_winstore_flush(r->store);
 }

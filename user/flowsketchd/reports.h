@@ -23,6 +23,7 @@
 #define FLOWSKETCHD_REPORTS_H
 
 #include "history.h"
+#include "winstore.h"
 
 struct ring_buffer;
 
@@ -44,14 +45,20 @@ struct fsd_report_counts {
  * thread that drains it (the event loop). */
 struct fsd_reports {
 	struct fsd_history *h;
+	struct fsd_winstore *store;	/* journals new candidates (or NULL) */
 	struct fsd_report_counts counts;
 };
 
 /*
  * The ring buffer of map_fd, filing into h through r (whose counters start
  * at zero); NULL with a message and errno.  Freed with ring_buffer__free().
+ * Drain it with fsd_reports_drain(), which also journals what was filed
+ * (winstore.h) once the ring is empty.
  */
 struct ring_buffer *fsd_reports_open(struct fsd_reports *r, int map_fd,
 				     struct fsd_history *h);
+
+/* ring_buffer__consume(rb), then the journal flushed. */
+void fsd_reports_drain(struct ring_buffer *rb, struct fsd_reports *r);
 
 #endif /* FLOWSKETCHD_REPORTS_H */

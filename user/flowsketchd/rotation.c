@@ -321,8 +321,10 @@ static int finish_window(struct fsd_rotation *r, struct fsd_history *h,
 		err = commit_window(r, h, old, start, end, s);
 	}
 	/* Stored or lost, the window is finished: only now may its slot
-	 * lose its counts (an adopting daemon reads done_seq). */
+	 * lose its counts (an adopting daemon reads done_seq), and its
+	 * candidates' journal go (winstore.h). */
 	__atomic_store_n(&r->ctl->done_seq, old + 1, __ATOMIC_RELEASE);
+	fsd_winstore_forget(r->store, old);
 	/* Zero even when the window is lost: its counts must not leak into
 	 * window old + 2.  A slot whose sketches cannot be zeroed stays
 	 * dirty, and is cleaned before the datapath returns to it; its
@@ -377,6 +379,7 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		r->dirty = true;
 		r->dirty_slot = slot;
 		__atomic_store_n(&r->ctl->done_seq, old + 1, __ATOMIC_RELEASE);
+		fsd_winstore_forget(r->store, old);
 		lose_window(r, h, old, err);
 		return err;
 	}

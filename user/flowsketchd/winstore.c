@@ -15,6 +15,7 @@
 #include "winstore.h"
 
 #define WINFILE_PREFIX "window-"
+#define JOURNAL_PREFIX "pending-"
 
 static int win_path(const struct fsd_winstore *ws, char *buf, size_t len,
 		    __u64 seq, bool tmp)
@@ -58,7 +59,8 @@ static void remove_files(const char *dir, bool tmp_only)
 		size_t n = strlen(e->d_name);
 		bool tmp = n > 4 && !strcmp(e->d_name + n - 4, ".tmp");
 
-		if (strncmp(e->d_name, WINFILE_PREFIX, strlen(WINFILE_PREFIX)) ||
+		if ((strncmp(e->d_name, WINFILE_PREFIX, strlen(WINFILE_PREFIX)) &&
+		     strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX))) ||
 		    (tmp_only && !tmp))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
@@ -112,9 +114,142 @@ int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 
 void fsd_winstore_close(struct fsd_winstore *ws)
 {
+	fsd_winstore_flush(ws);
+	free(ws->note);
+	free(ws->note_seq);
+	ws->note = NULL;
+	ws->note_seq = NULL;
 	if (ws->lock_fd >= 0)
 		close(ws->lock_fd);
 	ws->lock_fd = -1;
+}
+
+static int journal_path(const struct fsd_winstore *ws, char *buf, size_t len,
+			__u64 seq)
+{
+	if (snprintf(buf, len, "%s/" JOURNAL_PREFIX "%020llu", ws->dir,
+		     (unsigned long long)seq) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+void fsd_winstore_note(struct fsd_winstore *ws, __u64 seq,
+		       const struct fs_flow_key *key, __u64 hash)
+{
+	if (!ws || !ws->usable)
+		return;
+	if (!ws->note) {
+		ws->note = calloc(FSD_WINSTORE_NOTES, sizeof(*ws->note));
+		ws->note_seq = calloc(FSD_WINSTORE_NOTES, sizeof(*ws->note_seq));
+		if (!ws->note || !ws->note_seq) {
+			ws->journal_errors++;
+			return;
+		}
+	}
+	if (ws->nnote == FSD_WINSTORE_NOTES)
+		fsd_winstore_flush(ws);
+	ws->note[ws->nnote].key = *key;
+	ws->note[ws->nnote].hash = hash;
+	ws->note_seq[ws->nnote] = seq;
+	ws->nnote++;
+}
+
+/* Append records [i, j) (one window's) to its journal. */
+static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
+{
+	char path[PATH_MAX];
+	size_t len = (size_t)(j - i) * sizeof(*ws->note);
+	ssize_t w = -1;
+	int fd = -1;
+
+	if (!journal_path(ws, path, sizeof(path), ws->note_seq[i]))
+		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		w = write(fd, ws->note + i, len);
+		close(fd);
+	}
+	if (w != (ssize_t)len && !ws->journal_errors++)
+		fsd_warn("cannot journal the candidates of window %llu in %s: %s",
+			 (unsigned long long)ws->note_seq[i], ws->dir,
+			 w < 0 ? strerror(errno) : "short write");
+}
+
+void fsd_winstore_flush(struct fsd_winstore *ws)
+{
+	__u32 i = 0, j;
+
+	if (!ws || !ws->nnote)
+		return;
+	/* Runs of one window: reports arrive grouped by window. */
+	while (i < ws->nnote) {
+		for (j = i + 1; j < ws->nnote && ws->note_seq[j] == ws->note_seq[i]; j++)
+			;
+		journal_append(ws, i, j);
+		i = j;
+	}
+	ws->nnote = 0;
+}
+
+void fsd_winstore_forget(struct fsd_winstore *ws, __u64 seq)
+{
+	char path[PATH_MAX];
+
+	if (!ws || !ws->usable)
+		return;
+	fsd_winstore_flush(ws);
+	if (!journal_path(ws, path, sizeof(path), seq))
+		unlink(path);
+}
+
+/* File one journal's records into h's pending window seq. */
+static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
+			__u64 seq, const char *path)
+{
+	struct fsd_candidate rec;
+	__u64 n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	/* A short last read is a record cut short by the kill: ignored. */
+	while (read(fd, &rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
+		if (!rec.key.family)
+			continue;
+		if (fsd_history_add_candidate(h, seq, &rec.key, rec.hash) >= 0)
+			n++;
+	}
+	close(fd);
+	return n;
+}
+
+__u64 fsd_winstore_replay(struct fsd_winstore *ws, struct fsd_history *h,
+			  __u64 first_seq)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	__u64 n = 0;
+
+	if (!ws->usable || !(d = opendir(ws->dir)))
+		return 0;
+	while ((e = readdir(d))) {
+		const char *digits = e->d_name + strlen(JOURNAL_PREFIX);
+		char *end;
+		__u64 seq;
+
+		if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) ||
+		    strlen(digits) != 20 ||
+		    snprintf(path, sizeof(path), "%s/%s", ws->dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		errno = 0;
+		seq = strtoull(digits, &end, 10);
+		if (!errno && !*end && (seq == first_seq || seq == first_seq + 1))
+			n += replay_one(ws, h, seq, path);
+		else
+			unlink(path);	/* a finished window's, or not ours */
+	}
+	closedir(d);
+	return n;
 }
 
 static size_t cms_bytes(const struct fs_sketch_params *p)

@@ -51,6 +51,16 @@
  * A reader refuses another magic or version, parameters or a fingerprint
  * other than its own datapath's, and sizes that disagree with the
  * parameters or with the file's length.
+ *
+ * Candidates of the windows still open.  A flow is reported once per
+ * window, CPU and metric, when it crosses the threshold, so a report the
+ * daemon took from the ring buffer before it was killed is not sent
+ * again: each new candidate of a pending window is appended to
+ * pending-SEQ as it is filed (written after each drain of the ring
+ * buffer), and the adopting daemon files them again.  pending-SEQ is a
+ * sequence of 48-byte struct fsd_candidate records, nothing else; a
+ * partial record at the end (a write cut short) is ignored, and the file
+ * goes once its window has its own file.
  */
 #ifndef FLOWSKETCHD_WINSTORE_H
 #define FLOWSKETCHD_WINSTORE_H
@@ -91,7 +101,14 @@ struct fsd_winstore {
 	int lock_fd;			/* the directory, flock()ed: one daemon */
 	__u64 stored;			/* windows written */
 	__u64 errors;			/* windows that could not be */
+	/* Candidates filed since the last flush, and their windows. */
+	struct fsd_candidate *note;
+	__u64 *note_seq;
+	__u32 nnote;
+	__u64 journal_errors;		/* records that could not be written */
 };
+
+#define FSD_WINSTORE_NOTES 4096	/* buffered before a forced flush */
 
 /*
  * Open dir (made 0700 if missing) for windows of params, and lock it.
@@ -128,6 +145,21 @@ void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq);
  */
 int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 		      __u64 before_seq, __u64 *last_end_ns);
+
+/* A new candidate of pending window seq (buffered). */
+void fsd_winstore_note(struct fsd_winstore *ws, __u64 seq,
+		       const struct fs_flow_key *key, __u64 hash);
+/* Append what was noted to the journals. */
+void fsd_winstore_flush(struct fsd_winstore *ws);
+/* Window seq has its file, or is lost: its journal goes. */
+void fsd_winstore_forget(struct fsd_winstore *ws, __u64 seq);
+/*
+ * File the journaled candidates of the pending windows first_seq and
+ * first_seq + 1 in h again; journals of any other window are removed.
+ * The number of candidates read.
+ */
+__u64 fsd_winstore_replay(struct fsd_winstore *ws, struct fsd_history *h,
+			  __u64 first_seq);
 
 /* Remove every window file (a stop without --keep, --detach). */
 void fsd_winstore_clear(const char *dir);
