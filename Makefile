@@ -144,6 +144,14 @@ $(BUILD)/tests/test_rotation: $(FSD_ROTATION_OBJS)
 $(BUILD)/tests/test_rotation: TEST_OBJS := $(FSD_ROTATION_OBJS)
 $(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
 
+# The window files, in a temporary directory of the test's own: the store
+# with the pure parts it fills.
+FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,winstore log) \
+                     $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_winstore: $(FSD_WINSTORE_OBJS)
+$(BUILD)/tests/test_winstore: TEST_OBJS := $(FSD_WINSTORE_OBJS)
+$(BUILD)/tests/test_winstore: CFLAGS += -Iuser/flowsketchd
+
 # --- mutants ------------------------------------------------------------------
 # Unit tests rebuilt, with the shared library they test, against a broken
 # core (the FS_MUTANT_* blocks in include/flowsketch): each must fail, or

@@ -753,6 +753,137 @@ static void test_clean_hll_fails(void **state)
 	postpone_window_2(g, FAULT_UPDATE, g->r.hll_fd, 1);
 }
 
+/*
+ * The daemon is killed and another adopts the datapath (rotation.h,
+ * "Adoption"): the old one's memory goes, the maps stay, and the new one
+ * starts as daemon.c does: its history's first pending window is the one
+ * before the current when done_seq says that one is unfinished.  store:
+ * the state directory both use (opened afresh for the new one), or NULL.
+ */
+static void successor(struct rig *g, struct fsd_winstore *store,
+		      const char *dir, __u32 *restored)
+{
+	struct fs_sketch_params p = params;
+	__u64 seq = g->loader.ctl->window_seq, done = g->loader.ctl->done_seq;
+	__u64 first = seq && done < seq ? seq - 1 : seq, last_end = 0;
+	int n;
+
+	ring_buffer__free(g->rb);
+	fsd_rotation_free(&g->r);
+	fsd_history_free(&g->h);
+	if (store) {
+		fsd_winstore_close(store);
+		assert_int_equal(fsd_winstore_open(store, dir, &p, true), 0);
+	}
+	g->loader.adopted = true;
+	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024, first), 0);
+	if (store) {
+		n = fsd_winstore_load(store, &g->h, seq, &last_end);
+		assert_true(n >= 0);
+		*restored = (__u32)n;
+	}
+	assert_int_equal(fsd_rotation_init(&g->r, &g->loader, &p, HH_FRACTION), 0);
+	g->r.store = store;
+	g->rb = fsd_reports_open(&g->reports, bpf_map__fd(g->skel->maps.fs_reports), &g->h);
+	assert_non_null(g->rb);
+	g->reports.store = store;
+	if (store)
+		fsd_winstore_replay(store, &g->h, first);
+	g->r.map_lookup = fault_lookup;
+	g->r.map_update = fault_update;
+	assert_int_equal(fsd_rotation_adopt(&g->r, &g->h, g->rb, last_end,
+					    1000000000ULL), 0);
+}
+
+/*
+ * Killed right after the flip (steps 1-3 of rotation.h): window 1 is
+ * whole in its slot, with its reports still in the ring buffer; the
+ * successor folds it, exact, and goes on.
+ */
+static void test_adopt_after_flip(void **state)
+{
+	static const __u64 kept[] = { 1, 2 };
+	struct rig *g = *state;
+
+	send_batch(g, 0, 1);
+	rotate_ok(g);
+	send_batch(g, 1, 0);
+	__atomic_store_n(&g->loader.ctl->window_seq, 2, __ATOMIC_RELEASE);
+	successor(g, NULL, NULL, NULL);
+	assert_int_equal(g->r.seq, 2);
+	assert_int_equal(g->loader.ctl->done_seq, 2);
+	assert_window_exact(g, 1);
+	send_batch(g, 2, 1);
+	rotate_ok(g);
+	/* Window 0 was the killed daemon's, in no store: gone with it. */
+	assert_history(g, kept, 2, 0, 0);
+}
+
+/*
+ * Killed while zeroing window 1's slot (after it was stored): the
+ * successor zeroes it again, so window 3, the slot's next, holds nothing
+ * of window 1.
+ */
+static void test_adopt_while_zeroing(void **state)
+{
+	static const __u64 kept[] = { 2, 3 };
+	struct rig *g = *state;
+
+	send_batch(g, 0, 1);
+	rotate_ok(g);
+	send_batch(g, 1, 1);
+	fault_arm(FAULT_UPDATE, g->r.cms_fd, 1, 1);	/* half of it zeroed */
+	rotate_ok(g);
+	fault_arm(FAULT_NONE, -1, 0, 0);
+	assert_true(g->r.dirty);
+	successor(g, NULL, NULL, NULL);
+	assert_false(g->r.dirty);
+	send_batch(g, 2, 1);
+	rotate_ok(g);
+	send_batch(g, 3, 1);
+	rotate_ok(g);
+	assert_history(g, kept, 2, 0, 0);
+}
+
+/*
+ * With a state directory: the killed daemon had stored window 0 and
+ * drained (and journaled) window 1's reports before it died, so the ring
+ * buffer holds none of them; the successor reads window 0 back and files
+ * window 1's candidates from the journal: both exact, every flow a
+ * candidate.
+ */
+static void test_adopt_with_store(void **state)
+{
+	static const __u64 kept[] = { 0, 1 };
+	struct rig *g = *state;
+	struct fs_sketch_params p = params;
+	struct fsd_winstore store;
+	char dir[] = "/tmp/fs-test-rotation.XXXXXX";
+	__u32 restored = 0;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fsd_winstore_open(&store, dir, &p, false), 0);
+	g->r.store = &store;
+	g->reports.store = &store;
+	send_batch(g, 0, 0);
+	fsd_reports_drain(g->rb, &g->reports);
+	rotate_ok(g);
+	send_batch(g, 1, 0);
+	fsd_reports_drain(g->rb, &g->reports);
+	assert_int_equal(ring_buffer__consume(g->rb), 0);
+	successor(g, &store, dir, &restored);
+	assert_int_equal(restored, 1);
+	assert_window_exact(g, 0);
+	rotate_ok(g);
+	assert_history(g, kept, 2, 0, 0);
+	fsd_history_free(&g->h);	/* unmaps the windows */
+	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
+					  g->loader.ctl->window_seq), 0);
+	fsd_winstore_close(&store);
+	fsd_winstore_clear(dir);
+	assert_int_equal(rmdir(dir), -1);	/* clear removed it */
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
 
 int main(void)
@@ -773,6 +904,9 @@ int main(void)
 		T(test_clean_barrier_fails),
 		T(test_clean_zeroing_fails),
 		T(test_clean_hll_fails),
+		T(test_adopt_after_flip),
+		T(test_adopt_while_zeroing),
+		T(test_adopt_with_store),
 	};
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {

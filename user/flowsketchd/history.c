@@ -199,7 +199,8 @@ int fsd_history_restore(struct fsd_history *h, const struct fsd_window_restore *
 	for (i = 0; i < r->ncandidates; i++) {
 		err = fsd_candidates_add(&set, &r->candidates[i].key,
 					 r->candidates[i].hash);
-		if (err < 0 && err != -ENOSPC) {
+		/* A full set or a record of no family loses that record only. */
+		if (err == -ENOMEM) {
 			fsd_candidates_free(&set);
 			return err;
 		}

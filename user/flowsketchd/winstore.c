@@ -102,10 +102,14 @@ int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 	}
 	/* Two daemons on one directory would delete each other's windows. */
 	if (flock(ws->lock_fd, LOCK_EX | LOCK_NB)) {
-		fsd_err("another flowsketchd keeps its windows in %s: give each its own --state-dir",
-			dir);
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		if (err == -EBUSY)
+			fsd_err("another flowsketchd keeps its windows in %s: give each its own --state-dir",
+				dir);
+		else
+			fsd_err("cannot lock the state directory %s: %s", dir, strerror(-err));
 		fsd_winstore_close(ws);
-		return -EBUSY;
+		return err;
 	}
 	remove_files(dir, keep_files);
 	ws->usable = true;
@@ -122,6 +126,13 @@ void fsd_winstore_close(struct fsd_winstore *ws)
 	if (ws->lock_fd >= 0)
 		close(ws->lock_fd);
 	ws->lock_fd = -1;
+}
+
+/* s is exactly n decimal digits: names are written %020llu, and
+ * strtoull alone would take "+5" or " 5" for the same window. */
+static bool all_digits(const char *s, size_t n)
+{
+	return strlen(s) == n && strspn(s, "0123456789") == n;
 }
 
 static int journal_path(const struct fsd_winstore *ws, char *buf, size_t len,
@@ -238,7 +249,7 @@ __u64 fsd_winstore_replay(struct fsd_winstore *ws, struct fsd_history *h,
 		__u64 seq;
 
 		if (strncmp(e->d_name, JOURNAL_PREFIX, strlen(JOURNAL_PREFIX)) ||
-		    strlen(digits) != 20 ||
+		    !all_digits(digits, 20) ||
 		    snprintf(path, sizeof(path), "%s/%s", ws->dir, e->d_name) >= (int)sizeof(path))
 			continue;
 		errno = 0;
@@ -310,6 +321,11 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 
 	if (!ws->usable)
 		return -ENOENT;
+	/* The file says the store's parameters: the sketch must have them. */
+	if (s->params.cms_depth != ws->params.cms_depth ||
+	    s->params.cms_log2_width != ws->params.cms_log2_width ||
+	    s->params.hll_p != ws->params.hll_p)
+		return -EINVAL;
 	err = win_path(ws, tmp, sizeof(tmp), seq, true);
 	if (!err)
 		err = win_path(ws, path, sizeof(path), seq, false);
@@ -336,8 +352,8 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	hd.totals = s->totals;
 	hd.ever = *ever;
 	hd.ever_windows = ever_windows;
-	hd.cms_bytes = cms_bytes(&s->params) * sizeof(struct fs_cms_cell);
-	hd.hll_bytes = (__u64)FS_HLL_NSKETCH << s->params.hll_p;
+	hd.cms_bytes = cms_bytes(&ws->params) * sizeof(struct fs_cms_cell);
+	hd.hll_bytes = (__u64)FS_HLL_NSKETCH << ws->params.hll_p;
 	hd.candidates = n;
 	iov[0] = (struct iovec){ &hd, sizeof(hd) };
 	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(hd) };
@@ -419,7 +435,7 @@ static int list_seqs(const struct fsd_winstore *ws, __u64 before_seq,
 		__u64 seq;
 
 		if (strncmp(e->d_name, WINFILE_PREFIX, strlen(WINFILE_PREFIX)) ||
-		    strlen(digits) != 20)
+		    !all_digits(digits, 20))
 			continue;
 		errno = 0;
 		seq = strtoull(digits, &end, 10);
@@ -453,7 +469,19 @@ static int list_seqs(const struct fsd_winstore *ws, __u64 before_seq,
 	return 0;
 }
 
-/* Map and check one file; 0 with r filled, or -errno (message given). */
+static bool candidates_valid(const struct fsd_candidate *c, __u64 n)
+{
+	__u64 i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].key.family != FS_FAMILY_IPV4 && c[i].key.family != FS_FAMILY_IPV6)
+			return false;
+	return true;
+}
+
+/* Map and check one file: 0 with r filled; -EINVAL for a file that is
+ * not a window of ours (message given: the caller removes it); another
+ * -errno when it could not be read now (it stays). */
 static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 		    struct fsd_window_restore *r)
 {
@@ -464,16 +492,27 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || (size_t)st.st_size < FSD_WINFILE_DATA) {
+		return errno == ENOENT ? -EINVAL : -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if ((size_t)st.st_size < FSD_WINFILE_DATA) {
 		close(fd);
 		fsd_warn("ignoring %s: shorter than its header", path);
 		return -EINVAL;
 	}
 	addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
-	if (addr == MAP_FAILED)
-		return -errno;
+	if (addr == MAP_FAILED) {
+		int err = -errno;
+
+		fsd_warn("cannot map %s now: %s (left for the next start)", path,
+			 strerror(-err));
+		return err == -EINVAL ? -ENOMEM : err;
+	}
 	hd = addr;
 	if (memcmp(hd->magic, FSD_WINFILE_MAGIC, sizeof(hd->magic)))
 		why = "not a window file";
@@ -494,6 +533,10 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 		why = "sizes that disagree with its parameters or its length";
 	else if (!hd->ever_windows)
 		why = "no history count";
+	else if (!candidates_valid((const struct fsd_candidate *)
+				   ((const char *)addr + FSD_WINFILE_DATA + hd->cms_bytes + hd->hll_bytes),
+				   hd->candidates))
+		why = "a candidate of no address family";
 	if (why) {
 		fsd_warn("ignoring %s: %s", path, why);
 		munmap(addr, (size_t)st.st_size);
@@ -517,8 +560,9 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 		      __u64 before_seq, __u64 *last_end_ns)
 {
+	struct fsd_window_restore *r = NULL;
 	__u64 *seqs = NULL;
-	size_t n = 0, i, first;
+	size_t n = 0, i, got = 0;
 	int err, restored = 0;
 
 	*last_end_ns = 0;
@@ -527,29 +571,44 @@ int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 	err = list_seqs(ws, before_seq, &seqs, &n);
 	if (err)
 		return err;
-	first = n > h->capacity ? n - h->capacity : 0;
-	for (i = 0; i < n; i++) {
-		struct fsd_window_restore r;
+	r = calloc(h->capacity, sizeof(*r));
+	if (!r) {
+		free(seqs);
+		return -ENOMEM;
+	}
+	/* Newest first, until the history is full of windows that pass the
+	 * checks; older ones are removed, bad ones too. */
+	for (i = n; i-- > 0;) {
 		char path[PATH_MAX];
 
 		if (win_path(ws, path, sizeof(path), seqs[i], false))
 			continue;
-		if (i < first) {	/* older than the history keeps */
+		if (got == h->capacity) {
 			unlink(path);
 			continue;
 		}
-		if (load_one(ws, path, seqs[i], &r)) {
+		err = load_one(ws, path, seqs[i], &r[got]);
+		if (err == -EINVAL)
 			unlink(path);
-			continue;
-		}
-		err = fsd_history_restore(h, &r);
+		if (!err)
+			got++;
+	}
+	err = 0;
+	/* Oldest first into the ring. */
+	for (i = got; i-- > 0;) {
+		if (!err)
+			err = fsd_history_restore(h, &r[i]);
 		if (err) {
-			munmap(r.m.addr, r.m.len);
-			break;
+			munmap(r[i].m.addr, r[i].m.len);
+			continue;
 		}
-		*last_end_ns = r.end_ns;
+		*last_end_ns = r[i].end_ns;
 		restored++;
 	}
+	if (err)
+		fsd_warn("could read back only %d of %zu windows: %s", restored, got,
+			 strerror(-err));
+	free(r);
 	free(seqs);
-	return err ? err : restored;
+	return restored;
 }

@@ -49,8 +49,12 @@
  *  4096+C+H 48N candidates, struct fsd_candidate (key, keyed hash)
  *
  * A reader refuses another magic or version, parameters or a fingerprint
- * other than its own datapath's, and sizes that disagree with the
- * parameters or with the file's length.
+ * other than its own datapath's, sizes that disagree with the parameters
+ * or with the file's length, a zero history count, and a candidate of no
+ * address family; it removes such a file.  A file it cannot read now
+ * (out of memory) stays for the next start.  Names are window- and
+ * exactly 20 digits.  Sketches read back carry the store's parameters,
+ * secret zeroed, like the daemon's history (options.h).
  *
  * Candidates of the windows still open.  A flow is reported once per
  * window, CPU and metric, when it crosses the threshold, so a report the
