@@ -27,6 +27,20 @@
  * *nonfirst_frag so the caller can count them.  A first fragment holds the
  * transport header and is keyed like an unfragmented packet.
  *
+ * Two kinds of frame, one parser.  XDP hands the frame in place, and the
+ * verifier bounds every read by the comparison with data_end before it.
+ * The tracepoint frontends (bpf/skb_headers.bpf.h) copy an skb's headers
+ * into a per-CPU buffer first, and for a map value the verifier bounds a
+ * read by its offset only, which a comparison of two pointers into the
+ * value does not narrow.  So with bounded set (a constant at each call)
+ * each header's offset from the frame's start is also clamped to
+ * FS_HDR_COPY, the most ever copied, before the header is read: the buffer
+ * holds FS_HDR_COPY + FS_HDR_SLACK bytes, more than any header read at
+ * such an offset, and a header past FS_HDR_COPY is past data_end anyway,
+ * so the clamp gives the very reason the data_end check would.  In place
+ * the clamp is compiled out.  tests/unit/test_parse_copy.c runs both on
+ * the same frames and wants the same key or reason every time.
+ *
  * The headers are declared here rather than taken from vmlinux.h: wire
  * formats are fixed, and vmlinux.h types carry CO-RE relocations (and
  * bitfields such as ihl and doff) that have no business on packet data.
@@ -55,6 +69,11 @@
 #define FS_IPPROTO_AH 51
 #define FS_IPPROTO_ICMPV6 58
 #define FS_IPPROTO_DSTOPTS 60
+
+/* Bytes of headers a tracepoint frontend copies, and the buffer's slack
+ * past them (more than the largest header read, IPv6's 40 bytes). */
+#define FS_HDR_COPY 256
+#define FS_HDR_SLACK 64
 
 /* VLAN tags walked; one more is FS_STAT_VLAN_DEPTH. */
 #define FS_VLAN_MAX_DEPTH 2
@@ -143,19 +162,45 @@ struct fs_icmp_hdr {
 };
 
 /*
+ * Before reading a header at *p of a copied frame (bounded): its offset
+ * from the frame's start clamped to FS_HDR_COPY, in a register the
+ * compiler may not fold back into *p (or the verifier never sees the
+ * bound).  1 when past it: the header is not in the frame.
+ */
+static __always_inline int fs_hdr_past(const int bounded, void *base, void **p)
+{
+	__u64 off;
+
+	if (!bounded)
+		return 0;
+	off = (__u64)(*p - base);
+	asm volatile("" : "+r"(off));
+	if (off > FS_HDR_COPY)
+		return 1;
+	*p = base + off;
+	return 0;
+}
+
+/*
  * Transport header at l4, room bytes of IP packet from there: ports for
  * TCP and UDP, (type, code) in the dport bytes for the family's ICMP,
  * nothing for any other protocol.
  */
 static __always_inline int fs_parse_l4(void *l4, void *data_end, __u32 room,
-				       struct fs_flow_key *key, __u8 icmp_proto)
+				       struct fs_flow_key *key, __u8 icmp_proto,
+				       const int bounded, void *base)
 {
 	__u8 proto = key->proto;
 
+	/* The clamp inside each branch: the verifier follows one path and
+	 * does not know that two tests of proto agree. */
 	if (proto == FS_IPPROTO_TCP) {
-		struct fs_tcp_hdr *th = l4;
+		struct fs_tcp_hdr *th;
 		__u32 doff;
 
+		if (fs_hdr_past(bounded, base, &l4))
+			return FS_STAT_TRUNC_L4;
+		th = l4;
 		if ((void *)(th + 1) > data_end || room < sizeof(*th))
 			return FS_STAT_TRUNC_L4;
 		doff = th->doff_res >> 4;
@@ -166,15 +211,21 @@ static __always_inline int fs_parse_l4(void *l4, void *data_end, __u32 room,
 		key->sport = th->source;
 		key->dport = th->dest;
 	} else if (proto == FS_IPPROTO_UDP) {
-		struct fs_udp_hdr *uh = l4;
+		struct fs_udp_hdr *uh;
 
+		if (fs_hdr_past(bounded, base, &l4))
+			return FS_STAT_TRUNC_L4;
+		uh = l4;
 		if ((void *)(uh + 1) > data_end || room < sizeof(*uh))
 			return FS_STAT_TRUNC_L4;
 		key->sport = uh->source;
 		key->dport = uh->dest;
 	} else if (proto == icmp_proto) {
-		struct fs_icmp_hdr *ih = l4;
+		struct fs_icmp_hdr *ih;
 
+		if (fs_hdr_past(bounded, base, &l4))
+			return FS_STAT_TRUNC_L4;
+		ih = l4;
 		if ((void *)(ih + 1) > data_end || room < sizeof(*ih))
 			return FS_STAT_TRUNC_L4;
 		/* type << 8 | code in network order is the two bytes as
@@ -186,11 +237,15 @@ static __always_inline int fs_parse_l4(void *l4, void *data_end, __u32 room,
 
 static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
 					 struct fs_flow_key *key,
-					 int *nonfirst_frag)
+					 int *nonfirst_frag, const int bounded,
+					 void *base)
 {
-	struct fs_ipv4_hdr *iph = l3;
+	struct fs_ipv4_hdr *iph;
 	__u32 hlen, tot_len;
 
+	if (fs_hdr_past(bounded, base, &l3))
+		return FS_STAT_TRUNC_IPV4;
+	iph = l3;
 	if ((void *)(iph + 1) > data_end)
 		return FS_STAT_TRUNC_IPV4;
 	/* An IPv4 EtherType carrying another version is not IPv4. */
@@ -212,7 +267,7 @@ static __always_inline int fs_parse_ipv4(void *l3, void *data_end,
 		return 0;
 	}
 	return fs_parse_l4(l3 + hlen, data_end, tot_len - hlen, key,
-			   FS_IPPROTO_ICMP);
+			   FS_IPPROTO_ICMP, bounded, base);
 }
 
 static __always_inline int fs_ipv6_is_ext(__u8 nexthdr)
@@ -224,14 +279,19 @@ static __always_inline int fs_ipv6_is_ext(__u8 nexthdr)
 
 static __always_inline int fs_parse_ipv6(void *l3, void *data_end,
 					 struct fs_flow_key *key,
-					 int *nonfirst_frag)
+					 int *nonfirst_frag, const int bounded,
+					 void *base)
 {
-	struct fs_ipv6_hdr *ip6 = l3;
-	void *cur = ip6 + 1;
+	struct fs_ipv6_hdr *ip6;
+	void *cur;
 	__u32 room;
 	__u8 nexthdr;
 	int i;
 
+	if (fs_hdr_past(bounded, base, &l3))
+		return FS_STAT_TRUNC_IPV6;
+	ip6 = l3;
+	cur = ip6 + 1;
 	if ((void *)(ip6 + 1) > data_end)
 		return FS_STAT_TRUNC_IPV6;
 	if ((bpf_ntohl(ip6->version_tc_flow) >> 28) != 6)
@@ -249,11 +309,14 @@ static __always_inline int fs_parse_ipv6(void *l3, void *data_end,
 
 FS_UNROLL
 	for (i = 0; i < FS_IPV6_MAX_EXT; i++) {
-		struct fs_ipv6_ext_hdr *eh = cur;
+		struct fs_ipv6_ext_hdr *eh;
 		__u32 len;
 
 		if (!fs_ipv6_is_ext(nexthdr))
 			break;
+		if (fs_hdr_past(bounded, base, &cur))
+			return FS_STAT_TRUNC_IPV6_EXT;
+		eh = cur;
 		if ((void *)(eh + 1) > data_end || room < sizeof(*eh))
 			return FS_STAT_TRUNC_IPV6_EXT;
 		if (nexthdr == FS_IPPROTO_FRAGMENT) {
@@ -280,17 +343,19 @@ FS_UNROLL
 		return FS_STAT_IPV6_EXT_CHAIN;
 
 	key->proto = nexthdr;
-	return fs_parse_l4(cur, data_end, room, key, FS_IPPROTO_ICMPV6);
+	return fs_parse_l4(cur, data_end, room, key, FS_IPPROTO_ICMPV6,
+			   bounded, base);
 }
 
 /*
  * Fill *key from the frame [data, data_end).  Returns 0 or an FS_STAT_*
  * reason; *nonfirst_frag is set to 1 for a non-first fragment (keyed with
- * ports 0), left alone otherwise.
+ * ports 0), left alone otherwise.  bounded: data is a copy in a map value
+ * of at most FS_HDR_COPY bytes (header comment).
  */
-static __always_inline int fs_parse(void *data, void *data_end,
-				    struct fs_flow_key *key,
-				    int *nonfirst_frag)
+static __always_inline int fs_parse_frame(void *data, void *data_end,
+					  struct fs_flow_key *key,
+					  int *nonfirst_frag, const int bounded)
 {
 	struct fs_eth_hdr *eth = data;
 	void *cur = eth + 1;
@@ -304,13 +369,16 @@ static __always_inline int fs_parse(void *data, void *data_end,
 
 FS_UNROLL
 	for (i = 0; i < FS_VLAN_MAX_DEPTH + 1; i++) {
-		struct fs_vlan_hdr *vh = cur;
+		struct fs_vlan_hdr *vh;
 
 		if (proto != bpf_htons(FS_ETH_P_8021Q) &&
 		    proto != bpf_htons(FS_ETH_P_8021AD))
 			break;
 		if (i == FS_VLAN_MAX_DEPTH)
 			return FS_STAT_VLAN_DEPTH;
+		if (fs_hdr_past(bounded, data, &cur))
+			return FS_STAT_TRUNC_VLAN;
+		vh = cur;
 		if ((void *)(vh + 1) > data_end)
 			return FS_STAT_TRUNC_VLAN;
 		proto = vh->proto;
@@ -318,10 +386,27 @@ FS_UNROLL
 	}
 
 	if (proto == bpf_htons(FS_ETH_P_IPV4))
-		return fs_parse_ipv4(cur, data_end, key, nonfirst_frag);
+		return fs_parse_ipv4(cur, data_end, key, nonfirst_frag, bounded, data);
 	if (proto == bpf_htons(FS_ETH_P_IPV6))
-		return fs_parse_ipv6(cur, data_end, key, nonfirst_frag);
+		return fs_parse_ipv6(cur, data_end, key, nonfirst_frag, bounded, data);
 	return FS_STAT_NON_IP;
+}
+
+/* A frame in place (XDP). */
+static __always_inline int fs_parse(void *data, void *data_end,
+				    struct fs_flow_key *key, int *nonfirst_frag)
+{
+	return fs_parse_frame(data, data_end, key, nonfirst_frag, 0);
+}
+
+/* A frame's first len <= FS_HDR_COPY bytes, copied into buf, a map value
+ * of FS_HDR_COPY + FS_HDR_SLACK bytes. */
+static __always_inline int fs_parse_copy(void *buf, __u32 len,
+					 struct fs_flow_key *key, int *nonfirst_frag)
+{
+	if (len > FS_HDR_COPY)
+		len = FS_HDR_COPY;
+	return fs_parse_frame(buf, buf + len, key, nonfirst_frag, 1);
 }
 
 #endif /* FLOWSKETCH_PARSE_BPF_H */
