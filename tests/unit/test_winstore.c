@@ -513,7 +513,7 @@ static void test_round_trip(void **state)
 	assert_null(fsd_history_window(&h, 3));
 	assert_int_equal(h.totals.packets, w[2]->ever.packets);
 	assert_int_equal(h.totals.bytes, w[2]->ever.bytes);
-	assert_int_equal(h.windows_finished, w[2]->ever_windows);
+	assert_int_equal(h.windows_before + h.windows_finished, w[2]->ever_windows);
 	assert_int_equal(last_end, w[2]->end_ns);
 	/* Read, not consumed: the files stay for the daemon after this one. */
 	for (i = 0; i < 3; i++)
@@ -756,7 +756,7 @@ static void test_refusals(void **state)
 		assert_window_is(fsd_history_window(&h, i), good[3 - i]);
 	assert_int_equal(h.totals.packets, good[3]->ever.packets);
 	assert_int_equal(h.totals.bytes, good[3]->ever.bytes);
-	assert_int_equal(h.windows_finished, good[3]->ever_windows);
+	assert_int_equal(h.windows_before + h.windows_finished, good[3]->ever_windows);
 	assert_int_equal(last_end, good[3]->end_ns);
 
 	dir_listing(st->dir, listing, sizeof(listing));
@@ -801,7 +801,7 @@ static void test_other_secret_refused(void **state)
 	assert_int_equal(fsd_winstore_load(&ws, &h, 7, &last_end), 0);
 	assert_int_equal(h.count, 0);
 	assert_int_equal(last_end, 0);
-	assert_int_equal(h.windows_finished, 0);
+	assert_int_equal(h.windows_before + h.windows_finished, 0);
 	dir_listing(st->dir, listing, sizeof(listing));
 	assert_string_equal(listing, "");
 	fsd_history_free(&h);
@@ -877,7 +877,7 @@ static void test_capacity(void **state)
 	assert_null(fsd_history_window(&h, 5));
 	assert_int_equal(h.totals.packets, w[11]->ever.packets);
 	assert_int_equal(h.totals.bytes, w[11]->ever.bytes);
-	assert_int_equal(h.windows_finished, w[11]->ever_windows);
+	assert_int_equal(h.windows_before + h.windows_finished, w[11]->ever_windows);
 	assert_int_equal(last_end, w[11]->end_ns);
 	for (i = 0; i < 12; i++)
 		assert_int_equal(win_exists(st->dir, w[i]->seq), i >= 7);
@@ -946,6 +946,74 @@ static void test_bad_files_take_no_room(void **state)
 		free_win(w[i]);
 }
 
+/*
+ * Span queries see what was restored.  The history names windows by
+ * generation and finds one at ring[gen % capacity]; restored windows
+ * that carried the predecessor's count as their generation (1001-1003
+ * in a ring of 4) sat where no query looked.  Every capacity and count
+ * of windows: a span over all of them sums them all, with their totals,
+ * and one more window committed after them joins the span.
+ */
+static void test_span_after_restore(void **state)
+{
+	struct state *st = *state;
+	struct fs_window_totals ever = EVER_BEFORE;
+	struct fs_sketch_params p;
+	struct fsd_query_scratch q;
+	struct fsd_winstore ws;
+	struct win *w[7];
+	unsigned int cap, n, i;
+
+	struct fs_sketch_params hp;
+
+	prng_seed(13);
+	make_params(&p, DEPTH, &secret);
+	/* The history's parameters carry no secret, as the daemon's
+	 * (options.h): the store reads windows back without it. */
+	hp = p;
+	memset(&hp.secret, 0, sizeof(hp.secret));
+	for (i = 0; i < 7; i++)
+		w[i] = make_win(&p, 1 + i, 3, &ever);
+	assert_int_equal(fsd_query_scratch_init(&q, &hp), 0);
+	for (cap = 1; cap <= 5; cap++)
+		for (n = 1; n <= 7; n++) {
+			struct fsd_span_select all = { 0 };
+			double distinct[FS_HLL_NSKETCH];
+			struct fsd_history h;
+			struct fsd_span span;
+			struct fs_sketch *s;
+			__u64 last_end, pk = 0;
+			unsigned int got = n < cap ? n : cap, k;
+
+			assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
+			for (i = 0; i < n; i++)
+				put_win(&ws, w[i]);
+			fsd_winstore_close(&ws);
+			assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, true), 0);
+			assert_int_equal(fsd_history_init(&h, &hp, cap, CAND_LIMIT, 100), 0);
+			assert_int_equal(fsd_winstore_load(&ws, &h, 100, &last_end), (int)got);
+			assert_int_equal(fsd_history_distinct(&h, &all, &q, distinct, &span), 0);
+			assert_int_equal(span.windows, got);
+			for (k = n - got; k < n; k++)
+				pk += w[k]->s.totals.packets;
+			assert_int_equal(span.totals.packets, pk);
+			/* A window of this daemon after them. */
+			assert_int_equal(fsd_history_begin(&h, &s), 0);
+			s->totals.packets = 7;
+			assert_int_equal(fsd_history_commit(&h, 100, last_end, last_end + 1,
+							    NULL, NULL, NULL), 0);
+			assert_int_equal(fsd_history_distinct(&h, &all, &q, distinct, &span), 0);
+			assert_int_equal(span.windows, got < cap ? got + 1 : cap);
+			assert_int_equal(h.windows_before + h.windows_finished,
+					 w[n - 1]->ever_windows + 1);
+			fsd_history_free(&h);
+			fsd_winstore_close(&ws);
+		}
+	fsd_query_scratch_free(&q);
+	for (i = 0; i < 7; i++)
+		free_win(w[i]);
+}
+
 /* clear: the window files and the directory they leave empty; a
  * directory that holds anything else stays, with it. */
 static void test_clear(void **state)
@@ -997,6 +1065,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_without_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files_take_no_room, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_span_after_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clear, setup, teardown),
 	};
 

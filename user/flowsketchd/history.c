@@ -213,9 +213,10 @@ int fsd_history_restore(struct fsd_history *h, const struct fsd_window_restore *
 	w->candidates = set;
 	w->sketch = r->view;
 	w->map = r->m;
-	h->windows_finished = r->ever_windows - 1;
 	ring_put(h, w, r->seq, r->start_ns, r->end_ns);
 	h->totals = r->ever;
+	h->windows_before = r->ever_windows > h->windows_finished ?
+			    r->ever_windows - h->windows_finished : 0;
 	pthread_rwlock_unlock(&h->lock);
 	release_evicted(&evicted, &evicted_map);
 	fsd_candidates_free(&recycled);

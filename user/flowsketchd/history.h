@@ -83,7 +83,10 @@ struct fsd_history {
 	__u64 pending_seq[FS_NSLOTS];
 	struct fs_sketch spare;		/* the window being filled */
 	struct fs_window_totals totals;	/* every finished window, ever */
-	__u64 windows_finished;
+	__u64 windows_finished;		/* committed or restored here: names
+					   windows (gen) in the ring */
+	__u64 windows_before;		/* finished by earlier daemons on this
+					   datapath and not restored here */
 	__u64 windows_dropped;
 	__u64 stray_reports;		/* reports of no pending window */
 	__u64 candidate_overflow;	/* reports refused: set full */
@@ -174,8 +177,10 @@ int fsd_history_commit(struct fsd_history *h, __u64 seq, __u64 start_ns,
 /*
  * A window an earlier daemon finished, read back from the state directory
  * (winstore.h): into the ring as the newest, with its candidates, before
- * any window of this daemon.  ever: the history's totals and windows
- * finished after it, which carry on from there.  0, -ENOMEM.
+ * any window of this daemon, named by the next generation like a commit.
+ * ever: the history's totals and the windows finished on this datapath
+ * after it, which carry on from there (windows_before takes the windows
+ * finished but not restored).  0, -ENOMEM.
  */
 struct fsd_window_restore {
 	__u64 seq, start_ns, end_ns;

@@ -280,7 +280,8 @@ static int commit_window(struct fsd_rotation *r, struct fsd_history *h,
 	stored = r->store &&
 		 !fsd_winstore_put(r->store, seq, start, end, s,
 				   &h->pending[seq % FS_NSLOTS], &ever,
-				   h->windows_finished + 1, &view, &m);
+				   h->windows_before + h->windows_finished + 1,
+				   &view, &m);
 	err = fsd_history_commit(h, seq, start, end, stored ? &view : NULL,
 				 stored ? &m : NULL, &evicted);
 	if (err) {

@@ -123,7 +123,9 @@ static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 	/* The daemon's own losses, beyond protocol.h's list. */
 	add_u64(c, "candidates_dropped", d->history.candidate_overflow);
 	add_u64(c, "stray_reports", d->history.stray_reports);
-	add_u64(c, "windows_finished", d->history.windows_finished);
+	/* Since the datapath was loaded, adopted or not. */
+	add_u64(c, "windows_finished", d->history.windows_before +
+		d->history.windows_finished);
 	add_u64(c, "windows_lost", d->rotation.errors);
 	add_u64(c, "rotations_postponed", d->rotation.postponed);
 	add_u64(c, "rotations_late", d->rotation.late);
