@@ -764,8 +764,7 @@ static void successor(struct rig *g, struct fsd_winstore *store,
 		      const char *dir, __u32 *restored)
 {
 	struct fs_sketch_params p = params;
-	__u64 seq = g->loader.ctl->window_seq, done = g->loader.ctl->done_seq;
-	__u64 first = seq && done < seq ? seq - 1 : seq, last_end = 0;
+	__u64 seq = g->loader.ctl->window_seq, first, last_end = 0;
 	int n;
 
 	ring_buffer__free(g->rb);
@@ -775,6 +774,7 @@ static void successor(struct rig *g, struct fsd_winstore *store,
 		fsd_winstore_close(store);
 		assert_int_equal(fsd_winstore_open(store, dir, &p, true), 0);
 	}
+	first = fsd_rotation_first_pending(g->loader.ctl, store);
 	g->loader.adopted = true;
 	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024, first), 0);
 	if (store) {
@@ -884,6 +884,50 @@ static void test_adopt_with_store(void **state)
 	assert_int_equal(rmdir(dir), -1);	/* clear removed it */
 }
 
+/*
+ * Killed after window 1's file was renamed into place but before
+ * done_seq said so, and before its slot was zeroed (all zeroing fails
+ * here, so the slot stays whole, as it is at that instant): the
+ * successor must take window 1 from its file and zero the slot, not fold
+ * the slot again: window 1 once, exact, and window 3 (the slot's next)
+ * holding nothing of it.
+ */
+static void test_adopt_after_store_before_done(void **state)
+{
+	static const __u64 kept[] = { 0, 1, 2, 3 };
+	struct rig *g = *state;
+	struct fs_sketch_params p = params;
+	struct fsd_winstore store;
+	char dir[] = "/tmp/fs-test-rotation.XXXXXX";
+	__u32 restored = 0;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fsd_winstore_open(&store, dir, &p, false), 0);
+	g->r.store = &store;
+	g->reports.store = &store;
+	send_batch(g, 0, 1);
+	rotate_ok(g);
+	send_batch(g, 1, 1);
+	fault_arm(FAULT_UPDATE, g->r.cms_fd, 0, 1000000);
+	rotate_ok(g);
+	fault_arm(FAULT_NONE, -1, 0, 0);
+	assert_int_equal(g->loader.ctl->done_seq, 2);
+	__atomic_store_n(&g->loader.ctl->done_seq, 1, __ATOMIC_RELEASE);
+	successor(g, &store, dir, &restored);
+	assert_int_equal(restored, 2);
+	assert_int_equal(g->loader.ctl->done_seq, 2);
+	send_batch(g, 2, 1);
+	rotate_ok(g);
+	send_batch(g, 3, 1);
+	rotate_ok(g);
+	assert_history(g, kept, 4, 0, 0);
+	fsd_history_free(&g->h);
+	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
+					  g->loader.ctl->window_seq), 0);
+	fsd_winstore_close(&store);
+	fsd_winstore_clear(dir);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
 
 int main(void)
@@ -907,6 +951,7 @@ int main(void)
 		T(test_adopt_after_flip),
 		T(test_adopt_while_zeroing),
 		T(test_adopt_with_store),
+		T(test_adopt_after_store_before_done),
 	};
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {

@@ -362,7 +362,7 @@ static void cidr_of_key(__u32 family, __u32 prefixlen, const __u8 *addr,
  */
 static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
 		      const struct fs_block_hits *old_hits,
-		      struct fs_cidr **stale, size_t *nstale)
+		      struct fs_cidr **stale, size_t *nstale, size_t *nkeys)
 {
 	union { struct fs_block_key4 k4; struct fs_block_key6 k6; } key, next;
 	const size_t klen = family == FS_FAMILY_IPV4 ? sizeof(key.k4) : sizeof(key.k6);
@@ -375,6 +375,7 @@ static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
 		const __u8 *addr = family == FS_FAMILY_IPV4 ? next.k4.addr : next.k6.addr;
 
 		first = false;
+		(*nkeys)++;
 		memcpy(&key, &next, klen);
 		cidr_of_key(family, next.k4.prefixlen, addr, &probe.c);
 		e = bsearch(&probe, bl->e, bl->n, sizeof(*bl->e), fs_cidr_cmp);
@@ -405,10 +406,12 @@ static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
 static int adopt_maps(struct fsd_blocklist *bl)
 {
 	size_t hbytes = (size_t)(bl->max + 1) * sizeof(*bl->hits), nstale = 0, i;
+	size_t keys[2] = { 0, 0 }, stale_of[2] = { 0, 0 }, listed[2] = { 0, 0 };
 	struct fs_block_hits *old_hits = malloc(hbytes);
 	struct fs_block_exact *x = calloc(1, sizeof(*x));
 	struct fs_cidr *stale = NULL;
-	int err;
+	bool stale_first[2];
+	int err, f;
 
 	if (!old_hits || !x) {
 		err = -ENOMEM;
@@ -416,9 +419,30 @@ static int adopt_maps(struct fsd_blocklist *bl)
 	}
 	memcpy(old_hits, bl->hits, hbytes);
 	memset(bl->hits, 0, hbytes);
-	err = adopt_trie(bl, bl->trie4_fd, FS_FAMILY_IPV4, old_hits, &stale, &nstale);
+	err = adopt_trie(bl, bl->trie4_fd, FS_FAMILY_IPV4, old_hits, &stale, &nstale, &keys[0]);
+	stale_of[0] = nstale;
 	if (!err)
-		err = adopt_trie(bl, bl->trie6_fd, FS_FAMILY_IPV6, old_hits, &stale, &nstale);
+		err = adopt_trie(bl, bl->trie6_fd, FS_FAMILY_IPV6, old_hits, &stale, &nstale, &keys[1]);
+	stale_of[1] = nstale - stale_of[0];
+	if (err)
+		goto out;
+	for (i = 0; i < bl->n; i++)
+		listed[bl->e[i].c.family != FS_FAMILY_IPV4]++;
+	/* A trie holds --blocklist-max keys: when the old keys and the new
+	 * ones would not fit together, the stale go first (their sources
+	 * pass from then on, as they are to), at the price of a moment in
+	 * which a source both a stale and a new entry cover passes too. */
+	for (f = 0; f < 2; f++) {
+		size_t shared = keys[f] - stale_of[f];
+
+		stale_first[f] = keys[f] + (listed[f] - shared) > bl->max;
+		if (stale_first[f])
+			fsd_warn("blocklist: the %s entries no longer listed go before the new ones are added (the trie holds %u)",
+				 f ? "IPv6" : "IPv4", bl->max);
+	}
+	for (i = 0; i < nstale; i++)
+		if (stale_first[stale[i].family != FS_FAMILY_IPV4])
+			trie_delete(bl, &stale[i]);
 	for (i = 0; !err && i < bl->n; i++)
 		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
 	if (err)
@@ -433,11 +457,16 @@ static int adopt_maps(struct fsd_blocklist *bl)
 	/* The filter after the rebuild that follows knows none of the stale
 	 * keys; the trie forgets them now. */
 	for (i = 0; i < nstale; i++)
-		trie_delete(bl, &stale[i]);
+		if (!stale_first[stale[i].family != FS_FAMILY_IPV4])
+			trie_delete(bl, &stale[i]);
 	if (nstale)
 		fsd_info("blocklist: %zu entries of the adopted datapath are no longer in %s",
 			 nstale, bl->path);
 out:
+	/* A failed adoption leaves the counters as they were (the daemon
+	 * stops, the pinned datapath goes on). */
+	if (err && old_hits)
+		memcpy(bl->hits, old_hits, hbytes);
 	free(old_hits);
 	free(x);
 	free(stale);

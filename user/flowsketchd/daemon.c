@@ -158,6 +158,7 @@ static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 		return 0;
 	if (o->replace) {
 		fsd_info("--replace: discarding the datapath pinned under %s", o->pin_dir);
+		d->loader.replacing = true;
 		return 0;
 	}
 	err = fsd_loader_read_pinned(o->pin_dir, &pin);
@@ -173,30 +174,6 @@ static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	*secret = pin.params.secret;
 	memset(&pin, 0, sizeof(pin));
 	return 1;
-}
-
-/*
- * The history's first pending window: the current one, or the one
- * before it when the predecessor did not finish it (rotation.h).  A
- * window with a file is finished even if done_seq was not written yet
- * (killed between the two).
- */
-static __u64 first_pending(struct fsd_daemon *d, bool adopt)
-{
-	struct fs_ctl *ctl = d->loader.ctl;
-	__u64 seq = ctl->window_seq;
-	char path[PATH_MAX];
-
-	if (!adopt || !seq || ctl->done_seq >= seq)
-		return seq;
-	if (d->store.usable &&
-	    snprintf(path, sizeof(path), "%s/window-%020llu", d->store.dir,
-		     (unsigned long long)(seq - 1)) < (int)sizeof(path) &&
-	    !access(path, F_OK)) {
-		__atomic_store_n(&ctl->done_seq, seq, __ATOMIC_RELEASE);
-		return seq;
-	}
-	return seq - 1;
 }
 
 static int setup(struct fsd_daemon *d)
@@ -228,6 +205,7 @@ static int setup(struct fsd_daemon *d)
 	adopt = decide_adoption(d, &secret);
 	if (adopt < 0)
 		return adopt;
+	d->adopting = adopt;
 	raise_nofile();
 	err = fsd_server_open(d);
 	if (err)
@@ -249,7 +227,8 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	/* The window the datapath starts in is fs_ctl's (0 after a fresh
 	 * load), or its predecessor when that one is still to finish. */
-	first = first_pending(d, adopt);
+	first = adopt ? fsd_rotation_first_pending(d->loader.ctl, &d->store) :
+			d->loader.ctl->window_seq;
 	err = fsd_history_init(&d->history, &o->params,
 			       fsd_options_windows_kept(o), o->max_candidates,
 			       first);
@@ -325,8 +304,9 @@ static int setup(struct fsd_daemon *d)
 static void teardown(struct fsd_daemon *d)
 {
 	/* Kept: a stop with --keep after a complete setup, and an adoption
-	 * that failed (what was pinned goes on counting as before). */
-	bool keep = d->running ? d->opts.keep : d->loader.adopted;
+	 * that failed anywhere (what was pinned goes on counting as before,
+	 * its windows kept). */
+	bool keep = d->running ? d->opts.keep : d->adopting;
 
 	/* Detach and unpin first: the host is clean as soon as possible. */
 	fsd_loader_close(&d->loader, keep);
@@ -344,9 +324,12 @@ static void teardown(struct fsd_daemon *d)
 		fsd_rotation_free(&d->rotation);
 	if (d->history_ready)
 		fsd_history_free(&d->history);
-	fsd_winstore_close(&d->store);
-	if (!keep && d->store.usable)
+	/* Cleared while still locked, and with nothing more journaled. */
+	if (!keep && d->store.usable) {
+		fsd_winstore_discard(&d->store);
 		fsd_winstore_clear(d->store.dir);
+	}
+	fsd_winstore_close(&d->store);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
 	d->lock.created = !keep && (d->lock.created || d->loader.adopted);
@@ -435,14 +418,15 @@ int fsd_daemon_detach(const struct fsd_options *o)
 		return err;
 	if (access(o->pin_dir, F_OK)) {
 		fsd_info("nothing pinned under %s", o->pin_dir);
-		fsd_winstore_clear(o->state_dir);
-		return 0;
+		return fsd_winstore_clear_locked(o->state_dir);
 	}
 	err = fsd_pinlock_take(&lock, o->pin_dir);
 	if (err)
 		return err;	/* a daemon runs there: it says which */
 	n = fsd_loader_remove_pins(o->pin_dir);
-	fsd_winstore_clear(o->state_dir);
+	err = fsd_winstore_clear_locked(o->state_dir);
+	if (err && !n)
+		n = err;
 	lock.created = true;	/* what flowsketch made: the directory goes too */
 	fsd_pinlock_release(&lock);
 	if (n < 0)

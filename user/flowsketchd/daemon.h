@@ -45,6 +45,8 @@ struct fsd_daemon {
 	struct fsd_winstore store;	/* finished windows, for the next start */
 	__u32 windows_restored;		/* read back from the store at start */
 	bool running;			/* setup done: a stop may --keep */
+	bool adopting;			/* a pinned datapath is being taken over:
+					   a failed setup leaves it as it was */
 	bool workers_ready;
 	int listen_fd;
 	bool socket_created;

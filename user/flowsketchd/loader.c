@@ -374,14 +374,46 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 	return 0;
 }
 
+/* Pin fd at path: through a temporary name and a rename over path, so
+ * that path always names the old object or the new one, never none. */
+static int pin_replacing(int fd, const char *path)
+{
+	char tmp[PATH_MAX];
+
+	/* bpffs names have no '.'. */
+	if (snprintf(tmp, sizeof(tmp), "%s_new", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	if (bpf_obj_pin(fd, tmp))
+		return -errno;
+	if (rename(tmp, path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * params is pinned last: its pin is what says "a datapath is pinned
+ * here" (fsd_loader_is_pinned()), so a daemon killed while pinning a fresh
+ * datapath leaves a directory the next one starts afresh in, never one
+ * it takes for a whole datapath.  Adopting, the program and .rodata are
+ * replaced by rename, so params never goes missing either.
+ */
 int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 {
 	char path[PATH_MAX];
-	unsigned int i;
+	unsigned int n;
 	int err;
 
 	l->pin_dir = pin_dir;
-	for (i = 0; i < PIN_MAX; i++) {
+	for (n = 0; n < PIN_MAX; n++) {
+		/* 1 .. PIN_MAX - 1, then 0 (PIN_PARAMS). */
+		enum fsd_pin i = (enum fsd_pin)((n + 1) % PIN_MAX);
+		int fd;
+
 		err = pin_path(path, sizeof(path), pin_dir, i);
 		if (err) {
 			fsd_err("pin path %s/%s is too long", pin_dir, pin_names[i]);
@@ -392,21 +424,22 @@ int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 			l->pinned |= 1U << i;
 			continue;
 		}
-		/* The directory lock says no daemon owns what is there:
-		 * adopting, the old program and .rodata give way to ours;
-		 * otherwise a pin left by a daemon that was killed is stale. */
-		if (!access(path, F_OK)) {
-			if (!l->adopted)
-				fsd_warn("removing stale pin %s", path);
-			unlink(path);
+		fd = i == PIN_PROG ? bpf_program__fd(l->skel->progs.fs_xdp) :
+				     bpf_map__fd(pin_map(l->skel, i));
+		if (l->adopted) {
+			err = pin_replacing(fd, path);
+		} else {
+			/* The directory lock says no daemon owns what is
+			 * there: a pin left by one that was killed, or by the
+			 * datapath --replace discards, is stale. */
+			if (!access(path, F_OK)) {
+				if (!l->replacing)
+					fsd_warn("removing stale pin %s", path);
+				unlink(path);
+			}
+			err = bpf_obj_pin(fd, path) ? -errno : 0;
 		}
-		if (i == PIN_PROG)
-			err = bpf_obj_pin(bpf_program__fd(l->skel->progs.fs_xdp),
-					  path);
-		else
-			err = bpf_obj_pin(bpf_map__fd(pin_map(l->skel, i)), path);
 		if (err) {
-			err = -errno;
 			fsd_err("cannot pin %s: %s", path, strerror(-err));
 			return err;
 		}
@@ -421,10 +454,28 @@ static const char *xdp_mode(const struct fsd_loader *l)
 	return l->xdp_generic ? "generic" : "native";
 }
 
+/*
+ * bpffs refuses names with a '.', which interface names may have (eth0.100):
+ * the pin name has ':' for '.', a character no interface name can hold,
+ * so that names stay apart.
+ */
+static void link_pin_name(char *buf, size_t len, const char *ifname)
+{
+	size_t i;
+
+	snprintf(buf, len, "link_%s", ifname);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '.')
+			buf[i] = ':';
+}
+
 static int link_pin_path(char *buf, size_t len, const char *dir,
 			 const char *ifname)
 {
-	if (snprintf(buf, len, "%s/link_%s", dir, ifname) >= (int)len)
+	char name[IF_NAMESIZE + 8];
+
+	link_pin_name(name, sizeof(name), ifname);
+	if (snprintf(buf, len, "%s/%s", dir, name) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -470,14 +521,24 @@ static int adopt_link(struct fsd_loader *l, struct fsd_attachment *a,
 		      const char *path)
 {
 	__u32 ifindex = 0;
-	int fd = pinned_link(path, &ifindex);
+	int fd = pinned_link(path, &ifindex), err;
 
 	if (fd < 0)
 		return 0;
-	if (ifindex != (__u32)a->ifindex ||
-	    bpf_link_update(fd, bpf_program__fd(l->skel->progs.fs_xdp), NULL)) {
+	if (ifindex != (__u32)a->ifindex) {
+		fsd_warn("the pinned link of %s holds ifindex %u, not %d (recreated while no daemon ran): attaching afresh",
+			 a->iface->name, ifindex, a->ifindex);
 		link_drop(fd, path);
 		return 0;
+	}
+	if (bpf_link_update(fd, bpf_program__fd(l->skel->progs.fs_xdp), NULL)) {
+		/* Left as it is, counting with the old program: a failed
+		 * adoption changes nothing (daemon.c). */
+		err = -errno;
+		close(fd);
+		fsd_err("cannot move the pinned link of %s to the new program: %s; start with --replace to discard the pinned datapath",
+			a->iface->name, strerror(-err));
+		return err;
 	}
 	a->link_fd = fd;
 	a->link_pinned = true;
@@ -502,15 +563,22 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 		fsd_err("pin path %s/link_%s is too long", l->pin_dir, name);
 		goto fail;
 	}
-	if (l->adopted && adopt_link(l, a, path)) {
-		fsd_info("adopted the link on %s: counting never stopped", name);
-		return 0;
-	}
-	/* Not adopting, a pinned link is a replaced datapath's. */
+	/* A pinned link (the adopted datapath's, or the one --replace
+	 * discards) is moved to our program in one step: no packet goes
+	 * uncounted or unchecked in between. */
 	if (!access(path, F_OK)) {
-		__u32 ifindex;
+		err = adopt_link(l, a, path);
+		if (err > 0) {
+			fsd_info("took over the pinned link on %s: counting never stopped", name);
+			return 0;
+		}
+		if (err < 0 && l->adopted)
+			goto fail;
+		if (err < 0) {
+			__u32 ifindex;
 
-		link_drop(pinned_link(path, &ifindex), path);
+			link_drop(pinned_link(path, &ifindex), path);
+		}
 	}
 	fd = bpf_link_create(bpf_program__fd(l->skel->progs.fs_xdp),
 			     a->ifindex, BPF_XDP, &opts);
@@ -564,7 +632,12 @@ static void drop_foreign_links(struct fsd_loader *l, const struct fsd_options *o
 		if (strncmp(e->d_name, "link_", 5))
 			continue;
 		for (i = 0; i < o->n_ifaces; i++)
-			ours |= !strcmp(e->d_name + 5, o->ifaces[i].name);
+		{
+			char name[IF_NAMESIZE + 8];
+
+			link_pin_name(name, sizeof(name), o->ifaces[i].name);
+			ours |= !strcmp(e->d_name, name);
+		}
 		if (ours || snprintf(path, sizeof(path), "%s/%s", l->pin_dir,
 				     e->d_name) >= (int)sizeof(path))
 			continue;
@@ -652,6 +725,30 @@ bool fsd_loader_link_alive(const struct fsd_attachment *a)
 	return info.xdp.ifindex == (__u32)a->ifindex;
 }
 
+/* Detach and unpin every link_* under dir; how many. */
+static int drop_link_pins(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		__u32 ifindex;
+
+		if (strncmp(e->d_name, "link_", 5) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		link_drop(pinned_link(path, &ifindex), path);
+		fsd_info("detached the link of %s", e->d_name + 5);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 void fsd_loader_close(struct fsd_loader *l, bool keep)
 {
 	char path[PATH_MAX];
@@ -673,6 +770,11 @@ void fsd_loader_close(struct fsd_loader *l, bool keep)
 		a->link_fd = -1;
 	}
 	l->n_ifaces = 0;
+	/* Links pinned for interfaces not (yet) set up, by a datapath that
+	 * --replace discards: theirs too, or they would go on counting into
+	 * maps nobody reads. */
+	if (!keep && l->pin_dir)
+		drop_link_pins(l->pin_dir);
 	for (i = 0; i < PIN_MAX && !keep; i++) {
 		if (!(l->pinned & (1U << i)))
 			continue;
@@ -693,27 +795,21 @@ void fsd_loader_close(struct fsd_loader *l, bool keep)
 int fsd_loader_remove_pins(const char *pin_dir)
 {
 	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *d = opendir(pin_dir);
-	int n = 0, err = 0;
+	unsigned int i;
+	int n, err = 0;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	/* Links first: their programs stop before the maps go. */
-	while ((e = readdir(d))) {
-		__u32 ifindex;
+	/* Links first: their programs stop before the maps go; then
+	 * flowsketch's own names, nothing else that may be there. */
+	n = drop_link_pins(pin_dir);
+	for (i = 0; i < PIN_MAX; i++) {
+		char tmp[PATH_MAX];
 
-		if (strncmp(e->d_name, "link_", 5) ||
-		    snprintf(path, sizeof(path), "%s/%s", pin_dir, e->d_name) >= (int)sizeof(path))
+		if (pin_path(path, sizeof(path), pin_dir, i))
 			continue;
-		link_drop(pinned_link(path, &ifindex), path);
-		fsd_info("detached the link of %s", e->d_name + 5);
-		n++;
-	}
-	rewinddir(d);
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
-		    snprintf(path, sizeof(path), "%s/%s", pin_dir, e->d_name) >= (int)sizeof(path))
+		/* pin_replacing()'s name, left by a daemon killed midway. */
+		if (snprintf(tmp, sizeof(tmp), "%s_new", path) < (int)sizeof(tmp))
+			unlink(tmp);
+		if (access(path, F_OK))
 			continue;
 		if (unlink(path)) {
 			err = -errno;
@@ -722,6 +818,5 @@ int fsd_loader_remove_pins(const char *pin_dir)
 		}
 		n++;
 	}
-	closedir(d);
 	return err ? err : n;
 }

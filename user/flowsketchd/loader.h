@@ -63,6 +63,7 @@ struct fsd_loader {
 	struct flowsketch *skel;
 	bool kfunc;			/* datapath calls the module's kfuncs */
 	bool adopted;			/* maps and links taken over from pins */
+	bool replacing;			/* --replace: old pins are expected */
 	bool xdp_generic;
 	const char *pin_dir;
 	unsigned int pinned;		/* bit i: pins[i] is ours */

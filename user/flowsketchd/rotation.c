@@ -260,6 +260,14 @@ void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns)
 		r->late_max_ns = late_ns;
 }
 
+/* Drain the reports, and journal what was filed (winstore.h) before
+ * anything else: they are out of the ring now. */
+static void drain(struct fsd_rotation *r, struct ring_buffer *rb)
+{
+	ring_buffer__consume(rb);
+	fsd_winstore_flush(r->store);
+}
+
 /*
  * Store window seq (sketch s) and commit it to h: mapped from its file
  * when it could be stored, from the heap when not.  0 or -errno.
@@ -368,8 +376,10 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		return err;
 	}
 	now = fsd_now_ns();
-	__atomic_store_n(&r->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
+	/* The start first: killed between the two, the window goes on with
+	 * a later start, rather than two windows sharing one. */
 	__atomic_store_n(&r->ctl->window_start_ns, now, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
 	r->seq = old + 1;
 	r->start_ns = now;
 	err = barrier(r);
@@ -384,8 +394,21 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		lose_window(r, h, old, err);
 		return err;
 	}
-	ring_buffer__consume(rb);
+	drain(r, rb);
 	return finish_window(r, h, old, start, now);
+}
+
+__u64 fsd_rotation_first_pending(struct fs_ctl *ctl, const struct fsd_winstore *store)
+{
+	__u64 seq = __atomic_load_n(&ctl->window_seq, __ATOMIC_ACQUIRE);
+
+	if (!seq || __atomic_load_n(&ctl->done_seq, __ATOMIC_ACQUIRE) >= seq)
+		return seq;
+	if (store && fsd_winstore_has(store, seq - 1)) {
+		__atomic_store_n(&ctl->done_seq, seq, __ATOMIC_RELEASE);
+		return seq;
+	}
+	return seq - 1;
 }
 
 int fsd_rotation_adopt(struct fsd_rotation *r, struct fsd_history *h,
@@ -412,6 +435,10 @@ int fsd_rotation_adopt(struct fsd_rotation *r, struct fsd_history *h,
 		(end > window_ns ? end - window_ns : 0);
 	fsd_info("finishing window %llu, which the previous daemon closed but did not store",
 		 (unsigned long long)(seq - 1));
-	ring_buffer__consume(rb);
+	/* The flip was the predecessor's, long ago as programs go (it died,
+	 * this daemon loaded since); the barrier makes sure, as after every
+	 * flip, and failing it (out of memory) changes nothing of that. */
+	barrier(r);
+	drain(r, rb);
 	return finish_window(r, h, seq - 1, start, end);
 }

@@ -101,6 +101,14 @@ void fsd_rotation_free(struct fsd_rotation *r);
 int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	       struct ring_buffer *rb);
 /*
+ * The first window an adopting daemon's history holds pending: the
+ * current one, or the one before it when done_seq says it is unfinished
+ * and store has no file for it (a daemon killed between the file's
+ * rename and done_seq's store finished it; done_seq is corrected).
+ */
+__u64 fsd_rotation_first_pending(struct fs_ctl *ctl, const struct fsd_winstore *store);
+
+/*
  * Finish what the adopted datapath's last daemon left of its rotation
  * (above), into h, whose pending windows start at fs_ctl.done_seq;
  * prev_end_ns: when the newest stored window ended (0: none), the start

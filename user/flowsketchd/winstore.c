@@ -75,6 +75,36 @@ void fsd_winstore_clear(const char *dir)
 	rmdir(dir);	/* only if it is empty: never anything else's */
 }
 
+int fsd_winstore_clear_locked(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return 0;	/* nothing there */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		fsd_err("a flowsketchd keeps its windows in %s: stop it first", dir);
+		close(fd);
+		return -EBUSY;
+	}
+	fsd_winstore_clear(dir);
+	close(fd);
+	return 0;
+}
+
+bool fsd_winstore_has(const struct fsd_winstore *ws, __u64 seq)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return ws->usable && !win_path(ws, path, sizeof(path), seq, false) &&
+	       !lstat(path, &st) && S_ISREG(st.st_mode);
+}
+
+void fsd_winstore_discard(struct fsd_winstore *ws)
+{
+	ws->nnote = 0;
+}
+
 int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 		      const struct fs_sketch_params *params, bool keep_files)
 {
@@ -165,24 +195,41 @@ void fsd_winstore_note(struct fsd_winstore *ws, __u64 seq,
 	ws->nnote++;
 }
 
-/* Append records [i, j) (one window's) to its journal. */
+/*
+ * Append records [i, j) (one window's) to its journal.  A write cut short
+ * (the file system full) is cut back to the records before it, so that
+ * the journal stays whole records.
+ */
 static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 {
 	char path[PATH_MAX];
 	size_t len = (size_t)(j - i) * sizeof(*ws->note);
+	struct stat st;
 	ssize_t w = -1;
-	int fd = -1;
+	int fd = -1, err = 0;
 
 	if (!journal_path(ws, path, sizeof(path), ws->note_seq[i]))
-		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd >= 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+			  O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		err = fd < 0 ? errno : EINVAL;
+	} else {
 		w = write(fd, ws->note + i, len);
-		close(fd);
+		if (w != (ssize_t)len) {
+			err = w < 0 ? errno : ENOSPC;
+			if (ftruncate(fd, st.st_size))
+				err = errno;
+		}
 	}
-	if (w != (ssize_t)len && !ws->journal_errors++)
-		fsd_warn("cannot journal the candidates of window %llu in %s: %s",
-			 (unsigned long long)ws->note_seq[i], ws->dir,
-			 w < 0 ? strerror(errno) : "short write");
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		ws->journal_errors += j - i;
+		if (ws->journal_errors == j - i || ws->journal_errors % 10000 < j - i)
+			fsd_warn("cannot journal the candidates of window %llu in %s: %s (%llu records lost so far)",
+				 (unsigned long long)ws->note_seq[i], ws->dir, strerror(err),
+				 (unsigned long long)ws->journal_errors);
+	}
 }
 
 void fsd_winstore_flush(struct fsd_winstore *ws)
@@ -212,24 +259,36 @@ void fsd_winstore_forget(struct fsd_winstore *ws, __u64 seq)
 		unlink(path);
 }
 
-/* File one journal's records into h's pending window seq. */
+/*
+ * File one journal's records into h's pending window seq.  A record cut
+ * short at the end (a write the kill stopped) is cut off the file, so
+ * that the records this daemon appends start on a record's boundary.
+ */
 static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
 			__u64 seq, const char *path)
 {
 	struct fsd_candidate rec;
+	struct stat st;
 	__u64 n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
 		return 0;
-	/* A short last read is a record cut short by the kill: ignored. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	if (st.st_size % sizeof(rec) && ftruncate(fd, st.st_size - st.st_size % (off_t)sizeof(rec)))
+		fsd_warn("cannot cut the partial record off %s: %s", path, strerror(errno));
 	while (read(fd, &rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
-		if (!rec.key.family)
+		if (rec.key.family != FS_FAMILY_IPV4 && rec.key.family != FS_FAMILY_IPV6)
 			continue;
 		if (fsd_history_add_candidate(h, seq, &rec.key, rec.hash) >= 0)
 			n++;
 	}
 	close(fd);
+	(void)ws;
 	return n;
 }
 
@@ -361,7 +420,10 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	iov[3] = (struct iovec){ s->hll, hd.hll_bytes };
 	iov[4] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
 	len = FSD_WINFILE_DATA + hd.cms_bytes + hd.hll_bytes + (size_t)n * sizeof(*cand);
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* A .tmp of an earlier try is ours to replace; a symlink there is
+	 * not followed. */
+	unlink(tmp);
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
 		goto fail;
@@ -489,15 +551,22 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 	struct stat st;
 	const char *why = NULL;
 	void *addr;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not following links, not waiting on a FIFO: only regular files
+	 * the daemon wrote are windows. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
-		return errno == ENOENT ? -EINVAL : -errno;
+		return errno == ENOENT || errno == ELOOP ? -EINVAL : -errno;
 	if (fstat(fd, &st)) {
 		int err = -errno;
 
 		close(fd);
 		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		fsd_warn("ignoring %s: not a regular file", path);
+		return -EINVAL;
 	}
 	if ((size_t)st.st_size < FSD_WINFILE_DATA) {
 		close(fd);

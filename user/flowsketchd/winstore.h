@@ -165,7 +165,15 @@ void fsd_winstore_forget(struct fsd_winstore *ws, __u64 seq);
 __u64 fsd_winstore_replay(struct fsd_winstore *ws, struct fsd_history *h,
 			  __u64 first_seq);
 
-/* Remove every window file (a stop without --keep, --detach). */
+/* Is window seq stored? */
+bool fsd_winstore_has(const struct fsd_winstore *ws, __u64 seq);
+/* Forget what was noted and not yet journaled (a stop that clears). */
+void fsd_winstore_discard(struct fsd_winstore *ws);
+/* Remove every window and journal file, then the directory if that
+ * leaves it empty (a stop without --keep, holding the lock). */
 void fsd_winstore_clear(const char *dir);
+/* The same for --detach: takes the directory's lock first.  0, or
+ * -EBUSY (message printed) when a daemon holds it. */
+int fsd_winstore_clear_locked(const char *dir);
 
 #endif /* FLOWSKETCHD_WINSTORE_H */
