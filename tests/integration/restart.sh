@@ -280,6 +280,47 @@ for k in $(seq "$KILLS"); do
 	done_kills=$k
 	[ "$start" = failed ] && break
 done
+# Then the same at each step a successor must finish (crashpoint.h): the
+# daemon kills itself the second time it passes the point (its first
+# rotation done whole), or the first time for the steps of setup, which
+# only an adopting start passes.  Every one leaves XDP attached, and the
+# next start adopts; the final checks below (exact totals) cover them all.
+CRASH_POINTS="flip drained written stored committed done zeroing zeroed journaled replacing adopted"
+bad_crash=0 crash_notes=""
+fsd_kill	# the kill loop's last daemon: each crash point's starts afresh
+for cp in $CRASH_POINTS; do
+	case $cp in replacing|adopted) n=1 ;; *) n=2 ;; esac
+	before=$(xdp_id)
+	FLOWSKETCHD_CRASH_AT="$cp:$n" fsd_start
+	# It dies by itself: at its second rotation at the latest.
+	if [ -n "$DAEMON_PID" ]; then
+		for _ in $(seq 60); do
+			kill -0 "$DAEMON_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$DAEMON_PID" 2>/dev/null; then
+			crash_notes="$crash_notes $cp:alive"
+			bad_crash=$((bad_crash + 1))
+			fsd_kill
+		else
+			wait "$DAEMON_PID"
+			crc=$?
+			DAEMON_PID=""
+			[ "$crc" = 137 ] || { crash_notes="$crash_notes $cp:exit$crc"; bad_crash=$((bad_crash + 1)); }
+		fi
+	fi
+	echo "=== $(date +%T.%N) crashed at $cp:$n" >>"$WORK/daemon.log"
+	# The program may be the crashed daemon's own (an adopting start
+	# moves the link to its program): attached and linked is what counts.
+	[ -n "$before" ] && [ -n "$(xdp_id)" ] && [ -e "$PIN_DIR/link_$VETH_RX" ] ||
+		{ crash_notes="$crash_notes $cp:xdp"; bad_crash=$((bad_crash + 1)); }
+	sleep 0.$((RANDOM % 4 + 1))
+done
+fsd_start || bail "a daemon starts after the crash points"
+check "the daemon crashed at each of: $CRASH_POINTS, XDP staying attached (wrong:${crash_notes:- none})" \
+	[ "$bad_crash" = 0 ]
+check "the start after the crash points adopts (.adopted $(st .adopted))" [ "$(st .adopted)" = true ]
+
 kill -TERM "$GEN_PID"
 wait "$GEN_PID"
 gen_rc=$?

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "crashpoint.h"
 #include "log.h"
 #include "reports.h"
 #include "secret.h"
@@ -287,6 +288,7 @@ static int setup(struct fsd_daemon *d)
 		/* Its errors lose a window (counted), not the daemon. */
 		fsd_rotation_adopt(&d->rotation, &d->history, d->reports,
 				   last_end_ns, (__u64)o->window_sec * 1000000000ULL);
+		fsd_crash_point("adopted");
 		fsd_info("adopted the datapath pinned under %s: window %llu, %u finished windows from %s",
 			 o->pin_dir, (unsigned long long)d->rotation.seq,
 			 d->windows_restored, o->state_dir);
@@ -342,6 +344,29 @@ static void teardown(struct fsd_daemon *d)
 		close(d->signal_fd);
 }
 
+/*
+ * Close the window if the timer has fired: a non-blocking read of the
+ * timerfd, so that the loop can look between any two events, not only
+ * when epoll hands the timer over.
+ */
+void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
+{
+	__u64 expirations;
+
+	/* Late by several periods (a stopped process): one longer window,
+	 * not several empty ones, counted late. */
+	if (read(d->timer_fd, &expirations, sizeof(expirations)) !=
+	    sizeof(expirations))
+		return;
+	fsd_rotation_note_late(&d->rotation, timer_lateness(d, expirations));
+	fsd_rotate(&d->rotation, &d->history, d->reports);
+}
+
+/* Client events handled between two looks at the timer: a batch of
+ * hostile or busy clients (status answers read per-CPU maps) delays a
+ * rotation by at most this many of them. */
+#define FSD_EVENTS_PER_TIMER_LOOK 8
+
 /* Returns when a stop signal arrives (or the loop cannot go on). */
 static int loop(struct fsd_daemon *d)
 {
@@ -365,6 +390,8 @@ static int loop(struct fsd_daemon *d)
 		for (i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;
 
+			if (i % FSD_EVENTS_PER_TIMER_LOOK == 0)
+				fsd_daemon_rotate_if_due(d);
 			if (ev[i].data.u64 & FSD_EV_CLIENT) {
 				fsd_server_client_event(d, ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
@@ -376,18 +403,7 @@ static int loop(struct fsd_daemon *d)
 					return 0;
 				}
 			} else if (fd == d->timer_fd) {
-				__u64 expirations;
-
-				/* Late by several periods (a stopped
-				 * process): one longer window, not several
-				 * empty ones, counted late. */
-				if (read(fd, &expirations, sizeof(expirations)) ==
-				    sizeof(expirations)) {
-					fsd_rotation_note_late(&d->rotation,
-							       timer_lateness(d, expirations));
-					fsd_rotate(&d->rotation, &d->history,
-						   d->reports);
-				}
+				fsd_daemon_rotate_if_due(d);
 			} else if (fd == rb_fd) {
 				fsd_reports_drain(d->reports, &d->report_state);
 			} else if (fd == d->listen_fd) {

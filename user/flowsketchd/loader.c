@@ -10,6 +10,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "crashpoint.h"
 #include "log.h"
 #include "loader.h"
 #include "blocklist.h"
@@ -386,6 +387,7 @@ static int pin_replacing(int fd, const char *path)
 	unlink(tmp);
 	if (bpf_obj_pin(fd, tmp))
 		return -errno;
+	fsd_crash_point("replacing");
 	if (rename(tmp, path)) {
 		int err = -errno;
 

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "crashpoint.h"
 #include "log.h"
 #include "rotation.h"
 #include "flowsketch.skel.h"	/* after rotation.h: needs params.h's types */
@@ -171,6 +172,7 @@ static int zero_slot(struct fsd_rotation *r, __u32 slot)
 		return err;
 	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
 		    &first, &last);
+	fsd_crash_point("zeroing");
 	return zero_chunks(r, r->hll_fd, first, last);
 }
 
@@ -290,8 +292,11 @@ static int commit_window(struct fsd_rotation *r, struct fsd_history *h,
 				   &h->pending[seq % FS_NSLOTS], &ever,
 				   h->windows_before + h->windows_finished + 1,
 				   &view, &m);
+	if (stored)
+		fsd_crash_point("stored");
 	err = fsd_history_commit(h, seq, start, end, stored ? &view : NULL,
 				 stored ? &m : NULL, &evicted);
+	fsd_crash_point("committed");
 	if (err) {
 		if (stored) {
 			munmap(m.addr, m.len);
@@ -333,6 +338,7 @@ static int finish_window(struct fsd_rotation *r, struct fsd_history *h,
 	 * lose its counts (an adopting daemon reads done_seq), and its
 	 * candidates' journal go (winstore.h). */
 	__atomic_store_n(&r->ctl->done_seq, old + 1, __ATOMIC_RELEASE);
+	fsd_crash_point("done");
 	fsd_winstore_forget(r->store, old);
 	/* Zero even when the window is lost: its counts must not leak into
 	 * window old + 2.  A slot whose sketches cannot be zeroed stays
@@ -352,6 +358,7 @@ static int finish_window(struct fsd_rotation *r, struct fsd_history *h,
 		return err;
 	}
 	r->last = t;
+	fsd_crash_point("zeroed");
 	fsd_debug("window %llu: %llu packets, %llu bytes, %u candidates",
 		  (unsigned long long)old, (unsigned long long)t.packets,
 		  (unsigned long long)t.bytes,
@@ -380,6 +387,7 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	 * a later start, rather than two windows sharing one. */
 	__atomic_store_n(&r->ctl->window_start_ns, now, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
+	fsd_crash_point("flip");
 	r->seq = old + 1;
 	r->start_ns = now;
 	err = barrier(r);
@@ -395,6 +403,7 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 		return err;
 	}
 	drain(r, rb);
+	fsd_crash_point("drained");
 	return finish_window(r, h, old, start, now);
 }
 

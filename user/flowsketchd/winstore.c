@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "crashpoint.h"
 #include "log.h"
 #include "winstore.h"
 
@@ -215,6 +216,7 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 		err = fd < 0 ? errno : EINVAL;
 	} else {
 		w = write(fd, ws->note + i, len);
+		fsd_crash_point("journaled");
 		if (w != (ssize_t)len) {
 			err = w < 0 ? errno : ENOSPC;
 			if (ftruncate(fd, st.st_size))
@@ -436,6 +438,7 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		err = -errno;
 		goto fail_unlink;
 	}
+	fsd_crash_point("written");
 	if (rename(tmp, path)) {
 		err = -errno;
 		munmap(addr, len);
