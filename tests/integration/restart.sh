@@ -72,6 +72,9 @@ cleanup() {
 		wait "$GEN_PID" 2>/dev/null
 	fi
 	fs_daemon_stop "$DAEMON_PID"
+	# Any other daemon of ours that a failed check left running (its pid
+	# no longer in DAEMON_PID): none may outlive the test.
+	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
 	# A --keep daemon or a SIGKILL leaves the datapath pinned: take it off.
 	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -x "$FSD" ] &&
 	   { [ -e "$PIN_DIR" ] || [ -e "$STATE_DIR" ]; }; then
