@@ -62,9 +62,24 @@
 #      `block del` fail with one line naming the argument's position and
 #      apply nothing of their request; `block load` of a bad file applies
 #      nothing; `block clear` lets everything through; `block load` of a
-#      good file blocks its sources again.
-# Runs in about 15 s.  Only the namespaces and the veth pair made here are
-# touched; they, the pins and the work directory go on every exit.
+#      good file blocks its sources again;
+#   7. a daemon killed with SIGKILL leaves the datapath pinned: its list
+#      is still enforced with no daemon running; the list file is edited
+#      (one entry removed, one added, the others kept, one of them inside
+#      the removed one), and a daemon started again on the same pin and
+#      state directories adopts (status .adopted) while traffic flows
+#      through the restart: the kept entries' sources receive nothing
+#      before, during or after it, never-listed ones everything; the
+#      removed entry's source is dropped until the daemon is launched and
+#      passes from its first status answer on, the added entry's the other
+#      way round; `block list` is the file; the kept entries' counters go
+#      on from where they were (at least their count before the kill plus
+#      their sources' losses with no daemon and after the new one answered),
+#      and those of entries overlapping no other equal the datagrams their
+#      sources lost since they were listed.
+# Runs in about 23 s.  Only the namespaces and the veth pair made here are
+# touched; they, the pins (with `flowsketchd --detach` when a killed daemon
+# left them) and the work directory go on every exit.
 set -u
 export LC_ALL=C	# EPOCHREALTIME with a decimal point
 cd "$(dirname "$0")/../.." || exit 2
@@ -90,6 +105,7 @@ CHURN_RATE=8000
 CHURN_GAP=0.3		# seconds between two changes while traffic flows
 CHURN_SLACK=0.05	# how long a frame may wait between send() and XDP
 T=""
+STATE=""		# phase 7's --state-dir
 DAEMON_PID=""
 RECV_PID=""
 SEND_PID=""
@@ -113,6 +129,11 @@ SRC6=$(echo "$E6 $F6 $EDGE6 $X6" | tr -s " " ,)
 cleanup() {
 	[ -n "$SEND_PID" ] && kill "$SEND_PID" 2>/dev/null
 	fs_daemon_stop "$DAEMON_PID"
+	# A killed daemon leaves the datapath pinned (phase 7): take it off.
+	if [ -e "$PIN" ] && [ -e "/run/netns/$NS_RX" ] && [ -x "$FSD" ]; then
+		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN" \
+			${STATE:+--state-dir "$STATE"} >/dev/null 2>&1
+	fi
 	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
 	fs_pair_destroy "$NS_TX" "$NS_RX"
 	rm -rf "$PIN" "$PIN_BAD"
@@ -127,14 +148,16 @@ helper() { python3 "$HELPER" "$@"; }
 jqe() { jq -e "$@" >/dev/null; }	# inside check: its own output stays TAP
 xdp_attached() { ip -n "$NS_RX" -d link show dev "$IF_RX" | grep -q 'prog/xdp'; }
 
-# daemon_start: flowsketchd on IF_RX with the list in $LIST, until it
-# answers status and its program is on the interface.
+# daemon_start [ARG...]: flowsketchd on IF_RX with the list in $LIST (and
+# ARG...), until it answers status and its program is on the interface.
+# T_ANS: when the status answer was in (EPOCHREALTIME).
 daemon_start() {
 	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --pin-dir "$PIN" \
-		--socket "$SOCK" --blocklist "$LIST" >>"$T/daemon.log" 2>&1 &
+		--socket "$SOCK" --blocklist "$LIST" "$@" >>"$T/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	for _ in $(seq 100); do
-		cli status --json >/dev/null 2>&1 && xdp_attached && return 0
+		cli status --json >"$T/status.json" 2>/dev/null && T_ANS=$EPOCHREALTIME &&
+			xdp_attached && return 0
 		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -482,6 +505,196 @@ rc=0
 daemon_stop || rc=$?
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 check "XDP detached from $IF_RX after exit" eval '! xdp_attached'
+
+# ---------------------------------------------------------------- 7. adoption
+# A daemon killed with SIGKILL leaves its XDP link pinned; one started
+# again on the same pin directory adopts the maps, the blocklist's too,
+# and loads the list file over them (blocklist.c, adopt_maps()).  The
+# file is edited while no daemon runs: STALE goes, FRESH comes, the rest
+# is kept, among them 10.1.1.0/24 inside STALE (a source both lists block)
+# and 10.5.0.0/16 in the exact /16 bitmap.  The restart happens under
+# traffic from a few sources of each kind; the daemon's start is a change
+# called when it was launched and returned when it answered status,
+# judged by `helper churn` as the changes of phase 5 are.
+STATE=$T/state
+STALE=10.1.0.0/16
+FRESH=10.3.0.0/16
+OLD=(10.1.0.0/16 10.1.1.0/24 10.2.3.0/24 10.5.0.0/16 fd00:1:0:1::/64 fd00:1:0:2::3/128)
+NEW=(10.1.1.0/24 10.2.3.0/24 10.3.0.0/16 10.5.0.0/16 fd00:1:0:1::/64 fd00:1:0:2::3/128)
+R_KEPT="10.2.3.1 10.1.1.1 10.5.0.1 fd00:1:0:1::1 fd00:1:0:2::3"	# kept entries (10.1.1.1: STALE too)
+R_STALE=10.1.2.1
+R_FRESH=10.3.4.1
+R_NEVER="10.2.4.0 fd00:1:0:2::1"
+RESTART_RATE=9000
+RESTART_AFTER=1		# seconds of traffic after the daemon answered
+LIST=$T/blocklist-7
+printf '# phase 7, first part of the list\n10.1.0.0/16\n10.2.3.0/24\nfd00:1:0:1::/64\n' >"$LIST"
+daemon_start --state-dir "$STATE" ||
+	{ tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on a fresh $PIN with --state-dir $STATE"; }
+ok "flowsketchd starts on a fresh $PIN with --state-dir $STATE"
+check "a fresh datapath: status .adopted false (got $(jq .adopted "$T/status.json"))" \
+	jqe '.adopted == false' "$T/status.json"
+block add 10.1.1.0/24 10.5.0.0/16 fd00:1:0:2::3/128
+MODEL=("${OLD[@]}")
+list_is "before the kill"
+file_is "before the kill"
+send_phase || bail "phase $PHASE: traffic sent"
+expect "before the kill"
+SENT_A=$SENT RECV_A=$RECV
+cli block list --json >"$T/list-before.json" 2>/dev/null
+kill -KILL "$DAEMON_PID"
+wait "$DAEMON_PID" 2>/dev/null
+DAEMON_PID=""
+check "after SIGKILL: XDP still on $IF_RX, its link pinned ($PIN/link_$IF_RX)" \
+	eval "xdp_attached && [ -e '$PIN/link_$IF_RX' ]"
+send_phase || bail "phase $PHASE: traffic sent"
+expect "no daemon running, the pinned program"
+SENT_B=$SENT RECV_B=$RECV
+# The file edited while no daemon runs.
+{ grep -vxF "$STALE" "$LIST"; echo "$FRESH"; } >"$T/edited" && mv "$T/edited" "$LIST"
+MODEL=("${NEW[@]}")
+file_is "edited while no daemon ran: $STALE removed, $FRESH added"
+
+PHASE=$((PHASE + 1))
+SENT=$T/sent-$PHASE.json
+RECV=$T/recv-$PHASE.json
+r4=$(for s in $R_KEPT $R_STALE $R_FRESH $R_NEVER; do echo "$s"; done | grep -v : | paste -sd,)
+r6=$(for s in $R_KEPT $R_STALE $R_FRESH $R_NEVER; do echo "$s"; done | grep : | paste -sd,)
+nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
+	--src4 "$r4" --src6 "$r6" --dst4 "$DST4" --dst6 "$DST6" --port "$PORT" \
+	--phase "$PHASE" --duration 30 --rate "$RESTART_RATE" --stamps \
+	--out "$SENT" 2>"$T/send.err" &
+SEND_PID=$!
+sleep 0.5
+T_START=$EPOCHREALTIME
+daemon_start --state-dir "$STATE"
+started=$?
+[ "$started" = 0 ] && sleep "$RESTART_AFTER"
+kill -TERM "$SEND_PID" 2>/dev/null
+rc=0
+wait "$SEND_PID" || rc=$?
+SEND_PID=""
+[ "$started" = 0 ] || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd restarts on $PIN under traffic"; }
+[ "$rc" = 0 ] || { diag <"$T/send.err"; bail "traffic through the restart sent (exit $rc)"; }
+wait_recv "$PHASE" || bail "traffic through the restart: end marker received"
+ok "flowsketchd restarts on $PIN, $STATE and $LIST under traffic (answered $(awk "BEGIN { printf \"%.3f\", $T_ANS - $T_START }") s after its launch)"
+check "status .adopted true (got $(jq .adopted "$T/status.json"))" jqe '.adopted == true' "$T/status.json"
+SENT_C=$SENT RECV_C=$RECV
+printf 'del %s %s %s\nadd %s %s %s\n' "$T_START" "$T_ANS" "$STALE" "$T_START" "$T_ANS" "$FRESH" >"$T/events-7"
+# restart_churn NAME SOURCES: helper churn over these sources' datagrams only.
+restart_churn() {
+	local name=$1; shift
+	jq --arg s "$*" '($s | split(" ")) as $k | .sources |= with_entries(select(.key | IN($k[])))' \
+		"$SENT_C" >"$T/sent-7-$name.json"
+	helper churn --sent "$T/sent-7-$name.json" --recv "$RECV_C" --events "$T/events-7" \
+		--slack "$CHURN_SLACK" "${OLD[@]}" >"$T/churn-7-$name.json"
+	jq -r '.violations[]' "$T/churn-7-$name.json" | head -10 | diag
+}
+n_sent() { jq '[.sources[].sent] | add // 0' "$T/sent-7-$1.json"; }
+restart_churn kept $R_KEPT
+read -r kd ka kt < <(jq -r '"\(.blocked.datagrams) \(.blocked.arrived) \(.transition)"' "$T/churn-7-kept.json")
+check "through the restart: the kept entries' sources ($R_KEPT) received none of their $(n_sent kept) datagrams, before, during or after (blocked $kd, arrived $ka)" \
+	[ "$ka" = 0 -a "$kt" = 0 -a "$kd" = "$(n_sent kept)" -a "$kd" -gt 0 ]
+restart_churn never $R_NEVER
+check "through the restart: the never-listed sources ($R_NEVER) received every datagram ($(jq -r '"\(.never_listed.received) of \(.never_listed.sent)"' "$T/churn-7-never.json"))" \
+	jqe '.never_listed.received == .never_listed.sent and .never_listed.sources == 2 and .late == 0 and .stray == 0' "$T/churn-7-never.json"
+restart_churn stale $R_STALE
+read -r sd sa od om < <(jq -r '"\(.blocked.datagrams) \(.blocked.arrived) \(.open.datagrams) \(.open.missing)"' "$T/churn-7-stale.json")
+check "$R_STALE ($STALE only, gone from the file): none of the $sd datagrams sent before the daemon's launch arrived (got $sa)" \
+	[ "$sa" = 0 -a "$sd" -gt 0 ]
+check "... all $od sent after the daemon answered status arrived (lost $om)" \
+	[ "$om" = 0 -a "$od" -gt 0 ]
+restart_churn fresh $R_FRESH
+read -r od om bd ba < <(jq -r '"\(.open.datagrams) \(.open.missing) \(.blocked.datagrams) \(.blocked.arrived)"' "$T/churn-7-fresh.json")
+check "$R_FRESH ($FRESH, new in the file): all $od datagrams sent before the daemon's launch arrived (lost $om)" \
+	[ "$om" = 0 -a "$od" -gt 0 ]
+check "... none of the $bd sent after the daemon answered status arrived (got $ba)" \
+	[ "$ba" = 0 -a "$bd" -gt 0 ]
+list_is "after the adoption"
+file_is "after the adoption"
+
+# Per-entry counters across the kill, from what the sources lost in the
+# three parts of this phase (the list before the kill, with no daemon,
+# through the restart).  Every kept entry: at least its count before the
+# kill plus what its sources lost while no daemon ran (the second part,
+# and the restart's datagrams sent before the launch) and after the
+# daemon answered, sources another entry covered then left out.  Every
+# entry no other one overlaps, before or after: exactly its sources'
+# losses since it was listed, in packets and frame bytes.
+cli block list --json >"$T/list-after.json" 2>"$T/list.err" || diag <"$T/list.err"
+python3 - "$T/list-before.json" "$T/list-after.json" "${OLD[*]}" "${NEW[*]}" \
+	"$T_START" "$T_ANS" "$CHURN_SLACK" \
+	"$SENT_A" "$RECV_A" "$SENT_B" "$RECV_B" "$SENT_C" "$RECV_C" >"$T/counters-7.json" <<'PY'
+import ipaddress, json, sys
+net, ip = ipaddress.ip_network, ipaddress.ip_address
+load = lambda p: json.load(open(p))
+def entries(p):
+    try:
+        return {net(e["cidr"]): e for e in load(p)["entries"]}
+    except Exception:
+        return {}
+before, after = entries(sys.argv[1]), entries(sys.argv[2])
+old, new = [net(c) for c in sys.argv[3].split()], [net(c) for c in sys.argv[4].split()]
+t_start, t_ans, slack = (float(x) for x in sys.argv[5:8])
+# Lost datagrams by source: all of each part; of the restart's, those
+# sent before the launch ("pre") and after the answer ("post").
+parts, pre, post = [], {}, {}
+for s, r in zip(sys.argv[8::2], sys.argv[9::2]):
+    sent, recv = load(s), load(r)
+    part = {}
+    for src, e in sent["sources"].items():
+        got = recv["sources"].get(src, {}).get("seqs", [])
+        part[src] = e["sent"] - len(got)
+        if "stamps" in e:
+            got = set(got)
+            pre[src] = sum(1 for q, u in enumerate(e["sent_by"]) if u + slack < t_start and q not in got)
+            post[src] = sum(1 for q, t in enumerate(e["stamps"]) if t > t_ans and q not in got)
+    parts.append(part)
+flen = {4: sent["frame_len"]["4"], 6: sent["frame_len"]["6"]}
+def lost(part, n, unless=()):
+    return sum(d for s, d in part.items() if ip(s).version == n.version and ip(s) in n and
+               not any(ip(s).version == m.version and ip(s) in m for m in unless))
+def others(n, lst):
+    return [m for m in lst if m != n and m.version == n.version and m.overlaps(n)]
+out = {"at_least": [], "exact": [], "below": [], "inexact": []}
+for n in new:
+    a = after.get(n)
+    if a is None:
+        out["inexact"].append("%s is not in block list" % n)
+        continue
+    f = flen[n.version]
+    if n in old:
+        b = before.get(n)
+        p = lost(parts[1], n, others(n, old)) + lost(pre, n, others(n, old)) + lost(post, n, others(n, new))
+        out["at_least"].append(str(n))
+        if b is None:
+            out["below"].append("%s was not in block list before the kill" % n)
+        elif a["packets"] < b["packets"] + p or a["bytes"] < b["bytes"] + p * f:
+            out["below"].append("%s: %d packets, %d bytes after the restart; %d, %d before the kill, and its sources lost %d more with no daemon or after the answer"
+                                % (n, a["packets"], a["bytes"], b["packets"], b["bytes"], p))
+        since = parts
+    else:
+        since = parts[2:]
+    if others(n, old + new):
+        continue
+    p = sum(lost(part, n) for part in since)
+    out["exact"].append(str(n))
+    if a["packets"] != p or a["bytes"] != p * f:
+        out["inexact"].append("%s: %d packets, %d bytes; its sources lost %d datagrams, %d frame bytes since it was listed (%s; %s before the kill)"
+                              % (n, a["packets"], a["bytes"], p, p * f,
+                                 " + ".join("%d" % lost(part, n) for part in since),
+                                 before[n]["packets"] if n in before else "none"))
+json.dump(out, sys.stdout)
+PY
+check "block list after the restart: each kept entry ($(jq -r '.at_least | join(", ")' "$T/counters-7.json")) counted at least its drops before the kill, with no daemon and after the answer" \
+	jqe '(.at_least | length) == 5 and (.below | length) == 0' "$T/counters-7.json"
+check "... each entry overlapping no other ($(jq -r '.exact | join(", ")' "$T/counters-7.json")) counted exactly its sources' lost datagrams and frame bytes since it was listed" \
+	jqe '(.exact | length) == 5 and (.inexact | length) == 0' "$T/counters-7.json"
+jq -r '.below[], .inexact[]' "$T/counters-7.json" | diag
+rc=0
+daemon_stop || rc=$?
+check "the adopting daemon exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
+check "... XDP detached from $IF_RX, $PIN gone" eval "! xdp_attached && [ ! -e '$PIN' ]"
 check "the receiver saw nothing but test datagrams" \
 	jqe -s 'map(.stray + .late) | add == 0' "$T"/recv-*.json
 [ "$tap_failed" -gt 0 ] && tail -n 30 "$T/daemon.log" | diag

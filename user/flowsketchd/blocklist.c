@@ -354,20 +354,26 @@ static void cidr_of_key(__u32 family, __u32 prefixlen, const __u8 *addr,
 	memcpy(c->addr, addr, family == FS_FAMILY_IPV4 ? 4 : 16);
 }
 
+/* A key of an adopted trie that no entry of the list has any more. */
+struct stale_key {
+	struct fs_cidr c;
+	__u32 id;
+};
+
 /*
- * One trie of an adopted datapath: each key an entry still has carries
- * its counters (old id's, in old_hits) to the entry's id; a key no entry
- * has any more (the file was edited while no daemon ran) is listed in
- * *stale for deletion once every entry's key is in.
+ * One trie of an adopted datapath: each key an entry of the list still
+ * has gives that entry its id (its counters stay where the datapath adds
+ * to them); a key no entry has (the file was edited while no daemon ran)
+ * goes to *stale.  used[id]: the id is some key's.
  */
 static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
-		      const struct fs_block_hits *old_hits,
-		      struct fs_cidr **stale, size_t *nstale, size_t *nkeys)
+		      __u8 *used, struct stale_key **stale, size_t *nstale,
+		      size_t *nkeys)
 {
 	union { struct fs_block_key4 k4; struct fs_block_key6 k6; } key, next;
 	const size_t klen = family == FS_FAMILY_IPV4 ? sizeof(key.k4) : sizeof(key.k6);
 	bool first = true;
-	__u32 old;
+	__u32 id;
 
 	memset(&key, 0, sizeof(key));
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
@@ -378,56 +384,96 @@ static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
 		(*nkeys)++;
 		memcpy(&key, &next, klen);
 		cidr_of_key(family, next.k4.prefixlen, addr, &probe.c);
+		/* A key's own lookup returns its own id (it is the longest
+		 * prefix matching itself). */
+		if (bpf_map_lookup_elem(fd, &next, &id) || !id || id > bl->max)
+			id = 0;
+		if (id)
+			used[id] = 1;
 		e = bsearch(&probe, bl->e, bl->n, sizeof(*bl->e), fs_cidr_cmp);
 		if (e) {
-			/* A key's own lookup returns its own id (it is the
-			 * longest prefix matching itself). */
-			if (!bpf_map_lookup_elem(fd, &next, &old) && old && old <= bl->max)
-				bl->hits[e->id] = old_hits[old];
+			e->id = id;	/* 0: none usable, one is given below */
 			continue;
 		}
 		if (*nstale % 256 == 0) {
-			struct fs_cidr *g = realloc(*stale, (*nstale + 256) * sizeof(**stale));
+			struct stale_key *g = realloc(*stale, (*nstale + 256) * sizeof(**stale));
 
 			if (!g)
 				return -ENOMEM;
 			*stale = g;
 		}
-		(*stale)[(*nstale)++] = probe.c;
+		(*stale)[*nstale].c = probe.c;
+		(*stale)[*nstale].id = id;
+		(*nstale)++;
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
 
 /*
  * Load the list over an adopted datapath's (header comment of
- * fsd_blocklist_start()): nothing the old list and the new one share is
- * ever unblocked on the way.
+ * fsd_blocklist_start()).  Entries both lists have keep their ids, so
+ * their counters are never copied or reset and no drop is lost or
+ * counted to another entry; new entries take ids no pinned key uses,
+ * zeroed before their key goes in; stale keys' ids are freed after the
+ * rebuild's barrier (blocklist_start), when no packet holds them.
  */
-static int adopt_maps(struct fsd_blocklist *bl)
+static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
+		      size_t *nstale_out)
 {
-	size_t hbytes = (size_t)(bl->max + 1) * sizeof(*bl->hits), nstale = 0, i;
+	size_t nstale = 0, i;
 	size_t keys[2] = { 0, 0 }, stale_of[2] = { 0, 0 }, listed[2] = { 0, 0 };
-	struct fs_block_hits *old_hits = malloc(hbytes);
 	struct fs_block_exact *x = calloc(1, sizeof(*x));
-	struct fs_cidr *stale = NULL;
+	__u8 *used = calloc((size_t)bl->max + 1, 1);
+	struct stale_key *stale = NULL;
 	bool stale_first[2];
+	__u32 id, max_id = 0;
 	int err, f;
 
-	if (!old_hits || !x) {
+	*stale_out = NULL;
+	*nstale_out = 0;
+	if (!x || !used) {
 		err = -ENOMEM;
 		goto out;
 	}
-	memcpy(old_hits, bl->hits, hbytes);
-	memset(bl->hits, 0, hbytes);
-	err = adopt_trie(bl, bl->trie4_fd, FS_FAMILY_IPV4, old_hits, &stale, &nstale, &keys[0]);
+	for (i = 0; i < bl->n; i++)
+		bl->e[i].id = 0;
+	err = adopt_trie(bl, bl->trie4_fd, FS_FAMILY_IPV4, used, &stale, &nstale, &keys[0]);
 	stale_of[0] = nstale;
 	if (!err)
-		err = adopt_trie(bl, bl->trie6_fd, FS_FAMILY_IPV6, old_hits, &stale, &nstale, &keys[1]);
+		err = adopt_trie(bl, bl->trie6_fd, FS_FAMILY_IPV6, used, &stale, &nstale, &keys[1]);
 	stale_of[1] = nstale - stale_of[0];
 	if (err)
 		goto out;
-	for (i = 0; i < bl->n; i++)
+	/* New entries: the lowest ids no key holds, counters zeroed (an id
+	 * a killed daemon freed may still hold counts). */
+	for (i = 0, id = 1; i < bl->n; i++) {
+		if (!bl->e[i].id) {
+			while (id <= bl->max && used[id])
+				id++;
+			if (id > bl->max) {
+				err = -ENOSPC;
+				goto out;
+			}
+			bl->e[i].id = id;
+			used[id] = 1;
+			memset(&bl->hits[id], 0, sizeof(bl->hits[id]));
+		}
+		if (bl->e[i].id > max_id)
+			max_id = bl->e[i].id;
 		listed[bl->e[i].c.family != FS_FAMILY_IPV4]++;
+	}
+	for (i = 0; i < nstale; i++)
+		if (stale[i].id > max_id)
+			max_id = stale[i].id;
+	/* Ids below the highest one that nothing holds are free now; the
+	 * stale keys' join them after the barrier. */
+	bl->next_id = max_id + 1;
+	bl->nfree = 0;
+	for (id = max_id; id >= 1; id--)
+		if (!used[id]) {
+			memset(&bl->hits[id], 0, sizeof(bl->hits[id]));
+			bl->free_ids[bl->nfree++] = id;
+		}
 	/* A trie holds --blocklist-max keys: when the old keys and the new
 	 * ones would not fit together, the stale go first (their sources
 	 * pass from then on, as they are to), at the price of a moment in
@@ -441,8 +487,8 @@ static int adopt_maps(struct fsd_blocklist *bl)
 				 f ? "IPv6" : "IPv4", bl->max);
 	}
 	for (i = 0; i < nstale; i++)
-		if (stale_first[stale[i].family != FS_FAMILY_IPV4])
-			trie_delete(bl, &stale[i]);
+		if (stale_first[stale[i].c.family != FS_FAMILY_IPV4])
+			trie_delete(bl, &stale[i].c);
 	for (i = 0; !err && i < bl->n; i++)
 		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
 	if (err)
@@ -457,18 +503,17 @@ static int adopt_maps(struct fsd_blocklist *bl)
 	/* The filter after the rebuild that follows knows none of the stale
 	 * keys; the trie forgets them now. */
 	for (i = 0; i < nstale; i++)
-		if (!stale_first[stale[i].family != FS_FAMILY_IPV4])
-			trie_delete(bl, &stale[i]);
+		if (!stale_first[stale[i].c.family != FS_FAMILY_IPV4])
+			trie_delete(bl, &stale[i].c);
 	if (nstale)
 		fsd_info("blocklist: %zu entries of the adopted datapath are no longer in %s",
 			 nstale, bl->path);
+	*stale_out = stale;
+	*nstale_out = nstale;
+	stale = NULL;
 out:
-	/* A failed adoption leaves the counters as they were (the daemon
-	 * stops, the pinned datapath goes on). */
-	if (err && old_hits)
-		memcpy(bl->hits, old_hits, hbytes);
-	free(old_hits);
 	free(x);
+	free(used);
 	free(stale);
 	return err;
 }
@@ -477,7 +522,8 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 			const struct fs_hash_secret *secret)
 {
 	struct flowsketch *skel = l->skel;
-	size_t fbytes;
+	struct stale_key *stale = NULL;
+	size_t fbytes, nstale = 0;
 	size_t i;
 	int err;
 
@@ -505,7 +551,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 	}
 	bl->started = true;
 	if (l->adopted) {
-		err = adopt_maps(bl);
+		err = adopt_maps(bl, &stale, &nstale);
 		if (err) {
 			fsd_err("cannot load the blocklist into the adopted datapath: %s",
 				strerror(-err));
@@ -526,6 +572,14 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 		bl->live = 1;	/* so that the first rebuild fills filter 0 */
 	}
 	err = rebuild(bl);
+	/* Past the rebuild's barrier no packet holds a stale key's id: its
+	 * counters go, and it is free for the next entry. */
+	for (i = 0; !err && i < nstale; i++)
+		if (stale[i].id) {
+			memset(&bl->hits[stale[i].id], 0, sizeof(bl->hits[stale[i].id]));
+			bl->free_ids[bl->nfree++] = stale[i].id;
+		}
+	free(stale);
 	if (err)
 		fsd_err("cannot build the blocklist filter: %s", strerror(-err));
 	else if (bl->n)
