@@ -271,6 +271,7 @@ cat >"$T/status.json" <<'EOF'
 {"pid":4242, "pin_dir":"/sys/fs/bpf/flowsketch", "datapath":"bpf",
  "adopted":true, "keep":true, "state_dir":"/run/flowsketch/flowsketch",
  "windows_restored":57, "windows_stored":80, "windows_store_errors":1,
+ "state_dir_usable":true, "journal_errors":0,
  "interfaces":[{"name":"veth0", "state":"attached", "ifindex":7,
                 "xdp_mode":"native", "reattached":0},
                {"name":"veth1", "state":"attached", "ifindex":9,

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -288,7 +289,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct state *s = *state;
+	char mnt[PATH_MAX + 16];
 
+	/* test_full_disk_backoff's tmpfs, if a failed check left it. */
+	snprintf(mnt, sizeof(mnt), "%s/fs", s->dir);
+	umount2(mnt, MNT_DETACH);
 	nftw(s->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	free(s);
 	return 0;
@@ -1014,6 +1019,66 @@ static void test_span_after_restore(void **state)
 		free_win(w[i]);
 }
 
+/*
+ * A full file system: a tmpfs of its own (root only, as the whole suite)
+ * with room for two windows.  The third fails with ENOSPC and leaves no
+ * file; the next FSD_WINSTORE_BACKOFF windows are not even tried (the
+ * directory does not change, each counts as an error), and the one after
+ * is tried again and stored once there is room.
+ */
+static void test_full_disk_backoff(void **state)
+{
+	struct state *st = *state;
+	struct fs_window_totals ever = EVER_BEFORE;
+	struct fs_sketch_params p;
+	struct fsd_winstore ws;
+	struct fsd_window_map m;
+	struct fs_sketch view;
+	char mnt[PATH_MAX + 16], path[PATH_MAX + 64];
+	struct win *w;
+	size_t one;
+	unsigned int i;
+	int err;
+
+	prng_seed(17);
+	make_params(&p, DEPTH, &secret);
+	w = make_win(&p, 1, 10, &ever);
+	one = file_len(w);
+	snprintf(mnt, sizeof(mnt), "%s/fs", st->dir);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	snprintf(path, sizeof(path), "size=%zu", 2 * one + one / 2 + 8192);
+	if (mount("tmpfs", mnt, "tmpfs", 0, path)) {
+		rmdir(mnt);
+		skip();		/* not root: nothing to test here */
+	}
+	assert_int_equal(fsd_winstore_open(&ws, mnt, &p, false), 0);
+	for (i = 0; i < 2; i++) {
+		w->seq = 1 + i;
+		put_win(&ws, w);
+	}
+	w->seq = 3;
+	err = fsd_winstore_put(&ws, 3, w->start_ns, w->end_ns, &w->s, &w->c,
+			       &w->ever, w->ever_windows, &view, &m);
+	assert_int_equal(err, -ENOSPC);
+	assert_false(win_exists(mnt, 3));
+	/* Room again: the backoff still holds the next ones off. */
+	snprintf(path, sizeof(path), "%s/window-%020u", mnt, 1);
+	assert_int_equal(unlink(path), 0);
+	for (i = 0; i < FSD_WINSTORE_BACKOFF; i++)
+		assert_int_equal(fsd_winstore_put(&ws, 10 + i, w->start_ns, w->end_ns,
+						  &w->s, &w->c, &w->ever, w->ever_windows,
+						  &view, &m), -ENOSPC);
+	assert_int_equal(ws.errors, 1 + FSD_WINSTORE_BACKOFF);
+	assert_false(win_exists(mnt, 10));
+	w->seq = 100;
+	put_win(&ws, w);
+	assert_true(win_exists(mnt, 100));
+	fsd_winstore_close(&ws);
+	assert_int_equal(umount(mnt), 0);
+	rmdir(mnt);
+	free_win(w);
+}
+
 /* clear: the window files and the directory they leave empty; a
  * directory that holds anything else stays, with it. */
 static void test_clear(void **state)
@@ -1066,6 +1131,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capacity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files_take_no_room, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_span_after_restore, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_disk_backoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clear, setup, teardown),
 	};
 

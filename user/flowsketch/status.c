@@ -23,7 +23,8 @@
 struct status_view {
 	__u64 pid, window_seconds, history_seconds, windows_kept;
 	const char *pin_dir, *datapath, *state_dir;
-	bool adopted, keep;
+	bool adopted, keep, state_usable;
+	__u64 journal_errors;
 	__u64 windows_restored, windows_stored, windows_store_errors;
 	struct json_object *interfaces, *malformed;
 	__u64 cms_width, cms_depth, hll_precision;
@@ -96,6 +97,8 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_u64(a, "windows_restored", &v->windows_restored)) ||
 	    (err = fs_reply_u64(a, "windows_stored", &v->windows_stored)) ||
 	    (err = fs_reply_u64(a, "windows_store_errors", &v->windows_store_errors)) ||
+	    (err = fs_reply_bool(a, "state_dir_usable", &v->state_usable)) ||
+	    (err = fs_reply_u64(a, "journal_errors", &v->journal_errors)) ||
 	    (err = fs_reply_array(a, "interfaces", &v->interfaces)) ||
 	    (err = parse_interfaces(v->interfaces)) ||
 	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
@@ -309,12 +312,16 @@ static void print_status(const struct status_view *v)
 
 	printf("flowsketchd:  pid %llu, datapath %s, maps pinned in %s\n",
 	       (unsigned long long)v->pid, v->datapath, v->pin_dir);
-	printf("restarts:     %s; %llu windows read back, %llu stored in %s (%llu could not be)%s\n",
+	printf("restarts:     %s; %llu windows read back, %llu stored in %s (%llu could not be%s)%s\n",
 	       v->adopted ? "adopted the pinned datapath" : "loaded afresh",
 	       (unsigned long long)v->windows_restored,
 	       (unsigned long long)v->windows_stored, v->state_dir,
 	       (unsigned long long)v->windows_store_errors,
+	       v->state_usable ? "" : "; the directory is unusable",
 	       v->keep ? "; a stop keeps it all (--keep)" : "");
+	if (v->journal_errors)
+		printf("              %llu candidate records could not be journaled\n",
+		       (unsigned long long)v->journal_errors);
 	print_interfaces(v);
 	printf("windows:      %llu s each, history %llu s (%llu windows kept)\n",
 	       (unsigned long long)v->window_seconds,

@@ -218,6 +218,8 @@ static int setup(struct fsd_daemon *d)
 		p.secret = secret;
 		err = fsd_winstore_open(&d->store, o->state_dir, &p, adopt);
 		memset(&p, 0, sizeof(p));
+		if (!err)
+			fsd_winstore_check_room(&d->store, fsd_options_history_max_bytes(o));
 	}
 	if (!err)
 		err = fsd_loader_load(&d->loader, o, &secret, adopt);

@@ -190,6 +190,8 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	add_u64(a, "windows_restored", d->windows_restored);
 	add_u64(a, "windows_stored", d->store.stored);
 	add_u64(a, "windows_store_errors", d->store.errors);
+	json_object_object_add(a, "state_dir_usable", json_object_new_boolean(d->store.usable));
+	add_u64(a, "journal_errors", d->store.journal_errors);
 	ifs = json_object_new_array();
 	for (i = 0; i < d->loader.n_ifaces; i++)
 		json_object_array_add(ifs, iface_json(&d->loader,

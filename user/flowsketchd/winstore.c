@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "crashpoint.h"
@@ -145,6 +146,20 @@ int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 	remove_files(dir, keep_files);
 	ws->usable = true;
 	return 0;
+}
+
+void fsd_winstore_check_room(const struct fsd_winstore *ws,
+			     unsigned long long max_bytes)
+{
+	struct statvfs v;
+	unsigned long long avail;
+
+	if (!ws->usable || statvfs(ws->dir, &v))
+		return;
+	avail = (unsigned long long)v.f_bavail * v.f_frsize;
+	if (avail < max_bytes)
+		fsd_warn("%s has %llu MiB free and the history may take up to %llu MiB: windows past the room left are kept in memory only, and lost at a restart",
+			 ws->dir, avail >> 20, max_bytes >> 20);
 }
 
 void fsd_winstore_close(struct fsd_winstore *ws)
@@ -382,6 +397,11 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 
 	if (!ws->usable)
 		return -ENOENT;
+	if (ws->backoff) {
+		ws->backoff--;
+		ws->errors++;
+		return -ENOSPC;
+	}
 	/* The file says the store's parameters: the sketch must have them. */
 	if (s->params.cms_depth != ws->params.cms_depth ||
 	    s->params.cms_log2_width != ws->params.cms_log2_width ||
@@ -458,8 +478,10 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	free(cand);
+	if (err == -ENOSPC || err == -EDQUOT)
+		ws->backoff = FSD_WINSTORE_BACKOFF;
 	/* Once per error streak would be quieter; every window says which. */
-	if (!ws->errors++ || ws->errors % 1000 == 0)
+	if (!ws->errors++ || ws->errors % 1000 == 0 || ws->backoff)
 		fsd_warn("cannot store window %llu in %s: %s (kept in memory only; %llu so far)",
 			 (unsigned long long)seq, ws->dir, strerror(-err),
 			 (unsigned long long)ws->errors);

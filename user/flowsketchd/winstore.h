@@ -110,7 +110,13 @@ struct fsd_winstore {
 	__u64 *note_seq;
 	__u32 nnote;
 	__u64 journal_errors;		/* records that could not be written */
+	__u32 backoff;			/* windows not tried after a full disk */
 };
+
+/* After a window could not be stored for want of room, the next ones
+ * go to memory only without a try, so that a full /run is not hit
+ * every window (nor every other service's writes there). */
+#define FSD_WINSTORE_BACKOFF 60
 
 #define FSD_WINSTORE_NOTES 4096	/* buffered before a forced flush */
 
@@ -124,6 +130,9 @@ struct fsd_winstore {
  */
 int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 		      const struct fs_sketch_params *params, bool keep_files);
+/* Warn when dir's file system cannot hold max_bytes of windows. */
+void fsd_winstore_check_room(const struct fsd_winstore *ws,
+			     unsigned long long max_bytes);
 /* Unlock (the files stay). */
 void fsd_winstore_close(struct fsd_winstore *ws);
 

@@ -69,12 +69,16 @@
  * status:
  *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
  *    "adopted":B, "keep":B, "state_dir":"...", "windows_restored":N,
- *    "windows_stored":N, "windows_store_errors":N,
+ *    "windows_stored":N, "windows_store_errors":N, "state_dir_usable":B,
+ *    "journal_errors":N,
  *      adopted: this daemon took over a datapath pinned by an earlier one
  *      (flowsketchd's loader.h); windows_restored: finished windows it read
  *      back from state_dir at start; windows_stored, _store_errors: the
  *      windows it wrote there, and those it could not (kept in memory
- *      only); keep: a stop leaves everything for the next start (--keep);
+ *      only); state_dir_usable: false when the directory could not be
+ *      made (no window survives a restart); journal_errors: candidate
+ *      records that could not be journaled; keep: a stop leaves
+ *      everything for the next start (--keep);
  *    "interfaces":[{"name":"veth0", "state":"attached"|"gone"|"failed",
  *                   "ifindex":N, "xdp_mode":"native"|"generic",
  *                   "reattached":N, "error":"..."}],
