@@ -78,27 +78,59 @@ static __always_inline void fs_datapath_report(const struct fs_packet_update *u,
 }
 
 /*
- * Parse and count why a frame was not keyed: the baseline the benchmark
- * measures the sketch update against.  Returns the parser's verdict.
+ * A frame as a frontend hands it over: in place (XDP) or its first bytes
+ * copied into a per-CPU buffer (the tracepoint frontends, skb_headers.h),
+ * and the length of the whole frame, which is what is counted in bytes.
  */
-static __always_inline int fs_datapath_parse_key(struct xdp_md *ctx,
-						 struct fs_hot_line *hot,
-						 struct fs_flow_key *key)
+struct fs_frame {
+	void *data, *data_end;
+	__u64 len;
+	int copied;		/* data is a copy (parse.bpf.h, "Two kinds") */
+	int short_copy;		/* the copy stops before the frame's headers
+				   may (an skb whose headers are not all in
+				   its linear part) */
+};
+
+/*
+ * Parse and count why a frame was not keyed: the baseline the benchmark
+ * measures the sketch update against.  Returns the parser's verdict.  A
+ * copy cut short by a non-linear skb that the parser finds truncated is
+ * counted as such (FS_STAT_SKB_NONLINEAR), not as a malformed frame.
+ */
+static __always_inline int fs_datapath_parse_frame(const struct fs_frame *f,
+						   struct fs_hot_line *hot,
+						   struct fs_flow_key *key)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	int nonfirst_frag = 0;
 	int reason;
 
 	hot->rx += 1;
-	reason = fs_parse(data, data_end, key, &nonfirst_frag);
+	if (f->copied)
+		reason = fs_parse_copy(f->data, (__u32)(f->data_end - f->data),
+				       key, &nonfirst_frag);
+	else
+		reason = fs_parse(f->data, f->data_end, key, &nonfirst_frag);
 	if (reason) {
+		if (f->short_copy && fs_stat_is_truncation(reason))
+			reason = FS_STAT_SKB_NONLINEAR;
 		fs_stat_inc(reason);
 		return reason;
 	}
 	if (nonfirst_frag)
 		fs_stat_inc(FS_STAT_FRAGMENTS);
 	return 0;
+}
+
+static __always_inline int fs_datapath_parse_key(struct xdp_md *ctx,
+						 struct fs_hot_line *hot,
+						 struct fs_flow_key *key)
+{
+	struct fs_frame f = {
+		.data = (void *)(long)ctx->data,
+		.data_end = (void *)(long)ctx->data_end,
+	};
+
+	return fs_datapath_parse_frame(&f, hot, key);
 }
 
 static __always_inline int fs_datapath_parse_only(struct xdp_md *ctx)
@@ -111,26 +143,27 @@ static __always_inline int fs_datapath_parse_only(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-static __always_inline int fs_datapath_process(struct xdp_md *ctx)
+/*
+ * Count frame f: parse, sketch, report, and the blocklist's verdict (the
+ * XDP action; the tracepoint frontends, which cannot drop, load no list
+ * and get XDP_PASS).
+ */
+static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 {
 	struct fs_packet_update u;
 	struct fs_slot_totals *totals;
 	struct fs_hot_line *hot;
 	struct fs_ctl *ctl;
-	__u64 seq, packets, bytes, phi, bloom, len;
+	__u64 seq, packets, bytes, phi, bloom, len = f->len;
 	__u32 zero = 0;
 
-	/* Read before any branch: clang may otherwise merge two ctx loads
-	 * behind different checks into one on a computed ctx offset, which
-	 * the verifier refuses. */
-	len = ctx->data_end - ctx->data;
 	hot = fs_hot_line();
 	if (!hot)	/* an array element always exists */
 		return XDP_PASS;
 	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
 	if (!ctl)	/* an array element always exists */
 		return XDP_PASS;
-	if (__builtin_expect(fs_datapath_parse_key(ctx, hot, &u.key), 0)) {
+	if (__builtin_expect(fs_datapath_parse_frame(f, hot, &u.key), 0)) {
 		/* Malformed past the IP header (an IPv6 extension chain too
 		 * long to walk, a truncated TCP header, ...): counted, not
 		 * sketched, but its source is known (the parser sets the
@@ -188,6 +221,21 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	if (u.report)
 		fs_datapath_report(&u, seq);
 	return fs_block_verdict(&u.key, u.bytes, bloom);
+}
+
+static __always_inline int fs_datapath_process(struct xdp_md *ctx)
+{
+	struct fs_frame f;
+
+	/* Read before any branch: clang may otherwise merge two ctx loads
+	 * behind different checks into one on a computed ctx offset, which
+	 * the verifier refuses. */
+	f.data = (void *)(long)ctx->data;
+	f.data_end = (void *)(long)ctx->data_end;
+	f.len = ctx->data_end - ctx->data;
+	f.copied = 0;
+	f.short_copy = 0;
+	return fs_datapath_frame(&f);
 }
 
 #endif /* FLOWSKETCH_DATAPATH_BPF_H */

@@ -216,8 +216,19 @@ enum fs_stat {
 	FS_STAT_REPORTS_DROPPED,	/* reports lost: ring buffer full */
 	FS_STAT_UPDATE_ERRORS,		/* sketch chunk missing (cannot happen
 					   unless maps and params disagree) */
+	FS_STAT_SKB_NONLINEAR,		/* tracepoint frontends: headers past
+					   the skb's linear part, not read */
 	FS_STAT_MAX,
 };
+
+/* The parse reasons that say "the frame ends inside a header": on a copy
+ * that stops early, they say only that the copy does. */
+FS_INLINE int fs_stat_is_truncation(int reason)
+{
+	return reason == FS_STAT_TRUNC_ETH || reason == FS_STAT_TRUNC_VLAN ||
+	       reason == FS_STAT_TRUNC_IPV4 || reason == FS_STAT_TRUNC_IPV6 || reason == FS_STAT_TRUNC_IPV6_EXT ||
+	       reason == FS_STAT_TRUNC_L4;
+}
 
 /*
  * Ring buffer record: a flow reached a report threshold on one CPU.

@@ -200,6 +200,11 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	err = pinned_value_size(pin_dir, PIN_CTL, &v);
 	if (!err && v != sizeof(struct fs_ctl))
 		err = -EPROTO;
+	/* Counters a later version added. */
+	if (!err)
+		err = pinned_max_entries(pin_dir, PIN_STATS, &v);
+	if (!err && v != FS_STAT_MAX)
+		err = -EPROTO;
 	if (!err)
 		err = pinned_max_entries(pin_dir, PIN_REPORTS, &v);
 	out->ringbuf_kib = v / 1024;

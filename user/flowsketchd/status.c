@@ -30,6 +30,7 @@ static const struct {
 	{ FS_STAT_IPV6_EXT_CHAIN, "ipv6_ext_chain" },
 	{ FS_STAT_TRUNC_L4, "trunc_l4" },
 	{ FS_STAT_BAD_TCP_DOFF, "bad_tcp_doff" },
+	{ FS_STAT_SKB_NONLINEAR, "skb_nonlinear" },
 };
 
 static void add_u64(struct json_object *o, const char *key, __u64 v)
