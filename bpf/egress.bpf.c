@@ -11,7 +11,10 @@
  * the XDP object's (maps.h).  It never drops: the verdict step finds no
  * blocklist (fs_ctl.bloom stays 0 here).
  *
- *   fs_ifaces  HASH  __u32 ifindex -> __u32 1  the daemon; read per frame
+ *   fs_ifaces  HASH  struct fs_egress_iface -> __u32 1  the daemon; read
+ *              per frame.  The tracepoint fires for every device of every
+ *              network namespace, and ifindexes are per namespace: the key
+ *              is the daemon's namespace (its inode number) and the index.
  *
  * Skeleton: build/skel/egress.skel.h, struct egress; set up like
  * flowsketch.skel.h (FS_DATAPATH_SETUP), with fs_use_kfunc 0.
@@ -25,18 +28,22 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 64);
-	__type(key, __u32);
+	__type(key, struct fs_egress_iface);
 	__type(value, __u32);
 } fs_ifaces SEC(".maps");
 
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(fs_egress, struct sk_buff *skb, struct net_device *dev)
 {
-	__u32 ifindex = dev->ifindex, zero = 0;
+	struct fs_egress_iface k = {
+		.ifindex = (__u32)dev->ifindex,
+		.netns_ino = dev->nd_net.net->ns.inum,
+	};
 	struct fs_hdr_buf *buf;
 	struct fs_frame f;
+	__u32 zero = 0;
 
-	if (!bpf_map_lookup_elem(&fs_ifaces, &ifindex))
+	if (!bpf_map_lookup_elem(&fs_ifaces, &k))
 		return 0;
 	buf = bpf_map_lookup_elem(&fs_hdr_buf, &zero);
 	if (!buf)

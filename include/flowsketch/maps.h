@@ -221,6 +221,13 @@ enum fs_stat {
 	FS_STAT_MAX,
 };
 
+/* An interface the egress frontend counts (bpf/egress.bpf.c's fs_ifaces):
+ * its index within the network namespace of that inode number. */
+struct fs_egress_iface {
+	__u32 ifindex;
+	__u32 netns_ino;
+};
+
 /* The parse reasons that say "the frame ends inside a header": on a copy
  * that stops early, they say only that the copy does. */
 FS_INLINE int fs_stat_is_truncation(int reason)

@@ -117,6 +117,8 @@ usage_error "top span 0" top --span 0
 usage_error "top span with a bad unit" top --span 5x
 usage_error "top unknown sort key" top --sort flows
 usage_error "top stray argument" top extra
+usage_error "top unknown direction" top --direction sideways
+usage_error "flows unknown direction" flows --direction up
 usage_error "flows span 0" flows --span 0
 usage_error "flows unknown option" flows -x
 usage_error "status stray argument" status now
@@ -133,6 +135,8 @@ run top -n abc
 check "the -n error names the bad value" err_has "'abc'"
 run top --sort flows
 check "the --sort error names the bad key" err_has "'flows'"
+run top --direction sideways
+check "the --direction error names the bad value" err_has "'sideways'"
 run top --once=3
 check "a value given to a flag says the flag takes none" \
 	eval '[ "$rc" -eq 2 ] && one_err_line && err_has "option --once takes no value"'
@@ -194,6 +198,9 @@ check "top --json is the daemon's object, exact integers" \
 	eval '[ "$rc" -eq 0 ] && jq -e ".flows[0].bytes == 800000000 and .total_packets == 1234567 and (.flows | length) == 3" "$T/out" >/dev/null'
 check "top without --span sends no span (the daemon's one window)" \
 	eval 'tail -1 "$T/top.log" | jq -e ".sort == \"bytes\" and .n == 10 and has(\"span\") == false" >/dev/null'
+run "${S[@]}" top --json --direction out
+check "top --direction out asks for it" \
+	eval 'tail -1 "$T/top.log" | jq -e ".direction == \"out\"" >/dev/null'
 
 # Ports only where the datapath keys them (TCP, UDP); ICMP type/code only
 # for the family's own ICMP.

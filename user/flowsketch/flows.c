@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <math.h>
 #include "args.h"
 #include "cli.h"
@@ -25,21 +26,26 @@ struct flows_view {
 
 static void usage(void)
 {
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] flows [--span SECONDS] [--json]\n"
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] flows [--span SECONDS]\n"
+	       "                  [--direction in|out|both] [--json]\n"
 	       "\n"
 	       "Distinct flows (five-tuples), source and destination addresses, counted\n"
 	       "by HyperLogLog, with their standard error.\n"
 	       "\n"
 	       "  -t, --span SECONDS span to count over, rounded up to whole windows\n"
 	       "                     (default one window); units s, m, h accepted\n"
+	       "  -d, --direction D  in (received), out (sent) or both (default: the\n"
+	       "                     distinct count of their union)\n"
 	       "  -j, --json         print the daemon's answer as JSON\n"
 	       "  -h, --help         this text\n");
 }
 
-static int parse_opts(int argc, char **argv, __u32 *span, bool *json)
+static int parse_opts(int argc, char **argv, __u32 *span, const char **dir,
+		      bool *json)
 {
 	static const struct option opts[] = {
 		{ "span", required_argument, NULL, 't' },
+		{ "direction", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -47,8 +53,14 @@ static int parse_opts(int argc, char **argv, __u32 *span, bool *json)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:d:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'd':
+			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
+				return fs_usage_error("flows", "--direction must be in, out or both, not '%s'",
+						      optarg);
+			*dir = optarg;
+			break;
 		case 't':
 			if (fs_parse_seconds(optarg, span))
 				return fs_usage_error("flows", "--span must be a positive number of seconds (at most a day), not '%s'",
@@ -131,11 +143,12 @@ int fs_flows_show(struct json_object *answer, bool print)
 int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 {
 	struct json_object *req;
+	const char *dir = NULL;
 	__u32 span = 0;
 	bool json = false;
 	int ret;
 
-	ret = parse_opts(argc, argv, &span, &json);
+	ret = parse_opts(argc, argv, &span, &dir, &json);
 	if (ret == FS_HELP_SHOWN)
 		return FS_EXIT_OK;
 	if (ret)
@@ -144,5 +157,7 @@ int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 	json_object_object_add(req, "cmd", json_object_new_string("flows"));
 	if (span)
 		json_object_object_add(req, "span", json_object_new_int64(span));
+	if (dir)
+		json_object_object_add(req, "direction", json_object_new_string(dir));
 	return fs_client_show(cli, req, json, fs_flows_show);
 }

@@ -39,6 +39,7 @@ struct top_opts {
 	__u32 n;
 	__u32 span;		/* 0: the daemon's default, one window */
 	const char *sort;
+	const char *direction;	/* NULL: the daemon's default, both */
 	bool once;
 	bool json;
 };
@@ -48,6 +49,7 @@ struct top_flow {
 	__u64 family, sport, dport, proto_num, packets, bytes;
 	double share;
 	bool blocked;		/* the source is on the blocklist now */
+	bool sent;		/* direction "out": the host sent it */
 };
 
 struct top_view {
@@ -56,6 +58,7 @@ struct top_view {
 	__u64 distinct_flows, distinct_sources, distinct_dests;
 	double epsilon, delta, distinct_rse;
 	const char *sort;
+	const char *direction;		/* "in", "out", "both" */
 	char window_end_str[16];	/* HH:MM:SS, local time */
 	size_t nflows;
 	struct top_flow *flows;
@@ -71,7 +74,7 @@ static void on_sigint(int sig)
 static void usage(void)
 {
 	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes]\n"
-	       "                  [--span SECONDS] [--once] [--json]\n"
+	       "                  [--span SECONDS] [--direction in|out|both] [--once] [--json]\n"
 	       "\n"
 	       "The flows with the most packets (or bytes), redrawn every window until\n"
 	       "interrupted.  Counts are Count-Min estimates: never below the truth, and\n"
@@ -81,6 +84,8 @@ static void usage(void)
 	       "  -o, --sort KEY     packets (default) or bytes\n"
 	       "  -t, --span SECONDS span to sum, rounded up to whole windows (default one\n"
 	       "                     window); units s, m, h accepted (90, 5m, 1h)\n"
+	       "  -d, --direction D  in (what the interfaces receive), out (what they\n"
+	       "                     send) or both (default); sent flows are marked\n"
 	       "  -1, --once         print one table and exit\n"
 	       "  -j, --json         print the daemon's answer as JSON (implies --once)\n"
 	       "  -h, --help         this text\n",
@@ -93,6 +98,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "number", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 'o' },
 		{ "span", required_argument, NULL, 't' },
+		{ "direction", required_argument, NULL, 'd' },
 		{ "once", no_argument, NULL, '1' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -101,7 +107,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:t:1jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:o:t:d:1jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (fs_parse_u32(optarg, 1, TOP_MAX_N, &o->n))
@@ -118,6 +124,12 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			if (fs_parse_seconds(optarg, &o->span))
 				return fs_usage_error("top", "--span must be a positive number of seconds (at most a day), not '%s'",
 						      optarg);
+			break;
+		case 'd':
+			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
+				return fs_usage_error("top", "--direction must be in, out or both, not '%s'",
+						      optarg);
+			o->direction = optarg;
 			break;
 		case '1':
 			o->once = true;
@@ -144,6 +156,8 @@ static struct json_object *top_request(const struct top_opts *o)
 	json_object_object_add(req, "sort", json_object_new_string(o->sort));
 	if (o->span)
 		json_object_object_add(req, "span", json_object_new_int64(o->span));
+	if (o->direction)
+		json_object_object_add(req, "direction", json_object_new_string(o->direction));
 	return req;
 }
 
@@ -166,6 +180,18 @@ static int parse_flow(struct json_object *f, struct top_flow *out)
 	if (json_object_object_get_ex(f, "blocked", NULL) &&
 	    (err = fs_reply_bool(f, "blocked", &out->blocked)))
 		return err;
+	/* Absent from daemons that count one direction. */
+	if (json_object_object_get_ex(f, "direction", NULL)) {
+		const char *d;
+
+		if ((err = fs_reply_string(f, "direction", &d)))
+			return err;
+		if (strcmp(d, "in") && strcmp(d, "out")) {
+			fs_error("flowsketchd's answer has a flow of direction '%s', not in or out", d);
+			return -EPROTO;
+		}
+		out->sent = !strcmp(d, "out");
+	}
 	/* A flow key holds 16-bit ports and an 8-bit protocol (flow_key.h);
 	 * anything larger would print as a different flow. */
 	if (out->sport > 0xffff || out->dport > 0xffff ||
@@ -218,6 +244,10 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	    (err = fs_reply_u64(a, "distinct_destinations", &v->distinct_dests)) ||
 	    (err = fs_reply_double(a, "relative_standard_error", &v->distinct_rse)) ||
 	    (err = fs_reply_array(a, "flows", &flows)))
+		return err;
+	v->direction = "both";
+	if (json_object_object_get_ex(a, "direction", NULL) &&
+	    (err = fs_reply_string(a, "direction", &v->direction)))
 		return err;
 	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S) {
 		fs_error("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",
@@ -299,12 +329,14 @@ static void print_header(const struct top_view *v)
 		       (unsigned long long)v->window_seconds);
 		return;
 	}
-	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s\n",
+	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s%s\n",
 	       (unsigned long long)v->span_seconds,
 	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
 	       (unsigned long long)v->window_seconds, v->window_end_str,
 	       fs_fmt_grouped(pk, v->total_packets),
-	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort);
+	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
+	       !strcmp(v->direction, "in") ? ", received only" :
+	       !strcmp(v->direction, "out") ? ", sent only" : "");
 	printf("counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
 	       fs_fmt_grouped(bp, v->bound_packets),
 	       fs_fmt_bytes(bb, (double)v->bound_bytes),
@@ -344,9 +376,10 @@ static int print_top(const struct top_view *v)
 	       wd, "destination", wp, "proto", wk, "packets", wb, "bytes",
 	       wh, "share");
 	for (i = 0; i < v->nflows; i++)
-		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s\n", wr, rows[i].rank,
+		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s%s\n", wr, rows[i].rank,
 		       ws, rows[i].src, wd, rows[i].dst, wp, rows[i].proto,
 		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share,
+		       v->flows[i].sent ? "  sent" : "",
 		       v->flows[i].blocked ? "  blocked" : "");
 	if (!v->nflows)
 		printf("(no flow above the report threshold in this span)\n");

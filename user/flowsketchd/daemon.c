@@ -135,6 +135,8 @@ static int open_loop(struct fsd_daemon *d)
 		err = watch(d, d->listen_fd);
 	if (!err)
 		err = watch(d, ring_buffer__epoll_fd(d->reports));
+	if (!err && d->out.reports)
+		err = watch(d, ring_buffer__epoll_fd(d->out.reports));
 	if (!err)
 		err = watch(d, d->workers.event_fd);
 	if (!err)
@@ -225,6 +227,11 @@ static int setup(struct fsd_daemon *d)
 		err = fsd_loader_load(&d->loader, o, &secret, adopt);
 	if (!err)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
+	if (!err) {
+		err = fsd_outbound_setup(d, &secret, adopt);
+		if (err)
+			fsd_err("cannot set up the egress frontend: %s", strerror(-err));
+	}
 	memset(&secret, 0, sizeof(secret));
 	if (err)
 		return err;
@@ -286,6 +293,9 @@ static int setup(struct fsd_daemon *d)
 	if (err)
 		return err;
 	d->started_ns = fsd_now_ns();
+	err = fsd_outbound_pin(d);
+	if (err)
+		return err;
 	if (adopt) {
 		/* Its errors lose a window (counted), not the daemon. */
 		fsd_rotation_adopt(&d->rotation, &d->history, d->reports,
@@ -301,6 +311,8 @@ static int setup(struct fsd_daemon *d)
 	}
 	err = fsd_loader_attach(&d->loader, o);
 	if (!err)
+		err = fsd_outbound_attach(d);
+	if (!err)
 		d->running = true;
 	return err;
 }
@@ -313,6 +325,7 @@ static void teardown(struct fsd_daemon *d)
 	bool keep = d->running ? d->opts.keep : d->adopting;
 
 	/* Detach and unpin first: the host is clean as soon as possible. */
+	fsd_outbound_teardown(d, keep);
 	fsd_loader_close(&d->loader, keep);
 	fsd_server_drop_clients(d);
 	fsd_server_close(d);
@@ -362,6 +375,8 @@ void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 		return;
 	fsd_rotation_note_late(&d->rotation, timer_lateness(d, expirations));
 	fsd_rotate(&d->rotation, &d->history, d->reports);
+	if (d->out.rotation_ready)
+		fsd_rotate(&d->out.rotation, &d->out.history, d->out.reports);
 }
 
 /* Client events handled between two looks at the timer: a batch of
@@ -408,6 +423,8 @@ static int loop(struct fsd_daemon *d)
 				fsd_daemon_rotate_if_due(d);
 			} else if (fd == rb_fd) {
 				fsd_reports_drain(d->reports, &d->report_state);
+			} else if (d->out.reports && fd == ring_buffer__epoll_fd(d->out.reports)) {
+				fsd_reports_drain(d->out.reports, &d->out.report_state);
 			} else if (fd == d->listen_fd) {
 				fsd_server_accept(d);
 			} else if (fd == d->workers.event_fd) {
@@ -421,6 +438,7 @@ static int loop(struct fsd_daemon *d)
 				}
 			} else if (fd == d->ifwatch.fd) {
 				fsd_ifwatch_handle(&d->ifwatch, &d->loader);
+				fsd_outbound_sync_ifaces(d);
 			}
 		}
 	}
@@ -441,7 +459,14 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	err = fsd_pinlock_take(&lock, o->pin_dir);
 	if (err)
 		return err;	/* a daemon runs there: it says which */
-	n = fsd_loader_remove_pins(o->pin_dir);
+	n = fsd_egress_remove_pins(o->pin_dir);
+	n = fsd_loader_remove_pins(o->pin_dir) + (n > 0 ? n : 0);
+	{
+		char out[PATH_MAX];
+
+		if (snprintf(out, sizeof(out), "%s/egress", o->state_dir) < (int)sizeof(out))
+			fsd_winstore_clear_locked(out);
+	}
 	err = fsd_winstore_clear_locked(o->state_dir);
 	if (err && !n)
 		n = err;
@@ -470,6 +495,8 @@ int fsd_daemon_run(struct fsd_daemon *d)
 	d->lock.fd = -1;
 	d->ifwatch.fd = -1;
 	d->store.lock_fd = -1;
+	d->out.store.lock_fd = -1;
+	d->out.egress.link_fd = -1;
 	err = setup(d);
 	if (!err) {
 		fsd_info("running: window %u s, history %u s, %u windows kept",

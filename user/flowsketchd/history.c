@@ -426,7 +426,8 @@ int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
 	/* Estimates from the query's own sum: no lock. */
 	for (j = 0; j < q->seen.capacity; j++) {
 		const struct fsd_candidate *e = &q->seen.slots[j];
-		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash };
+		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash,
+					     .direction = t->direction };
 		struct fs_cms_cell est;
 
 		if (!fsd_candidate_used(e))

@@ -56,7 +56,8 @@ static void add_string(struct json_object *o, const char *key, const char *v)
  * the last window; S seconds, the windows that ended in the last S
  * seconds, measured when the request arrived.  NULL or an error answer.
  */
-static struct json_object *span_select(struct fsd_daemon *d, double span,
+static struct json_object *span_select(struct fsd_daemon *d,
+				       const struct fsd_history *h, double span,
 				       struct fsd_span_select *sel)
 {
 	unsigned int window = d->opts.window_sec;
@@ -66,14 +67,14 @@ static struct json_object *span_select(struct fsd_daemon *d, double span,
 	/* The windows finished now, not when a query thread gets to it:
 	 * the loop alone commits windows, so it reads this without the lock. */
 	sel->pinned = true;
-	sel->newest = d->history.windows_finished;
+	sel->newest = h->windows_finished;
 	if (!span) {
 		sel->windows = 1;
 		return NULL;
 	}
-	if (span > (double)d->history.capacity * window)
+	if (span > (double)h->capacity * window)
 		return fsd_answer_error("span of %g s is more than the %llu s of history kept",
-					span, (unsigned long long)d->history.capacity * window);
+					span, (unsigned long long)h->capacity * window);
 	/* The monotonic clock starts at boot: a span longer than the
 	 * uptime reaches back to the daemon's first window. */
 	now = fsd_now_ns();
@@ -100,6 +101,7 @@ static struct json_object *flow_json(const struct fsd_daemon *d,
 	add_u64(f, "packets", c->packets);
 	add_u64(f, "bytes", c->bytes);
 	add_double(f, "share", share);
+	add_string(f, "direction", c->direction == FSD_DIR_OUT ? "out" : "in");
 	/* The source as the blocklist stands now (its packets were counted
 	 * before the verdict dropped them). */
 	json_object_object_add(f, "blocked", json_object_new_boolean(
@@ -154,8 +156,58 @@ static void add_distinct(struct fsd_daemon *d, struct json_object *a,
  * it selected when it arrived. */
 struct query_job {
 	struct fsd_request r;
-	struct fsd_span_select sel;
+	struct fsd_span_select sel;	/* of the "in" history */
+	struct fsd_span_select sel_out;	/* of the "out" one */
 };
+
+static const char *direction_name(enum fsd_direction dir)
+{
+	return dir == FSD_DIR_IN ? "in" : dir == FSD_DIR_OUT ? "out" : "both";
+}
+
+/* The directions a request covers that this daemon counts. */
+static unsigned int directions(const struct fsd_daemon *d, enum fsd_direction dir)
+{
+	return (unsigned int)dir & (d->out.history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
+}
+
+/* One span of each direction queried, as one: windows and times of the
+ * first, totals and candidates summed. */
+static void span_add(struct fsd_span *sum, const struct fsd_span *s, bool first)
+{
+	if (first) {
+		*sum = *s;
+		return;
+	}
+	if (s->windows > sum->windows)
+		sum->windows = s->windows;
+	if (s->windows && (!sum->start_ns || s->start_ns < sum->start_ns))
+		sum->start_ns = s->start_ns;
+	if (s->end_ns > sum->end_ns)
+		sum->end_ns = s->end_ns;
+	sum->totals.packets += s->totals.packets;
+	sum->totals.bytes += s->totals.bytes;
+	sum->candidates += s->candidates;
+}
+
+/*
+ * The union of the directions' distinct counts: the HyperLogLog of one
+ * summed span kept (hll) and merged by register max into the next one's
+ * sum in q, which is then the sketch of the union.
+ */
+static void hll_keep(const struct fsd_query_scratch *q, __u8 *hll, size_t n)
+{
+	memcpy(hll, q->sum.hll, n);
+}
+
+static void hll_union(struct fsd_query_scratch *q, const __u8 *hll, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (hll[i] > q->sum.hll[i])
+			q->sum.hll[i] = hll[i];
+}
 
 static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 				      struct fsd_query_scratch *q)
@@ -170,10 +222,37 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 	__u64 total;
 	int err;
 
+	const struct query_job *qj = job;
+	unsigned int dirs = directions(d, r->direction);
+	size_t hll_n = (size_t)FS_HLL_NSKETCH << p->hll_p;
+	__u8 *hll = NULL;
+	struct fsd_span one;
+	bool first = true;
+
 	if (fsd_topk_init(&top, r->n, sort))
 		return fsd_answer_error("out of memory");
-	err = fsd_history_top(&d->history, &((const struct query_job *)job)->sel,
-			      q, &top, &span);
+	err = 0;
+	memset(&span, 0, sizeof(span));
+	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
+		err = -ENOMEM;
+	if (!err && (dirs & FSD_DIR_IN)) {
+		top.direction = FSD_DIR_IN;
+		err = fsd_history_top(&d->history, &qj->sel, q, &top, &one);
+		if (!err)
+			span_add(&span, &one, first);
+		first = false;
+		if (!err && hll)
+			hll_keep(q, hll, hll_n);
+	}
+	if (!err && (dirs & FSD_DIR_OUT)) {
+		top.direction = FSD_DIR_OUT;
+		err = fsd_history_top(&d->out.history, &qj->sel_out, q, &top, &one);
+		if (!err)
+			span_add(&span, &one, first);
+		if (!err && hll)
+			hll_union(q, hll, hll_n);
+	}
+	free(hll);
 	if (err) {
 		fsd_topk_free(&top);
 		if (err == -E2BIG)
@@ -185,6 +264,7 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 
 	a = json_object_new_object();
 	add_span(d, a, &span);
+	add_string(a, "direction", direction_name(r->direction));
 	add_string(a, "sort", sort == FSD_SORT_BYTES ? "bytes" : "packets");
 	add_u64(a, "total_packets", span.totals.packets);
 	add_u64(a, "total_bytes", span.totals.bytes);
@@ -215,19 +295,40 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 					struct fsd_query_scratch *q)
 {
+	const struct query_job *qj = job;
+	const struct fsd_request *r = &qj->r;
+	unsigned int dirs = directions(d, r->direction);
+	size_t hll_n = (size_t)FS_HLL_NSKETCH << d->opts.params.hll_p;
 	double unused[FS_HLL_NSKETCH];
-	struct fsd_span span;
+	struct fsd_span span, one;
 	struct json_object *a;
-	int err;
+	__u8 *hll = NULL;
+	int err = 0;
 
-	err = fsd_history_distinct(&d->history,
-				   &((const struct query_job *)job)->sel, q,
-				   unused, &span);
+	memset(&span, 0, sizeof(span));
+	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
+		err = -ENOMEM;
+	if (!err && (dirs & FSD_DIR_IN)) {
+		err = fsd_history_distinct(&d->history, &qj->sel, q, unused, &one);
+		if (!err)
+			span_add(&span, &one, true);
+		if (!err && hll)
+			hll_keep(q, hll, hll_n);
+	}
+	if (!err && (dirs & FSD_DIR_OUT)) {
+		err = fsd_history_distinct(&d->out.history, &qj->sel_out, q, unused, &one);
+		if (!err)
+			span_add(&span, &one, !(dirs & FSD_DIR_IN));
+		if (!err && hll)
+			hll_union(q, hll, hll_n);
+	}
+	free(hll);
 	if (err)
 		return fsd_answer_error("flows query failed: %s", strerror(-err));
 	a = json_object_new_object();
 	add_distinct(d, a, q);
 	add_span(d, a, &span);
+	add_string(a, "direction", direction_name(r->direction));
 	return a;
 }
 
@@ -324,7 +425,9 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 		return;
 	}
 	qj->r = r;
-	*now = span_select(d, r.span, &qj->sel);
+	*now = span_select(d, &d->history, r.span, &qj->sel);
+	if (!*now && d->out.history_ready)
+		*now = span_select(d, &d->out.history, r.span, &qj->sel_out);
 	if (*now) {
 		free(qj);
 		free(j);

@@ -75,17 +75,36 @@ static int parse_span(struct json_object *req, struct fsd_request *r,
 	return 0;
 }
 
+static int parse_direction(struct json_object *req, struct fsd_request *r,
+			   char *err)
+{
+	struct json_object *v;
+	const char *s;
+
+	r->direction = FSD_DIR_BOTH;
+	if (!json_object_object_get_ex(req, "direction", &v))
+		return 0;
+	s = json_object_get_string(v);
+	if (!json_object_is_type(v, json_type_string) ||
+	    (strcmp(s, "in") && strcmp(s, "out") && strcmp(s, "both")))
+		return fail(err, "\"direction\" must be \"in\", \"out\" or \"both\"");
+	r->direction = !strcmp(s, "in") ? FSD_DIR_IN :
+		       !strcmp(s, "out") ? FSD_DIR_OUT : FSD_DIR_BOTH;
+	return 0;
+}
+
 static int parse_top(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
-	static const char *const keys[] = { "n", "sort", "span", NULL };
+	static const char *const keys[] = { "n", "sort", "span", "direction", NULL };
 	struct json_object *v;
 	int ret;
 
 	r->n = FSD_TOP_DEFAULT;
 	r->sort = FSD_SORT_PACKETS;
 	if ((ret = check_keys(req, "top", keys, err)) ||
-	    (ret = parse_span(req, r, err)))
+	    (ret = parse_span(req, r, err)) ||
+	    (ret = parse_direction(req, r, err)))
 		return ret;
 	if (json_object_object_get_ex(req, "n", &v)) {
 		if (!json_object_is_type(v, json_type_int) ||
@@ -163,7 +182,7 @@ static int parse_load(struct json_object *req, struct fsd_request *r,
 static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
-	static const char *const flows_keys[] = { "span", NULL };
+	static const char *const flows_keys[] = { "span", "direction", NULL };
 	static const char *const no_keys[] = { NULL };
 	struct json_object *cmd;
 	const char *name;
@@ -181,7 +200,7 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 	if (!strcmp(name, "flows")) {
 		r->cmd = FSD_CMD_FLOWS;
 		return check_keys(req, "flows", flows_keys, err) ?:
-		       parse_span(req, r, err);
+		       parse_span(req, r, err) ?: parse_direction(req, r, err);
 	}
 	if (!strcmp(name, "status")) {
 		r->cmd = FSD_CMD_STATUS;

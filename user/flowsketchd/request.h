@@ -35,8 +35,16 @@ enum fsd_cmd {
 	FSD_CMD_BLOCK_LOAD,
 };
 
+/* Which direction a span query covers: bits, so "both" is both. */
+enum fsd_direction {
+	FSD_DIR_IN = 1,		/* XDP: what the interfaces receive */
+	FSD_DIR_OUT = 2,	/* egress: what they send */
+	FSD_DIR_BOTH = 3,
+};
+
 struct fsd_request {
 	enum fsd_cmd cmd;
+	enum fsd_direction direction;	/* top, flows (default both) */
 	size_t n;		/* top: 1 to FSD_TOP_MAX */
 	enum fsd_sort sort;	/* top */
 	double span;		/* top, flows: seconds, > 0; 0 when not given */

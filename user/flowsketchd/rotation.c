@@ -33,6 +33,23 @@ __u64 fsd_wall_ns(__u64 mono_ns)
 int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 		      const struct fs_sketch_params *p, double hh_fraction)
 {
+	struct fsd_rotation_maps m = {
+		.ctl = l->ctl,
+		.cms_fd = bpf_map__fd(l->skel->maps.fs_cms),
+		.hll_fd = bpf_map__fd(l->skel->maps.fs_hll),
+		.hot_fd = bpf_map__fd(l->skel->maps.fs_hot),
+		.barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier),
+		.barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner),
+		.ncpus = l->ncpus,
+		.adopted = l->adopted,
+	};
+
+	return fsd_rotation_init_maps(r, &m, p, hh_fraction);
+}
+
+int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *l,
+			   const struct fs_sketch_params *p, double hh_fraction)
+{
 	size_t chunk = sizeof(struct fs_cms_chunk);
 
 	_Static_assert(sizeof(struct fs_cms_chunk) == sizeof(struct fs_hll_chunk),
@@ -45,11 +62,11 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 	r->ncpus = l->ncpus;
 	r->map_lookup = bpf_map_lookup_elem;
 	r->map_update = bpf_map_update_elem;
-	r->cms_fd = bpf_map__fd(l->skel->maps.fs_cms);
-	r->hll_fd = bpf_map__fd(l->skel->maps.fs_hll);
-	r->hot_fd = bpf_map__fd(l->skel->maps.fs_hot);
-	r->barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier);
-	r->barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner);
+	r->cms_fd = l->cms_fd;
+	r->hll_fd = l->hll_fd;
+	r->hot_fd = l->hot_fd;
+	r->barrier_fd = l->barrier_fd;
+	r->barrier_inner_fd = l->barrier_inner_fd;
 	r->value = calloc(r->ncpus, chunk);
 	r->zeros = calloc(r->ncpus, chunk);
 	if (!r->value || !r->zeros) {

@@ -86,8 +86,18 @@ struct fsd_rotation {
 /* A rotation this late (after its timer's due time) is counted late. */
 #define FSD_LATE_NS 10000000ULL
 
+/* The maps a rotation works on: one frontend's (loader.h, egress.h). */
+struct fsd_rotation_maps {
+	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
+	int cms_fd, hll_fd, hot_fd, barrier_fd, barrier_inner_fd;
+	unsigned int ncpus;
+	bool adopted;			/* the window goes on from fs_ctl */
+};
+
 int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 		      const struct fs_sketch_params *p, double hh_fraction);
+int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *m,
+			   const struct fs_sketch_params *p, double hh_fraction);
 void fsd_rotation_free(struct fsd_rotation *r);
 
 /*

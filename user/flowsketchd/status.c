@@ -12,7 +12,8 @@
 #include "daemon.h"
 #include "sizing.h"
 #include "reports.h"
-#include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
+#include "flowsketch.skel.h"
+#include "egress.skel.h"	/* after daemon.h: needs params.h's types */
 
 /* fs_stats counters that mean a frame was malformed, by JSON name. */
 static const struct {
@@ -46,11 +47,10 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
  * counter, so on a live link this order keeps rx >= the rest in one
  * answer instead of showing more frames sketched than seen.
  */
-static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
+static int read_stats_of(int fd, int hot_fd, unsigned int ncpus,
+			 __u64 stats[FS_STAT_MAX])
 {
-	int fd = bpf_map__fd(d->loader.skel->maps.fs_stats);
-	int hot_fd = bpf_map__fd(d->loader.skel->maps.fs_hot);
-	unsigned int cpu, ncpus = d->loader.ncpus;
+	unsigned int cpu;
 	struct fs_hot_line *hot = calloc(ncpus, sizeof(*hot));
 	__u64 *v = calloc(ncpus, sizeof(*v));
 	__u32 k, zero = 0;
@@ -83,6 +83,76 @@ out:
 	free(v);
 	free(hot);
 	return err;
+}
+
+static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
+{
+	return read_stats_of(bpf_map__fd(d->loader.skel->maps.fs_stats),
+			     bpf_map__fd(d->loader.skel->maps.fs_hot),
+			     d->loader.ncpus, stats);
+}
+
+/*
+ * The frontends: where each is attached and what it counted.  "xdp" is
+ * the "in" direction whose figures are also the answer's top level
+ * (counters, totals); "egress" the "out" direction.
+ */
+static struct json_object *frontends_json(struct fsd_daemon *d)
+{
+	struct json_object *a = json_object_new_array(), *f, *t, *m;
+	__u64 stats[FS_STAT_MAX], total = 0, misses = 0;
+	const struct fsd_outbound *out = &d->out;
+	size_t i;
+
+	f = json_object_new_object();
+	json_object_object_add(f, "name", json_object_new_string("xdp"));
+	json_object_object_add(f, "direction", json_object_new_string("in"));
+	json_object_object_add(f, "hook", json_object_new_string("xdp"));
+	if (!read_stats(d, stats)) {
+		add_u64(f, "rx", stats[FS_STAT_RX]);
+		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
+	}
+	json_object_array_add(a, f);
+	if (!out->loaded)
+		return a;
+	f = json_object_new_object();
+	json_object_object_add(f, "name", json_object_new_string("egress"));
+	json_object_object_add(f, "direction", json_object_new_string("out"));
+	json_object_object_add(f, "hook",
+			       json_object_new_string("tp_btf/net_dev_start_xmit"));
+	json_object_object_add(f, "attached", json_object_new_boolean(
+			out->egress.link_fd >= 0));
+	json_object_object_add(f, "adopted", json_object_new_boolean(out->adopted));
+	if (!read_stats_of(bpf_map__fd(out->egress.skel->maps.fs_stats),
+			   bpf_map__fd(out->egress.skel->maps.fs_hot),
+			   out->egress.ncpus, stats)) {
+		add_u64(f, "rx", stats[FS_STAT_RX]);
+		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
+		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
+		m = json_object_new_object();
+		for (i = 0; i < FS_ARRAY_SIZE(malformed); i++) {
+			add_u64(m, malformed[i].name, stats[malformed[i].stat]);
+			total += stats[malformed[i].stat];
+		}
+		json_object_object_add(f, "malformed", m);
+		add_u64(f, "malformed_total", total);
+		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
+		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
+	}
+	/* Runs the kernel skipped: the program was already running on that
+	 * CPU (a tracing program never nests on one; egress.h). */
+	fsd_egress_prog_stats((struct fsd_egress *)&out->egress, &misses);
+	add_u64(f, "recursion_misses", misses);
+	add_u64(f, "windows_finished", out->history.windows_before +
+		out->history.windows_finished);
+	add_u64(f, "windows_lost", out->rotation.errors);
+	add_u64(f, "windows_restored", out->windows_restored);
+	t = json_object_new_object();
+	add_u64(t, "packets", out->history.totals.packets);
+	add_u64(t, "bytes", out->history.totals.bytes);
+	json_object_object_add(f, "totals", t);
+	json_object_array_add(a, f);
+	return a;
 }
 
 /* The "counters" object, or NULL when the datapath's counters cannot be
@@ -239,5 +309,6 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	}
 	json_object_object_add(a, "counters", o);
 	json_object_object_add(a, "blocklist", fsd_blocklist_status(&d->blocklist));
+	json_object_object_add(a, "frontends", frontends_json(d));
 	return a;
 }

@@ -28,6 +28,7 @@ struct fsd_flow_count {
 	__u64 hash;
 	__u64 packets;
 	__u64 bytes;
+	__u32 direction;	/* request.h's FSD_DIR_IN or _OUT */
 };
 
 struct fsd_topk {
@@ -35,6 +36,7 @@ struct fsd_topk {
 	size_t len;
 	size_t n;
 	enum fsd_sort sort;
+	__u32 direction;		/* what offers from fsd_history_top() are tagged */
 };
 
 /* > 0 when a ranks above b, < 0 below, 0 only for the same key and counts. */

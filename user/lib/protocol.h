@@ -15,14 +15,19 @@
  * Answers are valid UTF-8 too, and the CLI refuses one that is not.
  *
  * Requests (unknown keys are an error, so a typo is never ignored):
- *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS}
- *   {"cmd":"flows",  "span":SECONDS}
+ *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS,
+ *                    "direction":"in"|"out"|"both"}
+ *   {"cmd":"flows",  "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"status"}
  *   {"cmd":"block_add", "cidrs":["10.0.0.0/8", ...]}   (1 to FS_BLOCK_REQUEST_MAX)
  *   {"cmd":"block_del", "cidrs":[...]}
  *   {"cmd":"block_list", "offset":N}   (offset optional, default 0)
  *   {"cmd":"block_clear"}
  *   {"cmd":"block_load", "file":"/absolute/path"}   (one CIDR a line, # comments)
+ * "direction" (default "both"): "in" what the interfaces received (XDP),
+ * "out" what they sent (the egress frontend), each counted in sketches of
+ * its own; "both" lists the flows of both, each with its "direction", and
+ * counts the distinct ones of their union.
  * "span" is time: the windows, finished when the request arrives, that
  * ended in the last SECONDS, each whole (so they cover at most SECONDS
  * plus one window); never more than the history the daemon keeps; without
@@ -45,13 +50,17 @@
  *
  * top:
  *   {"span_seconds":S, "windows":W, "window_seconds":S,
- *    "window_start":UNIX, "window_end":UNIX, "sort":"packets", "total_packets":N, "total_bytes":N,
+ *    "window_start":UNIX, "window_end":UNIX, "direction":"both",
+ *    "sort":"packets", "total_packets":N, "total_bytes":N,
  *    "error_bound":{"epsilon":E, "delta":D, "packets":N, "bytes":N},
  *    "flows":[{"src":"10.0.0.1", "dst":"10.0.0.2", "sport":1234,
  *              "dport":80, "proto":"tcp", "proto_num":6, "family":4,
- *              "packets":N, "bytes":N, "share":F}, ...],
+ *              "packets":N, "bytes":N, "share":F, "direction":"in"}, ...],
  *    "distinct_flows":N, "distinct_sources":N, "distinct_destinations":N,
  *    "relative_standard_error":E, "hll_precision":P}
+ *   With both directions, total_* are their sum, and a flow's bound is
+ *   eps times its own direction's total (at most error_bound, which takes
+ *   the sum).
  *   error_bound.packets/bytes are the absolute bound eps * total: every
  *   count is >= the truth and, with probability >= 1 - delta each, at most
  *   that much above it.  "share" is the flow's fraction of the span's
@@ -64,10 +73,23 @@
  *   {"span_seconds":S, "windows":W, "window_seconds":S,
  *    "window_start":UNIX, "window_end":UNIX, "distinct_flows":N,
  *    "distinct_sources":N, "distinct_destinations":N,
- *    "relative_standard_error":E, "hll_precision":P}
+ *    "relative_standard_error":E, "hll_precision":P, "direction":"both"}
  *
  * status:
  *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
+ *    "frontends":[{"name":"xdp", "direction":"in", "hook":"xdp",
+ *                  "rx":N, "sketched":N},
+ *                 {"name":"egress", "direction":"out",
+ *                  "hook":"tp_btf/net_dev_start_xmit", "attached":B,
+ *                  "adopted":B, "rx":N, "sketched":N, "non_ip":N,
+ *                  "malformed":{...}, "malformed_total":N, "reports":N,
+ *                  "reports_dropped":N, "recursion_misses":N,
+ *                  "windows_finished":N, "windows_lost":N,
+ *                  "windows_restored":N, "totals":{"packets":N, "bytes":N}}],
+ *      each frontend's counters; the top level's counters and totals are
+ *      the xdp frontend's (what was received); recursion_misses: runs the
+ *      kernel skipped because the tracing program was already running on
+ *      that CPU (it never nests, so its per-CPU state has one writer);
  *    "adopted":B, "keep":B, "state_dir":"...", "windows_restored":N,
  *    "windows_stored":N, "windows_store_errors":N, "state_dir_usable":B,
  *    "journal_errors":N,
