@@ -4,7 +4,8 @@
  *
  * Besides crashes and sanitizer reports, aborts when a promise of
  * request.h breaks: the error is one non-empty sentence of valid UTF-8
- * (it goes into the answer), a parsed request's fields are in range, and
+ * (it goes into the answer), a parsed request is of a known command with
+ * its fields in range (n, span, direction, the CIDR count), and
  * json-c never refuses what jsoncheck accepted (the two disagreeing would
  * mean a request one of them misreads).
  */
@@ -29,10 +30,27 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (r.cmd != FSD_CMD_TOP && r.cmd != FSD_CMD_FLOWS &&
-	    r.cmd != FSD_CMD_STATUS)
+	switch (r.cmd) {
+	case FSD_CMD_TOP:
+	case FSD_CMD_FLOWS:
+	case FSD_CMD_STATUS:
+	case FSD_CMD_BLOCK_ADD:
+	case FSD_CMD_BLOCK_DEL:
+	case FSD_CMD_BLOCK_LIST:
+	case FSD_CMD_BLOCK_CLEAR:
+	case FSD_CMD_BLOCK_LOAD:
+		break;
+	default:
 		abort();
+	}
 	if (r.cmd == FSD_CMD_TOP && (r.n < 1 || r.n > FSD_TOP_MAX))
+		abort();
+	if ((r.cmd == FSD_CMD_TOP || r.cmd == FSD_CMD_FLOWS) &&
+	    r.direction != FSD_DIR_IN && r.direction != FSD_DIR_OUT &&
+	    r.direction != FSD_DIR_BOTH)
+		abort();
+	if ((r.cmd == FSD_CMD_BLOCK_ADD || r.cmd == FSD_CMD_BLOCK_DEL) &&
+	    (r.ncidrs < 1 || r.ncidrs > FSD_BLOCK_REQUEST_MAX))
 		abort();
 	if (r.span < 0 || !isfinite(r.span))
 		abort();

@@ -416,11 +416,15 @@ static void fs_vm_check_counts(const char *path, const struct fs_vm_sent *sent,
 	double bound_b = M_E / (double)pr->cms_width * (double)sent->bytes;
 	double rse = 1.04 / sqrt(ldexp(1.0, (int)pr->hll_p));
 	long long sb_p, sb_b;
+	/* What lo received: on lo every frame sent is also received, and
+	 * the egress frontend counts the sending (both directions would be
+	 * twice the traffic). */
 	static const char *const top_args[] = {
-		"top", "-n", "20", "--json", "--once", "--span", FS_VM_SPAN, NULL
+		"top", "-n", "20", "--json", "--once", "--span", FS_VM_SPAN,
+		"--direction", "in", NULL
 	};
 	static const char *const flows_args[] = {
-		"flows", "--json", "--span", FS_VM_SPAN, NULL
+		"flows", "--json", "--span", FS_VM_SPAN, "--direction", "in", NULL
 	};
 	struct json_object *top, *flows;
 	long long tp, tb;
@@ -445,6 +449,23 @@ static void fs_vm_check_counts(const char *path, const struct fs_vm_sent *sent,
 		  "daemon, %s: the daemon's stated error bound %lld, %lld is e/w*N (%.1f, %.1f)",
 		  path, sb_p, sb_b, bound_p, bound_b);
 	json_object_put(top);
+
+	/* The same frames, sent: the egress frontend's windows hold them all. */
+	{
+		static const char *const out_args[] = {
+			"top", "-n", "20", "--json", "--once", "--span", FS_VM_SPAN,
+			"--direction", "out", NULL
+		};
+
+		top = fs_vm_cli(out_args, false);
+		tp = fs_vm_count(top, "total_packets", NULL);
+		tb = fs_vm_count(top, "total_bytes", NULL);
+		fs_vm_tap(tp == (long long)sent->packets && tb == (long long)sent->bytes,
+			  "daemon, %s: top --direction out totals %lld packets, %lld bytes; sent %llu, %llu",
+			  path, tp, tb, (unsigned long long)sent->packets,
+			  (unsigned long long)sent->bytes);
+		json_object_put(top);
+	}
 
 	flows = fs_vm_cli(flows_args, false);
 	fs_vm_tap(fs_vm_distinct_ok(flows, "distinct_flows", FS_VM_NFLOWS, rse) &&
