@@ -15,7 +15,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "parse.bpf.h"
+#include "skb_headers.bpf.h"	/* parse.bpf.h, and the frontends' buffer */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -29,17 +29,6 @@ struct fs_parse_pair {
 	struct fs_parse_outcome place;
 	struct fs_parse_outcome copy;
 };
-
-struct fs_hdr_buf {
-	__u8 b[FS_HDR_COPY + FS_HDR_SLACK];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fs_hdr_buf);
-} parse_buf SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -60,7 +49,7 @@ int fs_test_parse(struct xdp_md *ctx)
 	int frag = 0;
 
 	out = bpf_map_lookup_elem(&parse_out, &zero);
-	buf = bpf_map_lookup_elem(&parse_buf, &zero);
+	buf = bpf_map_lookup_elem(&fs_hdr_buf, &zero);
 	if (!out || !buf)
 		return XDP_ABORTED;
 	out->place.reason = fs_parse(data, data_end, &out->place.key, &frag);

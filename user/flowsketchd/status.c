@@ -39,6 +39,21 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
 	json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
+/* "malformed" (per reason) and "malformed_total" of one frontend. */
+static void add_malformed(struct json_object *o, const __u64 stats[FS_STAT_MAX])
+{
+	struct json_object *m = json_object_new_object();
+	__u64 total = 0;
+	size_t i;
+
+	for (i = 0; i < FS_ARRAY_SIZE(malformed); i++) {
+		add_u64(m, malformed[i].name, stats[malformed[i].stat]);
+		total += stats[malformed[i].stat];
+	}
+	json_object_object_add(o, "malformed", m);
+	add_u64(o, "malformed_total", total);
+}
+
 /*
  * Every counter since load, summed over the CPUs: the cold ones from
  * fs_stats, rx and sketched from fs_hot (maps.h); 0 or -errno.  Read
@@ -99,10 +114,9 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
  */
 static struct json_object *frontends_json(struct fsd_daemon *d)
 {
-	struct json_object *a = json_object_new_array(), *f, *t, *m;
-	__u64 stats[FS_STAT_MAX], total = 0, misses = 0;
+	struct json_object *a = json_object_new_array(), *f, *t;
+	__u64 stats[FS_STAT_MAX], misses = 0;
 	const struct fsd_outbound *out = &d->out;
-	size_t i;
 
 	f = json_object_new_object();
 	json_object_object_add(f, "name", json_object_new_string("xdp"));
@@ -129,13 +143,7 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
 		add_u64(f, "rx", stats[FS_STAT_RX]);
 		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
-		m = json_object_new_object();
-		for (i = 0; i < FS_ARRAY_SIZE(malformed); i++) {
-			add_u64(m, malformed[i].name, stats[malformed[i].stat]);
-			total += stats[malformed[i].stat];
-		}
-		json_object_object_add(f, "malformed", m);
-		add_u64(f, "malformed_total", total);
+		add_malformed(f, stats);
 		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
 		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
 	}
@@ -160,9 +168,8 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
 static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 {
 	const struct fsd_report_counts *rc = &d->report_state.counts;
-	struct json_object *c, *m;
-	__u64 stats[FS_STAT_MAX], total = 0;
-	size_t i;
+	struct json_object *c;
+	__u64 stats[FS_STAT_MAX];
 
 	*err = read_stats(d, stats);
 	if (*err)
@@ -172,13 +179,7 @@ static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 	add_u64(c, "sketched", stats[FS_STAT_SKETCHED]);
 	add_u64(c, "non_ip", stats[FS_STAT_NON_IP]);
 	add_u64(c, "fragments", stats[FS_STAT_FRAGMENTS]);
-	m = json_object_new_object();
-	for (i = 0; i < FS_ARRAY_SIZE(malformed); i++) {
-		add_u64(m, malformed[i].name, stats[malformed[i].stat]);
-		total += stats[malformed[i].stat];
-	}
-	json_object_object_add(c, "malformed", m);
-	add_u64(c, "malformed_total", total);
+	add_malformed(c, stats);
 	add_u64(c, "reports", stats[FS_STAT_REPORTS]);
 	add_u64(c, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
 	add_u64(c, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
