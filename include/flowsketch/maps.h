@@ -221,9 +221,9 @@ enum fs_stat {
 	FS_STAT_MAX,
 };
 
-/* An interface the egress frontend counts (bpf/egress.bpf.c's fs_ifaces):
+/* An interface a tracepoint frontend counts (fs_ifaces, bpf/skb_frontend.bpf.h):
  * its index within the network namespace of that inode number. */
-struct fs_egress_iface {
+struct fs_tp_iface {
 	__u32 ifindex;
 	__u32 netns_ino;
 };

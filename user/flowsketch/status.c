@@ -61,11 +61,20 @@ static int parse_interfaces(struct json_object *ifs)
 	for (i = 0; i < n; i++) {
 		struct json_object *itf = json_object_array_get_idx(ifs, i);
 
+		struct json_object *hook = NULL;
+
+		/* An XDP interface has its mode; the receive tracepoint
+		 * (--ingress tracepoint) has none. */
 		if ((err = fs_reply_string(itf, "name", &s)) ||
 		    (err = fs_reply_string(itf, "state", &s)) ||
 		    (err = fs_reply_u64(itf, "ifindex", &u)) ||
-		    (err = fs_reply_string(itf, "xdp_mode", &s)) ||
 		    (err = fs_reply_u64(itf, "reattached", &u)))
+			return err;
+		if (json_object_object_get_ex(itf, "hook", &hook) &&
+		    (err = fs_reply_string(itf, "hook", &s)))
+			return err;
+		if ((!hook || !strcmp(s, "xdp")) &&
+		    (err = fs_reply_string(itf, "xdp_mode", &s)))
 			return err;
 	}
 	return 0;
@@ -160,20 +169,24 @@ static int parse_status(struct json_object *a, struct status_view *v)
  */
 static void print_interface(struct json_object *itf)
 {
-	const char *name, *state, *mode, *error = NULL;
+	const char *name, *state, *mode = NULL, *error = NULL;
+	char how[32] = "receive tracepoint";
 	__u64 ifindex, reattached;
 	struct json_object *e;
 
 	fs_reply_string(itf, "name", &name);
 	fs_reply_string(itf, "state", &state);
 	fs_reply_u64(itf, "ifindex", &ifindex);
-	fs_reply_string(itf, "xdp_mode", &mode);
+	if (json_object_object_get_ex(itf, "xdp_mode", &e)) {
+		fs_reply_string(itf, "xdp_mode", &mode);
+		snprintf(how, sizeof(how), "XDP %s", mode);
+	}
 	fs_reply_u64(itf, "reattached", &reattached);
 	if (json_object_object_get_ex(itf, "error", &e))
 		error = json_object_get_string(e);
 	if (!strcmp(state, "attached"))
-		printf("%s (ifindex %llu, XDP %s", name,
-		       (unsigned long long)ifindex, mode);
+		printf("%s (ifindex %llu, %s", name,
+		       (unsigned long long)ifindex, how);
 	else if (!strcmp(state, "gone"))
 		printf("%s (gone, not counted", name);
 	else

@@ -196,7 +196,8 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	/* Before anything is loaded or attached: a list file with a bad
 	 * line stops the daemon with the host untouched. */
-	err = fsd_blocklist_read(&d->blocklist, o->blocklist, o->blocklist_max);
+	err = o->ingress_tp ? 0 :
+	      fsd_blocklist_read(&d->blocklist, o->blocklist, o->blocklist_max);
 	if (err)
 		return err;
 	err = fsd_bpffs_mount();
@@ -225,7 +226,9 @@ static int setup(struct fsd_daemon *d)
 	}
 	if (!err)
 		err = fsd_loader_load(&d->loader, o, &secret, adopt);
-	if (!err)
+	/* A tracepoint cannot drop: with --ingress tracepoint there is no
+	 * blocklist (its requests say so, query.c). */
+	if (!err && !o->ingress_tp)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
 	if (!err) {
 		err = fsd_outbound_setup(d, &secret, adopt);
@@ -349,7 +352,8 @@ static void teardown(struct fsd_daemon *d)
 	fsd_winstore_close(&d->store);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
-	d->lock.created = !keep && (d->lock.created || d->loader.adopted);
+	d->lock.created = !keep && (d->lock.created || d->loader.adopted ||
+				     d->loader.replacing);
 	fsd_pinlock_release(&d->lock);
 	if (d->epoll_fd >= 0)
 		close(d->epoll_fd);

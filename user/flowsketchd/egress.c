@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "egress.h"
+#include "tp_frontend.h"
 #include "datapath_setup.h"
 #include "egress.skel.h"	/* after egress.h: needs params.h's types */
 
@@ -194,18 +195,7 @@ int fsd_egress_attach(struct fsd_egress *e)
 
 int fsd_egress_iface(struct fsd_egress *e, int ifindex, bool on)
 {
-	struct fs_egress_iface key = { .ifindex = (__u32)ifindex };
-	int fd = bpf_map__fd(e->skel->maps.fs_ifaces);
-	struct stat st;
-	__u32 one = 1;
-
-	/* The daemon's own namespace: the one its -i names live in. */
-	if (stat("/proc/self/ns/net", &st))
-		return -errno;
-	key.netns_ino = (__u32)st.st_ino;
-	if (on)
-		return bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
-	return bpf_map_delete_elem(fd, &key) && errno != ENOENT ? -errno : 0;
+	return fsd_tp_iface_set(bpf_map__fd(e->skel->maps.fs_ifaces), ifindex, on);
 }
 
 void fsd_egress_rotation_maps(const struct fsd_egress *e,
@@ -223,29 +213,7 @@ void fsd_egress_rotation_maps(const struct fsd_egress *e,
 
 int fsd_egress_prog_stats(struct fsd_egress *e, __u64 *recursion_misses)
 {
-	struct bpf_link_info li;
-	struct bpf_prog_info pi;
-	__u32 len = sizeof(li);
-	int fd, err = 0;
-
-	*recursion_misses = 0;
-	if (e->link_fd < 0)
-		return -ENOENT;
-	/* The program the link holds: an adopted link's is the
-	 * predecessor's, not the one this daemon loaded. */
-	memset(&li, 0, sizeof(li));
-	if (bpf_obj_get_info_by_fd(e->link_fd, &li, &len))
-		return -errno;
-	fd = bpf_prog_get_fd_by_id(li.prog_id);
-	if (fd < 0)
-		return -errno;
-	memset(&pi, 0, sizeof(pi));
-	len = sizeof(pi);
-	if (bpf_obj_get_info_by_fd(fd, &pi, &len))
-		err = -errno;
-	close(fd);
-	*recursion_misses = pi.recursion_misses;
-	return err;
+	return fsd_tp_recursion_misses(e->link_fd, recursion_misses);
 }
 
 static void remove_all(const char *dir)

@@ -210,7 +210,7 @@ void fsd_ifwatch_resync(struct fsd_ifwatch *w, struct fsd_loader *l)
 		 * link itself whether the kernel still runs the program
 		 * there (a deleted device's link reports no ifindex). */
 		if (a->state == FSD_IFACE_ATTACHED &&
-		    (now != a->ifindex || !fsd_loader_link_alive(a)))
+		    (now != a->ifindex || !fsd_loader_link_alive(l, a)))
 			fsd_loader_gone(l, a, "went away");
 		else if (a->state == FSD_IFACE_FAILED && now != a->ifindex)
 			fsd_loader_gone(l, a, "went away");

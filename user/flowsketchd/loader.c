@@ -15,6 +15,7 @@
 #include "loader.h"
 #include "blocklist.h"
 #include "datapath_setup.h"
+#include "tp_frontend.h"
 #include "flowsketch.skel.h"	/* after loader.h: needs params.h's types */
 
 /* Set when the flowsketch kernel module (kmod/) is loaded. */
@@ -37,6 +38,7 @@ enum fsd_pin {
 	PIN_BLOCK_HITS,
 	PIN_BLOCK_EXACT,
 	PIN_BLOCK_STATS,
+	PIN_IFACES,
 	PIN_PROG,
 	PIN_MAX,
 };
@@ -57,6 +59,7 @@ static const char *const pin_names[PIN_MAX] = {
 	[PIN_BLOCK_HITS] = "hits",
 	[PIN_BLOCK_EXACT] = "bexact",
 	[PIN_BLOCK_STATS] = "bstats",
+	[PIN_IFACES] = "ifaces",
 	[PIN_PROG] = "prog_xdp",
 };
 
@@ -78,6 +81,7 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	case PIN_BLOCK_HITS: return skel->maps.fs_block_hits;
 	case PIN_BLOCK_EXACT: return skel->maps.fs_block_exact;
 	case PIN_BLOCK_STATS: return skel->maps.fs_block_stats;
+	case PIN_IFACES: return skel->maps.fs_ifaces;
 	default: return NULL;
 	}
 }
@@ -152,6 +156,28 @@ static __u32 rodata_size(void)
 	return size;
 }
 
+/* Which ingress frontend the links pinned under pin_dir hold: the
+ * tracepoint's link (FSD_TP_LINK), XDP links (link_*), or none yet. */
+static enum fsd_pinned_ingress pinned_ingress(const char *pin_dir)
+{
+	enum fsd_pinned_ingress in = FSD_PINNED_NONE;
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (snprintf(path, sizeof(path), "%s/%s", pin_dir, FSD_TP_LINK) < (int)sizeof(path) &&
+	    !access(path, F_OK))
+		return FSD_PINNED_TP;
+	d = opendir(pin_dir);
+	if (!d)
+		return in;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "link_", 5))
+			in = FSD_PINNED_XDP;
+	closedir(d);
+	return in;
+}
+
 int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 {
 	struct bpf_map_info info;
@@ -211,6 +237,7 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	if (!err)
 		err = pinned_max_entries(pin_dir, PIN_BLOCK4, &v);
 	out->blocklist_max = v;
+	out->ingress = pinned_ingress(pin_dir);
 out:
 	if (err == -EPROTO)
 		fsd_err("the datapath pinned under %s is another version's; stop it with flowsketchd --detach --pin-dir %s, or start with --replace",
@@ -245,6 +272,12 @@ int fsd_loader_check_pinned(const struct fsd_pinned *pin,
 		opt = "--ringbuf-kib", was = pin->ringbuf_kib, now = o->ringbuf_kib;
 	else if (pin->blocklist_max != o->blocklist_max)
 		opt = "--blocklist-max", was = pin->blocklist_max, now = o->blocklist_max;
+	if (!opt && pin->ingress != FSD_PINNED_NONE &&
+	    (pin->ingress == FSD_PINNED_TP) != o->ingress_tp) {
+		fsd_err("the datapath pinned under %s counts ingress with --ingress %s: start with the same, or with --replace to switch",
+			o->pin_dir, o->ingress_tp ? "xdp" : "tracepoint");
+		return -ESTALE;
+	}
 	if (!opt)
 		return 0;
 	if (!strcmp(opt, "--conservative"))
@@ -554,6 +587,26 @@ static int adopt_link(struct fsd_loader *l, struct fsd_attachment *a,
 	return 1;
 }
 
+/* --ingress tracepoint: count a->ifindex (fs_ifaces); 0 or -errno. */
+static int tp_attach_one(struct fsd_loader *l, struct fsd_attachment *a)
+{
+	int err = fsd_tp_iface_set(bpf_map__fd(l->skel->maps.fs_ifaces),
+				   a->ifindex, true);
+
+	a->link_fd = -1;
+	a->link_pinned = false;
+	if (err) {
+		fsd_err("cannot count %s on the receive tracepoint: %s",
+			a->iface->name, strerror(-err));
+		a->state = FSD_IFACE_FAILED;
+		a->err = err;
+		return err;
+	}
+	a->state = FSD_IFACE_ATTACHED;
+	a->err = 0;
+	return 0;
+}
+
 /* Attach to a->ifindex and record the outcome in a; 0 or -errno. */
 static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 {
@@ -564,6 +617,8 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 	char path[PATH_MAX];
 	int fd, err;
 
+	if (l->ingress_tp)
+		return tp_attach_one(l, a);
 	a->link_pinned = false;
 	err = link_pin_path(path, sizeof(path), l->pin_dir, name);
 	if (err) {
@@ -654,26 +709,130 @@ static void drop_foreign_links(struct fsd_loader *l, const struct fsd_options *o
 	closedir(d);
 }
 
+static int drop_link_pins(const char *dir);
+
+/* The tracepoint link's pin path. */
+static int tp_link_path(char *buf, size_t len, const char *dir)
+{
+	return snprintf(buf, len, "%s/%s", dir, FSD_TP_LINK) >= (int)len ?
+	       -ENAMETOOLONG : 0;
+}
+
+/* Detach and unpin the tracepoint link pinned under dir, if any: 1 if
+ * there was one. */
+static int drop_tp_link(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (tp_link_path(path, sizeof(path), dir) || access(path, F_OK))
+		return 0;
+	fd = bpf_obj_get(path);
+	link_drop(fd, path);
+	return 1;
+}
+
+/*
+ * --ingress tracepoint: keep the adopted link (its program, the
+ * predecessor's, reads the same maps), or attach fs_ingress_tp and pin
+ * the link.  A link pinned by a datapath --replace discards goes once the
+ * new one is attached: no frame is missed in between, and none counted
+ * twice in one set of maps.
+ */
+static int tp_attach_link(struct fsd_loader *l)
+{
+	struct bpf_link *link;
+	char path[PATH_MAX], old[PATH_MAX];
+	int err = tp_link_path(path, sizeof(path), l->pin_dir);
+
+	if (err)
+		return err;
+	if (l->adopted) {
+		int fd = bpf_obj_get(path);
+
+		if (fd >= 0) {
+			l->tp_link_fd = fd;
+			fsd_info("kept the pinned receive tracepoint link: counting never stopped");
+			return 0;
+		}
+	}
+	link = bpf_program__attach(l->skel->progs.fs_ingress_tp);
+	if (!link) {
+		err = -errno;
+		fsd_err("cannot attach the ingress program (tp_btf/netif_receive_skb): %s",
+			strerror(-err));
+		return err;
+	}
+	l->tp_link_fd = dup(bpf_link__fd(link));
+	err = l->tp_link_fd < 0 ? -errno : 0;
+	bpf_link__destroy(link);	/* the dup (and the pin) hold it */
+	if (!err && snprintf(old, sizeof(old), "%s_old", path) >= (int)sizeof(old))
+		err = -ENAMETOOLONG;
+	/* A discarded datapath's link is renamed away first and detached
+	 * after ours is pinned. */
+	if (!err && !access(path, F_OK) && rename(path, old))
+		err = -errno;
+	if (!err && bpf_obj_pin(l->tp_link_fd, path))
+		err = -errno;
+	if (err) {
+		fsd_err("cannot pin the receive tracepoint link at %s: %s", path,
+			strerror(-err));
+		link_drop(l->tp_link_fd, NULL);
+		l->tp_link_fd = -1;
+		return err;
+	}
+	if (!access(old, F_OK))
+		link_drop(bpf_obj_get(old), old);
+	return 0;
+}
+
 int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 {
 	unsigned int i;
-	int err;
+	int err, keep[FSD_MAX_IFACES];
 
 	l->xdp_generic = o->xdp_generic;
+	l->ingress_tp = o->ingress_tp;
+	l->tp_link_fd = -1;
 	for (i = 0; i < o->n_ifaces; i++) {
 		struct fsd_attachment *a = &l->ifaces[i];
 
 		a->iface = &o->ifaces[i];
 		a->ifindex = o->ifaces[i].ifindex;
+		keep[i] = a->ifindex;
 		a->link_fd = -1;
 		a->reattached = 0;
 		l->n_ifaces = i + 1;
 		err = attach_one(l, a);
 		if (err)
 			return err;
-		fsd_info("attached to %s (%s XDP)", a->iface->name, xdp_mode(l));
+		if (!l->ingress_tp)
+			fsd_info("attached to %s (%s XDP)", a->iface->name, xdp_mode(l));
 	}
-	drop_foreign_links(l, o);
+	if (!l->ingress_tp) {
+		drop_foreign_links(l, o);
+		/* A tracepoint datapath --replace discards. */
+		if (drop_tp_link(l->pin_dir))
+			fsd_info("detached the discarded datapath's receive tracepoint link");
+		return 0;
+	}
+	/* An adopted filter may name interfaces no -i gives now. */
+	err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces), keep,
+				     o->n_ifaces);
+	if (err < 0) {
+		fsd_err("cannot clear the receive tracepoint's interface filter: %s",
+			strerror(-err));
+		return err;
+	}
+	err = tp_attach_link(l);
+	if (err)
+		return err;
+	/* XDP links of a datapath --replace discards: after ours counts. */
+	if (drop_link_pins(l->pin_dir))
+		fsd_info("detached the discarded datapath's XDP links");
+	for (i = 0; i < o->n_ifaces; i++)
+		fsd_info("counting what %s receives (tp_btf/netif_receive_skb)",
+			 o->ifaces[i].name);
 	return 0;
 }
 
@@ -681,6 +840,9 @@ void fsd_loader_gone(struct fsd_loader *l, struct fsd_attachment *a,
 		     const char *why)
 {
 	fsd_info("%s (ifindex %d) %s", a->iface->name, a->ifindex, why);
+	if (l->ingress_tp && a->state == FSD_IFACE_ATTACHED)
+		fsd_tp_iface_set(bpf_map__fd(l->skel->maps.fs_ifaces),
+				 a->ifindex, false);
 	/* The kernel has already detached a deleted device's link; closing
 	 * frees it.  A renamed or moved device still runs the program, and
 	 * detaching stops that: it is not the interface the operator named. */
@@ -713,16 +875,23 @@ int fsd_loader_reattach(struct fsd_loader *l, struct fsd_attachment *a,
 		return err;
 	}
 	a->reattached++;
-	fsd_info("%s is back (ifindex %d): re-attached (%s XDP)",
-		 a->iface->name, ifindex, xdp_mode(l));
+	fsd_info("%s is back (ifindex %d): counted again (%s)",
+		 a->iface->name, ifindex,
+		 l->ingress_tp ? "receive tracepoint" : l->xdp_generic ?
+		 "generic XDP" : "native XDP");
 	return 0;
 }
 
-bool fsd_loader_link_alive(const struct fsd_attachment *a)
+bool fsd_loader_link_alive(const struct fsd_loader *l,
+			   const struct fsd_attachment *a)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
 
+	/* The filter entry lasts; ifwatch.c tells an ifindex the name no
+	 * longer has. */
+	if (l->ingress_tp)
+		return a->state == FSD_IFACE_ATTACHED;
 	if (a->link_fd < 0)
 		return false;
 	memset(&info, 0, sizeof(info));
@@ -777,6 +946,18 @@ void fsd_loader_close(struct fsd_loader *l, bool keep)
 		a->link_fd = -1;
 	}
 	l->n_ifaces = 0;
+	if (l->ingress_tp && l->tp_link_fd >= 0) {
+		if (!keep && !tp_link_path(path, sizeof(path), l->pin_dir)) {
+			link_drop(l->tp_link_fd, path);
+			fsd_info("detached from the receive tracepoint");
+		} else {
+			close(l->tp_link_fd);	/* the pin holds it */
+		}
+	}
+	l->tp_link_fd = -1;
+	l->ingress_tp = false;
+	if (!keep && l->pin_dir)
+		drop_tp_link(l->pin_dir);
 	/* Links pinned for interfaces not (yet) set up, by a datapath that
 	 * --replace discards: theirs too, or they would go on counting into
 	 * maps nobody reads. */
@@ -807,7 +988,7 @@ int fsd_loader_remove_pins(const char *pin_dir)
 
 	/* Links first: their programs stop before the maps go; then
 	 * flowsketch's own names, nothing else that may be there. */
-	n = drop_link_pins(pin_dir);
+	n = drop_link_pins(pin_dir) + drop_tp_link(pin_dir);
 	for (i = 0; i < PIN_MAX; i++) {
 		char tmp[PATH_MAX];
 

@@ -26,6 +26,15 @@
  * synchronous) and every pin removed; with it, only the daemon's file
  * descriptors go, and the pins hold everything.
  *
+ * --ingress tracepoint.  One link (pin_dir/tp_ingress) holds fs_ingress_tp
+ * on tp_btf/netif_receive_skb for all interfaces, and an interface is
+ * "attached" while fs_ifaces has it.  A tracing link cannot move to
+ * another program, so an adopting daemon keeps the pinned link and with
+ * it its predecessor's program, which runs on the same (reused) maps;
+ * fs_ifaces is one of them, so the new daemon's interface list is the one
+ * it reads.  A datapath pinned in the other mode is refused (or, with
+ * --replace, its links are dropped once the new frontend counts).
+ *
  * Interfaces come and go while the daemon runs (ifwatch.h decides when):
  * each configured name has one fsd_attachment for the daemon's life, which
  * says whether the program is on it now, on which ifindex, and how often it
@@ -65,6 +74,10 @@ struct fsd_loader {
 	bool adopted;			/* maps and links taken over from pins */
 	bool replacing;			/* --replace: old pins are expected */
 	bool xdp_generic;
+	bool ingress_tp;		/* --ingress tracepoint: no XDP link;
+					   "attached" is an fs_ifaces entry */
+	int tp_link_fd;			/* the tracepoint's link, or -1;
+					   set only with ingress_tp */
 	const char *pin_dir;
 	unsigned int pinned;		/* bit i: pins[i] is ours */
 	/* ifaces[i] follows o->ifaces[i]; n_ifaces are set up. */
@@ -74,11 +87,22 @@ struct fsd_loader {
 	unsigned int ncpus;		/* possible CPUs: per-CPU value count */
 };
 
+/* The tracepoint ingress frontend's link, pinned under the pin directory
+ * (not link_*: that prefix is XDP's, one per interface name). */
+#define FSD_TP_LINK "tp_ingress"
+
+enum fsd_pinned_ingress {
+	FSD_PINNED_NONE,	/* no link pinned (yet) */
+	FSD_PINNED_XDP,		/* link_IFACE pins */
+	FSD_PINNED_TP,		/* the FSD_TP_LINK pin */
+};
+
 /* What a pinned datapath was loaded with (fsd_loader_read_pinned()). */
 struct fsd_pinned {
 	struct fs_sketch_params params;	/* secret included */
 	unsigned int ringbuf_kib;
 	unsigned int blocklist_max;
+	enum fsd_pinned_ingress ingress;
 };
 
 /* Is a datapath pinned under pin_dir? */
@@ -111,7 +135,8 @@ int fsd_loader_reattach(struct fsd_loader *l, struct fsd_attachment *a,
 			int ifindex);
 /* Does a's link still hold XDP on a->ifindex?  False once the kernel
  * detached it (the interface was deleted), or if it cannot tell. */
-bool fsd_loader_link_alive(const struct fsd_attachment *a);
+bool fsd_loader_link_alive(const struct fsd_loader *l,
+			   const struct fsd_attachment *a);
 /* Detach, unpin, unload: whatever was done; keep: leave links and pins
  * for the next daemon.  Safe on a zeroed loader. */
 void fsd_loader_close(struct fsd_loader *l, bool keep);

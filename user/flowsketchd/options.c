@@ -31,6 +31,7 @@ enum {
 	OPT_PRECISION,
 	OPT_CONSERVATIVE,
 	OPT_XDP_MODE,
+	OPT_INGRESS,
 	OPT_HH_FRACTION,
 	OPT_RINGBUF_KIB,
 	OPT_SECRET_FILE,
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
 	{ "precision", required_argument, NULL, OPT_PRECISION },
 	{ "conservative", no_argument, NULL, OPT_CONSERVATIVE },
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
+	{ "ingress", required_argument, NULL, OPT_INGRESS },
 	{ "hh-fraction", required_argument, NULL, OPT_HH_FRACTION },
 	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF_KIB },
 	{ "max-candidates", required_argument, NULL, OPT_MAX_CANDIDATES },
@@ -91,6 +93,10 @@ static void usage(FILE *f)
 "      --precision P       HyperLogLog 2^P registers, 4 .. 18 (default 14)\n"
 "      --conservative      Count-Min conservative update\n"
 "      --xdp-mode MODE     native (default) or generic\n"
+"      --ingress HOOK      what counts received frames: xdp (default; counts\n"
+"                          and drops what the blocklist covers) or tracepoint\n"
+"                          (tp_btf/netif_receive_skb: counts only, for\n"
+"                          interfaces XDP should not hold)\n"
 "      --hh-fraction PHI   report flows above PHI of the window's traffic\n"
 "                          (so far, per CPU) as top-talker candidates\n"
 "                          (default 0.001)\n"
@@ -319,6 +325,15 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 				err = -EINVAL;
 			}
 			break;
+		case OPT_INGRESS:
+			if (!strcmp(optarg, "tracepoint")) {
+				o->ingress_tp = true;
+			} else if (strcmp(optarg, "xdp")) {
+				fsd_err("--ingress must be xdp or tracepoint, not \"%s\"",
+					optarg);
+				err = -EINVAL;
+			}
+			break;
 		case OPT_HH_FRACTION:
 			err = parse_fraction("hh-fraction", optarg, 1,
 					     &o->hh_fraction);
@@ -341,6 +356,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 				err = -EINVAL;
 			}
 			o->blocklist = optarg;
+			o->blocklist_given = true;
 			break;
 		case OPT_BLOCKLIST_MAX:
 			err = parse_uint("blocklist-max", optarg, 1,
@@ -428,6 +444,11 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		}
 		o->params.cms_log2_width = (__u8)log2w;
 		o->params.cms_depth = (__u8)depth;
+	}
+	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic)) {
+		fsd_err("%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
+			o->blocklist_given ? "--blocklist" : "--xdp-mode");
+		return -EINVAL;
 	}
 	if (*o->socket_path != '/') {
 		fsd_err("--socket must be an absolute path");

@@ -48,6 +48,8 @@ struct fsd_options {
 	/* magic, version, depth, width, precision, flags; no secret yet */
 	struct fs_sketch_params params;
 	bool xdp_generic;
+	bool ingress_tp;		/* --ingress tracepoint: no XDP */
+	bool blocklist_given;		/* --blocklist was on the command line */
 	double hh_fraction;
 	unsigned int max_candidates;
 	unsigned int ringbuf_kib;

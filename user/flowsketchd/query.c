@@ -338,33 +338,49 @@ static struct json_object *now_status(struct fsd_daemon *d,
 	return fsd_answer_status(d);
 }
 
+/* The blocklist's requests, when this daemon has none. */
+static struct json_object *no_blocklist(void)
+{
+	return fsd_answer_error("this daemon has no blocklist: it counts what arrives with --ingress tracepoint, which cannot drop (restart it with --ingress xdp to block)");
+}
+
 static struct json_object *now_block_add(struct fsd_daemon *d,
 					 const struct fsd_request *r)
 {
+	if (!d->blocklist.started)
+		return no_blocklist();
 	return fsd_blocklist_add(&d->blocklist, r->cidrs, r->ncidrs);
 }
 
 static struct json_object *now_block_del(struct fsd_daemon *d,
 					 const struct fsd_request *r)
 {
+	if (!d->blocklist.started)
+		return no_blocklist();
 	return fsd_blocklist_del(&d->blocklist, r->cidrs, r->ncidrs);
 }
 
 static struct json_object *now_block_list(struct fsd_daemon *d,
 					  const struct fsd_request *r)
 {
+	if (!d->blocklist.started)
+		return no_blocklist();
 	return fsd_blocklist_list(&d->blocklist, r->offset);
 }
 
 static struct json_object *now_block_clear(struct fsd_daemon *d,
 					   const struct fsd_request *r)
 {
+	if (!d->blocklist.started)
+		return no_blocklist();
 	return fsd_blocklist_clear(&d->blocklist);
 }
 
 static struct json_object *now_block_load(struct fsd_daemon *d,
 					  const struct fsd_request *r)
 {
+	if (!d->blocklist.started)
+		return no_blocklist();
 	return fsd_blocklist_load(&d->blocklist, r->file);
 }
 

@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "sizing.h"
 #include "reports.h"
+#include "tp_frontend.h"
 #include "flowsketch.skel.h"
 #include "egress.skel.h"	/* after daemon.h: needs params.h's types */
 
@@ -119,9 +120,20 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
 	const struct fsd_outbound *out = &d->out;
 
 	f = json_object_new_object();
-	json_object_object_add(f, "name", json_object_new_string("xdp"));
-	json_object_object_add(f, "direction", json_object_new_string("in"));
-	json_object_object_add(f, "hook", json_object_new_string("xdp"));
+	if (d->loader.ingress_tp) {
+		json_object_object_add(f, "name", json_object_new_string("ingress"));
+		json_object_object_add(f, "direction", json_object_new_string("in"));
+		json_object_object_add(f, "hook",
+				       json_object_new_string("tp_btf/netif_receive_skb"));
+		json_object_object_add(f, "attached", json_object_new_boolean(
+				d->loader.tp_link_fd >= 0));
+		fsd_tp_recursion_misses(d->loader.tp_link_fd, &misses);
+		add_u64(f, "recursion_misses", misses);
+	} else {
+		json_object_object_add(f, "name", json_object_new_string("xdp"));
+		json_object_object_add(f, "direction", json_object_new_string("in"));
+		json_object_object_add(f, "hook", json_object_new_string("xdp"));
+	}
 	if (!read_stats(d, stats)) {
 		add_u64(f, "rx", stats[FS_STAT_RX]);
 		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
@@ -232,8 +244,11 @@ static struct json_object *iface_json(const struct fsd_loader *l,
 	json_object_object_add(o, "state",
 			       json_object_new_string(state_names[at->state]));
 	add_u64(o, "ifindex", (__u64)at->ifindex);
-	json_object_object_add(o, "xdp_mode", json_object_new_string(
-			l->xdp_generic ? "generic" : "native"));
+	json_object_object_add(o, "hook", json_object_new_string(
+			l->ingress_tp ? "tp_btf/netif_receive_skb" : "xdp"));
+	if (!l->ingress_tp)
+		json_object_object_add(o, "xdp_mode", json_object_new_string(
+				l->xdp_generic ? "generic" : "native"));
 	add_u64(o, "reattached", at->reattached);
 	if (at->state == FSD_IFACE_FAILED)
 		json_object_object_add(o, "error",
@@ -309,7 +324,9 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 					strerror(-err));
 	}
 	json_object_object_add(a, "counters", o);
-	json_object_object_add(a, "blocklist", fsd_blocklist_status(&d->blocklist));
+	/* None with --ingress tracepoint, which cannot drop. */
+	if (d->blocklist.started)
+		json_object_object_add(a, "blocklist", fsd_blocklist_status(&d->blocklist));
 	json_object_object_add(a, "frontends", frontends_json(d));
 	return a;
 }

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * skb_frontend.bpf.h - what a tracepoint frontend does with an skb.
+ *
+ * The egress frontend (egress.bpf.c, tp_btf/net_dev_start_xmit) and the
+ * ingress one for interfaces XDP should not hold (flowsketch.bpf.c,
+ * tp_btf/netif_receive_skb, flowsketchd --ingress tracepoint) both see
+ * every frame of every device of every network namespace.  They count
+ * only the daemon's interfaces, copy the frame's headers
+ * (skb_headers.bpf.h) and hand the copy to fs_datapath_frame(), the very
+ * code XDP runs, in their own object's maps.
+ *
+ *   fs_ifaces  HASH  struct fs_tp_iface -> __u32 1  written by the daemon,
+ *              read per frame.  ifindexes are per namespace: the key is
+ *              the daemon's namespace (its inode number) and the index.
+ */
+#ifndef FLOWSKETCH_SKB_FRONTEND_BPF_H
+#define FLOWSKETCH_SKB_FRONTEND_BPF_H
+
+#include "datapath.bpf.h"
+#include "skb_headers.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct fs_tp_iface);
+	__type(value, __u32);
+} fs_ifaces SEC(".maps");
+
+/*
+ * Count skb, which dev sends or receives, if dev is one of fs_ifaces.
+ * from_mac: the receive path has pulled the Ethernet header off skb->data
+ * (skb_headers.bpf.h).
+ */
+static __always_inline void fs_skb_frontend(struct sk_buff *skb,
+					    struct net_device *dev,
+					    const int from_mac)
+{
+	struct fs_tp_iface k = {
+		.ifindex = (__u32)dev->ifindex,
+		.netns_ino = dev->nd_net.net->ns.inum,
+	};
+	struct fs_hdr_buf *buf;
+	struct fs_frame f;
+	__u32 zero = 0;
+
+	if (!bpf_map_lookup_elem(&fs_ifaces, &k))
+		return;
+	buf = bpf_map_lookup_elem(&fs_hdr_buf, &zero);
+	if (!buf)
+		return;
+	f.copied = 1;
+	if (fs_skb_copy(skb, from_mac, buf, &f.data, &f.data_end, &f.len,
+			&f.short_copy))
+		return;
+	fs_datapath_frame(&f);
+}
+
+#endif /* FLOWSKETCH_SKB_FRONTEND_BPF_H */

@@ -1,0 +1,220 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# ingress_tp.sh - flowsketchd --ingress tracepoint: what an interface
+# receives, counted on tp_btf/netif_receive_skb instead of XDP.
+#
+#   NS_TX [fs-gen IN] --veth--> NS_RX [receive tracepoint + egress, flowsketchd]
+#   NS_TX             <--veth-- NS_RX [fs-gen OUT]
+#
+# Ground truth is what the two generators wrote they sent.  Checked:
+#   - the mode is what status says (frontend "ingress", hook, attached, a
+#     link pinned at PIN_DIR/tp_ingress) and what the host shows: no XDP on
+#     the interface, no blocklist; blocklist requests and --blocklist are
+#     refused with one message each;
+#   - per direction, totals and rx exact: every received frame counted
+#     once, by one frontend (a frame counted twice, or also by the egress
+#     frontend, would make them high), the other veth's frames not at all;
+#   - top --direction in within [truth, truth + e/w * N];
+#   - SIGKILL under traffic, restart: the pinned tracepoint link counted
+#     on (totals exact across the kill);
+#   - a restart in the other mode is refused, naming --ingress, and leaves
+#     the pinned link counting; --replace switches modes both ways, leaving
+#     no link of the other mode, and counts exactly after the switch;
+#   - a stop without --keep leaves no pin and no XDP.
+# Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+. scripts/tap.sh
+
+ID=$$
+NS_TX="fs-itp-tx-$ID"
+NS_RX="fs-itp-rx-$ID"
+VETH_TX="fsitt$ID"
+VETH_RX="fsitr$ID"
+PIN_DIR="/sys/fs/bpf/fs-itp-$ID"
+WORK=""
+DAEMON_PID=""
+FSD=build/flowsketchd
+CLI=build/flowsketch
+GEN=build/tools/fs-gen
+
+cleanup() {
+	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
+	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
+	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
+		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
+			--state-dir "$WORK/state" >/dev/null 2>&1
+	fi
+	fs_pair_destroy "$NS_TX" "$NS_RX"
+	rm -rf "$PIN_DIR"
+	[ -n "$WORK" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cli() { "$CLI" --socket "$WORK/sock" "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
+# The daemon in NS_RX, in the foreground (start(): in the background).
+fsd() { nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
+	--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" "$@"; }
+
+start() {
+	(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
+		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
+		"$@" >>"$WORK/daemon.log" 2>&1) &
+	DAEMON_PID=$!
+	for _ in $(seq 100); do
+		cli status --json >"$WORK/st.json" 2>/dev/null && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+stop() {
+	kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; local rc=$?; DAEMON_PID=""
+	return $rc
+}
+
+windows_done() {
+	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
+}
+settle() {
+	local n0 n
+	cli status --json >"$WORK/st.json" || return 1
+	n0=$(windows_done)
+	for _ in $(seq 60); do
+		sleep 0.2
+		cli status --json >"$WORK/st.json" || return 1
+		n=$(windows_done)
+		[ "$n" -ge $((n0 + 2)) ] && return 0
+	done
+	return 1
+}
+fe() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$WORK/st.json"; }
+
+
+fs_require_root
+for b in "$FSD" "$CLI" "$GEN"; do
+	[ -x "$b" ] || bail "$b is built (run make)"
+done
+fs_bpffs_mount || bail "bpffs is mounted"
+WORK=$(mktemp -d /tmp/fs-itp.XXXXXX) || bail "a work directory"
+fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+
+# ---------------------------------------------------------------- options
+fsd --ingress bogus >"$WORK/bad.out" 2>&1; rc=$?
+check "--ingress bogus: exit 1, one message naming the choices ($(head -c 120 "$WORK/bad.out"))" \
+	[ "$rc" = 1 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q 'xdp or tracepoint' "$WORK/bad.out"
+fsd --ingress tracepoint --blocklist "$WORK/list" >"$WORK/bad.out" 2>&1; rc=$?
+check "--ingress tracepoint --blocklist: exit 1, says the blocklist is XDP's ($(head -c 120 "$WORK/bad.out"))" \
+	[ "$rc" = 1 ] && grep -q -- '--blocklist works on XDP only' "$WORK/bad.out"
+check "neither left a pin behind" [ ! -e "$PIN_DIR/params" ]
+
+start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "flowsketchd --ingress tracepoint answers status"; }
+ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
+CMS_W=$(jq .params.cms_width "$WORK/st.json")
+check "status: frontends ingress (in, tp_btf/netif_receive_skb, attached, recursion_misses) and egress" \
+	jqe '[.frontends[] | [.name, .direction, .hook]] == [["ingress","in","tp_btf/netif_receive_skb"],["egress","out","tp_btf/net_dev_start_xmit"]] and .frontends[0].attached == true and (.frontends[0].recursion_misses | type) == "number"' "$WORK/st.json"
+check "status: the interface is counted by the receive tracepoint, with no XDP mode" \
+	jqe '.interfaces[0] | .state == "attached" and .hook == "tp_btf/netif_receive_skb" and (has("xdp_mode") | not)' "$WORK/st.json"
+check "the tracepoint link is pinned at $PIN_DIR/tp_ingress; no XDP link pin" \
+	bash -c "test -e '$PIN_DIR/tp_ingress' && ! ls '$PIN_DIR' | grep -q '^link_'"
+check "no XDP program on $VETH_RX" bash -c "! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp"
+check "status has no blocklist" jqe 'has("blocklist") | not' "$WORK/st.json"
+cli block add 10.0.0.0/8 >"$WORK/bad.out" 2>&1; rc=$?
+check "block add: non-zero exit, says why ($(head -c 150 "$WORK/bad.out"))" \
+	[ "$rc" != 0 ] && grep -q 'no blocklist' "$WORK/bad.out"
+cli status >"$WORK/status.txt" 2>&1
+check "the status table names the receive tracepoint" grep -q "receive tracepoint" "$WORK/status.txt"
+
+# ---------------------------------------------------------------- traffic
+mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
+mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
+send_in() {
+	fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac_rx" --flows 400 --packets "$1" \
+		--rate 20000 --zipf 1.2 --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
+}
+send_out() {
+	fs_in "$NS_RX" "$GEN" -i "$VETH_RX" --dst-mac "$mac_tx" --flows 300 --packets "$1" \
+		--rate 15000 --zipf 1.2 --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
+}
+send_in 50000 11 "$WORK/in1.json" & p1=$!
+send_out 30000 22 "$WORK/out1.json" & p2=$!
+wait $p1 && wait $p2 || bail "both generators sent their packets"
+settle || bail "two windows closed after the traffic"
+IN_P=$(jq .total_packets "$WORK/in1.json"); IN_B=$(jq .total_bytes "$WORK/in1.json")
+OUT_P=$(jq .total_packets "$WORK/out1.json")
+check "in: the windows hold exactly the $IN_P packets, $IN_B bytes received ($(jq -c '[.totals.packets, .totals.bytes]' "$WORK/st.json"))" \
+	jqe --argjson p "$IN_P" --argjson b "$IN_B" '.totals.packets == $p and .totals.bytes == $b' "$WORK/st.json"
+check "in: rx and sketched exactly $IN_P, each frame once ($(fe ingress '[.rx, .sketched]' | tr -d ' \n'))" \
+	[ "$(fe ingress .rx)" = "$IN_P" -a "$(fe ingress .sketched)" = "$IN_P" ]
+check "out: exactly the $OUT_P packets sent out ($(fe egress '[.rx, .totals.packets]' | tr -d ' \n'))" \
+	[ "$(fe egress .rx)" = "$OUT_P" -a "$(fe egress .totals.packets)" = "$OUT_P" ]
+check "nothing malformed ($(jq .counters.malformed_total "$WORK/st.json"))" \
+	jqe '.counters.malformed_total == 0' "$WORK/st.json"
+
+top_ok() {
+	cli top --span 60 -n 10 --direction in --json >"$WORK/top.json" || return 1
+	jq -rn --slurpfile top "$WORK/top.json" --argjson w "$CMS_W" \
+		'input as $truth |
+		 ($truth.flows | map({("\(.src) \(.dst) \(.sport) \(.dport) \(.proto_num)"): .}) | add) as $t |
+		 (2.718281828459045 / $w * $truth.total_packets) as $eps |
+		 $top[0].flows[] | ("\(.src) \(.dst) \(.sport) \(.dport) \(.proto_num)") as $k |
+		 if .direction != "in" then "\($k): direction \(.direction)"
+		 elif $t[$k] == null then "\($k): not sent"
+		 elif (.packets < $t[$k].packets or .packets > $t[$k].packets + $eps) then "\($k): \(.packets) packets, sent \($t[$k].packets)"
+		 else empty end' "$1" >"$WORK/top.bad"
+	[ ! -s "$WORK/top.bad" ] && [ "$(jq '.flows | length' "$WORK/top.json")" -eq 10 ]
+}
+check "top --direction in: 10 received flows, each within its bound" top_ok "$WORK/in1.json"
+diag <"$WORK/top.bad"
+
+# ---------------------------------------------------------------- SIGKILL
+send_in 50000 33 "$WORK/in2.json" & p1=$!
+sleep 1.2
+kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+sleep 0.4
+start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "a restart after SIGKILL answers status"; }
+check "the restart adopts the datapath and keeps the pinned tracepoint link" \
+	jqe '.adopted == true and .frontends[0].attached == true' "$WORK/st.json"
+grep -q "kept the pinned receive tracepoint link" "$WORK/daemon.log"
+check "the daemon says it kept the link" [ $? = 0 ]
+wait $p1 || bail "the generator sent its packets across the kill"
+settle || bail "two windows closed after the traffic"
+IN_P=$((IN_P + $(jq .total_packets "$WORK/in2.json")))
+check "in: totals across the SIGKILL exact ($(jq .totals.packets "$WORK/st.json") vs $IN_P sent)" \
+	[ "$(jq .totals.packets "$WORK/st.json")" = "$IN_P" ]
+
+# ---------------------------------------------------------------- modes
+kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd >"$WORK/bad.out" 2>&1; rc=$?
+check "a restart with --ingress xdp on the tracepoint datapath: exit 1, names --ingress ($(grep -m1 ingress "$WORK/bad.out" | head -c 160))" \
+	[ "$rc" = 1 ] && grep -q -- '--ingress tracepoint' "$WORK/bad.out"
+check "... and changed nothing: the tracepoint link still pinned, no XDP" \
+	bash -c "test -e '$PIN_DIR/tp_ingress' && ! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp"
+
+start --replace || { diag <"$WORK/daemon.log"; bail "--replace --ingress xdp answers status"; }
+check "--replace switches to XDP: xdp frontend, XDP on $VETH_RX, no tracepoint link left" \
+	bash -c "jq -e '.frontends[0].name == \"xdp\"' '$WORK/st.json' >/dev/null && ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && test ! -e '$PIN_DIR/tp_ingress'"
+send_in 20000 44 "$WORK/in3.json" || bail "the generator sent its packets"
+settle || bail "two windows closed after the traffic"
+P3=$(jq .total_packets "$WORK/in3.json")
+check "XDP after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P3)" \
+	[ "$(jq .totals.packets "$WORK/st.json")" = "$P3" ]
+stop
+start --replace --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--replace --ingress tracepoint answers status"; }
+check "--replace back to the tracepoint: no XDP on $VETH_RX, no XDP link pinned" \
+	bash -c "! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && ! ls '$PIN_DIR' | grep -q '^link_'"
+send_in 20000 55 "$WORK/in4.json" || bail "the generator sent its packets"
+settle || bail "two windows closed after the traffic"
+P4=$(jq .total_packets "$WORK/in4.json")
+check "the tracepoint after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P4)" \
+	[ "$(jq .totals.packets "$WORK/st.json")" = "$P4" ]
+
+# ---------------------------------------------------------------- stop
+stop; rc=$?
+check "SIGTERM: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "SIGTERM without --keep: no pin directory left ($(ls "$PIN_DIR" 2>/dev/null | tr "\n" " "))" [ ! -e "$PIN_DIR" ]
+finish

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* tp_iface.c - the tracepoint frontends' interface filter (tp_frontend.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include "flowsketch/maps.h"
+#include "tp_frontend.h"
+
+static int own_netns(__u32 *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st))
+		return -errno;
+	*ino = (__u32)st.st_ino;
+	return 0;
+}
+
+int fsd_tp_iface_set(int map_fd, int ifindex, bool on)
+{
+	struct fs_tp_iface key = { .ifindex = (__u32)ifindex };
+	__u32 one = 1;
+	int err = own_netns(&key.netns_ino);
+
+	if (err)
+		return err;
+	if (on)
+		return bpf_map_update_elem(map_fd, &key, &one, BPF_ANY) ? -errno : 0;
+	return bpf_map_delete_elem(map_fd, &key) && errno != ENOENT ? -errno : 0;
+}
+
+int fsd_tp_iface_keep_only(int map_fd, const int *keep, unsigned int n)
+{
+	struct fs_tp_iface key, next;
+	__u32 ino;
+	int err = own_netns(&ino), removed = 0;
+	bool first = true;
+
+	if (err)
+		return err;
+	/* Deleting the entry just returned is safe for a hash map's
+	 * get_next_key: it restarts from the first entry when the key is
+	 * gone, and the ones kept are passed over again. */
+	while (!bpf_map_get_next_key(map_fd, first ? NULL : &key, &next)) {
+		bool ours = false;
+		unsigned int i;
+
+		first = false;
+		key = next;
+		for (i = 0; i < n && next.netns_ino == ino; i++)
+			ours |= keep[i] && (__u32)keep[i] == next.ifindex;
+		if (ours)
+			continue;
+		if (bpf_map_delete_elem(map_fd, &next))
+			return -errno;
+		removed++;
+		first = true;
+	}
+	return removed;
+}
+
+int fsd_tp_recursion_misses(int link_fd, __u64 *misses)
+{
+	struct bpf_link_info li;
+	struct bpf_prog_info pi;
+	__u32 len = sizeof(li);
+	int fd, err = 0;
+
+	*misses = 0;
+	if (link_fd < 0)
+		return -ENOENT;
+	memset(&li, 0, sizeof(li));
+	if (bpf_obj_get_info_by_fd(link_fd, &li, &len))
+		return -errno;
+	fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (fd < 0)
+		return -errno;
+	memset(&pi, 0, sizeof(pi));
+	len = sizeof(pi);
+	if (bpf_obj_get_info_by_fd(fd, &pi, &len))
+		err = -errno;
+	close(fd);
+	*misses = pi.recursion_misses;
+	return err;
+}
