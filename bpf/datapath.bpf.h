@@ -80,11 +80,13 @@ static __always_inline void fs_datapath_report(const struct fs_packet_update *u,
 /*
  * A frame as a frontend hands it over: in place (XDP) or its first bytes
  * copied into a per-CPU buffer (the tracepoint frontends, skb_headers.h),
- * and the length of the whole frame, which is what is counted in bytes.
+ * and what it is on the wire, which is what is counted: segs packets
+ * (more than 1 only for a GSO skb) of len bytes in all.
  */
 struct fs_frame {
 	void *data, *data_end;
 	__u64 len;
+	__u32 segs;
 	int copied;		/* data is a copy (parse.bpf.h, "Two kinds") */
 	int short_copy;		/* the copy stops before the frame's headers
 				   may (an skb whose headers are not all in
@@ -190,11 +192,12 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	 * earlier window's of this slot: this packet is the window's first
 	 * on this CPU and starts them from zero (maps.h). */
 	totals = u.slot ? &hot->slot[1] : &hot->slot[0];
+	u.more_packets = (__u16)(f->segs - 1);
 	if (totals->seq == seq) {
-		packets = totals->packets + 1;
+		packets = totals->packets + f->segs;
 		bytes = totals->bytes + u.bytes;
 	} else {
-		packets = 1;
+		packets = f->segs;
 		bytes = u.bytes;
 	}
 	phi = ctl->hh_phi_q32;
@@ -233,6 +236,7 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	f.data = (void *)(long)ctx->data;
 	f.data_end = (void *)(long)ctx->data_end;
 	f.len = ctx->data_end - ctx->data;
+	f.segs = 1;
 	f.copied = 0;
 	f.short_copy = 0;
 	return fs_datapath_frame(&f);

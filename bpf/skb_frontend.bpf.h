@@ -51,9 +51,48 @@ static __always_inline void fs_skb_frontend(struct sk_buff *skb,
 		return;
 	f.copied = 1;
 	if (fs_skb_copy(skb, from_mac, buf, &f.data, &f.data_end, &f.len,
-			&f.short_copy))
+			&f.segs, &f.short_copy))
 		return;
 	fs_datapath_frame(&f);
+}
+
+/*
+ * The benchmark's baselines (bpf/bench_tp.bpf.c, tools/fs-tpbench.c):
+ * fs_skb_frontend() up to a stage and no further, upto a constant:
+ * FS_SKB_UPTO_FILTER the fs_ifaces lookup alone, FS_SKB_UPTO_COPY and
+ * the header copy, FS_SKB_UPTO_PARSE and fs_datapath_parse_frame() (what
+ * fs_datapath_frame() does before the sketch update, as XDP's parse-only
+ * baseline).  The same calls as fs_skb_frontend(), apart from it so that
+ * the frontend's own code stays as it is.
+ */
+enum { FS_SKB_UPTO_FILTER, FS_SKB_UPTO_COPY, FS_SKB_UPTO_PARSE };
+
+static __always_inline void fs_skb_frontend_upto(struct sk_buff *skb,
+						 struct net_device *dev,
+						 const int from_mac, const int upto)
+{
+	struct fs_tp_iface k = {
+		.ifindex = (__u32)dev->ifindex,
+		.netns_ino = dev->nd_net.net->ns.inum,
+	};
+	struct fs_hot_line *hot;
+	struct fs_hdr_buf *buf;
+	struct fs_flow_key key;
+	struct fs_frame f;
+	__u32 zero = 0;
+
+	if (!bpf_map_lookup_elem(&fs_ifaces, &k) || upto == FS_SKB_UPTO_FILTER)
+		return;
+	buf = bpf_map_lookup_elem(&fs_hdr_buf, &zero);
+	if (!buf)
+		return;
+	f.copied = 1;
+	if (fs_skb_copy(skb, from_mac, buf, &f.data, &f.data_end, &f.len,
+			&f.segs, &f.short_copy) || upto == FS_SKB_UPTO_COPY)
+		return;
+	hot = fs_hot_line();
+	if (hot)	/* an array element always exists */
+		fs_datapath_parse_frame(&f, hot, &key);
 }
 
 #endif /* FLOWSKETCH_SKB_FRONTEND_BPF_H */

@@ -13,6 +13,20 @@
  * keyed from stray bytes.  The kernel builds the headers of what it sends
  * and receives in the linear part, so that count stays at 0 in practice.
  *
+ * GSO.  An skb the stack built as one super-packet (TCP segmentation
+ * offload, GSO, and on receive GRO's aggregates) leaves, or arrived, as
+ * gso_segs frames on the wire, each with its own copy of the headers.
+ * What is counted is the wire: gso_segs packets (fs_frame.segs) and
+ *
+ *     bytes = skb->len + (gso_segs - 1) * hdr_len,
+ *
+ * hdr_len being the MAC, IP and transport headers the kernel repeats in
+ * every segment: the transport header's offset from the MAC header plus
+ * the TCP header (its data offset, read in the copy) for TCP, or 8 for
+ * UDP (the kernel's qdisc_pkt_len_init() counts the same way).  Only a
+ * non-linear skb can be one (the segments' payload is in its fragments),
+ * so a linear one costs no extra read.
+ *
  * fs_hdr_buf is per CPU and per frontend object: each frontend is its own
  * BPF object with its own maps (maps.bpf.h), so no two program contexts
  * share it, and a tracing program never runs nested on its CPU (the
@@ -41,19 +55,59 @@ struct {
 } fs_hdr_buf SEC(".maps");
 
 /*
+ * The wire packets and the bytes to add for GSO skb whose frame starts at
+ * mac (an offset from skb->head) and whose first n bytes are in buf: 1 and
+ * 0 for an skb that is not GSO.
+ */
+static __always_inline __u32 fs_skb_gso(struct sk_buff *skb, __u64 mac,
+					const struct fs_hdr_buf *buf, __u64 n,
+					__u64 *more_bytes)
+{
+	const struct skb_shared_info *sh;
+	__u16 size_segs[2];
+	__u32 type = 0;
+	__u64 hdr, segs;
+
+	*more_bytes = 0;
+	if (!skb->data_len)
+		return 1;
+	sh = (const void *)(skb->head + skb->end);
+	if (bpf_probe_read_kernel(size_segs, sizeof(size_segs), &sh->gso_size) ||
+	    !size_segs[0] || size_segs[1] < 2 ||
+	    bpf_probe_read_kernel(&type, sizeof(type), &sh->gso_type))
+		return 1;
+	segs = size_segs[1];
+	hdr = (__u64)skb->transport_header - mac;
+	if (skb->transport_header == (__u16)~0U || hdr >= FS_HDR_COPY)
+		return (__u32)segs;	/* packets right, bytes of one copy */
+	if (type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) {
+		if (hdr + 13 > n)
+			return (__u32)segs;
+		hdr += (__u64)(buf->b[(hdr + 12) & (FS_HDR_COPY - 1)] >> 4) * 4;
+	} else if (type & SKB_GSO_UDP_L4) {
+		hdr += 8;
+	}
+	*more_bytes = (segs - 1) * hdr;
+	return (__u32)segs;
+}
+
+/*
  * Copy the frame of skb into buf: from its Ethernet header, which is
  * skb->data on transmit and skb->head + skb->mac_header once the receive
  * path has pulled it (from_mac).  Fills *data and *data_end with the copy,
- * *len with the whole frame's length, *short_copy when the copy stops at
- * the linear part's end before FS_HDR_COPY and the frame's end.  0, or -1
- * when there is no frame to read (no MAC header set, a failed read).
+ * *len with the bytes on the wire (the whole frame's length, or its
+ * segments' for GSO) and *segs with its packets on the wire, *short_copy
+ * when the copy stops at the linear part's end before FS_HDR_COPY and the
+ * frame's end.  0, or -1 when there is no frame to read (no MAC header
+ * set, a failed read).
  */
 static __always_inline int fs_skb_copy(struct sk_buff *skb, const int from_mac,
 				       struct fs_hdr_buf *buf, void **data,
-				       void **data_end, __u64 *len, int *short_copy)
+				       void **data_end, __u64 *len, __u32 *segs,
+				       int *short_copy)
 {
 	unsigned char *start = skb->data;
-	__u64 frame = skb->len, linear = skb->len - skb->data_len, n;
+	__u64 frame = skb->len, linear = skb->len - skb->data_len, n, more;
 
 	if (from_mac) {
 		__u16 mac = skb->mac_header;
@@ -73,9 +127,10 @@ static __always_inline int fs_skb_copy(struct sk_buff *skb, const int from_mac,
 		n = frame;
 	if (n && bpf_probe_read_kernel(buf->b, (__u32)n, start))
 		return -1;
+	*segs = fs_skb_gso(skb, (__u64)(start - skb->head), buf, n, &more);
 	*data = buf->b;
 	*data_end = buf->b + n;
-	*len = frame;
+	*len = frame + more;
 	*short_copy = n < frame && n < FS_HDR_COPY;
 	return 0;
 }

@@ -13,7 +13,11 @@
  *                           fs_hh_threshold(), cms.h)
  *    56    8 thresh_bytes    same for bytes
  *    64    4 slot            window slot to update, < nslots
- *    68    4 report          out: FS_REPORT_* bits of the thresholds reached
+ *    68    2 report          out: FS_REPORT_* bits of the thresholds reached
+ *    70    2 more_packets    packets beyond the first: the update counts
+ *                           1 + more_packets packets of `bytes` bytes in all
+ *                           (a GSO skb's segments, skb_headers.bpf.h); 0
+ *                           for one packet, so a zeroed field is one
  *    72    8 hash            out: the flow hash (for the report)
  */
 #ifndef FLOWSKETCH_PACKET_UPDATE_H
@@ -34,7 +38,8 @@ struct fs_packet_update {
 	__u64 thresh_packets;
 	__u64 thresh_bytes;
 	__u32 slot;
-	__u32 report;
+	__u16 report;
+	__u16 more_packets;
 	__u64 hash;
 };
 

@@ -105,7 +105,8 @@ FS_INLINE int fs_cms_may_reach(const struct fs_cms_cell *c, __u64 thresh_packets
 }
 
 /*
- * Count one packet of u->bytes bytes for flow u->key in slot u->slot:
+ * Count 1 + u->more_packets packets (one, or a GSO skb's segments) of
+ * u->bytes bytes in all for flow u->key in slot u->slot:
  * Count-Min packets and bytes, distinct flows, sources and destinations,
  * and decide whether the flow is to be reported (cms.h, "Heavy-hitter
  * reporting": u->thresh_* come from fs_hh_threshold() of the window's
@@ -139,6 +140,7 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	__u64 flagged_packets = 0, flagged_bytes = 0;
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
+	__u64 packets = 1 + (__u64)u->more_packets;
 
 	fs_packet_hash(&u->key, k, &h);
 	u->hash = h.flow;
@@ -183,30 +185,30 @@ FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
 				continue;
-			fs_cms_cell_add(cell[row], 1, u->bytes, min_packets,
-					min_bytes, 1);
+			fs_cms_cell_add(cell[row], packets, u->bytes,
+					min_packets, min_bytes, 1);
 		}
 	} else {
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
 				continue;
-			fs_cms_cell_add(cell[row], 1, u->bytes, 0, 0, 0);
+			fs_cms_cell_add(cell[row], packets, u->bytes, 0, 0, 0);
 		}
 		/* The estimate after the packet is at most row 0's cell, so
 		 * while that cell is below both thresholds no report is due
 		 * and the minimum is not needed: the common packet, of a flow
 		 * far below phi of its window, stops here.  min = 0 then
-		 * decides "no report" too: row 0 holds this packet, so a
-		 * packets threshold above it is >= 2 > 0 + 1, and a bytes
-		 * threshold above it exceeds u->bytes = 0 + u->bytes.  Adding
+		 * decides "no report" too: row 0 holds this update, so a
+		 * packets threshold above it exceeds packets = 0 + packets,
+		 * and a bytes threshold above it exceeds 0 + u->bytes.  Adding
 		 * leaves bit 63 as it was (counts stay below 2^63), so the
 		 * scan after the add sees the flags as they were before. */
 		if (fs_cms_may_reach(cell[0], u->thresh_packets,
 				     u->thresh_bytes)) {
 			fs_cms_rows_scan(cell, depth, &min_packets, &min_bytes,
 					 &flagged_packets, &flagged_bytes);
-			min_packets -= 1;
+			min_packets -= packets;
 			min_bytes -= u->bytes;
 		} else {
 			min_packets = min_bytes = 0;
@@ -221,7 +223,7 @@ FS_UNROLL
 	if (min_packets >= u->thresh_packets)
 		flagged_packets = FS_CMS_REPORTED;
 #endif
-	if (fs_cms_reaches(min_packets + 1, u->thresh_packets,
+	if (fs_cms_reaches(min_packets + packets, u->thresh_packets,
 			   flagged_packets & FS_CMS_REPORTED))
 		u->report |= FS_REPORT_PACKETS;
 	if (fs_cms_reaches(min_bytes + u->bytes, u->thresh_bytes,

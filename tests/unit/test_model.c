@@ -477,6 +477,57 @@ static void check_bursty(int conservative)
 	fs_model_free(&m);
 }
 
+/*
+ * A GSO skb of n segments is one update of 1 + more_packets = n packets
+ * (packet_update.h).  Its oracle is n updates of one packet each, for a
+ * flow counted in one run: the cells (standard: each adds n; conservative:
+ * each row is raised to min + n either way, as the flow's cells alone are
+ * touched in between) and the registers must be identical byte for byte,
+ * and the estimate exactly n more.
+ */
+static void segs_equal_singles(int conservative)
+{
+	struct fs_sketch_params p;
+	struct fs_model one, many;
+	struct fs_flow_key k;
+	__u32 f, n, i;
+
+	params_of(&p, 4, 6, conservative);
+	assert_int_equal(fs_model_init(&one, &p), 0);
+	assert_int_equal(fs_model_init(&many, &p), 0);
+	for (f = 0; f < 300; f++) {
+		flow_key_of(f, &k);
+		n = 1 + (f * 2654435761U) % 64;		/* 1 .. 64 segments */
+		if (f == 7)
+			n = 65536;			/* the field's most */
+		assert_int_equal(fs_model_update_segs(&one, &k, n, 1514ULL * n,
+						      f % FS_NSLOTS, 0, 0, NULL), 0);
+		for (i = 0; i < n; i++)
+			assert_int_equal(fs_model_update(&many, &k, 1514, f % FS_NSLOTS,
+							 0, 0, NULL), 0);
+	}
+	assert_memory_equal(one.env.cms, many.env.cms,
+			    one.env.cms_chunks * sizeof(*one.env.cms));
+	assert_memory_equal(one.env.hll, many.env.hll,
+			    one.env.hll_chunks * sizeof(*one.env.hll));
+	assert_int_equal(fs_model_update_segs(&one, &k, 0, 0, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(fs_model_update_segs(&one, &k, 65537, 0, 0, 0, 0, NULL), -EINVAL);
+	fs_model_free(&one);
+	fs_model_free(&many);
+}
+
+static void test_segs_equal_singles_standard(void **state)
+{
+	(void)state;
+	segs_equal_singles(0);
+}
+
+static void test_segs_equal_singles_conservative(void **state)
+{
+	(void)state;
+	segs_equal_singles(1);
+}
+
 static void test_bursty_reports_standard(void **state)
 {
 	check_bursty(0);
@@ -500,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_reports_at_most_once_shared_standard),
 		cmocka_unit_test(test_reports_at_most_once_shared_conservative),
 		cmocka_unit_test(test_reports_after_others_raised_the_estimate),
+		cmocka_unit_test(test_segs_equal_singles_standard),
+		cmocka_unit_test(test_segs_equal_singles_conservative),
 		cmocka_unit_test(test_bursty_reports_standard),
 		cmocka_unit_test(test_bursty_reports_conservative),
 	};

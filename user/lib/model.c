@@ -61,16 +61,25 @@ int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 		    __u64 bytes, __u32 slot, __u64 thresh_packets,
 		    __u64 thresh_bytes, __u64 *hash)
 {
+	return fs_model_update_segs(m, key, 1, bytes, slot, thresh_packets,
+				    thresh_bytes, hash);
+}
+
+int fs_model_update_segs(struct fs_model *m, const struct fs_flow_key *key,
+			 __u32 packets, __u64 bytes, __u32 slot,
+			 __u64 thresh_packets, __u64 thresh_bytes, __u64 *hash)
+{
 	struct fs_packet_update u = {
 		.key = *key,
 		.bytes = bytes,
+		.more_packets = (__u16)(packets - 1),
 		.thresh_packets = thresh_packets,
 		.thresh_bytes = thresh_bytes,
 		.slot = slot,
 	};
 	int err;
 
-	if (slot >= FS_NSLOTS)
+	if (slot >= FS_NSLOTS || !packets || packets > 0x10000)
 		return -EINVAL;
 	err = fs_sketch_update(&m->env, &m->params, &m->key, &u);
 	if (err)

@@ -41,6 +41,11 @@ void fs_model_free(struct fs_model *m);
 int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 		    __u64 bytes, __u32 slot, __u64 thresh_packets,
 		    __u64 thresh_bytes, __u64 *hash);
+/* Count packets (1 .. 65536: a GSO skb's segments) of bytes bytes in all,
+ * as one update; same returns. */
+int fs_model_update_segs(struct fs_model *m, const struct fs_flow_key *key,
+			 __u32 packets, __u64 bytes, __u32 slot,
+			 __u64 thresh_packets, __u64 thresh_bytes, __u64 *hash);
 /*
  * What the datapath does with one keyed packet of window seq
  * (bpf/datapath.bpf.h): the slot's running totals, restarted from zero

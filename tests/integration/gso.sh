@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# gso.sh - a GSO skb is counted as the packets and bytes it is on the wire.
+#
+#   NS_TX [TCP server] <--veth--> NS_RX [TCP client, flowsketchd --ingress tracepoint]
+#
+# TCP over a veth is sent as GSO super-packets (veth offers GSO): the
+# transmit tracepoint sees one skb for dozens of segments.  The client
+# sends BYTES of payload over one connection, then the server's side sends
+# as many back.  The oracle is the sending kernel's own segment count
+# (/proc/net/snmp Tcp OutSegs of the sender's namespace; InSegs counts a
+# received GSO skb once, so only for the ACKs) and the bytes those
+# segments are on the wire: payload + per segment 14 (Ethernet) + 20
+# (IPv4) + 32 (TCP with timestamps), the SYN's 8 more option bytes.
+# Checked, both ways (the veth hands its GSO skbs to the peer's stack as
+# they are, so the receive tracepoint sees them too): packets exactly the
+# segments (one per skb would be ~40 times fewer), bytes within 0.2 % of
+# the wire's (one header per skb would be ~4 % fewer), the ACKs' count
+# exact; top lists the connection with at least its segments.  ARP is not keyed, and the namespaces carry no other
+# IP traffic (netns.sh), so "exactly" is exact.  Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+. scripts/tap.sh
+
+ID=$$
+NS_TX="fs-gso-tx-$ID"
+NS_RX="fs-gso-rx-$ID"
+VETH_TX="fsgt$ID"
+VETH_RX="fsgr$ID"
+PIN_DIR="/sys/fs/bpf/fs-gso-$ID"
+ADDR_TX=10.99.0.2
+ADDR_RX=10.99.0.1
+PORT=5201
+BYTES=$((24 * 1024 * 1024))
+WORK=""
+DAEMON_PID=""
+FSD=build/flowsketchd
+CLI=build/flowsketch
+
+cleanup() {
+	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
+	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
+	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
+		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
+			--state-dir "$WORK/state" >/dev/null 2>&1
+	fi
+	fs_pair_destroy "$NS_TX" "$NS_RX"
+	rm -rf "$PIN_DIR"
+	[ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cli() { "$CLI" --socket "$WORK/sock" "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
+tcp_segs() {	# NS FIELD: the namespace's Tcp FIELD from /proc/net/snmp
+	fs_in "$1" awk -v f="$2" '$1 == "Tcp:" { if (!n) { for (i = 2; i <= NF; i++) c[$i] = i; n = 1 } else print $c[f] }' /proc/net/snmp
+}
+windows_done() {
+	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
+}
+settle() {
+	local n0 n
+	cli status --json >"$WORK/st.json" || return 1
+	n0=$(windows_done)
+	for _ in $(seq 60); do
+		sleep 0.2
+		cli status --json >"$WORK/st.json" || return 1
+		n=$(windows_done)
+		[ "$n" -ge $((n0 + 2)) ] && return 0
+	done
+	return 1
+}
+
+fs_require_root
+for b in "$FSD" "$CLI"; do
+	[ -x "$b" ] || bail "$b is built (run make)"
+done
+command -v python3 >/dev/null || bail "python3 is installed"
+fs_bpffs_mount || bail "bpffs is mounted"
+WORK=$(mktemp -d /tmp/fs-gso.XXXXXX) || bail "a work directory"
+fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_in "$NS_TX" ip addr add "$ADDR_TX/24" dev "$VETH_TX" &&
+	fs_in "$NS_RX" ip addr add "$ADDR_RX/24" dev "$VETH_RX" ||
+	bail "addresses on the veth pair"
+(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
+	--ingress tracepoint --pin-dir "$PIN_DIR" --state-dir "$WORK/state" \
+	--socket "$WORK/sock" >>"$WORK/daemon.log" 2>&1) &
+DAEMON_PID=$!
+for _ in $(seq 100); do
+	cli status --json >"$WORK/st.json" 2>/dev/null && break
+	sleep 0.1
+done
+cli status --json >"$WORK/st.json" 2>/dev/null || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
+CMS_W=$(jq .params.cms_width "$WORK/st.json")
+
+# transfer SERVER_NS SERVER_ADDR CLIENT_NS: BYTES over one connection;
+# 0 once the server got them all.
+transfer() {
+	fs_in "$1" python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
+print("ready", flush=True)
+c, _ = s.accept(); n = 0
+while True:
+    b = c.recv(1 << 20)
+    if not b: break
+    n += len(b)
+c.close(); print(n, flush=True)' "$2" "$PORT" >"$WORK/server.out" 2>&1 &
+	local server=$!
+	for _ in $(seq 50); do grep -q ready "$WORK/server.out" && break; sleep 0.1; done
+	fs_in "$3" python3 -c '
+import socket, sys
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+buf = b"\xa5" * (1 << 20); left = int(sys.argv[3])
+while left:
+    n = c.send(buf[:min(left, len(buf))]); left -= n
+c.shutdown(socket.SHUT_WR)
+while c.recv(65536): pass
+c.close()' "$2" "$PORT" "$BYTES" || return 1
+	wait "$server"
+	sleep 0.3	# the last ACK
+	[ "$(tail -1 "$WORK/server.out")" = "$BYTES" ]
+}
+
+# Out: NS_RX sends the data (GSO skbs through the transmit tracepoint).
+out0=$(tcp_segs "$NS_RX" OutSegs); in0=$(tcp_segs "$NS_RX" InSegs)
+transfer "$NS_TX" "$ADDR_TX" "$NS_RX"
+check "out transfer: the server received all $BYTES bytes" [ $? = 0 ]
+out1=$(tcp_segs "$NS_RX" OutSegs); in1=$(tcp_segs "$NS_RX" InSegs)
+OUT=$((out1 - out0)); IN=$((in1 - in0))
+settle || bail "two windows closed after the traffic"
+eg() { jq -r "(.frontends[] | select(.name == \"egress\")) | $1" "$WORK/st.json"; }
+WIRE=$((BYTES + OUT * 66 + 8))
+echo "# OutSegs $OUT, InSegs $IN; egress skbs $(eg .rx), packets $(eg .totals.packets), bytes $(eg .totals.bytes) (wire $WIRE)"
+check "the stack sent GSO skbs: fewer skbs than segments ($(eg .rx) skbs, $OUT segments)" \
+	[ "$(eg .rx)" -lt $((OUT / 4)) ]
+check "out: packets exactly the $OUT TCP segments sent ($(eg .totals.packets))" \
+	[ "$(eg .totals.packets)" = "$OUT" ]
+check "out: bytes within 0.2 % of the $WIRE bytes the segments are on the wire ($(eg .totals.bytes))" \
+	awk -v g="$(eg .totals.bytes)" -v w="$WIRE" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.002 * w) }'
+check "in: packets exactly the $IN TCP segments received ($(jq .totals.packets "$WORK/st.json"))" \
+	jqe --argjson n "$IN" '.totals.packets == $n' "$WORK/st.json"
+cli top --span 60 -n 5 --direction out --json >"$WORK/top.json"
+check "top --direction out: the connection first, with its $OUT segments at least and within e/w * N" \
+	jqe --arg s "$ADDR_RX" --arg d "$ADDR_TX" --argjson n "$OUT" --argjson w "$CMS_W" \
+	'.flows[0] | .src == $s and .dst == $d and .dport == 5201 and .packets >= $n and .packets <= $n + 2.718281828459045 / $w * $n' "$WORK/top.json"
+
+# In: NS_TX sends the data; the veth hands its GSO skbs to NS_RX's stack
+# as they are, through the receive tracepoint.
+in_p0=$(jq .totals.packets "$WORK/st.json"); in_b0=$(jq .totals.bytes "$WORK/st.json")
+in0=$(tcp_segs "$NS_TX" OutSegs); r0=$(tcp_segs "$NS_TX" RetransSegs)
+transfer "$NS_RX" "$ADDR_RX" "$NS_TX"
+check "in transfer: the server received all $BYTES bytes" [ $? = 0 ]
+IN2=$(($(tcp_segs "$NS_TX" OutSegs) - in0))
+echo "# NS_TX retransmitted $(($(tcp_segs "$NS_TX" RetransSegs) - r0))"
+settle || bail "two windows closed after the traffic"
+WIRE2=$((BYTES + IN2 * 66 + 8))
+got_p=$(($(jq .totals.packets "$WORK/st.json") - in_p0)); got_b=$(($(jq .totals.bytes "$WORK/st.json") - in_b0))
+echo "# NS_TX OutSegs $IN2; ingress packets $got_p, bytes $got_b (wire $WIRE2), frames $(jq -r '.frontends[0].rx' "$WORK/st.json")"
+check "in: packets exactly the $IN2 TCP segments received ($got_p)" [ "$got_p" = "$IN2" ]
+check "in: bytes within 0.2 % of the $WIRE2 bytes on the wire ($got_b)" \
+	awk -v g="$got_b" -v w="$WIRE2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.002 * w) }'
+
+kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; rc=$?; DAEMON_PID=""
+check "SIGTERM: exit 0 (got $rc)" [ "$rc" = 0 ]
+finish
