@@ -146,6 +146,59 @@ static __always_inline int fs_datapath_parse_only(struct xdp_md *ctx)
 }
 
 /*
+ * Count u->key, whose u->bytes and u->extra_packets the caller set, in
+ * this window of this CPU: the totals, the thresholds, the sketch update
+ * and the report.  The frontends that do not parse frames (conn.bpf.c)
+ * start here.  0, or -1 when the update failed (counted).
+ */
+static __always_inline int fs_datapath_count(struct fs_hot_line *hot,
+					     struct fs_ctl *ctl,
+					     struct fs_packet_update *u)
+{
+	struct fs_slot_totals *totals;
+	__u64 seq, packets, bytes, phi;
+
+	/* Read the sequence once, as a volatile load the compiler may not
+	 * repeat (the daemon writes it while packets run): the slot written,
+	 * the totals' tag and the window named in a report must be the same
+	 * one (rotation protocol, maps.h). */
+	seq = *(volatile __u64 *)&ctl->window_seq;
+	u->slot = seq % FS_NSLOTS;
+	/* The window's running totals on this CPU, this update included,
+	 * set its report thresholds (cms.h): no threshold from the daemon
+	 * can be stale or late.  Totals tagged with another window are an
+	 * earlier window's of this slot: this update is the window's first
+	 * on this CPU and starts them from zero (maps.h). */
+	totals = u->slot ? &hot->slot[1] : &hot->slot[0];
+	packets = (__u64)(1 + (__s64)u->extra_packets);
+	bytes = u->bytes;
+	if (totals->seq == seq) {
+		packets += totals->packets;
+		bytes += totals->bytes;
+	}
+	phi = ctl->hh_phi_q32;
+	u->thresh_packets = fs_hh_threshold(packets, phi);
+	u->thresh_bytes = fs_hh_threshold(bytes, phi);
+	/* Outputs, but initialised: the kfunc variant hands the whole struct
+	 * to the module and the verifier rejects uninitialised stack. */
+	u->report = 0;
+	u->hash = 0;
+
+	if (fs_update_sketches(u)) {
+		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
+		return -1;
+	}
+	totals->seq = seq;
+	totals->packets = packets;
+	totals->bytes = bytes;
+	hot->sketched += 1;
+
+	if (u->report)
+		fs_datapath_report(u, seq);
+	return 0;
+}
+
+/*
  * Count frame f: parse, sketch, report, and the blocklist's verdict (the
  * XDP action; the tracepoint frontends, which cannot drop, load no list
  * and get XDP_PASS).
@@ -153,10 +206,9 @@ static __always_inline int fs_datapath_parse_only(struct xdp_md *ctx)
 static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 {
 	struct fs_packet_update u;
-	struct fs_slot_totals *totals;
 	struct fs_hot_line *hot;
 	struct fs_ctl *ctl;
-	__u64 seq, packets, bytes, phi, bloom, len = f->len;
+	__u64 len = f->len;
 	__u32 zero = 0;
 
 	hot = fs_hot_line();
@@ -179,51 +231,12 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 		return fs_block_verdict(&u.key, len,
 					*(volatile __u64 *)&ctl->bloom);
 	}
-	/* Read the sequence once, as a volatile load the compiler may not
-	 * repeat (the daemon writes it while packets run): the slot written,
-	 * the totals' tag and the window named in a report must be the same
-	 * one (rotation protocol, maps.h). */
-	seq = *(volatile __u64 *)&ctl->window_seq;
-	u.slot = seq % FS_NSLOTS;
 	u.bytes = len;
-	/* The window's running totals on this CPU, this packet included,
-	 * set its report thresholds (cms.h): no threshold from the daemon
-	 * can be stale or late.  Totals tagged with another window are an
-	 * earlier window's of this slot: this packet is the window's first
-	 * on this CPU and starts them from zero (maps.h). */
-	totals = u.slot ? &hot->slot[1] : &hot->slot[0];
-	u.more_packets = (__u16)(f->segs - 1);
-	if (totals->seq == seq) {
-		packets = totals->packets + f->segs;
-		bytes = totals->bytes + u.bytes;
-	} else {
-		packets = f->segs;
-		bytes = u.bytes;
-	}
-	phi = ctl->hh_phi_q32;
-	u.thresh_packets = fs_hh_threshold(packets, phi);
-	u.thresh_bytes = fs_hh_threshold(bytes, phi);
-	/* Outputs, but initialised: the kfunc variant hands the whole struct
-	 * to the module and the verifier rejects uninitialised stack. */
-	u.report = 0;
-	u.hash = 0;
-
+	u.extra_packets = (__s16)(f->segs - 1);
+	fs_datapath_count(hot, ctl, &u);
 	/* Read once, like the sequence: the filter, its size and groups
 	 * belong together (blocklist.bpf.h). */
-	bloom = *(volatile __u64 *)&ctl->bloom;
-
-	if (fs_update_sketches(&u)) {
-		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
-		return fs_block_verdict(&u.key, u.bytes, bloom);
-	}
-	totals->seq = seq;
-	totals->packets = packets;
-	totals->bytes = bytes;
-	hot->sketched += 1;
-
-	if (u.report)
-		fs_datapath_report(&u, seq);
-	return fs_block_verdict(&u.key, u.bytes, bloom);
+	return fs_block_verdict(&u.key, u.bytes, *(volatile __u64 *)&ctl->bloom);
 }
 
 static __always_inline int fs_datapath_process(struct xdp_md *ctx)

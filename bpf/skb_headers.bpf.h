@@ -42,6 +42,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "parse.bpf.h"
+#include "flowsketch/packet_update.h"
 
 struct fs_hdr_buf {
 	__u8 b[FS_HDR_COPY + FS_HDR_SLACK];
@@ -76,7 +77,8 @@ static __always_inline __u32 fs_skb_gso(struct sk_buff *skb, __u64 mac,
 	    !size_segs[0] || size_segs[1] < 2 ||
 	    bpf_probe_read_kernel(&type, sizeof(type), &sh->gso_type))
 		return 1;
-	segs = size_segs[1];
+	segs = size_segs[1] <= FS_EXTRA_PACKETS_MAX + 1 ? size_segs[1] :
+	       FS_EXTRA_PACKETS_MAX + 1;
 	hdr = (__u64)skb->transport_header - mac;
 	if (skb->transport_header == (__u16)~0U || hdr >= FS_HDR_COPY)
 		return (__u32)segs;	/* packets right, bytes of one copy */

@@ -14,10 +14,12 @@
  *    56    8 thresh_bytes    same for bytes
  *    64    4 slot            window slot to update, < nslots
  *    68    2 report          out: FS_REPORT_* bits of the thresholds reached
- *    70    2 more_packets    packets beyond the first: the update counts
- *                           1 + more_packets packets of `bytes` bytes in all
- *                           (a GSO skb's segments, skb_headers.bpf.h); 0
- *                           for one packet, so a zeroed field is one
+ *    70    2 extra_packets   signed: the update counts 1 + extra_packets
+ *                           packets of `bytes` bytes in all: 0 (a zeroed
+ *                           field) for one packet, up to FS_EXTRA_PACKETS_MAX
+ *                           more for a GSO skb's segments (skb_headers.bpf.h),
+ *                           -1 for none (an update that adds only bytes:
+ *                           a connection's establishment, conn.bpf.c)
  *    72    8 hash            out: the flow hash (for the report)
  */
 #ifndef FLOWSKETCH_PACKET_UPDATE_H
@@ -29,6 +31,11 @@
 #define FS_REPORT_PACKETS 0x1
 #define FS_REPORT_BYTES 0x2
 
+/* The most extra_packets can add: a GSO skb has at most 65535 segments,
+ * in practice a few hundred (BIG TCP's 512 KiB at the smallest MSS
+ * allowed by default is about 6000). */
+#define FS_EXTRA_PACKETS_MAX 32767
+
 /* Returned when a chunk lookup fails (a map smaller than the params say). */
 #define FS_UPDATE_ENOENT (-2)
 
@@ -39,7 +46,7 @@ struct fs_packet_update {
 	__u64 thresh_bytes;
 	__u32 slot;
 	__u16 report;
-	__u16 more_packets;
+	__s16 extra_packets;
 	__u64 hash;
 };
 

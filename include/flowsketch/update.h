@@ -105,7 +105,7 @@ FS_INLINE int fs_cms_may_reach(const struct fs_cms_cell *c, __u64 thresh_packets
 }
 
 /*
- * Count 1 + u->more_packets packets (one, or a GSO skb's segments) of
+ * Count 1 + u->extra_packets packets (one, a GSO skb's segments, or none) of
  * u->bytes bytes in all for flow u->key in slot u->slot:
  * Count-Min packets and bytes, distinct flows, sources and destinations,
  * and decide whether the flow is to be reported (cms.h, "Heavy-hitter
@@ -140,7 +140,7 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	__u64 flagged_packets = 0, flagged_bytes = 0;
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
-	__u64 packets = 1 + (__u64)u->more_packets;
+	__u64 packets = (__u64)(1 + (__s64)u->extra_packets);
 
 	fs_packet_hash(&u->key, k, &h);
 	u->hash = h.flow;

@@ -105,7 +105,7 @@ ok "flowsketchd on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 HLL_P=$(jq .params.hll_precision "$WORK/st.json")
 check "status lists the xdp frontend (in) and the egress one (out, tp_btf/net_dev_start_xmit, attached)" \
-	jqe '[.frontends[] | [.name, .direction, .hook]] == [["xdp","in","xdp"],["egress","out","tp_btf/net_dev_start_xmit"]] and (.frontends[1].attached == true)' "$WORK/st.json"
+	jqe '[.frontends[] | [.name, .direction, .hook]] == [["xdp","in","xdp"],["egress","out","tp_btf/net_dev_start_xmit"],["conn","connections","tp_btf/inet_sock_set_state"]] and (.frontends[1].attached == true)' "$WORK/st.json"
 check "the egress link and maps are pinned under $PIN_DIR/egress" \
 	test -e "$PIN_DIR/egress/link" -a -e "$PIN_DIR/egress/cms" -a -e "$PIN_DIR/egress/ctl"
 

@@ -116,7 +116,7 @@ start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "flowsketchd --in
 ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 check "status: frontends ingress (in, tp_btf/netif_receive_skb, attached, recursion_misses) and egress" \
-	jqe '[.frontends[] | [.name, .direction, .hook]] == [["ingress","in","tp_btf/netif_receive_skb"],["egress","out","tp_btf/net_dev_start_xmit"]] and .frontends[0].attached == true and (.frontends[0].recursion_misses | type) == "number"' "$WORK/st.json"
+	jqe '[.frontends[] | [.name, .direction, .hook]] == [["ingress","in","tp_btf/netif_receive_skb"],["egress","out","tp_btf/net_dev_start_xmit"],["conn","connections","tp_btf/inet_sock_set_state"]] and .frontends[0].attached == true and (.frontends[0].recursion_misses | type) == "number"' "$WORK/st.json"
 check "status: the interface is counted by the receive tracepoint, with no XDP mode" \
 	jqe '.interfaces[0] | .state == "attached" and .hook == "tp_btf/netif_receive_skb" and (has("xdp_mode") | not)' "$WORK/st.json"
 check "the tracepoint link is pinned at $PIN_DIR/tp_ingress; no XDP link pin" \

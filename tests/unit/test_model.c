@@ -478,7 +478,7 @@ static void check_bursty(int conservative)
 }
 
 /*
- * A GSO skb of n segments is one update of 1 + more_packets = n packets
+ * A GSO skb of n segments is one update of 1 + extra_packets = n packets
  * (packet_update.h).  Its oracle is n updates of one packet each, for a
  * flow counted in one run: the cells (standard: each adds n; conservative:
  * each row is raised to min + n either way, as the flow's cells alone are
@@ -499,7 +499,7 @@ static void segs_equal_singles(int conservative)
 		flow_key_of(f, &k);
 		n = 1 + (f * 2654435761U) % 64;		/* 1 .. 64 segments */
 		if (f == 7)
-			n = 65536;			/* the field's most */
+			n = FS_EXTRA_PACKETS_MAX + 1;	/* the field's most */
 		assert_int_equal(fs_model_update_segs(&one, &k, n, 1514ULL * n,
 						      f % FS_NSLOTS, 0, 0, NULL), 0);
 		for (i = 0; i < n; i++)
@@ -510,10 +510,45 @@ static void segs_equal_singles(int conservative)
 			    one.env.cms_chunks * sizeof(*one.env.cms));
 	assert_memory_equal(one.env.hll, many.env.hll,
 			    one.env.hll_chunks * sizeof(*one.env.hll));
-	assert_int_equal(fs_model_update_segs(&one, &k, 0, 0, 0, 0, 0, NULL), -EINVAL);
-	assert_int_equal(fs_model_update_segs(&one, &k, 65537, 0, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(fs_model_update_segs(&one, &k, FS_EXTRA_PACKETS_MAX + 2, 0,
+					      0, 0, 0, NULL), -EINVAL);
 	fs_model_free(&one);
 	fs_model_free(&many);
+}
+
+/*
+ * An update of no packets (extra_packets = -1: a connection established,
+ * conn.bpf.c) adds its bytes and not one packet: its oracle is the cells
+ * of the same flows counted with the bytes alone added by hand.
+ */
+static void test_update_without_packets(void **state)
+{
+	struct fs_sketch_params p;
+	struct fs_model a, b;
+	struct fs_flow_key k;
+	__u32 f;
+	size_t i, n;
+
+	(void)state;
+	params_of(&p, 4, 6, 0);
+	assert_int_equal(fs_model_init(&a, &p), 0);
+	assert_int_equal(fs_model_init(&b, &p), 0);
+	for (f = 0; f < 100; f++) {
+		flow_key_of(f, &k);
+		assert_int_equal(fs_model_update(&a, &k, 0, 0, 0, 0, NULL), 0);
+		assert_int_equal(fs_model_update_segs(&a, &k, 0, 1, 0, 0, 0, NULL), 0);
+		assert_int_equal(fs_model_update(&b, &k, 1, 0, 0, 0, NULL), 0);
+	}
+	/* b counted each flow once with 1 byte; a once with 0 bytes, then
+	 * 1 byte and no packet: the same cells. */
+	n = a.env.cms_chunks * sizeof(*a.env.cms);
+	assert_memory_equal(a.env.cms, b.env.cms, n);
+	for (i = 0; i < n; i++)
+		if (((__u8 *)a.env.cms)[i])
+			break;
+	assert_true(i < n);	/* something was counted */
+	fs_model_free(&a);
+	fs_model_free(&b);
 }
 
 static void test_segs_equal_singles_standard(void **state)
@@ -552,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_reports_at_most_once_shared_conservative),
 		cmocka_unit_test(test_reports_after_others_raised_the_estimate),
 		cmocka_unit_test(test_segs_equal_singles_standard),
+		cmocka_unit_test(test_update_without_packets),
 		cmocka_unit_test(test_segs_equal_singles_conservative),
 		cmocka_unit_test(test_bursty_reports_standard),
 		cmocka_unit_test(test_bursty_reports_conservative),

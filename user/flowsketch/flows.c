@@ -22,6 +22,9 @@
 struct flows_view {
 	__u64 span_seconds, windows, hll_precision;
 	double flows, sources, destinations, rse;
+	/* "connections", from daemons that count them (bpf/conn.bpf.c). */
+	bool has_conns;
+	__u64 opened, established, conn_sources, conn_dests;
 };
 
 static void usage(void)
@@ -97,6 +100,13 @@ static int parse_flows(struct json_object *a, struct flows_view *v)
 		fs_error("flowsketchd's answer has a negative estimate or error");
 		return -EPROTO;
 	}
+	v->has_conns = json_object_object_get_ex(a, "connections", NULL);
+	if (v->has_conns &&
+	    ((err = fs_reply_u64(a, "connections.opened", &v->opened)) ||
+	     (err = fs_reply_u64(a, "connections.established", &v->established)) ||
+	     (err = fs_reply_u64(a, "connections.distinct_sources", &v->conn_sources)) ||
+	     (err = fs_reply_u64(a, "connections.distinct_destinations", &v->conn_dests))))
+		return err;
 	return 0;
 }
 
@@ -127,6 +137,12 @@ static void print_flows(const struct flows_view *v)
 	print_line("flows", v->flows, v->rse);
 	print_line("sources", v->sources, v->rse);
 	print_line("destinations", v->destinations, v->rse);
+	if (!v->has_conns)
+		return;
+	printf("\nTCP connections: %s opened, %s established\n",
+	       fs_fmt_grouped(rse, v->opened), fs_fmt_grouped(rse2, v->established));
+	print_line("sources", (double)v->conn_sources, v->rse);
+	print_line("destinations", (double)v->conn_dests, v->rse);
 }
 
 int fs_flows_show(struct json_object *answer, bool print)

@@ -44,6 +44,8 @@ struct top_opts {
 	bool json;
 };
 
+/* With --sort connections, packets holds the connections opened and
+ * bytes those established (the answer's "connections", "established"). */
 struct top_flow {
 	const char *src, *dst, *proto;
 	__u64 family, sport, dport, proto_num, packets, bytes;
@@ -58,6 +60,7 @@ struct top_view {
 	__u64 distinct_flows, distinct_sources, distinct_dests;
 	double epsilon, delta, distinct_rse;
 	const char *sort;
+	bool conns;			/* sort "connections" (top_flow) */
 	const char *direction;		/* "in", "out", "both" */
 	char window_end_str[16];	/* HH:MM:SS, local time */
 	size_t nflows;
@@ -73,7 +76,7 @@ static void on_sigint(int sig)
 
 static void usage(void)
 {
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes]\n"
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes|connections]\n"
 	       "                  [--span SECONDS] [--direction in|out|both] [--once] [--json]\n"
 	       "\n"
 	       "The flows with the most packets (or bytes), redrawn every window until\n"
@@ -81,7 +84,9 @@ static void usage(void)
 	       "above it by at most the bound printed in the header (probability 1 - delta).\n"
 	       "\n"
 	       "  -n, --number N     flows to list (default %d, at most %d)\n"
-	       "  -o, --sort KEY     packets (default) or bytes\n"
+	       "  -o, --sort KEY     packets (default), bytes, or connections: who opens the\n"
+	       "                     most TCP connections (source: the side that opened\n"
+	       "                     them; destination: the port connected to)\n"
 	       "  -t, --span SECONDS span to sum, rounded up to whole windows (default one\n"
 	       "                     window); units s, m, h accepted (90, 5m, 1h)\n"
 	       "  -d, --direction D  in (what the interfaces receive), out (what they\n"
@@ -115,8 +120,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 						      TOP_MAX_N, optarg);
 			break;
 		case 'o':
-			if (strcmp(optarg, "packets") && strcmp(optarg, "bytes"))
-				return fs_usage_error("top", "--sort must be packets or bytes, not '%s'",
+			if (strcmp(optarg, "packets") && strcmp(optarg, "bytes") &&
+			    strcmp(optarg, "connections"))
+				return fs_usage_error("top", "--sort must be packets, bytes or connections, not '%s'",
 						      optarg);
 			o->sort = optarg;
 			break;
@@ -144,6 +150,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			return fs_option_error("top", c, argv);
 		}
 	}
+	if (!strcmp(o->sort, "connections") && o->direction &&
+	    strcmp(o->direction, "both"))
+		return fs_usage_error("top", "--direction does not apply to --sort connections: a connection's source is the side that opened it");
 	return fs_no_operands("top", argc, argv);
 }
 
@@ -161,8 +170,10 @@ static struct json_object *top_request(const struct top_opts *o)
 	return req;
 }
 
-static int parse_flow(struct json_object *f, struct top_flow *out)
+static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
 {
+	const char *count = conns ? "connections" : "packets";
+	const char *size = conns ? "established" : "bytes";
 	int err;
 
 	if ((err = fs_reply_string(f, "src", &out->src)) ||
@@ -172,8 +183,8 @@ static int parse_flow(struct json_object *f, struct top_flow *out)
 	    (err = fs_reply_u64(f, "dport", &out->dport)) ||
 	    (err = fs_reply_u64(f, "proto_num", &out->proto_num)) ||
 	    (err = fs_reply_u64(f, "family", &out->family)) ||
-	    (err = fs_reply_u64(f, "packets", &out->packets)) ||
-	    (err = fs_reply_u64(f, "bytes", &out->bytes)) ||
+	    (err = fs_reply_u64(f, count, &out->packets)) ||
+	    (err = fs_reply_u64(f, size, &out->bytes)) ||
 	    (err = fs_reply_double(f, "share", &out->share)))
 		return err;
 	/* Absent from daemons without a blocklist. */
@@ -232,13 +243,20 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
 	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
 	    (err = fs_reply_u64(a, "window_end", &v->window_end)) ||
-	    (err = fs_reply_string(a, "sort", &v->sort)) ||
-	    (err = fs_reply_u64(a, "total_packets", &v->total_packets)) ||
-	    (err = fs_reply_u64(a, "total_bytes", &v->total_bytes)) ||
+	    (err = fs_reply_string(a, "sort", &v->sort)))
+		return err;
+	/* --sort connections names its two counts for what they are. */
+	v->conns = !strcmp(v->sort, "connections");
+	if ((err = fs_reply_u64(a, v->conns ? "total_connections" : "total_packets",
+				&v->total_packets)) ||
+	    (err = fs_reply_u64(a, v->conns ? "total_established" : "total_bytes",
+				&v->total_bytes)) ||
 	    (err = fs_reply_double(a, "error_bound.epsilon", &v->epsilon)) ||
 	    (err = fs_reply_double(a, "error_bound.delta", &v->delta)) ||
-	    (err = fs_reply_u64(a, "error_bound.packets", &v->bound_packets)) ||
-	    (err = fs_reply_u64(a, "error_bound.bytes", &v->bound_bytes)) ||
+	    (err = fs_reply_u64(a, v->conns ? "error_bound.connections" :
+				"error_bound.packets", &v->bound_packets)) ||
+	    (err = fs_reply_u64(a, v->conns ? "error_bound.established" :
+				"error_bound.bytes", &v->bound_bytes)) ||
 	    (err = fs_reply_u64(a, "distinct_flows", &v->distinct_flows)) ||
 	    (err = fs_reply_u64(a, "distinct_sources", &v->distinct_sources)) ||
 	    (err = fs_reply_u64(a, "distinct_destinations", &v->distinct_dests)) ||
@@ -264,7 +282,8 @@ static int parse_top(struct json_object *a, struct top_view *v)
 		return -ENOMEM;
 	}
 	for (i = 0; i < v->nflows; i++) {
-		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i]);
+		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i],
+				 v->conns);
 		if (err)
 			return err;
 	}
@@ -291,13 +310,14 @@ struct top_row {
 	char packets[FS_FMT_MAX], bytes[FS_FMT_MAX], share[FS_FMT_MAX];
 };
 
-static void format_row(const struct top_flow *f, size_t rank,
+static void format_row(const struct top_flow *f, size_t rank, bool conns,
 		       struct top_row *r)
 {
 	bool ports = has_ports(f);
 
 	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
-	fs_fmt_endpoint(r->src, f->src, ports ? (int)f->sport : -1);
+	/* A connection's key has no source port (bpf/conn.bpf.c). */
+	fs_fmt_endpoint(r->src, f->src, ports && !conns ? (int)f->sport : -1);
 	fs_fmt_endpoint(r->dst, f->dst, ports ? (int)f->dport : -1);
 	if (is_icmp(f))
 		snprintf(r->proto, sizeof(r->proto), "%s %llu/%llu", f->proto,
@@ -306,7 +326,10 @@ static void format_row(const struct top_flow *f, size_t rank,
 	else
 		snprintf(r->proto, sizeof(r->proto), "%s", f->proto);
 	fs_fmt_count(r->packets, (double)f->packets);
-	fs_fmt_bytes(r->bytes, (double)f->bytes);
+	if (conns)
+		fs_fmt_count(r->bytes, (double)f->bytes);
+	else
+		fs_fmt_bytes(r->bytes, (double)f->bytes);
 	fs_fmt_percent(r->share, f->share, 1);
 }
 
@@ -327,6 +350,25 @@ static void print_header(const struct top_view *v)
 		/* Right after the daemon starts: nothing to sum yet. */
 		printf("flowsketch top: no %llu s window has finished yet\n",
 		       (unsigned long long)v->window_seconds);
+		return;
+	}
+	if (v->conns) {
+		printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s TCP connections opened, %s established\n",
+		       (unsigned long long)v->span_seconds,
+		       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
+		       (unsigned long long)v->window_seconds, v->window_end_str,
+		       fs_fmt_grouped(pk, v->total_packets),
+		       fs_fmt_grouped(by, v->total_bytes));
+		printf("counts are upper bounds, at most +%s opened (+%s established) over the truth with probability %s (epsilon %s of the total)\n",
+		       fs_fmt_grouped(bp, v->bound_packets),
+		       fs_fmt_grouped(bb, v->bound_bytes),
+		       fs_fmt_percent(prob, 1 - v->delta, 1),
+		       fs_fmt_percent(eps, v->epsilon, 3));
+		printf("distinct: %s source-service pairs, %s sources opened connections to %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
+		       fs_fmt_grouped(df, v->distinct_flows),
+		       fs_fmt_grouped(ds, v->distinct_sources),
+		       fs_fmt_grouped(dd, v->distinct_dests),
+		       fs_fmt_percent(rse, v->distinct_rse, 2));
 		return;
 	}
 	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s%s\n",
@@ -352,7 +394,7 @@ static void print_header(const struct top_view *v)
 static int print_top(const struct top_view *v)
 {
 	struct top_row *rows = calloc(v->nflows ? v->nflows : 1, sizeof(*rows));
-	int wr = 1, ws = 6, wd = 11, wp = 5, wk = 7, wb = 5, wh = 5;
+	int wr = 1, ws = 6, wd = 11, wp = 5, wk = 7, wb = v->conns ? 11 : 5, wh = 5;
 	size_t i;
 
 	if (!rows) {
@@ -360,7 +402,7 @@ static int print_top(const struct top_view *v)
 		return -ENOMEM;
 	}
 	for (i = 0; i < v->nflows; i++) {
-		format_row(&v->flows[i], i + 1, &rows[i]);
+		format_row(&v->flows[i], i + 1, v->conns, &rows[i]);
 		wr = width_of(wr, rows[i].rank);
 		ws = width_of(ws, rows[i].src);
 		wd = width_of(wd, rows[i].dst);
@@ -373,8 +415,8 @@ static int print_top(const struct top_view *v)
 	if (!v->windows)
 		goto out;
 	printf("\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
-	       wd, "destination", wp, "proto", wk, "packets", wb, "bytes",
-	       wh, "share");
+	       wd, "destination", wp, "proto", wk, v->conns ? "opened" : "packets",
+	       wb, v->conns ? "established" : "bytes", wh, "share");
 	for (i = 0; i < v->nflows; i++)
 		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s%s\n", wr, rows[i].rank,
 		       ws, rows[i].src, wd, rows[i].dst, wp, rows[i].proto,

@@ -137,6 +137,8 @@ static int open_loop(struct fsd_daemon *d)
 		err = watch(d, ring_buffer__epoll_fd(d->reports));
 	if (!err && d->out.reports)
 		err = watch(d, ring_buffer__epoll_fd(d->out.reports));
+	if (!err && d->conn.reports)
+		err = watch(d, ring_buffer__epoll_fd(d->conn.reports));
 	if (!err)
 		err = watch(d, d->workers.event_fd);
 	if (!err)
@@ -231,9 +233,14 @@ static int setup(struct fsd_daemon *d)
 	if (!err && !o->ingress_tp)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
 	if (!err) {
-		err = fsd_outbound_setup(d, &secret, adopt);
+		err = fsd_frontend_setup(d, &d->out, &fsd_tp_egress, &secret, adopt);
 		if (err)
 			fsd_err("cannot set up the egress frontend: %s", strerror(-err));
+	}
+	if (!err) {
+		err = fsd_frontend_setup(d, &d->conn, &fsd_tp_conn, &secret, adopt);
+		if (err)
+			fsd_err("cannot set up the connection frontend: %s", strerror(-err));
 	}
 	memset(&secret, 0, sizeof(secret));
 	if (err)
@@ -296,7 +303,9 @@ static int setup(struct fsd_daemon *d)
 	if (err)
 		return err;
 	d->started_ns = fsd_now_ns();
-	err = fsd_outbound_pin(d);
+	err = fsd_frontend_pin(d, &d->out);
+	if (!err)
+		err = fsd_frontend_pin(d, &d->conn);
 	if (err)
 		return err;
 	if (adopt) {
@@ -314,7 +323,9 @@ static int setup(struct fsd_daemon *d)
 	}
 	err = fsd_loader_attach(&d->loader, o);
 	if (!err)
-		err = fsd_outbound_attach(d);
+		err = fsd_frontend_attach(d, &d->out);
+	if (!err)
+		err = fsd_frontend_attach(d, &d->conn);
 	if (!err)
 		d->running = true;
 	return err;
@@ -328,7 +339,8 @@ static void teardown(struct fsd_daemon *d)
 	bool keep = d->running ? d->opts.keep : d->adopting;
 
 	/* Detach and unpin first: the host is clean as soon as possible. */
-	fsd_outbound_teardown(d, keep);
+	fsd_frontend_teardown(&d->conn, keep);
+	fsd_frontend_teardown(&d->out, keep);
 	fsd_loader_close(&d->loader, keep);
 	fsd_server_drop_clients(d);
 	fsd_server_close(d);
@@ -381,6 +393,8 @@ void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 	fsd_rotate(&d->rotation, &d->history, d->reports);
 	if (d->out.rotation_ready)
 		fsd_rotate(&d->out.rotation, &d->out.history, d->out.reports);
+	if (d->conn.rotation_ready)
+		fsd_rotate(&d->conn.rotation, &d->conn.history, d->conn.reports);
 }
 
 /* Client events handled between two looks at the timer: a batch of
@@ -429,6 +443,8 @@ static int loop(struct fsd_daemon *d)
 				fsd_reports_drain(d->reports, &d->report_state);
 			} else if (d->out.reports && fd == ring_buffer__epoll_fd(d->out.reports)) {
 				fsd_reports_drain(d->out.reports, &d->out.report_state);
+			} else if (d->conn.reports && fd == ring_buffer__epoll_fd(d->conn.reports)) {
+				fsd_reports_drain(d->conn.reports, &d->conn.report_state);
 			} else if (fd == d->listen_fd) {
 				fsd_server_accept(d);
 			} else if (fd == d->workers.event_fd) {
@@ -442,7 +458,7 @@ static int loop(struct fsd_daemon *d)
 				}
 			} else if (fd == d->ifwatch.fd) {
 				fsd_ifwatch_handle(&d->ifwatch, &d->loader);
-				fsd_outbound_sync_ifaces(d);
+				fsd_frontend_sync_ifaces(d, &d->out);
 			}
 		}
 	}
@@ -451,7 +467,7 @@ static int loop(struct fsd_daemon *d)
 int fsd_daemon_detach(const struct fsd_options *o)
 {
 	struct fsd_pinlock lock = { .fd = -1 };
-	int n, err;
+	int n, m, err;
 
 	err = fsd_bpffs_mount();
 	if (err)
@@ -463,14 +479,9 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	err = fsd_pinlock_take(&lock, o->pin_dir);
 	if (err)
 		return err;	/* a daemon runs there: it says which */
-	n = fsd_egress_remove_pins(o->pin_dir);
-	n = fsd_loader_remove_pins(o->pin_dir) + (n > 0 ? n : 0);
-	{
-		char out[PATH_MAX];
-
-		if (snprintf(out, sizeof(out), "%s/egress", o->state_dir) < (int)sizeof(out))
-			fsd_winstore_clear_locked(out);
-	}
+	n = fsd_frontend_remove(&fsd_tp_egress, o->pin_dir, o->state_dir);
+	m = fsd_frontend_remove(&fsd_tp_conn, o->pin_dir, o->state_dir);
+	n = fsd_loader_remove_pins(o->pin_dir) + (n > 0 ? n : 0) + (m > 0 ? m : 0);
 	err = fsd_winstore_clear_locked(o->state_dir);
 	if (err && !n)
 		n = err;
@@ -499,8 +510,8 @@ int fsd_daemon_run(struct fsd_daemon *d)
 	d->lock.fd = -1;
 	d->ifwatch.fd = -1;
 	d->store.lock_fd = -1;
-	d->out.store.lock_fd = -1;
-	d->out.egress.link_fd = -1;
+	fsd_frontend_init(&d->out);
+	fsd_frontend_init(&d->conn);
 	err = setup(d);
 	if (!err) {
 		fsd_info("running: window %u s, history %u s, %u windows kept",

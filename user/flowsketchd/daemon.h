@@ -17,7 +17,7 @@
 #include "history.h"
 #include "ifwatch.h"
 #include "loader.h"
-#include "outbound.h"
+#include "frontend.h"
 #include "options.h"
 #include "pinlock.h"
 #include "reports.h"
@@ -44,7 +44,8 @@ struct fsd_daemon {
 	struct fsd_workers workers;	/* query threads */
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
 	struct fsd_winstore store;	/* finished windows, for the next start */
-	struct fsd_outbound out;	/* the "out" direction (egress frontend) */
+	struct fsd_frontend out;	/* the "out" direction (egress frontend) */
+	struct fsd_frontend conn;	/* TCP connections (conn frontend) */
 	__u32 windows_restored;		/* read back from the store at start */
 	bool running;			/* setup done: a stop may --keep */
 	bool adopting;			/* a pinned datapath is being taken over:

@@ -158,6 +158,7 @@ struct query_job {
 	struct fsd_request r;
 	struct fsd_span_select sel;	/* of the "in" history */
 	struct fsd_span_select sel_out;	/* of the "out" one */
+	struct fsd_span_select sel_conn;	/* of the connections' */
 };
 
 static const char *direction_name(enum fsd_direction dir)
@@ -209,6 +210,66 @@ static void hll_union(struct fsd_query_scratch *q, const __u8 *hll, size_t n)
 			q->sum.hll[i] = hll[i];
 }
 
+/*
+ * top --sort connections: the connection frontend's history, its packets
+ * metric being connections opened and its bytes metric connections
+ * established (bpf/conn.bpf.c); named so in the answer (protocol.h).
+ */
+static struct json_object *answer_top_connections(struct fsd_daemon *d,
+						  const struct query_job *qj,
+						  struct fsd_query_scratch *q)
+{
+	const struct fs_sketch_params *p = &d->opts.params;
+	struct json_object *a, *flows, *eb, *f;
+	struct fsd_span span;
+	struct fsd_topk top;
+	size_t i, got;
+	int err;
+
+	if (!d->conn.history_ready)
+		return fsd_answer_error("this daemon counts no connections");
+	if (fsd_topk_init(&top, qj->r.n, FSD_SORT_PACKETS))
+		return fsd_answer_error("out of memory");
+	err = fsd_history_top(&d->conn.history, &qj->sel_conn, q, &top, &span);
+	if (err) {
+		fsd_topk_free(&top);
+		if (err == -E2BIG)
+			return fsd_answer_error("the span holds more than %u distinct candidates; ask a shorter span",
+						FSD_QUERY_CANDIDATES);
+		return fsd_answer_error("top query failed: %s", strerror(-err));
+	}
+	got = fsd_topk_finish(&top);
+	a = json_object_new_object();
+	add_span(d, a, &span);
+	add_string(a, "sort", "connections");
+	add_u64(a, "total_connections", span.totals.packets);
+	add_u64(a, "total_established", span.totals.bytes);
+	eb = json_object_new_object();
+	add_double(eb, "epsilon", fs_cms_epsilon(p));
+	add_double(eb, "delta", fs_cms_delta(p));
+	add_u64(eb, "connections", bound(fs_cms_epsilon(p), span.totals.packets));
+	add_u64(eb, "established", bound(fs_cms_epsilon(p), span.totals.bytes));
+	json_object_object_add(a, "error_bound", eb);
+	flows = json_object_new_array();
+	for (i = 0; i < got; i++) {
+		const struct fsd_flow_count *c = &top.heap[i];
+
+		f = flow_json(d, c, span.totals.packets ?
+			      (double)c->packets / (double)span.totals.packets : 0);
+		json_object_object_del(f, "packets");
+		json_object_object_del(f, "bytes");
+		json_object_object_del(f, "direction");
+		add_u64(f, "connections", c->packets);
+		add_u64(f, "established", c->bytes);
+		json_object_array_add(flows, f);
+	}
+	json_object_object_add(a, "flows", flows);
+	add_u64(a, "candidates", span.candidates);
+	fsd_topk_free(&top);
+	add_distinct(d, a, q);
+	return a;
+}
+
 static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 				      struct fsd_query_scratch *q)
 {
@@ -229,6 +290,8 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 	struct fsd_span one;
 	bool first = true;
 
+	if (sort == FSD_SORT_CONNECTIONS)
+		return answer_top_connections(d, qj, q);
 	if (fsd_topk_init(&top, r->n, sort))
 		return fsd_answer_error("out of memory");
 	err = 0;
@@ -328,6 +391,19 @@ static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 	a = json_object_new_object();
 	add_distinct(d, a, q);
 	add_span(d, a, &span);
+	/* The same span of the connection frontend: who opened TCP
+	 * connections, and how many (after the directions' distinct counts:
+	 * it reuses q). */
+	if (d->conn.history_ready &&
+	    !fsd_history_distinct(&d->conn.history, &qj->sel_conn, q, unused, &one)) {
+		struct json_object *c = json_object_new_object();
+
+		add_u64(c, "opened", one.totals.packets);
+		add_u64(c, "established", one.totals.bytes);
+		add_u64(c, "distinct_sources", (__u64)llround(unused[FS_HLL_SOURCES]));
+		add_u64(c, "distinct_destinations", (__u64)llround(unused[FS_HLL_DESTS]));
+		json_object_object_add(a, "connections", c);
+	}
 	add_string(a, "direction", direction_name(r->direction));
 	return a;
 }
@@ -444,6 +520,8 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 	*now = span_select(d, &d->history, r.span, &qj->sel);
 	if (!*now && d->out.history_ready)
 		*now = span_select(d, &d->out.history, r.span, &qj->sel_out);
+	if (!*now && d->conn.history_ready)
+		*now = span_select(d, &d->conn.history, r.span, &qj->sel_conn);
 	if (*now) {
 		free(qj);
 		free(j);

@@ -118,10 +118,17 @@ static int parse_top(struct json_object *req, struct fsd_request *r,
 		const char *s = json_object_get_string(v);
 
 		if (!json_object_is_type(v, json_type_string) ||
-		    (strcmp(s, "packets") && strcmp(s, "bytes")))
-			return fail(err, "\"sort\" must be \"packets\" or \"bytes\"");
-		r->sort = strcmp(s, "bytes") ? FSD_SORT_PACKETS : FSD_SORT_BYTES;
+		    (strcmp(s, "packets") && strcmp(s, "bytes") &&
+		     strcmp(s, "connections")))
+			return fail(err, "\"sort\" must be \"packets\", \"bytes\" or \"connections\"");
+		r->sort = !strcmp(s, "bytes") ? FSD_SORT_BYTES :
+			  !strcmp(s, "connections") ? FSD_SORT_CONNECTIONS :
+			  FSD_SORT_PACKETS;
 	}
+	/* A connection is keyed by who opened it (bpf/conn.bpf.c), not by
+	 * the direction of its packets. */
+	if (r->sort == FSD_SORT_CONNECTIONS && r->direction != FSD_DIR_BOTH)
+		return fail(err, "\"direction\" does not apply to \"sort\": \"connections\" (a connection's source is the side that opened it)");
 	return 0;
 }
 

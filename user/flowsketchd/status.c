@@ -14,7 +14,6 @@
 #include "reports.h"
 #include "tp_frontend.h"
 #include "flowsketch.skel.h"
-#include "egress.skel.h"	/* after daemon.h: needs params.h's types */
 
 /* fs_stats counters that mean a frame was malformed, by JSON name. */
 static const struct {
@@ -108,6 +107,49 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
 			     d->loader.ncpus, stats);
 }
 
+/* A tracepoint frontend's entry in "frontends" (none if it is not loaded). */
+static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
+			  const char *direction)
+{
+	struct json_object *f, *t;
+	__u64 stats[FS_STAT_MAX], misses = 0;
+
+	if (!fe->loaded)
+		return;
+	f = json_object_new_object();
+	json_object_object_add(f, "name", json_object_new_string(fe->obj.kind->name));
+	json_object_object_add(f, "direction", json_object_new_string(direction));
+	json_object_object_add(f, "hook", json_object_new_string(fe->obj.kind->hook));
+	json_object_object_add(f, "attached", json_object_new_boolean(fe->obj.link_fd >= 0));
+	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
+	if (!read_stats_of(fsd_tp_map_fd(&fe->obj, "fs_stats"),
+			   fsd_tp_map_fd(&fe->obj, "fs_hot"), fe->obj.ncpus, stats)) {
+		add_u64(f, "rx", stats[FS_STAT_RX]);
+		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
+		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
+		add_malformed(f, stats);
+		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
+		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
+	}
+	/* Runs the kernel skipped: the program was already running on that
+	 * CPU (a tracing program never nests on one, tp_frontend.h). */
+	fsd_tp_recursion_misses(fe->obj.link_fd, &misses);
+	add_u64(f, "recursion_misses", misses);
+	add_u64(f, "windows_finished", fe->history.windows_before +
+		fe->history.windows_finished);
+	add_u64(f, "windows_lost", fe->rotation.errors);
+	add_u64(f, "windows_restored", fe->windows_restored);
+	/* The connection frontend counts attempts as packets and
+	 * establishments as bytes (bpf/conn.bpf.c). */
+	t = json_object_new_object();
+	add_u64(t, fe->obj.kind == &fsd_tp_conn ? "connections" : "packets",
+		fe->history.totals.packets);
+	add_u64(t, fe->obj.kind == &fsd_tp_conn ? "established" : "bytes",
+		fe->history.totals.bytes);
+	json_object_object_add(f, "totals", t);
+	json_object_array_add(a, f);
+}
+
 /*
  * The frontends: where each is attached and what it counted.  "xdp" is
  * the "in" direction whose figures are also the answer's top level
@@ -115,9 +157,8 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
  */
 static struct json_object *frontends_json(struct fsd_daemon *d)
 {
-	struct json_object *a = json_object_new_array(), *f, *t;
+	struct json_object *a = json_object_new_array(), *f;
 	__u64 stats[FS_STAT_MAX], misses = 0;
-	const struct fsd_outbound *out = &d->out;
 
 	f = json_object_new_object();
 	if (d->loader.ingress_tp) {
@@ -139,39 +180,8 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
 		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 	}
 	json_object_array_add(a, f);
-	if (!out->loaded)
-		return a;
-	f = json_object_new_object();
-	json_object_object_add(f, "name", json_object_new_string("egress"));
-	json_object_object_add(f, "direction", json_object_new_string("out"));
-	json_object_object_add(f, "hook",
-			       json_object_new_string("tp_btf/net_dev_start_xmit"));
-	json_object_object_add(f, "attached", json_object_new_boolean(
-			out->egress.link_fd >= 0));
-	json_object_object_add(f, "adopted", json_object_new_boolean(out->adopted));
-	if (!read_stats_of(bpf_map__fd(out->egress.skel->maps.fs_stats),
-			   bpf_map__fd(out->egress.skel->maps.fs_hot),
-			   out->egress.ncpus, stats)) {
-		add_u64(f, "rx", stats[FS_STAT_RX]);
-		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
-		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
-		add_malformed(f, stats);
-		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
-		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
-	}
-	/* Runs the kernel skipped: the program was already running on that
-	 * CPU (a tracing program never nests on one; egress.h). */
-	fsd_egress_prog_stats((struct fsd_egress *)&out->egress, &misses);
-	add_u64(f, "recursion_misses", misses);
-	add_u64(f, "windows_finished", out->history.windows_before +
-		out->history.windows_finished);
-	add_u64(f, "windows_lost", out->rotation.errors);
-	add_u64(f, "windows_restored", out->windows_restored);
-	t = json_object_new_object();
-	add_u64(t, "packets", out->history.totals.packets);
-	add_u64(t, "bytes", out->history.totals.bytes);
-	json_object_object_add(f, "totals", t);
-	json_object_array_add(a, f);
+	frontend_json(a, &d->out, "out");
+	frontend_json(a, &d->conn, "connections");
 	return a;
 }
 

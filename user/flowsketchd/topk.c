@@ -13,6 +13,8 @@ static int cmp_u64(__u64 a, __u64 b)
 int fsd_flow_count_rank(const struct fsd_flow_count *a,
 			const struct fsd_flow_count *b, enum fsd_sort sort)
 {
+	/* FSD_SORT_CONNECTIONS ranks the connection frontend's packets
+	 * metric, its connections opened. */
 	__u64 a_first = sort == FSD_SORT_BYTES ? a->bytes : a->packets;
 	__u64 b_first = sort == FSD_SORT_BYTES ? b->bytes : b->packets;
 	__u64 a_second = sort == FSD_SORT_BYTES ? a->packets : a->bytes;

@@ -20,6 +20,8 @@
 enum fsd_sort {
 	FSD_SORT_PACKETS,
 	FSD_SORT_BYTES,
+	FSD_SORT_CONNECTIONS,	/* the connection frontend's packets metric:
+				   connections opened (bpf/conn.bpf.c) */
 };
 
 /* A flow and its estimated counts over some span. */

@@ -72,14 +72,14 @@ int fs_model_update_segs(struct fs_model *m, const struct fs_flow_key *key,
 	struct fs_packet_update u = {
 		.key = *key,
 		.bytes = bytes,
-		.more_packets = (__u16)(packets - 1),
+		.extra_packets = (__s16)((int)packets - 1),
 		.thresh_packets = thresh_packets,
 		.thresh_bytes = thresh_bytes,
 		.slot = slot,
 	};
 	int err;
 
-	if (slot >= FS_NSLOTS || !packets || packets > 0x10000)
+	if (slot >= FS_NSLOTS || packets > FS_EXTRA_PACKETS_MAX + 1)
 		return -EINVAL;
 	err = fs_sketch_update(&m->env, &m->params, &m->key, &u);
 	if (err)

@@ -41,8 +41,8 @@ void fs_model_free(struct fs_model *m);
 int fs_model_update(struct fs_model *m, const struct fs_flow_key *key,
 		    __u64 bytes, __u32 slot, __u64 thresh_packets,
 		    __u64 thresh_bytes, __u64 *hash);
-/* Count packets (1 .. 65536: a GSO skb's segments) of bytes bytes in all,
- * as one update; same returns. */
+/* Count packets (0 .. FS_EXTRA_PACKETS_MAX + 1: none, one, a GSO skb's
+ * segments) of bytes bytes in all, as one update; same returns. */
 int fs_model_update_segs(struct fs_model *m, const struct fs_flow_key *key,
 			 __u32 packets, __u64 bytes, __u32 slot,
 			 __u64 thresh_packets, __u64 thresh_bytes, __u64 *hash);

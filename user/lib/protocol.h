@@ -15,8 +15,8 @@
  * Answers are valid UTF-8 too, and the CLI refuses one that is not.
  *
  * Requests (unknown keys are an error, so a typo is never ignored):
- *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes", "span":SECONDS,
- *                    "direction":"in"|"out"|"both"}
+ *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes"|"connections",
+ *                    "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"flows",  "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"status"}
  *   {"cmd":"block_add", "cidrs":["10.0.0.0/8", ...]}   (1 to FS_BLOCK_REQUEST_MAX)
@@ -69,11 +69,31 @@
  *   those of `flows` over the same span, so that a live view needs one
  *   request per window.
  *
+ * top with "sort":"connections" (no "direction": a connection's source is
+ * the side that opened it): the connection frontend's sketches
+ * (bpf/conn.bpf.c), keyed by opener, other side, port connected to
+ * ("sport" 0), ranked by connections opened:
+ *   {"span_seconds":S, ..., "sort":"connections", "total_connections":N,
+ *    "total_established":N, "error_bound":{"epsilon":E, "delta":D,
+ *    "connections":N, "established":N},
+ *    "flows":[{"src":..., "dst":..., "sport":0, "dport":22, "proto":"tcp",
+ *              ..., "connections":N, "established":N, "share":F}, ...],
+ *    "distinct_flows":N (opener-service pairs), "distinct_sources":N
+ *    (hosts that opened connections), "distinct_destinations":N, ...}
+ *   Both counts are Count-Min estimates with the bound given; opened
+ *   counts attempts (refused and unanswered ones too), established those
+ *   that completed the handshake.
+ *
  * flows:
  *   {"span_seconds":S, "windows":W, "window_seconds":S,
  *    "window_start":UNIX, "window_end":UNIX, "distinct_flows":N,
  *    "distinct_sources":N, "distinct_destinations":N,
- *    "relative_standard_error":E, "hll_precision":P, "direction":"both"}
+ *    "relative_standard_error":E, "hll_precision":P, "direction":"both",
+ *    "connections":{"opened":N, "established":N, "distinct_sources":N,
+ *                   "distinct_destinations":N}}
+ *   "connections" (the same span of the connection frontend, whatever
+ *   the direction): TCP connections opened and established, the distinct
+ *   hosts that opened them and those they were opened to.
  *
  * status:
  *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
@@ -85,9 +105,16 @@
  *                  "malformed":{...}, "malformed_total":N, "reports":N,
  *                  "reports_dropped":N, "recursion_misses":N,
  *                  "windows_finished":N, "windows_lost":N,
- *                  "windows_restored":N, "totals":{"packets":N, "bytes":N}}],
- *      each frontend's counters; the top level's counters and totals are
- *      the xdp frontend's (what was received); recursion_misses: runs the
+ *                  "windows_restored":N, "totals":{"packets":N, "bytes":N}},
+ *                 {"name":"conn", "direction":"connections",
+ *                  "hook":"tp_btf/inet_sock_set_state", ... as egress,
+ *                  "totals":{"connections":N, "established":N}}],
+ *      each frontend's counters (for conn, rx counts the state changes
+ *      it keyed); with --ingress tracepoint the first is {"name":"ingress",
+ *      "direction":"in", "hook":"tp_btf/netif_receive_skb", "attached":B,
+ *      "recursion_misses":N, "rx":N, "sketched":N}; the top level's
+ *      counters and totals are the first's (what was received);
+ *      recursion_misses: runs the
  *      kernel skipped because the tracing program was already running on
  *      that CPU (it never nests, so its per-CPU state has one writer);
  *    "adopted":B, "keep":B, "state_dir":"...", "windows_restored":N,

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* frontend.c - a tracepoint frontend's counts (frontend.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "daemon.h"
+#include "tp_frontend.h"
+
+void fsd_frontend_init(struct fsd_frontend *fe)
+{
+	fe->store.lock_fd = -1;
+	fe->obj.link_fd = -1;
+}
+
+int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
+		       const struct fsd_tp_kind *k,
+		       const struct fs_hash_secret *secret, bool adopt)
+{
+	const struct fsd_options *o = &d->opts;
+	struct fsd_rotation_maps m;
+	char dir[PATH_MAX];
+	int err;
+
+	fe->adopted = adopt && fsd_tp_is_pinned(k, o->pin_dir);
+	if (snprintf(dir, sizeof(dir), "%s/%s", o->state_dir, k->name) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	{
+		struct fs_sketch_params p = o->params;
+
+		p.secret = *secret;
+		err = fsd_winstore_open(&fe->store, dir, &p, fe->adopted);
+		memset(&p, 0, sizeof(p));
+	}
+	if (err)
+		return err;
+	err = fsd_tp_load(&fe->obj, k, o, secret, fe->adopted);
+	if (err)
+		return err;
+	fe->loaded = true;
+	fe->first = fe->adopted ?
+		    fsd_rotation_first_pending(fe->obj.ctl, &fe->store) :
+		    fe->obj.ctl->window_seq;
+	err = fsd_history_init(&fe->history, &o->params,
+			       fsd_options_windows_kept(o), o->max_candidates,
+			       fe->first);
+	if (err)
+		return err;
+	fe->history_ready = true;
+	if (fe->adopted) {
+		err = fsd_winstore_load(&fe->store, &fe->history,
+					fe->obj.ctl->window_seq, &fe->last_end_ns);
+		if (err < 0)
+			return err;
+		fe->windows_restored = (__u32)err;
+	}
+	fsd_tp_rotation_maps(&fe->obj, &m);
+	err = fsd_rotation_init_maps(&fe->rotation, &m, &o->params, o->hh_fraction);
+	if (err)
+		return err;
+	fe->rotation.store = &fe->store;
+	fe->rotation_ready = true;
+	fe->reports = fsd_reports_open(&fe->report_state,
+				       fsd_tp_map_fd(&fe->obj, "fs_reports"),
+				       &fe->history);
+	if (!fe->reports)
+		return -errno;
+	fe->report_state.store = &fe->store;
+	if (fe->adopted)
+		fsd_winstore_replay(&fe->store, &fe->history, fe->first);
+	return 0;
+}
+
+int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
+{
+	int err = fsd_tp_pin(&fe->obj);
+
+	if (err)
+		return err;
+	if (fe->adopted) {
+		fsd_rotation_adopt(&fe->rotation, &fe->history, fe->reports,
+				   fe->last_end_ns,
+				   (__u64)d->opts.window_sec * 1000000000ULL);
+	} else {
+		fe->rotation.start_ns = d->started_ns;
+		__atomic_store_n(&fe->obj.ctl->window_start_ns, d->started_ns,
+				 __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
+{
+	int fd = fsd_tp_map_fd(&fe->obj, "fs_ifaces");
+	unsigned int i;
+
+	if (!fe->loaded || !fe->obj.kind->ifaces)
+		return;
+	for (i = 0; i < d->loader.n_ifaces; i++) {
+		const struct fsd_attachment *a = &d->loader.ifaces[i];
+		int want = a->state == FSD_IFACE_ATTACHED ? a->ifindex : 0;
+
+		if (want == fe->ifindex[i])
+			continue;
+		if (fe->ifindex[i])
+			fsd_tp_iface_set(fd, fe->ifindex[i], false);
+		if (want && fsd_tp_iface_set(fd, want, true)) {
+			fsd_warn("cannot count what %s sends: %s", a->iface->name,
+				 strerror(errno));
+			want = 0;
+		}
+		fe->ifindex[i] = want;
+	}
+}
+
+int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
+{
+	fsd_frontend_sync_ifaces(d, fe);
+	return fsd_tp_attach(&fe->obj);
+}
+
+void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep)
+{
+	if (fe->loaded)
+		fsd_tp_close(&fe->obj, keep);
+	fe->loaded = false;
+	ring_buffer__free(fe->reports);
+	fe->reports = NULL;
+	if (fe->rotation_ready)
+		fsd_rotation_free(&fe->rotation);
+	fe->rotation_ready = false;
+	if (fe->history_ready)
+		fsd_history_free(&fe->history);
+	fe->history_ready = false;
+	if (!keep && fe->store.usable) {
+		fsd_winstore_discard(&fe->store);
+		fsd_winstore_clear(fe->store.dir);
+	}
+	fsd_winstore_close(&fe->store);
+}
+
+int fsd_frontend_remove(const struct fsd_tp_kind *k, const char *pin_dir,
+			const char *state_dir)
+{
+	char dir[PATH_MAX];
+	int n = fsd_tp_remove_pins(k, pin_dir);
+
+	if (snprintf(dir, sizeof(dir), "%s/%s", state_dir, k->name) < (int)sizeof(dir))
+		fsd_winstore_clear_locked(dir);
+	return n;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * tp_object.h - a tracepoint frontend's BPF object: load, pin, attach,
+ * and undo it.
+ *
+ * The egress frontend (bpf/egress.bpf.c, what the -i interfaces send) and
+ * the connection frontend (bpf/conn.bpf.c, who opens TCP connections)
+ * each count in maps of their own: their own sketches, windows and
+ * counters (maps.h), rotated like the XDP object's by a rotation of their
+ * own (frontend.h).  Per-CPU state is only correct while one program
+ * context writes it, and each of these runs in whatever context its
+ * tracepoint fires in.  What differs between them is described by a
+ * struct fsd_tp_kind (egress.c, conn.c: the skeleton's open and set-up,
+ * the hook, the maps pinned); the rest is here, on the bpf_object.
+ *
+ * Everything is pinned under PIN_DIR/NAME/ (NAME the kind's name):
+ *
+ *   ctl cms hll hot stats reports barrier [ifaces]   the object's maps
+ *   link                                               the tp_btf link
+ *
+ * so that, as for XDP (loader.h), counting goes on while no daemon runs
+ * and the next daemon adopts the maps.  A tracing link cannot be moved to
+ * another program, so an adopting daemon keeps the pinned link, with the
+ * program its predecessor loaded on these very maps, and loads its own
+ * only to reach them; without a pinned link it attaches its own.
+ */
+#ifndef FLOWSKETCHD_TP_OBJECT_H
+#define FLOWSKETCHD_TP_OBJECT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include "flowsketch/hash.h"
+#include "flowsketch/maps.h"
+#include "options.h"
+#include "rotation.h"
+
+struct bpf_object;
+struct bpf_program;
+
+/* What makes a tracepoint frontend one. */
+struct fsd_tp_kind {
+	const char *name;	/* "egress": pin and state subdirectory, status */
+	const char *direction;	/* "out", "connections": status */
+	const char *hook;	/* "tp_btf/net_dev_start_xmit" */
+	bool ifaces;		/* counts the -i interfaces (fs_ifaces) */
+	/* Open the skeleton, set up its .rodata and sizes for params p
+	 * (FS_DATAPATH_SETUP) and o; *obj and *prog its object and
+	 * program.  Returns the skeleton, or NULL with errno set. */
+	void *(*open)(const struct fs_sketch_params *p, const struct fsd_options *o,
+		      struct bpf_object **obj, struct bpf_program **prog);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+};
+
+struct fsd_tp_object {
+	const struct fsd_tp_kind *kind;
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	char dir[PATH_MAX - 16];	/* PIN_DIR/NAME */
+	bool dir_made;			/* by us: removed with the pins */
+	bool adopted;
+	int link_fd;			/* -1 until attached */
+	unsigned int pinned;		/* bit i: pin i is ours */
+	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
+	unsigned int ncpus;
+};
+
+/* Is a datapath of kind k pinned under pin_dir? */
+bool fsd_tp_is_pinned(const struct fsd_tp_kind *k, const char *pin_dir);
+/* Load (adopt: on the pinned maps) and map fs_ctl.  0 or -errno. */
+int fsd_tp_load(struct fsd_tp_object *t, const struct fsd_tp_kind *k,
+		const struct fsd_options *o, const struct fs_hash_secret *secret,
+		bool adopt);
+/* Pin the maps (adopted ones are).  0 or -errno. */
+int fsd_tp_pin(struct fsd_tp_object *t);
+/* Attach (or keep the pinned link).  0 or -errno. */
+int fsd_tp_attach(struct fsd_tp_object *t);
+/* The object's map called name (fs_cms, ...); -1 if it has none. */
+int fsd_tp_map_fd(const struct fsd_tp_object *t, const char *name);
+/* What the rotation needs. */
+void fsd_tp_rotation_maps(const struct fsd_tp_object *t, struct fsd_rotation_maps *m);
+/* Detach, unpin, unload; keep: leave the link and pins. */
+void fsd_tp_close(struct fsd_tp_object *t, bool keep);
+/* flowsketchd --detach: kind k's pins and their directory.  1 if there
+ * were any, 0, or -errno. */
+int fsd_tp_remove_pins(const struct fsd_tp_kind *k, const char *pin_dir);
+
+/* The kinds (egress.c, conn.c). */
+extern const struct fsd_tp_kind fsd_tp_egress;
+extern const struct fsd_tp_kind fsd_tp_conn;
+
+#endif /* FLOWSKETCHD_TP_OBJECT_H */
