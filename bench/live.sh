@@ -5,9 +5,14 @@
 # two namespaces of our own joined by a veth pair (scripts/netns.sh), then
 # build/tools/fs-livebench, which attaches each benchmark program natively
 # to the receiving end in turn and sends its own traffic from the other.
+# bench/live.sh --tracepoints [fs-tpbench options] - the same for the
+# tracepoint frontends: build/tools/fs-tpbench attaches each egress
+# program to what the sending end sends and each ingress one to what the
+# receiving end receives (no XDP there), one at a time.
 # Nothing leaves the two namespaces; both go (and with them the veths and
-# any XDP program still attached) on every exit, signals included.  The
-# run-time statistics are enabled by fs-livebench through BPF_ENABLE_STATS,
+# any XDP program still attached) on every exit, signals included; the
+# tracepoint programs' links are the tool's own and end with it.  The
+# run-time statistics are enabled by the tool through BPF_ENABLE_STATS,
 # which ends with the process: no sysctl is left changed.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -15,6 +20,10 @@ cd "$(dirname "$0")/.." || exit 2
 
 fs_require_root
 LIVE=build/tools/fs-livebench
+if [ "${1:-}" = --tracepoints ]; then
+	LIVE=build/tools/fs-tpbench
+	shift
+fi
 if [ ! -x "$LIVE" ]; then
 	echo "live.sh: $LIVE is missing; run make first." >&2
 	exit 1

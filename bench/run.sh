@@ -7,7 +7,10 @@
 # In between, the live benchmark (bench/live.sh: the same programs attached
 # to a veth in namespaces of its own, on real traffic, about 70 s);
 # BENCH_LIVE_ARGS are its options (build/tools/fs-livebench --help), and
-# BENCH_LIVE=0 skips it.
+# BENCH_LIVE=0 skips it.  Then the tracepoint frontends live (bench/live.sh
+# --tracepoints, build/tools/fs-tpbench: egress and ingress programs each
+# against their parse-only baseline, about 30 s); BENCH_TP_ARGS are its
+# options, and BENCH_TP=0 (or BENCH_LIVE=0) skips it.
 #
 # Figures are ratios against baselines measured in the same run (driver,
 # parse-only program, memcpy): absolute times on shared machines move with
@@ -31,6 +34,10 @@ if [ "${BENCH_LIVE:-1}" != 0 ]; then
 	# shellcheck disable=SC2086
 	bash bench/live.sh ${BENCH_LIVE_ARGS:-} || rc=1
 	echo
+	if [ "${BENCH_TP:-1}" != 0 ]; then
+		# shellcheck disable=SC2086
+		bash bench/live.sh --tracepoints ${BENCH_TP_ARGS:-} || rc=1
+	fi
 fi
 
 if [ -f bench/vm_kfunc.sh ]; then

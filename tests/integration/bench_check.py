@@ -7,6 +7,8 @@
 # report says about itself.
 # bench_check.py --live OUT ROUNDS BURST DEPTH - the same for one
 # `fs-livebench` report (tests/integration/bench_check.py live section).
+# bench_check.py --tp OUT ROUNDS - the same for one `fs-tpbench` report
+# (the tracepoint frontends, bench/live.sh --tracepoints).
 # For bench_smoke.sh, which numbers the lines:
 #   PASS<TAB>description
 #   FAIL<TAB>description<TAB>what was wrong
@@ -21,9 +23,12 @@ import re
 import sys
 
 LIVE = len(sys.argv) > 1 and sys.argv[1] == "--live"
+TP = len(sys.argv) > 1 and sys.argv[1] == "--tp"
 if LIVE:
     out_path, live_rounds, live_burst, depth = (
         sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+elif TP:
+    out_path, tp_rounds = sys.argv[2], int(sys.argv[3])
 else:
     out_path, depth = sys.argv[1], int(sys.argv[2])
 text = open(out_path).read()
@@ -233,8 +238,110 @@ def live_checks():
         report(g2 is not None and int(g2[0]) > 0, "live: packets per window and drops are printed", "got %r" % (g2,))
 
 
+# ---------------------------------------------------------------- tracepoints
+TP_HOOKS = ["egress", "ingress"]
+TP_PROGS = ["empty", "filter", "copy", "parse only", "full"]
+# Full against parse-only "within noise": a tiny run's rounds move by a
+# few per cent, the sketch update adds far more than that.
+TP_NOISE = 0.9
+
+
+def tp_checks():
+    R = tp_rounds
+    g = find(r"^Live tracepoint frontends: tp_btf programs on a veth pair \((\S+) -> (\S+)\), kernel run-time statistics$")
+    report(g is not None, "tracepoints: the section is named", "no such header")
+    g = find(r"^\(([0-9]+) rounds, programs interleaved, one attached at a time; median of rounds, min\.\.max\)$")
+    report(g is not None and int(g[0]) == R, "tracepoints: %d rounds, and the statistic named" % R,
+           "got %r" % (g,))
+    med = {}
+    total = 0
+    for h in TP_HOOKS:
+        for p in TP_PROGS:
+            g = find(r"^  %s +%s +%s +%s +%s +([0-9]+) +%s$" % (h, re.escape(p), NUM, NUM, NUM, NUM))
+            what = "tracepoints: %s %s" % (h, p)
+            report(g is not None, what + ": a row is printed", "no such row")
+            if not g:
+                continue
+            m, lo, hi, pk, kpps = float(g[0]), float(g[1]), float(g[2]), int(g[3]), float(g[4])
+            med[(h, p)] = (m, g[0], pk)
+            report(m > 0 and lo > 0 and kpps > 0, what + ": times and rate are positive", str(g))
+            report(lo - 0.05 <= m <= hi + 0.05, what + ": min <= median <= max", str(g))
+            if R == 1:
+                report(abs(lo - hi) < 1e-9 and abs(m - lo) <= 0.05,
+                       what + ": one round, so median = min = max", str(g))
+            report(pk > 0, what + ": it measured packets", str(pk))
+            total += pk
+    g = find(r"^  generator: ([0-9]+) packets/s \(([0-9]+) packets in %s s\); the programs ran ([0-9]+) times for them, (-?[0-9]+) on other devices' frames$" % NUM)
+    report(g is not None, "tracepoints: the generator's rate and the runs are printed", "no such line")
+    if g:
+        pps, sent, secs, ran, other = int(g[0]), int(g[1]), float(g[2]), int(g[3]), int(g[4])
+        report(ran == total, "tracepoints: the runs are the rows' sum (%d)" % total, "printed %d" % ran)
+        report(ran - sent == other, "tracepoints: other devices' frames = runs - packets sent",
+               "%d - %d vs %d" % (ran, sent, other))
+        report(other >= 0, "tracepoints: the programs ran on every packet sent", "%d of %d" % (ran, sent))
+        report(other <= 0.05 * max(ran, 1),
+               "tracepoints: other devices' frames are under 5 %% of the runs, so the figures are the veth's",
+               "%d of %d" % (other, ran))
+        hs = half_ulp(g[2])
+        report(secs > 0 and sent / (secs + hs) - 1 <= pps <= sent / max(secs - hs, 1e-9) + 1,
+               "tracepoints: packets/s = packets / seconds", "%d for %d in %s s" % (pps, sent, g[2]))
+    if len(med) != len(TP_HOOKS) * len(TP_PROGS):
+        return
+    for h in TP_HOOKS:
+        what = "tracepoints: %s" % h
+        g = find(r"^  %s tracepoint: full %s ns, parse-only %s ns, full/parse %sx \(net of empty %sx; ([0-9]+) rounds of ([0-9]+)\.\.([0-9]+) packets\)$"
+                 % (h, NUM, NUM, NUM, NUM))
+        report(g is not None, what + ": full, parse-only and their ratio are printed", "no such line")
+        if not g:
+            continue
+        full, parse, e = med[(h, "full")], med[(h, "parse only")], med[(h, "empty")]
+        report(g[0] == full[1] and g[1] == parse[1], what + ": the figures are the rows' medians",
+               "%s, %s vs rows %s, %s" % (g[0], g[1], full[1], parse[1]))
+        check_ratio(what + ": full/parse = the medians' ratio", g[2], full[0], full[1], parse[0], parse[1])
+        lo_n, hi_n = full[0] - e[0] - 0.1, full[0] - e[0] + 0.1
+        lo_d, hi_d = parse[0] - e[0] - 0.1, parse[0] - e[0] + 0.1
+        if lo_d > 0:
+            cands = [x / y for x in (lo_n, hi_n) for y in (lo_d, hi_d)]
+            v = float(g[3])
+            report(min(cands) - 0.005 <= v <= max(cands) + 0.005,
+                   what + ": net = (full - empty) / (parse-only - empty)",
+                   "printed %s, figures give %.3f..%.3f" % (g[3], min(cands), max(cands)))
+        else:
+            report(True, what + ": net printed (its denominator is noise)")
+        report(full[0] > 0 and parse[0] > 0, what + ": full and parse-only cost a positive time", str(g))
+        report(full[0] >= TP_NOISE * parse[0],
+               what + ": full costs at least parse-only, within noise (%.0f %%)" % (100 * (1 - TP_NOISE)),
+               "full %s ns, parse-only %s ns" % (full[1], parse[1]))
+        rounds, lo, hi = int(g[4]), int(g[5]), int(g[6])
+        report(rounds == R, what + ": %d rounds named" % R, "printed %d" % rounds)
+        report(0 < lo <= hi, what + ": packets per round are positive, min <= max", "%d..%d" % (lo, hi))
+        for p in ("full", "parse only"):
+            pk = med[(h, p)][2]
+            report(R * lo <= pk <= R * hi,
+                   what + ": %s's packets (%d) are rounds x packets per round" % (p, pk),
+                   "%d rounds of %d..%d" % (R, lo, hi))
+        g = find(r"^  %s, what each step adds: filter %s ns, copy %s ns, parse %s ns, sketch update %s ns$"
+                 % (h, NUM, NUM, NUM, NUM))
+        report(g is not None, what + ": each step's cost is printed", "no such line")
+        if g:
+            steps = ("empty", "filter", "copy", "parse only", "full")
+            for k in range(4):
+                d = med[(h, steps[k + 1])][0] - med[(h, steps[k])][0]
+                report(abs(float(g[k]) - d) <= 0.15,
+                       what + ": %s - %s = the medians' difference" % (steps[k + 1], steps[k]),
+                       "printed %s, figures give %.1f" % (g[k], d))
+    g = find(r"^  full: ([0-9]+) windows closed, ([0-9]+) heavy-hitter reports read$")
+    report(g is not None and int(g[0]) >= 1,
+           "tracepoints: windows were closed during the run", "got %r" % (g,))
+    report(g is not None and int(g[1]) > 0,
+           "tracepoints: the full programs reported heavy hitters (phi is set)", "got %r" % (g,))
+
+
 if LIVE:
     live_checks()
+    sys.exit(0)
+if TP:
+    tp_checks()
     sys.exit(0)
 
 # ---------------------------------------------------------------- datapath

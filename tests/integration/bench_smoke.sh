@@ -11,7 +11,9 @@
 # the parameters (bench_check.py).  Then a very short live run
 # (bench/live.sh: namespaces of its own, every program attached in turn,
 # about 5 s), held to the same rules by bench_check.py --live, and checked
-# to leave no namespace behind.
+# to leave no namespace behind; the same for the tracepoint frontends
+# (bench/live.sh --tracepoints, fs-tpbench: every egress and ingress
+# program attached in turn, about 3 s; bench_check.py --tp).
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -92,6 +94,48 @@ live_claims() {
 		 printf 'FAIL\tbench_check.py --live ran to the end\t\n')
 }
 live_claims
+
+# The tracepoint frontends: one round, short phases, 100 ms windows.
+bash bench/live.sh --tracepoints --rounds 1 --steady 0.2 --window 100 \
+	--flows 10000 >"$T/out" 2>"$T/err" &
+tp_pid=$!
+wait "$tp_pid"
+rc=$?
+check "bench/live.sh --tracepoints exits 0" [ "$rc" -eq 0 ]
+check "bench/live.sh --tracepoints writes nothing on stderr" [ ! -s "$T/err" ]
+left=$(ip netns list | grep -c -e "^fsb-tx-$tp_pid\b" -e "^fsb-rx-$tp_pid\b")
+check "bench/live.sh --tracepoints leaves no namespace behind ($left of fsb-{tx,rx}-$tp_pid left)" \
+	[ "$left" -eq 0 ]
+tp_claims() {
+	local verdict what why
+	while IFS=$'\t' read -r verdict what why; do
+		if [ "$verdict" = PASS ]; then
+			ok "$what"
+		else
+			n=$((n + 1)); failed=$((failed + 1))
+			echo "not ok $n - $what"
+			echo "# $why"
+		fi
+	done < <(python3 tests/integration/bench_check.py --tp "$T/out" 1 2>&1 ||
+		 printf 'FAIL\tbench_check.py --tp ran to the end\t\n')
+}
+tp_claims
+
+TPB=build/tools/fs-tpbench
+for bad in "--rounds 0" "--steady x" "--rounds 1.5" "--bogus" "--rounds 1"; do
+	# shellcheck disable=SC2086
+	"$TPB" $bad >"$T/out" 2>"$T/err"; rc=$?
+	check "fs-tpbench $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+	check "fs-tpbench $bad: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
+	if [ "$bad" = "--rounds 1" ]; then
+		check "fs-tpbench without interfaces: the line names them" \
+			grep -qF -- "--rx-netns" "$T/err"
+	else
+		check "fs-tpbench $bad: the line names the option" \
+			grep -qF -- "${bad%% *}" "$T/err"
+	fi
+	check "fs-tpbench $bad: nothing on stdout" [ ! -s "$T/out" ]
+done
 
 LIVE=build/tools/fs-livebench
 for bad in "--rounds 0" "--burst x" "--ab-pairs 65" "--ab-seconds 0" "--bogus" "--rounds 1"; do
