@@ -13,7 +13,8 @@
 #include "conn.skel.h"	/* after tp_object.h: needs params.h's types */
 
 static void *conn_open(const struct fs_sketch_params *p, const struct fsd_options *o,
-		       struct bpf_object **obj, struct bpf_program **prog)
+		       bool kfunc, struct bpf_object **obj,
+		       struct bpf_program **prog)
 {
 	struct conn *skel;
 	struct stat st;
@@ -25,7 +26,7 @@ static void *conn_open(const struct fs_sketch_params *p, const struct fsd_option
 	if (!skel)
 		return NULL;
 	skel->rodata->fs_conn_netns = (__u32)st.st_ino;
-	err = FS_DATAPATH_SETUP(skel, p, false);
+	err = FS_DATAPATH_SETUP(skel, p, kfunc);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.fs_reports,
 					       o->ringbuf_kib * 1024U);

@@ -11,15 +11,15 @@
 #include "egress.skel.h"	/* after tp_object.h: needs params.h's types */
 
 static void *egress_open(const struct fs_sketch_params *p, const struct fsd_options *o,
-			 struct bpf_object **obj, struct bpf_program **prog)
+			 bool kfunc, struct bpf_object **obj,
+			 struct bpf_program **prog)
 {
 	struct egress *skel = egress__open();
 	int err;
 
 	if (!skel)
 		return NULL;
-	/* The pure BPF update (the VM test shows the kfunc one equal). */
-	err = FS_DATAPATH_SETUP(skel, p, false);
+	err = FS_DATAPATH_SETUP(skel, p, kfunc);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.fs_reports,
 					       o->ringbuf_kib * 1024U);

@@ -18,9 +18,6 @@
 #include "tp_frontend.h"
 #include "flowsketch.skel.h"	/* after loader.h: needs params.h's types */
 
-/* Set when the flowsketch kernel module (kmod/) is loaded. */
-#define FSD_KFUNC_BTF "/sys/kernel/btf/flowsketch"
-
 /* Pin names under the pin directory (maps.h). */
 enum fsd_pin {
 	PIN_PARAMS,

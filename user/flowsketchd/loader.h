@@ -52,6 +52,9 @@
 
 struct flowsketch;
 
+/* Set when the flowsketch kernel module (kmod/) is loaded. */
+#define FSD_KFUNC_BTF "/sys/kernel/btf/flowsketch"
+
 enum fsd_iface_state {
 	FSD_IFACE_ATTACHED,	/* link_fd holds XDP on ifindex */
 	FSD_IFACE_GONE,		/* no interface has the name: nothing held */

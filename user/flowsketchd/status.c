@@ -122,6 +122,8 @@ static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
 	json_object_object_add(f, "hook", json_object_new_string(fe->obj.kind->hook));
 	json_object_object_add(f, "attached", json_object_new_boolean(fe->obj.link_fd >= 0));
 	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
+	json_object_object_add(f, "datapath", json_object_new_string(
+			fe->obj.kfunc ? "kfunc" : "bpf"));
 	if (!read_stats_of(fsd_tp_map_fd(&fe->obj, "fs_stats"),
 			   fsd_tp_map_fd(&fe->obj, "fs_hot"), fe->obj.ncpus, stats)) {
 		add_u64(f, "rx", stats[FS_STAT_RX]);

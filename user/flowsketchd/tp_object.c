@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "tp_object.h"
+#include "loader.h"
 
 /* The maps pinned, by their names in the object and under the pin
  * directory; ctl is pinned last (it says the datapath is whole) and
@@ -89,12 +90,45 @@ static int reuse_pins(struct fsd_tp_object *t)
 	return 0;
 }
 
+/* Open, set up and load with the kfunc update or without it. */
+static int open_and_load(struct fsd_tp_object *t, const struct fsd_options *o,
+			 const struct fs_hash_secret *secret, bool kfunc, bool adopt)
+{
+	const struct fsd_tp_kind *k = t->kind;
+	struct fs_sketch_params params = o->params;
+	int err;
+
+	params.secret = *secret;
+	t->skel = k->open(&params, o, kfunc, &t->obj, &t->prog);
+	memset(&params, 0, sizeof(params));
+	if (!t->skel) {
+		err = -errno;
+		fsd_err("cannot open or size the %s datapath: %s", k->name, strerror(-err));
+		return err;
+	}
+	err = adopt ? reuse_pins(t) : 0;
+	if (!err) {
+		err = k->load(t->skel);
+		if (err)
+			fsd_err("cannot load the %s %s datapath: %s (run with -v for the verifier log)",
+				k->name, kfunc ? "kfunc" : "BPF", strerror(-err));
+	}
+	if (err) {
+		k->destroy(t->skel);
+		t->skel = NULL;
+		t->obj = NULL;
+		return err;
+	}
+	t->kfunc = kfunc;
+	return 0;
+}
+
 int fsd_tp_load(struct fsd_tp_object *t, const struct fsd_tp_kind *k,
 		const struct fsd_options *o, const struct fs_hash_secret *secret,
 		bool adopt)
 {
-	struct fs_sketch_params params = o->params;
 	long page = sysconf(_SC_PAGESIZE);
+	bool kfunc = !access(FSD_KFUNC_BTF, F_OK);
 	int err, ncpus;
 
 	memset(t, 0, sizeof(*t));
@@ -106,25 +140,14 @@ int fsd_tp_load(struct fsd_tp_object *t, const struct fsd_tp_kind *k,
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	t->ncpus = (unsigned int)ncpus;
-	params.secret = *secret;
-	t->skel = k->open(&params, o, &t->obj, &t->prog);
-	memset(&params, 0, sizeof(params));
-	if (!t->skel) {
-		err = -errno;
-		fsd_err("cannot open or size the %s datapath: %s", k->name, strerror(-err));
+	err = open_and_load(t, o, secret, kfunc, adopt);
+	if (err && kfunc) {
+		fsd_warn("the %s kfunc datapath did not load; falling back to pure BPF",
+			 k->name);
+		err = open_and_load(t, o, secret, false, adopt);
+	}
+	if (err)
 		return err;
-	}
-	if (adopt) {
-		err = reuse_pins(t);
-		if (err)
-			return err;
-	}
-	err = k->load(t->skel);
-	if (err) {
-		fsd_err("cannot load the %s datapath: %s (run with -v for the verifier log)",
-			k->name, strerror(-err));
-		return err;
-	}
 	t->adopted = adopt;
 	t->ctl = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fsd_tp_map_fd(t, "fs_ctl"), 0);

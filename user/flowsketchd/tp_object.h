@@ -13,6 +13,11 @@
  * struct fsd_tp_kind (egress.c, conn.c: the skeleton's open and set-up,
  * the hook, the maps pinned); the rest is here, on the bpf_object.
  *
+ * Like the XDP object (loader.h), each calls the kernel module's kfunc for
+ * the sketch update when the module is loaded (the kfunc set is
+ * registered for tracing programs too, kmod/kfunc.c), else, or if that
+ * does not load, the same update in pure BPF: the same state either way.
+ *
  * Everything is pinned under PIN_DIR/NAME/ (NAME the kind's name):
  *
  *   ctl cms hll hot stats reports barrier [ifaces]   the object's maps
@@ -44,10 +49,11 @@ struct fsd_tp_kind {
 	const char *hook;	/* "tp_btf/net_dev_start_xmit" */
 	bool ifaces;		/* counts the -i interfaces (fs_ifaces) */
 	/* Open the skeleton, set up its .rodata and sizes for params p
-	 * (FS_DATAPATH_SETUP) and o; *obj and *prog its object and
-	 * program.  Returns the skeleton, or NULL with errno set. */
+	 * (FS_DATAPATH_SETUP, the kfunc update or the pure BPF one) and o;
+	 * *obj and *prog its object and program.  Returns the skeleton, or
+	 * NULL with errno set. */
 	void *(*open)(const struct fs_sketch_params *p, const struct fsd_options *o,
-		      struct bpf_object **obj, struct bpf_program **prog);
+		      bool kfunc, struct bpf_object **obj, struct bpf_program **prog);
 	int (*load)(void *skel);
 	void (*destroy)(void *skel);
 };
@@ -60,6 +66,7 @@ struct fsd_tp_object {
 	char dir[PATH_MAX - 16];	/* PIN_DIR/NAME */
 	bool dir_made;			/* by us: removed with the pins */
 	bool adopted;
+	bool kfunc;			/* the module's kfunc does the update */
 	int link_fd;			/* -1 until attached */
 	unsigned int pinned;		/* bit i: pin i is ours */
 	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
