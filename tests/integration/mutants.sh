@@ -16,7 +16,11 @@
 #   report_skip_at   the standard update's shortcut takes a flow whose row-0
 #                    cell has just reached the threshold for one that cannot
 #                    have (test_model: a report is due the moment the
-#                    estimate reaches T).
+#                    estimate reaches T);
+#   segs_one         every update counts one packet: a GSO skb's segments
+#                    and an establishment's none are lost (test_model: an
+#                    update of n packets equals n of one, one of none adds
+#                    bytes only).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
 # Output: TAP.
 set -u
