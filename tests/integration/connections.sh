@@ -26,6 +26,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
 . scripts/tap.sh
+. scripts/daemon_test.sh
 
 ID=$$
 NS_TX="fs-con-tx-$ID"
@@ -36,54 +37,21 @@ PIN_DIR="/sys/fs/bpf/fs-con-$ID"
 ADDR_TX=10.97.0.2
 ADDR_RX=10.97.0.1
 WORK=""
-DAEMON_PID=""
 PIDS=()
 FSD=build/flowsketchd
 CLI=build/flowsketch
 
 cleanup() {
-	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
 	[ ${#PIDS[@]} -gt 0 ] && kill -KILL "${PIDS[@]}" 2>/dev/null
-	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$WORK/state" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
+	fsd_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
 
-start() {
-	(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		"$@" >>"$WORK/daemon.log" 2>&1) &
-	DAEMON_PID=$!
-	for _ in $(seq 150); do
-		cli status --json >"$WORK/st.json" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-cn() { jq -r "(.frontends[] | select(.name == \"conn\")) | $1" "$WORK/st.json"; }
-settle() {
-	local n0 n
-	cli status --json >"$WORK/st.json" || return 1
-	n0=$(cn .windows_finished)
-	for _ in $(seq 60); do
-		sleep 0.2
-		cli status --json >"$WORK/st.json" || return 1
-		n=$(cn .windows_finished)
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
-}
+start() { fsd_start "$@"; }
+cn() { fsd_front conn "$1"; }
+settle() { fsd_settle conn; }
 
 # listen NS FAMILY ADDR PORT: accept and close until killed.
 listen() {

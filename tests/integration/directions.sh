@@ -32,6 +32,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
 . scripts/tap.sh
+. scripts/daemon_test.sh
 
 ID=$$
 NS_TX="fs-dir-tx-$ID"
@@ -40,58 +41,17 @@ VETH_TX="fsdrt$ID"
 VETH_RX="fsdrr$ID"
 PIN_DIR="/sys/fs/bpf/fs-dir-$ID"
 WORK=""
-DAEMON_PID=""
 FSD=build/flowsketchd
 CLI=build/flowsketch
 GEN=build/tools/fs-gen
 
-cleanup() {
-	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
-	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$WORK/state" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap fsd_cleanup EXIT
 trap 'exit 130' INT TERM
 
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
 
-start() {
-	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		--blocklist "$WORK/blocklist" "$@" >>"$WORK/daemon.log" 2>&1 &
-	DAEMON_PID=$!
-	for _ in $(seq 100); do
-		cli status --json >"$WORK/st.json" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+start() { fsd_start --blocklist "$WORK/blocklist" "$@"; }
 
-# Until two windows of each direction closed after now: every packet sent
-# before is in a finished window.
-windows_done() {
-	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
-}
-settle() {
-	local n0 n
-	cli status --json >"$WORK/st.json" || return 1
-	n0=$(windows_done)
-	for _ in $(seq 60); do
-		sleep 0.2
-		cli status --json >"$WORK/st.json" || return 1
-		n=$(windows_done)
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
-}
+settle() { fsd_settle egress; }
 
 fs_require_root
 for b in "$FSD" "$CLI" "$GEN"; do
@@ -126,7 +86,7 @@ wait $p1 && wait $p2 || bail "both generators sent their packets"
 settle || bail "two windows closed after the traffic"
 IN_P=$(jq .total_packets "$WORK/in1.json"); IN_B=$(jq .total_bytes "$WORK/in1.json")
 OUT_P=$(jq .total_packets "$WORK/out1.json"); OUT_B=$(jq .total_bytes "$WORK/out1.json")
-eg() { jq -r "(.frontends[] | select(.name == \"egress\")) | $1" "$WORK/st.json"; }
+eg() { fsd_front egress "$1"; }
 check "out: the egress frontend's windows hold exactly the $OUT_P packets, $OUT_B bytes sent out ($(eg '[.totals.packets, .totals.bytes]' | tr -d ' \n'))" \
 	[ "$(eg .totals.packets)" = "$OUT_P" -a "$(eg .totals.bytes)" = "$OUT_B" ]
 check "out: it saw and sketched exactly those frames, nothing of the other veth's ($(eg '[.rx, .sketched]' | tr -d ' \n'))" \

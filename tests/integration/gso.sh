@@ -27,6 +27,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
 . scripts/tap.sh
+. scripts/daemon_test.sh
 
 ID=$$
 NS_TX="fs-gso-tx-$ID"
@@ -39,44 +40,16 @@ ADDR_RX=10.99.0.1
 PORT=5201
 BYTES=$((24 * 1024 * 1024))
 WORK=""
-DAEMON_PID=""
 FSD=build/flowsketchd
 CLI=build/flowsketch
 
-cleanup() {
-	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
-	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$WORK/state" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap fsd_cleanup EXIT
 trap 'exit 130' INT TERM
 
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
 tcp_segs() {	# NS FIELD: the namespace's Tcp FIELD from /proc/net/snmp
 	fs_in "$1" awk -v f="$2" '$1 == "Tcp:" { if (!n) { for (i = 2; i <= NF; i++) c[$i] = i; n = 1 } else print $c[f] }' /proc/net/snmp
 }
-windows_done() {
-	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
-}
-settle() {
-	local n0 n
-	cli status --json >"$WORK/st.json" || return 1
-	n0=$(windows_done)
-	for _ in $(seq 60); do
-		sleep 0.2
-		cli status --json >"$WORK/st.json" || return 1
-		n=$(windows_done)
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
-}
+settle() { fsd_settle egress; }
 
 fs_require_root
 for b in "$FSD" "$CLI"; do
@@ -89,15 +62,7 @@ fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and v
 fs_in "$NS_TX" ip addr add "$ADDR_TX/24" dev "$VETH_TX" &&
 	fs_in "$NS_RX" ip addr add "$ADDR_RX/24" dev "$VETH_RX" ||
 	bail "addresses on the veth pair"
-(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-	--ingress tracepoint --pin-dir "$PIN_DIR" --state-dir "$WORK/state" \
-	--socket "$WORK/sock" >>"$WORK/daemon.log" 2>&1) &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	cli status --json >"$WORK/st.json" 2>/dev/null && break
-	sleep 0.1
-done
-cli status --json >"$WORK/st.json" 2>/dev/null || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+fsd_start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
 ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 
@@ -148,7 +113,7 @@ check "out transfer: the server received all $BYTES bytes" [ $? = 0 ]
 out1=$(segs_sent "$NS_RX"); in1=$(tcp_segs "$NS_RX" InSegs)
 OUT=$((out1 - out0)); IN=$((in1 - in0)); R=$(($(retrans "$NS_RX") - r0))
 settle || bail "two windows closed after the traffic"
-eg() { jq -r "(.frontends[] | select(.name == \"egress\")) | $1" "$WORK/st.json"; }
+eg() { fsd_front egress "$1"; }
 WIRE=$((BYTES + OUT * 66 + 8))
 echo "# sent $OUT segments ($R retransmitted), received $IN; egress skbs $(eg .rx), packets $(eg .totals.packets), bytes $(eg .totals.bytes) (wire $WIRE without retransmissions)"
 check "the stack sent GSO skbs: fewer skbs than segments ($(eg .rx) skbs, $OUT segments)" \

@@ -27,6 +27,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
 . scripts/tap.sh
+. scripts/daemon_test.sh
 
 ID=$$
 NS_TX="fs-itp-tx-$ID"
@@ -35,64 +36,25 @@ VETH_TX="fsitt$ID"
 VETH_RX="fsitr$ID"
 PIN_DIR="/sys/fs/bpf/fs-itp-$ID"
 WORK=""
-DAEMON_PID=""
 FSD=build/flowsketchd
 CLI=build/flowsketch
 GEN=build/tools/fs-gen
 
-cleanup() {
-	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
-	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$WORK/state" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap fsd_cleanup EXIT
 trap 'exit 130' INT TERM
 
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
 # The daemon in NS_RX, in the foreground (start(): in the background).
 fsd() { nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
 	--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" "$@"; }
 
-start() {
-	(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		"$@" >>"$WORK/daemon.log" 2>&1) &
-	DAEMON_PID=$!
-	for _ in $(seq 100); do
-		cli status --json >"$WORK/st.json" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+start() { fsd_start "$@"; }
 stop() {
 	kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; local rc=$?; DAEMON_PID=""
 	return $rc
 }
 
-windows_done() {
-	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
-}
-settle() {
-	local n0 n
-	cli status --json >"$WORK/st.json" || return 1
-	n0=$(windows_done)
-	for _ in $(seq 60); do
-		sleep 0.2
-		cli status --json >"$WORK/st.json" || return 1
-		n=$(windows_done)
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
-}
-fe() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$WORK/st.json"; }
+settle() { fsd_settle egress; }
+fe() { fsd_front "$@"; }
 
 
 fs_require_root
