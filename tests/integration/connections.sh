@@ -124,6 +124,9 @@ check "totals: exactly $OPENED opened and $EST established ($(cn '.totals | [.co
 check "status: every state change counted once, none of the other namespace ($(cn '[.rx, .sketched, .recursion_misses]' | tr -d ' \n'))" \
 	[ "$(cn .rx)" = $((OPENED + EST)) -a "$(cn .sketched)" = $((OPENED + EST)) ]
 
+cli status >"$WORK/status.txt"
+check "the status table's conn line says $OPENED connections opened, $EST established" \
+	grep -q "conn (tp_btf/inet_sock_set_state, [a-z]*): $((OPENED + EST)) state changes, $OPENED connections opened, $EST established" "$WORK/status.txt"
 cli top --sort connections --span 60 -n 10 --json >"$WORK/top.json" || bail "top --sort connections answers"
 # The truth, keyed like the answer: src dst dport -> opened established.
 cat >"$WORK/truth.json" <<EOT

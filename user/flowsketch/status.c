@@ -273,6 +273,60 @@ static void print_counters(const struct status_view *v)
 }
 
 /*
+ * One line a tracepoint frontend (egress, conn; the first, XDP or the
+ * receive tracepoint, is the top level's counters above), when the daemon
+ * lists them (older ones do not): checked like the rest, then printed.
+ * The connection frontend's totals are connections, not packets.
+ */
+static int print_frontends(struct json_object *a, bool print)
+{
+	struct json_object *fronts, *f, *t;
+	const char *name, *hook, *datapath;
+	__u64 rx, malformed, misses, lost, x, y;
+	char b1[FS_FMT_MAX], b2[FS_FMT_MAX], b3[FS_FMT_MAX];
+	size_t i, n;
+	int err;
+
+	if (!json_object_object_get_ex(a, "frontends", &fronts))
+		return 0;
+	if ((err = fs_reply_array(a, "frontends", &fronts)))
+		return err;
+	n = json_object_array_length(fronts);
+	for (i = 1; i < n; i++) {
+		bool conn;
+
+		f = json_object_array_get_idx(fronts, i);
+		if ((err = fs_reply_string(f, "name", &name)) ||
+		    (err = fs_reply_string(f, "hook", &hook)) ||
+		    (err = fs_reply_string(f, "datapath", &datapath)) ||
+		    (err = fs_reply_u64(f, "rx", &rx)) ||
+		    (err = fs_reply_u64(f, "malformed_total", &malformed)) ||
+		    (err = fs_reply_u64(f, "recursion_misses", &misses)) ||
+		    (err = fs_reply_u64(f, "windows_lost", &lost)) ||
+		    (err = fs_reply_object(f, "totals", &t)))
+			return err;
+		conn = json_object_object_get_ex(t, "connections", NULL);
+		if ((err = fs_reply_u64(t, conn ? "connections" : "packets", &x)) ||
+		    (err = fs_reply_u64(t, conn ? "established" : "bytes", &y)))
+			return err;
+		if (!print)
+			continue;
+		printf("%-14s%s (%s, %s): %s %s, ", i == 1 ? "frontends:" : "", name,
+		       hook, datapath, fs_fmt_grouped(b1, rx),
+		       conn ? "state changes" : "frames");
+		if (conn)
+			printf("%s connections opened, %s established",
+			       fs_fmt_grouped(b2, x), fs_fmt_grouped(b3, y));
+		else
+			printf("%s malformed, %s packets, %s", fs_fmt_grouped(b2, malformed),
+			       fs_fmt_grouped(b3, x), fs_fmt_bytes(b1, (double)y));
+		printf(" in finished windows; %llu recursion misses, %llu windows lost\n",
+		       (unsigned long long)misses, (unsigned long long)lost);
+	}
+	return 0;
+}
+
+/*
  * The blocklist section, when the daemon has one (older ones do not):
  * its shape is checked like the rest, then printed.
  */
@@ -359,9 +413,12 @@ int fs_status_show(struct json_object *answer, bool print)
 
 	err = parse_status(answer, &v);
 	if (!err)
+		err = print_frontends(answer, false);
+	if (!err)
 		err = print_blocklist(answer, false);
 	if (!err && print) {
 		print_status(&v);
+		print_frontends(answer, true);
 		print_blocklist(answer, true);
 	}
 	return err;
