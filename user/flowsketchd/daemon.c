@@ -82,33 +82,53 @@ static __u64 monotonic_ns(void)
 }
 
 /*
- * The timer fired `expirations` periods after it last did: how late is
- * this rotation after the earliest of them was due?  (Several at once
- * mean one longer window, not several empty ones.)
+ * Windows end on wall-clock multiples of their length (Unix time, UTC):
+ * two hosts whose clocks agree close their windows at the same instants,
+ * so the same span covers the same time on both and their sketches can be
+ * merged window for window (the fleet's export and merge).  The timer is
+ * one-shot on CLOCK_MONOTONIC, armed for the next boundary after each
+ * rotation: a step of the wall clock moves the next boundary, never makes
+ * a burst of rotations or a window of the wrong length beyond one (the
+ * window the step falls in), and the first window after a start is the
+ * rest of the current period.
  */
-static __u64 timer_lateness(struct fsd_daemon *d, __u64 expirations)
+#define FSD_BOUNDARY_SLACK_NS 10000000ULL
+
+static int arm_timer(struct fsd_daemon *d)
 {
-	__u64 period = (__u64)d->opts.window_sec * 1000000000ULL;
+	__u64 period = (__u64)d->opts.window_sec * 1000000000ULL, left;
+	struct itimerspec its = { 0 };
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	left = period - ((__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec) % period;
+	/* A boundary a few ms away is the one just passed, seen early: the
+	 * timer runs on the monotonic clock, the boundaries on the wall's. */
+	if (left < FSD_BOUNDARY_SLACK_NS)
+		left += period;
+	its.it_value.tv_sec = (time_t)(left / 1000000000ULL);
+	its.it_value.tv_nsec = (long)(left % 1000000000ULL);
+	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
+		return -errno;
+	d->timer_due_ns = monotonic_ns() + left;
+	return 0;
+}
+
+/* How late this rotation is after its boundary was due (a stopped
+ * process: one longer window, ending at a later boundary, counted late). */
+static __u64 timer_lateness(const struct fsd_daemon *d)
+{
 	__u64 now = monotonic_ns(), due = d->timer_due_ns;
 
-	d->timer_due_ns += expirations * period;
 	return now > due ? now - due : 0;
 }
 
 static int open_timer(struct fsd_daemon *d)
 {
-	struct itimerspec its = {
-		.it_value = { .tv_sec = d->opts.window_sec },
-		.it_interval = { .tv_sec = d->opts.window_sec },
-	};
-
 	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (d->timer_fd < 0)
 		return -errno;
-	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
-		return -errno;
-	d->timer_due_ns = monotonic_ns() + (__u64)d->opts.window_sec * 1000000000ULL;
-	return 0;
+	return arm_timer(d);
 }
 
 static int watch(struct fsd_daemon *d, int fd)
@@ -384,12 +404,14 @@ void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
 
-	/* Late by several periods (a stopped process): one longer window,
-	 * not several empty ones, counted late. */
 	if (read(d->timer_fd, &expirations, sizeof(expirations)) !=
 	    sizeof(expirations))
 		return;
-	fsd_rotation_note_late(&d->rotation, timer_lateness(d, expirations));
+	fsd_rotation_note_late(&d->rotation, timer_lateness(d));
+	/* The next boundary, before the rotation's work: its time is not
+	 * the next window's. */
+	if (arm_timer(d))
+		fsd_warn("cannot arm the window timer: %s", strerror(errno));
 	fsd_rotate(&d->rotation, &d->history, d->reports);
 	if (d->out.rotation_ready)
 		fsd_rotate(&d->out.rotation, &d->out.history, d->out.reports);

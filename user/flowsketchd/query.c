@@ -127,6 +127,10 @@ static void add_span(struct fsd_daemon *d, struct json_object *a,
 	add_u64(a, "window_seconds", d->opts.window_sec);
 	add_u64(a, "window_start", fsd_wall_ns(start) / 1000000000ULL);
 	add_u64(a, "window_end", fsd_wall_ns(end) / 1000000000ULL);
+	/* To the ns, for lining windows up across hosts (daemon.c: they end
+	 * on wall-clock multiples of their length). */
+	add_u64(a, "window_start_ns", fsd_wall_ns(start));
+	add_u64(a, "window_end_ns", fsd_wall_ns(end));
 }
 
 static __u64 bound(double eps, __u64 total)

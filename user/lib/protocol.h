@@ -34,8 +34,11 @@
  * it, the last finished window.  Windows are timed on CLOCK_MONOTONIC, so
  * a step of the wall clock changes no span.  An answer says what its
  * windows really cover (span_seconds; window_start and window_end as the
- * wall clock reads now): after a late rotation, a longer window and so
- * fewer of them.
+ * wall clock reads now; window_start_ns and window_end_ns the same to the
+ * nanosecond): after a late rotation, a longer window and so fewer of
+ * them.  Windows end on wall-clock multiples of window_seconds (Unix
+ * time), plus however late the rotation ran, so the same span of two
+ * hosts covers the same time.
  *
  * Timing (server.h): a client has 200 ms from connecting to send its
  * request, its query 5 s to be answered, and 1 s to take the answer once
