@@ -7,7 +7,8 @@
 #   vm_boot MODE      boot it (MODE test or bench); serial output on stdout
 #
 # The VM runs Debian's 6.12 kernel under qemu with software emulation
-# (TCG: KVM does not work on these hosts), one CPU, and a busybox initramfs
+# (TCG: KVM does not work on these hosts), two CPUs (so that per-CPU
+# sketches are tested with more than one writer), and a busybox initramfs
 # holding the module, a statically linked test program that embeds its
 # BPF objects as skeletons, and static builds of flowsketchd and the
 # flowsketch CLI.  See /work/shared/PLATFORM.md.
@@ -41,7 +42,8 @@ vm_build_module() {
 
 vm_build_program() {
 	# shellcheck disable=SC2046
-	make --no-print-directory -s build/vmlinux.h build/skel/flowsketch.skel.h &&
+	make --no-print-directory -s build/vmlinux.h build/skel/flowsketch.skel.h \
+		build/skel/egress.skel.h &&
 	clang $(vm_bpf_cflags) -c tests/vm/kfunc_probe.bpf.c \
 		-o "$VM_DIR/kfunc_probe.tmp.o" &&
 	bpftool gen object "$VM_DIR/kfunc_probe.bpf.o" "$VM_DIR/kfunc_probe.tmp.o" &&
@@ -94,7 +96,7 @@ vm_build() {
 }
 
 vm_boot() {
-	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp 1 \
+	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
 		-nographic -no-reboot -kernel "$VM_KERNEL" \
 		-initrd "$VM_DIR/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet fs_mode=$1" </dev/null |

@@ -8,10 +8,12 @@
 # check what modinfo says about it; build the static test program and the
 # initramfs (tests/vm/lib.sh).  In the VM (tests/vm/vmtest.c): insmod, the
 # kfunc in /sys/kernel/btf, both datapath paths compared byte for byte with
-# each other and with the user-space model, 50 load/unload cycles under
-# traffic, flowsketchd and the CLI counting real traffic on each path
-# (tests/vm/test_daemon.c), and a clean kernel log.  The VM's own lines come back without
-# numbers and are numbered here.
+# each other and with the user-space model, the egress frontend's two
+# paths on live lo traffic from both of the VM's CPUs (test_egress.c),
+# 50 load/unload cycles under traffic, flowsketchd and the CLI counting
+# real traffic on each path (tests/vm/test_daemon.c), and a clean kernel
+# log.  The VM's own lines come back without numbers and are numbered
+# here.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 # shellcheck source=tests/vm/lib.sh

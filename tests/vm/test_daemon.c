@@ -32,13 +32,11 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -92,68 +90,6 @@ static __u64 fs_vm_frame_len(const struct fs_vm_udp_flow *f)
 {
 	return FS_VM_ETH_HLEN + (f->family == AF_INET ? 20 : 40) +
 	       FS_VM_UDP_HLEN + f->payload;
-}
-
-/* From here on this process (and its children) has a network namespace of
- * its own, with lo up: nothing the daemon attaches to is shared. */
-static int fs_vm_netns_enter(void)
-{
-	struct ifreq ifr = { 0 };
-	int fd, err = 0;
-
-	if (unshare(CLONE_NEWNET))
-		return -errno;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr)) {
-		err = -errno;
-		goto out;
-	}
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr))
-		err = -errno;
-out:
-	close(fd);
-	return err;
-}
-
-static socklen_t fs_vm_loopback(int family, __u16 port,
-				struct sockaddr_storage *ss)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = in6addr_loopback;
-	return sizeof(*sin6);
-}
-
-static int fs_vm_udp_bound(int family, __u16 port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = fs_vm_loopback(family, port, &ss);
-	int fd;
-
-	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&ss, len)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
 }
 
 /*

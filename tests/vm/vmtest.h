@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <linux/types.h>
 
 /* The user-space model (user/lib/model.c, linked in) is the reference
@@ -56,10 +57,24 @@ int fs_vm_percpu_compare(int fd_a, int fd_b, __u32 n, size_t vsz,
 int fs_vm_run(const struct bpf_program *prog, const void *in, __u32 len,
 	      void *out, __u32 *retval);
 
+/*
+ * unshare(CLONE_NEWNET) and bring lo up: from here on the calling thread
+ * (and threads and children it makes) has a network namespace of its own,
+ * where lo is the only interface and nothing it attaches to is shared.
+ * 0 or -errno.
+ */
+int fs_vm_netns_enter(void);
+/* 127.0.0.1 or ::1 (family AF_INET or AF_INET6) at port; its length. */
+socklen_t fs_vm_loopback(int family, __u16 port, struct sockaddr_storage *ss);
+/* A UDP socket bound to the loopback address of family at port, or -errno. */
+int fs_vm_udp_bound(int family, __u16 port);
+
 /* Test groups (test_*.c, bench.c); each prints its TAP lines. */
 void fs_vm_test_btf(void);
 void fs_vm_test_probe(void);
 void fs_vm_test_datapath(void);
+/* In a network namespace of its own, left again before it returns. */
+void fs_vm_test_egress(void);
 void fs_vm_test_unload(const char *ko_path);
 /* Last: it moves the program into a network namespace of its own. */
 void fs_vm_test_daemon(const char *ko_path);
