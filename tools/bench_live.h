@@ -6,11 +6,15 @@
  * an AF_PACKET socket from a thread of its own, see fs-livebench.c,
  * "Traffic"), entering a named network namespace, the sending socket
  * opened in another namespace than the caller's, a program's run-time
- * statistics, and medians.
+ * statistics, medians, and a report's rows.
  *
  * Set g->flows, zipf, ipv6_share, seed, fd, src_mac and dst_mac, then
  * gen_prepare(g) and start gen_main(g) in a thread; it sends while
  * sent < budget and says idle when it has caught up.
+ *
+ * The rest of what the two share is by job: bench_live_opts.h (the
+ * options both take), bench_live_run.h (windows closed the daemon's way,
+ * phases of traffic on the program measured, the run's setup).
  */
 #ifndef FLOWSKETCH_BENCH_LIVE_H
 #define FLOWSKETCH_BENCH_LIVE_H
@@ -38,6 +42,7 @@
 #define LIVE_SEQ_LEN (1U << 20)		/* packets before the sequence repeats */
 #define LIVE_FRAME_SLOT 192U		/* bytes per prebuilt frame */
 #define LIVE_BATCH 64U			/* frames per sendmmsg */
+#define LB_MAX_ROUNDS 64		/* --rounds at most */
 
 struct gen {
 	int fd;
@@ -374,6 +379,52 @@ static double printed1(double v)
 
 	snprintf(buf, sizeof(buf), "%.1f", v);
 	return strtod(buf, NULL);
+}
+
+/* One program's (or phase's) figures in one round. */
+struct lb_sample {
+	double ns;		/* per run */
+	__u64 runs;		/* the program's runs in the phase */
+	__u64 sent;		/* frames the generator sent in it */
+	double seconds;		/* wall time of the phase's sending */
+};
+
+/* The head of a report's table: two name columns, then the figures. */
+static void lb_table_head(int wa, const char *a, int wb, const char *b)
+{
+	printf("  %-*s %-*s %9s %9s %9s %11s %9s\n", wa, a, wb, b, "ns/pkt",
+	       "min", "max", "packets", "kpps");
+}
+
+/*
+ * A row of it: the median over rounds of s[0..rounds) (as printed), the
+ * smallest and largest, the runs and their rate over the phases' wall
+ * time.  Returns the median; adds runs, sent and seconds to *sum.
+ */
+static double lb_table_row(int wa, const char *a, int wb, const char *b,
+			   const struct lb_sample *s, __u32 rounds,
+			   struct lb_sample *sum)
+{
+	double v[LB_MAX_ROUNDS], lo = 1e300, hi = 0, med;
+	struct lb_sample t = { 0 };
+	__u32 r;
+
+	for (r = 0; r < rounds; r++) {
+		v[r] = s[r].ns;
+		lo = v[r] < lo ? v[r] : lo;
+		hi = v[r] > hi ? v[r] : hi;
+		t.runs += s[r].runs;
+		t.sent += s[r].sent;
+		t.seconds += s[r].seconds;
+	}
+	med = printed1(median(v, rounds));
+	printf("  %-*s %-*s %9.1f %9.1f %9.1f %11llu %9.1f\n", wa, a, wb, b,
+	       med, lo, hi, (unsigned long long)t.runs,
+	       t.seconds > 0 ? (double)t.runs / t.seconds / 1e3 : 0.0);
+	sum->runs += t.runs;
+	sum->sent += t.sent;
+	sum->seconds += t.seconds;
+	return med;
 }
 
 #endif /* FLOWSKETCH_BENCH_LIVE_H */
