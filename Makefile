@@ -47,6 +47,8 @@ CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
              -Iinclude -Iuser/lib -I$(BUILD)/skel -D_GNU_SOURCE
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
+# The CLI's full-screen top (user/flowsketch/top_screen.c).
+CLI_LDLIBS := -lncursesw
 
 # clang -target bpf does not search the host's multiarch include dirs;
 # pass them explicitly (as libbpf-bootstrap does) for asm/types.h & co.
@@ -118,7 +120,7 @@ $(BUILD)/flowsketchd: $(DAEMON_OBJS) $(LIB)
 
 $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
 
 $(BUILD)/tools/%: tools/%.c $(wildcard tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
@@ -204,7 +206,7 @@ $(BUILD)/fuzz/obj/%.o: %.c $(USER_HDRS)
 $(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(FUZZ_OBJS) $(USER_HDRS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) $(CLI_LDLIBS) -o $@
 
 # --- kernel module ----------------------------------------------------------
 KDIR ?= /lib/modules/$(shell uname -r)/build

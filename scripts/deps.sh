@@ -5,12 +5,14 @@
 set -eu
 
 # libclang-rt-14-dev: libFuzzer and the ASan/UBSan runtimes of clang 14
-# (Debian's default clang), for `make fuzz`.
+# (Debian's default clang), for `make fuzz`.  libncurses-dev: the CLI's
+# full-screen top.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 libjson-c-dev libcmocka-dev iproute2 iputils-ping jq util-linux procps
 libclang-rt-14-dev
 qemu-system-x86 busybox-static linux-image-6.12-amd64
-linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms openssl python3"
+linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms openssl python3
+libncurses-dev"
 
 missing=""
 for p in $PKGS; do

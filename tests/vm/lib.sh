@@ -60,7 +60,7 @@ vm_build_program() {
 # flowsketchd and flowsketch as the Makefile builds them, relinked
 # statically from the same objects: the initramfs has no shared libraries.
 vm_build_daemon() {
-	local prog src objs
+	local prog src objs extra
 
 	make --no-print-directory -s build/flowsketchd build/flowsketch ||
 		return 1
@@ -69,7 +69,13 @@ vm_build_daemon() {
 		for src in user/"$prog"/*.c; do
 			objs+=("build/${src%.c}.o")
 		done
-		gcc -static "${objs[@]}" build/libflowsketch.a \
+		# Each program's own libraries (the Makefile's CLI_LDLIBS),
+		# then the common ones.
+		case $prog in
+		flowsketch) extra=(-lncursesw -ltinfo) ;;
+		*) extra=() ;;
+		esac
+		gcc -static "${objs[@]}" build/libflowsketch.a "${extra[@]}" \
 			-lbpf -lelf -lz -ljson-c -lm -o "$VM_DIR/$prog" || return 1
 	done
 }

@@ -103,10 +103,29 @@ int fs_parse_count(const char *s, double *out)
 	return 0;
 }
 
+/* Where fs_error() writes instead of stderr, while a full-screen view owns
+ * the terminal (fs_error_capture()). */
+static char *error_buf;
+static size_t error_len;
+
+void fs_error_capture(char *buf, size_t len)
+{
+	error_buf = buf;
+	error_len = len;
+	if (buf && len)
+		buf[0] = 0;
+}
+
 void fs_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (error_buf && error_len) {
+		va_start(ap, fmt);
+		vsnprintf(error_buf, error_len, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	fputs("flowsketch: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

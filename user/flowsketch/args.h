@@ -9,6 +9,7 @@
 #define FLOWSKETCH_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 /* A decimal integer in [min, max], nothing else around it. */
@@ -27,6 +28,9 @@ int fs_parse_count(const char *s, double *out);
 
 /* "flowsketch: <message>" on stderr. */
 void fs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now on fs_error() keeps its last message in buf (len bytes, NUL
+ * terminated) instead of printing it; NULL restores stderr. */
+void fs_error_capture(char *buf, size_t len);
 
 /* "flowsketch CMD: <message>" on stderr (no CMD when NULL); returns
  * FS_EXIT_USAGE. */

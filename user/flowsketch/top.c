@@ -5,7 +5,9 @@
  * One request per screen.  Between screens the command sleeps until just
  * after the daemon closes the next window (window_end + window_seconds),
  * so every screen shows a newly finished window rather than the same one
- * twice.  SIGINT ends the loop with status 0.
+ * twice.  SIGINT ends the loop with status 0.  On a terminal the screens
+ * are a full-screen view with keys (top_screen.c); otherwise each is
+ * printed after the last, for a pipe or a log.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +26,7 @@
 #include "format.h"
 #include "reply.h"
 #include "show.h"
+#include "top.h"
 #include "flowsketch/flow_key.h"
 
 #define TOP_DEFAULT_N 10
@@ -35,14 +38,6 @@
  * sleep between screens a representable time. */
 #define TOP_MAX_WINDOW_S (24 * 3600)
 
-struct top_opts {
-	__u32 n;
-	__u32 span;		/* 0: the daemon's default, one window */
-	const char *sort;
-	const char *direction;	/* NULL: the daemon's default, both */
-	bool once;
-	bool json;
-};
 
 /* With --sort connections, packets holds the connections opened and
  * bytes those established (the answer's "connections", "established"). */
@@ -156,7 +151,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	return fs_no_operands("top", argc, argv);
 }
 
-static struct json_object *top_request(const struct top_opts *o)
+struct json_object *fs_top_request(const struct top_opts *o)
 {
 	struct json_object *req = json_object_new_object();
 
@@ -340,7 +335,7 @@ static int width_of(int w, const char *s)
 	return len > w ? len : w;
 }
 
-static void print_header(const struct top_view *v)
+static void print_header(FILE *out, const struct top_view *v)
 {
 	char pk[FS_FMT_MAX], by[FS_FMT_MAX], bp[FS_FMT_MAX], bb[FS_FMT_MAX];
 	char eps[FS_FMT_MAX], prob[FS_FMT_MAX];
@@ -348,30 +343,30 @@ static void print_header(const struct top_view *v)
 
 	if (!v->windows) {
 		/* Right after the daemon starts: nothing to sum yet. */
-		printf("flowsketch top: no %llu s window has finished yet\n",
+		fprintf(out, "flowsketch top: no %llu s window has finished yet\n",
 		       (unsigned long long)v->window_seconds);
 		return;
 	}
 	if (v->conns) {
-		printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s TCP connections opened, %s established\n",
+		fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s TCP connections opened, %s established\n",
 		       (unsigned long long)v->span_seconds,
 		       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
 		       (unsigned long long)v->window_seconds, v->window_end_str,
 		       fs_fmt_grouped(pk, v->total_packets),
 		       fs_fmt_grouped(by, v->total_bytes));
-		printf("counts are upper bounds, at most +%s opened (+%s established) over the truth with probability %s (epsilon %s of the total)\n",
+		fprintf(out, "counts are upper bounds, at most +%s opened (+%s established) over the truth with probability %s (epsilon %s of the total)\n",
 		       fs_fmt_grouped(bp, v->bound_packets),
 		       fs_fmt_grouped(bb, v->bound_bytes),
 		       fs_fmt_percent(prob, 1 - v->delta, 1),
 		       fs_fmt_percent(eps, v->epsilon, 3));
-		printf("distinct: %s source-service pairs, %s sources opened connections to %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
+		fprintf(out, "distinct: %s source-service pairs, %s sources opened connections to %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
 		       fs_fmt_grouped(df, v->distinct_flows),
 		       fs_fmt_grouped(ds, v->distinct_sources),
 		       fs_fmt_grouped(dd, v->distinct_dests),
 		       fs_fmt_percent(rse, v->distinct_rse, 2));
 		return;
 	}
-	printf("flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s%s\n",
+	fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s%s\n",
 	       (unsigned long long)v->span_seconds,
 	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
 	       (unsigned long long)v->window_seconds, v->window_end_str,
@@ -379,19 +374,19 @@ static void print_header(const struct top_view *v)
 	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
 	       !strcmp(v->direction, "in") ? ", received only" :
 	       !strcmp(v->direction, "out") ? ", sent only" : "");
-	printf("counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
+	fprintf(out, "counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
 	       fs_fmt_grouped(bp, v->bound_packets),
 	       fs_fmt_bytes(bb, (double)v->bound_bytes),
 	       fs_fmt_percent(prob, 1 - v->delta, 1),
 	       fs_fmt_percent(eps, v->epsilon, 3));
-	printf("distinct: %s flows, %s sources, %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
+	fprintf(out, "distinct: %s flows, %s sources, %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
 	       fs_fmt_grouped(df, v->distinct_flows),
 	       fs_fmt_grouped(ds, v->distinct_sources),
 	       fs_fmt_grouped(dd, v->distinct_dests),
 	       fs_fmt_percent(rse, v->distinct_rse, 2));
 }
 
-static int print_top(const struct top_view *v)
+static int print_top(FILE *out, const struct top_view *v)
 {
 	struct top_row *rows = calloc(v->nflows ? v->nflows : 1, sizeof(*rows));
 	int wr = 1, ws = 6, wd = 11, wp = 5, wk = 7, wb = v->conns ? 11 : 5, wh = 5;
@@ -411,20 +406,20 @@ static int print_top(const struct top_view *v)
 		wb = width_of(wb, rows[i].bytes);
 		wh = width_of(wh, rows[i].share);
 	}
-	print_header(v);
+	print_header(out, v);
 	if (!v->windows)
 		goto out;
-	printf("\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
+	fprintf(out, "\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
 	       wd, "destination", wp, "proto", wk, v->conns ? "opened" : "packets",
 	       wb, v->conns ? "established" : "bytes", wh, "share");
 	for (i = 0; i < v->nflows; i++)
-		printf("%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s%s\n", wr, rows[i].rank,
+		fprintf(out, "%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s%s\n", wr, rows[i].rank,
 		       ws, rows[i].src, wd, rows[i].dst, wp, rows[i].proto,
 		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share,
 		       v->flows[i].sent ? "  sent" : "",
 		       v->flows[i].blocked ? "  blocked" : "");
 	if (!v->nflows)
-		printf("(no flow above the report threshold in this span)\n");
+		fprintf(out, "(no flow above the report threshold in this span)\n");
 out:
 	free(rows);
 	return 0;
@@ -439,9 +434,25 @@ static int show_top(struct json_object *answer, struct top_view *v, bool print)
 	memset(v, 0, sizeof(*v));
 	err = parse_top(answer, v);
 	if (!err && print)
-		err = print_top(v);
+		err = print_top(stdout, v);
 	free(v->flows);
 	v->flows = NULL;
+	return err;
+}
+
+int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
+		  __u64 *window_seconds)
+{
+	struct top_view v;
+	int err;
+
+	memset(&v, 0, sizeof(v));
+	err = parse_top(answer, &v);
+	if (!err)
+		err = print_top(out, &v);
+	*window_end = v.window_end;
+	*window_seconds = v.window_seconds;
+	free(v.flows);
 	return err;
 }
 
@@ -456,7 +467,7 @@ int fs_top_show(struct json_object *answer, bool print)
 static int top_once(const struct fs_cli *cli, const struct top_opts *o,
 		    struct top_view *v)
 {
-	struct json_object *req = top_request(o), *answer = NULL;
+	struct json_object *req = fs_top_request(o), *answer = NULL;
 	int err;
 
 	memset(v, 0, sizeof(*v));
@@ -507,6 +518,8 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 		return ret;
 	if (o.once)
 		return top_once(cli, &o, &v) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+	if (tty)
+		return fs_top_screen(cli, &o) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 
 	/* SA_RESTART keeps an interrupted request going; the loop checks
 	 * the flag once the screen is complete. */

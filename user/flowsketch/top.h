@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * top.h - `flowsketch top`'s request and table, shared by the plain view
+ * (top.c) and the full-screen one (top_screen.c).
+ */
+#ifndef FLOWSKETCH_CLI_TOP_H
+#define FLOWSKETCH_CLI_TOP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <json-c/json.h>
+#include "cli.h"
+
+struct top_opts {
+	__u32 n;
+	__u32 span;		/* 0: the daemon's default, one window */
+	const char *sort;	/* "packets", "bytes", "connections" */
+	const char *direction;	/* NULL: the daemon's default, both */
+	bool once;
+	bool json;
+};
+
+/* The request for o (the caller puts it). */
+struct json_object *fs_top_request(const struct top_opts *o);
+/* Check answer and print its table to out; the window it ended and the
+ * window length, for the next redraw.  0 or -EPROTO (with a message). */
+int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
+		  __u64 *window_seconds);
+/* The full-screen view until q or SIGINT; 0, or -errno when the terminal
+ * cannot be driven. */
+int fs_top_screen(const struct fs_cli *cli, struct top_opts *o);
+
+#endif /* FLOWSKETCH_CLI_TOP_H */
