@@ -129,6 +129,8 @@ static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
 		add_u64(f, "rx", stats[FS_STAT_RX]);
 		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
+		add_u64(f, "fragments", stats[FS_STAT_FRAGMENTS]);
+		add_u64(f, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
 		add_malformed(f, stats);
 		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
 		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
