@@ -234,11 +234,17 @@ check "top redraws every window until SIGINT, then exits 0 ($blocks blocks)" \
 check "top does not clear the screen when stdout is not a tty" \
 	eval '! grep -q $'"'"'\033'"'"' "$T/out"'
 
-# On a terminal (script(1) provides one) each block starts by clearing it.
+# On a terminal (script(1) provides one) top is the full-screen view
+# (top_screen.sh drives it); one ncurses cannot drive (no TERM) gets the
+# plain view, each block after clearing the screen.
 if command -v script >/dev/null; then
-	timeout --preserve-status -s INT 1.5 \
+	TERM=xterm timeout --preserve-status -s INT 1.5 \
 		script -qec "$CLI --socket $T/top1.sock top" /dev/null >"$T/out" 2>"$T/err"
-	check "top clears the screen before each block on a tty" \
+	check "top on a tty: the full-screen view (alternate screen, the table)" \
+		eval 'grep -q $'"'"'\033\[?1049h'"'"' "$T/out" && grep -aq "flowsketch top:" "$T/out"'
+	env -u TERM timeout --preserve-status -s INT 1.5 \
+		script -qec "$CLI --socket $T/top1.sock top" /dev/null >"$T/out" 2>"$T/err"
+	check "top on a tty ncurses cannot drive (no TERM): plain blocks, each after clearing the screen" \
 		eval 'grep -q $'"'"'^\033\[H\033\[2Jflowsketch top:'"'"' "$T/out"'
 fi
 

@@ -518,8 +518,11 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 		return ret;
 	if (o.once)
 		return top_once(cli, &o, &v) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
-	if (tty)
-		return fs_top_screen(cli, &o) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+	if (tty) {
+		err = fs_top_screen(cli, &o);
+		if (err != -ENOTTY)
+			return err ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+	}
 
 	/* SA_RESTART keeps an interrupted request going; the loop checks
 	 * the flag once the screen is complete. */

@@ -27,8 +27,8 @@ struct json_object *fs_top_request(const struct top_opts *o);
  * window length, for the next redraw.  0 or -EPROTO (with a message). */
 int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
 		  __u64 *window_seconds);
-/* The full-screen view until q or SIGINT; 0, or -errno when the terminal
- * cannot be driven. */
+/* The full-screen view until q or SIGINT; 0, -ENOTTY when ncurses cannot
+ * drive the terminal (the caller shows the plain view instead). */
 int fs_top_screen(const struct fs_cli *cli, struct top_opts *o);
 
 #endif /* FLOWSKETCH_CLI_TOP_H */

@@ -17,7 +17,8 @@
  * A daemon that does not answer (restarting, gone) is shown on the last
  * line and asked again at the next redraw: the view outlives a restart.
  * Messages that would go to stderr are kept for that line instead
- * (fs_error_capture()), so nothing writes over the screen.
+ * (fs_error_capture()), so nothing writes over the screen.  A terminal
+ * ncurses cannot drive (no TERM) gets the plain view (top.c).
  */
 #include <curses.h>
 #include <errno.h>
@@ -174,6 +175,7 @@ int fs_top_screen(const struct fs_cli *cli, struct top_opts *o)
 	struct sigaction sa = { .sa_handler = on_sigint };
 	unsigned int span_i = 0, i;
 	int wait_ms, ch;
+	SCREEN *scr;
 
 	for (i = 0; i < NSPANS; i++)
 		if (spans[i] <= o->span)
@@ -183,7 +185,11 @@ int fs_top_screen(const struct fs_cli *cli, struct top_opts *o)
 	/* The table's UTF-8 (the ± of the error) as the terminal's locale
 	 * says; ncurses writes bytes it cannot place as escapes otherwise. */
 	setlocale(LC_CTYPE, "");
-	if (!initscr())
+	/* newterm(), not initscr(): a terminal ncurses does not know (TERM
+	 * unset, as under a service or CI) is an error to fall back from,
+	 * not an exit. */
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr)
 		return -ENOTTY;
 	cbreak();
 	noecho();
@@ -206,5 +212,6 @@ int fs_top_screen(const struct fs_cli *cli, struct top_opts *o)
 			break;
 	}
 	endwin();
+	delscreen(scr);
 	return 0;
 }
