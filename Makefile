@@ -49,6 +49,8 @@ CFLAGS    += -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
 # The CLI's full-screen top (user/flowsketch/top_screen.c).
 CLI_LDLIBS := -lncursesw
+# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h).
+DAEMON_LDLIBS := -lmicrohttpd -lpthread
 
 # clang -target bpf does not search the host's multiarch include dirs;
 # pass them explicitly (as libbpf-bootstrap does) for asm/types.h & co.
@@ -116,7 +118,7 @@ $(LIB): $(LIB_OBJS)
 
 $(BUILD)/flowsketchd: $(DAEMON_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(DAEMON_LDLIBS) -o $@
 
 $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)

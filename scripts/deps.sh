@@ -6,13 +6,19 @@ set -eu
 
 # libclang-rt-14-dev: libFuzzer and the ASan/UBSan runtimes of clang 14
 # (Debian's default clang), for `make fuzz`.  libncurses-dev: the CLI's
-# full-screen top.
+# full-screen top; gnuplot-nox: `flowsketch plot`.  redis-server, postgresql-15
+# and postgresql-15-hll: the engines `flowsketch export` writes for, which
+# tests/integration/fleet.sh starts privately (no system service is used).
+# libmicrohttpd-dev: flowsketchd --metrics; prometheus,
+# python3-prometheus-client and curl: tests/integration/metrics.sh scrapes
+# it with them (its own prometheus, in a temporary directory).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 libjson-c-dev libcmocka-dev iproute2 iputils-ping jq util-linux procps
-libclang-rt-14-dev
+libclang-rt-14-dev redis-server postgresql-15 postgresql-15-hll
 qemu-system-x86 busybox-static linux-image-6.12-amd64
 linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms openssl python3
-libncurses-dev"
+libmicrohttpd-dev prometheus python3-prometheus-client curl
+libncurses-dev gnuplot-nox"
 
 missing=""
 for p in $PKGS; do

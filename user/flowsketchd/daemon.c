@@ -6,13 +6,14 @@
  * so that a failure at any step is undone by the one teardown below:
  * signals are blocked first (a SIGINT during setup waits in the signalfd
  * and ends the loop at once, through the same cleanup), the secret (a bad
- * --secret-file is refused before anything is touched), then the pin
- * directory lock (nothing is touched while another daemon owns it), the
- * pinned datapath's parameters when one is adopted (options that differ
- * are refused with the host untouched), the socket (a second daemon on it
- * is refused before anything loads), load, history and rotation state,
- * pins, and last the XDP attach, so that packets are counted only once
- * everything that reads them works.
+ * --secret-file is refused before anything is touched), the --metrics
+ * listener (an address not of this host or a port in use likewise), then
+ * the pin directory lock (nothing is touched while another daemon owns
+ * it), the pinned datapath's parameters when one is adopted (options that
+ * differ are refused with the host untouched), the socket (a second
+ * daemon on it is refused before anything loads), load, history and
+ * rotation state, pins, and last the XDP attach, so that packets are
+ * counted only once everything that reads them works.
  *
  * Adopting (loader.h, rotation.h "Adoption"), the history starts with the
  * windows the state directory holds (winstore.h), the rotation finishes
@@ -41,21 +42,24 @@
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
 
 /*
- * Room for every client and the daemon's own descriptors: a service's
- * default soft limit (1024) is below that, and running out would pause
- * accepting (server.c) and fail a re-attach (ifwatch.c).  Up to the hard
- * limit; less is not an error, only fewer clients at once.
+ * Room for every client (of the socket and of --metrics) and the
+ * daemon's own descriptors: a service's default soft limit (1024) is
+ * below that, and running out would pause accepting (server.c) and fail
+ * a re-attach (ifwatch.c).  Up to the hard limit; less is not an error,
+ * only fewer clients at once.
  */
+#define FSD_NOFILE_ALL (FSD_NOFILE + FSD_METRICS_CONNECTIONS)
+
 static void raise_nofile(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= FSD_NOFILE)
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= FSD_NOFILE_ALL)
 		return;
-	rl.rlim_cur = rl.rlim_max < FSD_NOFILE ? rl.rlim_max : FSD_NOFILE;
+	rl.rlim_cur = rl.rlim_max < FSD_NOFILE_ALL ? rl.rlim_max : FSD_NOFILE_ALL;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		fsd_warn("cannot raise the open files limit to %d: %s",
-			 FSD_NOFILE, strerror(errno));
+			 FSD_NOFILE_ALL, strerror(errno));
 }
 
 static int open_signals(struct fsd_daemon *d)
@@ -222,6 +226,13 @@ static int setup(struct fsd_daemon *d)
 	      fsd_blocklist_read(&d->blocklist, o->blocklist, o->blocklist_max);
 	if (err)
 		return err;
+	/* Bound before anything is touched: a bad address or a port in use
+	 * stops the daemon with the host as it was.  It answers 503 until
+	 * the first page (fsd_daemon_run). */
+	err = fsd_metrics_open(&d->metrics, &o->metrics_addr,
+			       o->metrics_addr_len, o->metrics);
+	if (err)
+		return err;
 	err = fsd_bpffs_mount();
 	if (err)
 		return err;
@@ -358,6 +369,8 @@ static void teardown(struct fsd_daemon *d)
 	 * its windows kept). */
 	bool keep = d->running ? d->opts.keep : d->adopting;
 
+	/* No more pages: it reads the state torn down below. */
+	fsd_metrics_close(&d->metrics);
 	/* Detach and unpin first: the host is clean as soon as possible. */
 	fsd_frontend_teardown(&d->conn, keep);
 	fsd_frontend_teardown(&d->out, keep);
@@ -379,6 +392,7 @@ static void teardown(struct fsd_daemon *d)
 	/* Cleared while still locked, and with nothing more journaled. */
 	if (!keep && d->store.usable) {
 		fsd_winstore_discard(&d->store);
+		fsd_metrics_forget(d->store.dir);
 		fsd_winstore_clear(d->store.dir);
 	}
 	fsd_winstore_close(&d->store);
@@ -417,6 +431,7 @@ void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 		fsd_rotate(&d->out.rotation, &d->out.history, d->out.reports);
 	if (d->conn.rotation_ready)
 		fsd_rotate(&d->conn.rotation, &d->conn.history, d->conn.reports);
+	fsd_metrics_update(d);
 }
 
 /* Client events handled between two looks at the timer: a batch of
@@ -504,6 +519,7 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	n = fsd_frontend_remove(&fsd_tp_egress, o->pin_dir, o->state_dir);
 	m = fsd_frontend_remove(&fsd_tp_conn, o->pin_dir, o->state_dir);
 	n = fsd_loader_remove_pins(o->pin_dir) + (n > 0 ? n : 0) + (m > 0 ? m : 0);
+	fsd_metrics_forget(o->state_dir);
 	err = fsd_winstore_clear_locked(o->state_dir);
 	if (err && !n)
 		n = err;
@@ -539,6 +555,7 @@ int fsd_daemon_run(struct fsd_daemon *d)
 		fsd_info("running: window %u s, history %u s, %u windows kept",
 			 d->opts.window_sec, d->opts.history_sec,
 			 d->history.capacity);
+		fsd_metrics_update(d);
 		err = loop(d);
 	}
 	teardown(d);

@@ -18,6 +18,7 @@
 #include "ifwatch.h"
 #include "loader.h"
 #include "frontend.h"
+#include "metrics.h"
 #include "options.h"
 #include "pinlock.h"
 #include "reports.h"
@@ -46,6 +47,7 @@ struct fsd_daemon {
 	struct fsd_winstore store;	/* finished windows, for the next start */
 	struct fsd_frontend out;	/* the "out" direction (egress frontend) */
 	struct fsd_frontend conn;	/* TCP connections (conn frontend) */
+	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */
 	__u32 windows_restored;		/* read back from the store at start */
 	bool running;			/* setup done: a stop may --keep */
 	bool adopting;			/* a pinned datapath is being taken over:

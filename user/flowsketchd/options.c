@@ -15,6 +15,7 @@
 #include "sketch.h"
 #include "log.h"
 #include "history.h"
+#include "metrics.h"
 #include "options.h"
 #include "server.h"
 #include "workers.h"
@@ -42,6 +43,8 @@ enum {
 	OPT_KEEP,
 	OPT_REPLACE,
 	OPT_DETACH,
+	OPT_METRICS,
+	OPT_METRICS_TOP,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +71,8 @@ static const struct option long_options[] = {
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
 	{ "detach", no_argument, NULL, OPT_DETACH },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -117,8 +122,13 @@ static void usage(FILE *f)
 "                          (by default a new daemon adopts it)\n"
 "      --detach            remove everything flowsketch left under --pin-dir and\n"
 "                          --state-dir (links, pins, history), then exit\n"
+"      --metrics ADDR:PORT serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                          (e.g. 127.0.0.1:9108 or [::1]:9108; default: none)\n"
+"      --metrics-top N     the last window's top N talkers in the metrics\n"
+"                          (default %d, at most %d; 0: none)\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
-"  -h, --help              this text\n");
+"  -h, --help              this text\n",
+		FSD_METRICS_TOP_DEFAULT, FSD_METRICS_TOP_MAX);
 }
 
 /* A whole decimal number in [min, max], or -EINVAL with a message. */
@@ -253,7 +263,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 {
 	double epsilon = 0, delta = 0;
 	unsigned long long v;
-	int width_given = 0, depth_given = 0, c, err;
+	int width_given = 0, depth_given = 0, metrics_top_given = 0, c, err;
 	__u32 log2w, depth;
 
 	memset(o, 0, sizeof(*o));
@@ -266,6 +276,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	o->ringbuf_kib = 256;
 	o->blocklist = FSD_BLOCKLIST_DEFAULT;
 	o->blocklist_max = FSD_BLOCKLIST_MAX_DEFAULT;
+	o->metrics_top = FSD_METRICS_TOP_DEFAULT;
 	/* The secret is drawn (or read) later, by daemon.c. */
 	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &(struct fs_hash_secret){ 0 });
@@ -375,6 +386,17 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		case OPT_DETACH:
 			o->detach = true;
 			break;
+		case OPT_METRICS:
+			o->metrics = optarg;
+			err = fsd_metrics_parse_addr(optarg, &o->metrics_addr,
+						     &o->metrics_addr_len);
+			break;
+		case OPT_METRICS_TOP:
+			err = parse_uint("metrics-top", optarg, 0,
+					 FSD_METRICS_TOP_MAX, &v);
+			o->metrics_top = (unsigned int)v;
+			metrics_top_given = 1;
+			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,
 					 FSD_CANDIDATE_LIMIT_MAX, &v);
@@ -417,7 +439,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (o->detach) {
-		if (o->n_ifaces || o->keep || o->replace) {
+		if (o->n_ifaces || o->keep || o->replace || o->metrics) {
 			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
 			return -EINVAL;
 		}
@@ -448,6 +470,10 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic)) {
 		fsd_err("%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
 			o->blocklist_given ? "--blocklist" : "--xdp-mode");
+		return -EINVAL;
+	}
+	if (metrics_top_given && !o->metrics) {
+		fsd_err("--metrics-top needs --metrics ADDR:PORT");
 		return -EINVAL;
 	}
 	if (*o->socket_path != '/') {

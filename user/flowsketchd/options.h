@@ -11,6 +11,7 @@
 
 #include <net/if.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include "flowsketch/params.h"
 
 #define FSD_MAX_IFACES 64
@@ -56,6 +57,10 @@ struct fsd_options {
 	const char *secret_file;
 	const char *blocklist;		/* --blocklist FILE */
 	unsigned int blocklist_max;	/* --blocklist-max */
+	const char *metrics;		/* --metrics ADDR:PORT; NULL: none */
+	struct sockaddr_storage metrics_addr;	/* what it resolved to */
+	socklen_t metrics_addr_len;
+	unsigned int metrics_top;	/* --metrics-top */
 	int verbose;
 };
 

@@ -1,0 +1,339 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# metrics.sh - flowsketchd --metrics: /metrics in the Prometheus text
+# format, read by Prometheus's own parser and scraped by a real server.
+#
+#   NS_TX [fs-gen IN] --veth--> NS_RX [flowsketchd --metrics 127.0.0.1:PORT,
+#   NS_TX             <--veth-- NS_RX  fs-gen OUT, prometheus, curl]
+#
+# Everything that talks HTTP runs in NS_RX, on its loopback.  Checks:
+#   - bad --metrics values (no port, port out of range, a name that does
+#     not resolve, an address not of this host, the port in use) exit 1
+#     with one message, nothing pinned, no state, no socket;
+#   - while traffic runs, the page's top talkers and distinct counts are
+#     `top -n 10` and `flows --direction in|out` of the same window (the
+#     page's windows_finished the same before and after the CLI asked);
+#   - prometheus_client's parser reads the page, every family has HELP
+#     and TYPE, counters end in _total;
+#   - every value status --json shows is the page's, and packets_total
+#     and bytes_total per direction are exactly what the generators sent
+#     (the blocklist drops the IPv4 half, so its counters are not 0);
+#   - a prometheus server started here scrapes the daemon every second and
+#     its /api/v1/query returns the series, valued as status;
+#   - SIGKILL during traffic and a restart on the same pins: no counter
+#     goes back, and the totals are exact again; SIGKILL with the stored
+#     windows removed (as if the store had failed): status restores less,
+#     the counters still do not go back (the state file);
+#   - POST is 405, /nope 404, a 100 KB header a 4xx or a closed
+#     connection; 200 clients that connect and send nothing delay no
+#     window, and /metrics answers meanwhile;
+#   - SIGTERM without --keep leaves no state (the metrics state included);
+#     --ingress tracepoint has no blocklist metrics.
+# Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+. scripts/tap.sh
+
+ID=$$
+NS_TX="fs-met-tx-$ID"
+NS_RX="fs-met-rx-$ID"
+VETH_TX="fsmt$ID"
+VETH_RX="fsmr$ID"
+PIN_DIR="/sys/fs/bpf/fs-met-$ID"
+PORT=9108		# in NS_RX, whose ports are all free
+PROM_PORT=9090
+WORK=""
+DAEMON_PID=""
+PROM_PID=""
+SLOW_PID=""
+FSD=${FSD:-build/flowsketchd}	# another build: FSD=PATH
+CLI=build/flowsketch
+GEN=build/tools/fs-gen
+PY=/usr/bin/python3	# Debian's, with python3-prometheus-client
+CHECK=tests/integration/metrics_check.py
+
+# stop PID: SIGTERM, five seconds, SIGKILL; reaped.
+stop() {
+	[ -n "$1" ] || return 0
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+cleanup() {
+	[ -n "$SLOW_PID" ] && kill -KILL "$SLOW_PID" 2>/dev/null
+	stop "$PROM_PID"
+	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
+	[ -n "$DAEMON_PID" ] && wait "$DAEMON_PID" 2>/dev/null
+	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
+		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
+			--state-dir "$WORK/state" >/dev/null 2>&1
+	fi
+	fs_pair_destroy "$NS_TX" "$NS_RX"
+	rm -rf "$PIN_DIR" "$PIN_DIR-bad"
+	[ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+rx() { fs_in "$NS_RX" "$@"; }
+cli() { "$CLI" --socket "$WORK/sock" "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
+py() { rx "$PY" "$CHECK" "$@"; }
+# metrics FILE: the page, or fail.
+metrics() { rx curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
+# code CURL_ARGS...: the HTTP status of one request.
+code() { rx curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$@"; }
+
+start() {
+	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
+		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
+		"${BLOCKLIST[@]}" --metrics "127.0.0.1:$PORT" "$@" \
+		>>"$WORK/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	for _ in $(seq 100); do
+		cli status --json >"$WORK/st.json" 2>/dev/null &&
+			metrics "$WORK/first.prom" && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+status_once() { cli status --json >"$WORK/st.json"; }
+windows_done() {
+	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
+}
+# Until two windows of each direction closed after now.
+settle() {
+	local n0 n
+	cli status --json >"$WORK/st.json" || return 1
+	n0=$(windows_done)
+	for _ in $(seq 60); do
+		sleep 0.2
+		cli status --json >"$WORK/st.json" || return 1
+		n=$(windows_done)
+		[ "$n" -ge $((n0 + 2)) ] && return 0
+	done
+	return 1
+}
+
+# sandwich OUT CMD...: the page before and after CMD, until both show the
+# same windows finished (CMD's answer is then of the page's window); the
+# second page in OUT.
+sandwich() {
+	local out=$1 a b; shift
+	for _ in $(seq 8); do
+		metrics "$WORK/before.prom" || return 1
+		"$@" || return 1
+		metrics "$out" || return 1
+		a=$(py finished "$WORK/before.prom")
+		b=$(py finished "$out")
+		[ -n "$a" ] && [ "$a" = "$b" ] && return 0
+	done
+	return 1
+}
+
+mac_rx=""
+mac_tx=""
+send_in() {
+	fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac_rx" --flows 300 --packets "$1" \
+		--rate "$2" --zipf 1.2 --seed "$3" --truth "$4" >/dev/null 2>>"$WORK/gen.log"
+}
+send_out() {
+	fs_in "$NS_RX" "$GEN" -i "$VETH_RX" --dst-mac "$mac_tx" --flows 200 --packets "$1" \
+		--rate "$2" --zipf 1.2 --seed "$3" --truth "$4" >/dev/null 2>>"$WORK/gen.log"
+}
+
+fs_require_root
+for b in "$FSD" "$CLI" "$GEN" "$PY" /usr/bin/prometheus /usr/bin/curl; do
+	[ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
+done
+"$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
+	bail "python3-prometheus-client is installed (scripts/deps.sh)"
+fs_bpffs_mount || bail "bpffs is mounted"
+WORK=$(mktemp -d /tmp/fs-met.XXXXXX) || bail "a work directory"
+BLOCKLIST=(--blocklist "$WORK/blocklist")
+fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
+mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
+start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status and /metrics"; }
+ok "flowsketchd answers status and /metrics on 127.0.0.1:$PORT"
+
+# ---------------------------------------------------------------- refusals
+# refused WHAT ARG TEXT: exit 1, one line naming TEXT, nothing left.
+refused() {
+	local rc
+	rx "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR-bad" --state-dir "$WORK/bad-state" \
+		--socket "$WORK/bad.sock" --blocklist "$WORK/blocklist" \
+		--metrics "$2" >/dev/null 2>"$WORK/bad.err"
+	rc=$?
+	if [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] &&
+	   grep -qF -- "$3" "$WORK/bad.err" && [ ! -e "$PIN_DIR-bad" ] &&
+	   [ ! -e "$WORK/bad-state" ] && [ ! -e "$WORK/bad.sock" ]; then
+		ok "--metrics $2 ($1): exit 1, \"$(cat "$WORK/bad.err")\", nothing left"
+	else
+		not_ok "--metrics $2 ($1): exit $rc, nothing left"
+		diag <"$WORK/bad.err"
+	fi
+}
+refused "no port" 127.0.0.1 "no port"
+refused "port out of range" 127.0.0.1:65536 "from 1 to 65535"
+refused "unresolvable" no-such-host.invalid:$PORT "cannot resolve"
+refused "not this host's" 192.0.2.1:$PORT "not an address of this host"
+refused "port in use" 127.0.0.1:$PORT "Address already in use"
+check "the running daemon still answers /metrics" metrics "$WORK/m.prom"
+
+# ---------------------------------------------------------------- traffic
+cli block add 10.64.0.0/10 >/dev/null || bail "block add"
+send_in 12000 4000 11 "$WORK/in1.json" & p1=$!
+send_out 8000 2500 22 "$WORK/out1.json" & p2=$!
+sleep 1.6
+window_cmds() {
+	cli top -n 10 --json >"$WORK/top.json" &&
+	cli flows --direction in --json >"$WORK/flows_in.json" &&
+	cli flows --direction out --json >"$WORK/flows_out.json"
+}
+if sandwich "$WORK/w.prom" window_cmds; then
+	check "while traffic runs: top_packets is top -n 10 and distinct_* flows --direction of the same window" \
+		py window "$WORK/w.prom" "$WORK/top.json" "$WORK/flows_in.json" "$WORK/flows_out.json"
+else
+	not_ok "while traffic runs: a page before and after the CLI's answers of one window"
+fi
+wait $p1 && wait $p2 || bail "both generators sent their packets"
+settle || bail "two windows closed after the traffic"
+
+check "prometheus_client's parser reads the page; every family has HELP and TYPE" \
+	py families "$WORK/w.prom"
+sandwich "$WORK/m.prom" status_once || bail "a page and status of one window"
+check "every value status shows is the page's; packets and bytes are exactly what was sent ($(jq -c '[.totals.packets, .blocklist.dropped_packets]' "$WORK/st.json"))" \
+	py values "$WORK/m.prom" "$WORK/st.json" --truth-in "$WORK/in1.json" --truth-out "$WORK/out1.json"
+check "the blocklist dropped packets ($(jq .blocklist.dropped_packets "$WORK/st.json")): its counters are not all 0" \
+	jqe '.blocklist.dropped_packets > 0 and .blocklist.entries == 1' "$WORK/st.json"
+
+# ---------------------------------------------------------------- prometheus
+mkdir -p "$WORK/prom"
+cat >"$WORK/prom/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: flowsketch
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOF
+nsenter --net="/run/netns/$NS_RX" /usr/bin/prometheus \
+	--config.file="$WORK/prom/prometheus.yml" \
+	--storage.tsdb.path="$WORK/prom/data" \
+	--web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prom.log" 2>&1 &
+PROM_PID=$!
+prom_pid=$PROM_PID
+prom_ok=""
+for _ in $(seq 40); do
+	if py prom "http://127.0.0.1:$PROM_PORT" "$WORK/st.json" >"$WORK/prom.out"; then
+		prom_ok=1
+		break
+	fi
+	kill -0 "$PROM_PID" 2>/dev/null || break
+	sleep 0.5
+done
+check "prometheus scraped the daemon: /api/v1/query has the series, valued as status ($(sed -n 's/^# //p' "$WORK/prom.out" | head -1))" \
+	[ -n "$prom_ok" ]
+[ -n "$prom_ok" ] || { diag <"$WORK/prom.out"; tail -5 "$WORK/prom.log" | diag; }
+stop "$PROM_PID"; PROM_PID=""
+rm -rf "$WORK/prom"
+check "prometheus stopped, its files removed" \
+	bash -c "! kill -0 $prom_pid 2>/dev/null && [ ! -e '$WORK/prom' ]"
+
+# ---------------------------------------------------------------- restarts
+send_in 8000 4000 33 "$WORK/in2.json" & p1=$!
+send_out 5000 2500 44 "$WORK/out2.json" & p2=$!
+sleep 1
+metrics "$WORK/kill1.prom" || not_ok "a page before the SIGKILL"
+kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+sleep 0.3
+start || { diag <"$WORK/daemon.log"; bail "a restart after SIGKILL answers"; }
+check "the restart adopted the pinned datapath" jqe '.adopted == true' "$WORK/st.json"
+check "right after the restart, no counter is below the page before the SIGKILL" \
+	py monotonic "$WORK/kill1.prom" "$WORK/first.prom"
+wait $p1 && wait $p2 || bail "both generators sent their packets across the kill"
+settle || bail "two windows closed after the traffic"
+sandwich "$WORK/m2.prom" status_once || bail "a page and status of one window"
+check "after it, no counter went back" py monotonic "$WORK/kill1.prom" "$WORK/m2.prom"
+check "and the totals are exact again: everything sent, before and across the kill" \
+	py values "$WORK/m2.prom" "$WORK/st.json" --truth-in "$WORK/in1.json" \
+	--truth-in "$WORK/in2.json" --truth-out "$WORK/out1.json" --truth-out "$WORK/out2.json"
+
+# The store loses its windows while no daemon runs: the next one restores
+# less than was exported.
+pk() { grep '^flowsketch_packets_total{direction="in"}' "$1" | awk '{print $2}'; }
+kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+find "$WORK/state" -name 'window-*' -delete
+start || { diag <"$WORK/daemon.log"; bail "a restart with the windows removed answers"; }
+check "with its windows gone, status restores fewer packets ($(jq .totals.packets "$WORK/st.json") < $(pk "$WORK/m2.prom"))" \
+	[ "$(jq .totals.packets "$WORK/st.json")" -lt "$(pk "$WORK/m2.prom")" ]
+check "yet no counter of the page went back (the state file)" \
+	py monotonic "$WORK/m2.prom" "$WORK/first.prom"
+check "and packets_total{direction=\"in\"} goes on from where it was ($(pk "$WORK/first.prom"))" \
+	[ "$(pk "$WORK/first.prom")" = "$(pk "$WORK/m2.prom")" ]
+send_in 3000 3000 55 "$WORK/in3.json" || bail "the generator sent its packets"
+settle || bail "two windows closed after the traffic"
+sandwich "$WORK/m3.prom" status_once || bail "a page and status of one window"
+want=$(( $(pk "$WORK/m2.prom") + $(jq .total_packets "$WORK/in3.json") ))
+check "and counts on from there: $(pk "$WORK/m3.prom") = $want (status: $(jq .totals.packets "$WORK/st.json"), what it saw since)" \
+	[ "$(pk "$WORK/m3.prom")" = "$want" ]
+
+# ---------------------------------------------------------------- bad requests
+URL="http://127.0.0.1:$PORT"
+check "POST /metrics: 405" [ "$(code -X POST -d x "$URL/metrics")" = 405 ]
+check "405 says Allow: GET, HEAD" \
+	bash -c "nsenter --net=/run/netns/$NS_RX curl -s -o /dev/null -D - -X DELETE '$URL/metrics' | grep -qi '^allow: GET, HEAD'"
+check "GET /nope: 404" [ "$(code "$URL/nope")" = 404 ]
+check "HEAD /metrics: 200" [ "$(code -I "$URL/metrics")" = 200 ]
+big=$(py bigheader 127.0.0.1 "$PORT" 100000)
+check "a 100 KB header: answered $big (a 4xx, or the connection closed)" \
+	bash -c "[[ '$big' == 4?? || '$big' == closed ]]"
+
+cli status --json >"$WORK/s0.json"
+rm -f "$WORK/ready"
+rx "$PY" "$CHECK" slow 127.0.0.1 "$PORT" 200 4 "$WORK/ready" >"$WORK/slow.out" 2>&1 &
+SLOW_PID=$!
+for _ in $(seq 50); do
+	[ -s "$WORK/ready" ] && break
+	sleep 0.1
+done
+check "200 clients connected that send nothing" [ "$(cat "$WORK/ready" 2>/dev/null)" = 200 ]
+t0=$(date +%s%N)
+check "meanwhile /metrics answers" metrics "$WORK/slow.prom"
+check "meanwhile status answers" status_once
+wait "$SLOW_PID"; SLOW_PID=""
+cli status --json >"$WORK/s1.json"
+t1=$(date +%s%N)
+adv=$(jq -n --slurpfile a "$WORK/s0.json" --slurpfile b "$WORK/s1.json" '$b[0].counters.windows_finished - $a[0].counters.windows_finished')
+late=$(jq -n --slurpfile a "$WORK/s0.json" --slurpfile b "$WORK/s1.json" '$b[0].counters.rotations_late - $a[0].counters.rotations_late')
+secs=$(( (t1 - t0) / 1000000000 ))
+check "no window late meanwhile ($adv windows in ${secs}+ s, $late late; $(cat "$WORK/slow.out"))" \
+	[ "$adv" -ge $((secs - 1)) -a "$late" = 0 ]
+check "/metrics answers after them" metrics "$WORK/after.prom"
+
+# ---------------------------------------------------------------- stop
+kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; rc=$?; DAEMON_PID=""
+check "SIGTERM: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "SIGTERM without --keep: no state left, the metrics state included" [ ! -e "$WORK/state" ]
+check "SIGTERM: the port is free again" bash -c "! nsenter --net=/run/netns/$NS_RX curl -s -o /dev/null --max-time 2 '$URL/metrics'"
+
+# --ingress tracepoint: no blocklist, the ingress frontend's misses.
+BLOCKLIST=()
+start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--ingress tracepoint starts"; }
+check "--ingress tracepoint: no blocklist metrics, recursion misses of frontend=\"ingress\"" \
+	bash -c "! grep -q '^flowsketch_blocklist' '$WORK/first.prom' && grep -q '^flowsketch_recursion_misses_total{frontend=\"ingress\"}' '$WORK/first.prom'"
+check "--ingress tracepoint: the parser reads the page" py families "$WORK/first.prom"
+kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; DAEMON_PID=""
+finish

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# metrics_check.py - the checks of metrics.sh on flowsketchd's /metrics,
+# each a subcommand; exit 0 when it holds, 1 with "# ..." lines saying
+# what did not (printed to stdout, for TAP).
+#
+#   families FILE                  Prometheus's own parser reads FILE
+#                                  (prometheus_client.parser) and every
+#                                  family has # HELP and # TYPE
+#   values FILE STATUS [--truth-in T]... [--truth-out T]...
+#                                  every counter and gauge that status
+#                                  --json also shows is equal to it, and
+#                                  the totals to the generators' truth
+#   window FILE TOP FLOWS_IN FLOWS_OUT
+#                                  top talkers and distinct counts are the
+#                                  CLI's (top -n N, flows --direction) for
+#                                  the same last window
+#   finished FILE                  print the windows finished, per frontend
+#   monotonic BEFORE AFTER         no counter of BEFORE is lower in AFTER
+#   prom URL STATUS                the Prometheus server at URL holds the
+#                                  expected series, valued as in STATUS
+#   bigheader HOST PORT BYTES      a GET with a header of BYTES: prints
+#                                  the HTTP status, or "closed"
+#   slow HOST PORT N SECONDS READY connect N clients that send nothing,
+#                                  write READY, hold them SECONDS
+import json
+import socket
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+from prometheus_client.parser import text_string_to_metric_families
+
+MALFORMED = ["trunc_eth", "trunc_vlan", "vlan_depth", "trunc_ipv4", "bad_ihl",
+             "bad_ipv4_len", "trunc_ipv6", "trunc_ipv6_ext", "ipv6_ext_chain",
+             "trunc_l4", "bad_tcp_doff", "skb_nonlinear"]
+
+# Every page has these (the parser's names: counters without _total).
+REQUIRED = ["flowsketch_packets", "flowsketch_bytes",
+            "flowsketch_malformed_packets", "flowsketch_reports",
+            "flowsketch_reports_dropped", "flowsketch_windows_finished",
+            "flowsketch_windows_lost", "flowsketch_recursion_misses",
+            "flowsketch_distinct_flows", "flowsketch_distinct_sources",
+            "flowsketch_distinct_destinations",
+            "flowsketch_connections_opened",
+            "flowsketch_connections_established", "flowsketch_top_packets"]
+
+bad = []
+
+
+def fail(msg):
+    bad.append(msg)
+
+
+def done():
+    for b in bad:
+        print("# " + b)
+    sys.exit(1 if bad else 0)
+
+
+def samples(path):
+    """{(name, frozenset(labels)): value} of every sample in the file."""
+    out = {}
+    for fam in text_string_to_metric_families(open(path).read()):
+        for s in fam.samples:
+            out[(s.name, frozenset(s.labels.items()))] = s.value
+    return out
+
+
+def value(sm, name, **labels):
+    return sm.get((name, frozenset(labels.items())))
+
+
+def expect(sm, name, want, at_most=False, **labels):
+    got = value(sm, name, **labels)
+    if got is None:
+        fail("%s%s: missing, want %s" % (name, labels or "", want))
+    elif got != want and not (at_most and got < want):
+        fail("%s%s = %s, want %s%s" % (name, labels or "", got,
+                                       "at most " if at_most else "", want))
+
+
+def cmd_families(path):
+    text = open(path).read()
+    helps, types = set(), set()
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            helps.add(line.split()[2])
+        elif line.startswith("# TYPE "):
+            types.add(line.split()[2])
+    n = 0
+    seen = set()
+    for fam in text_string_to_metric_families(text):
+        n += 1
+        seen.add(fam.name)
+        # The parser strips _total from a counter's family name.
+        names = {fam.name, fam.name + "_total"}
+        if not names & helps or not fam.documentation:
+            fail("%s has no # HELP" % fam.name)
+        typed = names & types
+        if not typed or fam.type not in ("counter", "gauge"):
+            fail("%s has no # TYPE counter or gauge (%s)" % (fam.name, fam.type))
+        for s in fam.samples:
+            if not s.name.startswith("flowsketch_"):
+                fail("%s: not a flowsketch_ name" % s.name)
+            if fam.type == "counter" and not s.name.endswith("_total"):
+                fail("counter %s does not end in _total" % s.name)
+    for f in REQUIRED:
+        if f not in seen:
+            fail("no family %s" % f)
+    print("# %d families, each with HELP and TYPE" % n)
+    done()
+
+
+def frontend(st, name):
+    for f in st["frontends"]:
+        if f["name"] == name:
+            return f
+    return None
+
+
+def cmd_values(path, status, args):
+    sm = samples(path)
+    st = json.load(open(status))
+    truth = {"in": [], "out": []}
+    i = 0
+    while i < len(args):
+        truth[args[i][len("--truth-"):]].append(json.load(open(args[i + 1])))
+        i += 2
+    c = st["counters"]
+    fin = st["frontends"][0]["name"]
+    eg, conn = frontend(st, "egress"), frontend(st, "conn")
+    expect(sm, "flowsketch_packets_total", st["totals"]["packets"], direction="in")
+    expect(sm, "flowsketch_bytes_total", st["totals"]["bytes"], direction="in")
+    expect(sm, "flowsketch_packets_total", eg["totals"]["packets"], direction="out")
+    expect(sm, "flowsketch_bytes_total", eg["totals"]["bytes"], direction="out")
+    for d, t in truth.items():
+        if t:
+            expect(sm, "flowsketch_packets_total",
+                   sum(x["total_packets"] for x in t), direction=d)
+            expect(sm, "flowsketch_bytes_total",
+                   sum(x["total_bytes"] for x in t), direction=d)
+    for r in MALFORMED:
+        expect(sm, "flowsketch_malformed_packets_total", c["malformed"][r],
+               direction="in", reason=r)
+        expect(sm, "flowsketch_malformed_packets_total", eg["malformed"][r],
+               direction="out", reason=r)
+    # The datapath's counters of the connection frontend move with every
+    # TCP connection in the namespace, this test's HTTP requests too: the
+    # page (as of the last rotation) may be behind status (live).
+    for name, f, src in ((fin, None, c), ("egress", eg, eg), ("conn", conn, conn)):
+        live = name == "conn"
+        expect(sm, "flowsketch_reports_total", src["reports"], at_most=live,
+               frontend=name)
+        expect(sm, "flowsketch_reports_dropped_total", src["reports_dropped"],
+               at_most=live, frontend=name)
+        expect(sm, "flowsketch_windows_lost_total", src["windows_lost"],
+               frontend=name)
+        expect(sm, "flowsketch_windows_finished_total", src["windows_finished"],
+               frontend=name)
+        if f is not None:
+            expect(sm, "flowsketch_recursion_misses_total",
+                   f["recursion_misses"], frontend=name)
+    expect(sm, "flowsketch_connections_opened_total", conn["totals"]["connections"])
+    expect(sm, "flowsketch_connections_established_total",
+           conn["totals"]["established"])
+    bl = st.get("blocklist")
+    if bl:
+        expect(sm, "flowsketch_blocklist_entries", bl["entries"])
+        expect(sm, "flowsketch_blocklist_dropped_packets_total",
+               bl["dropped_packets"])
+        expect(sm, "flowsketch_blocklist_dropped_bytes_total", bl["dropped_bytes"])
+        got = value(sm, "flowsketch_blocklist_false_positive_ratio")
+        if got is None or abs(got - bl["measured_fpr"]) > 1e-12:
+            fail("false positive ratio %s, status %s" % (got, bl["measured_fpr"]))
+    elif value(sm, "flowsketch_blocklist_entries") is not None:
+        fail("blocklist metrics without a blocklist")
+    print("# packets in %s, out %s" % (
+        value(sm, "flowsketch_packets_total", direction="in"),
+        value(sm, "flowsketch_packets_total", direction="out")))
+    done()
+
+
+def cmd_window(path, top, flows_in, flows_out):
+    sm = samples(path)
+    top = json.load(open(top))
+    got = {}
+    for (name, labels), v in sm.items():
+        if name == "flowsketch_top_packets":
+            lb = dict(labels)
+            got[(lb["src"], lb["dst"], lb["sport"], lb["dport"], lb["proto"],
+                 lb["direction"])] = v
+    want = {(f["src"], f["dst"], str(f["sport"]), str(f["dport"]), f["proto"],
+             f["direction"]): f["packets"] for f in top["flows"]}
+    if not want:
+        fail("top answered no flow: no traffic in the last window?")
+    if got != want:
+        fail("top_packets %s" % sorted(got.items())[:4])
+        fail("top -n      %s" % sorted(want.items())[:4])
+    for d, path_ in (("in", flows_in), ("out", flows_out)):
+        fl = json.load(open(path_))
+        for k in ("flows", "sources", "destinations"):
+            expect(sm, "flowsketch_distinct_" + k, fl["distinct_" + k],
+                   direction=d)
+    print("# %d top talkers, distinct flows in %s, out %s" % (
+        len(got), value(sm, "flowsketch_distinct_flows", direction="in"),
+        value(sm, "flowsketch_distinct_flows", direction="out")))
+    done()
+
+
+def cmd_finished(path):
+    sm = samples(path)
+    print(" ".join("%s=%d" % (dict(l)["frontend"], v) for (n, l), v in
+                   sorted(sm.items(), key=lambda kv: sorted(kv[0][1]))
+                   if n == "flowsketch_windows_finished_total"))
+
+
+def cmd_monotonic(before, after):
+    b, a = samples(before), samples(after)
+    n = 0
+    for (name, labels), v in b.items():
+        if not name.endswith("_total"):
+            continue
+        n += 1
+        w = a.get((name, labels))
+        if w is None:
+            fail("%s%s: gone" % (name, dict(labels)))
+        elif w < v:
+            fail("%s%s went back: %s -> %s" % (name, dict(labels), v, w))
+    print("# %d counters compared" % n)
+    done()
+
+
+def prom_query(url, q):
+    u = url + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    with urllib.request.urlopen(u, timeout=5) as r:
+        ans = json.load(r)
+    if ans.get("status") != "success":
+        raise RuntimeError("%s: %s" % (q, ans))
+    return {frozenset((k, v) for k, v in s["metric"].items()
+                      if k not in ("__name__", "instance", "job")):
+            float(s["value"][1]) for s in ans["data"]["result"]}
+
+
+def prom_names(url):
+    """The flowsketch_ names Prometheus holds series of."""
+    u = url + "/api/v1/label/__name__/values"
+    with urllib.request.urlopen(u, timeout=5) as r:
+        ans = json.load(r)
+    return {n for n in ans["data"] if n.startswith("flowsketch_")}
+
+
+def cmd_prom(url, status):
+    st = json.load(open(status))
+    eg = frontend(st, "egress")
+    try:
+        up = prom_query(url, 'up{job="flowsketch"}')
+        pk = prom_query(url, "flowsketch_packets_total")
+        by = prom_query(url, "flowsketch_bytes_total")
+        mal = prom_query(url, "flowsketch_malformed_packets_total")
+        rep = prom_query(url, "flowsketch_reports_total")
+        fam = prom_names(url)
+    except Exception as e:  # not up yet: the caller retries
+        fail("query failed: %s" % e)
+        done()
+    if list(up.values()) != [1.0]:
+        fail("up = %s" % up)
+    want = {frozenset({("direction", "in")}): st["totals"]["packets"],
+            frozenset({("direction", "out")}): eg["totals"]["packets"]}
+    if pk != want:
+        fail("flowsketch_packets_total %s, status %s" % (pk, want))
+    want = {frozenset({("direction", "in")}): st["totals"]["bytes"],
+            frozenset({("direction", "out")}): eg["totals"]["bytes"]}
+    if by != want:
+        fail("flowsketch_bytes_total %s, status %s" % (by, want))
+    if len(mal) != 2 * len(MALFORMED):
+        fail("%d malformed series, want %d" % (len(mal), 2 * len(MALFORMED)))
+    fin = st["frontends"][0]["name"]
+    r = rep.get(frozenset({("frontend", fin)}))
+    if r != st["counters"]["reports"]:
+        fail("reports_total{frontend=%s} %s, status %s" % (fin, r, st["counters"]["reports"]))
+    # Not top_packets: no flow ran in the windows it scraped.
+    want = [f for f in REQUIRED if f != "flowsketch_top_packets"]
+    if st.get("blocklist"):
+        want.append("flowsketch_blocklist_entries")
+    for f in want:
+        if f not in fam and f + "_total" not in fam:
+            fail("Prometheus has no series of %s" % f)
+    if not bad:
+        print("# Prometheus holds %d flowsketch_ names; packets in %d, out %d" % (
+            len(fam), st["totals"]["packets"], eg["totals"]["packets"]))
+    done()
+
+
+def cmd_bigheader(host, port, size):
+    s = socket.create_connection((host, int(port)), timeout=5)
+    req = ("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + "a" * int(size) +
+           "\r\n\r\n").encode()
+    try:
+        s.sendall(req)
+    except OSError:
+        pass  # closed while we sent: also a refusal
+    try:
+        line = s.makefile("rb").readline().decode(errors="replace").split()
+    except OSError:
+        line = []
+    print(line[1] if len(line) > 1 else "closed")
+
+
+def cmd_slow(host, port, n, seconds, ready):
+    socks = [socket.create_connection((host, int(port)), timeout=5)
+             for _ in range(int(n))]
+    open(ready, "w").write("%d\n" % len(socks))
+    time.sleep(float(seconds))
+    closed = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                closed += 1
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed += 1
+    print("%d of %d slow clients closed by the daemon" % (closed, len(socks)))
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "families":
+        cmd_families(*args)
+    elif cmd == "values":
+        cmd_values(args[0], args[1], args[2:])
+    elif cmd == "window":
+        cmd_window(*args)
+    elif cmd == "finished":
+        cmd_finished(*args)
+    elif cmd == "monotonic":
+        cmd_monotonic(*args)
+    elif cmd == "prom":
+        cmd_prom(*args)
+    elif cmd == "bigheader":
+        cmd_bigheader(*args)
+    elif cmd == "slow":
+        cmd_slow(*args)
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+main()

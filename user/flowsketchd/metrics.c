@@ -1,0 +1,945 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* metrics.c - /metrics for Prometheus (metrics.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "flow_fmt.h"
+#include "log.h"
+#include "request.h"
+#include "sketch.h"
+#include "tp_frontend.h"
+#include "topk.h"
+#include "daemon.h"
+#include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
+
+#define STATE_MAGIC "# flowsketchd metrics state 1"
+#define SERIES_MAX 256
+
+/* fs_stats counters that mean a frame was malformed: status.c's list,
+ * by the same names. */
+static const struct {
+	enum fs_stat stat;
+	const char *name;
+} malformed[] = {
+	{ FS_STAT_TRUNC_ETH, "trunc_eth" },
+	{ FS_STAT_TRUNC_VLAN, "trunc_vlan" },
+	{ FS_STAT_VLAN_DEPTH, "vlan_depth" },
+	{ FS_STAT_TRUNC_IPV4, "trunc_ipv4" },
+	{ FS_STAT_BAD_IHL, "bad_ihl" },
+	{ FS_STAT_BAD_IPV4_LEN, "bad_ipv4_len" },
+	{ FS_STAT_TRUNC_IPV6, "trunc_ipv6" },
+	{ FS_STAT_TRUNC_IPV6_EXT, "trunc_ipv6_ext" },
+	{ FS_STAT_IPV6_EXT_CHAIN, "ipv6_ext_chain" },
+	{ FS_STAT_TRUNC_L4, "trunc_l4" },
+	{ FS_STAT_BAD_TCP_DOFF, "bad_tcp_doff" },
+	{ FS_STAT_SKB_NONLINEAR, "skb_nonlinear" },
+};
+_Static_assert(FS_STAT_MAX == 19,
+	       "a new fs_stat: list it above if it is a malformed reason");
+
+/* ------------------------------------------------------------ the address */
+
+int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
+			   socklen_t *len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	const char *host_at = arg, *port = NULL, *end;
+	char host[256];
+	unsigned long v;
+	size_t n;
+	int err;
+
+	if (*arg == '[') {
+		/* [IPv6]:PORT */
+		end = strchr(arg, ']');
+		if (!end) {
+			fsd_err("--metrics \"%s\": no ] after the IPv6 address", arg);
+			return -EINVAL;
+		}
+		host_at = arg + 1;
+		n = (size_t)(end - host_at);
+		if (end[1] == ':')
+			port = end + 2;
+		hints.ai_family = AF_INET6;
+		hints.ai_flags = AI_NUMERICHOST;
+	} else {
+		end = strrchr(arg, ':');
+		n = end ? (size_t)(end - arg) : strlen(arg);
+		if (end)
+			port = end + 1;
+		if (memchr(arg, ':', n)) {
+			fsd_err("--metrics \"%s\": an IPv6 address goes in brackets, e.g. [::1]:9108",
+				arg);
+			return -EINVAL;
+		}
+	}
+	if (!port || !*port) {
+		fsd_err("--metrics \"%s\": no port: give ADDR:PORT, e.g. 127.0.0.1:9108",
+			arg);
+		return -EINVAL;
+	}
+	if (!n) {
+		fsd_err("--metrics \"%s\": no address before the port (0.0.0.0 or [::] for every address)",
+			arg);
+		return -EINVAL;
+	}
+	if (n >= sizeof(host)) {
+		fsd_err("--metrics: the address is longer than %zu bytes", sizeof(host) - 1);
+		return -EINVAL;
+	}
+	memcpy(host, host_at, n);
+	host[n] = 0;
+	errno = 0;
+	v = strtoul(port, (char **)&end, 10);
+	if (*end || errno || *port < '0' || *port > '9' || v < 1 || v > 65535) {
+		fsd_err("--metrics \"%s\": the port must be a number from 1 to 65535, not \"%s\"",
+			arg, port);
+		return -EINVAL;
+	}
+	err = getaddrinfo(host, NULL, &hints, &res);
+	if (err || !res) {
+		fsd_err("--metrics \"%s\": cannot resolve \"%s\": %s", arg, host,
+			err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+		return -EINVAL;
+	}
+	memset(addr, 0, sizeof(*addr));
+	memcpy(addr, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	if (addr->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)addr)->sin6_port = htons((__u16)v);
+	else
+		((struct sockaddr_in *)addr)->sin_port = htons((__u16)v);
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* ------------------------------------------------------------ pages */
+
+static void page_put(struct fsd_metrics_page *p)
+{
+	if (p && !__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
+		free(p);
+}
+
+/* libmicrohttpd is done with a response (its free callback). */
+static void page_sent(void *cls)
+{
+	page_put(cls);
+}
+
+/* ------------------------------------------------------------ HTTP */
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status,
+				  const char *text, const char *allow)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; charset=utf-8");
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/*
+ * Every request, on the HTTP thread.  Refusals are answered at the first
+ * call (libmicrohttpd then closes the connection: a body may follow);
+ * GET and HEAD once the request is whole, any body skipped, so that the
+ * connection can be kept for the next scrape.  Touches m->page and
+ * nothing else of the daemon.
+ */
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **req)
+{
+	struct fsd_metrics *m = cls;
+	struct fsd_metrics_page *p;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (strcmp(url, "/metrics"))
+		return reply_text(c, MHD_HTTP_NOT_FOUND,
+				  "not found: the metrics are at /metrics\n", NULL);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "method not allowed: GET or HEAD /metrics\n",
+				  "GET, HEAD");
+	if (!*req) {
+		*req = m;	/* seen: the next call has the whole request */
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	pthread_mutex_lock(&m->lock);
+	p = m->page;
+	if (p)
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&m->lock);
+	if (!p)
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "flowsketchd is starting: no metrics yet\n", NULL);
+	r = MHD_create_response_from_buffer_with_free_callback_cls(
+			p->len, p->text, page_sent, p);
+	if (!r) {
+		page_put(p);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* libmicrohttpd's messages (a client's bad request, mostly): with -v. */
+static void httpd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[256];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	fsd_debug("metrics: %s", msg);
+}
+
+int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
+		     socklen_t len, const char *arg)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			     MHD_USE_ERROR_LOG;
+	char host[INET6_ADDRSTRLEN] = "?";
+	int fd, one = 1, err;
+	__u16 port;
+
+	if (!arg)
+		return 0;
+	if (addr->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)addr;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		port = ntohs(a->sin6_port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		const struct sockaddr_in *a = (const void *)addr;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		port = ntohs(a->sin_port);
+	}
+	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = -errno;
+		fsd_err("--metrics %s: cannot make a socket: %s", arg, strerror(-err));
+		return err;
+	}
+	/* A restart binds again at once, whatever TIME_WAIT is left; a port
+	 * another socket listens on is still refused. */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)addr, len) || listen(fd, 64)) {
+		err = -errno;
+		fsd_err("--metrics %s: cannot listen on %s port %u: %s%s", arg,
+			host, port, strerror(-err),
+			err == -EADDRNOTAVAIL ? " (not an address of this host)" :
+			err == -EADDRINUSE ? " (another program listens there)" : "");
+		goto fail;
+	}
+	err = pthread_mutex_init(&m->lock, NULL);
+	if (err) {
+		err = -err;
+		fsd_err("--metrics: %s", strerror(-err));
+		goto fail;
+	}
+	m->lock_ready = true;
+	/* Signals are blocked by now (daemon.c): its thread inherits that. */
+	errno = 0;
+	m->httpd = MHD_start_daemon(flags, 0, NULL, NULL, answer, m,
+			MHD_OPTION_EXTERNAL_LOGGER, httpd_log, NULL,
+			MHD_OPTION_LISTEN_SOCKET, fd,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)FSD_METRICS_CONNECTIONS,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)FSD_METRICS_TIMEOUT_SEC,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)FSD_METRICS_CONN_MEMORY,
+			MHD_OPTION_END);
+	if (!m->httpd) {
+		err = errno ? -errno : -EIO;
+		fsd_err("--metrics %s: cannot start the HTTP server: %s", arg,
+			strerror(-err));
+		goto fail;
+	}
+	fsd_info("metrics at http://%s%s%s:%u/metrics",
+		 addr->ss_family == AF_INET6 ? "[" : "", host,
+		 addr->ss_family == AF_INET6 ? "]" : "", port);
+	return 0;
+fail:
+	close(fd);
+	return err;
+}
+
+void fsd_metrics_close(struct fsd_metrics *m)
+{
+	size_t i;
+
+	if (m->httpd)
+		MHD_stop_daemon(m->httpd);	/* closes the listening socket */
+	m->httpd = NULL;
+	page_put(m->page);
+	m->page = NULL;
+	if (m->lock_ready)
+		pthread_mutex_destroy(&m->lock);
+	m->lock_ready = false;
+	for (i = 0; i < m->ncounters; i++)
+		free(m->counters[i].series);
+	free(m->counters);
+	m->counters = NULL;
+	m->ncounters = m->counters_cap = 0;
+}
+
+/* ------------------------------------------------------------ counters */
+
+static struct fsd_metrics_counter *counter_find(struct fsd_metrics *m,
+						const char *series, bool add)
+{
+	struct fsd_metrics_counter *c;
+	size_t i;
+
+	for (i = 0; i < m->ncounters; i++)
+		if (!strcmp(m->counters[i].series, series))
+			return &m->counters[i];
+	if (!add)
+		return NULL;
+	if (m->ncounters == m->counters_cap) {
+		size_t cap = m->counters_cap ? 2 * m->counters_cap : 64;
+
+		c = realloc(m->counters, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		m->counters = c;
+		m->counters_cap = cap;
+	}
+	c = &m->counters[m->ncounters];
+	memset(c, 0, sizeof(*c));
+	c->series = strdup(series);
+	if (!c->series)
+		return NULL;
+	m->ncounters++;
+	return c;
+}
+
+/*
+ * What to export for a counter that reads v now (metrics.h, "Counters
+ * never go backwards"); valid false: it could not be read this time.
+ * False when there is nothing to export (never read yet, or no memory).
+ */
+static bool counter_export(struct fsd_metrics *m, const char *series, __u64 v,
+			   bool valid, __u64 *out)
+{
+	struct fsd_metrics_counter *c = counter_find(m, series, valid);
+
+	if (!c || (!valid && !c->live))
+		return false;
+	if (valid) {
+		if (!c->live) {
+			c->base = c->restored && c->value > v ? c->value - v : 0;
+			c->live = true;
+		}
+		if (v + c->base > c->value)
+			c->value = v + c->base;
+	}
+	*out = c->value;
+	return true;
+}
+
+/* The state file's path in dir: 0 or -ENAMETOOLONG. */
+static int state_path(char *buf, size_t len, const char *dir, const char *suffix)
+{
+	if (snprintf(buf, len, "%s/" FSD_METRICS_STATE "%s", dir, suffix) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The previous daemon's counters, if it ran on this datapath. */
+static void state_read(struct fsd_metrics *m, const char *dir)
+{
+	char path[PATH_MAX], line[SERIES_MAX + 32], *sp, *end;
+	struct fsd_metrics_counter *c;
+	unsigned long long v;
+	unsigned int id;
+	size_t n = 0;
+	FILE *f;
+
+	if (state_path(path, sizeof(path), dir, ""))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strcmp(line, STATE_MAGIC "\n") ||
+	    !fgets(line, sizeof(line), f) || sscanf(line, "datapath %u", &id) != 1) {
+		fsd_warn("%s is not a metrics state of this version: ignored", path);
+		goto out;
+	}
+	if (id != m->datapath_id) {
+		fsd_debug("%s belongs to another datapath (%u, not %u): ignored",
+			  path, id, m->datapath_id);
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		sp = strrchr(line, ' ');
+		if (!sp || sp == line)
+			break;
+		*sp = 0;
+		errno = 0;
+		v = strtoull(sp + 1, &end, 10);
+		if (errno || *end != '\n' || sp[1] < '0' || sp[1] > '9')
+			break;
+		c = counter_find(m, line, true);
+		if (!c)
+			break;
+		c->value = v;
+		c->restored = true;
+		n++;
+	}
+	fsd_debug("%zu counters restored from %s", n, path);
+out:
+	fclose(f);
+}
+
+/* Keep what is exported: a temporary file renamed over the last one. */
+static void state_write(struct fsd_metrics *m, const char *dir)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int fd, err = 0;
+	size_t i;
+	FILE *f;
+
+	if (state_path(path, sizeof(path), dir, "") ||
+	    state_path(tmp, sizeof(tmp), dir, ".tmp"))
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	fprintf(f, STATE_MAGIC "\ndatapath %u\n", m->datapath_id);
+	for (i = 0; i < m->ncounters; i++)
+		if (m->counters[i].live || m->counters[i].restored)
+			fprintf(f, "%s %llu\n", m->counters[i].series,
+				(unsigned long long)m->counters[i].value);
+	if (ferror(f))
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	/* Once per streak: a full /run would say it every window. */
+	if (err && !m->state_failing)
+		fsd_warn("cannot keep the metrics' counters in %s (%s): a restart may show them lower",
+			 path, strerror(-err));
+	m->state_failing = err != 0;
+}
+
+void fsd_metrics_forget(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (!state_path(path, sizeof(path), dir, ""))
+		unlink(path);
+	if (!state_path(path, sizeof(path), dir, ".tmp"))
+		unlink(path);
+}
+
+/* ------------------------------------------------------------ the page */
+
+/* A page being built; failed once memory ran out. */
+struct text {
+	struct fsd_metrics_page *page;
+	size_t cap;			/* bytes for text */
+	bool failed;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	struct fsd_metrics_page *p;
+	va_list ap;
+	int n;
+
+	while (!t->failed) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->page->text + t->page->len, t->cap - t->page->len,
+			      fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = true;
+		} else if ((size_t)n < t->cap - t->page->len) {
+			t->page->len += (size_t)n;
+			return;
+		} else {
+			p = realloc(t->page, sizeof(*p) + 2 * t->cap + (size_t)n);
+			if (!p) {
+				t->failed = true;
+				break;
+			}
+			t->page = p;
+			t->cap = 2 * t->cap + (size_t)n;
+		}
+	}
+}
+
+static void family(struct text *t, const char *name, const char *type,
+		   const char *help)
+{
+	put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A counter's sample, "name{labels} value" (labels may be ""). */
+static void counter(struct text *t, struct fsd_metrics *m, const char *name,
+		    const char *labels, __u64 v, bool valid)
+{
+	char series[SERIES_MAX];
+	__u64 out;
+
+	if (snprintf(series, sizeof(series), "%s%s%s%s", name, *labels ? "{" : "",
+		     labels, *labels ? "}" : "") >= (int)sizeof(series))
+		return;
+	if (counter_export(m, series, v, valid, &out))
+		put(t, "%s %llu\n", series, (unsigned long long)out);
+}
+
+/* A label value as the format wants it: \, " and newline escaped. */
+static void escape(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 3 < len; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n') {
+			out[n++] = '\\';
+			out[n++] = *s == '\n' ? 'n' : *s;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = 0;
+}
+
+/* fs_stats of one frontend, summed over CPUs: 0 or -errno. */
+static int read_stats(int fd, unsigned int ncpus, __u64 stats[FS_STAT_MAX])
+{
+	__u64 *v = calloc(ncpus ? ncpus : 1, sizeof(*v));
+	unsigned int cpu;
+	__u32 k;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < FS_STAT_MAX; k++) {
+		stats[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, v)) {
+			err = -errno;
+			break;
+		}
+		for (cpu = 0; cpu < ncpus; cpu++)
+			stats[k] += v[cpu];
+	}
+	free(v);
+	return err;
+}
+
+/* One frontend as the page needs it. */
+struct source {
+	const char *frontend;		/* status's name */
+	const char *direction;		/* "in", "out"; NULL: not a direction */
+	const struct fsd_history *history;	/* NULL: not set up */
+	const struct fsd_rotation *rotation;
+	__u64 stats[FS_STAT_MAX];
+	bool stats_ok;
+	bool tracing;			/* a tracing program: it has misses */
+	int link_fd;			/* its link; -1 if not attached */
+};
+
+static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
+{
+	unsigned int n = 0;
+
+	memset(s, 0, 3 * sizeof(*s));
+	s[n].frontend = d->loader.ingress_tp ? "ingress" : "xdp";
+	s[n].direction = "in";
+	s[n].history = &d->history;
+	s[n].rotation = &d->rotation;
+	s[n].stats_ok = !read_stats(bpf_map__fd(d->loader.skel->maps.fs_stats),
+				    d->loader.ncpus, s[n].stats);
+	s[n].tracing = d->loader.ingress_tp;
+	s[n].link_fd = d->loader.ingress_tp ? d->loader.tp_link_fd : -1;
+	n++;
+	if (d->out.loaded) {
+		s[n].frontend = d->out.obj.kind->name;
+		s[n].direction = "out";
+		s[n].history = d->out.history_ready ? &d->out.history : NULL;
+		s[n].rotation = d->out.rotation_ready ? &d->out.rotation : NULL;
+		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->out.obj, "fs_stats"),
+					    d->out.obj.ncpus, s[n].stats);
+		s[n].tracing = true;
+		s[n].link_fd = d->out.obj.link_fd;
+		n++;
+	}
+	if (d->conn.loaded) {
+		s[n].frontend = d->conn.obj.kind->name;
+		s[n].history = d->conn.history_ready ? &d->conn.history : NULL;
+		s[n].rotation = d->conn.rotation_ready ? &d->conn.rotation : NULL;
+		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->conn.obj, "fs_stats"),
+					    d->conn.obj.ncpus, s[n].stats);
+		s[n].tracing = true;
+		s[n].link_fd = d->conn.obj.link_fd;
+		n++;
+	}
+	return n;
+}
+
+static void put_totals(struct text *t, struct fsd_metrics *m,
+		       const struct source *s, unsigned int n)
+{
+	char l[64];
+	unsigned int i;
+
+	family(t, "flowsketch_packets_total", "counter",
+	       "Packets in the finished windows since the datapath was loaded, by direction (in: received on the -i interfaces, out: sent on them).");
+	for (i = 0; i < n; i++) {
+		if (!s[i].direction || !s[i].history)
+			continue;
+		snprintf(l, sizeof(l), "direction=\"%s\"", s[i].direction);
+		counter(t, m, "flowsketch_packets_total", l,
+			s[i].history->totals.packets, true);
+	}
+	family(t, "flowsketch_bytes_total", "counter",
+	       "Bytes of those packets (whole frames from the Ethernet header, without FCS), by direction.");
+	for (i = 0; i < n; i++) {
+		if (!s[i].direction || !s[i].history)
+			continue;
+		snprintf(l, sizeof(l), "direction=\"%s\"", s[i].direction);
+		counter(t, m, "flowsketch_bytes_total", l,
+			s[i].history->totals.bytes, true);
+	}
+	family(t, "flowsketch_malformed_packets_total", "counter",
+	       "Frames the parser refused (counted, passed, never misparsed), by direction and reason.");
+	for (i = 0; i < n; i++) {
+		size_t r;
+
+		if (!s[i].direction)
+			continue;
+		for (r = 0; r < FS_ARRAY_SIZE(malformed); r++) {
+			snprintf(l, sizeof(l), "direction=\"%s\",reason=\"%s\"",
+				 s[i].direction, malformed[r].name);
+			counter(t, m, "flowsketch_malformed_packets_total", l,
+				s[i].stats[malformed[r].stat], s[i].stats_ok);
+		}
+	}
+}
+
+static void put_frontends(struct text *t, struct fsd_metrics *m,
+			  const struct source *s, unsigned int n)
+{
+	char l[64];
+	unsigned int i;
+	__u64 v;
+
+	family(t, "flowsketch_reports_total", "counter",
+	       "Heavy-hitter reports the datapath put in its ring buffer, by frontend.");
+	for (i = 0; i < n; i++) {
+		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
+		counter(t, m, "flowsketch_reports_total", l,
+			s[i].stats[FS_STAT_REPORTS], s[i].stats_ok);
+	}
+	family(t, "flowsketch_reports_dropped_total", "counter",
+	       "Heavy-hitter reports lost because the ring buffer was full, by frontend.");
+	for (i = 0; i < n; i++) {
+		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
+		counter(t, m, "flowsketch_reports_dropped_total", l,
+			s[i].stats[FS_STAT_REPORTS_DROPPED], s[i].stats_ok);
+	}
+	family(t, "flowsketch_windows_finished_total", "counter",
+	       "Windows closed into the history since the datapath was loaded, by frontend.");
+	for (i = 0; i < n; i++) {
+		if (!s[i].history)
+			continue;
+		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
+		counter(t, m, "flowsketch_windows_finished_total", l,
+			s[i].history->windows_before + s[i].history->windows_finished,
+			true);
+	}
+	family(t, "flowsketch_windows_lost_total", "counter",
+	       "Windows a failed rotation gave up (none of their counts kept), by frontend.");
+	for (i = 0; i < n; i++) {
+		if (!s[i].rotation)
+			continue;
+		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
+		counter(t, m, "flowsketch_windows_lost_total", l,
+			s[i].rotation->errors, true);
+	}
+	family(t, "flowsketch_recursion_misses_total", "counter",
+	       "Runs of a tracing frontend the kernel skipped because it was already running on that CPU, by frontend.");
+	for (i = 0; i < n; i++) {
+		bool ok;
+
+		if (!s[i].tracing)
+			continue;	/* XDP has no such thing */
+		ok = !fsd_tp_recursion_misses(s[i].link_fd, &v);
+		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
+		counter(t, m, "flowsketch_recursion_misses_total", l, v, ok);
+	}
+}
+
+/* The last finished window of each direction: distinct counts. */
+static void put_distinct(struct text *t, const struct source *s, unsigned int n)
+{
+	static const struct {
+		const char *name, *help;
+		enum fs_hll_sketch which;
+	} gauges[] = {
+		{ "flowsketch_distinct_flows",
+		  "Distinct five-tuples in the last finished window (HyperLogLog estimate), by direction.",
+		  FS_HLL_FLOWS },
+		{ "flowsketch_distinct_sources",
+		  "Distinct source addresses in the last finished window (HyperLogLog estimate), by direction.",
+		  FS_HLL_SOURCES },
+		{ "flowsketch_distinct_destinations",
+		  "Distinct destination addresses in the last finished window (HyperLogLog estimate), by direction.",
+		  FS_HLL_DESTS },
+	};
+	const struct fsd_window *w;
+	unsigned int i;
+	size_t g;
+
+	for (g = 0; g < FS_ARRAY_SIZE(gauges); g++) {
+		family(t, gauges[g].name, "gauge", gauges[g].help);
+		for (i = 0; i < n; i++) {
+			if (!s[i].direction || !s[i].history)
+				continue;
+			w = fsd_history_window(s[i].history, 0);
+			if (!w)
+				continue;	/* no window finished yet */
+			put(t, "%s{direction=\"%s\"} %lld\n", gauges[g].name,
+			    s[i].direction, (long long)llround(
+				    fs_sketch_distinct(&w->sketch, gauges[g].which)));
+		}
+	}
+}
+
+static void put_connections(struct text *t, struct fsd_metrics *m,
+			    const struct fsd_daemon *d)
+{
+	if (!d->conn.history_ready)
+		return;
+	family(t, "flowsketch_connections_opened_total", "counter",
+	       "TCP connections opened in the daemon's network namespace (attempts: CLOSE->SYN_SENT and LISTEN->SYN_RECV), in finished windows.");
+	counter(t, m, "flowsketch_connections_opened_total", "",
+		d->conn.history.totals.packets, true);
+	family(t, "flowsketch_connections_established_total", "counter",
+	       "TCP connections established (handshake completed), in finished windows.");
+	counter(t, m, "flowsketch_connections_established_total", "",
+		d->conn.history.totals.bytes, true);
+}
+
+static void put_blocklist(struct text *t, struct fsd_metrics *m,
+			  const struct fsd_blocklist *bl)
+{
+	struct fs_block_stats sum = { 0 }, *v;
+	__u32 zero = 0;
+	unsigned int c;
+	bool ok;
+
+	if (!bl->started)
+		return;	/* --ingress tracepoint: nothing is ever dropped */
+	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
+	ok = v && !bpf_map_lookup_elem(bl->stats_fd, &zero, v);
+	for (c = 0; ok && c < bl->ncpus; c++) {
+		sum.probes += v[c].probes;
+		sum.maybe += v[c].maybe;
+		sum.dropped += v[c].dropped;
+		sum.dropped_bytes += v[c].dropped_bytes;
+	}
+	free(v);
+	family(t, "flowsketch_blocklist_entries", "gauge",
+	       "CIDRs in the blocklist.");
+	put(t, "flowsketch_blocklist_entries %zu\n", bl->n);
+	family(t, "flowsketch_blocklist_dropped_packets_total", "counter",
+	       "Packets dropped because a blocklist entry covers their source, since the datapath was loaded.");
+	counter(t, m, "flowsketch_blocklist_dropped_packets_total", "",
+		sum.dropped, ok);
+	family(t, "flowsketch_blocklist_dropped_bytes_total", "counter",
+	       "Bytes of the packets the blocklist dropped.");
+	counter(t, m, "flowsketch_blocklist_dropped_bytes_total", "",
+		sum.dropped_bytes, ok);
+	family(t, "flowsketch_blocklist_false_positive_ratio", "gauge",
+	       "Filter probes answered maybe and not confirmed by the exact set, per probe, since the datapath was loaded (status measured_fpr).");
+	if (ok)
+		put(t, "flowsketch_blocklist_false_positive_ratio %.17g\n",
+		    sum.probes ? (double)(sum.maybe - sum.dropped) /
+				 (double)sum.probes : 0.0);
+}
+
+static void offer_window(struct fsd_topk *top, const struct fsd_window *w,
+			 __u32 direction)
+{
+	__u32 j;
+
+	if (!w)
+		return;
+	for (j = 0; j < w->candidates.capacity; j++) {
+		const struct fsd_candidate *e = &w->candidates.slots[j];
+		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash,
+					     .direction = direction };
+		struct fs_cms_cell est;
+
+		if (!fsd_candidate_used(e))
+			continue;
+		fs_sketch_query(&w->sketch, e->hash, &est);
+		fc.packets = est.packets;
+		fc.bytes = est.bytes;
+		fsd_topk_offer(top, &fc);
+	}
+}
+
+/*
+ * The top talkers of the last finished window, both directions ranked
+ * together: what `flowsketch top -n N` answers for it (query.c), read
+ * here from the windows themselves (the loop alone changes the ring).
+ */
+static void put_top(struct text *t, struct fsd_daemon *d, unsigned int n)
+{
+	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?";
+	char esrc[2 * FS_ADDR_STR_MAX], edst[2 * FS_ADDR_STR_MAX], num[4];
+	struct fsd_topk top;
+	size_t i, got;
+
+	if (!n)
+		return;
+	family(t, "flowsketch_top_packets", "gauge",
+	       "Packets of the last finished window's top talkers (Count-Min estimate, never below the truth), by flow and direction.");
+	if (fsd_topk_init(&top, n, FSD_SORT_PACKETS)) {
+		t->failed = true;
+		return;
+	}
+	offer_window(&top, fsd_history_window(&d->history, 0), FSD_DIR_IN);
+	if (d->out.history_ready)
+		offer_window(&top, fsd_history_window(&d->out.history, 0),
+			     FSD_DIR_OUT);
+	got = fsd_topk_finish(&top);
+	for (i = 0; i < got; i++) {
+		const struct fsd_flow_count *c = &top.heap[i];
+
+		fs_addr_str(c->key.family, c->key.src, src, sizeof(src));
+		fs_addr_str(c->key.family, c->key.dst, dst, sizeof(dst));
+		escape(esrc, sizeof(esrc), src);
+		escape(edst, sizeof(edst), dst);
+		put(t, "flowsketch_top_packets{src=\"%s\",dst=\"%s\",sport=\"%u\",dport=\"%u\",proto=\"%s\",direction=\"%s\"} %llu\n",
+		    esrc, edst, fs_flow_sport(&c->key), fs_flow_dport(&c->key),
+		    fs_proto_str(c->key.proto, num, sizeof(num)),
+		    c->direction == FSD_DIR_OUT ? "out" : "in",
+		    (unsigned long long)c->packets);
+	}
+	fsd_topk_free(&top);
+}
+
+/* The page from the daemon's state now: NULL when memory ran out. */
+static struct fsd_metrics_page *build(struct fsd_daemon *d)
+{
+	struct fsd_metrics *m = &d->metrics;
+	struct text t = { .cap = m->page_hint + m->page_hint / 4 + 4096 };
+	struct source s[3];
+	unsigned int n;
+
+	t.page = malloc(sizeof(*t.page) + t.cap);
+	if (!t.page)
+		return NULL;
+	t.page->refs = 1;
+	t.page->len = 0;
+	n = sources_of(d, s);
+	put_totals(&t, m, s, n);
+	put_frontends(&t, m, s, n);
+	put_distinct(&t, s, n);
+	put_connections(&t, m, d);
+	put_blocklist(&t, m, &d->blocklist);
+	put_top(&t, d, d->opts.metrics_top);
+	if (t.failed) {
+		free(t.page);
+		return NULL;
+	}
+	m->page_hint = t.page->len;
+	return t.page;
+}
+
+/* Which datapath the counters belong to: fs_ctl's map id. */
+static __u32 datapath_id(const struct fsd_daemon *d)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(d->loader.skel->maps.fs_ctl),
+				   &info, &len))
+		return 0;
+	return info.id;
+}
+
+void fsd_metrics_update(struct fsd_daemon *d)
+{
+	struct fsd_metrics *m = &d->metrics;
+	struct fsd_metrics_page *p, *old;
+	__u64 t0;
+
+	if (!m->httpd)
+		return;
+	if (!m->restored) {
+		m->datapath_id = datapath_id(d);
+		if (d->store.usable && m->datapath_id)
+			state_read(m, d->store.dir);
+		m->restored = true;
+	}
+	t0 = fsd_now_ns();
+	p = build(d);
+	if (!p) {
+		if (!m->build_errors++)
+			fsd_warn("metrics: out of memory building the page: the last one is served");
+		return;
+	}
+	m->builds++;
+	fsd_debug("metrics: a page of %zu bytes in %llu us", p->len,
+		  (unsigned long long)(fsd_now_ns() - t0) / 1000);
+	/* Kept before it is served: nothing served is above the file. */
+	if (d->store.usable && m->datapath_id)
+		state_write(m, d->store.dir);
+	pthread_mutex_lock(&m->lock);
+	old = m->page;
+	m->page = p;
+	pthread_mutex_unlock(&m->lock);
+	page_put(old);
+}
