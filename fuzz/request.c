@@ -39,13 +39,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	case FSD_CMD_BLOCK_LIST:
 	case FSD_CMD_BLOCK_CLEAR:
 	case FSD_CMD_BLOCK_LOAD:
+	case FSD_CMD_EXPORT:
+	case FSD_CMD_WINDOWS:
 		break;
 	default:
 		abort();
 	}
 	if (r.cmd == FSD_CMD_TOP && (r.n < 1 || r.n > FSD_TOP_MAX))
 		abort();
-	if ((r.cmd == FSD_CMD_TOP || r.cmd == FSD_CMD_FLOWS) &&
+	if ((r.cmd == FSD_CMD_TOP || r.cmd == FSD_CMD_FLOWS ||
+	     r.cmd == FSD_CMD_EXPORT || r.cmd == FSD_CMD_WINDOWS) &&
 	    r.direction != FSD_DIR_IN && r.direction != FSD_DIR_OUT &&
 	    r.direction != FSD_DIR_BOTH)
 		abort();

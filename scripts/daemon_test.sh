@@ -11,7 +11,7 @@
 #                                 state; the last status in $WORK/st.json)
 #   FSD CLI                       build/flowsketchd, build/flowsketch
 #
-#   fsd_cleanup                   the EXIT trap's part: kill the daemon,
+#   fsd_cleanup                   the EXIT trap's part: stop the daemon,
 #                                 --detach what is pinned, namespaces,
 #                                 pins and WORK gone (FS_TEST_KEEP=1
 #                                 keeps WORK, for a look at the logs)
@@ -29,7 +29,7 @@
 DAEMON_PID=""
 
 fsd_cleanup() {
-	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
+	fs_daemon_stop "$DAEMON_PID"	# SIGTERM first: it detaches itself
 	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
 	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
 		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \

@@ -25,9 +25,12 @@ struct fs_cli {
 };
 
 int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_plot(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_export(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv);
 
 #endif /* FLOWSKETCH_CLI_H */

@@ -198,8 +198,8 @@ out:
 }
 
 /* Everything the daemon writes until it closes; *buf is NUL-terminated. */
-static int read_answer(int fd, const struct deadline *d, char **buf_out,
-		       size_t *len_out)
+static int read_answer(int fd, const struct deadline *d, size_t max,
+		       char **buf_out, size_t *len_out)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap), *bigger;
@@ -211,10 +211,10 @@ static int read_answer(int fd, const struct deadline *d, char **buf_out,
 		ssize_t n;
 
 		if (cap - len < 2) {
-			if (cap >= FS_ANSWER_MAX) {
+			if (cap >= max) {
 				err = -EMSGSIZE;
-				fs_error("flowsketchd's answer is larger than %u MiB",
-					 FS_ANSWER_MAX >> 20);
+				fs_error("flowsketchd's answer is larger than %zu MiB",
+					 max >> 20);
 				goto fail;
 			}
 			bigger = realloc(buf, cap * 2);
@@ -254,6 +254,12 @@ fail:
 int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer)
 {
+	return fs_client_call_max(cli, request, FS_ANSWER_MAX, answer);
+}
+
+int fs_client_call_max(const struct fs_cli *cli, struct json_object *request,
+		       size_t max, struct json_object **answer)
+{
 	struct json_object *obj = NULL, *cmd;
 	struct deadline d;
 	char *buf = NULL;
@@ -269,7 +275,7 @@ int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 	err = send_request(fd, request, &d);
 	if (err)
 		goto out;
-	err = read_answer(fd, &d, &buf, &len);
+	err = read_answer(fd, &d, max, &buf, &len);
 	if (err)
 		goto out;
 	err = fs_answer_parse(buf, len, &obj);

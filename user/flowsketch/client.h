@@ -36,6 +36,11 @@ unsigned int fs_client_max_path(void);
 int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer);
 
+/* The same for an answer of up to max bytes (rounded up to a power of
+ * two), for requests whose answers are larger by design (export). */
+int fs_client_call_max(const struct fs_cli *cli, struct json_object *request,
+		       size_t max, struct json_object **answer);
+
 /*
  * Send `request` (released here) and show the answer through show(): its
  * table, or with `json` the daemon's object pretty-printed once show()

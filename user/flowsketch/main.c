@@ -23,6 +23,9 @@ static const struct {
 	{ "status", fs_cmd_status, "daemon, datapath, sketch parameters, counters" },
 	{ "size", fs_cmd_size, "sizing calculator for Bloom, Count-Min, HyperLogLog" },
 	{ "block", fs_cmd_block, "sources the datapath drops: add, del, list, load, clear" },
+	{ "export", fs_cmd_export, "a span's sketches for Redis, PostgreSQL or merge" },
+	{ "merge", fs_cmd_merge, "top or flows of many hosts' exports together" },
+	{ "plot", fs_cmd_plot, "a span's packets, bytes, flows and top talkers, as a PNG" },
 };
 
 static void usage(void)
@@ -31,7 +34,8 @@ static void usage(void)
 
 	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] COMMAND [OPTIONS]\n"
 	       "\n"
-	       "Ask flowsketchd what its sketches saw, or size a sketch.\n"
+	       "Ask flowsketchd what its sketches saw, export them, merge many hosts'\n"
+	       "exports, or size a sketch.\n"
 	       "\n"
 	       "Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -458,6 +458,42 @@ int fsd_history_distinct(struct fsd_history *h,
 	return 0;
 }
 
+struct series_arg {
+	struct fsd_window_point *pts;
+	__u32 n, max;
+};
+
+/* One window's point (under the lock, like every visit). */
+static int point_window(const struct fsd_window *w, void *arg)
+{
+	struct series_arg *a = arg;
+	struct fsd_window_point *p;
+	__u32 i;
+
+	if (a->n == a->max)
+		return 1;	/* full: the walk ends */
+	p = &a->pts[a->n++];
+	p->start_ns = w->start_ns;
+	p->end_ns = w->end_ns;
+	p->totals = w->sketch.totals;
+	for (i = 0; i < FS_HLL_NSKETCH; i++)
+		p->distinct[i] = fs_sketch_distinct(&w->sketch, i);
+	return 0;
+}
+
+int fsd_history_series(struct fsd_history *h, const struct fsd_span_select *sel,
+		       struct fsd_window_point *pts, __u32 max)
+{
+	struct series_arg a = { .pts = pts, .max = max };
+	__u64 newest = sel->pinned ? sel->newest : FSD_GEN_NOW;
+	int n;
+
+	if (sel->windows > h->capacity)
+		return -ERANGE;
+	n = walk_span(h, sel, &newest, point_window, &a);
+	return n < 0 ? n : (int)a.n;
+}
+
 size_t fsd_history_max_bytes(const struct fs_sketch_params *p,
 			     __u32 capacity, __u32 candidate_limit)
 {

@@ -220,6 +220,22 @@ int fsd_history_distinct(struct fsd_history *h,
 			 struct fsd_query_scratch *q,
 			 double distinct[FS_HLL_NSKETCH], struct fsd_span *span);
 
+/* One window of a series (fsd_history_series()). */
+struct fsd_window_point {
+	__u64 start_ns, end_ns;			/* CLOCK_MONOTONIC */
+	struct fs_window_totals totals;
+	double distinct[FS_HLL_NSKETCH];	/* of this window alone */
+};
+
+/*
+ * The selected windows one by one, newest first, into pts (at most max):
+ * each window's times, totals and distinct counts, for a plot of the span
+ * (`flowsketch plot`).  One lock hold per window, as for the sums.  The
+ * number of points, or -errno.
+ */
+int fsd_history_series(struct fsd_history *h, const struct fsd_span_select *sel,
+		       struct fsd_window_point *pts, __u32 max);
+
 /* Memory the history holds: window sketches, candidate sets, spare. */
 size_t fsd_history_bytes(const struct fsd_history *h);
 

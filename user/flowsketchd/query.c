@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * query.c - answer a request: top and flows here, status in status.c.
+ * query.c - answer a request: top and flows here, status in status.c,
+ * export in export.c.
  *
  * The request is parsed and checked in request.c, which needs no daemon;
  * what is left here depends on the daemon's state (the history kept).
@@ -15,6 +16,7 @@
 #include "flow_fmt.h"
 #include "hll_estimate.h"
 #include "daemon.h"
+#include "export.h"
 #include "request.h"
 #include "server.h"
 #include "utf8.h"
@@ -412,6 +414,75 @@ static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 	return a;
 }
 
+/* export.c: the span's sketches themselves, from the same windows. */
+static struct json_object *answer_export(struct fsd_daemon *d, const void *job,
+					 struct fsd_query_scratch *q)
+{
+	const struct query_job *qj = job;
+
+	return fsd_answer_export(d, qj->r.direction, &qj->sel, &qj->sel_out, q);
+}
+
+/* One direction's windows of a span, oldest first (fsd_history_series()). */
+static int add_series(struct fsd_daemon *d, struct json_object *arr,
+		      struct fsd_history *h, const struct fsd_span_select *sel,
+		      const char *direction)
+{
+	struct fsd_window_point *pts = calloc(h->capacity, sizeof(*pts));
+	struct json_object *s, *ws, *w;
+	int n, i;
+
+	if (!pts)
+		return -ENOMEM;
+	n = fsd_history_series(h, sel, pts, h->capacity);
+	if (n < 0) {
+		free(pts);
+		return n;
+	}
+	s = json_object_new_object();
+	ws = json_object_new_array();
+	for (i = n - 1; i >= 0; i--) {
+		w = json_object_new_object();
+		add_u64(w, "start_ns", fsd_wall_ns(pts[i].start_ns));
+		add_u64(w, "end_ns", fsd_wall_ns(pts[i].end_ns));
+		add_u64(w, "packets", pts[i].totals.packets);
+		add_u64(w, "bytes", pts[i].totals.bytes);
+		add_u64(w, "distinct_flows", (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
+		add_u64(w, "distinct_sources", (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
+		add_u64(w, "distinct_destinations", (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
+		json_object_array_add(ws, w);
+	}
+	free(pts);
+	add_string(s, "direction", direction);
+	json_object_object_add(s, "windows", ws);
+	json_object_array_add(arr, s);
+	return 0;
+}
+
+/* windows: the span window by window, per direction (`flowsketch plot`). */
+static struct json_object *answer_windows(struct fsd_daemon *d, const void *job,
+					  struct fsd_query_scratch *q)
+{
+	const struct query_job *qj = job;
+	unsigned int dirs = directions(d, qj->r.direction);
+	struct json_object *a = json_object_new_object(), *arr = json_object_new_array();
+	int err = 0;
+
+	if (dirs & FSD_DIR_IN)
+		err = add_series(d, arr, &d->history, &qj->sel, "in");
+	if (!err && (dirs & FSD_DIR_OUT))
+		err = add_series(d, arr, &d->out.history, &qj->sel_out, "out");
+	if (err) {
+		json_object_put(arr);
+		json_object_put(a);
+		return fsd_answer_error("windows query failed: %s", strerror(-err));
+	}
+	add_u64(a, "window_seconds", d->opts.window_sec);
+	add_string(a, "direction", direction_name(qj->r.direction));
+	json_object_object_add(a, "series", arr);
+	return a;
+}
+
 static struct json_object *now_status(struct fsd_daemon *d,
 				      const struct fsd_request *r)
 {
@@ -478,6 +549,8 @@ static const struct {
 } commands[] = {
 	{ FSD_CMD_TOP, answer_top, NULL },
 	{ FSD_CMD_FLOWS, answer_flows, NULL },
+	{ FSD_CMD_EXPORT, answer_export, NULL },
+	{ FSD_CMD_WINDOWS, answer_windows, NULL },
 	{ FSD_CMD_STATUS, NULL, now_status },
 	{ FSD_CMD_BLOCK_ADD, NULL, now_block_add },
 	{ FSD_CMD_BLOCK_DEL, NULL, now_block_del },

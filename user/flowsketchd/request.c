@@ -189,6 +189,7 @@ static int parse_load(struct json_object *req, struct fsd_request *r,
 static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
+	/* flows, export and windows take the same keys */
 	static const char *const flows_keys[] = { "span", "direction", NULL };
 	static const char *const no_keys[] = { NULL };
 	struct json_object *cmd;
@@ -207,6 +208,16 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 	if (!strcmp(name, "flows")) {
 		r->cmd = FSD_CMD_FLOWS;
 		return check_keys(req, "flows", flows_keys, err) ?:
+		       parse_span(req, r, err) ?: parse_direction(req, r, err);
+	}
+	if (!strcmp(name, "export")) {
+		r->cmd = FSD_CMD_EXPORT;
+		return check_keys(req, "export", flows_keys, err) ?:
+		       parse_span(req, r, err) ?: parse_direction(req, r, err);
+	}
+	if (!strcmp(name, "windows")) {
+		r->cmd = FSD_CMD_WINDOWS;
+		return check_keys(req, "windows", flows_keys, err) ?:
 		       parse_span(req, r, err) ?: parse_direction(req, r, err);
 	}
 	if (!strcmp(name, "status")) {
@@ -241,7 +252,7 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		r->cmd = FSD_CMD_BLOCK_LOAD;
 		return parse_load(req, r, err);
 	}
-	return fail(err, "unknown cmd \"%.*s\" (top, flows, status, block_add, block_del, block_list, block_clear or block_load)",
+	return fail(err, "unknown cmd \"%.*s\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear or block_load)",
 		    quoted(name), name);
 }
 

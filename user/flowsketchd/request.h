@@ -33,6 +33,8 @@ enum fsd_cmd {
 	FSD_CMD_BLOCK_LIST,
 	FSD_CMD_BLOCK_CLEAR,
 	FSD_CMD_BLOCK_LOAD,
+	FSD_CMD_EXPORT,
+	FSD_CMD_WINDOWS,
 };
 
 /* Which direction a span query covers: bits, so "both" is both. */
@@ -44,10 +46,11 @@ enum fsd_direction {
 
 struct fsd_request {
 	enum fsd_cmd cmd;
-	enum fsd_direction direction;	/* top, flows (default both) */
+	enum fsd_direction direction;	/* top, flows, export (default both) */
 	size_t n;		/* top: 1 to FSD_TOP_MAX */
 	enum fsd_sort sort;	/* top */
-	double span;		/* top, flows: seconds, > 0; 0 when not given */
+	double span;		/* top, flows, export: seconds, > 0; 0 when
+				   not given */
 	size_t ncidrs;		/* block_add, block_del: 1 to FSD_BLOCK_REQUEST_MAX */
 	struct fs_cidr cidrs[FSD_BLOCK_REQUEST_MAX];
 	char file[PATH_MAX];	/* block_load: an absolute path */

@@ -18,6 +18,8 @@
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes"|"connections",
  *                    "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"flows",  "span":SECONDS, "direction":"in"|"out"|"both"}
+ *   {"cmd":"export", "span":SECONDS, "direction":"in"|"out"|"both"}
+ *   {"cmd":"windows", "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"status"}
  *   {"cmd":"block_add", "cidrs":["10.0.0.0/8", ...]}   (1 to FS_BLOCK_REQUEST_MAX)
  *   {"cmd":"block_del", "cidrs":[...]}
@@ -97,6 +99,49 @@
  *   "connections" (the same span of the connection frontend, whatever
  *   the direction): TCP connections opened and established, the distinct
  *   hosts that opened them and those they were opened to.
+ *
+ * export (`flowsketch export`: the span's sketches themselves, to be
+ * merged with other hosts' elsewhere; user/lib/native.h):
+ *   {"span_seconds":S, "windows":W, "window_seconds":S,
+ *    "window_start":UNIX, "window_end":UNIX,
+ *    "window_start_ns":NS, "window_end_ns":NS, "direction":"both",
+ *    "params":{"cms_depth":D, "cms_log2_width":L, "cms_width":W,
+ *              "hll_precision":P, "flags":F, "conservative":B},
+ *    "secret_fingerprint":"16 hex digits",
+ *    "total_packets":N, "total_bytes":N,
+ *    "candidates":[{"src":..., "dst":..., "sport":N, "dport":N,
+ *                   "proto":"tcp", "proto_num":6, "family":4,
+ *                   "hash":"16 hex digits", "packets":N, "bytes":N,
+ *                   "direction":"in"|"out"|"both"}, ...],
+ *    "sketch":{"encoding":"base64", "cells":C, "registers":R,
+ *              "data":"..."}}
+ *   The span is chosen as for top; its exact time range is
+ *   window_start_ns .. window_end_ns (wall clock, as it reads now).
+ *   params are the sketches' (params.h) without the secret;
+ *   secret_fingerprint is fs_params_fingerprint() of it, which is what
+ *   says whether two hosts' sketches merge.  candidates: every
+ *   heavy-hitter candidate of the span, in ascending order of the flow
+ *   key's bytes, with its keyed hash (hash.h: what a reader queries the
+ *   sketch with) and its estimates in the summed sketch; "direction" the
+ *   directions it was reported in.  sketch.data: base64 (RFC 4648) of the
+ *   span's summed sketch, C = depth << log2w Count-Min cells row-major,
+ *   each packets then bytes as little-endian u64, then R = 3 << p
+ *   HyperLogLog registers of a byte each (flows, sources, destinations).
+ *   Direction "both" is the union: cells and totals added, registers the
+ *   max.  An export that would take more than FS_EXPORT_ANSWER_MAX is
+ *   refused (shorter span, or smaller sketches), and so is one of a span
+ *   no window has finished in yet.
+ *
+ * windows (`flowsketch plot`: the span window by window, oldest first):
+ *   {"window_seconds":S, "direction":"both",
+ *    "series":[{"direction":"in",
+ *               "windows":[{"start_ns":NS, "end_ns":NS, "packets":N,
+ *                           "bytes":N, "distinct_flows":N,
+ *                           "distinct_sources":N,
+ *                           "distinct_destinations":N}, ...]},
+ *              {"direction":"out", ...}]}
+ *   start_ns/end_ns on the wall clock; the distinct counts are each
+ *   window's own (a span's are those of `flows`, not their sum).
  *
  * status:
  *   {"pid":N, "pin_dir":"...", "datapath":"bpf"|"kfunc",
@@ -211,5 +256,10 @@
 /* Entries in one block_list answer (about 4 MB of JSON at most); the CLI
  * asks for the next page at "offset" until it has "total". */
 #define FS_BLOCK_LIST_PAGE 50000
+/* The largest export answer the daemon sends, and the CLI takes: the
+ * sketch's base64 and the candidates' JSON (at the defaults, 0.5 MB and
+ * about 250 bytes a candidate).  Below the daemon's room for answers
+ * waiting for their clients (server.h). */
+#define FS_EXPORT_ANSWER_MAX (48U << 20)
 
 #endif /* FLOWSKETCH_PROTOCOL_H */

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# plot.sh - `flowsketch plot`: a span drawn by gnuplot from the daemon's
+# per-window figures ("windows" request, protocol.h).
+#
+#   NS_TX [fs-gen] --veth--> NS_RX [flowsketchd]
+#
+# The oracle is the generator's truth: the per-window series the plot was
+# drawn from (--data) must add up to exactly the packets and bytes sent,
+# no window may hold more distinct flows than were sent in all, and the
+# windows must tile the span (each ends where the next starts, one window
+# long, on a multiple of it).  The PNG must be one (signature, the size
+# the script asks for).  Bad arguments get one message and exit 2; no
+# gnuplot, or no daemon, one message and exit 1, and no file.  Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+. scripts/tap.sh
+. scripts/daemon_test.sh
+
+ID=$$
+NS_TX="fs-plot-tx-$ID"
+NS_RX="fs-plot-rx-$ID"
+VETH_TX="fsplt$ID"
+VETH_RX="fsplr$ID"
+PIN_DIR="/sys/fs/bpf/fs-plot-$ID"
+WORK=""
+FSD=build/flowsketchd
+CLI=build/flowsketch
+GEN=build/tools/fs-gen
+
+trap fsd_cleanup EXIT
+trap 'exit 130' INT TERM
+
+fs_require_root
+for b in "$FSD" "$CLI" "$GEN"; do
+	[ -x "$b" ] || bail "$b is built (run make)"
+done
+command -v gnuplot >/dev/null || bail "gnuplot is installed (scripts/deps.sh)"
+fs_bpffs_mount || bail "bpffs is mounted"
+WORK=$(mktemp -d /tmp/fs-plot.XXXXXX) || bail "a work directory"
+fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+
+mac=$(fs_mac "$NS_RX" "$VETH_RX")
+fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac" --flows 300 --packets 40000 \
+	--rate 10000 --seed 5 --truth "$WORK/truth.json" >/dev/null 2>"$WORK/gen.log" ||
+	bail "the generator sent its packets"
+fsd_settle egress || bail "two windows closed after the traffic"
+
+cli plot --span 60 -d in -o "$WORK/p.png" --data "$WORK/series.tsv" >"$WORK/plot.out" 2>&1; rc=$?
+check "plot: exit 0 ($rc)" [ "$rc" = 0 ]
+diag <"$WORK/plot.out"
+check "a PNG of 1100 x 1000 pixels" python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read(24)
+assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[12:16] == b"IHDR", "not a PNG"
+w, h = struct.unpack(">II", b[16:24])
+assert (w, h) == (1100, 1000), (w, h)' "$WORK/p.png"
+P=$(jq .total_packets "$WORK/truth.json"); B=$(jq .total_bytes "$WORK/truth.json")
+F=$(jq '.flows | length' "$WORK/truth.json")
+read -r gp gb gf < <(awk -F'\t' '$1 == "in" { p += $4; b += $5; if ($6 > f) f = $6 } END { print p + 0, b + 0, f + 0 }' "$WORK/series.tsv")
+check "the windows drawn add up to the $P packets, $B bytes sent ($gp, $gb)" [ "$gp" = "$P" -a "$gb" = "$B" ]
+check "no window holds more distinct flows than the $F sent (at most $gf, within 3 rse)" \
+	awk -v f="$gf" -v n="$F" 'BEGIN { exit !(f > 0 && f <= n * (1 + 3 * 1.04 / 128)) }'
+check "the windows tile the span: each a window long and ending on a multiple of it, where the next starts" \
+	awk -F'\t' '$1 == "in" { n++; if (n > 1 && ($3 < 0.7 || $3 > 1.3)) bad = 1
+		if ($2 - int($2) > 0.3) bad = 1
+		if (n > 1 && ($2 - $3 - prev) * ($2 - $3 - prev) > 0.0001) bad = 1; prev = $2 }
+		END { exit bad || n < 3 }' "$WORK/series.tsv"
+check "both directions: a series each" \
+	bash -c "cli() { '$CLI' --socket '$WORK/sock' \"\$@\"; }; cli plot --span 60 -o '$WORK/both.png' --data '$WORK/both.tsv' && cut -f1 '$WORK/both.tsv' | sort -u | tr '\n' ' ' | grep -qx 'in out '"
+
+cli plot --span 60 >"$WORK/bad.out" 2>&1; rc=$?
+check "no -o: exit 2, one message ($(head -1 "$WORK/bad.out"))" \
+	[ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q -- '-o FILE.png is required' "$WORK/bad.out"
+cli plot -n 0 -o "$WORK/x.png" >"$WORK/bad.out" 2>&1; rc=$?
+check "-n 0: exit 2, one message" [ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 ]
+PATH=/nonexistent "$CLI" --socket "$WORK/sock" plot -o "$WORK/nognuplot.png" >"$WORK/bad.out" 2>&1; rc=$?
+check "no gnuplot: exit 1, says how to install it, no file ($(head -1 "$WORK/bad.out"))" \
+	[ "$rc" = 1 -a ! -e "$WORK/nognuplot.png" ] && grep -q 'gnuplot-nox' "$WORK/bad.out"
+"$CLI" --socket "$WORK/nosock" plot -o "$WORK/nodaemon.png" >"$WORK/bad.out" 2>&1; rc=$?
+check "no daemon: exit 1, no file" [ "$rc" = 1 -a ! -e "$WORK/nodaemon.png" ]
+check "no temporary directory left behind" bash -c "! ls -d /tmp/flowsketch-plot.* 2>/dev/null | grep -q ."
+finish

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_native.c - the native export file (user/lib/native.h).
+ *
+ * Round trips keep every field, cell, register and candidate; the header
+ * is checked byte by byte against the layout documented in native.h; and
+ * every refusal documented there is provoked once, its message checked
+ * for the words that name the fault: a reader that accepted the file, or
+ * refused it for another reason, fails.  Every prefix of a file is
+ * refused as truncated.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "native.h"
+
+static __u64 rng_next(__u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+/* An export of depth d, width 2^log2w, precision p, with ncand
+ * candidates (IPv4 and IPv6) and pseudo-random contents. */
+static void make(struct fs_native *n, __u32 d, __u32 log2w, __u32 p,
+		 __u64 ncand, __u64 seed)
+{
+	const struct fs_hash_secret secret = { 0x0123456789abcdefULL, 42 };
+	struct fs_sketch_params params;
+	__u64 i, s = seed | 1;
+
+	fs_params_init(&params, d, log2w, p, 0, &secret);
+	assert_int_equal(fs_native_init(n, &params, ncand), 0);
+	/* The secret never reaches an export. */
+	assert_int_equal(n->sketch.params.secret.k0, 0);
+	assert_int_equal(n->sketch.params.secret.k1, 0);
+	n->direction = FS_NATIVE_DIR_BOTH;
+	n->fingerprint = fs_params_fingerprint(&secret);
+	n->start_ns = 1700000000123456789ULL;
+	n->end_ns = n->start_ns + 30000000000ULL;
+	n->window_ns = 1000000000ULL;
+	n->windows = 30;
+	n->sketch.totals.packets = rng_next(&s) >> 4;
+	n->sketch.totals.bytes = rng_next(&s) >> 4;
+	for (i = 0; i < fs_cms_cells_per_slot(&params); i++) {
+		n->sketch.cms[i].packets = rng_next(&s) >> 1;
+		n->sketch.cms[i].bytes = rng_next(&s) >> 1;
+	}
+	for (i = 0; i < fs_hll_regs_per_slot(&params); i++)
+		n->sketch.hll[i] = (__u8)(rng_next(&s) % (66 - p));
+	for (i = 0; i < ncand; i++) {
+		struct fs_native_candidate *c = &n->candidates[i];
+
+		c->key.family = i % 2 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+		c->key.proto = i % 3 ? 6 : 17;
+		c->key.sport = (__u16)rng_next(&s);
+		c->key.dport = (__u16)rng_next(&s);
+		c->key.src[0] = 10;
+		c->key.src[3] = (__u8)i;
+		c->key.dst[0] = 10;
+		c->key.dst[2] = (__u8)(i >> 8);
+		c->hash = rng_next(&s);
+	}
+	fs_native_sort(n);
+}
+
+/* Encode n into a new buffer of *len bytes. */
+static __u8 *encode(const struct fs_native *n, size_t *len)
+{
+	__u8 *buf;
+
+	*len = fs_native_size(n);
+	assert_true(*len > 0);
+	buf = malloc(*len);
+	assert_non_null(buf);
+	assert_int_equal(fs_native_encode(n, buf, *len), 0);
+	return buf;
+}
+
+static void assert_same(const struct fs_native *a, const struct fs_native *b)
+{
+	const struct fs_sketch_params *p = &a->sketch.params;
+
+	assert_memory_equal(&a->sketch.params, &b->sketch.params, sizeof(*p));
+	assert_int_equal(a->fingerprint, b->fingerprint);
+	assert_int_equal(a->start_ns, b->start_ns);
+	assert_int_equal(a->end_ns, b->end_ns);
+	assert_int_equal(a->window_ns, b->window_ns);
+	assert_int_equal(a->windows, b->windows);
+	assert_int_equal(a->direction, b->direction);
+	assert_int_equal(a->sketch.totals.packets, b->sketch.totals.packets);
+	assert_int_equal(a->sketch.totals.bytes, b->sketch.totals.bytes);
+	assert_int_equal(a->ncandidates, b->ncandidates);
+	if (a->ncandidates)
+		assert_memory_equal(a->candidates, b->candidates,
+				    a->ncandidates * sizeof(*a->candidates));
+	assert_memory_equal(a->sketch.cms, b->sketch.cms,
+			    fs_cms_cells_per_slot(p) * sizeof(*a->sketch.cms));
+	assert_memory_equal(a->sketch.hll, b->sketch.hll, fs_hll_regs_per_slot(p));
+}
+
+static void test_round_trip(void **state)
+{
+	static const __u32 shapes[][4] = {
+		/* depth, log2 width, precision, candidates */
+		{ 1, 4, 4, 0 },
+		{ 3, 6, 10, 7 },
+		{ 5, 12, 14, 1000 },
+		{ 8, 4, 18, 2 },
+	};
+	char err[FS_NATIVE_ERR_MAX];
+	struct fs_native a, b;
+	size_t i, len, len2;
+	__u8 *buf, *buf2;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		make(&a, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], i + 1);
+		buf = encode(&a, &len);
+		assert_int_equal(len, 96 + 48 * shapes[i][3] + 8 +
+				 16 * ((__u64)shapes[i][0] << shapes[i][1]) + 8 +
+				 (3U << shapes[i][2]) + 4);
+		err[0] = 0;
+		assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
+		assert_same(&a, &b);
+		/* One export, one file. */
+		buf2 = encode(&b, &len2);
+		assert_int_equal(len, len2);
+		assert_memory_equal(buf, buf2, len);
+		free(buf);
+		free(buf2);
+		fs_native_free(&a);
+		fs_native_free(&b);
+	}
+}
+
+/* The defaults' size, as native.h says: 376,948 bytes without candidates. */
+static void test_default_size(void **state)
+{
+	struct fs_native n;
+
+	make(&n, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, FS_DEFAULT_HLL_P, 0, 9);
+	assert_int_equal(fs_native_size(&n), 376948);
+	fs_native_free(&n);
+}
+
+static __u64 le64(const __u8 *b)
+{
+	__u64 v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* Offsets and byte order of native.h's table. */
+static void test_layout(void **state)
+{
+	struct fs_native n;
+	size_t len, a, bo;
+	__u8 *b;
+
+	make(&n, 3, 5, 6, 2, 3);
+	b = encode(&n, &len);
+	assert_memory_equal(b, "FSEXPORT", 8);
+	assert_memory_equal(b + 8, "\x01\x00\x00\x00", 4);
+	assert_memory_equal(b + 12, "\x03\x00\x00\x00", 4);
+	assert_memory_equal(b + 16, "FSK1", 4);
+	assert_int_equal(b[20], 1);		/* params version */
+	assert_int_equal(b[21], 3);		/* depth */
+	assert_int_equal(b[22], 5);		/* log2 width */
+	assert_int_equal(b[23], 6);		/* precision */
+	assert_int_equal(b[24], 0);		/* flags */
+	assert_int_equal(b[25], FS_NSLOTS);
+	assert_memory_equal(b + 26, "\0\0\0\0\0\0", 6);
+	assert_int_equal(le64(b + 32), n.fingerprint);
+	assert_int_equal(le64(b + 40), n.start_ns);
+	assert_int_equal(le64(b + 48), n.end_ns);
+	assert_int_equal(le64(b + 56), n.window_ns);
+	assert_int_equal(le64(b + 64), n.windows);
+	assert_int_equal(le64(b + 72), n.sketch.totals.packets);
+	assert_int_equal(le64(b + 80), n.sketch.totals.bytes);
+	assert_int_equal(le64(b + 88), 2);
+	assert_memory_equal(b + 96, &n.candidates[0].key, 40);
+	assert_int_equal(le64(b + 136), n.candidates[0].hash);
+	assert_memory_equal(b + 144, &n.candidates[1].key, 40);
+	/* Candidates in ascending key order. */
+	assert_true(memcmp(b + 96, b + 144, 40) < 0);
+	a = 96 + 2 * 48;
+	assert_int_equal(le64(b + a), 3 << 5);
+	assert_int_equal(le64(b + a + 8), n.sketch.cms[0].packets);
+	assert_int_equal(le64(b + a + 16), n.sketch.cms[0].bytes);
+	assert_int_equal(le64(b + a + 8 + 16 * 33), n.sketch.cms[33].packets);
+	bo = a + 8 + 16 * (3 << 5);
+	assert_int_equal(le64(b + bo), 3 << 6);
+	assert_memory_equal(b + bo + 8, n.sketch.hll, 3 << 6);
+	assert_int_equal(len, bo + 8 + (3 << 6) + 4);
+	assert_int_equal((__u32)(b[len - 4] | b[len - 3] << 8 | b[len - 2] << 16 |
+				 (__u32)b[len - 1] << 24),
+			 (__u32)crc32_z(0, b, len - 4));
+	free(b);
+	fs_native_free(&n);
+}
+
+/* Make a file's checksum right again after an edit of its content. */
+static void fix_crc(__u8 *b, size_t len)
+{
+	__u32 c = (__u32)crc32_z(0, b, len - 4);
+
+	b[len - 4] = (__u8)c;
+	b[len - 3] = (__u8)(c >> 8);
+	b[len - 2] = (__u8)(c >> 16);
+	b[len - 1] = (__u8)(c >> 24);
+}
+
+/* The decoder refuses buf with a message containing want. */
+static void refused(const __u8 *buf, size_t len, const char *want)
+{
+	char err[FS_NATIVE_ERR_MAX] = "";
+	struct fs_native n;
+
+	assert_int_equal(fs_native_decode(buf, len, &n, err), -EINVAL);
+	if (!strstr(err, want))
+		fail_msg("refused with \"%s\", not for \"%s\"", err, want);
+}
+
+static void test_refusals(void **state)
+{
+	struct fs_native n;
+	size_t len, a, bo;
+	__u8 *good, *b;
+
+	make(&n, 2, 4, 4, 3, 5);
+	good = encode(&n, &len);
+	b = malloc(len + 1);
+	assert_non_null(b);
+	a = 96 + 3 * 48;
+	bo = a + 8 + 16 * (2 << 4);
+
+#define EDIT(stmt, want) do {				\
+		memcpy(b, good, len);			\
+		stmt;					\
+		refused(b, len, want);			\
+	} while (0)
+#define EDIT_CRC(stmt, want) do {			\
+		memcpy(b, good, len);			\
+		stmt;					\
+		fix_crc(b, len);			\
+		refused(b, len, want);			\
+	} while (0)
+
+	EDIT(b[3] = 'x', "not a flowsketch export");
+	EDIT(b[8] = 2, "format version 2");
+	EDIT(b[11] = 1, "format version 16777217");
+	EDIT(b[12] = 0, "direction 0");
+	EDIT(b[12] = 4, "direction 4");
+	EDIT(b[16] = 'X', "parameters record");
+	EDIT(b[20] = 2, "parameters record");
+	EDIT(b[21] = 0, "depth 0");
+	EDIT(b[21] = 9, "depth 9");
+	EDIT(b[22] = 3, "width 2^3");
+	EDIT(b[22] = 23, "width 2^23");
+	EDIT(b[23] = 19, "precision 19");
+	EDIT(b[24] = 0x80, "flags 0x80");
+	EDIT(b[25] = 3, "nslots is 3");
+	EDIT(b[31] = 1, "reserved parameter byte 15");
+	EDIT(b[55] = 0, "before it starts");
+	EDIT(memset(b + 56, 0, 8), "window length is 0");
+	/* Counts that disagree with the parameters. */
+	EDIT(b[a] ^= 1, "Count-Min cells, and depth 2 times width 16 make 32");
+	EDIT(b[bo] ^= 1, "HyperLogLog registers, and precision 4 makes 48");
+	/* More candidates than the file holds. */
+	EDIT(b[88] = 200, "truncated: 200 candidates");
+	/* Content damaged: the checksum catches it... */
+	EDIT(b[a + 20] ^= 0x10, "checksum");
+	EDIT(b[len - 1] ^= 1, "checksum");
+	/* ... and content wrong but checksummed is refused for what it is. */
+	EDIT_CRC(b[96] = 5, "candidate 0 has address family 5");
+	EDIT_CRC(b[96 + 48 + 2] = 1, "candidate 1 has a non-zero pad");
+	EDIT_CRC(b[bo + 8 + 7] = 62, "register 7 holds 62");
+	/* Bytes after the end. */
+	memcpy(b, good, len);
+	b[len] = 0;
+	refused(b, len + 1, "1 bytes follow the end");
+	/* Every prefix is truncated. */
+	for (size_t cut = 0; cut < len; cut++)
+		refused(good, cut, "truncated");
+#undef EDIT
+#undef EDIT_CRC
+	free(b);
+	free(good);
+	fs_native_free(&n);
+}
+
+static void test_encode_refusals(void **state)
+{
+	struct fs_native n;
+	size_t len;
+	__u8 *b;
+
+	make(&n, 2, 4, 4, 1, 7);
+	len = fs_native_size(&n);
+	b = malloc(len);
+	assert_non_null(b);
+	assert_int_equal(fs_native_encode(&n, b, len - 1), -ENOSPC);
+	n.direction = 0;
+	assert_int_equal(fs_native_encode(&n, b, len), -EINVAL);
+	n.direction = FS_NATIVE_DIR_IN;
+	n.candidates[0].key.family = 0;
+	assert_int_equal(fs_native_encode(&n, b, len), -EINVAL);
+	n.candidates[0].key.family = FS_FAMILY_IPV4;
+	n.sketch.hll[3] = 62;
+	assert_int_equal(fs_native_encode(&n, b, len), -EINVAL);
+	n.sketch.hll[3] = 61;
+	n.end_ns = n.start_ns - 1;
+	assert_int_equal(fs_native_encode(&n, b, len), -EINVAL);
+	n.end_ns = n.start_ns;
+	assert_int_equal(fs_native_encode(&n, b, len), 0);
+	free(b);
+	fs_native_free(&n);
+}
+
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/fs-test-native.XXXXXX", err[FS_NATIVE_ERR_MAX];
+	struct fs_native a, b;
+	size_t len;
+	__u8 *buf;
+	int fd;
+
+	make(&a, 4, 8, 12, 50, 11);
+	buf = encode(&a, &len);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	assert_int_equal(fs_native_read_file(path, &b, err), 0);
+	assert_same(&a, &b);
+	fs_native_free(&b);
+	/* Cut short on disk, as an interrupted copy would leave it. */
+	assert_int_equal(truncate(path, (off_t)len - 100), 0);
+	assert_int_equal(fs_native_read_file(path, &b, err), -EINVAL);
+	assert_non_null(strstr(err, "truncated"));
+	unlink(path);
+	assert_int_equal(fs_native_read_file(path, &b, err), -ENOENT);
+	assert_non_null(strstr(err, "cannot be read"));
+	free(buf);
+	fs_native_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_default_size),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_encode_refusals),
+		cmocka_unit_test(test_read_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * export.c - `flowsketch export`: a span's sketches for other engines.
+ *
+ * One export request (protocol.h) brings the span's summed sketch, its
+ * candidates, totals, time range and parameters; they are checked into a
+ * struct fs_native (native.h) and written in the format asked for:
+ *
+ *   redis    the dense HyperLogLog string of one sketch (hll_export.h):
+ *            SET it, then PFCOUNT / PFMERGE; p = 14 only, Redis's one
+ *   pg-hll   the same as postgresql-hll prints a FULL hll: "\x14..."
+ *            with a newline, so that '...'::hll casts it
+ *   native   the self-describing file `flowsketch merge` reads
+ *   pg-sql   a psql script loading the span into pgsql.h's schema
+ *
+ * --input FILE takes the span from a native file instead of the daemon,
+ * so a file collected from a host can be loaded into Redis or PostgreSQL
+ * later.  The output goes to -o FILE (written whole under a temporary
+ * name, then renamed, so that a failed export leaves no partial file) or
+ * to stdout, which for the binary formats must not be a terminal.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "args.h"
+#include "base64.h"
+#include "cli.h"
+#include "client.h"
+#include "hll_export.h"
+#include "native.h"
+#include "pgsql.h"
+#include "protocol.h"
+#include "reply.h"
+
+enum export_format { FMT_REDIS, FMT_PG_HLL, FMT_NATIVE, FMT_PG_SQL };
+
+struct export_opts {
+	enum export_format format;
+	bool format_given;
+	enum fs_hll_sketch sketch;
+	__u32 span;			/* 0: the daemon's default */
+	const char *direction;		/* NULL: the daemon's default, both */
+	const char *host;		/* pg-sql; NULL: gethostname() */
+	const char *input;		/* a native file instead of the daemon */
+	const char *output;		/* NULL or "-": stdout */
+};
+
+static void usage(void)
+{
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] export\n"
+	       "                  --format redis|pg-hll|native|pg-sql [--sketch flows|sources|destinations]\n"
+	       "                  [--span SECONDS] [--direction in|out|both] [--host NAME]\n"
+	       "                  [--input FILE] [-o FILE]\n"
+	       "\n"
+	       "A span's sketches, for merging with other hosts' elsewhere (hosts whose\n"
+	       "sketches merge share one flowsketchd --secret-file).\n"
+	       "\n"
+	       "  -f, --format F     redis: the dense HyperLogLog string of --sketch (SET it,\n"
+	       "                     then PFCOUNT, PFMERGE); needs --precision 14\n"
+	       "                     pg-hll: the postgresql-hll value of --sketch, as text\n"
+	       "                     ('\\x14...'::hll)\n"
+	       "                     native: the whole span in one file, for flowsketch merge\n"
+	       "                     pg-sql: a psql script loading the span into the fleet\n"
+	       "                     tables (user/flowsketch/pgsql.h; dist/fleet_top.sql)\n"
+	       "  -k, --sketch S     flows (default), sources or destinations (redis, pg-hll)\n"
+	       "  -t, --span SECONDS span to export, rounded up to whole windows (default one\n"
+	       "                     window); units s, m, h accepted (90, 5m, 1h)\n"
+	       "  -d, --direction D  in, out or both (default: their union)\n"
+	       "  -H, --host NAME    the host's name in pg-sql (default: this host's name)\n"
+	       "  -i, --input FILE   convert a native export instead of asking the daemon\n"
+	       "  -o, --output FILE  write FILE (whole, or not at all); default stdout,\n"
+	       "                     never a terminal for redis and native\n"
+	       "  -h, --help         this text\n");
+}
+
+static int parse_opts(int argc, char **argv, struct export_opts *o)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "sketch", required_argument, NULL, 'k' },
+		{ "span", required_argument, NULL, 't' },
+		{ "direction", required_argument, NULL, 'd' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const char *const formats[] = { "redis", "pg-hll", "native", "pg-sql" };
+	static const char *const sketches[] = { "flows", "sources", "destinations" };
+	bool sketch_given = false, daemon_opt = false;
+	size_t i;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:k:t:d:H:i:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			for (i = 0; i < 4 && strcmp(optarg, formats[i]); i++)
+				;
+			if (i == 4)
+				return fs_usage_error("export", "--format must be redis, pg-hll, native or pg-sql, not '%s'",
+						      optarg);
+			o->format = (enum export_format)i;
+			o->format_given = true;
+			break;
+		case 'k':
+			for (i = 0; i < 3 && strcmp(optarg, sketches[i]); i++)
+				;
+			if (i == 3)
+				return fs_usage_error("export", "--sketch must be flows, sources or destinations, not '%s'",
+						      optarg);
+			o->sketch = (enum fs_hll_sketch)i;
+			sketch_given = true;
+			break;
+		case 't':
+			if (fs_parse_seconds(optarg, &o->span))
+				return fs_usage_error("export", "--span must be a positive number of seconds (at most a day), not '%s'",
+						      optarg);
+			daemon_opt = true;
+			break;
+		case 'd':
+			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
+				return fs_usage_error("export", "--direction must be in, out or both, not '%s'",
+						      optarg);
+			o->direction = optarg;
+			daemon_opt = true;
+			break;
+		case 'H':
+			if (fs_pgsql_host_ok(optarg))
+				return fs_usage_error("export", "--host must be 1 to %d letters, digits or '.-_:', not '%s'",
+						      FS_PGSQL_HOST_MAX, optarg);
+			o->host = optarg;
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'h':
+			usage();
+			return FS_HELP_SHOWN;
+		default:
+			return fs_option_error("export", c, argv);
+		}
+	}
+	if (!o->format_given)
+		return fs_usage_error("export", "--format is required: redis, pg-hll, native or pg-sql");
+	if (sketch_given && o->format != FMT_REDIS && o->format != FMT_PG_HLL)
+		return fs_usage_error("export", "--sketch applies to --format redis and pg-hll only (the others carry all three)");
+	if (o->host && o->format != FMT_PG_SQL)
+		return fs_usage_error("export", "--host applies to --format pg-sql only");
+	if (o->input && daemon_opt)
+		return fs_usage_error("export", "--span and --direction ask the daemon; with --input the file's span is exported");
+	return fs_no_operands("export", argc, argv);
+}
+
+/* --------------------------------------------------------- the answer */
+
+/* 16 hex digits, as the daemon writes hashes and fingerprints. */
+static int reply_hex64(struct json_object *obj, const char *path, __u64 *out)
+{
+	const char *s;
+	char *end;
+	int err;
+
+	err = fs_reply_string(obj, path, &s);
+	if (err)
+		return err;
+	errno = 0;
+	*out = strtoull(s, &end, 16);
+	if (strlen(s) != 16 || errno || *end || strspn(s, "0123456789abcdef") != 16) {
+		fs_error("flowsketchd's answer has a \"%s\" that is not 16 hex digits", path);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int parse_candidate(struct json_object *f, struct fs_native_candidate *c)
+{
+	__u64 family, proto, sport, dport;
+	const char *src, *dst;
+	int err, af;
+
+	memset(c, 0, sizeof(*c));
+	if ((err = fs_reply_string(f, "src", &src)) ||
+	    (err = fs_reply_string(f, "dst", &dst)) ||
+	    (err = fs_reply_u64_in(f, "family", FS_FAMILY_IPV4, FS_FAMILY_IPV6, &family)) ||
+	    (err = fs_reply_u64_in(f, "proto_num", 0, 255, &proto)) ||
+	    (err = fs_reply_u64_in(f, "sport", 0, 65535, &sport)) ||
+	    (err = fs_reply_u64_in(f, "dport", 0, 65535, &dport)) ||
+	    (err = reply_hex64(f, "hash", &c->hash)))
+		return err;
+	if (family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) {
+		fs_error("flowsketchd's answer has a candidate of family %llu",
+			 (unsigned long long)family);
+		return -EPROTO;
+	}
+	af = family == FS_FAMILY_IPV4 ? AF_INET : AF_INET6;
+	if (inet_pton(af, src, c->key.src) != 1 || inet_pton(af, dst, c->key.dst) != 1) {
+		fs_error("flowsketchd's answer has a candidate whose addresses are not IPv%llu ones",
+			 (unsigned long long)family);
+		return -EPROTO;
+	}
+	c->key.family = (__u8)family;
+	c->key.proto = (__u8)proto;
+	c->key.sport = htons((__u16)sport);
+	c->key.dport = htons((__u16)dport);
+	return 0;
+}
+
+/* sketch.data into n's cells and registers (protocol.h's layout). */
+static int parse_sketch(struct json_object *a, struct fs_native *n)
+{
+	const struct fs_sketch_params *p = &n->sketch.params;
+	__u64 cells, regs, i, max = 65 - p->hll_p;
+	size_t raw_len, got;
+	const char *enc, *data;
+	__u8 *raw = NULL;
+	int err;
+
+	if ((err = fs_reply_string(a, "sketch.encoding", &enc)) ||
+	    (err = fs_reply_u64(a, "sketch.cells", &cells)) ||
+	    (err = fs_reply_u64(a, "sketch.registers", &regs)) ||
+	    (err = fs_reply_string(a, "sketch.data", &data)))
+		return err;
+	if (strcmp(enc, "base64") || cells != fs_cms_cells_per_slot(p) ||
+	    regs != fs_hll_regs_per_slot(p)) {
+		fs_error("flowsketchd's answer has a sketch of %llu cells and %llu registers in '%s', not the %llu and %llu in base64 its parameters make",
+			 (unsigned long long)cells, (unsigned long long)regs, enc,
+			 (unsigned long long)fs_cms_cells_per_slot(p),
+			 (unsigned long long)fs_hll_regs_per_slot(p));
+		return -EPROTO;
+	}
+	raw_len = fs_sketch_bytes(p);
+	raw = malloc(fs_base64_decoded_max(strlen(data)) + 1);
+	if (!raw) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	if (fs_base64_decode(data, strlen(data), raw, &got) || got != raw_len) {
+		fs_error("flowsketchd's answer has a sketch that is not %zu bytes of base64",
+			 raw_len);
+		err = -EPROTO;
+		goto out;
+	}
+	for (i = 0; i < cells; i++) {
+		__u64 v[2] = { 0, 0 };
+		int k, w;
+
+		for (w = 0; w < 2; w++)
+			for (k = 7; k >= 0; k--)
+				v[w] = v[w] << 8 | raw[16 * i + 8 * w + k];
+		n->sketch.cms[i].packets = v[0];
+		n->sketch.cms[i].bytes = v[1];
+	}
+	memcpy(n->sketch.hll, raw + 16 * cells, regs);
+	for (i = 0; i < regs; i++)
+		if (n->sketch.hll[i] > max) {
+			fs_error("flowsketchd's answer has a HyperLogLog register of %u, above the %llu of precision %u",
+				 n->sketch.hll[i], (unsigned long long)max, p->hll_p);
+			err = -EPROTO;
+			goto out;
+		}
+out:
+	free(raw);
+	return err;
+}
+
+/* The export answer into *n (fs_native_free() it). */
+static int parse_answer(struct json_object *a, struct fs_native *n)
+{
+	const struct fs_hash_secret none = { 0, 0 };
+	__u64 depth, log2w, prec, flags, window_s, start, end, windows;
+	struct fs_sketch_params p;
+	struct json_object *cands;
+	const char *dir;
+	size_t i, ncand;
+	int err;
+
+	memset(n, 0, sizeof(*n));
+	if ((err = fs_reply_u64_in(a, "params.cms_depth", 1, FS_CMS_MAX_DEPTH, &depth)) ||
+	    (err = fs_reply_u64_in(a, "params.cms_log2_width", FS_CMS_MIN_LOG2W,
+				   FS_CMS_MAX_LOG2W, &log2w)) ||
+	    (err = fs_reply_u64_in(a, "params.hll_precision", FS_HLL_MIN_P,
+				   FS_HLL_MAX_P, &prec)) ||
+	    (err = fs_reply_u64_in(a, "params.flags", 0, FS_PARAM_F_CONSERVATIVE, &flags)) ||
+	    (err = fs_reply_u64_in(a, "window_seconds", 1, 24 * 3600, &window_s)) ||
+	    (err = fs_reply_u64(a, "window_start_ns", &start)) ||
+	    (err = fs_reply_u64(a, "window_end_ns", &end)) ||
+	    (err = fs_reply_u64(a, "windows", &windows)) ||
+	    (err = fs_reply_string(a, "direction", &dir)) ||
+	    (err = fs_reply_array(a, "candidates", &cands)))
+		return err;
+	if (end < start) {
+		fs_error("flowsketchd's answer has a span that ends before it starts");
+		return -EPROTO;
+	}
+	if (strcmp(dir, "in") && strcmp(dir, "out") && strcmp(dir, "both")) {
+		fs_error("flowsketchd's answer has the direction '%s', not in, out or both", dir);
+		return -EPROTO;
+	}
+	fs_params_init(&p, (__u32)depth, (__u32)log2w, (__u32)prec, (__u32)flags, &none);
+	ncand = json_object_array_length(cands);
+	if (fs_native_init(n, &p, ncand)) {
+		fs_error("out of memory");
+		return -ENOMEM;
+	}
+	n->start_ns = start;
+	n->end_ns = end;
+	n->window_ns = window_s * 1000000000ULL;
+	n->windows = windows;
+	n->direction = !strcmp(dir, "in") ? FS_NATIVE_DIR_IN :
+		       !strcmp(dir, "out") ? FS_NATIVE_DIR_OUT : FS_NATIVE_DIR_BOTH;
+	if ((err = reply_hex64(a, "secret_fingerprint", &n->fingerprint)) ||
+	    (err = fs_reply_u64(a, "total_packets", &n->sketch.totals.packets)) ||
+	    (err = fs_reply_u64(a, "total_bytes", &n->sketch.totals.bytes)))
+		goto err_free;
+	for (i = 0; i < ncand; i++) {
+		err = parse_candidate(json_object_array_get_idx(cands, i),
+				      &n->candidates[i]);
+		if (err)
+			goto err_free;
+	}
+	fs_native_sort(n);
+	err = parse_sketch(a, n);
+	if (err)
+		goto err_free;
+	return 0;
+
+err_free:
+	fs_native_free(n);
+	return err;
+}
+
+static int from_daemon(const struct fs_cli *cli, const struct export_opts *o,
+		       struct fs_native *n)
+{
+	struct json_object *req = json_object_new_object(), *answer = NULL;
+	int err;
+
+	json_object_object_add(req, "cmd", json_object_new_string("export"));
+	if (o->span)
+		json_object_object_add(req, "span", json_object_new_int64(o->span));
+	if (o->direction)
+		json_object_object_add(req, "direction", json_object_new_string(o->direction));
+	/* The answer's JSON escapes each "/" of the base64 as "\/". */
+	err = fs_client_call_max(cli, req, FS_EXPORT_ANSWER_MAX + (FS_EXPORT_ANSWER_MAX >> 2),
+				 &answer);
+	if (!err)
+		err = parse_answer(answer, n);
+	json_object_put(answer);
+	json_object_put(req);
+	return err;
+}
+
+/* --------------------------------------------------------- the output */
+
+/* The registers of the sketch chosen. */
+static const __u8 *registers(const struct fs_native *n, enum fs_hll_sketch s)
+{
+	return n->sketch.hll + ((size_t)s << n->sketch.params.hll_p);
+}
+
+static int write_all(FILE *out, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, out) == len ? 0 : -EIO;
+}
+
+/* The chosen format of n to out: 0, -EIO for a failed write (the caller
+ * says so), or another -errno with its message printed. */
+static int write_format(FILE *out, const struct export_opts *o,
+			const struct fs_native *n, const char *host)
+{
+	__u32 p = n->sketch.params.hll_p;
+	__u8 *buf = NULL;
+	size_t len, i;
+	int err = 0;
+
+	switch (o->format) {
+	case FMT_REDIS:
+		if (p != FS_REDIS_HLL_P) {
+			fs_error("export: Redis keeps HyperLogLogs of precision %u only, and this sketch has p = %u (flowsketchd --precision %u)",
+				 FS_REDIS_HLL_P, p, FS_REDIS_HLL_P);
+			return -EINVAL;
+		}
+		len = FS_REDIS_HLL_BYTES;
+		buf = malloc(len);
+		if (!buf)
+			goto nomem;
+		err = fs_hll_export_redis(registers(n, o->sketch), p, buf, len);
+		if (!err)
+			err = write_all(out, buf, len);
+		break;
+	case FMT_PG_HLL:
+		if (p < FS_PG_HLL_MIN_LOG2M || p > FS_PG_HLL_MAX_LOG2M) {
+			fs_error("export: postgresql-hll takes precisions %u to %u, and this sketch has p = %u",
+				 FS_PG_HLL_MIN_LOG2M, FS_PG_HLL_MAX_LOG2M, p);
+			return -EINVAL;
+		}
+		len = fs_hll_pg_bytes(p);
+		buf = malloc(len);
+		if (!buf)
+			goto nomem;
+		err = fs_hll_export_pg(registers(n, o->sketch), p, buf, len);
+		fputs("\\x", out);
+		for (i = 0; !err && i < len; i++)
+			fprintf(out, "%02x", buf[i]);
+		fputc('\n', out);
+		break;
+	case FMT_NATIVE:
+		len = fs_native_size(n);
+		buf = len ? malloc(len) : NULL;
+		if (!buf)
+			goto nomem;
+		err = fs_native_encode(n, buf, len);
+		if (!err)
+			err = write_all(out, buf, len);
+		break;
+	case FMT_PG_SQL:
+		/* Says why itself when it refuses. */
+		return fs_pgsql_write(out, n, host);
+	}
+	free(buf);
+	if (err == -EINVAL)
+		fs_error("export: the span cannot be written in this format (its contents are out of range)");
+	return err;
+nomem:
+	fs_error("out of memory");
+	return -ENOMEM;
+}
+
+/* Write to o->output through a temporary file renamed when whole, or to
+ * stdout. */
+static int write_output(const struct export_opts *o, const struct fs_native *n,
+			const char *host)
+{
+	bool binary = o->format == FMT_REDIS || o->format == FMT_NATIVE;
+	char tmp[PATH_MAX];
+	FILE *out = stdout;
+	int fd = -1, err;
+
+	if (!o->output || !strcmp(o->output, "-")) {
+		if (binary && isatty(STDOUT_FILENO)) {
+			fs_error("export: not writing a binary sketch to a terminal: give -o FILE or redirect stdout");
+			return -EINVAL;
+		}
+		err = write_format(stdout, o, n, host);
+		if ((fflush(stdout) || ferror(stdout) || err == -EIO) &&
+		    (!err || err == -EIO)) {
+			fs_error("export: cannot write to stdout: %s", strerror(errno));
+			err = -EIO;
+		}
+		return err;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->output) >= (int)sizeof(tmp)) {
+		fs_error("export: the path %s is too long", o->output);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		err = -errno;
+		fs_error("export: cannot create a file beside %s: %s", o->output,
+			 strerror(-err));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return err;
+	}
+	/* mkstemp() makes it 0600; an export is as private as the
+	 * daemon's answers were (root's). */
+	err = write_format(out, o, n, host);
+	if ((ferror(out) || err == -EIO) && (!err || err == -EIO)) {
+		fs_error("export: cannot write %s: %s", o->output, strerror(errno));
+		err = -EIO;
+	}
+	if (fclose(out) && !err) {
+		err = -errno;
+		fs_error("export: cannot write %s: %s", o->output, strerror(-err));
+	}
+	if (!err && rename(tmp, o->output)) {
+		err = -errno;
+		fs_error("export: cannot rename %s to %s: %s", tmp, o->output,
+			 strerror(-err));
+	}
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int fs_cmd_export(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct export_opts o = { .sketch = FS_HLL_FLOWS };
+	char err_msg[FS_NATIVE_ERR_MAX], host[FS_PGSQL_HOST_MAX + 1];
+	struct fs_native n;
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret == FS_HELP_SHOWN)
+		return FS_EXIT_OK;
+	if (ret)
+		return ret;
+	if (o.format == FMT_PG_SQL && !o.host) {
+		if (gethostname(host, sizeof(host)) || (host[sizeof(host) - 1] = 0,
+							fs_pgsql_host_ok(host)))
+			return fs_usage_error("export", "this host's name is not one pg-sql takes: give --host NAME");
+		o.host = host;
+	}
+	if (o.input) {
+		if (fs_native_read_file(o.input, &n, err_msg)) {
+			fs_error("export: %s: %s", o.input, err_msg);
+			return FS_EXIT_RUNTIME;
+		}
+	} else if (from_daemon(cli, &o, &n)) {
+		return FS_EXIT_RUNTIME;
+	}
+	ret = write_output(&o, &n, o.host) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+	fs_native_free(&n);
+	return ret;
+}

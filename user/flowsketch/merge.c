@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * merge.c - `flowsketch merge FILE... top|flows`: many hosts' exports
+ * answered as one daemon would answer for all their traffic.
+ *
+ * The native files (native.h) must have been made with the same sketch
+ * parameters and the same secret (compared by fingerprint); the first
+ * difference is named with the two files, since merging such sketches
+ * gives counts that are silently wrong.  The sketches merge exactly
+ * (sketch.h: cells add, registers take the max), and then:
+ *
+ *   top    every candidate of any file, estimated in the merged sketch
+ *          with its hash: never below the flow's count over all hosts,
+ *          and with probability 1 - delta at most eps times the merged
+ *          total above it (the bound of one sketch of the union stream);
+ *   flows  the merged HyperLogLogs' distinct counts, those of the union.
+ *
+ * The answers are built in the daemon's JSON shape (protocol.h) and
+ * shown by the same renderers as top and flows (show.h), with --json
+ * printing the object.  They add "files" and "time_difference": how far
+ * apart the files' spans start and end.  Spans of different times merge
+ * all the same (a sum of traffic is a sum), but a fleet view usually
+ * wants the same span everywhere, so a difference of a millisecond or
+ * more is also said on stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+#include "cli.h"
+#include "client.h"
+#include "flow_fmt.h"
+#include "hll_estimate.h"
+#include "native.h"
+#include "show.h"
+
+#define MERGE_DEFAULT_N 10
+#define MERGE_MAX_N 10000
+/* Spans that start and end within this of each other cover the same
+ * time: host clocks and rotations are not closer than that. */
+#define MERGE_SAME_TIME_NS 1000000ULL
+
+struct merge_opts {
+	char **files;
+	size_t nfiles;
+	bool top;
+	__u32 n;
+	bool by_bytes;
+	bool json;
+};
+
+/* A candidate of the union and its estimates in the merged sketch. */
+struct merged_flow {
+	struct fs_flow_key key;
+	__u64 hash;
+	__u64 packets, bytes;
+};
+
+static void usage(void)
+{
+	printf("Usage: flowsketch merge FILE... top [-n N] [--sort packets|bytes] [--json]\n"
+	       "       flowsketch merge FILE... flows [--json]\n"
+	       "\n"
+	       "Merge the native exports of many hosts (flowsketch export --format native)\n"
+	       "and answer top or flows for their union, as flowsketchd answers for one\n"
+	       "host.  The files must share their sketch parameters and hash secret\n"
+	       "(flowsketchd --secret-file); the first difference is named.\n"
+	       "\n"
+	       "  -n, --number N     flows to list (default %d, at most %d)\n"
+	       "  -o, --sort KEY     packets (default) or bytes\n"
+	       "  -j, --json         print the answer as JSON\n"
+	       "  -h, --help         this text\n",
+	       MERGE_DEFAULT_N, MERGE_MAX_N);
+}
+
+static int parse_opts(int argc, char **argv, struct merge_opts *o)
+{
+	static const struct option opts[] = {
+		{ "number", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *what;
+	int k, c;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage();
+		return FS_HELP_SHOWN;
+	}
+	for (k = 1; k < argc && strcmp(argv[k], "top") && strcmp(argv[k], "flows"); k++)
+		if (argv[k][0] == '-')
+			return fs_usage_error("merge", "options go after top or flows, not before ('%s')",
+					      argv[k]);
+	if (k == argc)
+		return fs_usage_error("merge", "give the files, then top or flows (see 'flowsketch merge --help')");
+	if (k == 1)
+		return fs_usage_error("merge", "no file given before %s", argv[k]);
+	o->files = argv + 1;
+	o->nfiles = (size_t)k - 1;
+	o->top = !strcmp(argv[k], "top");
+	what = o->top ? "merge top" : "merge flows";
+	/* getopt afresh on the subcommand's words, argv[0] its name. */
+	argc -= k;
+	argv += k;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, o->top ? ":n:o:jh" : ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!o->top)
+				return fs_usage_error(what, "-n applies to top only");
+			if (fs_parse_u32(optarg, 1, MERGE_MAX_N, &o->n))
+				return fs_usage_error(what, "-n must be a whole number from 1 to %d, not '%s'",
+						      MERGE_MAX_N, optarg);
+			break;
+		case 'o':
+			if (!o->top)
+				return fs_usage_error(what, "--sort applies to top only");
+			if (strcmp(optarg, "packets") && strcmp(optarg, "bytes"))
+				return fs_usage_error(what, "--sort must be packets or bytes, not '%s'",
+						      optarg);
+			o->by_bytes = !strcmp(optarg, "bytes");
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage();
+			return FS_HELP_SHOWN;
+		default:
+			return fs_option_error(what, c, argv);
+		}
+	}
+	return fs_no_operands(what, argc, argv);
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* 0 when b merges with a, else -EINVAL with what differs in why. */
+static int mismatch(const struct fs_native *a, const struct fs_native *b,
+		    const char *name_a, char *why, size_t len)
+{
+	const struct fs_sketch_params *p = &a->sketch.params, *q = &b->sketch.params;
+
+	if (p->cms_depth != q->cms_depth)
+		snprintf(why, len, "its Count-Min depth is %u, %s's %u",
+			 q->cms_depth, name_a, p->cms_depth);
+	else if (p->cms_log2_width != q->cms_log2_width)
+		snprintf(why, len, "its Count-Min width is %u, %s's %u",
+			 1U << q->cms_log2_width, name_a, 1U << p->cms_log2_width);
+	else if (p->hll_p != q->hll_p)
+		snprintf(why, len, "its HyperLogLog precision is %u, %s's %u",
+			 q->hll_p, name_a, p->hll_p);
+	else if (a->fingerprint != b->fingerprint)
+		snprintf(why, len, "it was made with another hash secret (fingerprint %016llx, %s's %016llx): hosts whose sketches merge share one flowsketchd --secret-file",
+			 (unsigned long long)b->fingerprint, name_a,
+			 (unsigned long long)a->fingerprint);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+static __u64 absdiff(__u64 a, __u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * How far the files' spans are from the first's: the largest start and
+ * end differences into *ds, *de, and the file with the largest of either
+ * into *worst (0: all cover the same time).
+ */
+static void time_difference(const struct fs_native *f, size_t nfiles,
+			    __u64 *ds, __u64 *de, size_t *worst)
+{
+	__u64 most = 0;
+	size_t i;
+
+	*ds = *de = 0;
+	*worst = 0;
+	for (i = 1; i < nfiles; i++) {
+		__u64 s = absdiff(f[i].start_ns, f[0].start_ns);
+		__u64 e = absdiff(f[i].end_ns, f[0].end_ns);
+
+		if (s > *ds)
+			*ds = s;
+		if (e > *de)
+			*de = e;
+		if ((s > e ? s : e) > most) {
+			most = s > e ? s : e;
+			*worst = i;
+		}
+	}
+	if (most < MERGE_SAME_TIME_NS)
+		*worst = 0;
+}
+
+/* "0.312 s later" / "1.5 s earlier" / "at the same time". */
+static const char *when(char *buf, size_t len, __u64 t, __u64 ref)
+{
+	if (absdiff(t, ref) < MERGE_SAME_TIME_NS)
+		snprintf(buf, len, "at the same time");
+	else
+		snprintf(buf, len, "%.3f s %s", (double)absdiff(t, ref) / 1e9,
+			 t > ref ? "later" : "earlier");
+	return buf;
+}
+
+static void warn_time(const struct merge_opts *o, const struct fs_native *f,
+		      size_t worst)
+{
+	char s[48], e[48];
+
+	fs_error("merge: the files cover different times: %s starts %s and ends %s than %s%s",
+		 o->files[worst], when(s, sizeof(s), f[worst].start_ns, f[0].start_ns),
+		 when(e, sizeof(e), f[worst].end_ns, f[0].end_ns), o->files[0],
+		 o->nfiles > 2 ? " (the largest difference)" : "");
+}
+
+/* ----------------------------------------------------------- answers */
+
+static void add_u64(struct json_object *o, const char *key, __u64 v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static void add_double(struct json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, json_object_new_double(v));
+}
+
+static void add_string(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, json_object_new_string(v));
+}
+
+/* What top and flows answers share: the span, the distinct counts, the
+ * merge's own fields. */
+static struct json_object *answer_common(const struct merge_opts *o,
+					 const struct fs_native *f,
+					 const struct fs_sketch *sum)
+{
+	struct json_object *a = json_object_new_object(), *td;
+	__u64 start = f[0].start_ns, end = f[0].end_ns, windows = 0, ds, de;
+	const char *dir = NULL;
+	size_t i, worst;
+
+	for (i = 0; i < o->nfiles; i++) {
+		const char *d = f[i].direction == FS_NATIVE_DIR_IN ? "in" :
+				f[i].direction == FS_NATIVE_DIR_OUT ? "out" : "both";
+
+		if (f[i].start_ns < start)
+			start = f[i].start_ns;
+		if (f[i].end_ns > end)
+			end = f[i].end_ns;
+		if (f[i].windows > windows)
+			windows = f[i].windows;
+		dir = !dir || !strcmp(dir, d) ? d : "mixed";
+	}
+	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
+	add_u64(a, "windows", windows);
+	add_u64(a, "window_seconds", f[0].window_ns / 1000000000ULL);
+	add_u64(a, "window_start", start / 1000000000ULL);
+	add_u64(a, "window_end", end / 1000000000ULL);
+	add_u64(a, "window_start_ns", start);
+	add_u64(a, "window_end_ns", end);
+	add_string(a, "direction", dir);
+	add_u64(a, "distinct_flows", (__u64)llround(fs_sketch_distinct(sum, FS_HLL_FLOWS)));
+	add_u64(a, "distinct_sources", (__u64)llround(fs_sketch_distinct(sum, FS_HLL_SOURCES)));
+	add_u64(a, "distinct_destinations", (__u64)llround(fs_sketch_distinct(sum, FS_HLL_DESTS)));
+	add_double(a, "relative_standard_error", fs_hll_rse(sum->params.hll_p));
+	add_u64(a, "hll_precision", sum->params.hll_p);
+	add_u64(a, "files", o->nfiles);
+	time_difference(f, o->nfiles, &ds, &de, &worst);
+	td = json_object_new_object();
+	add_double(td, "start_seconds", (double)ds / 1e9);
+	add_double(td, "end_seconds", (double)de / 1e9);
+	json_object_object_add(a, "time_difference", td);
+	if (worst)
+		warn_time(o, f, worst);
+	return a;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct merged_flow *x = a, *y = b;
+	int c = memcmp(&x->key, &y->key, sizeof(x->key));
+
+	if (c)
+		return c;
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static int cmp_u64(__u64 a, __u64 b)
+{
+	return (a > b) - (a < b);
+}
+
+/* The daemon's order (topk.h): the sort metric, the other one, then the
+ * lower key first; highest first. */
+static int rank_cmp(const void *a, const void *b, void *by_bytes)
+{
+	const struct merged_flow *x = a, *y = b;
+	bool bytes = *(const bool *)by_bytes;
+	int r;
+
+	r = bytes ? cmp_u64(y->bytes, x->bytes) : cmp_u64(y->packets, x->packets);
+	if (!r)
+		r = bytes ? cmp_u64(y->packets, x->packets) : cmp_u64(y->bytes, x->bytes);
+	if (!r)
+		r = memcmp(&x->key, &y->key, sizeof(x->key));
+	return r;
+}
+
+static struct json_object *flow_json(const struct merged_flow *m, double share)
+{
+	struct json_object *f = json_object_new_object();
+	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?", num[4];
+
+	fs_addr_str(m->key.family, m->key.src, src, sizeof(src));
+	fs_addr_str(m->key.family, m->key.dst, dst, sizeof(dst));
+	add_string(f, "src", src);
+	add_string(f, "dst", dst);
+	add_u64(f, "sport", fs_flow_sport(&m->key));
+	add_u64(f, "dport", fs_flow_dport(&m->key));
+	add_string(f, "proto", fs_proto_str(m->key.proto, num, sizeof(num)));
+	add_u64(f, "proto_num", m->key.proto);
+	add_u64(f, "family", m->key.family);
+	add_u64(f, "packets", m->packets);
+	add_u64(f, "bytes", m->bytes);
+	add_double(f, "share", share);
+	return f;
+}
+
+/* top over the union: NULL when out of memory (said). */
+static struct json_object *answer_top(const struct merge_opts *o,
+				      const struct fs_native *f,
+				      const struct fs_sketch *sum)
+{
+	const struct fs_sketch_params *p = &sum->params;
+	double eps = fs_cms_epsilon(p);
+	struct json_object *a, *eb, *flows;
+	struct merged_flow *m;
+	size_t i, j, n = 0, total_cands = 0;
+	__u64 total;
+
+	for (i = 0; i < o->nfiles; i++)
+		total_cands += f[i].ncandidates;
+	m = calloc(total_cands ? total_cands : 1, sizeof(*m));
+	if (!m) {
+		fs_error("out of memory");
+		return NULL;
+	}
+	for (i = 0; i < o->nfiles; i++)
+#ifdef FS_MUTANT_MERGE_NO_UNION	/* fleet.sh's mutant: no union of candidates */
+		if (!i)
+#endif
+		for (j = 0; j < f[i].ncandidates; j++) {
+			m[n].key = f[i].candidates[j].key;
+			m[n].hash = f[i].candidates[j].hash;
+			n++;
+		}
+	/* The union: each key once, whichever hosts reported it. */
+	qsort(m, n, sizeof(*m), key_cmp);
+	for (i = 0, j = 0; i < n; i++)
+		if (!j || key_cmp(&m[j - 1], &m[i]))
+			m[j++] = m[i];
+	n = j;
+	for (i = 0; i < n; i++) {
+		struct fs_cms_cell est;
+
+		fs_sketch_query(sum, m[i].hash, &est);
+		m[i].packets = est.packets;
+		m[i].bytes = est.bytes;
+	}
+	qsort_r(m, n, sizeof(*m), rank_cmp, (void *)&o->by_bytes);
+
+	a = answer_common(o, f, sum);
+	add_string(a, "sort", o->by_bytes ? "bytes" : "packets");
+	add_u64(a, "total_packets", sum->totals.packets);
+	add_u64(a, "total_bytes", sum->totals.bytes);
+	eb = json_object_new_object();
+	add_double(eb, "epsilon", eps);
+	add_double(eb, "delta", fs_cms_delta(p));
+	add_u64(eb, "packets", (__u64)ceil(eps * (double)sum->totals.packets));
+	add_u64(eb, "bytes", (__u64)ceil(eps * (double)sum->totals.bytes));
+	json_object_object_add(a, "error_bound", eb);
+	total = o->by_bytes ? sum->totals.bytes : sum->totals.packets;
+	flows = json_object_new_array();
+	for (i = 0; i < n && i < o->n; i++) {
+		__u64 v = o->by_bytes ? m[i].bytes : m[i].packets;
+
+		json_object_array_add(flows, flow_json(&m[i], total ?
+					(double)v / (double)total : 0));
+	}
+	json_object_object_add(a, "flows", flows);
+	add_u64(a, "candidates", n);
+	free(m);
+	return a;
+}
+
+/* ------------------------------------------------------------ command */
+
+int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct merge_opts o = { .n = MERGE_DEFAULT_N };
+	char err[FS_NATIVE_ERR_MAX], why[320];
+	struct json_object *answer = NULL;
+	struct fs_native *f = NULL;
+	int ret = FS_EXIT_RUNTIME;
+	size_t i, loaded = 0;
+	int r;
+
+	r = parse_opts(argc, argv, &o);
+	if (r == FS_HELP_SHOWN)
+		return FS_EXIT_OK;
+	if (r)
+		return r;
+	f = calloc(o.nfiles, sizeof(*f));
+	if (!f) {
+		fs_error("out of memory");
+		return FS_EXIT_RUNTIME;
+	}
+	/* The union's sketch is summed in the first file's as the files are
+	 * read, and each other file's sketch freed once added: a merge of
+	 * many hosts holds one sketch, and their candidates. */
+	for (loaded = 0; loaded < o.nfiles; loaded++) {
+		if (fs_native_read_file(o.files[loaded], &f[loaded], err)) {
+			fs_error("merge: %s: %s", o.files[loaded], err);
+			goto out;
+		}
+		if (!loaded)
+			continue;
+		if (mismatch(&f[0], &f[loaded], o.files[0], why, sizeof(why))) {
+			fs_error("merge: %s does not merge with %s: %s",
+				 o.files[loaded], o.files[0], why);
+			loaded++;
+			goto out;
+		}
+		/* Cannot fail now: what fs_params_mergeable() compares is
+		 * what mismatch() did (the secrets, zero in files, by their
+		 * fingerprints). */
+#ifndef FS_MUTANT_MERGE_FIRST_SKETCH	/* fleet.sh's mutant: no cell sum */
+		(void)fs_sketch_merge(&f[0].sketch, &f[loaded].sketch);
+#endif
+		fs_sketch_free(&f[loaded].sketch);
+	}
+	if (o.top)
+		answer = answer_top(&o, f, &f[0].sketch);
+	else
+		answer = answer_common(&o, f, &f[0].sketch);
+	if (!answer)
+		goto out;
+	if (o.json) {
+		if (fs_client_print_json(answer, o.top ? fs_top_show : fs_flows_show))
+			goto out;
+	} else {
+		printf("flowsketch merge: %zu export%s\n", o.nfiles, o.nfiles == 1 ? "" : "s");
+		if ((o.top ? fs_top_show : fs_flows_show)(answer, true))
+			goto out;
+	}
+	ret = FS_EXIT_OK;
+out:
+	json_object_put(answer);
+	for (i = 0; i < loaded; i++)
+		fs_native_free(&f[i]);
+	free(f);
+	return ret;
+}

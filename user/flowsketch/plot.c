@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * plot.c - `flowsketch plot`: a span drawn with gnuplot, as a PNG.
+ *
+ * Two requests: "windows" (the span's windows one by one: each one's
+ * packets, bytes and distinct flows, per direction; protocol.h) and "top"
+ * by bytes over the same span (the top talkers and their share).  Their
+ * figures go to tab-separated files in a private temporary directory,
+ * and gnuplot (Debian's gnuplot-nox, pngcairo terminal) reads them with a
+ * script this command writes to its standard input:
+ *
+ *   packets per window      one line per direction
+ *   bytes per window        the same
+ *   distinct flows          per window (HyperLogLog estimates)
+ *   top talkers             their share of the span's bytes, as bars
+ *
+ * The series file (--data FILE keeps it) has one line per window:
+ *
+ *   direction  end (Unix s, wall clock)  seconds  packets  bytes  distinct_flows
+ *
+ * Nothing is drawn by hand: gnuplot does the drawing, axes and legends.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "args.h"
+#include "cli.h"
+#include "client.h"
+#include "reply.h"
+
+#define PLOT_DEFAULT_SPAN 300
+#define PLOT_DEFAULT_TOP 8
+#define PLOT_MAX_TOP 40
+
+struct plot_opts {
+	__u32 span;
+	__u32 top;
+	const char *direction;
+	const char *out;
+	const char *data;
+};
+
+static void usage(void)
+{
+	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] plot -o FILE.png\n"
+	       "                  [--span SECONDS] [--direction in|out|both] [-n N] [--data FILE]\n"
+	       "\n"
+	       "Packets, bytes and distinct flows per window over a span, and the top\n"
+	       "talkers' share of its bytes, drawn with gnuplot into a PNG.\n"
+	       "\n"
+	       "  -o, --output FILE  the PNG to write (required)\n"
+	       "  -t, --span SECONDS span to draw (default %d); units s, m, h accepted\n"
+	       "  -d, --direction D  in, out or both (default)\n"
+	       "  -n, --number N     top talkers drawn (default %d, at most %d)\n"
+	       "      --data FILE    also keep the per-window figures, tab-separated\n"
+	       "  -h, --help         this text\n",
+	       PLOT_DEFAULT_SPAN, PLOT_DEFAULT_TOP, PLOT_MAX_TOP);
+}
+
+static int parse_opts(int argc, char **argv, struct plot_opts *o)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "span", required_argument, NULL, 't' },
+		{ "direction", required_argument, NULL, 'd' },
+		{ "number", required_argument, NULL, 'n' },
+		{ "data", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:t:d:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 't':
+			if (fs_parse_seconds(optarg, &o->span))
+				return fs_usage_error("plot", "--span must be a positive number of seconds (at most a day), not '%s'",
+						      optarg);
+			break;
+		case 'd':
+			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
+				return fs_usage_error("plot", "--direction must be in, out or both, not '%s'",
+						      optarg);
+			o->direction = optarg;
+			break;
+		case 'n':
+			if (fs_parse_u32(optarg, 1, PLOT_MAX_TOP, &o->top))
+				return fs_usage_error("plot", "-n must be a whole number from 1 to %d, not '%s'",
+						      PLOT_MAX_TOP, optarg);
+			break;
+		case 'D':
+			o->data = optarg;
+			break;
+		case 'h':
+			usage();
+			return FS_HELP_SHOWN;
+		default:
+			return fs_option_error("plot", c, argv);
+		}
+	}
+	if (!o->out)
+		return fs_usage_error("plot", "-o FILE.png is required");
+	return fs_no_operands("plot", argc, argv);
+}
+
+static struct json_object *request(const char *cmd, const struct plot_opts *o)
+{
+	struct json_object *req = json_object_new_object();
+
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	json_object_object_add(req, "span", json_object_new_int64(o->span));
+	json_object_object_add(req, "direction", json_object_new_string(o->direction));
+	if (!strcmp(cmd, "top")) {
+		json_object_object_add(req, "n", json_object_new_int64(o->top));
+		json_object_object_add(req, "sort", json_object_new_string("bytes"));
+	}
+	return req;
+}
+
+/* The series of the "windows" answer into f, checked; the window count
+ * written, or -EPROTO. */
+static int write_series(struct json_object *a, FILE *f)
+{
+	struct json_object *series, *windows, *s, *w;
+	size_t i, j, n = 0;
+	const char *dir;
+	__u64 start, end, packets, bytes, flows;
+	int err;
+
+	if ((err = fs_reply_array(a, "series", &series)))
+		return err;
+	for (i = 0; i < json_object_array_length(series); i++) {
+		s = json_object_array_get_idx(series, i);
+		if ((err = fs_reply_string(s, "direction", &dir)) ||
+		    (err = fs_reply_array(s, "windows", &windows)))
+			return err;
+		if (strcmp(dir, "in") && strcmp(dir, "out")) {
+			fs_error("flowsketchd's answer has a series of direction '%s'", dir);
+			return -EPROTO;
+		}
+		for (j = 0; j < json_object_array_length(windows); j++) {
+			w = json_object_array_get_idx(windows, j);
+			if ((err = fs_reply_u64(w, "start_ns", &start)) ||
+			    (err = fs_reply_u64(w, "end_ns", &end)) ||
+			    (err = fs_reply_u64(w, "packets", &packets)) ||
+			    (err = fs_reply_u64(w, "bytes", &bytes)) ||
+			    (err = fs_reply_u64(w, "distinct_flows", &flows)))
+				return err;
+			if (end < start) {
+				fs_error("flowsketchd's answer has a window that ends before it starts");
+				return -EPROTO;
+			}
+			fprintf(f, "%s\t%.3f\t%.3f\t%llu\t%llu\t%llu\n", dir, end / 1e9,
+				(end - start) / 1e9, (unsigned long long)packets,
+				(unsigned long long)bytes, (unsigned long long)flows);
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+/* The top talkers of the "top" answer into f: label and share in %. */
+static int write_top(struct json_object *a, FILE *f)
+{
+	struct json_object *flows, *fl;
+	const char *src, *dst, *proto;
+	__u64 sport, dport;
+	double share;
+	size_t i;
+	int err;
+
+	if ((err = fs_reply_array(a, "flows", &flows)))
+		return err;
+	for (i = 0; i < json_object_array_length(flows); i++) {
+		fl = json_object_array_get_idx(flows, i);
+		if ((err = fs_reply_string(fl, "src", &src)) ||
+		    (err = fs_reply_string(fl, "dst", &dst)) ||
+		    (err = fs_reply_string(fl, "proto", &proto)) ||
+		    (err = fs_reply_u64(fl, "sport", &sport)) ||
+		    (err = fs_reply_u64(fl, "dport", &dport)) ||
+		    (err = fs_reply_double(fl, "share", &share)))
+			return err;
+		/* No tab or quote can reach gnuplot: fs_reply_string() made
+		 * the strings printable, and addresses have neither. */
+		fprintf(f, "%s:%llu > %s:%llu %s\t%.4f\n", src, (unsigned long long)sport,
+			dst, (unsigned long long)dport, proto, share * 100);
+	}
+	return (int)i;
+}
+
+/* The gnuplot script for the files in dir. */
+static void write_script(FILE *f, const char *dir, const char *out, int ntop,
+			 const struct plot_opts *o)
+{
+	static const char *const panels[3][2] = {
+		{ "4", "packets per window" },
+		{ "5", "bytes per window" },
+		{ "6", "distinct flows per window" },
+	};
+	bool in = strcmp(o->direction, "out"), both = !strcmp(o->direction, "both");
+	int i;
+
+	fprintf(f, "set terminal pngcairo size 1100,1000 noenhanced\n"
+		   "set output '%s'\n"
+		   "set datafile separator '\\t'\n"
+		   "set multiplot layout 4,1 title 'flowsketch: last %u s, direction %s'\n"
+		   "set xdata time\nset timefmt '%%s'\nset format x '%%H:%%M:%%S'\n"
+		   "set grid\nset key top left\nset yrange [0:*]\n", out, o->span, o->direction);
+	for (i = 0; i < 3; i++) {
+		fprintf(f, "set ylabel '%s'\nplot ", panels[i][1]);
+		if (in)
+			fprintf(f, "'%s/series.tsv' using 2:(strcol(1) eq 'in' ? column(%s) : NaN) with linespoints title 'in'%s",
+				dir, panels[i][0], both ? ", " : "\n");
+		if (!in || both)
+			fprintf(f, "'%s/series.tsv' using 2:(strcol(1) eq 'out' ? column(%s) : NaN) with linespoints title 'out'\n",
+				dir, panels[i][0]);
+	}
+	fprintf(f, "unset xdata\nset format x '%%g'\nset ylabel 'share of bytes (%%)'\n"
+		   "set key off\nset bmargin 7\nset style fill solid 0.6\nset boxwidth 0.7\n"
+		   "set xtics rotate by 25 right font ',8'\n");
+	if (ntop)
+		fprintf(f, "plot '%s/top.tsv' using 0:2:xtic(1) with boxes\n", dir);
+	else
+		fprintf(f, "set label 1 'no flow above the report threshold in this span' at graph 0.3, 0.5\n"
+			   "plot NaN notitle\n");
+	fprintf(f, "unset multiplot\n");
+}
+
+/* Run gnuplot on script (its stdin), its messages kept in log and shown
+ * only when it fails; 0 or -errno with a message. */
+static int run_gnuplot(const char *script, const char *log)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (!freopen(script, "r", stdin) || !freopen(log, "w", stderr))
+			_exit(127);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(errno == ENOENT ? 126 : 127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
+		fs_error("gnuplot is not installed (Debian: apt-get install gnuplot-nox)");
+		return -ENOENT;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		FILE *f = fopen(log, "r");
+		char line[256];
+
+		fs_error("gnuplot failed (exit %d): the plot was not written",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		while (f && fgets(line, sizeof(line), f))
+			fprintf(stderr, "  gnuplot: %s", line);
+		if (f)
+			fclose(f);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int plot(const struct fs_cli *cli, const struct plot_opts *o)
+{
+	struct json_object *req_w = request("windows", o), *req_t = request("top", o);
+	struct json_object *windows = NULL, *top = NULL;
+	char dir[] = "/tmp/flowsketch-plot.XXXXXX", path[64];
+	FILE *series = NULL, *tops = NULL, *script = NULL, *data = NULL;
+	int err, nwin = 0, ntop = 0;
+	bool made = false;
+
+	if (!mkdtemp(dir)) {
+		err = -errno;
+		fs_error("cannot make a temporary directory: %s", strerror(-err));
+		goto out;
+	}
+	made = true;
+	err = fs_client_call(cli, req_w, &windows);
+	if (!err)
+		err = fs_client_call(cli, req_t, &top);
+	if (err)
+		goto out;
+	snprintf(path, sizeof(path), "%s/series.tsv", dir);
+	series = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/top.tsv", dir);
+	tops = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/plot.gp", dir);
+	script = fopen(path, "w");
+	if (!series || !tops || !script) {
+		err = -errno;
+		fs_error("cannot write in %s: %s", dir, strerror(-err));
+		goto out;
+	}
+	if (o->data && !(data = fopen(o->data, "w"))) {
+		err = -errno;
+		fs_error("cannot write %s: %s", o->data, strerror(-err));
+		goto out;
+	}
+	nwin = write_series(windows, series);
+	if (nwin > 0 && data)
+		write_series(windows, data);
+	ntop = nwin < 0 ? 0 : write_top(top, tops);
+	if (nwin < 0 || ntop < 0) {
+		err = nwin < 0 ? nwin : ntop;
+		goto out;
+	}
+	if (!nwin) {
+		fs_error("no window has finished in the last %u s: nothing to plot", o->span);
+		err = -ENODATA;
+		goto out;
+	}
+	write_script(script, dir, o->out, ntop, o);
+	err = fclose(series) ? -errno : 0;
+	err = fclose(tops) && !err ? -errno : err;
+	err = fclose(script) && !err ? -errno : err;
+	series = tops = script = NULL;
+	if (data) {
+		err = fclose(data) && !err ? -errno : err;
+		data = NULL;
+	}
+	if (err) {
+		fs_error("cannot write the plot's data: %s", strerror(-err));
+		goto out;
+	}
+	{
+		char log[64];
+
+		snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+		err = run_gnuplot(path, log);
+	}
+out:
+	if (series)
+		fclose(series);
+	if (tops)
+		fclose(tops);
+	if (script)
+		fclose(script);
+	if (data)
+		fclose(data);
+	if (made) {
+		const char *files[] = { "series.tsv", "top.tsv", "plot.gp", "gnuplot.log" };
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+			unlink(path);
+		}
+		rmdir(dir);
+	}
+	json_object_put(windows);
+	json_object_put(top);
+	json_object_put(req_w);
+	json_object_put(req_t);
+	return err;
+}
+
+int fs_cmd_plot(const struct fs_cli *cli, int argc, char **argv)
+{
+	struct plot_opts o = { .span = PLOT_DEFAULT_SPAN, .top = PLOT_DEFAULT_TOP,
+			       .direction = "both" };
+	int ret = parse_opts(argc, argv, &o);
+
+	if (ret == FS_HELP_SHOWN)
+		return FS_EXIT_OK;
+	if (ret)
+		return ret;
+	return plot(cli, &o) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * native.c - the native export file: encode, check, decode (native.h).
+ *
+ * Every field is written and read a byte at a time in little-endian
+ * order, so a file means the same on any host; the checks run on the
+ * file's bytes before anything is allocated, so a hostile length cannot
+ * make a reader allocate more than the file's own size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "native.h"
+
+static void put_le32(__u8 *b, __u32 v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		b[i] = (__u8)(v >> (8 * i));
+}
+
+static void put_le64(__u8 *b, __u64 v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (__u8)(v >> (8 * i));
+}
+
+static __u32 get_le32(const __u8 *b)
+{
+	return (__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 |
+	       (__u32)b[3] << 24;
+}
+
+static __u64 get_le64(const __u8 *b)
+{
+	return (__u64)get_le32(b) | (__u64)get_le32(b + 4) << 32;
+}
+
+/* zlib's crc32_z() takes any length (crc32() only 32-bit ones). */
+static __u32 checksum(const __u8 *b, size_t len)
+{
+	return (__u32)crc32_z(crc32_z(0, Z_NULL, 0), b, len);
+}
+
+static int fail(char *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, FS_NATIVE_ERR_MAX, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int fs_native_init(struct fs_native *n, const struct fs_sketch_params *p,
+		   __u64 ncandidates)
+{
+	struct fs_sketch_params q = *p;
+	int err;
+
+	memset(n, 0, sizeof(*n));
+	memset(&q.secret, 0, sizeof(q.secret));
+	err = fs_sketch_init(&n->sketch, &q);
+	if (err)
+		return err;
+	if (ncandidates > SIZE_MAX / sizeof(*n->candidates)) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	n->candidates = calloc(ncandidates ? ncandidates : 1,
+			       sizeof(*n->candidates));
+	if (!n->candidates) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	n->ncandidates = ncandidates;
+	return 0;
+
+err_free:
+	fs_native_free(n);
+	return err;
+}
+
+void fs_native_free(struct fs_native *n)
+{
+	fs_sketch_free(&n->sketch);
+	free(n->candidates);
+	n->candidates = NULL;
+	n->ncandidates = 0;
+}
+
+static int candidate_cmp(const void *a, const void *b)
+{
+	const struct fs_native_candidate *x = a, *y = b;
+	int c = memcmp(&x->key, &y->key, sizeof(x->key));
+
+	if (c)
+		return c;
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+void fs_native_sort(struct fs_native *n)
+{
+	qsort(n->candidates, n->ncandidates, sizeof(*n->candidates),
+	      candidate_cmp);
+}
+
+/* Cells and registers the parameters make. */
+static __u64 cells_of(const struct fs_sketch_params *p)
+{
+	return fs_cms_cells_per_slot(p);
+}
+
+static __u64 regs_of(const struct fs_sketch_params *p)
+{
+	return fs_hll_regs_per_slot(p);
+}
+
+size_t fs_native_size(const struct fs_native *n)
+{
+	const struct fs_sketch_params *p = &n->sketch.params;
+	__u64 fixed = FS_NATIVE_HEADER + 8 + 8 + FS_NATIVE_TRAILER;
+
+	/* Cells and registers are bounded by the parameters (512 MiB at
+	 * most); only the candidates' count can be anything. */
+	if (n->ncandidates > (SIZE_MAX - fixed - cells_of(p) * FS_NATIVE_CELL -
+			      regs_of(p)) / FS_NATIVE_CANDIDATE)
+		return 0;
+	return fixed + n->ncandidates * FS_NATIVE_CANDIDATE +
+	       cells_of(p) * FS_NATIVE_CELL + regs_of(p);
+}
+
+/* The parameters record's first 16 bytes (params.h layout). */
+static void put_params(__u8 *b, const struct fs_sketch_params *p)
+{
+	put_le32(b, p->magic);
+	b[4] = p->version;
+	b[5] = p->cms_depth;
+	b[6] = p->cms_log2_width;
+	b[7] = p->hll_p;
+	b[8] = p->flags;
+	b[9] = p->nslots;
+	memcpy(b + 10, p->reserved, sizeof(p->reserved));
+}
+
+static void get_params(const __u8 *b, struct fs_sketch_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->magic = get_le32(b);
+	p->version = b[4];
+	p->cms_depth = b[5];
+	p->cms_log2_width = b[6];
+	p->hll_p = b[7];
+	p->flags = b[8];
+	p->nslots = b[9];
+	memcpy(p->reserved, b + 10, sizeof(p->reserved));
+}
+
+/* fs_params_check(), saying which field is wrong. */
+static int check_params(const struct fs_sketch_params *p, char *err)
+{
+	size_t i;
+
+	if (p->magic != FS_PARAMS_MAGIC || p->version != FS_PARAMS_VERSION)
+		return fail(err, "its parameters record is not one of params.h version %u (magic 0x%08x, version %u)",
+			    FS_PARAMS_VERSION, p->magic, p->version);
+	if (p->cms_depth < 1 || p->cms_depth > FS_CMS_MAX_DEPTH)
+		return fail(err, "Count-Min depth %u is outside 1..%u",
+			    p->cms_depth, FS_CMS_MAX_DEPTH);
+	if (p->cms_log2_width < FS_CMS_MIN_LOG2W ||
+	    p->cms_log2_width > FS_CMS_MAX_LOG2W)
+		return fail(err, "Count-Min width 2^%u is outside 2^%u..2^%u",
+			    p->cms_log2_width, FS_CMS_MIN_LOG2W, FS_CMS_MAX_LOG2W);
+	if (p->hll_p < FS_HLL_MIN_P || p->hll_p > FS_HLL_MAX_P)
+		return fail(err, "HyperLogLog precision %u is outside %u..%u",
+			    p->hll_p, FS_HLL_MIN_P, FS_HLL_MAX_P);
+	if (p->flags & ~FS_PARAM_F_CONSERVATIVE)
+		return fail(err, "unknown parameter flags 0x%02x", p->flags);
+	if (p->nslots != FS_NSLOTS)
+		return fail(err, "nslots is %u, not %u", p->nslots, FS_NSLOTS);
+	for (i = 0; i < sizeof(p->reserved); i++)
+		if (p->reserved[i])
+			return fail(err, "reserved parameter byte %zu is not zero",
+				    10 + i);
+	return 0;
+}
+
+static int check_key(const struct fs_flow_key *k, __u64 i, char *err)
+{
+	if (k->family != FS_FAMILY_IPV4 && k->family != FS_FAMILY_IPV6)
+		return fail(err, "candidate %llu has address family %u, not 4 or 6",
+			    (unsigned long long)i, k->family);
+	if (k->pad)
+		return fail(err, "candidate %llu has a non-zero pad field",
+			    (unsigned long long)i);
+	return 0;
+}
+
+static int check_direction(__u32 dir, char *err)
+{
+	if (dir < FS_NATIVE_DIR_IN || dir > FS_NATIVE_DIR_BOTH)
+		return fail(err, "direction %u is not 1 (in), 2 (out) or 3 (both)",
+			    dir);
+	return 0;
+}
+
+/* The rank a register can reach: 65 - p (hll.h), 0 for never set. */
+static int check_registers(const __u8 *regs, const struct fs_sketch_params *p,
+			   char *err)
+{
+	__u64 i, n = regs_of(p);
+	__u32 max = 65 - p->hll_p;
+
+	for (i = 0; i < n; i++)
+		if (regs[i] > max)
+			return fail(err, "HyperLogLog register %llu holds %u, more than precision %u allows (%u)",
+				    (unsigned long long)i, regs[i], p->hll_p, max);
+	return 0;
+}
+
+int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
+{
+	const struct fs_sketch_params *p = &n->sketch.params;
+	size_t len = fs_native_size(n);
+	char err[FS_NATIVE_ERR_MAX];
+	__u8 *b = out;
+	__u64 i, off;
+
+	if (!len || check_params(p, err) || check_direction(n->direction, err) ||
+	    n->end_ns < n->start_ns || !n->window_ns ||
+	    check_registers(n->sketch.hll, p, err))
+		return -EINVAL;
+	for (i = 0; i < n->ncandidates; i++)
+		if (check_key(&n->candidates[i].key, i, err))
+			return -EINVAL;
+	if (out_len < len)
+		return -ENOSPC;
+	memcpy(b, FS_NATIVE_MAGIC, 8);
+	put_le32(b + 8, FS_NATIVE_VERSION);
+	put_le32(b + 12, n->direction);
+	put_params(b + 16, p);
+	put_le64(b + 32, n->fingerprint);
+	put_le64(b + 40, n->start_ns);
+	put_le64(b + 48, n->end_ns);
+	put_le64(b + 56, n->window_ns);
+	put_le64(b + 64, n->windows);
+	put_le64(b + 72, n->sketch.totals.packets);
+	put_le64(b + 80, n->sketch.totals.bytes);
+	put_le64(b + 88, n->ncandidates);
+	off = FS_NATIVE_HEADER;
+	for (i = 0; i < n->ncandidates; i++, off += FS_NATIVE_CANDIDATE) {
+		memcpy(b + off, &n->candidates[i].key, sizeof(struct fs_flow_key));
+		put_le64(b + off + sizeof(struct fs_flow_key), n->candidates[i].hash);
+	}
+	put_le64(b + off, cells_of(p));
+	off += 8;
+	for (i = 0; i < cells_of(p); i++, off += FS_NATIVE_CELL) {
+		put_le64(b + off, n->sketch.cms[i].packets);
+		put_le64(b + off + 8, n->sketch.cms[i].bytes);
+	}
+	put_le64(b + off, regs_of(p));
+	off += 8;
+	memcpy(b + off, n->sketch.hll, regs_of(p));
+	off += regs_of(p);
+	put_le32(b + off, checksum(b, off));
+	return 0;
+}
+
+/*
+ * The file's structure: every count consistent with the parameters and
+ * the length, and the checksum.  *params, *ncand out.
+ */
+static int check_layout(const __u8 *b, size_t len,
+			struct fs_sketch_params *params, __u64 *ncand, char *err)
+{
+	__u64 cells, regs, want;
+	__u32 version, stored;
+	size_t off;
+	int ret;
+
+	if (len < 8)
+		return fail(err, "truncated: %zu bytes, not even the 8-byte magic", len);
+	if (memcmp(b, FS_NATIVE_MAGIC, 8))
+		return fail(err, "not a flowsketch export (it does not start with \"%s\")",
+			    FS_NATIVE_MAGIC);
+	if (len < 12)
+		return fail(err, "truncated: %zu bytes, ends in the format version", len);
+	version = get_le32(b + 8);
+	if (version != FS_NATIVE_VERSION)
+		return fail(err, "format version %u, and this flowsketch reads version %u only",
+			    version, FS_NATIVE_VERSION);
+	if (len < FS_NATIVE_HEADER)
+		return fail(err, "truncated: %zu bytes, shorter than the %u-byte header",
+			    len, FS_NATIVE_HEADER);
+	ret = check_direction(get_le32(b + 12), err);
+	if (ret)
+		return ret;
+	get_params(b + 16, params);
+	ret = check_params(params, err);
+	if (ret)
+		return ret;
+	if (get_le64(b + 48) < get_le64(b + 40))
+		return fail(err, "the span ends (%llu ns) before it starts (%llu ns)",
+			    (unsigned long long)get_le64(b + 48),
+			    (unsigned long long)get_le64(b + 40));
+	if (!get_le64(b + 56))
+		return fail(err, "its window length is 0");
+	*ncand = get_le64(b + 88);
+	off = FS_NATIVE_HEADER;
+	if (*ncand > (len - off) / FS_NATIVE_CANDIDATE)
+		return fail(err, "truncated: %llu candidates take %llu bytes, and only %zu follow the header",
+			    (unsigned long long)*ncand,
+			    (unsigned long long)*ncand * FS_NATIVE_CANDIDATE,
+			    len - off);
+	off += *ncand * FS_NATIVE_CANDIDATE;
+	if (len - off < 8)
+		return fail(err, "truncated: it ends before its count of Count-Min cells (byte %zu)",
+			    off);
+	cells = get_le64(b + off);
+	want = cells_of(params);
+	if (cells != want)
+		return fail(err, "it holds %llu Count-Min cells, and depth %u times width %u make %llu",
+			    (unsigned long long)cells, params->cms_depth,
+			    1U << params->cms_log2_width, (unsigned long long)want);
+	off += 8;
+	if ((len - off) / FS_NATIVE_CELL < cells)
+		return fail(err, "truncated: %llu Count-Min cells take %llu bytes, and only %zu are left",
+			    (unsigned long long)cells,
+			    (unsigned long long)cells * FS_NATIVE_CELL, len - off);
+	off += cells * FS_NATIVE_CELL;
+	if (len - off < 8)
+		return fail(err, "truncated: it ends before its count of HyperLogLog registers (byte %zu)",
+			    off);
+	regs = get_le64(b + off);
+	want = regs_of(params);
+	if (regs != want)
+		return fail(err, "it holds %llu HyperLogLog registers, and precision %u makes %llu (3 sketches of 2^%u)",
+			    (unsigned long long)regs, params->hll_p,
+			    (unsigned long long)want, params->hll_p);
+	off += 8;
+	if (len - off < regs)
+		return fail(err, "truncated: %llu HyperLogLog registers, and only %zu bytes are left",
+			    (unsigned long long)regs, len - off);
+	off += regs;
+	if (len - off < FS_NATIVE_TRAILER)
+		return fail(err, "truncated: it ends before its checksum (byte %zu)", off);
+	if (len - off > FS_NATIVE_TRAILER)
+		return fail(err, "%zu bytes follow the end of the export",
+			    len - off - FS_NATIVE_TRAILER);
+	stored = get_le32(b + off);
+	if (stored != checksum(b, off))
+		return fail(err, "its checksum is %08x, and its content sums to %08x: the file is damaged",
+			    stored, checksum(b, off));
+	return 0;
+}
+
+int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
+		     char err[FS_NATIVE_ERR_MAX])
+{
+	struct fs_sketch_params params;
+	const __u8 *b = buf;
+	__u64 ncand = 0, i, off;
+	int ret;
+
+	memset(n, 0, sizeof(*n));
+	ret = check_layout(b, len, &params, &ncand, err);
+	if (ret)
+		return ret;
+	ret = fs_native_init(n, &params, ncand);
+	if (ret) {
+		snprintf(err, FS_NATIVE_ERR_MAX, "out of memory");
+		return ret;
+	}
+	n->direction = get_le32(b + 12);
+	n->fingerprint = get_le64(b + 32);
+	n->start_ns = get_le64(b + 40);
+	n->end_ns = get_le64(b + 48);
+	n->window_ns = get_le64(b + 56);
+	n->windows = get_le64(b + 64);
+	n->sketch.totals.packets = get_le64(b + 72);
+	n->sketch.totals.bytes = get_le64(b + 80);
+	off = FS_NATIVE_HEADER;
+	for (i = 0; i < ncand; i++, off += FS_NATIVE_CANDIDATE) {
+		struct fs_native_candidate *c = &n->candidates[i];
+
+		memcpy(&c->key, b + off, sizeof(c->key));
+		c->hash = get_le64(b + off + sizeof(c->key));
+		ret = check_key(&c->key, i, err);
+		if (ret)
+			goto err_free;
+	}
+	off += 8;
+	for (i = 0; i < cells_of(&params); i++, off += FS_NATIVE_CELL) {
+		n->sketch.cms[i].packets = get_le64(b + off);
+		n->sketch.cms[i].bytes = get_le64(b + off + 8);
+	}
+	off += 8;
+	memcpy(n->sketch.hll, b + off, regs_of(&params));
+	ret = check_registers(n->sketch.hll, &params, err);
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	fs_native_free(n);
+	return ret;
+}
+
+int fs_native_read_file(const char *path, struct fs_native *n,
+			char err[FS_NATIVE_ERR_MAX])
+{
+	size_t len = 0, cap;
+	__u8 *buf = NULL;
+	struct stat st;
+	int fd, ret;
+
+	memset(n, 0, sizeof(*n));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, FS_NATIVE_ERR_MAX, "cannot be read: %s", strerror(-ret));
+		goto out;
+	}
+	/* A regular file's size, else (a pipe) grown as it comes. */
+	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 20;
+	for (;;) {
+		ssize_t got;
+
+		if (len == cap || !buf) {
+			__u8 *bigger = realloc(buf, len == cap ? cap * 2 : cap);
+
+			if (!bigger) {
+				ret = -ENOMEM;
+				snprintf(err, FS_NATIVE_ERR_MAX, "out of memory");
+				goto out;
+			}
+			if (len == cap)
+				cap *= 2;
+			buf = bigger;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = -errno;
+			snprintf(err, FS_NATIVE_ERR_MAX, "cannot be read: %s",
+				 strerror(-ret));
+			goto out;
+		}
+		if (!got)
+			break;
+		len += (size_t)got;
+	}
+	ret = fs_native_decode(buf, len, n, err);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}

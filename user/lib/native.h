@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * native.h - a span's sketches in one portable file (`flowsketch export
+ * --format native`), for `flowsketch merge` on any machine.
+ *
+ * One host's span, self-described: its parameters (never the secret, only
+ * its fingerprint, which is what tells two hosts' sketches apart), the
+ * exact time it covers, its totals, its heavy-hitter candidates and the
+ * summed sketches, so that files of many hosts merge into the sketch of
+ * their union (sketch.h: cells add, registers take the max) and answer
+ * top and flows as one daemon would.  The candidates carry their keyed
+ * hash, with which the merged Count-Min sketch is queried: a reader needs
+ * no secret.
+ *
+ * File layout, format version 1, every integer little-endian whatever
+ * the host, no padding, no alignment:
+ *
+ *   off    size  field
+ *     0       8  magic "FSEXPORT"
+ *     8       4  format version (1)
+ *    12       4  direction: 1 what the interfaces received ("in"), 2 what
+ *                they sent ("out"), 3 both (cells and totals added,
+ *                registers the max: the union)
+ *    16      16  the parameters record of params.h without its secret:
+ *                its bytes 0..15 (magic "FSK1", version 1, Count-Min
+ *                depth, log2 width, HyperLogLog precision p, flags,
+ *                nslots, 6 reserved zero bytes)
+ *    32       8  fingerprint of the secret (fs_params_fingerprint())
+ *    40       8  span start, wall clock, ns since the Unix epoch (UTC)
+ *    48       8  span end, same clock, >= start
+ *    56       8  window length, ns
+ *    64       8  windows summed
+ *    72       8  total packets of the span
+ *    80       8  total bytes of the span
+ *    88       8  candidates N
+ *    96     48N  candidates, in ascending order of their key's bytes, each
+ *                a flow key (40 bytes, flow_key.h's layout: ports in
+ *                network order) and its keyed flow hash (8)
+ *     A       8  Count-Min cells C, A = 96 + 48N; C = depth << log2w
+ *   A+8     16C  cells, row-major ((row << log2w) | column, sketch.h):
+ *                packets (8), bytes (8)
+ *     B       8  HyperLogLog registers R, B = A + 8 + 16C; R = 3 << p
+ *   B+8       R  registers, one byte each, 1 .. 65 - p or 0: distinct
+ *                flows, sources, destinations, 2^p each (hll.h)
+ *   B+8+R     4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
+ *                every byte before it
+ *
+ * so a file is 96 + 48N + 8 + 16C + 8 + R + 4 bytes: 376,948 for the
+ * defaults (d = 5, w = 4096, p = 14) and no candidate.  A reader refuses,
+ * each with one sentence saying what it found: another magic, a format
+ * version it does not know, parameters out of range, a direction it does
+ * not know, an end before the start, a candidate of no address family,
+ * counts of cells or registers other than the parameters make, a register
+ * above its precision's largest rank, a file shorter than its counts say
+ * (truncated) or longer (bytes after the end), and a checksum that does
+ * not match.  A newer layout gets a new version; version 1 stays readable.
+ */
+#ifndef FLOWSKETCH_NATIVE_H
+#define FLOWSKETCH_NATIVE_H
+
+#include <stddef.h>
+#include "sketch.h"
+#include "flowsketch/flow_key.h"
+
+#define FS_NATIVE_MAGIC "FSEXPORT"
+#define FS_NATIVE_VERSION 1
+#define FS_NATIVE_HEADER 96
+#define FS_NATIVE_CANDIDATE 48
+#define FS_NATIVE_CELL 16
+#define FS_NATIVE_TRAILER 4
+
+#define FS_NATIVE_DIR_IN 1
+#define FS_NATIVE_DIR_OUT 2
+#define FS_NATIVE_DIR_BOTH 3
+
+/* Room for any message of the decoder (a file name is not part of it). */
+#define FS_NATIVE_ERR_MAX 256
+
+struct fs_native_candidate {
+	struct fs_flow_key key;
+	__u64 hash;
+};
+
+/* A decoded file, or what an encoder is given. */
+struct fs_native {
+	/* params (secret zero), cells, registers, totals */
+	struct fs_sketch sketch;
+	__u64 fingerprint;
+	__u64 start_ns, end_ns;		/* wall clock, ns since the epoch */
+	__u64 window_ns;
+	__u64 windows;
+	__u32 direction;		/* FS_NATIVE_DIR_* */
+	__u64 ncandidates;
+	struct fs_native_candidate *candidates;
+};
+
+/*
+ * An empty export of these parameters (secret zeroed here) with room for
+ * ncandidates: 0, -EINVAL (parameters out of range) or -ENOMEM.
+ */
+int fs_native_init(struct fs_native *n, const struct fs_sketch_params *p,
+		   __u64 ncandidates);
+void fs_native_free(struct fs_native *n);
+
+/* Sort the candidates into the file's order (ascending key bytes). */
+void fs_native_sort(struct fs_native *n);
+
+/* Bytes of n's file; 0 if it could not be represented in a size_t. */
+size_t fs_native_size(const struct fs_native *n);
+
+/* Write n's file into out (fs_native_size(n) bytes): 0, -ENOSPC when
+ * out_len is short, -EINVAL when n is not one a reader would take. */
+int fs_native_encode(const struct fs_native *n, void *out, size_t out_len);
+
+/*
+ * Read a file: 0 with *n filled (fs_native_free() it), or -EINVAL with
+ * err holding one sentence saying what is wrong, or -ENOMEM.  Nothing to
+ * free on failure.
+ */
+int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
+		     char err[FS_NATIVE_ERR_MAX]);
+
+/* fs_native_decode() of the file at path; -errno from reading it, with
+ * err saying so. */
+int fs_native_read_file(const char *path, struct fs_native *n,
+			char err[FS_NATIVE_ERR_MAX]);
+
+#endif /* FLOWSKETCH_NATIVE_H */
