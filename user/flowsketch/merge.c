@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flow_json.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -319,18 +320,8 @@ static int rank_cmp(const void *a, const void *b, void *by_bytes)
 
 static struct json_object *flow_json(const struct merged_flow *m, double share)
 {
-	struct json_object *f = json_object_new_object();
-	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?", num[4];
+	struct json_object *f = fs_flow_key_json(&m->key);
 
-	fs_addr_str(m->key.family, m->key.src, src, sizeof(src));
-	fs_addr_str(m->key.family, m->key.dst, dst, sizeof(dst));
-	add_string(f, "src", src);
-	add_string(f, "dst", dst);
-	add_u64(f, "sport", fs_flow_sport(&m->key));
-	add_u64(f, "dport", fs_flow_dport(&m->key));
-	add_string(f, "proto", fs_proto_str(m->key.proto, num, sizeof(num)));
-	add_u64(f, "proto_num", m->key.proto);
-	add_u64(f, "family", m->key.family);
 	add_u64(f, "packets", m->packets);
 	add_u64(f, "bytes", m->bytes);
 	add_double(f, "share", share);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "flow_json.h"
 #include "base64.h"
 #include "daemon.h"
 #include "export.h"
@@ -121,20 +122,10 @@ static void add_hex(struct json_object *o, const char *key, __u64 v)
 static struct json_object *cand_json(const struct export_cand *c,
 				     const struct fs_sketch *sum)
 {
-	struct json_object *f = json_object_new_object();
-	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?", num[4];
+	struct json_object *f = fs_flow_key_json(&c->key);
 	struct fs_cms_cell est;
 
 	fs_sketch_query(sum, c->hash, &est);
-	fs_addr_str(c->key.family, c->key.src, src, sizeof(src));
-	fs_addr_str(c->key.family, c->key.dst, dst, sizeof(dst));
-	add_string(f, "src", src);
-	add_string(f, "dst", dst);
-	add_u64(f, "sport", fs_flow_sport(&c->key));
-	add_u64(f, "dport", fs_flow_dport(&c->key));
-	add_string(f, "proto", fs_proto_str(c->key.proto, num, sizeof(num)));
-	add_u64(f, "proto_num", c->key.proto);
-	add_u64(f, "family", c->key.family);
 	add_hex(f, "hash", c->hash);
 	add_u64(f, "packets", est.packets);
 	add_u64(f, "bytes", est.bytes);

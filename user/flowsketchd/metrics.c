@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "stat_names.h"
 #include "flow_fmt.h"
 #include "log.h"
 #include "request.h"
@@ -26,27 +27,6 @@
 #define STATE_MAGIC "# flowsketchd metrics state 1"
 #define SERIES_MAX 256
 
-/* fs_stats counters that mean a frame was malformed: status.c's list,
- * by the same names. */
-static const struct {
-	enum fs_stat stat;
-	const char *name;
-} malformed[] = {
-	{ FS_STAT_TRUNC_ETH, "trunc_eth" },
-	{ FS_STAT_TRUNC_VLAN, "trunc_vlan" },
-	{ FS_STAT_VLAN_DEPTH, "vlan_depth" },
-	{ FS_STAT_TRUNC_IPV4, "trunc_ipv4" },
-	{ FS_STAT_BAD_IHL, "bad_ihl" },
-	{ FS_STAT_BAD_IPV4_LEN, "bad_ipv4_len" },
-	{ FS_STAT_TRUNC_IPV6, "trunc_ipv6" },
-	{ FS_STAT_TRUNC_IPV6_EXT, "trunc_ipv6_ext" },
-	{ FS_STAT_IPV6_EXT_CHAIN, "ipv6_ext_chain" },
-	{ FS_STAT_TRUNC_L4, "trunc_l4" },
-	{ FS_STAT_BAD_TCP_DOFF, "bad_tcp_doff" },
-	{ FS_STAT_SKB_NONLINEAR, "skb_nonlinear" },
-};
-_Static_assert(FS_STAT_MAX == 19,
-	       "a new fs_stat: list it above if it is a malformed reason");
 
 /* ------------------------------------------------------------ the address */
 
@@ -655,11 +635,11 @@ static void put_totals(struct text *t, struct fsd_metrics *m,
 
 		if (!s[i].direction)
 			continue;
-		for (r = 0; r < FS_ARRAY_SIZE(malformed); r++) {
+		for (r = 0; r < fs_malformed_reasons_n; r++) {
 			snprintf(l, sizeof(l), "direction=\"%s\",reason=\"%s\"",
-				 s[i].direction, malformed[r].name);
+				 s[i].direction, fs_malformed_reasons[r].name);
 			counter(t, m, "flowsketch_malformed_packets_total", l,
-				s[i].stats[malformed[r].stat], s[i].stats_ok);
+				s[i].stats[fs_malformed_reasons[r].stat], s[i].stats_ok);
 		}
 	}
 }

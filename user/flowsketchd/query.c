@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "flow_json.h"
 #include "flow_fmt.h"
 #include "hll_estimate.h"
 #include "daemon.h"
@@ -88,18 +89,8 @@ static struct json_object *span_select(struct fsd_daemon *d,
 static struct json_object *flow_json(const struct fsd_daemon *d,
 				     const struct fsd_flow_count *c, double share)
 {
-	struct json_object *f = json_object_new_object();
-	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?", num[4];
+	struct json_object *f = fs_flow_key_json(&c->key);
 
-	fs_addr_str(c->key.family, c->key.src, src, sizeof(src));
-	fs_addr_str(c->key.family, c->key.dst, dst, sizeof(dst));
-	add_string(f, "src", src);
-	add_string(f, "dst", dst);
-	add_u64(f, "sport", fs_flow_sport(&c->key));
-	add_u64(f, "dport", fs_flow_dport(&c->key));
-	add_string(f, "proto", fs_proto_str(c->key.proto, num, sizeof(num)));
-	add_u64(f, "proto_num", c->key.proto);
-	add_u64(f, "family", c->key.family);
 	add_u64(f, "packets", c->packets);
 	add_u64(f, "bytes", c->bytes);
 	add_double(f, "share", share);

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
+#include "stat_names.h"
 #include "hll_estimate.h"
 #include "sketch.h"
 #include "daemon.h"
@@ -15,24 +16,6 @@
 #include "tp_frontend.h"
 #include "flowsketch.skel.h"
 
-/* fs_stats counters that mean a frame was malformed, by JSON name. */
-static const struct {
-	enum fs_stat stat;
-	const char *name;
-} malformed[] = {
-	{ FS_STAT_TRUNC_ETH, "trunc_eth" },
-	{ FS_STAT_TRUNC_VLAN, "trunc_vlan" },
-	{ FS_STAT_VLAN_DEPTH, "vlan_depth" },
-	{ FS_STAT_TRUNC_IPV4, "trunc_ipv4" },
-	{ FS_STAT_BAD_IHL, "bad_ihl" },
-	{ FS_STAT_BAD_IPV4_LEN, "bad_ipv4_len" },
-	{ FS_STAT_TRUNC_IPV6, "trunc_ipv6" },
-	{ FS_STAT_TRUNC_IPV6_EXT, "trunc_ipv6_ext" },
-	{ FS_STAT_IPV6_EXT_CHAIN, "ipv6_ext_chain" },
-	{ FS_STAT_TRUNC_L4, "trunc_l4" },
-	{ FS_STAT_BAD_TCP_DOFF, "bad_tcp_doff" },
-	{ FS_STAT_SKB_NONLINEAR, "skb_nonlinear" },
-};
 
 static void add_u64(struct json_object *o, const char *key, __u64 v)
 {
@@ -46,9 +29,9 @@ static void add_malformed(struct json_object *o, const __u64 stats[FS_STAT_MAX])
 	__u64 total = 0;
 	size_t i;
 
-	for (i = 0; i < FS_ARRAY_SIZE(malformed); i++) {
-		add_u64(m, malformed[i].name, stats[malformed[i].stat]);
-		total += stats[malformed[i].stat];
+	for (i = 0; i < fs_malformed_reasons_n; i++) {
+		add_u64(m, fs_malformed_reasons[i].name, stats[fs_malformed_reasons[i].stat]);
+		total += stats[fs_malformed_reasons[i].stat];
 	}
 	json_object_object_add(o, "malformed", m);
 	add_u64(o, "malformed_total", total);
