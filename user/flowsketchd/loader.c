@@ -235,6 +235,16 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 		err = pinned_max_entries(pin_dir, PIN_BLOCK4, &v);
 	out->blocklist_max = v;
 	out->ingress = pinned_ingress(pin_dir);
+	/* Every map this build reuses must be there: a pin a later version
+	 * added (ifaces, for --ingress tracepoint) is missing from an
+	 * earlier version's datapath. */
+	for (v = 0; !err && v < PIN_MAX; v++) {
+		if (!pin_is_reused_map(v))
+			continue;
+		err = pin_path(path, sizeof(path), pin_dir, v);
+		if (!err && access(path, F_OK))
+			err = -EPROTO;
+	}
 out:
 	if (err == -EPROTO)
 		fsd_err("the datapath pinned under %s is another version's; stop it with flowsketchd --detach --pin-dir %s, or start with --replace",
