@@ -5,7 +5,7 @@
  * tests/integration/skb_frames.sh.
  *
  *   fs-craft -i IFACE --dst-mac MAC [--frames N] [--seed S] [--rate PPS]
- *            [--copy BYTES] --truth FILE [--keys FILE]
+ *            [--copy BYTES] [--no-copy-limit] --truth FILE [--keys FILE]
  *   fs-craft --dry-run [--frames N] [--seed S] ...   build and judge only
  *
  * Every frame follows from --seed and its number alone (the same seed
@@ -60,6 +60,15 @@
  *    mutated and random frames, and every constructed frame too: where
  *    it and the construction disagree the oracle itself is wrong, and the
  *    count is in the truth ("disagreements", expected 0).
+ *
+ * --no-copy-limit: the verdicts of a frontend that parses the whole frame
+ * in place (XDP), not a copy of its first --copy bytes.  The frames are
+ * the very same (--copy still shapes them: a wf frame's headers stay
+ * within it, a deep frame's run past it), and both oracles read every
+ * byte: a deep frame, truncated in a copy, is keyed.  "past_copy" still
+ * counts the frames whose verdict the --copy limit would change, i.e.
+ * where this truth and the copy's differ; "copy_limit" says which truth
+ * this is.
  *
  * Frames are sent with an AF_PACKET raw socket bound to IFACE (sendmmsg,
  * GEN_BATCH at a time, paced to --rate); a full queue (ENOBUFS) is waited
@@ -1432,22 +1441,27 @@ static void describe(FILE *f, const struct outcome *o)
 		o->k.proto, o->nonfirst ? " (non-first fragment)" : "");
 }
 
-/* The verdict frame c gets; counts disagreements between the oracles. */
-static void judge(const struct craft *c, size_t copy, struct outcome *o,
-		  struct tally *t, uint64_t i)
+/*
+ * The verdict frame c gets when limit of its bytes are read (the copy, or
+ * SIZE_MAX: all of it, in place); counts disagreements between the
+ * oracles, and the frames whose verdict reading only copy bytes changes.
+ */
+static void judge(const struct craft *c, size_t copy, size_t limit,
+		  struct outcome *o, struct tally *t, uint64_t i)
 {
-	struct outcome ref, all;
+	struct outcome cut, all, ref;
 
-	ref_frame(c->b, c->len < copy ? c->len : copy, &ref);
+	ref_frame(c->b, c->len < copy ? c->len : copy, &cut);
 	ref_frame(c->b, c->len, &all);
-	if (!same_outcome(&ref, &all))
+	if (!same_outcome(&cut, &all))
 		t->past_copy++;
+	ref = limit == copy ? cut : all;	/* limit: copy or SIZE_MAX */
 	if (c_unknown(c->cls)) {
 		*o = ref;
 		t->v_ref[o->v]++;
 		return;
 	}
-	map_verdict(c, copy, o);
+	map_verdict(c, limit, o);
 	t->v_known[o->v]++;
 	if (!same_outcome(o, &ref)) {
 		if (t->disagreements++ < 10) {
@@ -1596,7 +1610,7 @@ static void json_counts(FILE *f, const char *name, const uint64_t *v)
 }
 
 static int write_truth(const char *path, const struct tally *t, uint64_t seed,
-		       size_t copy, double secs, uint64_t retries)
+		       size_t copy, bool copy_limit, double secs, uint64_t retries)
 {
 	FILE *f = fopen(path, "w");
 	uint64_t malformed = 0;
@@ -1608,7 +1622,8 @@ static int write_truth(const char *path, const struct tally *t, uint64_t seed,
 	}
 	for (i = V_NON_IP + 1; i < V_MAX; i++)
 		malformed += t->v[i];
-	fprintf(f, "{\n  \"seed\": %llu,\n  \"copy\": %zu,\n", (unsigned long long)seed, copy);
+	fprintf(f, "{\n  \"seed\": %llu,\n  \"copy\": %zu,\n  \"copy_limit\": %s,\n",
+		(unsigned long long)seed, copy, copy_limit ? "true" : "false");
 	fprintf(f, "  \"frames\": %llu,\n  \"bytes\": %llu,\n",
 		(unsigned long long)t->frames, (unsigned long long)t->bytes);
 	fprintf(f, "  \"classes\": {");
@@ -1682,7 +1697,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: fs-craft -i IFACE --dst-mac MAC [--frames N] [--seed S] [--rate PPS]\n"
-		"                [--copy BYTES] --truth FILE [--keys FILE]\n"
+		"                [--copy BYTES] [--no-copy-limit] --truth FILE [--keys FILE]\n"
 		"       fs-craft --dry-run [--frames N] [--seed S] [--truth FILE] [--keys FILE]\n"
 		"Random, mutated and malformed frames, each with the verdict flowsketch's\n"
 		"datapath must give it (see the header of tools/fs-craft.c).\n");
@@ -1699,6 +1714,7 @@ int main(int argc, char **argv)
 		{ "copy", required_argument, NULL, 'c' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "keys", required_argument, NULL, 'k' },
+		{ "no-copy-limit", no_argument, NULL, 'w' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1710,7 +1726,7 @@ int main(int argc, char **argv)
 	static struct craft batch[GEN_BATCH];
 	static struct outcome verdicts[GEN_BATCH];
 	struct tally t;
-	bool dry = false, have_mac = false;
+	bool dry = false, have_mac = false, whole = false;
 	double start;
 	int fd = -1, o, err = 0;
 
@@ -1730,6 +1746,7 @@ int main(int argc, char **argv)
 		case 'c': x.copy = strtoull(optarg, NULL, 0); break;
 		case 't': truth = optarg; break;
 		case 'k': keys = optarg; break;
+		case 'w': whole = true; break;
 		case 'd': dry = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -1760,7 +1777,8 @@ int main(int argc, char **argv)
 
 		while (n < GEN_BATCH && i + n < frames) {
 			craft_frame(&batch[n], seed, i + n, &x);
-			judge(&batch[n], x.copy, &verdicts[n], &t, i + n);
+			judge(&batch[n], x.copy, whole ? SIZE_MAX : x.copy,
+			      &verdicts[n], &t, i + n);
 			n++;
 		}
 		if (dry) {
@@ -1785,7 +1803,8 @@ int main(int argc, char **argv)
 		(unsigned long long)t.frames, (unsigned long long)t.bytes,
 		now_s() - start, (unsigned long long)t.v[V_SKETCHED],
 		(unsigned long long)t.disagreements, (unsigned long long)retries);
-	if (truth && write_truth(truth, &t, seed, x.copy, now_s() - start, retries))
+	if (truth && write_truth(truth, &t, seed, x.copy, !whole,
+				 now_s() - start, retries))
 		return 1;
 	if (keys && write_keys(keys, &t.flows))
 		return 1;

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # skb_frames.sh - a million random, mutated and malformed frames through
-# the real kernel stack into both tracepoint frontends, each judged
-# against an oracle that is not the datapath's parser.
+# the real kernel stack into both tracepoint frontends, then another
+# million into XDP, each frontend judged against an oracle that is not
+# the datapath's parser.
 #
 #   NS_TX [fs-craft, AF_PACKET] -> VETH_TX ==veth==> VETH_RX  (NS_RX)
 #          daemon A: -i VETH_TX              daemon B: -i VETH_RX
-#          egress frontend (tp_btf/             --ingress tracepoint
-#          net_dev_start_xmit), "out"           (tp_btf/netif_receive_skb), "in"
+#          egress frontend (tp_btf/             1. --ingress tracepoint
+#          net_dev_start_xmit), "out"              (tp_btf/netif_receive_skb), "in"
+#                                               2. restarted with --replace:
+#                                                  --ingress xdp (native), "in"
 #
 # tools/fs-craft builds every frame from --seed (well-formed IPv4/IPv6
 # TCP/UDP/ICMP/other with VLAN tags, IPv4 options and IPv6 extension
@@ -41,9 +44,17 @@
 #     estimates: at 3 rse one run in 60 would fail by chance);
 #   - quiet: nothing counted that the test did not send (A's XDP and B's
 #     egress frontend see nothing, nor do the veths in the other way).
-# The seed is FS_SKB_SEED (default 1), the rate FS_SKB_RATE frames/s
-# (default 150000), the frames FS_SKB_FRAMES (default 1000000).  Output:
-# TAP.
+# Then B is killed and started again on its pin dir with --replace in its
+# default mode, native XDP on VETH_RX, and a second run (another seed) is
+# judged by fs-craft --no-copy-limit: the same kinds of frame, their
+# verdicts read from the whole frame, as XDP parses it in place, not from
+# the tracepoints' 256-byte copy (a deep frame is keyed, not truncated).
+# B's XDP counts are checked like the tracepoint's above: exactly once
+# (the veths, rx, the partition), every counter, the windows' totals,
+# top's keys and bounds, flows, quiet.
+# The seed is FS_SKB_SEED (default 1), the XDP run's FS_SKB_XDP_SEED
+# (default the seed + 1), the rate FS_SKB_RATE frames/s (default 150000),
+# the frames of each run FS_SKB_FRAMES (default 1000000).  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
@@ -138,7 +149,10 @@ settle() {
 
 eg() { jq -r "(.frontends[] | select(.name == \"egress\")) | $1" "$WORK/st-a.json"; }
 ig() { jq -r "(.frontends[] | select(.name == \"ingress\")) | $1" "$WORK/st-b.json"; }
-tr_() { jq -r "$1" "$WORK/truth.json"; }
+# The truth and keys of the run being checked (fs-craft --truth, --keys).
+TRUTH=""
+KEYS=""
+tr_() { jq -r "$1" "$TRUTH"; }
 # pstat PIN INDEX: an fs_stats counter (enum fs_stat, maps.h) summed over
 # the CPUs, read from the pinned map with bpftool (key: a little-endian u32).
 pstat() {
@@ -171,10 +185,11 @@ link() { fs_link_stat "$1" "$2" "$3" packets; }
 tx0=$(link "$NS_TX" "$VETH_TX" tx); rx0=$(link "$NS_RX" "$VETH_RX" rx)
 back_tx0=$(link "$NS_RX" "$VETH_RX" tx); back_rx0=$(link "$NS_TX" "$VETH_TX" rx)
 mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
+TRUTH="$WORK/truth.json"; KEYS="$WORK/keys.txt"
 t0=$(date +%s.%N)
 fs_in "$NS_TX" "$CRAFT" -i "$VETH_TX" --dst-mac "$mac_rx" --frames "$FRAMES" \
-	--seed "$SEED" --rate "$RATE" --copy "$COPY" --truth "$WORK/truth.json" \
-	--keys "$WORK/keys.txt" 2>"$WORK/craft.log" ||
+	--seed "$SEED" --rate "$RATE" --copy "$COPY" --truth "$TRUTH" \
+	--keys "$KEYS" 2>"$WORK/craft.log" ||
 	{ diag <"$WORK/craft.log"; bail "fs-craft sent its frames"; }
 t1=$(date +%s.%N)
 settle || bail "two windows of both daemons closed after the traffic"
@@ -226,7 +241,7 @@ check "B: rx = sketched + non_ip + malformed + update_errors ($(jq -c '.counters
 # verdicts WHO JSON-OF-COUNTERS: every counter against the truth; prints
 # the ones that differ.
 verdicts() {
-	jq -rn --slurpfile t "$WORK/truth.json" --argjson c "$1" '
+	jq -rn --slurpfile t "$TRUTH" --argjson c "$1" '
 		$t[0] as $t |
 		([["sketched", $c.sketched, $t.sketched], ["non_ip", $c.non_ip, $t.non_ip],
 		  ["fragments", $c.fragments, $t.fragments],
@@ -290,7 +305,7 @@ top_ok() {
 		      if (o > allowed) { print o " flows above the bound, at most " allowed " allowed"
 					 for (i = 1; i <= o; i++) print over[i] }
 		      else if (o) print "# " o " of " n " flows above e/w*N (at most " allowed " allowed): " over[1] > "/dev/stderr" }' \
-		"$WORK/keys.txt" "$WORK/top.txt" >"$WORK/top.bad" 2>"$WORK/top.note"
+		"$KEYS" "$WORK/top.txt" >"$WORK/top.bad" 2>"$WORK/top.note"
 	[ ! -s "$WORK/top.bad" ] && [ "$TOP_N" -ge 1 ]
 }
 for who in a b; do
@@ -315,7 +330,7 @@ check "b: top --direction out lists nothing" none b out
 # flows_ok WHO DIR: distinct flows, sources, destinations within 4 rse.
 flows_ok() {
 	"$CLI" --socket "$WORK/sock-$1" flows --span 120 --direction "$2" --json >"$WORK/flows.json" || return 1
-	jq -rn --slurpfile t "$WORK/truth.json" --slurpfile f "$WORK/flows.json" --argjson p "$HLL_P" '
+	jq -rn --slurpfile t "$TRUTH" --slurpfile f "$WORK/flows.json" --argjson p "$HLL_P" '
 		(4 * 1.04 / (pow(2; $p) | sqrt)) as $e |
 		["distinct_flows", "distinct_sources", "distinct_destinations"][] as $k |
 		$t[0][$k] as $w | $f[0][$k] as $g |
@@ -326,5 +341,100 @@ flows_ok() {
 }
 check "a: flows --direction out within 4 rse of the truth" flows_ok a out
 check "b: flows --direction in within 4 rse of the truth" flows_ok b in
+
+# ---------------------------------------------------------------- XDP
+# The third frontend, XDP, on live traffic like the other two: B again on
+# its pin dir, in its default mode (--ingress xdp, native on the veth),
+# with --replace, which discards the tracepoint datapath (its counters,
+# windows and pinned link), so what B counts from here on is this run
+# alone.  A SIGKILL first, which leaves that datapath pinned and counting
+# as a crash would; from there --replace is what switches modes
+# (ingress_tp.sh checks both ways).
+kill -KILL "$PID_B"; wait "$PID_B" 2>/dev/null; PID_B=""
+start b "$NS_RX" "$VETH_RX" "$PIN_B" --replace ||
+	{ diag <"$WORK/daemon-b.log"; bail "daemon B (--replace, --ingress xdp on $VETH_RX) answers status"; }
+check "B counts what $VETH_RX receives with native XDP, afresh: frontend xdp, no tracepoint link left, counters and totals 0" \
+	jqe '.frontends[0].name == "xdp" and .frontends[0].hook == "xdp" and
+		.interfaces[0].state == "attached" and .interfaces[0].xdp_mode == "native" and
+		.counters.rx == 0 and .totals.packets == 0' "$WORK/st-b.json"
+# ip's xdp.mode: 1 is XDP_ATTACHED_DRV (native), 2 generic (linux/if_link.h).
+xdp_native() {
+	ip -n "$NS_RX" -d -j link show dev "$VETH_RX" >"$WORK/link.json" &&
+		jqe '.[0].xdp.mode == 1' "$WORK/link.json" && [ ! -e "$PIN_B/tp_ingress" ]
+}
+check "... and the host agrees: a native XDP program on $VETH_RX, no $PIN_B/tp_ingress" xdp_native
+
+# XDP parses each frame in place, not a copy of its first $COPY bytes:
+# fs-craft --no-copy-limit sends frames made as before (another seed) and
+# judges them reading every byte, so a frame whose headers run past the
+# copy (the deep class, some mutated ones) is keyed here where the
+# tracepoint frontends count it truncated.
+#
+# Every frame reaches the program, so the oracle leaves none out.  With an
+# XDP program on VETH_RX, veth_xmit() (drivers/net/veth.c) puts every skb
+# from VETH_TX on VETH_RX's XDP ring, after the checks it makes without
+# XDP too (a whole Ethernet header, the MTU: the tracepoint phase above
+# shows every frame here passes them), instead of handing it to the
+# stack; a full ring pushes back on VETH_TX's pfifo (NETDEV_TX_BUSY, since
+# Linux 6.16; netns.sh), it does not drop.  veth's NAPI poll then runs the
+# program on each frame from its MAC header on, before GRO and the stack,
+# once it has copied the skb into a page of its own (AF_PACKET leaves less
+# headroom than XDP's 256 bytes), linear, as any frame up to 1514 bytes
+# fits.  What could still be lost is that copy failing for want of
+# memory: the frame is then in VETH_RX's rx packets (which count what the
+# ring gave the poll) but never parsed, so B's own rx, not the veths',
+# says that XDP saw every frame; and a frame veth_xmit() dropped would be
+# in VETH_TX's tx dropped.
+SEED_X=${FS_SKB_XDP_SEED:-$((SEED + 1))}
+TRUTH="$WORK/truth-xdp.json"; KEYS="$WORK/keys-xdp.txt"
+tx0=$(link "$NS_TX" "$VETH_TX" tx); rx0=$(link "$NS_RX" "$VETH_RX" rx)
+back_tx0=$(link "$NS_RX" "$VETH_RX" tx); back_rx0=$(link "$NS_TX" "$VETH_TX" rx)
+txd0=$(fs_link_stat "$NS_TX" "$VETH_TX" tx dropped)
+t0=$(date +%s.%N)
+fs_in "$NS_TX" "$CRAFT" -i "$VETH_TX" --dst-mac "$mac_rx" --frames "$FRAMES" \
+	--seed "$SEED_X" --rate "$RATE" --copy "$COPY" --no-copy-limit --truth "$TRUTH" \
+	--keys "$KEYS" 2>"$WORK/craft-xdp.log" ||
+	{ diag <"$WORK/craft-xdp.log"; bail "fs-craft sent its frames (XDP run)"; }
+t1=$(date +%s.%N)
+settle || bail "two windows of both daemons closed after the XDP run"
+SENT=$(tr_ .frames)
+echo "# XDP run, seed $SEED_X: $SENT frames in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; classes $(tr_ '.classes | tostring')"
+echo "# verdicts in place $(tr_ '.verdicts | tostring')"
+check "XDP run: fs-craft sent $FRAMES frames ($SENT), judged in place (copy_limit $(tr_ .copy_limit))" \
+	[ "$SENT" = "$FRAMES" -a "$(tr_ .copy_limit)" = false ]
+check "XDP run: the two oracles agree on every constructed frame ($(tr_ .disagreements) disagreements)" \
+	[ "$(tr_ .disagreements)" = 0 ]
+check "XDP run: $(tr_ .past_copy) frames whose verdict a $COPY-byte copy would change" \
+	[ "$(tr_ .past_copy)" -gt 0 ]
+diag <"$WORK/craft-xdp.log"
+
+tx=$(( $(link "$NS_TX" "$VETH_TX" tx) - tx0 )); rx=$(( $(link "$NS_RX" "$VETH_RX" rx) - rx0 ))
+txd=$(( $(fs_link_stat "$NS_TX" "$VETH_TX" tx dropped) - txd0 ))
+check "XDP run: the veths carried every frame: $VETH_TX sent $tx, $VETH_RX's XDP ring took $rx (dropped on the way: $txd)" \
+	[ "$tx" = "$SENT" -a "$rx" = "$SENT" -a "$txd" = 0 ]
+check "B (XDP) saw each frame once: rx $(jq .counters.rx "$WORK/st-b.json") (frontend xdp: $(jq .frontends[0].rx "$WORK/st-b.json"))" \
+	[ "$(jq .counters.rx "$WORK/st-b.json")" = "$SENT" -a "$(jq .frontends[0].rx "$WORK/st-b.json")" = "$SENT" ]
+check "B (XDP): rx = sketched + non_ip + malformed + update_errors ($(jq -c '.counters | [.rx, .sketched, .non_ip, .malformed_total, .update_errors]' "$WORK/st-b.json"))" part_b
+B_C=$(jq -c '.counters | {sketched, non_ip, malformed, fragments, update_errors}' "$WORK/st-b.json")
+verdicts "$B_C" >"$WORK/bad-x"
+check "B (XDP): sketched, non_ip, fragments and every malformed reason as the in-place truth says (skb_nonlinear 0)" \
+	[ ! -s "$WORK/bad-x" ]
+diag <"$WORK/bad-x"
+P=$(tr_ .sketched); B=$(tr_ .sketched_bytes)
+check "B (XDP): the in windows hold exactly the $P frames, $B bytes sketched ($(jq -c '[.totals.packets, .totals.bytes]' "$WORK/st-b.json"))" \
+	jqe --argjson p "$P" --argjson b "$B" '.totals.packets == $p and .totals.bytes == $b' "$WORK/st-b.json"
+check "XDP run quiet: B's egress frontend saw nothing sent ($(jq -r '.frontends[] | select(.name == "egress") | .rx' "$WORK/st-b.json")), nor did $VETH_RX send ($(( $(link "$NS_RX" "$VETH_RX" tx) - back_tx0 ))), nor $VETH_TX receive ($(( $(link "$NS_TX" "$VETH_TX" rx) - back_rx0 )))" \
+	[ "$(jq -r '.frontends[] | select(.name == "egress") | .rx' "$WORK/st-b.json")" = 0 -a \
+	  "$(link "$NS_RX" "$VETH_RX" tx)" = "$back_tx0" -a "$(link "$NS_TX" "$VETH_TX" rx)" = "$back_rx0" ]
+for args in "50 packets" "50 bytes" "10000 packets"; do
+	set -- $args
+	top_ok b in "$1" "$2"; rc=$?
+	check "b (XDP): top --direction in -n $1 --sort $2: $TOP_N flows of $(jq .candidates "$WORK/top.json") candidates, each a key sent, within its bounds" \
+		[ "$rc" = 0 ]
+	head -5 "$WORK/top.bad" | diag
+	cat "$WORK/top.note"
+done
+check "b (XDP): top --direction out lists nothing" none b out
+check "b (XDP): flows --direction in within 4 rse of the in-place truth" flows_ok b in
 
 finish
