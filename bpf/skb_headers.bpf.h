@@ -20,10 +20,11 @@
  *
  *     bytes = skb->len + (gso_segs - 1) * hdr_len,
  *
- * hdr_len being the MAC, IP and transport headers the kernel repeats in
- * every segment: the transport header's offset from the MAC header plus
- * the TCP header (its data offset, read in the copy) for TCP, or 8 for
- * UDP (the kernel's qdisc_pkt_len_init() counts the same way).  Only a
+ * hdr_len being the headers the kernel repeats in every segment: from the
+ * MAC header to the end of the transport header, the inner one for a
+ * tunnel (VXLAN and the like repeat the outer headers too), with the TCP
+ * header's data offset read in the copy, or 8 for UDP (the kernel's
+ * qdisc_pkt_len_init() counts the same way, fs_skb_gso()).  Only a
  * non-linear skb can be one (the segments' payload is in its fragments),
  * so a linear one costs no extra read.
  *
@@ -55,41 +56,65 @@ struct {
 	__type(value, struct fs_hdr_buf);
 } fs_hdr_buf SEC(".maps");
 
+/* Encapsulations whose GSO repeats the outer headers too (VXLAN, Geneve,
+ * GRE, IP in IP): the headers of a segment end at the inner transport
+ * header's end. */
+#define FS_GSO_TUNNEL (SKB_GSO_GRE | SKB_GSO_GRE_CSUM | SKB_GSO_IPXIP4 | \
+		       SKB_GSO_IPXIP6 | SKB_GSO_UDP_TUNNEL |                  \
+		       SKB_GSO_UDP_TUNNEL_CSUM)
+
 /*
  * The wire packets and the bytes to add for GSO skb whose frame starts at
- * mac (an offset from skb->head) and whose first n bytes are in buf: 1 and
- * 0 for an skb that is not GSO.
+ * mac (an offset from skb->head), is frame bytes long, and whose first n
+ * bytes are in buf: 1 and 0 for an skb that is not GSO.  A segment's
+ * headers end at the (inner, for a tunnel) transport header plus the TCP
+ * header (its data offset, read in the copy) or 8 for UDP.  An skb from
+ * an untrusted source (SKB_GSO_DODGY: a tap, a packet socket with a vnet
+ * header) may carry no segment count: it is ceil(payload / gso_size), as
+ * qdisc_pkt_len_init() computes it.  Headers that cannot be measured (not
+ * in the copy) give the segment count and the bytes of one copy of them.
  */
 static __always_inline __u32 fs_skb_gso(struct sk_buff *skb, __u64 mac,
-					const struct fs_hdr_buf *buf, __u64 n,
-					__u64 *more_bytes)
+					__u64 frame, const struct fs_hdr_buf *buf,
+					__u64 n, __u64 *more_bytes)
 {
 	const struct skb_shared_info *sh;
-	__u16 size_segs[2];
+	__u16 size_segs[2], th;
 	__u32 type = 0;
 	__u64 hdr, segs;
+	int known = 0;
 
 	*more_bytes = 0;
 	if (!skb->data_len)
 		return 1;
 	sh = (const void *)(skb->head + skb->end);
 	if (bpf_probe_read_kernel(size_segs, sizeof(size_segs), &sh->gso_size) ||
-	    !size_segs[0] || size_segs[1] < 2 ||
+	    !size_segs[0] ||
 	    bpf_probe_read_kernel(&type, sizeof(type), &sh->gso_type))
 		return 1;
-	segs = size_segs[1] <= FS_EXTRA_PACKETS_MAX + 1 ? size_segs[1] :
-	       FS_EXTRA_PACKETS_MAX + 1;
-	hdr = (__u64)skb->transport_header - mac;
-	if (skb->transport_header == (__u16)~0U || hdr >= FS_HDR_COPY)
-		return (__u32)segs;	/* packets right, bytes of one copy */
-	if (type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) {
-		if (hdr + 13 > n)
-			return (__u32)segs;
-		hdr += (__u64)(buf->b[(hdr + 12) & (FS_HDR_COPY - 1)] >> 4) * 4;
-	} else if (type & SKB_GSO_UDP_L4) {
-		hdr += 8;
+	th = type & FS_GSO_TUNNEL ? skb->inner_transport_header :
+				    skb->transport_header;
+	hdr = (__u64)th - mac;
+	if (th != (__u16)~0U && hdr < FS_HDR_COPY) {
+		if (type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) {
+			if (hdr + 13 <= n) {
+				hdr += (__u64)(buf->b[(hdr + 12) & (FS_HDR_COPY - 1)] >> 4) * 4;
+				known = 1;
+			}
+		} else if (type & SKB_GSO_UDP_L4) {
+			hdr += 8;
+			known = 1;
+		}
 	}
-	*more_bytes = (segs - 1) * hdr;
+	segs = size_segs[1];
+	if (!segs && known && frame > hdr)
+		segs = (frame - hdr + size_segs[0] - 1) / size_segs[0];
+	if (segs < 2)
+		return 1;
+	if (segs > FS_EXTRA_PACKETS_MAX + 1)
+		segs = FS_EXTRA_PACKETS_MAX + 1;
+	if (known)
+		*more_bytes = (segs - 1) * hdr;
 	return (__u32)segs;
 }
 
@@ -129,7 +154,7 @@ static __always_inline int fs_skb_copy(struct sk_buff *skb, const int from_mac,
 		n = frame;
 	if (n && bpf_probe_read_kernel(buf->b, (__u32)n, start))
 		return -1;
-	*segs = fs_skb_gso(skb, (__u64)(start - skb->head), buf, n, &more);
+	*segs = fs_skb_gso(skb, (__u64)(start - skb->head), frame, buf, n, &more);
 	*data = buf->b;
 	*data_end = buf->b + n;
 	*len = frame + more;
