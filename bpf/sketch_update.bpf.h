@@ -32,7 +32,7 @@ struct {
 	__type(value, struct fs_kfunc_args);
 } fs_kfunc_args SEC(".maps");
 
-extern int bpf_flowsketch_update(struct fs_kfunc_args *args, __u32 args__sz,
+extern int bpf_flowsketch_update2(struct fs_kfunc_args *args, __u32 args__sz,
 				 struct bpf_map *cms,
 				 struct bpf_map *hll) __ksym __weak;
 
@@ -58,7 +58,7 @@ static __always_inline int fs_update_sketches_kfunc(struct fs_packet_update *u)
 		args->key = fs_hash_key;
 	}
 	args->u = *u;
-	err = bpf_flowsketch_update(args, sizeof(*args),
+	err = bpf_flowsketch_update2(args, sizeof(*args),
 				    (struct bpf_map *)&fs_cms,
 				    (struct bpf_map *)&fs_hll);
 	u->hash = args->u.hash;

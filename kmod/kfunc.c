@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * kfunc.c - bpf_flowsketch_update(): the per-packet sketch update, native.
+ * kfunc.c - bpf_flowsketch_update2(): the per-packet sketch update, native.
  *
  * The ABI (arguments, return values, struct fs_kfunc_args) is documented
  * in include/flowsketch/kfunc.h.  The arithmetic is fs_sketch_update()
@@ -66,7 +66,7 @@ fs_update_default_sizes(struct fs_update_env *env,
 __bpf_kfunc_start_defs();
 
 /**
- * bpf_flowsketch_update - count one packet in the flowsketch sketches
+ * bpf_flowsketch_update2 - count one packet in the flowsketch sketches
  * @args: parameters and packet update (struct fs_kfunc_args), in and out
  * @args__sz: sizeof(struct fs_kfunc_args)
  * @cms: the program's fs_cms map
@@ -74,7 +74,7 @@ __bpf_kfunc_start_defs();
  *
  * Return: 0, -EINVAL for arguments that break the ABI, or -ENOENT.
  */
-__bpf_kfunc int bpf_flowsketch_update(struct fs_kfunc_args *args,
+__bpf_kfunc int bpf_flowsketch_update2(struct fs_kfunc_args *args,
 				      u32 args__sz, struct bpf_map *cms,
 				      struct bpf_map *hll)
 {
@@ -116,7 +116,7 @@ BTF_KFUNCS_START(fs_kfunc_ids)
  * pointers it can vouch for (&map in the program, a referenced or RCU
  * protected pointer), not one a tracing program read out of a kernel
  * structure, which may be NULL or a map being freed when the call runs. */
-BTF_ID_FLAGS(func, bpf_flowsketch_update, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_flowsketch_update2, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(fs_kfunc_ids)
 
 static const struct btf_kfunc_id_set fs_kfunc_set = {

@@ -2,12 +2,18 @@
 /*
  * kfunc.h - ABI of the flowsketch kernel module's kfunc (kmod/).
  *
- *   int bpf_flowsketch_update(struct fs_kfunc_args *args, u32 args__sz,
- *                             struct bpf_map *cms, struct bpf_map *hll);
+ *   int bpf_flowsketch_update2(struct fs_kfunc_args *args, u32 args__sz,
+ *                              struct bpf_map *cms, struct bpf_map *hll);
  *
  * Runs fs_sketch_update() (update.h) natively over the same per-CPU map
  * memory the pure-BPF path updates, so both paths leave identical state
  * and user space reads it the same way.
+ *
+ * The "2" is the ABI's version: version 1 (bpf_flowsketch_update) read
+ * struct fs_packet_update's report as 32 bits, before extra_packets took
+ * half of it.  An older module has no symbol of this name, so programs
+ * built against this ABI fail to load with it, and the daemon falls back
+ * to the pure-BPF update instead of counting with the old semantics.
  *
  *   args      BPF stack or map value memory (the datapath uses a per-CPU
  *             map value, fs_kfunc_args), args__sz == sizeof(struct
@@ -54,7 +60,7 @@
 
 #define FS_KFUNC_MODULE "flowsketch"
 #define FS_KFUNC_BTF_PATH "/sys/kernel/btf/" FS_KFUNC_MODULE
-#define FS_KFUNC_UPDATE "bpf_flowsketch_update"
+#define FS_KFUNC_UPDATE "bpf_flowsketch_update2"
 
 struct fs_kfunc_args {
 	struct fs_sketch_params params;

@@ -75,17 +75,17 @@ int fs_probe_abi(struct xdp_md *ctx)
 	__builtin_memcpy(&args, &f->args, sizeof(args));
 	switch (f->maps) {
 	case FS_PROBE_MAPS_RIGHT:
-		err = bpf_flowsketch_update(&args, sizeof(args), FS_MAP(fs_cms), FS_MAP(fs_hll));
+		err = bpf_flowsketch_update2(&args, sizeof(args), FS_MAP(fs_cms), FS_MAP(fs_hll));
 		break;
 	case FS_PROBE_MAPS_SWAPPED:
-		err = bpf_flowsketch_update(&args, sizeof(args), FS_MAP(fs_hll), FS_MAP(fs_cms));
+		err = bpf_flowsketch_update2(&args, sizeof(args), FS_MAP(fs_hll), FS_MAP(fs_cms));
 		break;
 	case FS_PROBE_MAPS_WRONG_TYPE:
-		err = bpf_flowsketch_update(&args, sizeof(args), FS_MAP(fs_ctl), FS_MAP(fs_hll));
+		err = bpf_flowsketch_update2(&args, sizeof(args), FS_MAP(fs_ctl), FS_MAP(fs_hll));
 		break;
 	default:
 		/* A size that is readable but is not the ABI's. */
-		err = bpf_flowsketch_update(&args, sizeof(args) - 8, FS_MAP(fs_cms), FS_MAP(fs_hll));
+		err = bpf_flowsketch_update2(&args, sizeof(args) - 8, FS_MAP(fs_cms), FS_MAP(fs_hll));
 		break;
 	}
 	f->err = err;
@@ -123,7 +123,7 @@ int fs_probe_untrusted_map(__u64 *ctx)
 	args = bpf_map_lookup_elem(&fs_kfunc_args, &zero);
 	if (!args)
 		return 0;
-	fs_probe_fentry_err = bpf_flowsketch_update(args, sizeof(*args),
+	fs_probe_fentry_err = bpf_flowsketch_update2(args, sizeof(*args),
 						    map->inner_map_meta,
 						    FS_MAP(fs_hll));
 	return 0;

@@ -2,7 +2,7 @@
 /*
  * test_btf.c - the module published its kfunc: /sys/kernel/btf/flowsketch
  * exists and its BTF (split on top of vmlinux's) has a FUNC named
- * bpf_flowsketch_update whose parameters carry the names the verifier
+ * bpf_flowsketch_update2 whose parameters carry the names the verifier
  * reads the ABI from (kfunc.h).
  */
 #include <errno.h>
