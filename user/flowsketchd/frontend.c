@@ -93,7 +93,7 @@ int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
 
 void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 {
-	int fd = fsd_tp_map_fd(&fe->obj, "fs_ifaces");
+	int fd = fsd_tp_map_fd(&fe->obj, "fs_ifaces"), err;
 	unsigned int i;
 
 	if (!fe->loaded || !fe->obj.kind->ifaces)
@@ -106,9 +106,9 @@ void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 			continue;
 		if (fe->ifindex[i])
 			fsd_tp_iface_set(fd, fe->ifindex[i], false);
-		if (want && fsd_tp_iface_set(fd, want, true)) {
+		if (want && (err = fsd_tp_iface_set(fd, want, true))) {
 			fsd_warn("cannot count what %s sends: %s", a->iface->name,
-				 strerror(errno));
+				 strerror(-err));
 			want = 0;
 		}
 		fe->ifindex[i] = want;

@@ -235,15 +235,19 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 		err = pinned_max_entries(pin_dir, PIN_BLOCK4, &v);
 	out->blocklist_max = v;
 	out->ingress = pinned_ingress(pin_dir);
-	/* Every map this build reuses must be there: a pin a later version
-	 * added (ifaces, for --ingress tracepoint) is missing from an
-	 * earlier version's datapath. */
+	/* Every map this build reuses must be there, but ifaces: the
+	 * previous release had none (no --ingress tracepoint), and its XDP
+	 * datapath is adopted with a fresh one (reuse_pinned_maps()). */
 	for (v = 0; !err && v < PIN_MAX; v++) {
 		if (!pin_is_reused_map(v))
 			continue;
 		err = pin_path(path, sizeof(path), pin_dir, v);
-		if (!err && access(path, F_OK))
-			err = -EPROTO;
+		if (!err && access(path, F_OK)) {
+			if (v == PIN_IFACES)
+				out->no_ifaces = true;
+			else
+				err = -EPROTO;
+		}
 	}
 out:
 	if (err == -EPROTO)
@@ -279,6 +283,11 @@ int fsd_loader_check_pinned(const struct fsd_pinned *pin,
 		opt = "--ringbuf-kib", was = pin->ringbuf_kib, now = o->ringbuf_kib;
 	else if (pin->blocklist_max != o->blocklist_max)
 		opt = "--blocklist-max", was = pin->blocklist_max, now = o->blocklist_max;
+	if (!opt && pin->no_ifaces && o->ingress_tp) {
+		fsd_err("the datapath pinned under %s predates --ingress tracepoint: start it with --replace",
+			o->pin_dir);
+		return -ESTALE;
+	}
 	if (!opt && pin->ingress != FSD_PINNED_NONE &&
 	    (pin->ingress == FSD_PINNED_TP) != o->ingress_tp) {
 		fsd_err("the datapath pinned under %s counts ingress with --ingress %s: start with the same, or with --replace to switch",
@@ -309,6 +318,10 @@ static int reuse_pinned_maps(struct flowsketch *skel, const char *dir)
 		err = pin_path(path, sizeof(path), dir, i);
 		if (err)
 			return err;
+		/* An earlier release's datapath: a fresh one, pinned with
+		 * the rest (fsd_loader_read_pinned()). */
+		if (i == PIN_IFACES && access(path, F_OK))
+			continue;
 		fd = bpf_obj_get(path);
 		if (fd < 0) {
 			err = -errno;
@@ -466,8 +479,10 @@ int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 			fsd_err("pin path %s/%s is too long", pin_dir, pin_names[i]);
 			return err;
 		}
-		/* Adopted maps are the pinned ones already. */
-		if (l->adopted && pin_is_reused_map(i)) {
+		/* Adopted maps are the pinned ones already (but a fresh
+		 * ifaces, reuse_pinned_maps()). */
+		if (l->adopted && pin_is_reused_map(i) &&
+		    !(i == PIN_IFACES && access(path, F_OK))) {
 			l->pinned |= 1U << i;
 			continue;
 		}
@@ -872,7 +887,7 @@ int fsd_loader_reattach(struct fsd_loader *l, struct fsd_attachment *a,
 {
 	int err;
 
-	if (a->link_fd >= 0)
+	if (a->link_fd >= 0 || (l->ingress_tp && a->state == FSD_IFACE_ATTACHED))
 		fsd_loader_gone(l, a, "was replaced");
 	a->ifindex = ifindex;
 	err = attach_one(l, a);
@@ -882,7 +897,7 @@ int fsd_loader_reattach(struct fsd_loader *l, struct fsd_attachment *a,
 		return err;
 	}
 	a->reattached++;
-	fsd_info("%s is back (ifindex %d): counted again (%s)",
+	fsd_info("%s is back (ifindex %d): re-attached (%s)",
 		 a->iface->name, ifindex,
 		 l->ingress_tp ? "receive tracepoint" : l->xdp_generic ?
 		 "generic XDP" : "native XDP");

@@ -106,6 +106,7 @@ struct fsd_pinned {
 	unsigned int ringbuf_kib;
 	unsigned int blocklist_max;
 	enum fsd_pinned_ingress ingress;
+	bool no_ifaces;			/* an earlier release's: no ifaces pin */
 };
 
 /* Is a datapath pinned under pin_dir? */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* tp_iface.c - the tracepoint frontends' interface filter (tp_frontend.h). */
+/* tp_frontend.c - the tracepoint frontends' filter and counters (tp_frontend.h). */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
