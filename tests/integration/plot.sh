@@ -75,6 +75,9 @@ check "both directions: a series each" \
 cli plot --span 60 >"$WORK/bad.out" 2>&1; rc=$?
 check "no -o: exit 2, one message ($(head -1 "$WORK/bad.out"))" \
 	[ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q -- '-o FILE.png is required' "$WORK/bad.out"
+cli plot -o "$WORK/a'; system('touch $WORK/pwned'); set output '$WORK/b.png" >"$WORK/bad.out" 2>&1; rc=$?
+check "-o with a quote: exit 2, one message, no command run through gnuplot" \
+	[ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 -a ! -e "$WORK/pwned" -a ! -e "$WORK/b.png" ]
 cli plot -n 0 -o "$WORK/x.png" >"$WORK/bad.out" 2>&1; rc=$?
 check "-n 0: exit 2, one message" [ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 ]
 PATH=/nonexistent "$CLI" --socket "$WORK/sock" plot -o "$WORK/nognuplot.png" >"$WORK/bad.out" 2>&1; rc=$?

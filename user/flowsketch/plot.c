@@ -109,6 +109,10 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 	}
 	if (!o->out)
 		return fs_usage_error("plot", "-o FILE.png is required");
+	/* The name goes into gnuplot's script between single quotes: one
+	 * there, or a line break, would end it and start a command. */
+	if (strpbrk(o->out, "'\n\r"))
+		return fs_usage_error("plot", "-o must not hold a quote (') or a line break");
 	return fs_no_operands("plot", argc, argv);
 }
 
