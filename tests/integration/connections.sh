@@ -55,7 +55,7 @@ settle() { fsd_settle conn; }
 
 # listen NS FAMILY ADDR PORT: accept and close until killed.
 listen() {
-	fs_in "$1" python3 -c '
+	(exec nsenter --net="/run/netns/$1" python3 -c '
 import socket, sys
 s = socket.socket(int(sys.argv[1]))
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -64,7 +64,7 @@ if s.family == socket.AF_INET6:
 s.bind((sys.argv[2], int(sys.argv[3]))); s.listen(128)
 print("ready", flush=True)
 while True:
-    c, _ = s.accept(); c.close()' "$2" "$3" "$4" >"$WORK/listen-$4.out" 2>&1 &
+    c, _ = s.accept(); c.close()' "$2" "$3" "$4" >"$WORK/listen-$4.out" 2>&1) &
 	PIDS+=($!)
 	disown $!	# killed by cleanup(), without a job notice
 	for _ in $(seq 50); do grep -q ready "$WORK/listen-$4.out" && return 0; sleep 0.1; done

@@ -165,7 +165,11 @@ settle || bail "two windows closed after the traffic"
 P3=$(jq .total_packets "$WORK/in3.json")
 check "XDP after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P3)" \
 	[ "$(jq .totals.packets "$WORK/st.json")" = "$P3" ]
-stop
+# Killed, so its XDP links stay pinned, counting: the replace must drop
+# them once the tracepoint counts.
+kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+check "after SIGKILL the XDP datapath is still pinned and attached" \
+	bash -c "ls '$PIN_DIR' | grep -q '^link_' && ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp"
 start --replace --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--replace --ingress tracepoint answers status"; }
 check "--replace back to the tracepoint: no XDP on $VETH_RX, no XDP link pinned" \
 	bash -c "! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && ! ls '$PIN_DIR' | grep -q '^link_'"

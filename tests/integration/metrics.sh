@@ -319,8 +319,10 @@ t1=$(date +%s%N)
 adv=$(jq -n --slurpfile a "$WORK/s0.json" --slurpfile b "$WORK/s1.json" '$b[0].counters.windows_finished - $a[0].counters.windows_finished')
 late=$(jq -n --slurpfile a "$WORK/s0.json" --slurpfile b "$WORK/s1.json" '$b[0].counters.rotations_late - $a[0].counters.rotations_late')
 secs=$(( (t1 - t0) / 1000000000 ))
-check "no window late meanwhile ($adv windows in ${secs}+ s, $late late; $(cat "$WORK/slow.out"))" \
-	[ "$adv" -ge $((secs - 1)) -a "$late" = 0 ]
+# At most one late (10 ms or more): a loaded machine may delay one
+# rotation whatever the clients do; stalled by them, every one would be.
+check "no window held up meanwhile ($adv windows in ${secs}+ s, $late late; $(cat "$WORK/slow.out"))" \
+	[ "$adv" -ge $((secs - 1)) -a "$late" -le 1 ]
 check "/metrics answers after them" metrics "$WORK/after.prom"
 
 # ---------------------------------------------------------------- stop

@@ -87,9 +87,9 @@ for quiet in 0 3 5; do
 	burst=$((burst + 1))
 	sleep "$quiet"
 	w=$(finished)
-	if [ "$burst" -gt 1 ]; then
-		w=$(wait_rotation "$w") || bail "burst $burst: a rotation to start from"
-	fi
+	# From a rotation: windows end on wall-clock multiples (daemon.c), so
+	# the first one after a start is only what is left of its second.
+	w=$(wait_rotation "$w") || bail "burst $burst: a rotation to start from"
 	r0=$(reports)
 	fs_in "$NS_TX" taskset -c 0 "$GEN" -i "$IF_TX" --dst-mac "$MAC" \
 		--flows 20000 --packets 20000 --zipf 1.1 --seed "$burst" \
