@@ -289,6 +289,9 @@ static void test_refusals(void **state)
 	EDIT_CRC(b[96] = 5, "candidate 0 has address family 5");
 	EDIT_CRC(b[96 + 48 + 2] = 1, "candidate 1 has a non-zero pad");
 	EDIT_CRC(b[bo + 8 + 7] = 62, "register 7 holds 62");
+	/* Candidates out of order, or one twice. */
+	EDIT_CRC(memcpy(b + 96, b + 96 + 48, 48), "candidate 1 is not after candidate 0");
+	EDIT_CRC(memcpy(b + 96 + 96, b + 96, 48), "candidate 2 is not after candidate 1");
 	/* Bytes after the end. */
 	memcpy(b, good, len);
 	b[len] = 0;

@@ -398,6 +398,13 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 		memcpy(&c->key, b + off, sizeof(c->key));
 		c->hash = get_le64(b + off + sizeof(c->key));
 		ret = check_key(&c->key, i, err);
+		/* In ascending order of their bytes, as the layout says, and
+		 * so each once: a reader (pgsql.c's primary key, a merge's
+		 * union) may count on it. */
+		if (!ret && i && memcmp(&n->candidates[i - 1].key, &c->key,
+				       sizeof(c->key)) >= 0)
+			ret = fail(err, "candidate %llu is not after candidate %llu (keys ascending, each once)",
+				   (unsigned long long)i, (unsigned long long)(i - 1));
 		if (ret)
 			goto err_free;
 	}
@@ -438,6 +445,14 @@ int fs_native_read_file(const char *path, struct fs_native *n,
 	for (;;) {
 		ssize_t got;
 
+		/* No file of any parameters is larger (a pipe, a device
+		 * would otherwise grow the buffer until memory runs out). */
+		if (len == cap && cap >= FS_NATIVE_MAX_BYTES) {
+			ret = -EFBIG;
+			snprintf(err, FS_NATIVE_ERR_MAX, "is larger than any export (%zu MiB)",
+				 (size_t)(FS_NATIVE_MAX_BYTES >> 20));
+			goto out;
+		}
 		if (len == cap || !buf) {
 			__u8 *bigger = realloc(buf, len == cap ? cap * 2 : cap);
 

@@ -73,6 +73,10 @@
 #define FS_NATIVE_DIR_OUT 2
 #define FS_NATIVE_DIR_BOTH 3
 
+/* No file of any parameters is larger: 8 << 22 cells of 16 bytes (512
+ * MiB), 3 << 18 registers and a million candidates fit well below. */
+#define FS_NATIVE_MAX_BYTES (1ULL << 30)
+
 /* Room for any message of the decoder (a file name is not part of it). */
 #define FS_NATIVE_ERR_MAX 256
 
