@@ -137,8 +137,17 @@ vm_build() {
 	vm_build_module && vm_build_program && vm_build_initramfs
 }
 
+# Two vCPUs on one TCG thread (thread=single), not one host thread each:
+# with multi-threaded TCG the guest kernel's live code patching (a
+# static key flipped by the first flow hash, a tracepoint enabled by an
+# attach) raced a vCPU that ran the same code, which by all signs then
+# executed a stale int3 (an oops with RIP one byte into a two-byte NOP of
+# flow_hash_from_keys, on the egress test's first traffic, in one CI run
+# of several).
+# One thread serialises the writes with the vCPUs' execution; both vCPUs
+# still run, interleaved, each with its own per-CPU memory.
 vm_boot() {
-	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
+	timeout "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 \
 		-nographic -no-reboot -kernel "$VM_KERNEL" \
 		-initrd "$VM_DIR/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet fs_mode=$1" </dev/null |
