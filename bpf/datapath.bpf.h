@@ -91,6 +91,8 @@ struct fs_frame {
 	int short_copy;		/* the copy stops before the frame's headers
 				   may (an skb whose headers are not all in
 				   its linear part) */
+	struct fs_if_counts *ifc;	/* its interface's counts (maps.h),
+					   this CPU's; NULL: none */
 };
 
 /*
@@ -233,6 +235,7 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	}
 	u.bytes = len;
 	u.extra_packets = (__s16)(f->segs - 1);
+	fs_ifcount_add(f->ifc, f->segs, len);
 	fs_datapath_count(hot, ctl, &u);
 	/* Read once, like the sequence: the filter, its size and groups
 	 * belong together (blocklist.bpf.h). */
@@ -252,6 +255,7 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	f.segs = 1;
 	f.copied = 0;
 	f.short_copy = 0;
+	f.ifc = fs_xdp_ifcount(ctx->ingress_ifindex);
 	return fs_datapath_frame(&f);
 }
 

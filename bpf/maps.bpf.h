@@ -136,6 +136,22 @@ struct {
 	__type(value, struct fs_block_stats);
 } fs_block_stats SEC(".maps");
 
+/* Per-interface counts (maps.h, "Per-interface counts"). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_ifslots);
+} fs_ifslot SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FS_IFSLOTS + 1);
+	__type(key, __u32);
+	__type(value, struct fs_if_counts);
+} fs_ifcount SEC(".maps");
+
 /* Only ever updated from user space, for the RCU grace period that a
  * map-in-map update waits for (see maps.h, "Windows and slots"). */
 struct fs_barrier_inner {
@@ -187,6 +203,46 @@ static __always_inline void fs_stat_inc(__u32 stat)
 
 	if (v)
 		*v += 1;
+}
+
+/* This CPU's counts of interface slot (maps.h, "Per-interface counts");
+ * NULL only for a slot past FS_IFSLOT_OTHER. */
+static __always_inline struct fs_if_counts *fs_ifcount_of(__u32 slot)
+{
+	return bpf_map_lookup_elem(&fs_ifcount, &slot);
+}
+
+/*
+ * The counts of the interface XDP runs on: a scan of the slots in use,
+ * FS_IFSLOT_OTHER's if none has it.  A pointer, not the slot: each slot
+ * the scan can end at is a constant on its own verifier path, and a key
+ * the verifier must keep exact would keep the paths apart through all of
+ * the parser (past the million-instruction limit); the pointers are the
+ * same state whatever the slot.
+ */
+static __always_inline struct fs_if_counts *fs_xdp_ifcount(__u32 ifindex)
+{
+	struct fs_ifslots *t;
+	__u32 zero = 0, i, n;
+
+	t = bpf_map_lookup_elem(&fs_ifslot, &zero);
+	if (!t)		/* an array element always exists */
+		return fs_ifcount_of(FS_IFSLOT_OTHER);
+	n = *(volatile __u32 *)&t->n;
+	for (i = 0; i < FS_IFSLOTS && i < n; i++)
+		if (*(volatile __u32 *)&t->ifindex[i] == ifindex)
+			return fs_ifcount_of(i);
+	return fs_ifcount_of(FS_IFSLOT_OTHER);
+}
+
+/* Add a counted frame's packets and bytes to its interface's counts. */
+static __always_inline void fs_ifcount_add(struct fs_if_counts *c,
+					   __u64 packets, __u64 bytes)
+{
+	if (c) {
+		c->packets += packets;
+		c->bytes += bytes;
+	}
 }
 
 #endif /* FLOWSKETCH_MAPS_BPF_H */

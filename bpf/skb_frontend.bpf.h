@@ -10,9 +10,11 @@
  * (skb_headers.bpf.h) and hand the copy to fs_datapath_frame(), the very
  * code XDP runs, in their own object's maps.
  *
- *   fs_ifaces  HASH  struct fs_tp_iface -> __u32 1  written by the daemon,
- *              read per frame.  ifindexes are per namespace: the key is
- *              the daemon's namespace (its inode number) and the index.
+ *   fs_ifaces  HASH  struct fs_tp_iface -> __u32 slot  written by the
+ *              daemon, read per frame.  ifindexes are per namespace: the
+ *              key is the daemon's namespace (its inode number) and the
+ *              index; the value is the interface's fs_ifcount slot
+ *              (maps.h, "Per-interface counts").
  */
 #ifndef FLOWSKETCH_SKB_FRONTEND_BPF_H
 #define FLOWSKETCH_SKB_FRONTEND_BPF_H
@@ -42,10 +44,12 @@ static __always_inline void fs_skb_frontend(struct sk_buff *skb,
 	};
 	struct fs_hdr_buf *buf;
 	struct fs_frame f;
-	__u32 zero = 0;
+	__u32 zero = 0, *slot;
 
-	if (!bpf_map_lookup_elem(&fs_ifaces, &k))
+	slot = bpf_map_lookup_elem(&fs_ifaces, &k);
+	if (!slot)
 		return;
+	f.ifc = fs_ifcount_of(*slot);
 	buf = bpf_map_lookup_elem(&fs_hdr_buf, &zero);
 	if (!buf)
 		return;

@@ -173,7 +173,11 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 			strerror(-err));
 		goto err_destroy;
 	}
-	err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0);
+	/* A test run's frame arrives on lo (ifindex 1 in any namespace):
+	 * the one interface of the slot table, as a daemon on it sets it. */
+	err = fs_ifslot_set_one(bpf_map__fd(skel->maps.fs_ifslot), 1, "lo");
+	if (!err)
+		err = bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0);
 	if (err) {
 		err = -errno;
 		fprintf(stderr, "fs-bench: cannot set fs_ctl: %s.\n", strerror(errno));

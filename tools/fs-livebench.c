@@ -242,6 +242,11 @@ static int live_load(struct live *L, enum live_prog which)
 	L->prog = live_prog_of(L->skel, which);
 	if (which != LP_FULL && which != LP_FULL_SMALL && which != LP_FULL_LIST)
 		return 0;
+	/* The receiving veth in the slot table, as the daemon has it. */
+	err = fs_ifslot_set_one(bpf_map__fd(L->skel->maps.fs_ifslot),
+				(__u32)L->r.rx_ifindex, L->o->c.rx_iface);
+	if (err)
+		return err;
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL) {
 		err = bb_fill(bpf_map__fd(L->skel->maps.fs_block4),
 			      bpf_map__fd(L->skel->maps.fs_block6),

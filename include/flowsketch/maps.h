@@ -36,6 +36,10 @@
  *  hits     fs_block_hits ARRAY, mmapable entry id struct fs_block_hits      datapath, atomic adds;
  *                                                                             daemon zeroes a freed id
  *  bstats   fs_block_stats PERCPU_ARRAY  0         struct fs_block_stats      datapath
+ *  ifslot   fs_ifslot   ARRAY, mmapable  0         struct fs_ifslots          daemon; XDP reads
+ *                                                   (which interface each slot is)
+ *  ifcount  fs_ifcount  PERCPU_ARRAY     slot      struct fs_if_counts        datapath; daemon zeroes
+ *                                                   (per interface, since load)  a slot it reassigns
  *
  * Windows and slots.  The datapath maps hold FS_NSLOTS (2) copies of every
  * per-window sketch; slot = fs_ctl.window_seq % FS_NSLOTS.  To close a
@@ -219,6 +223,57 @@ enum fs_stat {
 	FS_STAT_SKB_NONLINEAR,		/* tracepoint frontends: headers past
 					   the skb's linear part, not read */
 	FS_STAT_MAX,
+};
+
+/*
+ * Per-interface counts.  The sketches are host-wide; what each interface
+ * carried is counted beside them, per CPU, in fs_ifcount[slot]: packets
+ * and bytes of the frames the parser keyed, as the window totals count
+ * them, so the slots of one object sum to the totals of all its windows
+ * since load, the current one included.  (They are added before the
+ * sketch update, whose stack the skb frontends have no room to outlive:
+ * a frame whose update failed, FS_STAT_UPDATE_ERRORS, which cannot happen
+ * while maps and parameters agree, would be counted here only.)
+ *
+ * A slot is an interface name, not an ifindex: a device deleted and
+ * recreated under its name keeps its slot and its count goes on.  The
+ * daemon keeps the names in fs_ifslot[0].name (an empty name: the slot is
+ * free), so that a daemon adopting the pinned maps finds each name's slot
+ * whatever order its -i options come in; a slot it gives to another name
+ * it first zeroes, after an RCU barrier (no program still holds it).
+ * Slot FS_IFSLOT_OTHER has no name: frames of an interface that has no
+ * slot when they arrive (an adopted XDP link of an interface the daemon is
+ * about to detach), so that the sum stays exact.
+ *
+ * How a frontend finds the slot.  A tracepoint frontend looks its device
+ * up in fs_ifaces anyway (its filter): the value is the slot.  XDP runs
+ * only on the interfaces it is attached to and needs no filter, so it
+ * scans fs_ifslot[0].ifindex[0, n) for ctx->ingress_ifindex: n is the
+ * number of slots in use (1 or 2 on most hosts, at most FS_IFSLOTS), the
+ * words a line away from fs_ctl's, read-only, shared by all CPUs.
+ *
+ *   fs_ifslots (fs_ifslot[0], 1284 bytes):
+ *     off  size  field
+ *       0     4  n         slots [0, n) may be named; XDP scans no further
+ *       4   256  ifindex   XDP: the ifindex slot i counts now; 0: none
+ *     260  1024  name      the daemon's: slot i's interface, NUL padded
+ *   fs_if_counts (fs_ifcount[slot], per CPU): packets, bytes (u64 each)
+ */
+#define FS_IFSLOTS 64			/* = FSD_MAX_IFACES */
+#define FS_IFSLOT_OTHER FS_IFSLOTS	/* fs_ifcount has FS_IFSLOTS + 1 */
+#define FS_IFNAME_LEN 16		/* IFNAMSIZ */
+
+struct fs_ifslots {
+	__u32 n;
+	__u32 ifindex[FS_IFSLOTS];
+	char name[FS_IFSLOTS][FS_IFNAME_LEN];
+};
+
+_Static_assert(sizeof(struct fs_ifslots) == 1284, "fs_ifslots layout");
+
+struct fs_if_counts {
+	__u64 packets;
+	__u64 bytes;
 };
 
 /* An interface a tracepoint frontend counts (fs_ifaces, bpf/skb_frontend.bpf.h):

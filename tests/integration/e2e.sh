@@ -109,8 +109,8 @@ CMS_W=$(jq '.params.cms_width' "$WORK/status0.json")
 CMS_D=$(jq '.params.cms_depth' "$WORK/status0.json")
 HLL_P=$(jq '.params.hll_precision' "$WORK/status0.json")
 # A packet touches its d cells and 3 registers, and fs_ctl and fs_hot.
-check "status: lines per packet are d + 3 random and 2 fixed ($(jq -c '[.memory.sketch_lines_per_packet, .memory.fixed_lines_per_packet]' "$WORK/status0.json"))" \
-	jqe --argjson d "$CMS_D" '.memory.sketch_lines_per_packet == $d + 3 and .memory.fixed_lines_per_packet == 2' "$WORK/status0.json"
+check "status: lines per packet are d + 3 random and 4 fixed ($(jq -c '[.memory.sketch_lines_per_packet, .memory.fixed_lines_per_packet]' "$WORK/status0.json"))" \
+	jqe --argjson d "$CMS_D" '.memory.sketch_lines_per_packet == $d + 3 and .memory.fixed_lines_per_packet == 4' "$WORK/status0.json"
 if [[ "$CMS_W" =~ ^[0-9]+$ && "$CMS_D" =~ ^[0-9]+$ && "$HLL_P" =~ ^[0-9]+$ ]] &&
    [ $((CMS_W & (CMS_W - 1))) -eq 0 ] && [ "$CMS_W" -gt 1 ]; then
 	ok "status gives the sketch's parameters (width $CMS_W, depth $CMS_D, p $HLL_P)"

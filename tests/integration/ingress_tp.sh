@@ -15,12 +15,17 @@
 #   - per direction, totals and rx exact: every received frame counted
 #     once, by one frontend (a frame counted twice, or also by the egress
 #     frontend, would make them high), the other veth's frames not at all;
+#   - per interface (status .interfaces[].in/out, since load): in exactly
+#     the packets and bytes received, out exactly those sent, nothing
+#     unattributed;
 #   - top --direction in within [truth, truth + e/w * N];
 #   - SIGKILL under traffic, restart: the pinned tracepoint link counted
-#     on (totals exact across the kill);
+#     on (totals exact across the kill, the interface's counts too: all
+#     that was sent before and across it);
 #   - a restart in the other mode is refused, naming --ingress, and leaves
 #     the pinned link counting; --replace switches modes both ways, leaving
-#     no link of the other mode, and counts exactly after the switch;
+#     no link of the other mode, and counts exactly after the switch (the
+#     interface's counts too, from 0: a fresh datapath);
 #   - a stop without --keep leaves no pin and no XDP.
 # Output: TAP.
 set -u
@@ -55,6 +60,14 @@ stop() {
 
 settle() { fsd_settle egress; }
 fe() { fsd_front "$@"; }
+# ifc: the one interface's "in.packets in.bytes out.packets out.bytes" in
+# $WORK/st.json ("not VETH_RX alone" if status lists another).
+ifc() {
+	jq -r --arg n "$VETH_RX" 'if [.interfaces[].name] == [$n] then .interfaces[0] |
+		"\(.in.packets) \(.in.bytes) \(.out.packets) \(.out.bytes)"
+		else "not \($n) alone" end' "$WORK/st.json"
+}
+unattributed() { jq -c '[.unattributed.in.packets, .unattributed.in.bytes, .unattributed.out.packets, .unattributed.out.bytes]' "$WORK/st.json"; }
 
 
 fs_require_root
@@ -107,13 +120,16 @@ send_out 30000 22 "$WORK/out1.json" & p2=$!
 wait $p1 && wait $p2 || bail "both generators sent their packets"
 settle || bail "two windows closed after the traffic"
 IN_P=$(jq .total_packets "$WORK/in1.json"); IN_B=$(jq .total_bytes "$WORK/in1.json")
-OUT_P=$(jq .total_packets "$WORK/out1.json")
+OUT_P=$(jq .total_packets "$WORK/out1.json"); OUT_B=$(jq .total_bytes "$WORK/out1.json")
 check "in: the windows hold exactly the $IN_P packets, $IN_B bytes received ($(jq -c '[.totals.packets, .totals.bytes]' "$WORK/st.json"))" \
 	jqe --argjson p "$IN_P" --argjson b "$IN_B" '.totals.packets == $p and .totals.bytes == $b' "$WORK/st.json"
 check "in: rx and sketched exactly $IN_P, each frame once ($(fe ingress '[.rx, .sketched]' | tr -d ' \n'))" \
 	[ "$(fe ingress .rx)" = "$IN_P" -a "$(fe ingress .sketched)" = "$IN_P" ]
 check "out: exactly the $OUT_P packets sent out ($(fe egress '[.rx, .totals.packets]' | tr -d ' \n'))" \
 	[ "$(fe egress .rx)" = "$OUT_P" -a "$(fe egress .totals.packets)" = "$OUT_P" ]
+check "$VETH_RX's counts: in exactly the $IN_P packets, $IN_B bytes received, out the $OUT_P, $OUT_B sent ($(ifc))" \
+	[ "$(ifc)" = "$IN_P $IN_B $OUT_P $OUT_B" ]
+check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 check "nothing malformed ($(jq .counters.malformed_total "$WORK/st.json"))" \
 	jqe '.counters.malformed_total == 0' "$WORK/st.json"
 
@@ -146,8 +162,12 @@ check "the daemon says it kept the link" [ $? = 0 ]
 wait $p1 || bail "the generator sent its packets across the kill"
 settle || bail "two windows closed after the traffic"
 IN_P=$((IN_P + $(jq .total_packets "$WORK/in2.json")))
+IN_B=$((IN_B + $(jq .total_bytes "$WORK/in2.json")))
 check "in: totals across the SIGKILL exact ($(jq .totals.packets "$WORK/st.json") vs $IN_P sent)" \
 	[ "$(jq .totals.packets "$WORK/st.json")" = "$IN_P" ]
+check "$VETH_RX's counts went on across the SIGKILL: in all $IN_P packets, $IN_B bytes sent, out still $OUT_P, $OUT_B ($(ifc))" \
+	[ "$(ifc)" = "$IN_P $IN_B $OUT_P $OUT_B" ]
+check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 
 # ---------------------------------------------------------------- modes
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
@@ -162,9 +182,11 @@ check "--replace switches to XDP: xdp frontend, XDP on $VETH_RX, no tracepoint l
 	bash -c "jq -e '.frontends[0].name == \"xdp\"' '$WORK/st.json' >/dev/null && ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && test ! -e '$PIN_DIR/tp_ingress'"
 send_in 20000 44 "$WORK/in3.json" || bail "the generator sent its packets"
 settle || bail "two windows closed after the traffic"
-P3=$(jq .total_packets "$WORK/in3.json")
+P3=$(jq .total_packets "$WORK/in3.json"); B3=$(jq .total_bytes "$WORK/in3.json")
 check "XDP after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P3)" \
 	[ "$(jq .totals.packets "$WORK/st.json")" = "$P3" ]
+check "... $VETH_RX's counts too, from 0: in $P3 packets, $B3 bytes, out nothing ($(ifc))" \
+	[ "$(ifc)" = "$P3 $B3 0 0" ]
 # Killed, so its XDP links stay pinned, counting: the replace must drop
 # them once the tracepoint counts.
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
@@ -175,9 +197,12 @@ check "--replace back to the tracepoint: no XDP on $VETH_RX, no XDP link pinned"
 	bash -c "! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && ! ls '$PIN_DIR' | grep -q '^link_'"
 send_in 20000 55 "$WORK/in4.json" || bail "the generator sent its packets"
 settle || bail "two windows closed after the traffic"
-P4=$(jq .total_packets "$WORK/in4.json")
+P4=$(jq .total_packets "$WORK/in4.json"); B4=$(jq .total_bytes "$WORK/in4.json")
 check "the tracepoint after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P4)" \
 	[ "$(jq .totals.packets "$WORK/st.json")" = "$P4" ]
+check "... $VETH_RX's counts too, from 0: in $P4 packets, $B4 bytes, out nothing ($(ifc))" \
+	[ "$(ifc)" = "$P4 $B4 0 0" ]
+check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 
 # ---------------------------------------------------------------- stop
 stop; rc=$?

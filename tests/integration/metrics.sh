@@ -16,20 +16,28 @@
 #     page's windows_finished the same before and after the CLI asked);
 #   - prometheus_client's parser reads the page, every family has HELP
 #     and TYPE, counters end in _total;
-#   - every value status --json shows is the page's, and packets_total
-#     and bytes_total per direction are exactly what the generators sent
-#     (the blocklist drops the IPv4 half, so its counters are not 0);
+#   - every value status --json shows is the page's: packets_total and
+#     bytes_total have one series per interface and direction
+#     ({interface="VETH_RX",direction="in|out"}, no interface="unknown"),
+#     valued as status's .interfaces[].in/out, and they, status's counts
+#     and the window totals are exactly what the generators sent; status's
+#     .unattributed is 0 (the blocklist drops the IPv4 half, so its
+#     counters are not 0);
 #   - a prometheus server started here scrapes the daemon every second and
 #     its /api/v1/query returns the series, valued as status;
 #   - SIGKILL during traffic and a restart on the same pins: no counter
 #     goes back, and the totals are exact again; SIGKILL with the stored
-#     windows removed (as if the store had failed): status restores less,
-#     the counters still do not go back (the state file);
+#     windows removed (as if the store had failed): status's window totals
+#     restore less than was sent, but the per-interface counters (pinned
+#     maps, not the windows) are still everything sent, on the page and in
+#     status, no counter goes back, and they count on exactly what is sent
+#     after;
 #   - POST is 405, /nope 404, a 100 KB header a 4xx or a closed
 #     connection; 200 clients that connect and send nothing delay no
 #     window, and /metrics answers meanwhile;
 #   - SIGTERM without --keep leaves no state (the metrics state included);
-#     --ingress tracepoint has no blocklist metrics.
+#     --ingress tracepoint has no blocklist metrics, and its fresh datapath
+#     starts the interface's series from 0.
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -214,7 +222,8 @@ check "prometheus_client's parser reads the page; every family has HELP and TYPE
 	py families "$WORK/w.prom"
 sandwich "$WORK/m.prom" status_once || bail "a page and status of one window"
 check "every value status shows is the page's; packets and bytes are exactly what was sent ($(jq -c '[.totals.packets, .blocklist.dropped_packets]' "$WORK/st.json"))" \
-	py values "$WORK/m.prom" "$WORK/st.json" --truth-in "$WORK/in1.json" --truth-out "$WORK/out1.json"
+	py values "$WORK/m.prom" "$WORK/st.json" --iface "$VETH_RX" \
+	--truth-in "$WORK/in1.json" --truth-out "$WORK/out1.json"
 check "the blocklist dropped packets ($(jq .blocklist.dropped_packets "$WORK/st.json")): its counters are not all 0" \
 	jqe '.blocklist.dropped_packets > 0 and .blocklist.entries == 1' "$WORK/st.json"
 
@@ -268,27 +277,45 @@ settle || bail "two windows closed after the traffic"
 sandwich "$WORK/m2.prom" status_once || bail "a page and status of one window"
 check "after it, no counter went back" py monotonic "$WORK/kill1.prom" "$WORK/m2.prom"
 check "and the totals are exact again: everything sent, before and across the kill" \
-	py values "$WORK/m2.prom" "$WORK/st.json" --truth-in "$WORK/in1.json" \
+	py values "$WORK/m2.prom" "$WORK/st.json" --iface "$VETH_RX" --truth-in "$WORK/in1.json" \
 	--truth-in "$WORK/in2.json" --truth-out "$WORK/out1.json" --truth-out "$WORK/out2.json"
 
 # The store loses its windows while no daemon runs: the next one restores
-# less than was exported.
-pk() { grep '^flowsketch_packets_total{direction="in"}' "$1" | awk '{print $2}'; }
+# less than was exported.  The per-interface counters are pinned maps,
+# not windows: they must still be everything sent, and count on from it.
+# pk FILE [DIR [packets|bytes]]: the page's series of VETH_RX (nothing: none).
+pk() { py get "$1" "flowsketch_${3:-packets}_total" interface="$VETH_RX" direction="${2:-in}"; }
+# sent KIND TRUTH...: the sum of the truth files' total_KIND.
+sent() { local k=$1; shift; jq -s "map(.total_$k) | add" "$@"; }
+# ifc DIR KIND: status's .interfaces[] count of VETH_RX.
+ifc() { jq -r --arg n "$VETH_RX" ".interfaces[] | select(.name == \$n) | .$1.$2" "$WORK/st.json"; }
+IN12=("$WORK/in1.json" "$WORK/in2.json")
+OUT12=("$WORK/out1.json" "$WORK/out2.json")
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
 find "$WORK/state" -name 'window-*' -delete
 start || { diag <"$WORK/daemon.log"; bail "a restart with the windows removed answers"; }
-check "with its windows gone, status restores fewer packets ($(jq .totals.packets "$WORK/st.json") < $(pk "$WORK/m2.prom"))" \
-	[ "$(jq .totals.packets "$WORK/st.json")" -lt "$(pk "$WORK/m2.prom")" ]
+check "with its windows gone, status restores fewer packets than were sent ($(jq .totals.packets "$WORK/st.json") < $(sent packets "${IN12[@]}"))" \
+	[ "$(jq .totals.packets "$WORK/st.json")" -lt "$(sent packets "${IN12[@]}")" ]
+# Nothing was sent since the SIGKILL: what status shows at once is all.
+now="$(ifc in packets) $(ifc in bytes) $(ifc out packets) $(ifc out bytes)"
+want="$(sent packets "${IN12[@]}") $(sent bytes "${IN12[@]}") $(sent packets "${OUT12[@]}") $(sent bytes "${OUT12[@]}")"
+check "yet status's .interfaces[] counts are still everything sent, in and out ($now = $want)" \
+	[ "$now" = "$want" ]
 check "yet no counter of the page went back (the state file)" \
 	py monotonic "$WORK/m2.prom" "$WORK/first.prom"
-check "and packets_total{direction=\"in\"} goes on from where it was ($(pk "$WORK/first.prom"))" \
-	[ "$(pk "$WORK/first.prom")" = "$(pk "$WORK/m2.prom")" ]
+now="$(pk "$WORK/first.prom" in) $(pk "$WORK/first.prom" in bytes) $(pk "$WORK/first.prom" out) $(pk "$WORK/first.prom" out bytes)"
+check "and the page's series of $VETH_RX go on from everything sent, in and out ($now = $want)" \
+	[ "$now" = "$want" ]
 send_in 3000 3000 55 "$WORK/in3.json" || bail "the generator sent its packets"
 settle || bail "two windows closed after the traffic"
 sandwich "$WORK/m3.prom" status_once || bail "a page and status of one window"
-want=$(( $(pk "$WORK/m2.prom") + $(jq .total_packets "$WORK/in3.json") ))
-check "and counts on from there: $(pk "$WORK/m3.prom") = $want (status: $(jq .totals.packets "$WORK/st.json"), what it saw since)" \
-	[ "$(pk "$WORK/m3.prom")" = "$want" ]
+IN123=("${IN12[@]}" "$WORK/in3.json")
+now="$(pk "$WORK/m3.prom" in) $(pk "$WORK/m3.prom" in bytes) $(ifc in packets) $(ifc in bytes)"
+want="$(sent packets "${IN123[@]}") $(sent bytes "${IN123[@]}")"
+check "and count on from there, exactly: page and status $now = sent $want twice (window totals: $(jq .totals.packets "$WORK/st.json"), what it saw since)" \
+	[ "$now" = "$want $want" ]
+check "... out unchanged: $(pk "$WORK/m3.prom" out) = $(sent packets "${OUT12[@]}") sent" \
+	[ "$(pk "$WORK/m3.prom" out)" = "$(sent packets "${OUT12[@]}")" -a "$(ifc out packets)" = "$(sent packets "${OUT12[@]}")" ]
 
 # ---------------------------------------------------------------- bad requests
 URL="http://127.0.0.1:$PORT"
@@ -337,5 +364,8 @@ start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--ingress tracep
 check "--ingress tracepoint: no blocklist metrics, recursion misses of frontend=\"ingress\"" \
 	bash -c "! grep -q '^flowsketch_blocklist' '$WORK/first.prom' && grep -q '^flowsketch_recursion_misses_total{frontend=\"ingress\"}' '$WORK/first.prom'"
 check "--ingress tracepoint: the parser reads the page" py families "$WORK/first.prom"
+now="$(pk "$WORK/first.prom" in) $(pk "$WORK/first.prom" out) $(ifc in packets) $(ifc out packets)"
+check "--ingress tracepoint, a fresh datapath: $VETH_RX's series and status's counts in and out are 0, nothing sent ($now)" \
+	[ "$now" = "0 0 0 0" ]
 kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; DAEMON_PID=""
 finish

@@ -8,10 +8,15 @@
 #   families FILE                  Prometheus's own parser reads FILE
 #                                  (prometheus_client.parser) and every
 #                                  family has # HELP and # TYPE
-#   values FILE STATUS [--truth-in T]... [--truth-out T]...
+#   values FILE STATUS --iface NAME [--truth-in T]... [--truth-out T]...
 #                                  every counter and gauge that status
-#                                  --json also shows is equal to it, and
-#                                  the totals to the generators' truth
+#                                  --json also shows is equal to it; the
+#                                  packets and bytes series are NAME's
+#                                  alone, per direction (no "unknown"),
+#                                  and they, status's .interfaces[] counts
+#                                  and the window totals are the
+#                                  generators' truth (everything sent on
+#                                  NAME since the datapath was loaded)
 #   window FILE TOP FLOWS_IN FLOWS_OUT
 #                                  top talkers and distinct counts are the
 #                                  CLI's (top -n N, flows --direction) for
@@ -20,6 +25,11 @@
 #   monotonic BEFORE AFTER         no counter of BEFORE is lower in AFTER
 #   prom URL STATUS                the Prometheus server at URL holds the
 #                                  expected series, valued as in STATUS
+#                                  (the packets and bytes series: one per
+#                                  interface and direction, as its
+#                                  .interfaces[] counts)
+#   get FILE NAME [LABEL=VALUE]... print the value of that one sample, as
+#                                  an integer (nothing, exit 1: none)
 #   bigheader HOST PORT BYTES      a GET with a header of BYTES: prints
 #                                  the HTTP status, or "closed"
 #   slow HOST PORT N SECONDS READY connect N clients that send nothing,
@@ -121,27 +131,73 @@ def frontend(st, name):
     return None
 
 
+def interface(st, name):
+    for f in st["interfaces"]:
+        if f["name"] == name:
+            return f
+    return None
+
+
+def series_of(sm, name, direction):
+    """{interface label: value} of name's samples of direction."""
+    out = {}
+    for (n, labels), v in sm.items():
+        lb = dict(labels)
+        if n == name and lb.get("direction") == direction:
+            out[lb.get("interface")] = v
+    return out
+
+
 def cmd_values(path, status, args):
     sm = samples(path)
     st = json.load(open(status))
     truth = {"in": [], "out": []}
+    iface = None
     i = 0
     while i < len(args):
-        truth[args[i][len("--truth-"):]].append(json.load(open(args[i + 1])))
+        if args[i] == "--iface":
+            iface = args[i + 1]
+        else:
+            truth[args[i][len("--truth-"):]].append(json.load(open(args[i + 1])))
         i += 2
+    if iface is None:
+        sys.exit("values: --iface NAME")
     c = st["counters"]
     fin = st["frontends"][0]["name"]
     eg, conn = frontend(st, "egress"), frontend(st, "conn")
-    expect(sm, "flowsketch_packets_total", st["totals"]["packets"], direction="in")
-    expect(sm, "flowsketch_bytes_total", st["totals"]["bytes"], direction="in")
-    expect(sm, "flowsketch_packets_total", eg["totals"]["packets"], direction="out")
-    expect(sm, "flowsketch_bytes_total", eg["totals"]["bytes"], direction="out")
-    for d, t in truth.items():
-        if t:
-            expect(sm, "flowsketch_packets_total",
-                   sum(x["total_packets"] for x in t), direction=d)
-            expect(sm, "flowsketch_bytes_total",
-                   sum(x["total_bytes"] for x in t), direction=d)
+    itf = interface(st, iface)
+    if itf is None or len(st["interfaces"]) != 1:
+        fail("status interfaces %s, want %s alone" %
+             ([f["name"] for f in st["interfaces"]], iface))
+        done()
+    # The page's per-interface series, status's .interfaces[] (both since
+    # load) and the window totals (the finished windows the daemon has)
+    # against one another and against what was sent on iface.
+    win = {"in": st["totals"], "out": eg["totals"]}
+    for d in ("in", "out"):
+        un = st.get("unattributed", {}).get(d)
+        if un is None or un["packets"] != 0 or un["bytes"] != 0:
+            fail("status .unattributed.%s = %s, want 0 packets, 0 bytes" % (d, un))
+        for k in ("packets", "bytes"):
+            name = "flowsketch_%s_total" % k
+            got = series_of(sm, name, d)
+            if set(got) != {iface}:
+                fail("%s{direction=%s}: interfaces %s, want %s alone "
+                     "(no \"unknown\")" % (name, d, sorted(map(str, got)), iface))
+            if d not in itf:
+                fail("status .interfaces[%s] has no %s" % (iface, d))
+                continue
+            expect(sm, name, itf[d][k], interface=iface, direction=d)
+            t = truth[d]
+            if not t:
+                continue
+            want = sum(x["total_" + k] for x in t)
+            expect(sm, name, want, interface=iface, direction=d)
+            if itf[d][k] != want:
+                fail("status .interfaces[%s].%s.%s = %s, sent %s" %
+                     (iface, d, k, itf[d][k], want))
+            if win[d][k] != want:
+                fail("status %s totals.%s = %s, sent %s" % (d, k, win[d][k], want))
     for r in MALFORMED:
         expect(sm, "flowsketch_malformed_packets_total", c["malformed"][r],
                direction="in", reason=r)
@@ -177,9 +233,9 @@ def cmd_values(path, status, args):
             fail("false positive ratio %s, status %s" % (got, bl["measured_fpr"]))
     elif value(sm, "flowsketch_blocklist_entries") is not None:
         fail("blocklist metrics without a blocklist")
-    print("# packets in %s, out %s" % (
-        value(sm, "flowsketch_packets_total", direction="in"),
-        value(sm, "flowsketch_packets_total", direction="out")))
+    print("# %s packets in %s, out %s" % (
+        iface, value(sm, "flowsketch_packets_total", interface=iface, direction="in"),
+        value(sm, "flowsketch_packets_total", interface=iface, direction="out")))
     done()
 
 
@@ -254,7 +310,6 @@ def prom_names(url):
 
 def cmd_prom(url, status):
     st = json.load(open(status))
-    eg = frontend(st, "egress")
     try:
         up = prom_query(url, 'up{job="flowsketch"}')
         pk = prom_query(url, "flowsketch_packets_total")
@@ -267,14 +322,13 @@ def cmd_prom(url, status):
         done()
     if list(up.values()) != [1.0]:
         fail("up = %s" % up)
-    want = {frozenset({("direction", "in")}): st["totals"]["packets"],
-            frozenset({("direction", "out")}): eg["totals"]["packets"]}
-    if pk != want:
-        fail("flowsketch_packets_total %s, status %s" % (pk, want))
-    want = {frozenset({("direction", "in")}): st["totals"]["bytes"],
-            frozenset({("direction", "out")}): eg["totals"]["bytes"]}
-    if by != want:
-        fail("flowsketch_bytes_total %s, status %s" % (by, want))
+    # One series per interface and direction, valued as status's counts
+    # (no "unknown": status's .unattributed is 0, values checked that).
+    for got, k in ((pk, "packets"), (by, "bytes")):
+        want = {frozenset({("interface", f["name"]), ("direction", d)}): f[d][k]
+                for f in st["interfaces"] for d in ("in", "out")}
+        if got != want:
+            fail("flowsketch_%s_total %s, status %s" % (k, got, want))
     if len(mal) != 2 * len(MALFORMED):
         fail("%d malformed series, want %d" % (len(mal), 2 * len(MALFORMED)))
     fin = st["frontends"][0]["name"]
@@ -289,9 +343,17 @@ def cmd_prom(url, status):
         if f not in fam and f + "_total" not in fam:
             fail("Prometheus has no series of %s" % f)
     if not bad:
-        print("# Prometheus holds %d flowsketch_ names; packets in %d, out %d" % (
-            len(fam), st["totals"]["packets"], eg["totals"]["packets"]))
+        print("# Prometheus holds %d flowsketch_ names; packets %s" % (
+            len(fam), " ".join("%s %s %d" % (f["name"], d, f[d]["packets"])
+                               for f in st["interfaces"] for d in ("in", "out"))))
     done()
+
+
+def cmd_get(path, name, labels):
+    v = value(samples(path), name, **dict(x.split("=", 1) for x in labels))
+    if v is None:
+        sys.exit(1)
+    print(int(v))
 
 
 def cmd_bigheader(host, port, size):
@@ -341,6 +403,8 @@ def main():
         cmd_monotonic(*args)
     elif cmd == "prom":
         cmd_prom(*args)
+    elif cmd == "get":
+        cmd_get(args[0], args[1], args[2:])
     elif cmd == "bigheader":
         cmd_bigheader(*args)
     elif cmd == "slow":

@@ -21,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <net/if.h>
 
 #include "flowsketch/maps.h"
 #include "model.h"
@@ -197,12 +199,23 @@ static void dp_set_ctl(struct dp *dp, __u64 seq, __u64 phi_q32)
 	dp->phi_q32 = phi_q32;
 }
 
-/* Run the program once on a frame; it must pass it. */
-static void dp_run(struct dp *dp, const struct pkt *p)
+/*
+ * Run the program once on a frame; it must pass it.  ifindex 0: no ctx_in,
+ * the frame arrives on the loopback device of this namespace (as the
+ * kernel has it, test_ifcount_ingress_premise); else an xdp_md ctx_in
+ * whose ingress_ifindex names a device of this namespace.
+ */
+static void dp_run_on(struct dp *dp, const struct pkt *p, __u32 ifindex)
 {
+	struct xdp_md md = {
+		.data_end = (__u32)p->len,
+		.ingress_ifindex = ifindex,
+	};
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = p->data,
 		.data_size_in = (__u32)p->len,
+		.ctx_in = ifindex ? &md : NULL,
+		.ctx_size_in = ifindex ? sizeof(md) : 0,
 		.repeat = 1,
 	);
 	int err;
@@ -210,11 +223,16 @@ static void dp_run(struct dp *dp, const struct pkt *p)
 	err = bpf_prog_test_run_opts(bpf_program__fd(dp->skel->progs.fs_xdp),
 				     &opts);
 	if (err)
-		fail_msg("BPF_PROG_TEST_RUN failed on a %zu-byte frame: %d",
-			 p->len, err);
+		fail_msg("BPF_PROG_TEST_RUN failed on a %zu-byte frame (ifindex %u): %d",
+			 p->len, ifindex, err);
 	assert_int_equal(opts.retval, XDP_PASS_RET);
 	if (!dp->hold_reports)
 		assert_true(ring_buffer__consume(dp->rb) >= 0);
+}
+
+static void dp_run(struct dp *dp, const struct pkt *p)
+{
+	dp_run_on(dp, p, 0);
 }
 
 /* The model's view of the same packet: key, frame length, current slot. */
@@ -1288,6 +1306,357 @@ static void test_slots_and_totals(void **state)
 	dp_close(dp);
 }
 
+/* --- per-interface counts (maps.h, "Per-interface counts") -------------- */
+
+/*
+ * The ingress_ifindex the kernel gives a test run, learnt apart from the
+ * datapath: a two-instruction XDP program that returns it.  ifindex 0: no
+ * ctx_in; else a ctx_in naming that device.
+ */
+static __u32 probe_ingress_ifindex(__u32 ifindex)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_1,
+		  .off = offsetof(struct xdp_md, ingress_ifindex) },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct pkt p;
+	struct xdp_md md = { .ingress_ifindex = ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
+	int fd;
+
+	pkt_init(&p);
+	k_ipv4_udp(&p, &(struct fs_flow_key){ 0 });
+	pkt_finish(&p);
+	md.data_end = (__u32)p.len;
+	opts.data_in = p.data;
+	opts.data_size_in = (__u32)p.len;
+	if (ifindex) {
+		opts.ctx_in = &md;
+		opts.ctx_size_in = sizeof(md);
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "fs_ifx_probe", "GPL", insns,
+			   FS_ARRAY_SIZE(insns), NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_prog_test_run_opts(fd, &opts), 0);
+	close(fd);
+	return opts.retval;
+}
+
+/* The loopback device's ifindex, on which a test run without ctx_in
+ * arrives: named, and checked against the probe. */
+static __u32 lo_ifindex(void)
+{
+	__u32 lo = if_nametoindex("lo");
+
+	assert_true(lo != 0);
+	assert_int_equal(probe_ingress_ifindex(0), lo);
+	return lo;
+}
+
+/*
+ * Up to max devices other than lo, by ifindex: a veth pair of the test's
+ * own, in a network namespace of its own, never one of the host's.  The
+ * first call moves the test process into that namespace, for good (a
+ * test run's ctx_in names a device of the current namespace; the
+ * datapath's maps and the other tests do not care where it is), and the
+ * pair goes with the namespace when the process exits.
+ */
+static unsigned int other_devices(__u32 lo, __u32 *out, unsigned int max)
+{
+	static bool own_netns;
+	struct if_nameindex *ifs, *i;
+	unsigned int n = 0;
+
+	if (!own_netns) {
+		assert_int_equal(unshare(CLONE_NEWNET), 0);
+		assert_int_equal(system("ip link add fsdt0 type veth peer name fsdt1"), 0);
+		own_netns = true;
+		lo = if_nametoindex("lo");
+	}
+	ifs = if_nameindex();
+	assert_non_null(ifs);
+	for (i = ifs; i->if_index && n < max; i++)
+		if (i->if_index != lo)
+			out[n++] = i->if_index;
+	if_freenameindex(ifs);
+	return n;
+}
+
+/* fs_ifslot[0] = { n, ifindex[0, count) = table, the rest 0 }, names
+ * empty (XDP does not read them), read back. */
+static void dp_set_ifslots(struct dp *dp, __u32 n, const __u32 *table,
+			   unsigned int count)
+{
+	int fd = bpf_map__fd(dp->skel->maps.fs_ifslot);
+	struct fs_ifslots t, back;
+	__u32 zero = 0;
+
+	assert_true(count <= FS_IFSLOTS);
+	memset(&t, 0, sizeof(t));
+	t.n = n;
+	if (count)
+		memcpy(t.ifindex, table, count * sizeof(table[0]));
+	assert_int_equal(bpf_map_update_elem(fd, &zero, &t, BPF_ANY), 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &back), 0);
+	assert_memory_equal(&back, &t, sizeof(t));
+}
+
+/* fs_ifcount[0, FS_IFSLOT_OTHER], every CPU: zero. */
+static void dp_zero_ifcount(struct dp *dp)
+{
+	int fd = bpf_map__fd(dp->skel->maps.fs_ifcount);
+	__u32 slot;
+
+	memset(dp->percpu, 0, (size_t)dp->ncpus * sizeof(struct fs_if_counts));
+	for (slot = 0; slot <= FS_IFSLOT_OTHER; slot++)
+		assert_int_equal(bpf_map_update_elem(fd, &slot, dp->percpu,
+						     BPF_EXIST), 0);
+}
+
+/* fs_ifcount[slot] summed over CPUs, for every slot; a CPU other than the
+ * test's must hold zeros (all runs are on the test's). */
+static void dp_ifcounts(struct dp *dp, struct fs_if_counts sum[FS_IFSLOT_OTHER + 1])
+{
+	int fd = bpf_map__fd(dp->skel->maps.fs_ifcount);
+	const struct fs_if_counts *v = dp->percpu;
+	__u32 slot;
+	int c;
+
+	for (slot = 0; slot <= FS_IFSLOT_OTHER; slot++) {
+		assert_int_equal(bpf_map_lookup_elem(fd, &slot, dp->percpu), 0);
+		sum[slot].packets = sum[slot].bytes = 0;
+		for (c = 0; c < dp->ncpus; c++) {
+			if (c != dp->cpu && (v[c].packets || v[c].bytes))
+				fail_msg("fs_ifcount[%u] cpu %d: %llu packets, the test ran on cpu %d",
+					 slot, c, (unsigned long long)v[c].packets,
+					 dp->cpu);
+			sum[slot].packets += v[c].packets;
+			sum[slot].bytes += v[c].bytes;
+		}
+	}
+}
+
+/* Frames of a scenario arrive on ingress (0: no ctx_in, the loopback)
+ * and must count in slot, as the test's author reads the table. */
+struct if_run {
+	__u32 ingress;
+	__u32 slot;
+};
+
+/*
+ * One scenario on a loaded datapath: zero the counts, set the table, send
+ * every keyed frame (keyed_cases: IPv4 and IPv6, tags, options, extension
+ * headers, fragments) and every malformed or non-IP one (bad_cases)
+ * interleaved, twice, the second time in the next window, frame i on
+ * runs[i % nruns].  The oracle is the frames: each keyed one adds one
+ * packet and its length to its run's slot, nothing else moves any slot.
+ * Cross-check: the slots sum to the totals of the scenario's two windows,
+ * fresh ones (their tags are new), which count the same frames.
+ */
+static void check_if_scenario(struct dp *dp, const char *what, __u32 n,
+			      const __u32 *table, unsigned int count,
+			      const struct if_run *runs, unsigned int nruns)
+{
+	struct fs_if_counts want[FS_IFSLOT_OTHER + 1], got[FS_IFSLOT_OTHER + 1];
+	struct fs_if_counts sum = { 0 };
+	struct fs_window_totals t0, t1;
+	__u64 w = dp->seq + 1, keyed = 0, keyed_bytes = 0;
+	unsigned int pass, i, frame = 0, r;
+	__u32 slot;
+
+	memset(want, 0, sizeof(want));
+	dp_zero_ifcount(dp);
+	dp_ifcounts(dp, got);
+	for (slot = 0; slot <= FS_IFSLOT_OTHER; slot++)
+		assert_true(!got[slot].packets && !got[slot].bytes);
+	dp_set_ifslots(dp, n, table, count);
+
+	for (pass = 0; pass < 2; pass++) {
+		dp_set_ctl(dp, w + pass, 0);
+		for (i = 0; i < FS_ARRAY_SIZE(keyed_cases) ||
+			    i < FS_ARRAY_SIZE(bad_cases); i++) {
+			struct fs_flow_key k;
+			struct pkt p;
+
+			if (i < FS_ARRAY_SIZE(keyed_cases)) {
+				const struct if_run *run = &runs[frame++ % nruns];
+
+				pkt_init(&p);
+				keyed_cases[i].build(&p, &k);
+				pkt_finish(&p);
+				dp_run_on(dp, &p, run->ingress);
+				want[run->slot].packets += 1;
+				want[run->slot].bytes += p.len;
+				keyed += 1;
+				keyed_bytes += p.len;
+			}
+			if (i < FS_ARRAY_SIZE(bad_cases)) {
+				pkt_init(&p);
+				bad_cases[i].build(&p);
+				if (!p.finished)
+					pkt_finish(&p);
+				dp_run_on(dp, &p, runs[frame++ % nruns].ingress);
+			}
+		}
+	}
+	/* K frames of known lengths: what the slots must add up to. */
+	assert_int_equal(keyed, 2 * FS_ARRAY_SIZE(keyed_cases));
+	for (r = 0; r < nruns; r++)
+		assert_true(want[runs[r].slot].packets > 0);
+
+	dp_ifcounts(dp, got);
+	for (slot = 0; slot <= FS_IFSLOT_OTHER; slot++) {
+		if (got[slot].packets != want[slot].packets ||
+		    got[slot].bytes != want[slot].bytes)
+			fail_msg("%s: fs_ifcount[%u%s] holds %llu packets, %llu bytes; the frames sent make it %llu, %llu",
+				 what, slot, slot == FS_IFSLOT_OTHER ? ", other" : "",
+				 (unsigned long long)got[slot].packets,
+				 (unsigned long long)got[slot].bytes,
+				 (unsigned long long)want[slot].packets,
+				 (unsigned long long)want[slot].bytes);
+		sum.packets += got[slot].packets;
+		sum.bytes += got[slot].bytes;
+	}
+	assert_int_equal(sum.packets, keyed);
+	assert_int_equal(sum.bytes, keyed_bytes);
+
+	/* The independent cross-check: the window totals of the same frames. */
+	t0 = dp_totals(dp, w);
+	t1 = dp_totals(dp, w + 1);
+	if (sum.packets != t0.packets + t1.packets ||
+	    sum.bytes != t0.bytes + t1.bytes)
+		fail_msg("%s: the slots sum to %llu packets, %llu bytes; windows %llu and %llu total %llu, %llu",
+			 what, (unsigned long long)sum.packets,
+			 (unsigned long long)sum.bytes, (unsigned long long)w,
+			 (unsigned long long)(w + 1),
+			 (unsigned long long)(t0.packets + t1.packets),
+			 (unsigned long long)(t0.bytes + t1.bytes));
+}
+
+static struct dp *dp_open_ifcount(void)
+{
+	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
+						     FS_DEFAULT_CMS_LOG2W,
+						     FS_DEFAULT_HLL_P, 0);
+	struct dp *dp = dp_open(&params);
+
+	dp_set_ctl(dp, 0, 0);
+	return dp;
+}
+
+/*
+ * What the scenarios below assume of BPF_PROG_TEST_RUN, seen by a program
+ * of the test's own: without ctx_in a frame arrives on the loopback device
+ * of the current namespace (ifindex 1 in any namespace); with one, on the
+ * device its ingress_ifindex names.
+ */
+static void test_ifcount_ingress_premise(void **state)
+{
+	__u32 lo = lo_ifindex(), other[2];
+	unsigned int i, n;
+
+	assert_int_equal(lo, 1);
+	assert_int_equal(probe_ingress_ifindex(lo), lo);
+	n = other_devices(lo, other, FS_ARRAY_SIZE(other));
+	for (i = 0; i < n; i++)
+		assert_int_equal(probe_ingress_ifindex(other[i]), other[i]);
+}
+
+/* The ingress device in slot 0 of two: all of its keyed frames there,
+ * slot 1 and other untouched. */
+static void test_ifcount_slot0(void **state)
+{
+	struct dp *dp = dp_open_ifcount();
+	__u32 lo = lo_ifindex();
+	const __u32 table[] = { lo, lo + 100 };
+	const struct if_run runs[] = { { 0, 0 } };
+
+	check_if_scenario(dp, "lo in slot 0 of 2", 2, table, 2, runs, 1);
+	dp_close(dp);
+}
+
+/*
+ * The ingress device in slot 1, then where the scan must not look: at
+ * position n and past it (its frames go to other), and the last slot of a
+ * full table.
+ */
+static void test_ifcount_slot1_and_past_n(void **state)
+{
+	struct dp *dp = dp_open_ifcount();
+	__u32 lo = lo_ifindex(), full[FS_IFSLOTS];
+	const __u32 second[] = { lo + 100, lo };
+	const __u32 third[] = { lo + 100, lo + 101, lo + 102, lo };
+	const struct if_run in1[] = { { 0, 1 } }, other[] = { { 0, FS_IFSLOT_OTHER } };
+	const struct if_run last[] = { { 0, FS_IFSLOTS - 1 } };
+	unsigned int i;
+
+	check_if_scenario(dp, "lo in slot 1 of 2", 2, second, 2, in1, 1);
+	check_if_scenario(dp, "lo at position 1, n 1", 1, second, 2, other, 1);
+	check_if_scenario(dp, "lo at position 3, n 2", 2, third, 4, other, 1);
+	check_if_scenario(dp, "lo at position 3, n 3", 3, third, 4, other, 1);
+	for (i = 0; i < FS_IFSLOTS; i++)
+		full[i] = lo + 100 + i;
+	full[FS_IFSLOTS - 1] = lo;
+	check_if_scenario(dp, "lo in the last slot of a full table",
+			  FS_IFSLOTS, full, FS_IFSLOTS, last, 1);
+	check_if_scenario(dp, "lo in the last slot, n one short",
+			  FS_IFSLOTS - 1, full, FS_IFSLOTS, other, 1);
+	dp_close(dp);
+}
+
+/* n = 0: every keyed frame in other, whatever the words past n say. */
+static void test_ifcount_empty_table(void **state)
+{
+	struct dp *dp = dp_open_ifcount();
+	__u32 lo = lo_ifindex();
+	const __u32 stale[] = { lo, lo };
+	const struct if_run other[] = { { 0, FS_IFSLOT_OTHER } };
+
+	check_if_scenario(dp, "empty table", 0, NULL, 0, other, 1);
+	check_if_scenario(dp, "n 0, lo left in slots 0 and 1", 0, stale, 2,
+			  other, 1);
+	dp_close(dp);
+}
+
+/*
+ * Frames of several devices interleaved (ctx_in): each device's in its
+ * own slot, a device with none in other, and lo without ctx_in in the
+ * same slot as lo with it.  Needs a device besides lo.
+ */
+static void test_ifcount_devices(void **state)
+{
+	struct dp *dp;
+	__u32 lo = lo_ifindex(), dev[2];
+	unsigned int ndev = other_devices(lo, dev, FS_ARRAY_SIZE(dev));
+
+	if (ndev == 0) {
+		print_message("no device besides lo: nothing to interleave\n");
+		skip();
+	}
+	dp = dp_open_ifcount();
+	{
+		const __u32 table[] = { dev[0], lo };
+		const struct if_run runs[] = {
+			{ lo, 1 }, { dev[0], 0 }, { 0, 1 },
+		};
+
+		check_if_scenario(dp, "lo and a device", 2, table, 2, runs, 3);
+	}
+	if (ndev > 1) {
+		const __u32 table[] = { lo, dev[1], dev[0] };
+		const struct if_run runs[] = {
+			{ dev[0], FS_IFSLOT_OTHER }, { lo, 0 }, { dev[1], 1 },
+		};
+
+		/* dev[0] at position 2 of n 2: other. */
+		check_if_scenario(dp, "two devices, one past n", 2, table, 3,
+				  runs, 3);
+	}
+	dp_close(dp);
+}
+
 /* --- heavy-hitter reports ----------------------------------------------- */
 
 /*
@@ -1849,6 +2218,11 @@ int main(void)
 		cmocka_unit_test(test_malformed_frames),
 		cmocka_unit_test(test_short_frames_refused),
 		cmocka_unit_test(test_slots_and_totals),
+		cmocka_unit_test(test_ifcount_ingress_premise),
+		cmocka_unit_test(test_ifcount_slot0),
+		cmocka_unit_test(test_ifcount_slot1_and_past_n),
+		cmocka_unit_test(test_ifcount_empty_table),
+		cmocka_unit_test(test_ifcount_devices),
 		cmocka_unit_test(test_reports),
 		cmocka_unit_test(test_reports_conservative),
 		cmocka_unit_test(test_reports_dropped),

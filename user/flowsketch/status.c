@@ -76,6 +76,15 @@ static int parse_interfaces(struct json_object *ifs)
 		if ((!hook || !strcmp(s, "xdp")) &&
 		    (err = fs_reply_string(itf, "xdp_mode", &s)))
 			return err;
+		/* What it received and sent, where the daemon counts it. */
+		if (json_object_object_get_ex(itf, "in", NULL) &&
+		    ((err = fs_reply_u64(itf, "in.packets", &u)) ||
+		     (err = fs_reply_u64(itf, "in.bytes", &u))))
+			return err;
+		if (json_object_object_get_ex(itf, "out", NULL) &&
+		    ((err = fs_reply_u64(itf, "out.packets", &u)) ||
+		     (err = fs_reply_u64(itf, "out.bytes", &u))))
+			return err;
 	}
 	return 0;
 }
@@ -199,6 +208,22 @@ static void print_interface(struct json_object *itf)
 	printf(")");
 }
 
+/* " in 1,234 packets (56.7 kB)", if itf has the direction. */
+static void print_interface_count(struct json_object *itf, const char *dir)
+{
+	char path[16], p[FS_FMT_MAX], b[FS_FMT_MAX];
+	__u64 packets, bytes;
+
+	if (!json_object_object_get_ex(itf, dir, NULL))
+		return;
+	snprintf(path, sizeof(path), "%s.packets", dir);
+	fs_reply_u64(itf, path, &packets);
+	snprintf(path, sizeof(path), "%s.bytes", dir);
+	fs_reply_u64(itf, path, &bytes);
+	printf("  %-3s %s packets (%s)", dir, fs_fmt_grouped(p, packets),
+	       fs_fmt_bytes(b, (double)bytes));
+}
+
 static void print_interfaces(const struct status_view *v)
 {
 	size_t i, n = json_object_array_length(v->interfaces);
@@ -212,6 +237,20 @@ static void print_interfaces(const struct status_view *v)
 		print_interface(json_object_array_get_idx(v->interfaces, i));
 	}
 	printf("\n");
+	/* Per interface, since the datapath was loaded. */
+	for (i = 0; i < n; i++) {
+		struct json_object *itf = json_object_array_get_idx(v->interfaces, i);
+		const char *name;
+
+		if (!json_object_object_get_ex(itf, "in", NULL) &&
+		    !json_object_object_get_ex(itf, "out", NULL))
+			continue;
+		fs_reply_string(itf, "name", &name);
+		printf("  %-12s", name);
+		print_interface_count(itf, "in");
+		print_interface_count(itf, "out");
+		printf(", since load\n");
+	}
 }
 
 static void print_sketches(const struct status_view *v)

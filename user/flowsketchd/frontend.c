@@ -105,8 +105,9 @@ void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 		if (want == fe->ifindex[i])
 			continue;
 		if (fe->ifindex[i])
-			fsd_tp_iface_set(fd, fe->ifindex[i], false);
-		if (want && (err = fsd_tp_iface_set(fd, want, true))) {
+			fsd_tp_iface_set(fd, fe->ifindex[i], 0, false);
+		if (want && (err = fsd_tp_iface_set(fd, want, fe->ifslots.slot[i],
+						    true))) {
 			fsd_warn("cannot count what %s sends: %s", a->iface->name,
 				 strerror(-err));
 			want = 0;
@@ -115,14 +116,56 @@ void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 	}
 }
 
+/*
+ * The per-interface counters, before the first interface is counted: an
+ * adopted filter's entries for interfaces no -i gives now go first, so
+ * that no frame still counts in a slot given to another name.
+ */
+static int setup_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
+{
+	const struct fsd_options *o = &d->opts;
+	int keep[FSD_MAX_IFACES], err;
+	unsigned int i;
+
+	for (i = 0; i < d->loader.n_ifaces; i++)
+		keep[i] = d->loader.ifaces[i].state == FSD_IFACE_ATTACHED ?
+			  d->loader.ifaces[i].ifindex : 0;
+	err = fsd_tp_iface_keep_only(fsd_tp_map_fd(&fe->obj, "fs_ifaces"), keep,
+				     d->loader.n_ifaces);
+	if (err < 0) {
+		fsd_err("cannot clear the %s interface filter: %s",
+			fe->obj.kind->name, strerror(-err));
+		return err;
+	}
+	err = fsd_ifslots_open(&fe->ifslots, fsd_tp_map_fd(&fe->obj, "fs_ifslot"),
+			       fsd_tp_map_fd(&fe->obj, "fs_ifcount"),
+			       fsd_tp_map_fd(&fe->obj, "fs_barrier"),
+			       fsd_tp_map_fd(&fe->obj, "fs_barrier_inner"),
+			       fe->obj.ncpus);
+	if (!err)
+		err = fsd_ifslots_assign(&fe->ifslots, o->ifaces, o->n_ifaces);
+	if (err)
+		fsd_err("cannot set up the %s per-interface counters: %s",
+			fe->obj.kind->name, strerror(-err));
+	return err;
+}
+
 int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
 {
+	int err;
+
+	if (fe->obj.kind->ifaces) {
+		err = setup_ifslots(d, fe);
+		if (err)
+			return err;
+	}
 	fsd_frontend_sync_ifaces(d, fe);
 	return fsd_tp_attach(&fe->obj);
 }
 
 void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep)
 {
+	fsd_ifslots_close(&fe->ifslots);
 	if (fe->loaded)
 		fsd_tp_close(&fe->obj, keep);
 	fe->loaded = false;

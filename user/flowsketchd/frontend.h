@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include "tp_object.h"
+#include "ifslots.h"
 #include "history.h"
 #include "reports.h"
 #include "rotation.h"
@@ -35,6 +36,8 @@ struct fsd_frontend {
 	struct fsd_winstore store;
 	__u32 windows_restored;
 	int ifindex[FSD_MAX_IFACES];	/* in fs_ifaces now, per -i; 0 none */
+	struct fsd_ifslots ifslots;	/* its per-interface counters; t NULL
+					   unless the kind counts -i */
 	bool loaded, history_ready, rotation_ready;
 	bool adopted;
 	__u64 first;			/* the history's first pending window */

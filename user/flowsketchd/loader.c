@@ -36,6 +36,8 @@ enum fsd_pin {
 	PIN_BLOCK_EXACT,
 	PIN_BLOCK_STATS,
 	PIN_IFACES,
+	PIN_IFSLOT,
+	PIN_IFCOUNT,
 	PIN_PROG,
 	PIN_MAX,
 };
@@ -57,6 +59,8 @@ static const char *const pin_names[PIN_MAX] = {
 	[PIN_BLOCK_EXACT] = "bexact",
 	[PIN_BLOCK_STATS] = "bstats",
 	[PIN_IFACES] = "ifaces",
+	[PIN_IFSLOT] = "ifslot",
+	[PIN_IFCOUNT] = "ifcount",
 	[PIN_PROG] = "prog_xdp",
 };
 
@@ -79,6 +83,8 @@ static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
 	case PIN_BLOCK_EXACT: return skel->maps.fs_block_exact;
 	case PIN_BLOCK_STATS: return skel->maps.fs_block_stats;
 	case PIN_IFACES: return skel->maps.fs_ifaces;
+	case PIN_IFSLOT: return skel->maps.fs_ifslot;
+	case PIN_IFCOUNT: return skel->maps.fs_ifcount;
 	default: return NULL;
 	}
 }
@@ -95,6 +101,14 @@ static int pin_path(char *buf, size_t len, const char *dir, enum fsd_pin p)
 static bool pin_is_reused_map(enum fsd_pin p)
 {
 	return p != PIN_PARAMS && p != PIN_PROG;
+}
+
+/* Maps earlier releases had not: a datapath pinned without them is
+ * adopted with fresh ones (ifaces came with --ingress tracepoint, ifslot
+ * and ifcount with the per-interface counts). */
+static bool pin_is_new(enum fsd_pin p)
+{
+	return p == PIN_IFACES || p == PIN_IFSLOT || p == PIN_IFCOUNT;
 }
 
 bool fsd_loader_is_pinned(const char *pin_dir)
@@ -245,7 +259,7 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 		if (!err && access(path, F_OK)) {
 			if (v == PIN_IFACES)
 				out->no_ifaces = true;
-			else
+			else if (!pin_is_new(v))
 				err = -EPROTO;
 		}
 	}
@@ -319,8 +333,9 @@ static int reuse_pinned_maps(struct flowsketch *skel, const char *dir)
 		if (err)
 			return err;
 		/* An earlier release's datapath: a fresh one, pinned with
-		 * the rest (fsd_loader_read_pinned()). */
-		if (i == PIN_IFACES && access(path, F_OK))
+		 * the rest (fsd_loader_read_pinned(); the interface counts
+		 * start from zero). */
+		if (pin_is_new(i) && access(path, F_OK))
 			continue;
 		fd = bpf_obj_get(path);
 		if (fd < 0) {
@@ -430,7 +445,14 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 		fsd_err("cannot mmap fs_ctl: %s", strerror(-err));
 		return err;
 	}
-	return 0;
+	err = fsd_ifslots_open(&l->ifslots, bpf_map__fd(l->skel->maps.fs_ifslot),
+			       bpf_map__fd(l->skel->maps.fs_ifcount),
+			       bpf_map__fd(l->skel->maps.fs_barrier),
+			       bpf_map__fd(l->skel->maps.fs_barrier_inner),
+			       l->ncpus);
+	if (err)
+		fsd_err("cannot mmap fs_ifslot: %s", strerror(-err));
+	return err;
 }
 
 /* Pin fd at path: through a temporary name and a rename over path, so
@@ -482,7 +504,7 @@ int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 		/* Adopted maps are the pinned ones already (but a fresh
 		 * ifaces, reuse_pinned_maps()). */
 		if (l->adopted && pin_is_reused_map(i) &&
-		    !(i == PIN_IFACES && access(path, F_OK))) {
+		    !(pin_is_new(i) && access(path, F_OK))) {
 			l->pinned |= 1U << i;
 			continue;
 		}
@@ -613,7 +635,7 @@ static int adopt_link(struct fsd_loader *l, struct fsd_attachment *a,
 static int tp_attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 {
 	int err = fsd_tp_iface_set(bpf_map__fd(l->skel->maps.fs_ifaces),
-				   a->ifindex, true);
+				   a->ifindex, a->ifslot, true);
 
 	a->link_fd = -1;
 	a->link_pinned = false;
@@ -641,6 +663,9 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 
 	if (l->ingress_tp)
 		return tp_attach_one(l, a);
+	/* Before the program can run there: none of its frames is counted
+	 * as no interface's. */
+	fsd_ifslots_set_ifindex(&l->ifslots, a->ifslot, a->ifindex);
 	a->link_pinned = false;
 	err = link_pin_path(path, sizeof(path), l->pin_dir, name);
 	if (err) {
@@ -816,12 +841,30 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 	l->xdp_generic = o->xdp_generic;
 	l->ingress_tp = o->ingress_tp;
 	l->tp_link_fd = -1;
+	for (i = 0; i < o->n_ifaces; i++)
+		keep[i] = o->ifaces[i].ifindex;
+	/* An adopted filter may name interfaces no -i gives now: they go
+	 * before their counter slots can be given to other names. */
+	if (l->ingress_tp) {
+		err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces),
+					     keep, o->n_ifaces);
+		if (err < 0) {
+			fsd_err("cannot clear the receive tracepoint's interface filter: %s",
+				strerror(-err));
+			return err;
+		}
+	}
+	err = fsd_ifslots_assign(&l->ifslots, o->ifaces, o->n_ifaces);
+	if (err) {
+		fsd_err("cannot set up the per-interface counters: %s", strerror(-err));
+		return err;
+	}
 	for (i = 0; i < o->n_ifaces; i++) {
 		struct fsd_attachment *a = &l->ifaces[i];
 
 		a->iface = &o->ifaces[i];
 		a->ifindex = o->ifaces[i].ifindex;
-		keep[i] = a->ifindex;
+		a->ifslot = l->ifslots.slot[i];
 		a->link_fd = -1;
 		a->reattached = 0;
 		l->n_ifaces = i + 1;
@@ -837,14 +880,6 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 		if (drop_tp_link(l->pin_dir))
 			fsd_info("detached the discarded datapath's receive tracepoint link");
 		return 0;
-	}
-	/* An adopted filter may name interfaces no -i gives now. */
-	err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces), keep,
-				     o->n_ifaces);
-	if (err < 0) {
-		fsd_err("cannot clear the receive tracepoint's interface filter: %s",
-			strerror(-err));
-		return err;
 	}
 	err = tp_attach_link(l);
 	if (err)
@@ -864,7 +899,7 @@ void fsd_loader_gone(struct fsd_loader *l, struct fsd_attachment *a,
 	fsd_info("%s (ifindex %d) %s", a->iface->name, a->ifindex, why);
 	if (l->ingress_tp && a->state == FSD_IFACE_ATTACHED)
 		fsd_tp_iface_set(bpf_map__fd(l->skel->maps.fs_ifaces),
-				 a->ifindex, false);
+				 a->ifindex, a->ifslot, false);
 	/* The kernel has already detached a deleted device's link; closing
 	 * frees it.  A renamed or moved device still runs the program, and
 	 * detaching stops that: it is not the interface the operator named. */
@@ -877,6 +912,8 @@ void fsd_loader_gone(struct fsd_loader *l, struct fsd_attachment *a,
 	}
 	a->link_fd = -1;
 	a->link_pinned = false;
+	if (!l->ingress_tp)
+		fsd_ifslots_set_ifindex(&l->ifslots, a->ifslot, 0);
 	a->ifindex = 0;
 	a->state = FSD_IFACE_GONE;
 	a->err = 0;
@@ -998,6 +1035,7 @@ void fsd_loader_close(struct fsd_loader *l, bool keep)
 	if (l->ctl)
 		munmap(l->ctl, (size_t)sysconf(_SC_PAGESIZE));
 	l->ctl = NULL;
+	fsd_ifslots_close(&l->ifslots);
 	flowsketch__destroy(l->skel);
 	l->skel = NULL;
 }

@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include "flowsketch/hash.h"
 #include "flowsketch/maps.h"
+#include "ifslots.h"
 #include "options.h"
 
 struct flowsketch;
@@ -67,6 +68,7 @@ struct fsd_attachment {
 	int link_fd;			/* -1 unless attached */
 	bool link_pinned;		/* pin_dir/link_NAME is this link */
 	enum fsd_iface_state state;
+	__u32 ifslot;			/* its fs_ifcount slot (ifslots.h) */
 	unsigned int reattached;	/* attaches after the first one */
 	int err;			/* -errno of a failed attach */
 };
@@ -87,6 +89,7 @@ struct fsd_loader {
 	struct fsd_attachment ifaces[FSD_MAX_IFACES];
 	unsigned int n_ifaces;
 	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
+	struct fsd_ifslots ifslots;	/* the per-interface counters */
 	unsigned int ncpus;		/* possible CPUs: per-CPU value count */
 };
 

@@ -560,6 +560,7 @@ struct source {
 	const char *direction;		/* "in", "out"; NULL: not a direction */
 	const struct fsd_history *history;	/* NULL: not set up */
 	const struct fsd_rotation *rotation;
+	const struct fsd_ifslots *ifslots;	/* NULL: counts no interface */
 	__u64 stats[FS_STAT_MAX];
 	bool stats_ok;
 	bool tracing;			/* a tracing program: it has misses */
@@ -575,6 +576,7 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 	s[n].direction = "in";
 	s[n].history = &d->history;
 	s[n].rotation = &d->rotation;
+	s[n].ifslots = &d->loader.ifslots;
 	s[n].stats_ok = !read_stats(bpf_map__fd(d->loader.skel->maps.fs_stats),
 				    d->loader.ncpus, s[n].stats);
 	s[n].tracing = d->loader.ingress_tp;
@@ -585,6 +587,7 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 		s[n].direction = "out";
 		s[n].history = d->out.history_ready ? &d->out.history : NULL;
 		s[n].rotation = d->out.rotation_ready ? &d->out.rotation : NULL;
+		s[n].ifslots = &d->out.ifslots;
 		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->out.obj, "fs_stats"),
 					    d->out.obj.ncpus, s[n].stats);
 		s[n].tracing = true;
@@ -604,30 +607,53 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 	return n;
 }
 
+/*
+ * One interface's packets or bytes in one direction (ifslots.h), read
+ * as the page is built, after a window closed.  The frames of no
+ * configured interface (FS_IFSLOT_OTHER) get interface="unknown", only
+ * once there are some: the series of a direction sum to its totals.
+ */
+static void put_interface_counts(struct text *t, struct fsd_metrics *m,
+				 const struct fsd_daemon *d,
+				 const struct source *s, const char *name,
+				 bool bytes)
+{
+	char l[96], esc[2 * IF_NAMESIZE + 1];
+	struct fs_if_counts c;
+	unsigned int i;
+	bool ok;
+
+	for (i = 0; i <= d->loader.n_ifaces; i++) {
+		bool other = i == d->loader.n_ifaces;
+		__u32 slot = other ? FS_IFSLOT_OTHER : s->ifslots->slot[i];
+
+		ok = !fsd_ifslots_read(s->ifslots, slot, &c);
+		if (other && (!ok || !c.packets))
+			continue;
+		escape(esc, sizeof(esc), other ? "unknown" : d->loader.ifaces[i].iface->name);
+		snprintf(l, sizeof(l), "interface=\"%s\",direction=\"%s\"", esc,
+			 s->direction);
+		counter(t, m, name, l, bytes ? c.bytes : c.packets, ok);
+	}
+}
+
 static void put_totals(struct text *t, struct fsd_metrics *m,
-		       const struct source *s, unsigned int n)
+		       const struct fsd_daemon *d, const struct source *s,
+		       unsigned int n)
 {
 	char l[64];
 	unsigned int i;
 
 	family(t, "flowsketch_packets_total", "counter",
-	       "Packets in the finished windows since the datapath was loaded, by direction (in: received on the -i interfaces, out: sent on them).");
-	for (i = 0; i < n; i++) {
-		if (!s[i].direction || !s[i].history)
-			continue;
-		snprintf(l, sizeof(l), "direction=\"%s\"", s[i].direction);
-		counter(t, m, "flowsketch_packets_total", l,
-			s[i].history->totals.packets, true);
-	}
+	       "Packets counted in the sketches since the datapath was loaded, by interface and direction (in: received on it, out: sent on it).");
+	for (i = 0; i < n; i++)
+		if (s[i].direction && s[i].ifslots && s[i].ifslots->t)
+			put_interface_counts(t, m, d, &s[i], "flowsketch_packets_total", false);
 	family(t, "flowsketch_bytes_total", "counter",
-	       "Bytes of those packets (whole frames from the Ethernet header, without FCS), by direction.");
-	for (i = 0; i < n; i++) {
-		if (!s[i].direction || !s[i].history)
-			continue;
-		snprintf(l, sizeof(l), "direction=\"%s\"", s[i].direction);
-		counter(t, m, "flowsketch_bytes_total", l,
-			s[i].history->totals.bytes, true);
-	}
+	       "Bytes of those packets (whole frames from the Ethernet header, without FCS), by interface and direction.");
+	for (i = 0; i < n; i++)
+		if (s[i].direction && s[i].ifslots && s[i].ifslots->t)
+			put_interface_counts(t, m, d, &s[i], "flowsketch_bytes_total", true);
 	family(t, "flowsketch_malformed_packets_total", "counter",
 	       "Frames the parser refused (counted, passed, never misparsed), by direction and reason.");
 	for (i = 0; i < n; i++) {
@@ -863,7 +889,7 @@ static struct fsd_metrics_page *build(struct fsd_daemon *d)
 	t.page->refs = 1;
 	t.page->len = 0;
 	n = sources_of(d, s);
-	put_totals(&t, m, s, n);
+	put_totals(&t, m, d, s, n);
 	put_frontends(&t, m, s, n);
 	put_distinct(&t, s, n);
 	put_connections(&t, m, d);

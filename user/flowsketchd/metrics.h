@@ -29,8 +29,10 @@
  * (Content-Type: text/plain; version=0.0.4), every family with # HELP and
  * # TYPE, names in base units, counters ending in _total:
  *
- *   flowsketch_packets_total{direction}           packets in finished windows
- *   flowsketch_bytes_total{direction}             their bytes
+ *   flowsketch_packets_total{interface,direction} packets sketched since load
+ *   flowsketch_bytes_total{interface,direction}   their bytes (ifslots.h;
+ *                                                 interface="unknown": on no
+ *                                                 -i, only if some)
  *   flowsketch_malformed_packets_total{direction,reason}
  *   flowsketch_reports_total{frontend}            heavy-hitter reports sent
  *   flowsketch_reports_dropped_total{frontend}    ... lost (ring full)
@@ -54,15 +56,15 @@
  *
  * direction is "in" (the XDP or ingress tracepoint frontend) or "out" (the
  * egress frontend); frontend is "xdp" or "ingress", "egress", "conn" (the
- * names of status).  The datapath counts per frontend, over all the -i
- * interfaces together: there is no per-interface count, and so no
- * interface label.  Values are the ones `flowsketch status --json` and
- * `top`/`flows` show for the same window.
+ * names of status); interface is the -i name.  Values are the ones
+ * `flowsketch status --json` and `top`/`flows` show for the same window
+ * (the per-interface counts: as status shows them when the window
+ * closed).
  *
  * Counters never go backwards.  The datapath's counters (fs_stats,
- * fs_block_stats, a program's recursion misses) live in pinned maps and
- * links: they survive any restart that adopts the pins and start at 0
- * only with a new datapath.  The daemon's own (the windows' totals, the
+ * fs_ifcount, fs_block_stats, a program's recursion misses) live in
+ * pinned maps and links: they survive any restart that adopts the pins
+ * and start at 0 only with a new datapath.  The daemon's own (the windows' totals, the
  * windows finished and lost) are rebuilt by each daemon: totals and
  * windows finished from the newest stored window (winstore.h), which may
  * be older than the last one exported (a window kept in memory only, the
@@ -80,7 +82,7 @@
  *   # flowsketchd metrics state 1
  *   datapath MAP_ID
  *   SERIES VALUE                       one line per counter, e.g.
- *   flowsketch_packets_total{direction="in"} 123
+ *   flowsketch_packets_total{interface="eth0",direction="in"} 123
  *
  * If the state directory is unusable (no window survives a restart
  * either), counters the daemon rebuilds start again from what it restores.

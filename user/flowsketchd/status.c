@@ -231,11 +231,28 @@ static const char *const state_names[] = {
 	[FSD_IFACE_FAILED] = "failed",
 };
 
-/* One configured interface as it is now (ifwatch.h keeps it true). */
-static struct json_object *iface_json(const struct fsd_loader *l,
-				      const struct fsd_attachment *at)
+/* What slot of s counted: {"packets", "bytes"}, since the datapath was
+ * loaded; NULL if s is not set up or cannot be read. */
+static struct json_object *ifcount_json(const struct fsd_ifslots *s, __u32 slot)
 {
-	struct json_object *o = json_object_new_object();
+	struct fs_if_counts c;
+	struct json_object *o;
+
+	if (!s->t || fsd_ifslots_read(s, slot, &c))
+		return NULL;
+	o = json_object_new_object();
+	add_u64(o, "packets", c.packets);
+	add_u64(o, "bytes", c.bytes);
+	return o;
+}
+
+/* One configured interface as it is now (ifwatch.h keeps it true), and
+ * what it received ("in") and sent ("out", with the egress frontend). */
+static struct json_object *iface_json(const struct fsd_daemon *d, unsigned int i)
+{
+	const struct fsd_loader *l = &d->loader;
+	const struct fsd_attachment *at = &l->ifaces[i];
+	struct json_object *o = json_object_new_object(), *c;
 
 	json_object_object_add(o, "name", json_object_new_string(at->iface->name));
 	json_object_object_add(o, "state",
@@ -250,6 +267,23 @@ static struct json_object *iface_json(const struct fsd_loader *l,
 	if (at->state == FSD_IFACE_FAILED)
 		json_object_object_add(o, "error",
 				       json_object_new_string(strerror(-at->err)));
+	if ((c = ifcount_json(&l->ifslots, at->ifslot)))
+		json_object_object_add(o, "in", c);
+	if (d->out.loaded && (c = ifcount_json(&d->out.ifslots, d->out.ifslots.slot[i])))
+		json_object_object_add(o, "out", c);
+	return o;
+}
+
+/* Frames counted on no configured interface (maps.h, FS_IFSLOT_OTHER):
+ * 0 but for an adopted link detached as the daemon starts. */
+static struct json_object *unattributed_json(const struct fsd_daemon *d)
+{
+	struct json_object *o = json_object_new_object(), *c;
+
+	if ((c = ifcount_json(&d->loader.ifslots, FS_IFSLOT_OTHER)))
+		json_object_object_add(o, "in", c);
+	if (d->out.loaded && (c = ifcount_json(&d->out.ifslots, FS_IFSLOT_OTHER)))
+		json_object_object_add(o, "out", c);
 	return o;
 }
 
@@ -278,9 +312,9 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	add_u64(a, "journal_errors", d->store.journal_errors);
 	ifs = json_object_new_array();
 	for (i = 0; i < d->loader.n_ifaces; i++)
-		json_object_array_add(ifs, iface_json(&d->loader,
-						      &d->loader.ifaces[i]));
+		json_object_array_add(ifs, iface_json(d, i));
 	json_object_object_add(a, "interfaces", ifs);
+	json_object_object_add(a, "unattributed", unattributed_json(d));
 	add_u64(a, "window_seconds", d->opts.window_sec);
 	add_u64(a, "history_seconds", d->opts.history_sec);
 	add_u64(a, "windows_kept", d->history.count);

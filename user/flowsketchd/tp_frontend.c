@@ -18,16 +18,15 @@ static int own_netns(__u32 *ino)
 	return 0;
 }
 
-int fsd_tp_iface_set(int map_fd, int ifindex, bool on)
+int fsd_tp_iface_set(int map_fd, int ifindex, __u32 slot, bool on)
 {
 	struct fs_tp_iface key = { .ifindex = (__u32)ifindex };
-	__u32 one = 1;
 	int err = own_netns(&key.netns_ino);
 
 	if (err)
 		return err;
 	if (on)
-		return bpf_map_update_elem(map_fd, &key, &one, BPF_ANY) ? -errno : 0;
+		return bpf_map_update_elem(map_fd, &key, &slot, BPF_ANY) ? -errno : 0;
 	return bpf_map_delete_elem(map_fd, &key) && errno != ENOENT ? -errno : 0;
 }
 

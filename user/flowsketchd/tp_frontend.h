@@ -14,8 +14,9 @@
 #include <linux/types.h>
 
 /* Count (on) or stop counting ifindex of the daemon's namespace in the
- * fs_ifaces map map_fd.  0 or -errno. */
-int fsd_tp_iface_set(int map_fd, int ifindex, bool on);
+ * fs_ifaces map map_fd, its frames in fs_ifcount[slot] (ifslots.h).
+ * 0 or -errno. */
+int fsd_tp_iface_set(int map_fd, int ifindex, __u32 slot, bool on);
 /* Remove every entry but the n ifindexes of keep (0s ignored): what an
  * adopted map holds for interfaces this daemon does not count, or for
  * another namespace.  The number removed, or -errno. */

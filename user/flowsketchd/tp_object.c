@@ -13,10 +13,10 @@
 #include "loader.h"
 
 /* The maps pinned, by their names in the object and under the pin
- * directory; ctl is pinned last (it says the datapath is whole) and
- * ifaces only by the kinds that count interfaces. */
+ * directory; ctl is pinned last (it says the datapath is whole), and
+ * ifaces, ifslot and ifcount only by the kinds that count interfaces. */
 enum tp_pin { TP_CTL, TP_CMS, TP_HLL, TP_HOT, TP_STATS, TP_REPORTS,
-	      TP_BARRIER, TP_IFACES, TP_MAX };
+	      TP_BARRIER, TP_IFACES, TP_IFSLOT, TP_IFCOUNT, TP_MAX };
 
 static const struct {
 	const char *pin, *map;
@@ -29,11 +29,20 @@ static const struct {
 	[TP_REPORTS] = { "reports", "fs_reports" },
 	[TP_BARRIER] = { "barrier", "fs_barrier" },
 	[TP_IFACES] = { "ifaces", "fs_ifaces" },
+	[TP_IFSLOT] = { "ifslot", "fs_ifslot" },
+	[TP_IFCOUNT] = { "ifcount", "fs_ifcount" },
 };
 
 static bool pin_used(const struct fsd_tp_kind *k, enum tp_pin p)
 {
-	return p != TP_IFACES || k->ifaces;
+	return (p != TP_IFACES && p != TP_IFSLOT && p != TP_IFCOUNT) || k->ifaces;
+}
+
+/* The per-interface counts came after the egress frontend: an earlier
+ * release's is adopted with fresh ones, pinned beside its maps. */
+static bool pin_is_new(enum tp_pin p)
+{
+	return p == TP_IFSLOT || p == TP_IFCOUNT;
 }
 
 static struct bpf_map *pin_map(const struct fsd_tp_object *t, enum tp_pin p)
@@ -72,6 +81,8 @@ static int reuse_pins(struct fsd_tp_object *t)
 		if (!pin_used(t->kind, i))
 			continue;
 		err = path_of(path, sizeof(path), t->dir, pins[i].pin);
+		if (!err && pin_is_new(i) && access(path, F_OK))
+			continue;
 		fd = err ? -1 : bpf_obj_get(path);
 		if (fd < 0) {
 			err = err ? err : -errno;
@@ -178,11 +189,11 @@ int fsd_tp_pin(struct fsd_tp_object *t)
 
 		if (!pin_used(t->kind, i))
 			continue;
-		if (t->adopted) {
+		err = path_of(path, sizeof(path), t->dir, pins[i].pin);
+		if (t->adopted && !(pin_is_new(i) && !err && access(path, F_OK))) {
 			t->pinned |= 1U << i;
 			continue;
 		}
-		err = path_of(path, sizeof(path), t->dir, pins[i].pin);
 		if (!err) {
 			unlink(path);	/* a killed fresh start's, stale */
 			err = bpf_obj_pin(bpf_map__fd(pin_map(t, i)), path) ? -errno : 0;

@@ -20,7 +20,9 @@
  *
  * Everything is pinned under PIN_DIR/NAME/ (NAME the kind's name):
  *
- *   ctl cms hll hot stats reports barrier [ifaces]   the object's maps
+ *   ctl cms hll hot stats reports barrier      the object's maps
+ *   [ifaces ifslot ifcount]                    and, counting -i, its filter
+ *                                              and per-interface counts
  *   link                                               the tp_btf link
  *
  * so that, as for XDP (loader.h), counting goes on while no daemon runs

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* datapath_setup.c - settings every datapath loader applies (datapath_setup.h). */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "datapath_setup.h"
+#include "flowsketch/maps.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/hll.h"
 
@@ -24,4 +28,16 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 	if (!err)
 		err = bpf_map__set_max_entries(hll, fs_hll_chunks(p, FS_NSLOTS));
 	return err;
+}
+
+int fs_ifslot_set_one(int map_fd, __u32 ifindex, const char *name)
+{
+	struct fs_ifslots t;
+	__u32 zero = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.n = 1;
+	t.ifindex[0] = ifindex;
+	strncpy(t.name[0], name, FS_IFNAME_LEN - 1);
+	return bpf_map_update_elem(map_fd, &zero, &t, BPF_ANY) ? -errno : 0;
 }

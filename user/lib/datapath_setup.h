@@ -37,4 +37,9 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 			  &(skel)->rodata->fs_use_kfunc, (skel)->maps.fs_cms,  \
 			  (skel)->maps.fs_hll, (p), (use_kfunc))
 
+/* After load, for the benchmarks: one interface, ifindex, in slot 0 of
+ * fs_ifslot (map_fd), as the daemon sets it (maps.h, "Per-interface
+ * counts"), so that XDP's slot scan finds it.  0 or -errno. */
+int fs_ifslot_set_one(int map_fd, __u32 ifindex, const char *name);
+
 #endif /* FLOWSKETCH_DATAPATH_SETUP_H */

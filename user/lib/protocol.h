@@ -180,7 +180,9 @@
  *      everything for the next start (--keep);
  *    "interfaces":[{"name":"veth0", "state":"attached"|"gone"|"failed",
  *                   "ifindex":N, "xdp_mode":"native"|"generic",
- *                   "reattached":N, "error":"..."}],
+ *                   "reattached":N, "error":"...",
+ *                   "in":{"packets":N, "bytes":N},
+ *                   "out":{"packets":N, "bytes":N}}],
  *      one entry per -i, in order, for the daemon's whole life (it follows
  *      each name over rtnetlink, in its own network namespace):
  *      "attached": counted, on ifindex N (the name's interface now);
@@ -190,6 +192,17 @@
  *      it; "error" (only then) says why; nothing counted.
  *      "reattached": times the program was attached again to an interface
  *      that took the name back.  xdp_mode is the mode the daemon uses.
+ *      "in", "out": what the sketches counted of what the name's
+ *      interfaces received and sent, since the datapath was loaded (the
+ *      name's count goes on across restarts that adopt it and across
+ *      recreations of its device: maps.h, "Per-interface counts"); "out"
+ *      only with the egress frontend.  A name a daemon dropped (no -i
+ *      gave it) starts from 0 when one gives it again; the metrics page,
+ *      whose counters never go backwards, goes on from what it showed.
+ *    "unattributed":{"in":{"packets":N, "bytes":N}, "out":{...}},
+ *      frames counted on no -i interface (an adopted link the daemon
+ *      detached as it started): the interfaces and these sum to what the
+ *      sketches counted since load.
  *    "window_seconds":S, "history_seconds":S, "windows_kept":N,
  *    "params":{"cms_width":W, "cms_depth":D, "epsilon":E, "delta":D,
  *              "conservative":false, "hll_precision":P,

@@ -69,10 +69,13 @@ double fs_hll_bytes(__u32 p, unsigned int bits_per_register);
  * layout (maps.h, cms.h, hll.h), counted from the layout: random per flow,
  * the d Count-Min cells (rows are 2^log2w cells apart, so each on its own
  * line) and the FS_HLL_NSKETCH HyperLogLog registers (sketches 2^p bytes
- * apart); the same for every packet, fs_ctl and the per-CPU fs_hot line.
- * The packet's own headers and the read-only hash key are left out.
+ * apart); the same for every packet, fs_ctl, the per-CPU fs_hot line, the
+ * interface's slot (XDP: fs_ifslot's table, read-only and shared; a
+ * tracepoint frontend: its fs_ifaces entry) and its per-CPU fs_ifcount
+ * counts (maps.h).  The packet's own headers and the read-only hash key
+ * are left out.
  */
-#define FS_FIXED_LINES_PER_PACKET 2
+#define FS_FIXED_LINES_PER_PACKET 4
 __u32 fs_sketch_lines_per_packet(__u32 depth);
 
 #endif /* FLOWSKETCH_SIZING_H */
