@@ -6,8 +6,10 @@
  * so that a failure at any step is undone by the one teardown below:
  * signals are blocked first (a SIGINT during setup waits in the signalfd
  * and ends the loop at once, through the same cleanup), the secret (a bad
- * --secret-file is refused before anything is touched), the --metrics
- * listener (an address not of this host or a port in use likewise), then
+ * --secret-file is refused before anything is touched), a look at the pin
+ * directory's lock (a daemon already there is named, rather than the
+ * --metrics port it holds refused as in use), the --metrics listener (an
+ * address not of this host or a port in use likewise), then
  * the pin directory lock (nothing is touched while another daemon owns
  * it), the pinned datapath's parameters when one is adopted (options that
  * differ are refused with the host untouched), the socket (a second
@@ -224,6 +226,11 @@ static int setup(struct fsd_daemon *d)
 	 * line stops the daemon with the host untouched. */
 	err = o->ingress_tp ? 0 :
 	      fsd_blocklist_read(&d->blocklist, o->blocklist, o->blocklist_max);
+	if (err)
+		return err;
+	/* A daemon already on the pin directory holds its --metrics port
+	 * too: named first, rather than refused as "port in use". */
+	err = fsd_pinlock_check(o->pin_dir);
 	if (err)
 		return err;
 	/* Bound before anything is touched: a bad address or a port in use

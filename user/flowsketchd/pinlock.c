@@ -46,10 +46,26 @@ static long lock_holder(dev_t dev, ino_t ino)
 	return pid;
 }
 
+/* Lock fd, the directory dir: 0, or -EBUSY naming the holder, -errno. */
+static int lock_or_say(int fd, const char *dir)
+{
+	struct stat st;
+	int err;
+
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (err == -EBUSY && !fstat(fd, &st))
+		fsd_err("another flowsketchd is using %s (pid %ld)", dir,
+			lock_holder(st.st_dev, st.st_ino));
+	else
+		fsd_err("cannot lock %s: %s", dir, strerror(-err));
+	return err;
+}
+
 int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 {
 	struct statfs fs;
-	struct stat st;
 	int err;
 
 	memset(l, 0, sizeof(*l));
@@ -83,20 +99,25 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 		fsd_err("pin directory %s is not on a bpf filesystem", dir);
 		goto err_release;
 	}
-	if (flock(l->fd, LOCK_EX | LOCK_NB)) {
-		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		if (err == -EBUSY && !fstat(l->fd, &st))
-			fsd_err("another flowsketchd is using %s (pid %ld)", dir,
-				lock_holder(st.st_dev, st.st_ino));
-		else
-			fsd_err("cannot lock %s: %s", dir, strerror(-err));
+	err = lock_or_say(l->fd, dir);
+	if (err)
 		goto err_release;
-	}
 	return 0;
 
 err_release:
 	fsd_pinlock_release(l);
 	return err;
+}
+
+int fsd_pinlock_check(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return 0;	/* no directory: nobody holds it */
+	err = lock_or_say(fd, dir);
+	close(fd);		/* and with it our lock, if we got it */
+	return err == -EBUSY ? err : 0;
 }
 
 void fsd_pinlock_release(struct fsd_pinlock *l)

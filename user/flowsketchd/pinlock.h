@@ -30,6 +30,9 @@ int fsd_bpffs_mount(void);
  * failure.
  */
 int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir);
+/* Before anything is set up: -EBUSY (with fsd_pinlock_take()'s message)
+ * if another process holds dir, else 0.  Creates and keeps nothing. */
+int fsd_pinlock_check(const char *dir);
 /* Unlock; remove the directory if we created it and it is empty. */
 void fsd_pinlock_release(struct fsd_pinlock *l);
 
