@@ -657,7 +657,8 @@ static void bench_print_lines(const struct fs_sketch_params *p)
 	} rows[] = {
 		{ "parse only", 0, 1, "hot: rx" },
 		{ "floor (cells only)", random, 1, "hot: rx" },
-		{ "full datapath", random, 2, "ctl; hot: rx, sketched, totals" },
+		{ "full datapath", random, FS_FIXED_LINES_PER_PACKET,
+		  "ctl; hot: rx, sketched, totals; ifslot; ifcount" },
 		{ "naive (FNV-1a/row)", 2 * random, 1, "hot: rx, sketched, totals" },
 	};
 	size_t i;
