@@ -573,7 +573,7 @@ report(g is not None and int(g[0]) == depth, "depth %d: the cache-line section n
        "got %r" % (g,))
 rnd = depth + 3
 for name, want_r, want_f in (("parse only", 0, 1), ("floor (cells only)", rnd, 1),
-                             ("full datapath", rnd, 2), ("naive (FNV-1a/row)", 2 * rnd, 1)):
+                             ("full datapath", rnd, 4), ("naive (FNV-1a/row)", 2 * rnd, 1)):
     m = find(r"^  %s +([0-9]+) +([0-9]+) +([0-9]+)   \(.*\)$" % re.escape(name))
     report(m is not None, "depth %d: cache lines of %s are printed" % (depth, name), "no such line")
     if not m:

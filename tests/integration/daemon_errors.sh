@@ -168,7 +168,7 @@ fi
 first=$bg_pid
 pins_before=$(ls "$PIN" | sort | tr '\n' ' ')
 pins_want=$(printf '%s\n' barrier bexact block4 block6 bloom bstats cms ctl hits hll hot \
-	conn egress ifaces kfunc_args "link_$IF_RX" params prog_xdp reports stats | sort | tr '\n' ' ')
+	conn egress ifaces ifcount ifslot kfunc_args "link_$IF_RX" params prog_xdp reports stats | sort | tr '\n' ' ')
 check "every map, the program and the interface's link are pinned" \
 	test "$pins_before" = "$pins_want"
 check "dump of a pinned map shows BTF field names" \
