@@ -229,7 +229,8 @@ enum fs_stat {
  * Per-interface counts.  The sketches are host-wide; what each interface
  * carried is counted beside them, per CPU, in fs_ifcount[slot]: packets
  * and bytes of the frames the parser keyed, as the window totals count
- * them, so the slots of one object sum to the totals of all its windows
+ * them, so that, while every interface a datapath counted keeps its
+ * slot, the slots of one object sum to the totals of all its windows
  * since load, the current one included.  (They are added before the
  * sketch update, whose stack the skb frontends have no room to outlive:
  * a frame whose update failed, FS_STAT_UPDATE_ERRORS, which cannot happen
@@ -238,9 +239,10 @@ enum fs_stat {
  * A slot is an interface name, not an ifindex: a device deleted and
  * recreated under its name keeps its slot and its count goes on.  The
  * daemon keeps the names in fs_ifslot[0].name (an empty name: the slot is
- * free), so that a daemon adopting the pinned maps finds each name's slot
- * whatever order its -i options come in; a slot it gives to another name
- * it first zeroes, after an RCU barrier (no program still holds it).
+ * free, and zero), so that a daemon adopting the pinned maps finds each
+ * name's slot whatever order its -i options come in.  The slot of a name
+ * it no longer counts it zeroes, after an RCU barrier (no program still
+ * holds it), and frees: that name, given again later, starts from 0.
  * Slot FS_IFSLOT_OTHER has no name: frames of an interface that has no
  * slot when they arrive (an adopted XDP link of an interface the daemon is
  * about to detach), so that the sum stays exact.

@@ -26,7 +26,7 @@ struct status_view {
 	bool adopted, keep, state_usable;
 	__u64 journal_errors;
 	__u64 windows_restored, windows_stored, windows_store_errors;
-	struct json_object *interfaces, *malformed;
+	struct json_object *interfaces, *malformed, *unattributed;
 	__u64 cms_width, cms_depth, hll_precision;
 	double epsilon, delta, hll_rse;
 	bool conservative;
@@ -89,6 +89,26 @@ static int parse_interfaces(struct json_object *ifs)
 	return 0;
 }
 
+/* Optional (daemons before the per-interface counts have none). */
+static int parse_unattributed(struct json_object *a, struct json_object **out)
+{
+	__u64 u;
+	int err;
+
+	*out = NULL;
+	if (!json_object_object_get_ex(a, "unattributed", out))
+		return 0;
+	if (json_object_object_get_ex(*out, "in", NULL) &&
+	    ((err = fs_reply_u64(*out, "in.packets", &u)) ||
+	     (err = fs_reply_u64(*out, "in.bytes", &u))))
+		return err;
+	if (json_object_object_get_ex(*out, "out", NULL) &&
+	    ((err = fs_reply_u64(*out, "out.packets", &u)) ||
+	     (err = fs_reply_u64(*out, "out.bytes", &u))))
+		return err;
+	return 0;
+}
+
 /*
  * The reasons are keys, which fs_reply_string() cannot clean in place, and
  * they are the datapath's own identifiers (trunc_eth, ...): anything else
@@ -118,6 +138,7 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_bool(a, "state_dir_usable", &v->state_usable)) ||
 	    (err = fs_reply_u64(a, "journal_errors", &v->journal_errors)) ||
 	    (err = fs_reply_array(a, "interfaces", &v->interfaces)) ||
+	    (err = parse_unattributed(a, &v->unattributed)) ||
 	    (err = parse_interfaces(v->interfaces)) ||
 	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
 	    (err = fs_reply_u64(a, "history_seconds", &v->history_seconds)) ||
@@ -250,6 +271,21 @@ static void print_interfaces(const struct status_view *v)
 		print_interface_count(itf, "in");
 		print_interface_count(itf, "out");
 		printf(", since load\n");
+	}
+	/* Frames of no -i interface: shown only when there are some. */
+	if (v->unattributed) {
+		__u64 in = 0, out = 0;
+
+		if (json_object_object_get_ex(v->unattributed, "in", NULL))
+			fs_reply_u64(v->unattributed, "in.packets", &in);
+		if (json_object_object_get_ex(v->unattributed, "out", NULL))
+			fs_reply_u64(v->unattributed, "out.packets", &out);
+		if (in || out) {
+			printf("  %-12s", "(no -i)");
+			print_interface_count(v->unattributed, "in");
+			print_interface_count(v->unattributed, "out");
+			printf(", since load\n");
+		}
 	}
 }
 

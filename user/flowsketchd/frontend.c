@@ -116,27 +116,13 @@ void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 	}
 }
 
-/*
- * The per-interface counters, before the first interface is counted: an
- * adopted filter's entries for interfaces no -i gives now go first, so
- * that no frame still counts in a slot given to another name.
- */
-static int setup_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
+/* The per-interface counters' slots, before the first interface is
+ * counted (ifslots.h). */
+static int open_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
 {
 	const struct fsd_options *o = &d->opts;
-	int keep[FSD_MAX_IFACES], err;
-	unsigned int i;
+	int err;
 
-	for (i = 0; i < d->loader.n_ifaces; i++)
-		keep[i] = d->loader.ifaces[i].state == FSD_IFACE_ATTACHED ?
-			  d->loader.ifaces[i].ifindex : 0;
-	err = fsd_tp_iface_keep_only(fsd_tp_map_fd(&fe->obj, "fs_ifaces"), keep,
-				     d->loader.n_ifaces);
-	if (err < 0) {
-		fsd_err("cannot clear the %s interface filter: %s",
-			fe->obj.kind->name, strerror(-err));
-		return err;
-	}
 	err = fsd_ifslots_open(&fe->ifslots, fsd_tp_map_fd(&fe->obj, "fs_ifslot"),
 			       fsd_tp_map_fd(&fe->obj, "fs_ifcount"),
 			       fsd_tp_map_fd(&fe->obj, "fs_barrier"),
@@ -150,17 +136,48 @@ static int setup_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
 	return err;
 }
 
+/* Once the -i interfaces are counted in their slots: an adopted filter's
+ * entries for interfaces no -i gives now go, then the slots of names no
+ * -i gives. */
+static int drop_foreign_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
+{
+	int keep[FSD_MAX_IFACES], err;
+	unsigned int i;
+
+	for (i = 0; i < d->loader.n_ifaces; i++)
+		keep[i] = fe->ifindex[i];
+	err = fsd_tp_iface_keep_only(fsd_tp_map_fd(&fe->obj, "fs_ifaces"), keep,
+				     d->loader.n_ifaces);
+	if (err < 0) {
+		fsd_err("cannot clear the %s interface filter: %s",
+			fe->obj.kind->name, strerror(-err));
+		return err;
+	}
+	fsd_ifslots_release(&fe->ifslots, d->opts.ifaces, d->opts.n_ifaces);
+	return 0;
+}
+
 int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
 {
 	int err;
 
-	if (fe->obj.kind->ifaces) {
-		err = setup_ifslots(d, fe);
-		if (err)
-			return err;
-	}
+	if (!fe->obj.kind->ifaces)
+		return fsd_tp_attach(&fe->obj);
+	err = open_ifslots(d, fe);
+	if (err)
+		return err;
 	fsd_frontend_sync_ifaces(d, fe);
-	return fsd_tp_attach(&fe->obj);
+	err = drop_foreign_ifaces(d, fe);
+	if (!err)
+		err = fsd_tp_attach(&fe->obj);
+	if (err)
+		return err;
+	fe->ifslots.counted = fsd_tp_link_uses_map(fe->obj.link_fd,
+			fsd_tp_map_fd(&fe->obj, "fs_ifcount")) != 0;
+	if (!fe->ifslots.counted)
+		fsd_warn("the %s link kept from an earlier release has no per-interface counts (status and /metrics show none for it) until a start with --replace",
+			 fe->obj.kind->name);
+	return 0;
 }
 
 void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep)

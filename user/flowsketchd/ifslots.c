@@ -11,6 +11,8 @@
 
 #define BARRIER_TRIES 3
 
+_Static_assert(FS_IFSLOTS == FSD_MAX_IFACES, "a slot for every -i");
+
 int fsd_ifslots_open(struct fsd_ifslots *s, int slot_fd, int count_fd,
 		     int barrier_fd, int barrier_inner_fd, unsigned int ncpus)
 {
@@ -86,57 +88,110 @@ static bool named(const struct fsd_iface *ifaces, unsigned int n,
 	return false;
 }
 
-int fsd_ifslots_assign(struct fsd_ifslots *s, const struct fsd_iface *ifaces,
-		       unsigned int n)
+/* The highest named slot + 1: how far XDP's scan goes. */
+static void set_used(struct fs_ifslots *t)
+{
+	unsigned int i, used = 0;
+
+	for (i = 0; i < FS_IFSLOTS; i++)
+		if (t->name[i][0])
+			used = i + 1;
+	__atomic_store_n(&t->n, used, __ATOMIC_RELEASE);
+}
+
+int fsd_ifslots_release(struct fsd_ifslots *s, const struct fsd_iface *ifaces,
+			unsigned int n)
 {
 	_Static_assert(FS_IFSLOTS <= 64, "released is a 64-bit mask");
 	struct fs_ifslots *t = s->t;
-	unsigned int i, used = 0;
 	__u64 released = 0;
-	int slot, err;
+	unsigned int i;
+	int err = 0;
 
 	for (i = 0; i < FS_IFSLOTS; i++) {
 		if (!t->name[i][0] || named(ifaces, n, t->name[i]))
 			continue;
 		__atomic_store_n(&t->ifindex[i], 0, __ATOMIC_RELEASE);
-		memset(t->name[i], 0, FS_IFNAME_LEN);
 		released |= 1ULL << i;
 	}
-	/* A given-up slot is zeroed before its reuse, and the barrier lets
-	 * the frames that found it before finish first; without one, only
-	 * the slots that were free before are reused. */
-	if (released && barrier(s)) {
-		fsd_warn("interface counters: no RCU barrier (%s): the slots given up now stay unused",
-			 strerror(errno));
-	} else {
-		released = 0;
+	if (!released)
+		return 0;
+	/* Zeroed only once no frame still counts there, and named "free"
+	 * only once zeroed: a free slot is always a zero one.  Without a
+	 * barrier the names stay, for the next start to give up. */
+	if (barrier(s)) {
+		err = -errno;
+		fsd_warn("interface counters: no RCU barrier (%s): the slots of dropped interfaces are kept",
+			 strerror(-err));
+		return err;
 	}
+	for (i = 0; i < FS_IFSLOTS; i++) {
+		if (!(released >> i & 1))
+			continue;
+		err = zero_slot(s, i);
+		if (err)
+			return err;
+		memset(t->name[i], 0, FS_IFNAME_LEN);
+	}
+	set_used(t);
+	return 0;
+}
+
+/* A free slot (no name: zero, fsd_ifslots_release()), or -1. */
+static int free_slot(const struct fs_ifslots *t)
+{
+	int i;
+
+	for (i = 0; i < FS_IFSLOTS; i++)
+		if (!t->name[i][0])
+			return i;
+	return -1;
+}
+
+int fsd_ifslots_assign(struct fsd_ifslots *s, const struct fsd_iface *ifaces,
+		       unsigned int n)
+{
+	struct fs_ifslots *t = s->t;
+	unsigned int i;
+	int slot, err;
+
 	for (i = 0; i < n; i++) {
 		slot = slot_of(t, ifaces[i].name);
 		if (slot < 0) {
-			for (slot = 0; slot < FS_IFSLOTS; slot++)
-				if (!t->name[slot][0] && !(released >> slot & 1))
-					break;
-			if (slot == FS_IFSLOTS)
+			slot = free_slot(t);
+			/* Every slot named, some by names no -i gives now:
+			 * theirs are given up first (more than FS_IFSLOTS
+			 * names between two starts). */
+			if (slot < 0 && !fsd_ifslots_release(s, ifaces, n))
+				slot = free_slot(t);
+			if (slot < 0)
 				return -ENOSPC;
+			/* Free means zero already; zeroed again in case a
+			 * crash left one half given up. */
 			err = zero_slot(s, (__u32)slot);
 			if (err)
 				return err;
 			strncpy(t->name[slot], ifaces[i].name, FS_IFNAME_LEN);
 		}
 		s->slot[i] = (__u32)slot;
-		if ((unsigned int)slot + 1 > used)
-			used = (unsigned int)slot + 1;
 	}
-	__atomic_store_n(&t->n, used, __ATOMIC_RELEASE);
+	set_used(t);
 	return 0;
 }
 
 void fsd_ifslots_set_ifindex(struct fsd_ifslots *s, __u32 slot, int ifindex)
 {
-	if (s->t && slot < FS_IFSLOTS)
-		__atomic_store_n(&s->t->ifindex[slot], (__u32)ifindex,
-				 __ATOMIC_RELEASE);
+	unsigned int i;
+
+	if (!s->t || slot >= FS_IFSLOTS)
+		return;
+	/* One device, one slot: the ifindex another slot still has (a
+	 * name's device recreated under another name while no daemon ran)
+	 * is cleared first, so the scan cannot find the old one. */
+	for (i = 0; ifindex && i < FS_IFSLOTS; i++)
+		if (i != slot && s->t->ifindex[i] == (__u32)ifindex)
+			__atomic_store_n(&s->t->ifindex[i], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->t->ifindex[slot], (__u32)ifindex, __ATOMIC_RELEASE);
 }
 
 int fsd_ifslots_read(const struct fsd_ifslots *s, __u32 slot,

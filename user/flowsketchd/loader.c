@@ -843,17 +843,7 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 	l->tp_link_fd = -1;
 	for (i = 0; i < o->n_ifaces; i++)
 		keep[i] = o->ifaces[i].ifindex;
-	/* An adopted filter may name interfaces no -i gives now: they go
-	 * before their counter slots can be given to other names. */
-	if (l->ingress_tp) {
-		err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces),
-					     keep, o->n_ifaces);
-		if (err < 0) {
-			fsd_err("cannot clear the receive tracepoint's interface filter: %s",
-				strerror(-err));
-			return err;
-		}
-	}
+	l->ifslots.counted = true;
 	err = fsd_ifslots_assign(&l->ifslots, o->ifaces, o->n_ifaces);
 	if (err) {
 		fsd_err("cannot set up the per-interface counters: %s", strerror(-err));
@@ -879,11 +869,25 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 		/* A tracepoint datapath --replace discards. */
 		if (drop_tp_link(l->pin_dir))
 			fsd_info("detached the discarded datapath's receive tracepoint link");
+		fsd_ifslots_release(&l->ifslots, o->ifaces, o->n_ifaces);
 		return 0;
 	}
+	/* An adopted filter may name interfaces no -i gives now. */
+	err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces), keep,
+				     o->n_ifaces);
+	if (err < 0) {
+		fsd_err("cannot clear the receive tracepoint's interface filter: %s",
+			strerror(-err));
+		return err;
+	}
+	fsd_ifslots_release(&l->ifslots, o->ifaces, o->n_ifaces);
 	err = tp_attach_link(l);
 	if (err)
 		return err;
+	l->ifslots.counted = fsd_tp_link_uses_map(l->tp_link_fd,
+			bpf_map__fd(l->skel->maps.fs_ifcount)) != 0;
+	if (!l->ifslots.counted)
+		fsd_warn("the receive tracepoint link kept from an earlier release has no per-interface counts (status and /metrics show none for it) until a start with --replace");
 	/* XDP links of a datapath --replace discards: after ours counts. */
 	if (drop_link_pins(l->pin_dir))
 		fsd_info("detached the discarded datapath's XDP links");

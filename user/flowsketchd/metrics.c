@@ -607,32 +607,39 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 	return n;
 }
 
+/* Does source s count per interface (ifslots.h)? */
+static bool counts_interfaces(const struct source *s)
+{
+	return s->direction && s->ifslots && s->ifslots->t && s->ifslots->counted;
+}
+
 /*
  * One interface's packets or bytes in one direction (ifslots.h), read
- * as the page is built, after a window closed.  The frames of no
- * configured interface (FS_IFSLOT_OTHER) get interface="unknown", only
- * once there are some: the series of a direction sum to its totals.
+ * as the page is built, after a window closed; or, unattributed, those
+ * of frames of no configured interface (FS_IFSLOT_OTHER), in a family of
+ * their own so that no interface name can clash with them.
  */
 static void put_interface_counts(struct text *t, struct fsd_metrics *m,
 				 const struct fsd_daemon *d,
 				 const struct source *s, const char *name,
-				 bool bytes)
+				 bool bytes, bool unattributed)
 {
 	char l[96], esc[2 * IF_NAMESIZE + 1];
 	struct fs_if_counts c;
-	unsigned int i;
+	unsigned int i, n = unattributed ? 1 : d->loader.n_ifaces;
 	bool ok;
 
-	for (i = 0; i <= d->loader.n_ifaces; i++) {
-		bool other = i == d->loader.n_ifaces;
-		__u32 slot = other ? FS_IFSLOT_OTHER : s->ifslots->slot[i];
+	for (i = 0; i < n; i++) {
+		__u32 slot = unattributed ? FS_IFSLOT_OTHER : s->ifslots->slot[i];
 
 		ok = !fsd_ifslots_read(s->ifslots, slot, &c);
-		if (other && (!ok || !c.packets))
-			continue;
-		escape(esc, sizeof(esc), other ? "unknown" : d->loader.ifaces[i].iface->name);
-		snprintf(l, sizeof(l), "interface=\"%s\",direction=\"%s\"", esc,
-			 s->direction);
+		if (unattributed) {
+			snprintf(l, sizeof(l), "direction=\"%s\"", s->direction);
+		} else {
+			escape(esc, sizeof(esc), d->loader.ifaces[i].iface->name);
+			snprintf(l, sizeof(l), "interface=\"%s\",direction=\"%s\"",
+				 esc, s->direction);
+		}
 		counter(t, m, name, l, bytes ? c.bytes : c.packets, ok);
 	}
 }
@@ -641,19 +648,34 @@ static void put_totals(struct text *t, struct fsd_metrics *m,
 		       const struct fsd_daemon *d, const struct source *s,
 		       unsigned int n)
 {
+	static const struct {
+		const char *name, *help;
+		bool bytes, unattributed;
+	} families[] = {
+		{ "flowsketch_packets_total",
+		  "Packets counted in the sketches since the interface got its counter in this datapath, by interface and direction (in: received on it, out: sent on it).",
+		  false, false },
+		{ "flowsketch_bytes_total",
+		  "Bytes of those packets (whole frames from the Ethernet header, without FCS), by interface and direction.",
+		  true, false },
+		{ "flowsketch_unattributed_packets_total",
+		  "Packets counted in the sketches on no -i interface (a link of an interface the daemon detached as it started), by direction.",
+		  false, true },
+		{ "flowsketch_unattributed_bytes_total",
+		  "Bytes of those packets, by direction.",
+		  true, true },
+	};
 	char l[64];
-	unsigned int i;
+	unsigned int f, i;
 
-	family(t, "flowsketch_packets_total", "counter",
-	       "Packets counted in the sketches since the datapath was loaded, by interface and direction (in: received on it, out: sent on it).");
-	for (i = 0; i < n; i++)
-		if (s[i].direction && s[i].ifslots && s[i].ifslots->t)
-			put_interface_counts(t, m, d, &s[i], "flowsketch_packets_total", false);
-	family(t, "flowsketch_bytes_total", "counter",
-	       "Bytes of those packets (whole frames from the Ethernet header, without FCS), by interface and direction.");
-	for (i = 0; i < n; i++)
-		if (s[i].direction && s[i].ifslots && s[i].ifslots->t)
-			put_interface_counts(t, m, d, &s[i], "flowsketch_bytes_total", true);
+	for (f = 0; f < FS_ARRAY_SIZE(families); f++) {
+		family(t, families[f].name, "counter", families[f].help);
+		for (i = 0; i < n; i++)
+			if (counts_interfaces(&s[i]))
+				put_interface_counts(t, m, d, &s[i], families[f].name,
+						     families[f].bytes,
+						     families[f].unattributed);
+	}
 	family(t, "flowsketch_malformed_packets_total", "counter",
 	       "Frames the parser refused (counted, passed, never misparsed), by direction and reason.");
 	for (i = 0; i < n; i++) {

@@ -29,10 +29,10 @@
  * (Content-Type: text/plain; version=0.0.4), every family with # HELP and
  * # TYPE, names in base units, counters ending in _total:
  *
- *   flowsketch_packets_total{interface,direction} packets sketched since load
- *   flowsketch_bytes_total{interface,direction}   their bytes (ifslots.h;
- *                                                 interface="unknown": on no
- *                                                 -i, only if some)
+ *   flowsketch_packets_total{interface,direction} packets sketched, per -i
+ *   flowsketch_bytes_total{interface,direction}   their bytes (ifslots.h)
+ *   flowsketch_unattributed_packets_total{direction}  ... on no -i
+ *   flowsketch_unattributed_bytes_total{direction}
  *   flowsketch_malformed_packets_total{direction,reason}
  *   flowsketch_reports_total{frontend}            heavy-hitter reports sent
  *   flowsketch_reports_dropped_total{frontend}    ... lost (ring full)

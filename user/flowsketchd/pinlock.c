@@ -46,8 +46,9 @@ static long lock_holder(dev_t dev, ino_t ino)
 	return pid;
 }
 
-/* Lock fd, the directory dir: 0, or -EBUSY naming the holder, -errno. */
-static int lock_or_say(int fd, const char *dir)
+/* Lock fd, the directory dir: 0, or -EBUSY naming the holder, -errno
+ * (said unless only_busy). */
+static int lock_or_say(int fd, const char *dir, bool only_busy)
 {
 	struct stat st;
 	int err;
@@ -58,7 +59,7 @@ static int lock_or_say(int fd, const char *dir)
 	if (err == -EBUSY && !fstat(fd, &st))
 		fsd_err("another flowsketchd is using %s (pid %ld)", dir,
 			lock_holder(st.st_dev, st.st_ino));
-	else
+	else if (!only_busy)
 		fsd_err("cannot lock %s: %s", dir, strerror(-err));
 	return err;
 }
@@ -99,7 +100,7 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 		fsd_err("pin directory %s is not on a bpf filesystem", dir);
 		goto err_release;
 	}
-	err = lock_or_say(l->fd, dir);
+	err = lock_or_say(l->fd, dir, false);
 	if (err)
 		goto err_release;
 	return 0;
@@ -115,7 +116,7 @@ int fsd_pinlock_check(const char *dir)
 
 	if (fd < 0)
 		return 0;	/* no directory: nobody holds it */
-	err = lock_or_say(fd, dir);
+	err = lock_or_say(fd, dir, true);
 	close(fd);		/* and with it our lock, if we got it */
 	return err == -EBUSY ? err : 0;
 }

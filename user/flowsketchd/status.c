@@ -238,7 +238,7 @@ static struct json_object *ifcount_json(const struct fsd_ifslots *s, __u32 slot)
 	struct fs_if_counts c;
 	struct json_object *o;
 
-	if (!s->t || fsd_ifslots_read(s, slot, &c))
+	if (!s->t || !s->counted || fsd_ifslots_read(s, slot, &c))
 		return NULL;
 	o = json_object_new_object();
 	add_u64(o, "packets", c.packets);

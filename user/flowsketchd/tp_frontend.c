@@ -60,27 +60,63 @@ int fsd_tp_iface_keep_only(int map_fd, const int *keep, unsigned int n)
 	return removed;
 }
 
-int fsd_tp_recursion_misses(int link_fd, __u64 *misses)
+/* The program link_fd holds: its fd, or -errno. */
+static int link_prog(int link_fd)
 {
 	struct bpf_link_info li;
-	struct bpf_prog_info pi;
 	__u32 len = sizeof(li);
-	int fd, err = 0;
+	int fd;
 
-	*misses = 0;
 	if (link_fd < 0)
 		return -ENOENT;
 	memset(&li, 0, sizeof(li));
 	if (bpf_obj_get_info_by_fd(link_fd, &li, &len))
 		return -errno;
 	fd = bpf_prog_get_fd_by_id(li.prog_id);
+	return fd < 0 ? -errno : fd;
+}
+
+int fsd_tp_recursion_misses(int link_fd, __u64 *misses)
+{
+	struct bpf_prog_info pi;
+	__u32 len = sizeof(pi);
+	int fd = link_prog(link_fd), err = 0;
+
+	*misses = 0;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	memset(&pi, 0, sizeof(pi));
-	len = sizeof(pi);
 	if (bpf_obj_get_info_by_fd(fd, &pi, &len))
 		err = -errno;
 	close(fd);
 	*misses = pi.recursion_misses;
 	return err;
+}
+
+int fsd_tp_link_uses_map(int link_fd, int map_fd)
+{
+	struct bpf_map_info mi;
+	struct bpf_prog_info pi;
+	__u32 ids[64], len = sizeof(mi), i;
+	int fd, err = 0;
+
+	memset(&mi, 0, sizeof(mi));
+	if (bpf_obj_get_info_by_fd(map_fd, &mi, &len))
+		return -errno;
+	fd = link_prog(link_fd);
+	if (fd < 0)
+		return fd;
+	memset(&pi, 0, sizeof(pi));
+	pi.nr_map_ids = FS_ARRAY_SIZE(ids);
+	pi.map_ids = (__u64)(unsigned long)ids;
+	len = sizeof(pi);
+	if (bpf_obj_get_info_by_fd(fd, &pi, &len))
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	for (i = 0; i < pi.nr_map_ids && i < FS_ARRAY_SIZE(ids); i++)
+		if (ids[i] == mi.id)
+			return 1;
+	return 0;
 }

@@ -28,4 +28,9 @@ int fsd_tp_iface_keep_only(int map_fd, const int *keep, unsigned int n);
  * for an adopted link is the predecessor's.  0 or -errno. */
 int fsd_tp_recursion_misses(int link_fd, __u64 *misses);
 
+/* Does the program link_fd holds use the map map_fd?  An adopted link
+ * keeps the program an earlier release loaded, which may not know a map
+ * this release added (the per-interface counts).  1, 0 or -errno. */
+int fsd_tp_link_uses_map(int link_fd, int map_fd);
+
 #endif /* FLOWSKETCHD_TP_FRONTEND_H */

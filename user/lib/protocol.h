@@ -193,16 +193,19 @@
  *      "reattached": times the program was attached again to an interface
  *      that took the name back.  xdp_mode is the mode the daemon uses.
  *      "in", "out": what the sketches counted of what the name's
- *      interfaces received and sent, since the datapath was loaded (the
- *      name's count goes on across restarts that adopt it and across
- *      recreations of its device: maps.h, "Per-interface counts"); "out"
- *      only with the egress frontend.  A name a daemon dropped (no -i
- *      gave it) starts from 0 when one gives it again; the metrics page,
- *      whose counters never go backwards, goes on from what it showed.
+ *      interfaces received and sent, since the name got its counter in
+ *      this datapath (its count goes on across restarts that adopt it
+ *      and across recreations of its device: maps.h, "Per-interface
+ *      counts"); "out" only with the egress frontend.  A name a daemon
+ *      dropped (no -i gave it) starts from 0 when one gives it again;
+ *      the metrics page, whose counters never go backwards, goes on from
+ *      what it showed.  Neither is there while the link of a frontend is
+ *      one an earlier release pinned and this daemon kept (a tracepoint
+ *      link cannot move to a new program; --replace starts afresh).
  *    "unattributed":{"in":{"packets":N, "bytes":N}, "out":{...}},
  *      frames counted on no -i interface (an adopted link the daemon
- *      detached as it started): the interfaces and these sum to what the
- *      sketches counted since load.
+ *      detached as it started): with the interfaces', what the sketches
+ *      counted since load, unless a name was dropped since.
  *    "window_seconds":S, "history_seconds":S, "windows_kept":N,
  *    "params":{"cms_width":W, "cms_depth":D, "epsilon":E, "delta":D,
  *              "conservative":false, "hll_precision":P,

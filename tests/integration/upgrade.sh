@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# upgrade.sh - a datapath pinned by the previous release, adopted by this
+# one, as `systemctl restart` after a package upgrade does (the unit runs
+# with --keep).
+#
+#   NS_TX [fs-gen] --veth--> NS_RX [flowsketchd PREV --keep, then this one]
+#
+# The previous release (PREV, the commit before the per-interface counts)
+# is built from this repository's history into WORK.  For each ingress
+# mode (xdp, tracepoint): PREV counts known traffic and stops with --keep;
+# this daemon adopts what it pinned (adopted: true) and counts more; then:
+#   - the window totals are exactly everything fs-gen sent, before and
+#     after the upgrade (the adopted maps are the same memory);
+#   - XDP's link moved to the new program: its "in" counts, in fresh
+#     maps, are exactly what was sent after the upgrade;
+#   - the tracepoint links (egress always, ingress in tracepoint mode)
+#     keep PREV's program, which counts no interface apart: no "in"/"out"
+#     for them in status and no series on /metrics, a warning naming
+#     --replace, never a 0 that looks like a count;
+#   - --replace starts afresh, and every per-interface count is back,
+#     exactly what is sent after it.
+# Needs the history (a shallow clone skips it, saying so).  Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/netns.sh
+. scripts/tap.sh
+. scripts/daemon_test.sh
+
+PREV=d4b21c7
+ID=$$
+NS_TX="fs-up-tx-$ID"
+NS_RX="fs-up-rx-$ID"
+VETH_TX="fsupt$ID"
+VETH_RX="fsupr$ID"
+PIN_DIR="/sys/fs/bpf/fs-up-$ID"
+PORT=9108		# in NS_RX, whose ports are all free
+NEW_FSD=build/flowsketchd
+NEW_CLI=build/flowsketch
+FSD=$NEW_FSD
+CLI=$NEW_CLI
+GEN=build/tools/fs-gen
+WORK=""
+
+trap fsd_cleanup EXIT
+trap 'exit 130' INT TERM
+tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
+
+# send PACKETS SEED TRUTH: from NS_TX to VETH_RX.
+send() {
+	fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$MAC_RX" --flows 100 \
+		--packets "$1" --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
+}
+# sent TRUTH...: the truth files' packets.
+sent() { jq -s 'map(.total_packets) | add' "$@"; }
+stop() { kill -"$1" "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
+metrics() { fs_in "$NS_RX" curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
+
+fs_require_root
+for b in "$NEW_FSD" "$NEW_CLI" "$GEN"; do
+	[ -x "$b" ] || bail "$b is built (run make)"
+done
+fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
+WORK=$(mktemp -d /tmp/fs-up.XXXXXX) || bail "a work directory"
+if ! git cat-file -e "$PREV^{commit}" 2>/dev/null; then
+	ok "# SKIP the previous release ($PREV) is not in this clone's history"
+	echo "1..1"
+	exit 0
+fi
+mkdir "$WORK/prev"
+if (git archive "$PREV" | tar -x -C "$WORK/prev") &&
+   make -C "$WORK/prev" -j"$(nproc)" >"$WORK/prev-build.log" 2>&1; then
+	ok "the previous release ($PREV) builds"
+else
+	tail -n 20 "$WORK/prev-build.log" | diag
+	bail "the previous release ($PREV) builds"
+fi
+fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+MAC_RX=$(fs_mac "$NS_RX" "$VETH_RX")
+
+for mode in xdp tracepoint; do
+	seed=$([ "$mode" = xdp ] && echo 10 || echo 20)
+	opts=(--ingress "$mode" --metrics "127.0.0.1:$PORT")
+	FSD=$WORK/prev/build/flowsketchd CLI=$WORK/prev/build/flowsketch
+	fsd_start "${opts[@]}" --keep || bail "$mode: the previous release runs"
+	send 3000 $((seed + 1)) "$WORK/$mode-1.json" || bail "$mode: traffic before"
+	fsd_settle || bail "$mode: windows closed"
+	stop TERM
+	FSD=$NEW_FSD CLI=$NEW_CLI
+	: >"$WORK/daemon.log"
+	fsd_start "${opts[@]}" --keep || bail "$mode: this release starts on the previous one's pins"
+	check "$mode: this release adopted the previous one's datapath" \
+		jqe '.adopted == true' "$WORK/st.json"
+	send 2000 $((seed + 2)) "$WORK/$mode-2.json" || bail "$mode: traffic after"
+	fsd_settle egress || bail "$mode: windows closed after"
+	all=$(sent "$WORK/$mode-1.json" "$WORK/$mode-2.json")
+	after=$(sent "$WORK/$mode-2.json")
+	check "$mode: window totals are everything sent, before and after ($(jq .totals.packets "$WORK/st.json") = $all)" \
+		jqe --argjson n "$all" '.totals.packets == $n' "$WORK/st.json"
+	itf=$(jq -c '.interfaces[0] | {in, out}' "$WORK/st.json")
+	if [ "$mode" = xdp ]; then
+		check "xdp: the moved link counts per interface from the upgrade on ($itf; sent after $after)" \
+			jqe --argjson n "$after" '.interfaces[0].in.packets == $n' "$WORK/st.json"
+	else
+		check "tracepoint: the kept receive link shows no per-interface count ($itf)" \
+			jqe '.interfaces[0] | has("in") | not' "$WORK/st.json"
+	fi
+	check "$mode: the kept egress link shows none either, and no unattributed out" \
+		jqe '(.interfaces[0] | has("out") | not) and (.unattributed | has("out") | not)' "$WORK/st.json"
+	check "$mode: a warning names --replace for each kept link" \
+		bash -c '[ "$(grep -c "kept from an earlier release has no per-interface counts.*--replace" "$1")" = "$2" ]' \
+		_ "$WORK/daemon.log" "$([ "$mode" = xdp ] && echo 1 || echo 2)"
+	metrics "$WORK/$mode.prom" || bail "$mode: /metrics answers"
+	want_series=$([ "$mode" = xdp ] && echo in || echo "")
+	got_series=$(grep -o '^flowsketch_packets_total{[^}]*direction="[a-z]*"' "$WORK/$mode.prom" |
+		sed 's/.*direction="//; s/"$//' | sort | tr '\n' ' ' | sed 's/ $//')
+	check "$mode: /metrics has per-interface series only for what counts them ('$got_series')" \
+		[ "$got_series" = "$want_series" ]
+	stop TERM
+
+	# --replace: this release's programs everywhere, counts from 0.
+	: >"$WORK/daemon.log"
+	fsd_start "${opts[@]}" --replace || bail "$mode: --replace starts"
+	send 1500 $((seed + 3)) "$WORK/$mode-3.json" || bail "$mode: traffic after --replace"
+	fsd_settle egress || bail "$mode: windows closed after --replace"
+	n=$(sent "$WORK/$mode-3.json")
+	check "$mode: after --replace, in and out per interface are back ($(jq -c '.interfaces[0] | {in, out}' "$WORK/st.json"); sent $n in)" \
+		jqe --argjson n "$n" '.interfaces[0].in.packets == $n and (.interfaces[0].out.packets | type) == "number"' "$WORK/st.json"
+	stop TERM
+	check "$mode: SIGTERM without --keep leaves no pins" [ ! -e "$PIN_DIR" ]
+done
+finish
