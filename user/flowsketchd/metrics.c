@@ -799,22 +799,12 @@ static void put_connections(struct text *t, struct fsd_metrics *m,
 static void put_blocklist(struct text *t, struct fsd_metrics *m,
 			  const struct fsd_blocklist *bl)
 {
-	struct fs_block_stats sum = { 0 }, *v;
-	__u32 zero = 0;
-	unsigned int c;
+	struct fs_block_stats sum;
 	bool ok;
 
 	if (!bl->started)
 		return;	/* --ingress tracepoint: nothing is ever dropped */
-	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
-	ok = v && !bpf_map_lookup_elem(bl->stats_fd, &zero, v);
-	for (c = 0; ok && c < bl->ncpus; c++) {
-		sum.probes += v[c].probes;
-		sum.maybe += v[c].maybe;
-		sum.dropped += v[c].dropped;
-		sum.dropped_bytes += v[c].dropped_bytes;
-	}
-	free(v);
+	ok = !fsd_blocklist_stats(bl, &sum);
 	family(t, "flowsketch_blocklist_entries", "gauge",
 	       "CIDRs in the blocklist.");
 	put(t, "flowsketch_blocklist_entries %zu\n", bl->n);
@@ -826,6 +816,14 @@ static void put_blocklist(struct text *t, struct fsd_metrics *m,
 	       "Bytes of the packets the blocklist dropped.");
 	counter(t, m, "flowsketch_blocklist_dropped_bytes_total", "",
 		sum.dropped_bytes, ok);
+	family(t, "flowsketch_blocklist_unjudged_dropped_packets_total", "counter",
+	       "Frames dropped because they carry more VLAN tags than the datapath walks to read their source, while the blocklist is in force.");
+	counter(t, m, "flowsketch_blocklist_unjudged_dropped_packets_total", "",
+		sum.unjudged, ok);
+	family(t, "flowsketch_blocklist_unjudged_dropped_bytes_total", "counter",
+	       "Bytes of the frames dropped unjudged.");
+	counter(t, m, "flowsketch_blocklist_unjudged_dropped_bytes_total", "",
+		sum.unjudged_bytes, ok);
 	family(t, "flowsketch_blocklist_false_positive_ratio", "gauge",
 	       "Filter probes answered maybe and not confirmed by the exact set, per probe, since the datapath was loaded (status measured_fpr).");
 	if (ok)
