@@ -49,8 +49,9 @@ CFLAGS    += -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
 # The CLI's full-screen top (user/flowsketch/top_screen.c).
 CLI_LDLIBS := -lncursesw
-# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h).
-DAEMON_LDLIBS := -lmicrohttpd -lpthread
+# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h), its
+# TLS and basic auth (webconfig.h: libyaml, GnuTLS; basicauth.h: libcrypt).
+DAEMON_LDLIBS := -lmicrohttpd -lpthread -lyaml -lgnutls -lcrypt
 
 # clang -target bpf does not search the host's multiarch include dirs;
 # pass them explicitly (as libbpf-bootstrap does) for asm/types.h & co.
