@@ -157,6 +157,13 @@ $(BUILD)/tests/test_winstore: $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore: TEST_OBJS := $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore: CFLAGS += -Iuser/flowsketchd
 
+# /metrics' password checks (libxcrypt's bcrypt, GnuTLS's HMAC).
+FSD_AUTH_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,basicauth log)
+$(BUILD)/tests/test_basicauth: $(FSD_AUTH_OBJS)
+$(BUILD)/tests/test_basicauth: TEST_OBJS := $(FSD_AUTH_OBJS)
+$(BUILD)/tests/test_basicauth: CFLAGS += -Iuser/flowsketchd
+$(BUILD)/tests/test_basicauth: LDLIBS += -lgnutls -lcrypt
+
 # --- mutants ------------------------------------------------------------------
 # Unit tests rebuilt, with the shared library they test, against a broken
 # core (the FS_MUTANT_* blocks in include/flowsketch): each must fail, or
