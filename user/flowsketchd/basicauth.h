@@ -18,14 +18,17 @@
  *    failures cannot push the scraper's pair out.
  *  - Failed pairs are remembered too (FSD_AUTH_BAD, oldest replaced): the
  *    same wrong password again is refused at HMAC cost.
- *  - New pairs share a budget of bcrypt time: FSD_AUTH_SHARE_PCT percent
- *    of the time on average (it refills at that rate), up to
- *    FSD_AUTH_BURST_MS at once.  A check that finds the budget spent is
- *    answered 429 at once, without bcrypt.  So however many wrong
- *    passwords arrive, bcrypt takes at most 10 % of one CPU on average,
- *    and a client waits behind at most FSD_AUTH_BURST_MS (plus one check)
- *    of others' checks.  The price: while such a flood lasts, a new
- *    correct pair may be answered 429 too (a pair already cached is not).
+ *  - New pairs share a budget of bcrypt's CPU time (the HTTP thread's):
+ *    FSD_AUTH_SHARE_PCT percent of the wall-clock time on average (it
+ *    refills at that rate), up to FSD_AUTH_BURST_MS at once.  A check
+ *    that finds the budget spent is answered 429 at once, without bcrypt.
+ *    So however many wrong passwords arrive, bcrypt takes at most 10 % of
+ *    one CPU over any long stretch, plus the burst, and a client waits
+ *    behind at most FSD_AUTH_BURST_MS of others' checks (plus one, and
+ *    what other processes take of the CPU).  The price: while such a
+ *    flood lasts, a new correct pair may be answered 429 too (a pair
+ *    already cached is not).  CPU time, not elapsed: on a loaded host a
+ *    check takes longer without costing the other clients more.
  *
  * Timing.  A name that is no user's is checked against the first user's
  * hash anyway, and the result dropped, so that the time taken does not
