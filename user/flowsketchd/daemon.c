@@ -237,7 +237,8 @@ static int setup(struct fsd_daemon *d)
 	 * stops the daemon with the host as it was.  It answers 503 until
 	 * the first page (fsd_daemon_run). */
 	err = fsd_metrics_open(&d->metrics, &o->metrics_addr,
-			       o->metrics_addr_len, o->metrics);
+			       o->metrics_addr_len, o->metrics,
+			       o->metrics_web_config);
 	if (err)
 		return err;
 	err = fsd_bpffs_mount();
