@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "crashpoint.h"
+#include "export_perm.h"
 #include "log.h"
 #include "reports.h"
 #include "secret.h"
@@ -251,6 +252,7 @@ static int setup(struct fsd_daemon *d)
 	if (adopt < 0)
 		return adopt;
 	d->adopting = adopt;
+	fs_export_key_derive(&secret, &d->export_key);
 	raise_nofile();
 	err = fsd_server_open(d);
 	if (err)
