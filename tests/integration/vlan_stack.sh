@@ -81,11 +81,8 @@ WORK=$(mktemp -d /tmp/fs-vl-$ID.XXXXXX) || bail "a work directory"
 chmod 700 "$WORK"
 
 fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
-fs_in "$NS_RX" sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$VETH_RX.rp_filter=0" \
-	"net.ipv6.conf.$VETH_RX.disable_ipv6=0" || bail "rp_filter off, IPv6 on $VETH_RX"
-ip -n "$NS_RX" addr add "$DST4/32" dev "$VETH_RX" &&
-	ip -n "$NS_RX" addr add "$DST6/128" dev "$VETH_RX" nodad ||
-	bail "destination addresses on $VETH_RX"
+fs_rx_addresses "$NS_RX" "$VETH_RX" "$DST4" "$DST6" ||
+	bail "$DST4 and $DST6 on $VETH_RX, any source accepted"
 MAC=$(fs_mac "$NS_RX" "$VETH_RX")
 
 # One named counter per source, bumped in prerouting.
