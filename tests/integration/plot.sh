@@ -75,15 +75,14 @@ check "both directions: a series each" \
 	bash -c "cli() { '$CLI' --socket '$WORK/sock' \"\$@\"; }; cli plot --span 60 -o '$WORK/both.png' --data '$WORK/both.tsv' && cut -f1 '$WORK/both.tsv' | sort -u | tr '\n' ' ' | grep -qx 'in out '"
 
 cli plot --span 60 >"$WORK/bad.out" 2>&1; rc=$?
-check "no -o: exit 2, one message ($(head -1 "$WORK/bad.out"))" \
-	[ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q -- '-o FILE.png is required' "$WORK/bad.out"
+# The whole condition in the checked command (check CMD && more would
+# test only CMD).
+refused() { [ "$rc" = "$1" ] && [ "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q -- "$2" "$WORK/bad.out"; }
+check "no -o: exit 2, one message ($(head -1 "$WORK/bad.out"))" refused 2 '-o FILE.png is required'
 
 # Output names that gnuplot would read as a command ('|' starts a pipe)
 # or that would end its quoted string: each is written as a file of that
 # very name, in $WORK/names (cwd of the CLI), and nothing runs.
-is_png() { python3 -c '
-import sys
-assert open(sys.argv[1], "rb").read(8) == b"\x89PNG\r\n\x1a\n"' "$1"; }
 ABS_CLI=$PWD/$CLI
 in_names() { (cd "$WORK/names" && "$ABS_CLI" --socket "$WORK/sock" plot --span 60 "$@"); }
 mkdir -p "$WORK/names/|touch /tmp"
@@ -94,13 +93,14 @@ for name in "|touch $PWNED" "|touch pwned-1" "a'; system('touch pwned-2'); set o
 	in_names -o "$name" >"$WORK/bad.out" 2>&1; rc=$?
 	shown=$(printf '%q' "$name")
 	check "-o $shown: exit 0 ($rc), a PNG of that very name, nothing run" \
-		[ "$rc" = 0 -a ! -e "$PWNED" -a ! -e "$WORK/names/pwned-1" -a ! -e "$WORK/names/pwned-2" \
-		  -a ! -e "$WORK/names/b.png" ] && is_png "$WORK/names/$name"
+		bash -c '[ "$1" = 0 ] && [ ! -e "$2" ] && [ ! -e "$3/pwned-1" ] && [ ! -e "$3/pwned-2" ] &&
+			[ ! -e "$3/b.png" ] && head -c 8 "$3/$4" | cmp -s - <(printf "\x89PNG\r\n\x1a\n")' \
+		- "$rc" "$PWNED" "$WORK/names" "$name"
 done
 in_names -o "|touch $PWNED-2/x.png" >"$WORK/bad.out" 2>&1; rc=$?
 check "-o into a directory that is not there: exit 1, one message naming it, nothing run ($(head -1 "$WORK/bad.out"))" \
-	[ "$rc" = 1 -a "$(wc -l <"$WORK/bad.out")" = 1 -a ! -e "$PWNED-2" ] &&
-	grep -qF "cannot write |touch $PWNED-2/x.png" "$WORK/bad.out"
+	bash -c '[ "$1" = 1 ] && [ "$(wc -l <"$2")" = 1 ] && [ ! -e "$3" ] &&
+		grep -qF "cannot write |touch $3/x.png" "$2"' - "$rc" "$WORK/bad.out" "$PWNED-2"
 # Another file system than the private directory's (/tmp): copied beside
 # the name and renamed over it, with the umask's mode, no temporary left.
 mkdir "$WORK/other"
@@ -113,8 +113,8 @@ check "-o on another file system (a tmpfs of its own): a PNG, mode 0640 under um
 cli plot -n 0 -o "$WORK/x.png" >"$WORK/bad.out" 2>&1; rc=$?
 check "-n 0: exit 2, one message" [ "$rc" = 2 -a "$(wc -l <"$WORK/bad.out")" = 1 ]
 PATH=/nonexistent "$CLI" --socket "$WORK/sock" plot -o "$WORK/nognuplot.png" >"$WORK/bad.out" 2>&1; rc=$?
-check "no gnuplot: exit 1, says how to install it, no file ($(head -1 "$WORK/bad.out"))" \
-	[ "$rc" = 1 -a ! -e "$WORK/nognuplot.png" ] && grep -q 'gnuplot-nox' "$WORK/bad.out"
+no_gnuplot() { [ "$rc" = 1 ] && [ ! -e "$WORK/nognuplot.png" ] && grep -q 'gnuplot-nox' "$WORK/bad.out"; }
+check "no gnuplot: exit 1, says how to install it, no file ($(head -1 "$WORK/bad.out"))" no_gnuplot
 "$CLI" --socket "$WORK/nosock" plot -o "$WORK/nodaemon.png" >"$WORK/bad.out" 2>&1; rc=$?
 check "no daemon: exit 1, no file" [ "$rc" = 1 -a ! -e "$WORK/nodaemon.png" ]
 check "no temporary directory left behind" bash -c "! ls -d /tmp/flowsketch-plot.* 2>/dev/null | grep -q ."

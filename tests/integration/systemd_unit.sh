@@ -17,7 +17,8 @@
 #     CapabilityBoundingSet and no other (setpriv, as root: what systemd
 #     does) loads, attaches XDP and both tracepoint frontends, rotates,
 #     changes its blocklist and answers status; /proc says the set was the
-#     unit's.
+#     unit's.  It runs under strace (when installed), and every system
+#     call it made must pass the unit's SystemCallFilter.
 #
 #   NS_TX [fs-gen] --veth--> NS_RX [flowsketchd, the unit's capabilities]
 #
@@ -94,9 +95,8 @@ check "RuntimeDirectoryPreserve=yes: the history --keep leaves survives a restar
 	[ "$(unit_values RuntimeDirectoryPreserve)" = yes ]
 check "StateDirectory=$st holds the default blocklist $def_list" \
 	[ -n "$st" -a "$(dirname "$def_list")" = "/var/lib/$st" ]
-check "ProtectSystem=strict, and ReadWritePaths holds the default pin directory $def_pins" \
-	bash -c '[ "$0" = strict ]' "$(unit_values ProtectSystem)" &&
-	unit_values ReadWritePaths | under_one "$def_pins"
+pins_writable() { [ "$(unit_values ProtectSystem)" = strict ] && unit_values ReadWritePaths | under_one "$def_pins"; }
+check "ProtectSystem=strict, and ReadWritePaths holds the default pin directory $def_pins" pins_writable
 check "NoNewPrivileges=yes" [ "$(unit_values NoNewPrivileges)" = yes ]
 
 # ExecStart as systemd would run it, with an interface that is not there:
@@ -107,8 +107,9 @@ args=${exec_start#* }
 args=${args//\$FLOWSKETCHD_ARGS/-i fs-no-such-if0}
 # shellcheck disable=SC2086 # the unit's words, split as systemd does
 "$FSD_BIN" $args >/tmp/fs-unit-$ID.out 2>&1; rc=$?
+parsed() { [ "$rc" != 0 ] && grep -q 'no interface named "fs-no-such-if0"' "/tmp/fs-unit-$ID.out"; }
 check "ExecStart's options ($args) are the daemon's: it gets as far as the interface (exit $rc: $(head -c 100 /tmp/fs-unit-$ID.out))" \
-	[ "$rc" != 0 ] && grep -q 'no interface named "fs-no-such-if0"' /tmp/fs-unit-$ID.out
+	parsed
 rm -f /tmp/fs-unit-$ID.out
 
 # --- the capabilities are enough ---------------------------------------------
@@ -123,18 +124,24 @@ WORK=$(mktemp -d /tmp/fs-unit.XXXXXX) || bail "a work directory"
 bound=$(sed 's/^CAP_//' <<<"$caps" | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd,)
 # The daemon as systemd starts it: root, bounding and inheritable sets
 # cut to the unit's (nothing ambient), no new privileges.
+# Under strace when it is there, for the system calls it makes (strace
+# blocks SIGTERM: the daemon, its child, is stopped by pid).
+tracer=""
+command -v strace >/dev/null && tracer="strace -f -qq -o $WORK/trace"
 cat >"$WORK/flowsketchd" <<EOF
 #!/bin/sh
-exec setpriv --bounding-set=-all,$bound --inh-caps=-all --no-new-privs -- "$FSD_BIN" "\$@"
+exec setpriv --bounding-set=-all,$bound --inh-caps=-all --no-new-privs -- $tracer "$FSD_BIN" "\$@"
 EOF
 chmod 755 "$WORK/flowsketchd"
 FSD=$WORK/flowsketchd
 fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
 fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd with the unit's capabilities answers status"; }
 ok "flowsketchd with the unit's capabilities ($bound) answers status"
-want=$(capsh --decode="$(awk '/^CapBnd:/ { print $2 }' "/proc/$DAEMON_PID/status")" 2>/dev/null |
+DPID=$DAEMON_PID
+[ -n "$tracer" ] && DPID=$(pgrep -P "$DAEMON_PID" | head -1)
+want=$(capsh --decode="$(awk '/^CapBnd:/ { print $2 }' "/proc/$DPID/status")" 2>/dev/null |
 	sed 's/.*=//' | tr ',' '\n' | tr 'a-z' 'A-Z' | sort -u)
-check "its bounding set (/proc/$DAEMON_PID/status) was the unit's ($(tr '\n' ' ' <<<"$want"))" \
+check "its bounding set (/proc/$DPID/status) was the unit's ($(tr '\n' ' ' <<<"$want"))" \
 	[ "$want" = "$caps" ]
 check "XDP is attached to $VETH_RX" bash -c "ip -n '$NS_RX' -d link show dev '$VETH_RX' | grep -q 'prog/xdp'"
 mac=$(fs_mac "$NS_RX" "$VETH_RX")
@@ -149,4 +156,43 @@ check "block add changes the list file and the datapath" \
 	bash -c "'$CLI' --socket '$WORK/sock' block add 192.0.2.0/24 >/dev/null && grep -qx '192.0.2.0/24' '$WORK/blocklist'"
 check "status reads the tracepoint programs' recursion misses (by program id)" \
 	jqe '[.frontends[] | select(.name == "egress" or .name == "conn") | .recursion_misses | numbers] | length == 2' "$WORK/st.json"
+cli flows --span 60 >/dev/null
+kill -TERM "$DPID"
+wait "$DAEMON_PID"; rc=$?
+DAEMON_PID=""
+check "SIGTERM: exit 0 ($rc)" [ "$rc" = 0 ]
+
+# The system calls it made against the unit's SystemCallFilter= lines,
+# applied in order as systemd does: the first an allow list, "~" ones
+# taking away, the others adding; groups expanded by systemd-analyze.
+expand() {
+	local x
+	for x in $(systemd-analyze syscall-filter "$1" 2>/dev/null | tail -n +2 |
+		   awk '$1 !~ /^#/ && NF == 1 { print $1 }'); do
+		case $x in @*) expand "$x" ;; *) echo "$x" ;; esac
+	done
+}
+words() {
+	local w
+	for w in "$@"; do
+		case $w in @*) expand "$w" ;; *) echo "$w" ;; esac
+	done | sort -u
+}
+if [ -z "$tracer" ] || ! command -v systemd-analyze >/dev/null; then
+	ok "# SKIP strace or systemd-analyze is not installed: system calls not checked"
+else
+	allowed=""
+	while read -r line; do
+		# shellcheck disable=SC2086 # a list of words
+		case $line in
+		"~"*) allowed=$(comm -23 <(echo "$allowed") <(words ${line#"~"})) ;;
+		*) allowed=$({ echo "$allowed"; words $line; } | grep . | sort -u) ;;
+		esac
+	done < <(unit_values SystemCallFilter)
+	used=$(grep -oE '^[0-9]+ +[a-z0-9_]+\(' "$WORK/trace" | awk '{ sub(/\(/, "", $2); print $2 }' | sort -u)
+	denied=$(comm -23 <(echo "$used") <(echo "$allowed") | tr '\n' ' ')
+	n=$(grep -c . <<<"$used")
+	check "the $n system calls it made are all in the unit's SystemCallFilter (outside: ${denied:-none})" \
+		[ "$n" -gt 20 -a -z "$denied" ]
+fi
 finish
