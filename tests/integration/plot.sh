@@ -79,6 +79,8 @@ cli plot --span 60 >"$WORK/bad.out" 2>&1; rc=$?
 # test only CMD).
 refused() { [ "$rc" = "$1" ] && [ "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q -- "$2" "$WORK/bad.out"; }
 check "no -o: exit 2, one message ($(head -1 "$WORK/bad.out"))" refused 2 '-o FILE.png is required'
+cli plot --span 60 -o '' >"$WORK/bad.out" 2>&1; rc=$?
+check "-o '': exit 2, one message ($(head -1 "$WORK/bad.out"))" refused 2 '-o needs a file name'
 
 # Output names that gnuplot would read as a command ('|' starts a pipe)
 # or that would end its quoted string: each is written as a file of that
