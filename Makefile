@@ -46,6 +46,18 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
              -Iinclude -Iuser/lib -I$(BUILD)/skel -D_GNU_SOURCE
+# Hardening of everything gcc builds (the BPF objects are clang's, with
+# BPF_CFLAGS; the fuzz targets have FUZZ_CFLAGS): stack canaries, glibc's
+# checked string and I/O calls (which need an optimizing build: none at
+# -O0), a position-independent executable, and relocations resolved at
+# start and then read-only (full RELRO).  tests/integration/hardening.sh
+# checks the programs for each.  The VM's static relinks (tests/vm/lib.sh)
+# take the same objects.
+HARDEN_CFLAGS  := -fstack-protector-strong -fPIE \
+                  $(if $(filter -O1 -O2 -O3 -Os -Og -Ofast,$(CFLAGS)),-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2)
+HARDEN_LDFLAGS := -pie -Wl,-z,relro -Wl,-z,now
+CFLAGS    += $(HARDEN_CFLAGS)
+LDFLAGS   += $(HARDEN_LDFLAGS)
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
 # The CLI's full-screen top (user/flowsketch/top_screen.c).
 CLI_LDLIBS := -lncursesw
@@ -119,21 +131,21 @@ $(LIB): $(LIB_OBJS)
 
 $(BUILD)/flowsketchd: $(DAEMON_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(DAEMON_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) $(DAEMON_LDLIBS) -o $@
 
 $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
 
 $(BUILD)/tools/%: tools/%.c $(wildcard tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(TEST_OBJS) $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit $< $(TEST_OBJS) $(LIB) $(LDLIBS) -lcmocka -o $@
 
 # The daemon's BPF-free parts, linked into their own unit tests.
 FSD_PURE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,topk candidates history)
@@ -180,7 +192,7 @@ define mutant_rule
 $(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS)
 	$$(call msg,MUTANT,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(CFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
 endef
 $(foreach m,$(MUTANTS),$(eval $(call mutant_rule,$(subst :, ,$(m)))))
 

@@ -328,7 +328,7 @@ refused "client_ca_file without RequireAndVerifyClientCert" "$B:4: tls_server_co
 rm -f "$B"
 refused "a missing file" "$B: cannot read it: No such file or directory"
 rx "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR-bad" --metrics-web-config "$WORK/web.yml" \
-	>/dev/null 2>"$WORK/bad.err"
+	--blocklist "$WORK/blocklist" >/dev/null 2>"$WORK/bad.err"
 rc=$?
 check "--metrics-web-config without --metrics: exit 1 ($rc), \"$(cat "$WORK/bad.err")\"" \
 	bash -c "[ $rc = 1 ] && grep -qF -- '--metrics-web-config needs --metrics' '$WORK/bad.err'"
