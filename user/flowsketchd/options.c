@@ -17,6 +17,7 @@
 #include "history.h"
 #include "metrics.h"
 #include "options.h"
+#include "access.h"
 #include "server.h"
 #include "workers.h"
 
@@ -45,6 +46,7 @@ enum {
 	OPT_DETACH,
 	OPT_METRICS,
 	OPT_METRICS_TOP,
+	OPT_READ_GROUP,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +75,7 @@ static const struct option long_options[] = {
 	{ "detach", no_argument, NULL, OPT_DETACH },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
+	{ "read-group", required_argument, NULL, OPT_READ_GROUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -126,6 +129,9 @@ static void usage(FILE *f)
 "                          (e.g. 127.0.0.1:9108 or [::1]:9108; default: none)\n"
 "      --metrics-top N     the last window's top N talkers in the metrics\n"
 "                          (default %d, at most %d; 0: none)\n"
+"      --read-group GROUP  the socket is 0660 root:GROUP; GROUP's members may\n"
+"                          read (top, flows, status, export, block list),\n"
+"                          only root may change (default: root only)\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
 "  -h, --help              this text\n",
 		FSD_METRICS_TOP_DEFAULT, FSD_METRICS_TOP_MAX);
@@ -397,6 +403,10 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->metrics_top = (unsigned int)v;
 			metrics_top_given = 1;
 			break;
+		case OPT_READ_GROUP:
+			err = fsd_access_group(optarg, &o->read_gid);
+			o->read_group = optarg;
+			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,
 					 FSD_CANDIDATE_LIMIT_MAX, &v);
@@ -439,7 +449,8 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (o->detach) {
-		if (o->n_ifaces || o->keep || o->replace || o->metrics) {
+		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
+		    o->read_group) {
 			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
 			return -EINVAL;
 		}
