@@ -41,6 +41,8 @@ WORK=$(mktemp -d /tmp/fs-ud.XXXXXX) || bail "a work directory"
 fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
 NOBODY=$(id -u nobody)
 
+# What the pin directory holds: none when it does not exist.
+pin_count() { if [ -e "$PIN_DIR" ]; then ls -A "$PIN_DIR" | wc -l; else echo none; fi; }
 cli() { "$CLI" --socket "$WORK/run/sock" "$@"; }
 xdp_on() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -c "prog/xdp"; }
 
@@ -49,7 +51,7 @@ xdp_on() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -c "prog/xdp"; }
 # no XDP, no socket, and no pin directory unless one was there before.
 refused() {
 	local desc=$1 want=$2 pins_before rc out; shift 2
-	pins_before=$( [ -e "$PIN_DIR" ] && ls -A "$PIN_DIR" | wc -l || echo none)
+	pins_before=$(pin_count)
 	fs_in "$NS_RX" timeout 30 "$FSD" -i "$VETH_RX" --window 1 \
 		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/run/sock" \
 		--blocklist "$WORK/list" "$@" >"$WORK/out" 2>&1
@@ -62,9 +64,9 @@ refused() {
 		not_ok "$desc: the one message"
 		{ echo "want: $want"; echo "got:"; cat "$WORK/out"; } | diag
 	fi
-	check "$desc: no XDP, no socket, pins as before" \
-		[ "$(xdp_on)" = 0 ] && [ ! -e "$WORK/run/sock" ] &&
-		[ "$( [ -e "$PIN_DIR" ] && ls -A "$PIN_DIR" | wc -l || echo none)" = "$pins_before" ]
+	check "$desc: no XDP, no socket, pins as before" eval \
+		'[ "$(xdp_on)" = 0 ] && [ ! -e "$WORK/run/sock" ] &&
+		 [ "$(pin_count)" = "$pins_before" ]'
 }
 
 # A state directory anyone may write to.
