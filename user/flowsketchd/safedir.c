@@ -100,11 +100,22 @@ static int check_ancestors(const char *what, const char *dir)
 	return check_prefixes(what, dir, real) ?: check_above(what, dir, real);
 }
 
-int fsd_safedir_check(const char *dir, const char *what)
+int fsd_safedir_check(const char *path, const char *what)
 {
+	char cwd[PATH_MAX], abs[PATH_MAX];
+	const char *dir = path;
 	struct stat st;
 	int err;
 
+	/* A relative path's directories above are the working directory's. */
+	if (*path != '/') {
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs)) {
+			fsd_err("%s %s: cannot make it an absolute path", what, path);
+			return -ENAMETOOLONG;
+		}
+		dir = abs;
+	}
 	if (strlen(dir) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (lstat(dir, &st)) {
