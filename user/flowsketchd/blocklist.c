@@ -940,25 +940,45 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 	return a;
 }
 
+int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum)
+{
+	struct fs_block_stats *v;
+	__u32 zero = 0;
+	unsigned int c;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!bl->started)
+		return -ENOENT;
+	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bl->stats_fd, &zero, v)) {
+		err = -errno;
+		goto out;
+	}
+	for (c = 0; c < bl->ncpus; c++) {
+		sum->checked += v[c].checked;
+		sum->probes += v[c].probes;
+		sum->maybe += v[c].maybe;
+		sum->dropped += v[c].dropped;
+		sum->dropped_bytes += v[c].dropped_bytes;
+		sum->unjudged += v[c].unjudged;
+		sum->unjudged_bytes += v[c].unjudged_bytes;
+	}
+out:
+	free(v);
+	return err;
+}
+
 struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl)
 {
 	struct json_object *o = json_object_new_object();
-	struct fs_block_stats sum = { 0 }, *v;
-	__u32 zero = 0;
-	unsigned int c;
+	struct fs_block_stats sum;
 	double blocks = ldexp(1, (int)bl->log2), bits = blocks * FS_BLOOM_BLOCK_BITS;
 	size_t w, set = 0;
 
-	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
-	if (v && bl->started && !bpf_map_lookup_elem(bl->stats_fd, &zero, v))
-		for (c = 0; c < bl->ncpus; c++) {
-			sum.checked += v[c].checked;
-			sum.probes += v[c].probes;
-			sum.maybe += v[c].maybe;
-			sum.dropped += v[c].dropped;
-			sum.dropped_bytes += v[c].dropped_bytes;
-		}
-	free(v);
+	fsd_blocklist_stats(bl, &sum);	/* zeros when unreadable */
 	if (bl->started)
 		for (w = 0; w < ((size_t)8 << bl->log2); w++)
 			set += (size_t)__builtin_popcountll(((const __u64 *)bl->filter[bl->live])[w]);
@@ -979,6 +999,10 @@ struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl)
 	json_object_object_add(o, "maybe", json_object_new_uint64(sum.maybe));
 	json_object_object_add(o, "dropped_packets", json_object_new_uint64(sum.dropped));
 	json_object_object_add(o, "dropped_bytes", json_object_new_uint64(sum.dropped_bytes));
+	/* Frames behind more VLAN tags than the verdict walks, dropped
+	 * unjudged while the list is in force (parse.bpf.h). */
+	json_object_object_add(o, "unjudged_dropped_packets", json_object_new_uint64(sum.unjudged));
+	json_object_object_add(o, "unjudged_dropped_bytes", json_object_new_uint64(sum.unjudged_bytes));
 	/* Unconfirmed "maybe" answers per probe: the filter's false positives
 	 * plus sources that share a group's base prefix with an entry
 	 * without being inside it (bloom.h, "extra confirms"). */

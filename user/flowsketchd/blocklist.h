@@ -98,6 +98,9 @@ struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl);
 struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *path);
 /* A page of the list from entry offset (protocol.h, block_list). */
 struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset);
+/* The datapath's verdict counters summed over CPUs into *sum (zeros and
+ * a negative errno when unreadable or not started). */
+int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum);
 /* The "blocklist" object of status. */
 struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl);
 /* Whether an entry covers the source (family, addr[16]): top's "blocked".

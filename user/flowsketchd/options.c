@@ -46,6 +46,7 @@ enum {
 	OPT_DETACH,
 	OPT_METRICS,
 	OPT_METRICS_TOP,
+	OPT_METRICS_WEB_CONFIG,
 	OPT_READ_GROUP,
 };
 
@@ -75,6 +76,7 @@ static const struct option long_options[] = {
 	{ "detach", no_argument, NULL, OPT_DETACH },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
+	{ "metrics-web-config", required_argument, NULL, OPT_METRICS_WEB_CONFIG },
 	{ "read-group", required_argument, NULL, OPT_READ_GROUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -129,6 +131,9 @@ static void usage(FILE *f)
 "                          (e.g. 127.0.0.1:9108 or [::1]:9108; default: none)\n"
 "      --metrics-top N     the last window's top N talkers in the metrics\n"
 "                          (default %d, at most %d; 0: none)\n"
+"      --metrics-web-config FILE  HTTPS and/or basic auth for --metrics, in\n"
+"                          Prometheus exporter-toolkit's web config format\n"
+"                          (tls_server_config, basic_auth_users)\n"
 "      --read-group GROUP  the socket is 0660 root:GROUP; GROUP's members may\n"
 "                          read (top, flows, status, export, block list),\n"
 "                          only root may change (default: root only)\n"
@@ -403,6 +408,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->metrics_top = (unsigned int)v;
 			metrics_top_given = 1;
 			break;
+		case OPT_METRICS_WEB_CONFIG:
+			o->metrics_web_config = optarg;
+			break;
 		case OPT_READ_GROUP:
 			err = fsd_access_group(optarg, &o->read_gid);
 			o->read_group = optarg;
@@ -450,7 +458,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	}
 	if (o->detach) {
 		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
-		    o->read_group) {
+		    o->metrics_web_config || o->read_group) {
 			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
 			return -EINVAL;
 		}
@@ -483,8 +491,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->blocklist_given ? "--blocklist" : "--xdp-mode");
 		return -EINVAL;
 	}
-	if (metrics_top_given && !o->metrics) {
-		fsd_err("--metrics-top needs --metrics ADDR:PORT");
+	if ((metrics_top_given || o->metrics_web_config) && !o->metrics) {
+		fsd_err("%s needs --metrics ADDR:PORT",
+			metrics_top_given ? "--metrics-top" : "--metrics-web-config");
 		return -EINVAL;
 	}
 	if (*o->socket_path != '/') {
