@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <zlib.h>
 #include <cmocka.h>
 
@@ -378,6 +381,91 @@ static void test_read_file(void **state)
 	fs_native_free(&a);
 }
 
+/*
+ * A sparse file one byte over the cap is refused by its size: in a child
+ * whose address space is capped at 256 MiB, so a reader that allocated the
+ * file's gigabyte first fails with "out of memory" instead, and within a
+ * second (one that read the gigabyte of holes would take longer).
+ */
+static void test_read_over_cap(void **state)
+{
+	char path[] = "/tmp/fs-test-native-big.XXXXXX", err[FS_NATIVE_ERR_MAX];
+	char want[64];
+	int fd, status;
+	pid_t pid;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)FS_NATIVE_MAX_BYTES + 1), 0);
+	close(fd);
+	snprintf(want, sizeof(want), "is %llu bytes", FS_NATIVE_MAX_BYTES + 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit as = { 256 << 20, 256 << 20 };
+		struct timespec t0, t1;
+		struct fs_native n;
+		int ret;
+
+		if (setrlimit(RLIMIT_AS, &as))
+			_exit(10);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = fs_native_read_file(path, &n, err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (ret != -EFBIG) {
+			fprintf(stderr, "got %d: %s\n", ret, err);
+			_exit(11);
+		}
+		if (!strstr(err, want) || !strstr(err, "1073741824")) {
+			fprintf(stderr, "message: %s\n", err);
+			_exit(12);
+		}
+		_exit(t1.tv_sec - t0.tv_sec >= 1 ? 13 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(path);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
+ * A pipe (as a file that grows while read) that goes past the cap is
+ * refused once it has, and a regular file over a small cap by its size;
+ * one of exactly the cap's size is read.
+ */
+static void test_read_fd_cap(void **state)
+{
+	char path[] = "/tmp/fs-test-native-cap.XXXXXX", err[FS_NATIVE_ERR_MAX];
+	struct fs_native a, b;
+	int fds[2], fd;
+	size_t len;
+	__u8 *buf;
+
+	make(&a, 1, 4, 4, 1, 3);
+	buf = encode(&a, &len);
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], buf, len), (ssize_t)len);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	close(fds[1]);
+	assert_int_equal(fs_native_read_fd(fds[0], len, &b, err), -EFBIG);
+	assert_non_null(strstr(err, "grew while read"));
+	close(fds[0]);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(fs_native_read_fd(fd, len - 1, &b, err), -EFBIG);
+	assert_non_null(strstr(err, "more than the"));
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(fs_native_read_fd(fd, len, &b, err), 0);
+	assert_same(&a, &b);
+	fs_native_free(&b);
+	close(fd);
+	unlink(path);
+	free(buf);
+	fs_native_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +475,8 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_encode_refusals),
 		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_read_over_cap),
+		cmocka_unit_test(test_read_fd_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

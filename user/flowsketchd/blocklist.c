@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
+#include "safedir.h"
 #include "blocklist.h"
 #include "daemon.h"
 #include "loader.h"
@@ -123,6 +124,8 @@ static int save_list(const struct fsd_blocklist *bl,
 	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", bl->path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	err = make_dirs(bl->path);
+	if (!err)	/* made now, or by someone else meanwhile */
+		err = fsd_safedir_check_parent(bl->path, "blocklist directory");
 	if (err)
 		return err;
 	fd = mkstemp(tmp);

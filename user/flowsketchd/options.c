@@ -17,6 +17,7 @@
 #include "history.h"
 #include "metrics.h"
 #include "options.h"
+#include "access.h"
 #include "server.h"
 #include "workers.h"
 
@@ -46,6 +47,7 @@ enum {
 	OPT_METRICS,
 	OPT_METRICS_TOP,
 	OPT_METRICS_WEB_CONFIG,
+	OPT_READ_GROUP,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +77,7 @@ static const struct option long_options[] = {
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
 	{ "metrics-web-config", required_argument, NULL, OPT_METRICS_WEB_CONFIG },
+	{ "read-group", required_argument, NULL, OPT_READ_GROUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -131,6 +134,9 @@ static void usage(FILE *f)
 "      --metrics-web-config FILE  HTTPS and/or basic auth for --metrics, in\n"
 "                          Prometheus exporter-toolkit's web config format\n"
 "                          (tls_server_config, basic_auth_users)\n"
+"      --read-group GROUP  the socket is 0660 root:GROUP; GROUP's members may\n"
+"                          read (top, flows, status, export, block list),\n"
+"                          only root may change (default: root only)\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
 "  -h, --help              this text\n",
 		FSD_METRICS_TOP_DEFAULT, FSD_METRICS_TOP_MAX);
@@ -405,6 +411,10 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		case OPT_METRICS_WEB_CONFIG:
 			o->metrics_web_config = optarg;
 			break;
+		case OPT_READ_GROUP:
+			err = fsd_access_group(optarg, &o->read_gid);
+			o->read_group = optarg;
+			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,
 					 FSD_CANDIDATE_LIMIT_MAX, &v);
@@ -448,7 +458,7 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	}
 	if (o->detach) {
 		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
-		    o->metrics_web_config) {
+		    o->metrics_web_config || o->read_group) {
 			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
 			return -EINVAL;
 		}

@@ -442,45 +442,50 @@ err_free:
 	return ret;
 }
 
-int fs_native_read_file(const char *path, struct fs_native *n,
-			char err[FS_NATIVE_ERR_MAX])
+int fs_native_read_fd(int fd, size_t max, struct fs_native *n,
+		      char err[FS_NATIVE_ERR_MAX])
 {
 	size_t len = 0, cap;
 	__u8 *buf = NULL;
 	struct stat st;
-	int fd, ret;
+	int ret;
 
 	memset(n, 0, sizeof(*n));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fstat(fd, &st)) {
 		ret = -errno;
 		snprintf(err, FS_NATIVE_ERR_MAX, "cannot be read: %s", strerror(-ret));
-		goto out;
+		return ret;
 	}
-	/* A regular file's size, else (a pipe) grown as it comes. */
+	/* Refused by its size, before a byte is allocated or read. */
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		snprintf(err, FS_NATIVE_ERR_MAX, "is %llu bytes, more than the %zu an export can be",
+			 (unsigned long long)st.st_size, max);
+		return -EFBIG;
+	}
+	/*
+	 * A regular file's size, else (a pipe) grown as it comes; either way
+	 * never more than max + 1 bytes, the one more telling a file that
+	 * grew while read (or a pipe that goes on) from one of max bytes.
+	 */
 	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 20;
+	if (cap > max + 1)
+		cap = max + 1;
 	for (;;) {
 		ssize_t got;
 
-		/* No file of any parameters is larger (a pipe, a device
-		 * would otherwise grow the buffer until memory runs out). */
-		if (len == cap && cap >= FS_NATIVE_MAX_BYTES) {
-			ret = -EFBIG;
-			snprintf(err, FS_NATIVE_ERR_MAX, "is larger than any export (%zu MiB)",
-				 (size_t)(FS_NATIVE_MAX_BYTES >> 20));
-			goto out;
-		}
+		if (len == cap && cap > max)
+			break;	/* max + 1 bytes: too many, said below */
 		if (len == cap || !buf) {
-			__u8 *bigger = realloc(buf, len == cap ? cap * 2 : cap);
+			size_t want = len < cap ? cap : cap > (max + 1) / 2 ? max + 1 : cap * 2;
+			__u8 *bigger = realloc(buf, want);
 
 			if (!bigger) {
 				ret = -ENOMEM;
 				snprintf(err, FS_NATIVE_ERR_MAX, "out of memory");
 				goto out;
 			}
-			if (len == cap)
-				cap *= 2;
 			buf = bigger;
+			cap = want;
 		}
 		got = read(fd, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
@@ -495,10 +500,31 @@ int fs_native_read_file(const char *path, struct fs_native *n,
 			break;
 		len += (size_t)got;
 	}
+	if (len > max) {
+		ret = -EFBIG;
+		snprintf(err, FS_NATIVE_ERR_MAX, "is more than the %zu bytes an export can be (it grew while read, or is not a file)",
+			 max);
+		goto out;
+	}
 	ret = fs_native_decode(buf, len, n, err);
 out:
 	free(buf);
-	if (fd >= 0)
-		close(fd);
+	return ret;
+}
+
+int fs_native_read_file(const char *path, struct fs_native *n,
+			char err[FS_NATIVE_ERR_MAX])
+{
+	int fd, ret;
+
+	memset(n, 0, sizeof(*n));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, FS_NATIVE_ERR_MAX, "cannot be read: %s", strerror(-ret));
+		return ret;
+	}
+	ret = fs_native_read_fd(fd, FS_NATIVE_MAX_BYTES, n, err);
+	close(fd);
 	return ret;
 }

@@ -136,8 +136,15 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 		     char err[FS_NATIVE_ERR_MAX]);
 
 /* fs_native_decode() of the file at path; -errno from reading it, with
- * err saying so. */
+ * err saying so; -EFBIG for one over FS_NATIVE_MAX_BYTES. */
 int fs_native_read_file(const char *path, struct fs_native *n,
 			char err[FS_NATIVE_ERR_MAX]);
+
+/* The same of an open file (or pipe) fd of at most max bytes: a regular
+ * file larger is refused by its size before anything is allocated, and no
+ * more than max + 1 bytes are ever held, however much the file grows
+ * while read.  The caller closes fd. */
+int fs_native_read_fd(int fd, size_t max, struct fs_native *n,
+		      char err[FS_NATIVE_ERR_MAX]);
 
 #endif /* FLOWSKETCH_NATIVE_H */
