@@ -18,6 +18,7 @@
 #include "hll_estimate.h"
 #include "daemon.h"
 #include "export.h"
+#include "blockreq.h"
 #include "request.h"
 #include "server.h"
 #include "utf8.h"
@@ -480,57 +481,11 @@ static struct json_object *now_status(struct fsd_daemon *d,
 	return fsd_answer_status(d);
 }
 
-/* The blocklist's requests, when this daemon has none. */
-static struct json_object *no_blocklist(void)
-{
-	return fsd_answer_error("this daemon has no blocklist: it counts what arrives with --ingress tracepoint, which cannot drop (restart it with --ingress xdp to block)");
-}
-
-static struct json_object *now_block_add(struct fsd_daemon *d,
-					 const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_add(&d->blocklist, r->cidrs, r->ncidrs);
-}
-
-static struct json_object *now_block_del(struct fsd_daemon *d,
-					 const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_del(&d->blocklist, r->cidrs, r->ncidrs);
-}
-
-static struct json_object *now_block_list(struct fsd_daemon *d,
-					  const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_list(&d->blocklist, r->offset);
-}
-
-static struct json_object *now_block_clear(struct fsd_daemon *d,
-					   const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_clear(&d->blocklist);
-}
-
-static struct json_object *now_block_load(struct fsd_daemon *d,
-					  const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_load(&d->blocklist, r->file);
-}
-
 /*
  * The command table: what answers each command, and where.  Status reads
  * the loop's own state (BPF maps, interfaces, counters) and is cheap, so
- * the loop answers it; so do the blocklist's changes, which only the loop
- * makes (blocklist.h); span queries go to the query threads (workers.h).
+ * the loop answers it; span queries go to the query threads (workers.h),
+ * and so do the blocklist's changes and pages (blockreq.h).
  */
 static const struct {
 	enum fsd_cmd cmd;
@@ -543,11 +498,6 @@ static const struct {
 	{ FSD_CMD_EXPORT, answer_export, NULL },
 	{ FSD_CMD_WINDOWS, answer_windows, NULL },
 	{ FSD_CMD_STATUS, NULL, now_status },
-	{ FSD_CMD_BLOCK_ADD, NULL, now_block_add },
-	{ FSD_CMD_BLOCK_DEL, NULL, now_block_del },
-	{ FSD_CMD_BLOCK_LIST, NULL, now_block_list },
-	{ FSD_CMD_BLOCK_CLEAR, NULL, now_block_clear },
-	{ FSD_CMD_BLOCK_LOAD, NULL, now_block_load },
 };
 
 void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
@@ -564,6 +514,10 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 	*job = NULL;
 	if (fsd_request_parse(text, len, &r, err)) {
 		*now = fsd_answer_error("%s", err);
+		return;
+	}
+	if (fsd_block_cmd(r.cmd)) {
+		fsd_block_request(d, &r, client, now, job);
 		return;
 	}
 	for (i = 0; i < FS_ARRAY_SIZE(commands) && commands[i].cmd != r.cmd; i++)
