@@ -218,7 +218,20 @@ check "block_list last page: the last 8 entries, IPv4 then IPv6 in order" \
 no_late "block list"
 
 # ------------------------------------------------------------ clear
-timed "clear of $((N + 1))" block clear
+# Its progress shows in status while it runs (blocklist.changing: every
+# entry goes); then its answer.
+t0=$(date +%s%N)
+cli block clear >"$WORK/out" 2>"$WORK/err" &
+CLEAR_PID=$!
+SEEN=""
+while kill -0 "$CLEAR_PID" 2>/dev/null; do
+	status && jqe ".blocklist.changing == $((N + 1))" "$WORK/st.json" && { SEEN=yes; break; }
+	sleep 0.05
+done
+wait "$CLEAR_PID"
+RC=$?
+echo "clear of $((N + 1)): $(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s, exit $RC: $(cat "$WORK/out" "$WORK/err" | tr '\n' ' ')" | diag
+check "while block clear runs, status shows blocklist.changing $((N + 1))" [ -n "$SEEN" ]
 check "block clear: deleted $((N + 1))" eval '[ "$RC" = 0 ] && grep -q "deleted $((N + 1))," "$WORK/out"'
 no_late "block clear"
 entries_are "block clear" 0

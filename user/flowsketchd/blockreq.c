@@ -258,6 +258,8 @@ void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
 		}
 		op = r->cmd == FSD_CMD_BLOCK_ADD ? FSD_BLOCK_ADD :
 		     r->cmd == FSD_CMD_BLOCK_DEL ? FSD_BLOCK_DEL : FSD_BLOCK_CLEAR;
+		if (op == FSD_BLOCK_CLEAR)
+			cidrs = fsd_blocklist_entries(bl);	/* every one goes */
 		ch = change_new(op, op == FSD_BLOCK_CLEAR ? 0 : r->ncidrs);
 		if (ch && op != FSD_BLOCK_CLEAR) {
 			memcpy(ch->c, r->cidrs, r->ncidrs * sizeof(r->cidrs[0]));
