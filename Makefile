@@ -49,8 +49,9 @@ CFLAGS    += -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
 # The CLI's full-screen top (user/flowsketch/top_screen.c).
 CLI_LDLIBS := -lncursesw
-# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h).
-DAEMON_LDLIBS := -lmicrohttpd -lpthread
+# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h), its
+# TLS and basic auth (webconfig.h: libyaml, GnuTLS; basicauth.h: libcrypt).
+DAEMON_LDLIBS := -lmicrohttpd -lpthread -lyaml -lgnutls -lcrypt
 
 # clang -target bpf does not search the host's multiarch include dirs;
 # pass them explicitly (as libbpf-bootstrap does) for asm/types.h & co.
@@ -158,6 +159,13 @@ FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,winstore log cra
 $(BUILD)/tests/test_winstore: $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore: TEST_OBJS := $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore: CFLAGS += -Iuser/flowsketchd
+
+# /metrics' password checks (libxcrypt's bcrypt, GnuTLS's HMAC).
+FSD_AUTH_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,basicauth log)
+$(BUILD)/tests/test_basicauth: $(FSD_AUTH_OBJS)
+$(BUILD)/tests/test_basicauth: TEST_OBJS := $(FSD_AUTH_OBJS)
+$(BUILD)/tests/test_basicauth: CFLAGS += -Iuser/flowsketchd
+$(BUILD)/tests/test_basicauth: LDLIBS += -lgnutls -lcrypt
 
 # --- mutants ------------------------------------------------------------------
 # Unit tests rebuilt, with the shared library they test, against a broken

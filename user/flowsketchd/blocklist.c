@@ -918,16 +918,47 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 	return a;
 }
 
+int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum)
+{
+	struct fs_block_stats *v;
+	__u32 zero = 0;
+	unsigned int c;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!bl->started)
+		return -ENOENT;
+	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bl->stats_fd, &zero, v)) {
+		err = -errno;
+		goto out;
+	}
+	for (c = 0; c < bl->ncpus; c++) {
+		sum->checked += v[c].checked;
+		sum->probes += v[c].probes;
+		sum->maybe += v[c].maybe;
+		sum->dropped += v[c].dropped;
+		sum->dropped_bytes += v[c].dropped_bytes;
+		sum->unjudged += v[c].unjudged;
+		sum->unjudged_bytes += v[c].unjudged_bytes;
+	}
+out:
+	free(v);
+	return err;
+}
+
 struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 {
 	struct json_object *o = json_object_new_object();
-	struct fs_block_stats sum = { 0 }, *v;
-	__u32 zero = 0, live, log2, k;
+	struct fs_block_stats sum;
+	__u32 live, log2, k;
 	__u64 keys, cap_keys, rebuilds;
 	size_t n, w, set = 0;
-	unsigned int c;
 	double blocks, bits;
 
+	/* A snapshot of what a change on a query thread updates. */
 	pthread_mutex_lock(&bl->lock);
 	n = bl->n;
 	live = bl->live;
@@ -939,16 +970,7 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 	pthread_mutex_unlock(&bl->lock);
 	blocks = ldexp(1, (int)log2);
 	bits = blocks * FS_BLOOM_BLOCK_BITS;
-	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
-	if (v && bl->started && !bpf_map_lookup_elem(bl->stats_fd, &zero, v))
-		for (c = 0; c < bl->ncpus; c++) {
-			sum.checked += v[c].checked;
-			sum.probes += v[c].probes;
-			sum.maybe += v[c].maybe;
-			sum.dropped += v[c].dropped;
-			sum.dropped_bytes += v[c].dropped_bytes;
-		}
-	free(v);
+	fsd_blocklist_stats(bl, &sum);	/* zeros when unreadable */
 	/* The filter live then: a switch meanwhile only makes the figure
 	 * a moment old (both halves stay mapped). */
 	if (bl->started)
@@ -976,6 +998,10 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 	json_object_object_add(o, "maybe", json_object_new_uint64(sum.maybe));
 	json_object_object_add(o, "dropped_packets", json_object_new_uint64(sum.dropped));
 	json_object_object_add(o, "dropped_bytes", json_object_new_uint64(sum.dropped_bytes));
+	/* Frames behind more VLAN tags than the verdict walks, dropped
+	 * unjudged while the list is in force (parse.bpf.h). */
+	json_object_object_add(o, "unjudged_dropped_packets", json_object_new_uint64(sum.unjudged));
+	json_object_object_add(o, "unjudged_dropped_bytes", json_object_new_uint64(sum.unjudged_bytes));
 	/* Unconfirmed "maybe" answers per probe: the filter's false positives
 	 * plus sources that share a group's base prefix with an entry
 	 * without being inside it (bloom.h, "extra confirms"). */

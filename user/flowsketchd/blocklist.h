@@ -137,6 +137,9 @@ struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl);
 /* A page of the list from entry offset (protocol.h, block_list): any
  * thread, a copy of the page taken under the lock. */
 struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset);
+/* The datapath's verdict counters summed over CPUs into *sum (zeros and
+ * a negative errno when unreadable or not started). */
+int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum);
 /* The "blocklist" object of status: any thread. */
 struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl);
 /* Entries now (metrics). */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "crashpoint.h"
+#include "export_perm.h"
 #include "log.h"
 #include "reports.h"
 #include "secret.h"
@@ -237,7 +238,8 @@ static int setup(struct fsd_daemon *d)
 	 * stops the daemon with the host as it was.  It answers 503 until
 	 * the first page (fsd_daemon_run). */
 	err = fsd_metrics_open(&d->metrics, &o->metrics_addr,
-			       o->metrics_addr_len, o->metrics);
+			       o->metrics_addr_len, o->metrics,
+			       o->metrics_web_config);
 	if (err)
 		return err;
 	err = fsd_bpffs_mount();
@@ -250,6 +252,7 @@ static int setup(struct fsd_daemon *d)
 	if (adopt < 0)
 		return adopt;
 	d->adopting = adopt;
+	fs_export_key_derive(&secret, &d->export_key);
 	raise_nofile();
 	err = fsd_server_open(d);
 	if (err)

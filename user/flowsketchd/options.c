@@ -45,6 +45,7 @@ enum {
 	OPT_DETACH,
 	OPT_METRICS,
 	OPT_METRICS_TOP,
+	OPT_METRICS_WEB_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
 	{ "detach", no_argument, NULL, OPT_DETACH },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
+	{ "metrics-web-config", required_argument, NULL, OPT_METRICS_WEB_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -126,6 +128,9 @@ static void usage(FILE *f)
 "                          (e.g. 127.0.0.1:9108 or [::1]:9108; default: none)\n"
 "      --metrics-top N     the last window's top N talkers in the metrics\n"
 "                          (default %d, at most %d; 0: none)\n"
+"      --metrics-web-config FILE  HTTPS and/or basic auth for --metrics, in\n"
+"                          Prometheus exporter-toolkit's web config format\n"
+"                          (tls_server_config, basic_auth_users)\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
 "  -h, --help              this text\n",
 		FSD_METRICS_TOP_DEFAULT, FSD_METRICS_TOP_MAX);
@@ -397,6 +402,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->metrics_top = (unsigned int)v;
 			metrics_top_given = 1;
 			break;
+		case OPT_METRICS_WEB_CONFIG:
+			o->metrics_web_config = optarg;
+			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,
 					 FSD_CANDIDATE_LIMIT_MAX, &v);
@@ -439,7 +447,8 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (o->detach) {
-		if (o->n_ifaces || o->keep || o->replace || o->metrics) {
+		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
+		    o->metrics_web_config) {
 			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
 			return -EINVAL;
 		}
@@ -472,8 +481,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->blocklist_given ? "--blocklist" : "--xdp-mode");
 		return -EINVAL;
 	}
-	if (metrics_top_given && !o->metrics) {
-		fsd_err("--metrics-top needs --metrics ADDR:PORT");
+	if ((metrics_top_given || o->metrics_web_config) && !o->metrics) {
+		fsd_err("%s needs --metrics ADDR:PORT",
+			metrics_top_given ? "--metrics-top" : "--metrics-web-config");
 		return -EINVAL;
 	}
 	if (*o->socket_path != '/') {

@@ -61,6 +61,7 @@ struct fsd_options {
 	struct sockaddr_storage metrics_addr;	/* what it resolved to */
 	socklen_t metrics_addr_len;
 	unsigned int metrics_top;	/* --metrics-top */
+	const char *metrics_web_config;	/* --metrics-web-config FILE; NULL: none */
 	int verbose;
 };
 

@@ -115,7 +115,7 @@
  *    "total_packets":N, "total_bytes":N,
  *    "candidates":[{"src":..., "dst":..., "sport":N, "dport":N,
  *                   "proto":"tcp", "proto_num":6, "family":4,
- *                   "hash":"16 hex digits", "packets":N, "bytes":N,
+ *                   "columns":[C0, ...], "packets":N, "bytes":N,
  *                   "direction":"in"|"out"|"both"}, ...],
  *    "sketch":{"encoding":"base64", "cells":C, "registers":R,
  *              "data":"..."}}
@@ -125,12 +125,15 @@
  *   secret_fingerprint is fs_params_fingerprint() of it, which is what
  *   says whether two hosts' sketches merge.  candidates: every
  *   heavy-hitter candidate of the span, in ascending order of the flow
- *   key's bytes, with its keyed hash (hash.h: what a reader queries the
- *   sketch with) and its estimates in the summed sketch; "direction" the
- *   directions it was reported in.  sketch.data: base64 (RFC 4648) of the
- *   span's summed sketch, C = depth << log2w Count-Min cells row-major,
- *   each packets then bytes as little-endian u64, then R = 3 << p
+ *   key's bytes, with its exported column in each Count-Min row (what a
+ *   reader queries the sketch with: the minimum over rows r of cell
+ *   (r, columns[r])) and its estimates in the summed sketch; "direction"
+ *   the directions it was reported in.  sketch.data: base64 (RFC 4648) of
+ *   the span's summed sketch, C = depth << log2w Count-Min cells
+ *   row-major, each packets then bytes as little-endian u64, then R = 3 << p
  *   HyperLogLog registers of a byte each (flows, sources, destinations).
+ *   Columns and registers are in the secret's export coordinates
+ *   (export_perm.h): no keyed hash output is in the answer (hash.h).
  *   Direction "both" is the union: cells and totals added, registers the
  *   max.  An export that would take more than FS_EXPORT_ANSWER_MAX is
  *   refused (shorter span, or smaller sketches), and so is one of a span
