@@ -151,6 +151,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) $(USER_HDRS) 
 FSD_PURE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,topk candidates history)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_blockset: $(BUILD)/user/flowsketchd/blockset.o
+$(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blockset.o
+$(BUILD)/tests/test_blockset: CFLAGS += -Iuser/flowsketchd
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's

@@ -950,7 +950,7 @@ static void put_blocklist(struct text *t, struct fsd_metrics *m,
 	ok = !fsd_blocklist_stats(bl, &sum);
 	family(t, "flowsketch_blocklist_entries", "gauge",
 	       "CIDRs in the blocklist.");
-	put(t, "flowsketch_blocklist_entries %zu\n", bl->n);
+	put(t, "flowsketch_blocklist_entries %zu\n", fsd_blocklist_entries(bl));
 	family(t, "flowsketch_blocklist_dropped_packets_total", "counter",
 	       "Packets dropped because a blocklist entry covers their source, since the datapath was loaded.");
 	counter(t, m, "flowsketch_blocklist_dropped_packets_total", "",

@@ -18,6 +18,7 @@
 #include "hll_estimate.h"
 #include "daemon.h"
 #include "export.h"
+#include "blockreq.h"
 #include "request.h"
 #include "server.h"
 #include "utf8.h"
@@ -480,60 +481,14 @@ static struct json_object *now_status(struct fsd_daemon *d,
 	return fsd_answer_status(d);
 }
 
-/* The blocklist's requests, when this daemon has none. */
-static struct json_object *no_blocklist(void)
-{
-	return fsd_answer_error("this daemon has no blocklist: it counts what arrives with --ingress tracepoint, which cannot drop (restart it with --ingress xdp to block)");
-}
-
-static struct json_object *now_block_add(struct fsd_daemon *d,
-					 const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_add(&d->blocklist, r->cidrs, r->ncidrs);
-}
-
-static struct json_object *now_block_del(struct fsd_daemon *d,
-					 const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_del(&d->blocklist, r->cidrs, r->ncidrs);
-}
-
-static struct json_object *now_block_list(struct fsd_daemon *d,
-					  const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_list(&d->blocklist, r->offset);
-}
-
-static struct json_object *now_block_clear(struct fsd_daemon *d,
-					   const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_clear(&d->blocklist);
-}
-
-static struct json_object *now_block_load(struct fsd_daemon *d,
-					  const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_load(&d->blocklist, r->file);
-}
-
 /*
- * The command table: what answers each command, and where, and who may
- * ask it (access.h).  Status reads the loop's own state (BPF maps,
- * interfaces, counters) and is cheap, so the loop answers it; so do the
- * blocklist's changes, which only the loop makes (blocklist.h); span
- * queries go to the query threads (workers.h).  A command that changes
- * anything (the blocklist, its file) needs root; one that only reads is
- * open to the read group.  A row that says nothing is root only.
+ * The command table: what answers each command, where, and who may ask
+ * it (access.h).  Status reads the loop's own state (BPF maps, interfaces,
+ * counters) and is cheap, so the loop answers it; span queries go to the
+ * query threads (workers.h), and so do the blocklist's changes and pages,
+ * which blockreq.h routes (block).  A command that changes anything (the
+ * blocklist, its file) needs root; one that only reads is open to the read
+ * group.  A row that says nothing is root only.
  */
 static const struct {
 	enum fsd_cmd cmd;
@@ -542,17 +497,20 @@ static const struct {
 				   const struct fsd_request *r);	/* in the loop */
 	enum fsd_cmd_need need;
 	const char *name;				/* as the CLI says it */
+	bool block;					/* fsd_block_request() */
 } commands[] = {
-	{ FSD_CMD_TOP, answer_top, NULL, FSD_NEED_READ, "top" },
-	{ FSD_CMD_FLOWS, answer_flows, NULL, FSD_NEED_READ, "flows" },
-	{ FSD_CMD_EXPORT, answer_export, NULL, FSD_NEED_READ, "export" },
-	{ FSD_CMD_WINDOWS, answer_windows, NULL, FSD_NEED_READ, "windows" },
-	{ FSD_CMD_STATUS, NULL, now_status, FSD_NEED_READ, "status" },
-	{ FSD_CMD_BLOCK_ADD, NULL, now_block_add, FSD_NEED_ROOT, "block add" },
-	{ FSD_CMD_BLOCK_DEL, NULL, now_block_del, FSD_NEED_ROOT, "block del" },
-	{ FSD_CMD_BLOCK_LIST, NULL, now_block_list, FSD_NEED_READ, "block list" },
-	{ FSD_CMD_BLOCK_CLEAR, NULL, now_block_clear, FSD_NEED_ROOT, "block clear" },
-	{ FSD_CMD_BLOCK_LOAD, NULL, now_block_load, FSD_NEED_ROOT, "block load" },
+	{ FSD_CMD_TOP, answer_top, NULL, FSD_NEED_READ, "top", false },
+	{ FSD_CMD_FLOWS, answer_flows, NULL, FSD_NEED_READ, "flows", false },
+	{ FSD_CMD_EXPORT, answer_export, NULL, FSD_NEED_READ, "export", false },
+	{ FSD_CMD_WINDOWS, answer_windows, NULL, FSD_NEED_READ, "windows", false },
+	{ FSD_CMD_STATUS, NULL, now_status, FSD_NEED_READ, "status", false },
+	{ FSD_CMD_BLOCK_LIST, .block = true, .need = FSD_NEED_READ, .name = "block list" },
+	{ FSD_CMD_BLOCK_ADD, .block = true, .need = FSD_NEED_ROOT, .name = "block add" },
+	{ FSD_CMD_BLOCK_DEL, .block = true, .need = FSD_NEED_ROOT, .name = "block del" },
+	{ FSD_CMD_BLOCK_CLEAR, .block = true, .need = FSD_NEED_ROOT, .name = "block clear" },
+	{ FSD_CMD_BLOCK_LOAD_BEGIN, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
+	{ FSD_CMD_BLOCK_LOAD_PART, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
+	{ FSD_CMD_BLOCK_LOAD_COMMIT, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
 };
 
 /* The refusal for a peer that may not ask this (NULL: it may). */
@@ -604,6 +562,10 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 	*now = refusal(d, peer, commands[i].need, commands[i].name);
 	if (*now)
 		return;
+	if (commands[i].block) {
+		fsd_block_request(d, &r, client, now, job);
+		return;
+	}
 	if (commands[i].now) {
 		*now = commands[i].now(d, &r);
 		return;

@@ -351,7 +351,8 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 	if (job) {
 		if (!fsd_workers_submit(&d->workers, job)) {
 			c->job = job;
-			c->deadline_ms = fsd_monotonic_ms() + FSD_QUERY_MS;
+			c->deadline_ms = fsd_monotonic_ms() +
+					 (job->answer_ms ? job->answer_ms : FSD_QUERY_MS);
 			return;
 		}
 		fsd_job_free(job);
@@ -458,7 +459,14 @@ int fsd_server_expire(struct fsd_daemon *d)
 			if (c->state == FSD_CLIENT_READING)
 				client_error(d, c, fsd_answer_error("request not complete within %d ms",
 								    FSD_CLIENT_TIMEOUT_MS));
-			else if (c->state == FSD_CLIENT_WAITING) {
+			else if (c->state == FSD_CLIENT_WAITING && c->job &&
+				 c->job->must_run) {
+				unsigned int ms = c->job->answer_ms;
+
+				c->job = NULL;
+				client_error(d, c, fsd_answer_error("the change was not finished within %u ms; it goes on (status: blocklist.changing)",
+								    ms));
+			} else if (c->state == FSD_CLIENT_WAITING) {
 				if (c->job)
 					__atomic_store_n(&c->job->cancelled, 1,
 							 __ATOMIC_RELAXED);

@@ -6,15 +6,18 @@
  * loop: sockets are non-blocking, every client sits in a slot with a
  * deadline, and the loop does for each only what can be done without
  * waiting (read what has arrived, send what the socket takes).  Requests
- * that are cheap (status, errors) are answered at once; span queries go to
- * the query threads (workers.h) and their answer is sent when it comes.
+ * that are cheap (status, errors) are answered at once; span queries and
+ * the blocklist's changes and pages go to the query threads (workers.h,
+ * blockreq.h) and their answer is sent when it comes.
  * So an idle, slow, never-reading or hostile client, or a thousand of
  * them, delays no window rotation and no other client's answer: each costs
  * the loop a few system calls per event, and is dropped at its deadline.
  *
  * Deadlines, from the moment a client connects:
  *   FSD_CLIENT_TIMEOUT_MS  to send a whole request (else an error answer);
- *   FSD_QUERY_MS           for its answer to be computed (else an error);
+ *   FSD_QUERY_MS           for its answer to be computed (else an error;
+ *                          a blocklist change: FS_BLOCK_ANSWER_MS, and
+ *                          it goes on after the error);
  *   FSD_CLIENT_SEND_MS     to take the answer once it starts (else closed).
  * At most FSD_MAX_CLIENTS at once; one more is answered "busy" and closed.
  */
