@@ -115,8 +115,8 @@ rm -f /tmp/fs-unit-$ID.out
 # --- the capabilities are enough ---------------------------------------------
 caps=$(unit_values CapabilityBoundingSet | tr ' ' '\n' | grep . | sort -u)
 [ -n "$caps" ] || bail "the unit has a CapabilityBoundingSet"
-check "the bounding set is CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN and nothing else" \
-	[ "$(tr '\n' ' ' <<<"$caps")" = "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN " ]
+check "the bounding set is CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE and nothing else" \
+	[ "$(tr '\n' ' ' <<<"$caps")" = "CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE " ]
 fs_require_root
 command -v setpriv >/dev/null || bail "setpriv is installed (util-linux)"
 fs_bpffs_mount || bail "bpffs is mounted"
@@ -135,7 +135,13 @@ EOF
 chmod 755 "$WORK/flowsketchd"
 FSD=$WORK/flowsketchd
 fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
-fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd with the unit's capabilities answers status"; }
+# --read-group: the socket's chown must pass the bounding set and filter
+# (its directory, the work directory, lets the group through).
+chgrp nogroup "$WORK" && chmod 0750 "$WORK" || bail "the work directory is root:nogroup 0750"
+fsd_start --read-group nogroup ||
+	{ diag <"$WORK/daemon.log"; bail "flowsketchd with the unit's capabilities answers status"; }
+check "--read-group: the socket is root:nogroup 0660 ($(stat -c '%U:%G %a' "$WORK/sock"))" \
+	[ "$(stat -c '%U:%G %a' "$WORK/sock")" = "root:nogroup 660" ]
 ok "flowsketchd with the unit's capabilities ($bound) answers status"
 DPID=$DAEMON_PID
 [ -n "$tracer" ] && DPID=$(pgrep -P "$DAEMON_PID" | head -1)
