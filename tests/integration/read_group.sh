@@ -151,7 +151,9 @@ refused() {	# refused WHAT REQUEST
 check "member: block_add refused" refused "block add" '{"cmd":"block_add","cidrs":["198.51.100.0/24"]}'
 check "member: block_del refused" refused "block del" '{"cmd":"block_del","cidrs":["192.0.2.0/24"]}'
 check "member: block_clear refused" refused "block clear" '{"cmd":"block_clear"}'
-check "member: block_load refused" refused "block load" "{\"cmd\":\"block_load\",\"file\":\"$LIST\"}"
+check "member: block_load_begin refused" refused "block load" '{"cmd":"block_load_begin","total":1}'
+check "member: block_load_part refused" refused "block load" '{"cmd":"block_load_part","load":"0123456789abcdef","cidrs":["198.51.100.0/24"]}'
+check "member: block_load_commit refused" refused "block load" '{"cmd":"block_load_commit","load":"0123456789abcdef"}'
 
 # The same through the CLI: one line, exit 1.
 for args in "add 198.51.100.0/24" "del 192.0.2.0/24" "clear"; do
