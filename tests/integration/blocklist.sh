@@ -560,9 +560,15 @@ r6=$(for s in $R_KEPT $R_STALE $R_FRESH $R_NEVER; do echo "$s"; done | grep : | 
 nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
 	--src4 "$r4" --src6 "$r6" --dst4 "$DST4" --dst6 "$DST6" --port "$PORT" \
 	--phase "$PHASE" --duration 30 --rate "$RESTART_RATE" --stamps \
-	--out "$SENT" 2>"$T/send.err" &
+	--started "$T/started-$PHASE" --out "$SENT" 2>"$T/send.err" &
 SEND_PID=$!
-sleep 0.5
+# Every source has datagrams on the wire before the launch.
+for _ in $(seq 200); do
+	[ -e "$T/started-$PHASE" ] && break
+	kill -0 "$SEND_PID" 2>/dev/null || break
+	sleep 0.05
+done
+[ -e "$T/started-$PHASE" ] || { diag <"$T/send.err"; bail "phase $PHASE: every source sending before the restart"; }
 T_START=$EPOCHREALTIME
 daemon_start --state-dir "$STATE"
 started=$?

@@ -7,7 +7,7 @@ the daemon):
 
   send -i IFACE --dst-mac MAC --src4/--src6 ADDR,... --dst4 A --dst6 B
        --port P --phase N (--count K | --duration S) [--rate PPS] [--stamps]
-       --out FILE
+       [--started FILE] --out FILE
       UDP datagrams in raw Ethernet frames (AF_PACKET), round robin over
       the source addresses, so every source gets its share.  Each payload
       carries the phase, the source's sequence number and the send time
@@ -15,6 +15,7 @@ the daemon):
       what the kernel accepted: datagrams, frame bytes and (--stamps) for
       every datagram the time before send() and the time it returned.
       A full queue (ENOBUFS) is waited out and retried, never counted.
+      --started FILE appears once every source has sent STARTED_ROUNDS.
       Last, the phase's end marker goes out from MARKER_SRC.
 
   recv --port P --dir DIR [--ready FILE]
@@ -149,6 +150,11 @@ def split_list(s):
     return [x for x in (s or "").split(",") if x]
 
 
+# send --started FILE: FILE appears once every source has sent this many
+# datagrams, so that a test waits for traffic rather than for a time.
+STARTED_ROUNDS = 4
+
+
 def cmd_send(a):
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
     sock.bind((a.interface, 0))
@@ -191,6 +197,8 @@ def cmd_send(a):
         nbytes[k] += len(frame)
         frame_len[gens[k].src.version] = len(frame)
         i += 1
+        if a.started and i == STARTED_ROUNDS * len(gens):
+            open(a.started, "w").close()
     marker = Frames(MARKER_SRC, a.dst4, 39999, a.port, src_mac, dst_mac)
     for _ in range(3):  # the receiver takes the first, ignores the rest
         send_frame(sock, marker.build(struct.pack("!4sI", MARK, a.phase)))
@@ -454,6 +462,7 @@ def main():
     s.add_argument("--duration", type=float, default=0)
     s.add_argument("--rate", type=float, default=0)
     s.add_argument("--stamps", action="store_true")
+    s.add_argument("--started")
     s.add_argument("--out", required=True)
     r = sub.add_parser("recv")
     r.add_argument("--port", type=int, required=True)
