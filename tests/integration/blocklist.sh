@@ -562,13 +562,17 @@ nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "
 	--phase "$PHASE" --duration 30 --rate "$RESTART_RATE" --stamps \
 	--started "$T/started-$PHASE" --out "$SENT" 2>"$T/send.err" &
 SEND_PID=$!
-# Every source has datagrams on the wire before the launch.
+# Every source is sending before the launch (the sender may take long
+# to start on a loaded machine).
 for _ in $(seq 200); do
 	[ -e "$T/started-$PHASE" ] && break
 	kill -0 "$SEND_PID" 2>/dev/null || break
 	sleep 0.05
 done
 [ -e "$T/started-$PHASE" ] || { diag <"$T/send.err"; bail "phase $PHASE: every source sending before the restart"; }
+# Half a second of that traffic before the launch, well past CHURN_SLACK,
+# so that each source's datagrams before it are judged, not in transition.
+sleep 0.5
 T_START=$EPOCHREALTIME
 daemon_start --state-dir "$STATE"
 started=$?

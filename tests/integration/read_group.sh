@@ -117,6 +117,8 @@ check "socket is 0660 root:$GROUP" [ "$(stat -c '%a %U %G' "$SOCK")" = "660 root
 check "socket directory is 0750 root:$GROUP" \
 	[ "$(stat -c '%a %U %G' "$WORK/run")" = "750 root $GROUP" ]
 
+# A finished window, for export to have something to write.
+fsd_settle || bail "windows rotate"
 cli block list --json >"$WORK/list.before" || not_ok "root lists the blocklist"
 cp "$LIST" "$WORK/file.before"
 
@@ -134,6 +136,7 @@ check "member reads block list, the same as root" \
 	eval '[ -s "$WORK/m.list" ] && cmp -s "$WORK/m.list" "$WORK/list.before"'
 ucli member export --format native >"$WORK/m.native" 2>"$WORK/m.err"
 check "member exports" [ -s "$WORK/m.native" ]
+[ -s "$WORK/m.native" ] || diag <"$WORK/m.err"
 
 # Every command of the request table, raw: reads answer, changes are refused.
 for req in '{"cmd":"top"}' '{"cmd":"flows"}' '{"cmd":"export"}' \
