@@ -152,9 +152,9 @@ $(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
 # with the pure parts it fills.
 FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,winstore statebudget log crashpoint) \
                      $(FSD_PURE_OBJS)
-$(BUILD)/tests/test_winstore: $(FSD_WINSTORE_OBJS)
-$(BUILD)/tests/test_winstore: TEST_OBJS := $(FSD_WINSTORE_OBJS)
-$(BUILD)/tests/test_winstore: CFLAGS += -Iuser/flowsketchd
+$(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: $(FSD_WINSTORE_OBJS)
+$(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: TEST_OBJS := $(FSD_WINSTORE_OBJS)
+$(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: CFLAGS += -Iuser/flowsketchd
 
 # --- mutants ------------------------------------------------------------------
 # Unit tests rebuilt, with the shared library they test, against a broken

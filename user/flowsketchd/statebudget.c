@@ -21,9 +21,11 @@ int fsd_parse_size(const char *s, unsigned long long *out)
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (~0ULL - 9) / 10)
+		unsigned long long d = (unsigned long long)(*p - '0');
+
+		if (v > (~0ULL - d) / 10)
 			return -EINVAL;
-		v = v * 10 + (unsigned long long)(*p - '0');
+		v = v * 10 + d;
 	}
 	if (*p && (u = strchr(units, toupper((unsigned char)*p)))) {
 		shift = 10 * (unsigned int)(u - units + 1);
