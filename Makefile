@@ -46,11 +46,24 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
              -Iinclude -Iuser/lib -I$(BUILD)/skel -D_GNU_SOURCE
+# Hardening of everything gcc builds (the BPF objects are clang's, with
+# BPF_CFLAGS; the fuzz targets have FUZZ_CFLAGS): stack canaries, glibc's
+# checked string and I/O calls (which need an optimizing build: none at
+# -O0), a position-independent executable, and relocations resolved at
+# start and then read-only (full RELRO).  tests/integration/hardening.sh
+# checks the programs for each.  The VM's static relinks (tests/vm/lib.sh)
+# take the same objects.
+HARDEN_CFLAGS  := -fstack-protector-strong -fPIE \
+                  $(if $(filter -O1 -O2 -O3 -Os -Og -Ofast,$(CFLAGS)),-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2)
+HARDEN_LDFLAGS := -pie -Wl,-z,relro -Wl,-z,now
+CFLAGS    += $(HARDEN_CFLAGS)
+LDFLAGS   += $(HARDEN_LDFLAGS)
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
 # The CLI's full-screen top (user/flowsketch/top_screen.c).
 CLI_LDLIBS := -lncursesw
-# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h).
-DAEMON_LDLIBS := -lmicrohttpd -lpthread
+# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h), its
+# TLS and basic auth (webconfig.h: libyaml, GnuTLS; basicauth.h: libcrypt).
+DAEMON_LDLIBS := -lmicrohttpd -lpthread -lyaml -lgnutls -lcrypt
 
 # clang -target bpf does not search the host's multiarch include dirs;
 # pass them explicitly (as libbpf-bootstrap does) for asm/types.h & co.
@@ -118,26 +131,29 @@ $(LIB): $(LIB_OBJS)
 
 $(BUILD)/flowsketchd: $(DAEMON_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(DAEMON_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) $(DAEMON_LDLIBS) -o $@
 
 $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
 
 $(BUILD)/tools/%: tools/%.c $(wildcard tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(TEST_OBJS) $(LIB) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit $< $(TEST_OBJS) $(LIB) $(LDLIBS) -lcmocka -o $@
 
 # The daemon's BPF-free parts, linked into their own unit tests.
 FSD_PURE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,topk candidates history)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
+$(BUILD)/tests/test_blockset: $(BUILD)/user/flowsketchd/blockset.o
+$(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blockset.o
+$(BUILD)/tests/test_blockset: CFLAGS += -Iuser/flowsketchd
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
@@ -156,6 +172,13 @@ $(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: $(FSD_WINSTORE_OB
 $(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: TEST_OBJS := $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: CFLAGS += -Iuser/flowsketchd
 
+# /metrics' password checks (libxcrypt's bcrypt, GnuTLS's HMAC).
+FSD_AUTH_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,basicauth log)
+$(BUILD)/tests/test_basicauth: $(FSD_AUTH_OBJS)
+$(BUILD)/tests/test_basicauth: TEST_OBJS := $(FSD_AUTH_OBJS)
+$(BUILD)/tests/test_basicauth: CFLAGS += -Iuser/flowsketchd
+$(BUILD)/tests/test_basicauth: LDLIBS += -lgnutls -lcrypt
+
 # --- mutants ------------------------------------------------------------------
 # Unit tests rebuilt, with the shared library they test, against a broken
 # core (the FS_MUTANT_* blocks in include/flowsketch): each must fail, or
@@ -172,7 +195,7 @@ define mutant_rule
 $(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS)
 	$$(call msg,MUTANT,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(CFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
 endef
 $(foreach m,$(MUTANTS),$(eval $(call mutant_rule,$(subst :, ,$(m)))))
 

@@ -27,8 +27,12 @@
  * Every frame is passed except the sources the blocklist covers
  * (blocklist.bpf.h): after the sketches have counted them, the verdict
  * step drops a packet whose source an entry of the exact set covers, and
- * only such a packet, malformed past its IP header or not.  Frames that
- * are not IP, or end inside their IP header, are never dropped.
+ * only such a packet, malformed past its IP header or not, behind up to
+ * eight VLAN tags.  Frames that are not IP, or end inside their IP header,
+ * are never dropped, but for one shape: more VLAN tags than the parser
+ * walks, which the stack may still deliver as IP from a source the
+ * datapath cannot read; while a list is in force those are dropped
+ * (parse.bpf.h, "Deep VLAN stacks").
  */
 #ifndef FLOWSKETCH_DATAPATH_BPF_H
 #define FLOWSKETCH_DATAPATH_BPF_H
@@ -212,6 +216,7 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	struct fs_ctl *ctl;
 	__u64 len = f->len;
 	__u32 zero = 0;
+	int reason;
 
 	hot = fs_hot_line();
 	if (!hot)	/* an array element always exists */
@@ -219,19 +224,23 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
 	if (!ctl)	/* an array element always exists */
 		return XDP_PASS;
-	if (__builtin_expect(fs_datapath_parse_frame(f, hot, &u.key), 0)) {
+	reason = fs_datapath_parse_frame(f, hot, &u.key);
+	if (__builtin_expect(reason, 0)) {
 		/* Malformed past the IP header (an IPv6 extension chain too
-		 * long to walk, a truncated TCP header, ...): counted, not
-		 * sketched, but its source is known (the parser sets the
-		 * family only with a whole IP header), and a blocked source
-		 * does not get through by sending such frames.  (It costs the
-		 * common path about 5 ns in make bench's test-run loop, the
-		 * price of having the verdict in two places of one frame; as
-		 * a subprogram the combined stack passes 512 bytes.) */
-		if (!u.key.family)
-			return XDP_PASS;
-		return fs_block_verdict(&u.key, len,
-					*(volatile __u64 *)&ctl->bloom);
+		 * long to walk, a truncated TCP header, ...) or behind more
+		 * VLAN tags than the key walks: counted, not sketched, but
+		 * its source is known (the parser sets the family only with
+		 * a whole IP header), and a blocked source does not get
+		 * through by sending such frames.  (It costs the common path
+		 * about 5 ns in make bench's test-run loop, the price of
+		 * having the verdict in two places of one frame; as a
+		 * subprogram the combined stack passes 512 bytes.) */
+		if (u.key.family)
+			return fs_block_verdict(&u.key, len,
+						*(volatile __u64 *)&ctl->bloom);
+		if (reason == FS_STAT_VLAN_UNJUDGED)
+			return fs_block_unjudged(len, *(volatile __u64 *)&ctl->bloom);
+		return XDP_PASS;
 	}
 	u.bytes = len;
 	u.extra_packets = (__s16)(f->segs - 1);

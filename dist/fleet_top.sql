@@ -7,8 +7,10 @@
 --
 -- The Count-Min sketch of the fleet is the cell-wise sum of the hosts'
 -- sketches (they share parameters and secret: fs_fleet's foreign key), and
--- a flow's estimate in it is the minimum over rows of the summed cell its
--- hash selects: fs_sketch_query() on the merged sketch, so the answer is
+-- a flow's estimate in it is the minimum over rows of the summed cell at
+-- its exported column (fs_candidate.cms_col; cells and columns are in the
+-- fleet secret's export coordinates, user/lib/export_perm.h, so no secret
+-- and no hash is needed here): fs_sketch_query() on the merged sketch, so the answer is
 -- `flowsketch merge FILE... top`'s, count for count.  The flows ranked are
 -- every candidate of any host (a flow heavy on the fleet but on no single
 -- host's candidate list is missed, as it is by merge).  Each count is an

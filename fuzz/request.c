@@ -5,7 +5,8 @@
  * Besides crashes and sanitizer reports, aborts when a promise of
  * request.h breaks: the error is one non-empty sentence of valid UTF-8
  * (it goes into the answer), a parsed request is of a known command with
- * its fields in range (n, span, direction, the CIDR count), and
+ * its fields in range (n, span, direction, the CIDR count, a load's
+ * total), and
  * json-c never refuses what jsoncheck accepted (the two disagreeing would
  * mean a request one of them misreads).
  */
@@ -38,7 +39,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	case FSD_CMD_BLOCK_DEL:
 	case FSD_CMD_BLOCK_LIST:
 	case FSD_CMD_BLOCK_CLEAR:
-	case FSD_CMD_BLOCK_LOAD:
+	case FSD_CMD_BLOCK_LOAD_BEGIN:
+	case FSD_CMD_BLOCK_LOAD_PART:
+	case FSD_CMD_BLOCK_LOAD_COMMIT:
 	case FSD_CMD_EXPORT:
 	case FSD_CMD_WINDOWS:
 		break;
@@ -52,9 +55,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	    r.direction != FSD_DIR_IN && r.direction != FSD_DIR_OUT &&
 	    r.direction != FSD_DIR_BOTH)
 		abort();
-	if ((r.cmd == FSD_CMD_BLOCK_ADD || r.cmd == FSD_CMD_BLOCK_DEL) &&
+	if ((r.cmd == FSD_CMD_BLOCK_ADD || r.cmd == FSD_CMD_BLOCK_DEL ||
+	     r.cmd == FSD_CMD_BLOCK_LOAD_PART) &&
 	    (r.ncidrs < 1 || r.ncidrs > FSD_BLOCK_REQUEST_MAX))
 		abort();
+	if (r.cmd == FSD_CMD_BLOCK_LOAD_BEGIN &&
+	    (r.total < 1 || r.total > FS_BLOCK_LOAD_MAX))
+		abort();
+
 	if (r.span < 0 || !isfinite(r.span))
 		abort();
 	return 0;

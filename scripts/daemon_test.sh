@@ -16,7 +16,8 @@
 #                                 pins and WORK gone (FS_TEST_KEEP=1
 #                                 keeps WORK, for a look at the logs)
 #   fsd_start [OPTION...]         start the daemon in NS_RX on VETH_RX
-#                                 (one-second windows) in the background,
+#                                 (one-second windows, its own blocklist
+#                                 file $WORK/blocklist) in the background,
 #                                 DAEMON_PID the daemon itself; 0 once it
 #                                 answers status, 1 if it died or never
 #   fsd_settle [FRONTEND...]      status until two more windows closed in
@@ -44,9 +45,14 @@ cli() { "$CLI" --socket "$WORK/sock" "$@"; }
 jqe() { jq -e "$@" >/dev/null; }
 
 fsd_start() {
+	# A list file of the test's own, never the host's default; but
+	# --ingress tracepoint reads none, and refuses one.
+	local list=(--blocklist "$WORK/blocklist")
+
+	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
 	(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
 		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		"$@" >>"$WORK/daemon.log" 2>&1) &
+		"${list[@]}" "$@" >>"$WORK/daemon.log" 2>&1) &
 	DAEMON_PID=$!
 	for _ in $(seq 150); do
 		cli status --json >"$WORK/st.json" 2>/dev/null && return 0

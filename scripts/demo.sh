@@ -78,7 +78,8 @@ echo "demo: $NS_TX/$VETH_TX -> $NS_RX/$VETH_RX"
 # Ctrl-C, which the terminal sends to its whole foreground process group,
 # away from the daemon and the generator: it is meant for the live view.
 setsid nsenter --net="/run/netns/$NS_RX" build/flowsketchd -i "$VETH_RX" --window 1 \
-	--pin-dir "$PIN_DIR" --socket "$SOCK" >"$WORK/daemon.log" 2>&1 &
+	--pin-dir "$PIN_DIR" --socket "$SOCK" --state-dir "$WORK/state" \
+	--blocklist "$WORK/blocklist" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
 	cli status >/dev/null 2>&1 && break

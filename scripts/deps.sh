@@ -12,13 +12,21 @@ set -eu
 # libmicrohttpd-dev: flowsketchd --metrics; prometheus,
 # python3-prometheus-client and curl: tests/integration/metrics.sh scrapes
 # it with them (its own prometheus, in a temporary directory).
+# libyaml-dev, libgnutls28-dev and libcrypt-dev: --metrics-web-config (its
+# YAML, TLS, bcrypt); apache2-utils: htpasswd -B makes the test's bcrypt
+# hash with an implementation other than the daemon's (metrics_auth.sh).
+# nftables: tests/integration/vlan_stack.sh counts what the receiving
+# stack delivers.
+# systemd (systemd-analyze), strace and libcap2-bin (capsh): the unit's
+# sandbox is judged by tests/integration/systemd_unit.sh.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 libjson-c-dev libcmocka-dev iproute2 iputils-ping jq util-linux procps
 libclang-rt-14-dev redis-server postgresql-15 postgresql-15-hll
 qemu-system-x86 busybox-static linux-image-6.12-amd64
 linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms openssl python3
 libmicrohttpd-dev prometheus python3-prometheus-client curl
-libncurses-dev gnuplot-nox"
+libncurses-dev gnuplot-nox libyaml-dev libgnutls28-dev libcrypt-dev
+apache2-utils nftables systemd strace libcap2-bin"
 
 missing=""
 for p in $PKGS; do

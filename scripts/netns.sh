@@ -12,6 +12,11 @@
 #                                   with no IP traffic of their own
 #   fs_pair_destroy NS...           delete namespaces (and so the veths);
 #                                   silent and safe to call twice
+#   fs_rx_addresses NS IFACE DST4 DST6
+#                                   IFACE in NS takes DST4 and DST6 (IPv6
+#                                   on it alone, no DAD) and accepts any
+#                                   source (rp_filter off): a receiver of
+#                                   spoofed datagrams
 #   fs_in NS CMD...                 run CMD in NS, keeping the host's /sys
 #                                   (and so its bpffs pins)
 #   fs_mac NS IFACE                 print IFACE's MAC address
@@ -45,6 +50,14 @@ fs_bpffs_mount() {
 fs_in() {
 	local ns=$1; shift
 	nsenter --net="/run/netns/$ns" "$@"
+}
+
+fs_rx_addresses() {
+	local ns=$1 ifc=$2 dst4=$3 dst6=$4
+	fs_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$ifc.rp_filter=0" \
+		"net.ipv6.conf.$ifc.disable_ipv6=0" &&
+	ip -n "$ns" addr add "$dst4/32" dev "$ifc" &&
+	ip -n "$ns" addr add "$dst6/128" dev "$ifc" nodad
 }
 
 # Quiet a namespace before any interface enters it: interfaces moved in

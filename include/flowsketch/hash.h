@@ -127,8 +127,9 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  * Count-Min cell with a victim, or pile onto one HyperLogLog register.
  * The key (176 bytes, and 128 of IPv4 terms) is derived from the
  * 128-bit secret with SipHash-2-4 in counter mode (fs_hash_key_derive());
- * its outputs are never exposed, so universal hashing is what resists
- * such attacks (as in UMAC's NH).
+ * its outputs never leave the host (below, "What leaves the host"), so
+ * universal hashing is what resists such attacks (as in UMAC's NH, whose
+ * outputs are likewise never shown but go through a keyed function).
  *
  * The flow key's 10 chunks pair up as (family|proto, ports), (src 0, src 1),
  * (src 2, src 3), (dst 0, dst 1), (dst 2, dst 3).  The source and
@@ -158,6 +159,93 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  * fs_hash_key_ipv4_terms()): the commonest traffic reads 128 bytes of key,
  * not the 224 of four lines it took when the terms lay between the pair
  * keys.  A key of family 4 whose high chunks are zero takes this path.
+ */
+/*
+ * ---- What leaves the host --------------------------------------------------
+ *
+ * Outputs of this hash must not: it is linear in its key.  Per half h,
+ *     acc_h(x) = a_0 + sum_i (a_{2i+1} + x_{2i+1}) (a_{2i+2} + x_{2i})  (mod 2^64)
+ * and a flow hash is fs_mix64(T_0 << 32 | T_1), T_h = acc_h >> 32, where
+ * fs_mix64 is public and invertible.  So a flow hash seen with its flow
+ * key gives T_0 and T_1 exactly, 32 bits of each accumulator.
+ *
+ * Raw hashes (export answers and native files of format 1 carried each
+ * candidate's).  For IPv4 (see "IPv4" above)
+ *     acc_h = K_flow + a_1 x_0 + a_2 x_1 + x_0 x_1 + a_3 x_2 + a_7 x_6
+ * is affine in five unknown words per half with coefficients the attacker
+ * knows (its own flows' keys), and each (key, hash) pair gives 32 bits of
+ * each half's value less a carry (T(x + d) - T(x) = top32(acc(x + d) -
+ * acc(x)) + {0, 1}).  About 5 * 64 / 32 = 10 pairs, a few more for the
+ * carries (or lattice reduction for pairs it did not choose), fix the
+ * whole IPv4 flow hash; IPv6, eleven words per half, some 25.  Chosen
+ * pairs are cheaper still: flows that differ only in the source port u
+ * (x_1's low 16 bits) have acc_h(u) = acc_h(0) + (a_2 + x_0) u, and the 17
+ * pairs u = 0, 1, 2, 4 .. 2^15 give bits 17..63 of a_2 + x_0 in each half
+ * (T(2^k) - T(0) is bits 32 - k .. 63 - k of it plus a carry; consecutive
+ * k overlap in 31 bits, which settles the carries to a handful of
+ * candidates), after which the hash of each of the 2^16 ports is known to
+ * within 64 candidates (tests/unit/test_export_leak.c does exactly this).
+ * With the hash known the attacker aims collisions offline: about w
+ * tries per row give a flow of its own in a victim's column, so d such
+ * flows inflate the victim's estimate, or pre-set the report flags of its
+ * own heavy flow's d cells (cms.h, "Recall") so that it is never
+ * reported.  In the test, ports picked as sharing a victim's row-0 column
+ * do so 5 % of the time against 1 / w = 0.024 % blind, and none is missed.
+ * The source and destination hashes (K_src + a_3 x_2 for IPv4) fall the
+ * same way.
+ *
+ * Cell positions.  A Count-Min export must carry its cells (merging is
+ * what it is for), and in the datapath's layout a flow's cell in row r is
+ * at column col_r(h), log2(w) bits of its hash (cms.h): min(64, d log2 w)
+ * bits per flow, 60 of 64 at the defaults (d = 5, w = 4096).  An attacker
+ * finds its flow's cells wherever its count stands above the other cells
+ * of the row (a row's cells average N / w of a span's N packets, 2,441 for
+ * N = 10^7 at the defaults; flows of distinct counts, powers of two for
+ * one, are told apart even when they share cells), so 60 bits leave with
+ * each such flow: fs_mix64 inverted over the 16 values of the missing 4
+ * bits, the attack above goes through with a 16-way guess per pair.
+ * Dropping the hash alone is therefore not enough.  HyperLogLog registers
+ * are the same in small: index = the low p bits of a flow's (or address's)
+ * hash, rank = its trailing zeros above them + 1 (hll.h), readable when
+ * the attacker can tell which register its flow raised (a quiet network,
+ * windows compared): p bits plus about 2 (P(rank = k) = 2^-k), when its
+ * rank beats the register's earlier maximum, which over n distinct keys
+ * and m registers happens with probability about m / (n + m).  The flows
+ * sketch's index is the same low bits as Count-Min row 0's column.
+ *
+ * What is exported instead (user/lib/export_perm.h).  Every export (the
+ * export answer, native files from format 2, pg-sql, Redis and pg-hll)
+ * carries cells at (r, pi_r(c)) and registers at (s, sigma_s(i)), pi_r and
+ * sigma_s uniform permutations drawn from a key derived from the secret
+ * with SipHash (independent of this hash's key: a PRF's outputs on other
+ * inputs), and a candidate carries its flow key, its estimates and
+ * pi_r(col_r(h)) for each row, never h; the secret's fingerprint is a
+ * SipHash output of a constant.  Hosts of one secret share the
+ * permutations, sums and maxima commute with them, and HyperLogLog
+ * estimates depend on the registers' histogram only: merges stay exact
+ * and readers need no secret.  What one learns about flows it knows,
+ * from candidates and from heavy cells alike, is then, for the flows it
+ * can pick out, which of them share a cell in a row (or a register):
+ * given that partition, the exported positions are uniform whatever the
+ * columns were, so they carry no bit of h.  Ranks still carry about 2
+ * bits of h per flow whose register can be attributed.  We know of no way
+ * to get key material from shared-cell relations and rank bits (12 or so
+ * output bits of fs_mix64, which mixes both halves, compared between
+ * flows) short of guessing both halves' accumulators and slopes, 2^128
+ * for even the one-port-varying family above; fs_mix64 is not a
+ * cryptographic function, so this is an argument, not a proof.
+ *
+ * What remains is generic and inherent to showing a sketch: an attacker
+ * who can have about w of its own flows picked out in exports (as
+ * candidates, a few per window, or as heavy cells, each
+ * needing about N / w packets, so about N packets for w of them) learns
+ * which of them share each row's cell with a victim candidate (about one
+ * per row), and can reuse those for as long as the secret stays.  That
+ * costs the attacker as much traffic as the span's whole, buys nothing
+ * about flows it has not had observed, and is reset by a new fleet
+ * secret.  Exports are the fleet's data: keep them as confidential as the
+ * traffic they summarise.  Window files (the state directory) keep raw
+ * hashes; they are root's and never leave the host.
  */
 #define FS_HASH_PAIRS 5
 #define FS_HASH_KEY_WORDS (1 + 2 * FS_HASH_PAIRS)

@@ -8,7 +8,9 @@
  *     rank  = ctz((h >> p) | 1 << (64 - p)) + 1  1 .. 65 - p
  * The guard bit caps the rank when the remaining 64 - p bits are all zero
  * (Redis: p = 14, ranks 1..51).  A register keeps the max rank it has seen;
- * 0 means empty.  Registers are one byte each in the datapath (a byte
+ * 0 means empty.  Exports move each sketch's registers through a secret
+ * permutation (user/lib/export_perm.h), which keeps every estimate and
+ * merge and tells no reader the index bits of a known key's hash.  Registers are one byte each in the datapath (a byte
  * store is cheaper than a 6-bit field update); exports pack them.
  *
  * Merge is register-wise max, which gives exactly the sketch of the union.

@@ -146,6 +146,8 @@ struct fs_block_stats {
 	__u64 maybe;
 	__u64 dropped;
 	__u64 dropped_bytes;
+	__u64 unjudged;		/* frames of FS_STAT_VLAN_UNJUDGED dropped */
+	__u64 unjudged_bytes;
 } __attribute__((aligned(64)));
 
 /* A window's totals: everything that entered its sketches (the daemon's
@@ -205,7 +207,8 @@ enum fs_stat {
 	FS_STAT_FRAGMENTS,		/* non-first fragments: sketched, ports 0 */
 	FS_STAT_TRUNC_ETH,		/* shorter than an Ethernet header */
 	FS_STAT_TRUNC_VLAN,		/* truncated inside a VLAN tag */
-	FS_STAT_VLAN_DEPTH,		/* more than two VLAN tags */
+	FS_STAT_VLAN_DEPTH,		/* more than two VLAN tags (judged by
+					   source up to eight) */
 	FS_STAT_TRUNC_IPV4,		/* shorter than the IPv4 header */
 	FS_STAT_BAD_IHL,		/* IHL < 5 or options past the frame */
 	FS_STAT_BAD_IPV4_LEN,		/* total length < header length */
@@ -222,6 +225,10 @@ enum fs_stat {
 					   unless maps and params disagree) */
 	FS_STAT_SKB_NONLINEAR,		/* tracepoint frontends: headers past
 					   the skb's linear part, not read */
+	FS_STAT_VLAN_UNJUDGED,		/* more VLAN tags than the verdict
+					   walks (parse.bpf.h, "Deep VLAN
+					   stacks"): dropped while a
+					   blocklist is in force */
 	FS_STAT_MAX,
 };
 

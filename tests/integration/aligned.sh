@@ -65,14 +65,14 @@ fs_pair_create "fs-al-atx-$ID" "fs-al-arx-$ID" "fsalat$ID" "fsalar$ID" &&
 sleep_to_offset 1200000000
 (exec nsenter --net="/run/netns/fs-al-arx-$ID" "$FSD" -i "fsalar$ID" --window 3 \
 	--pin-dir "/sys/fs/bpf/fs-al-a-$ID" --state-dir "$WORK/a/state" \
-	--socket "$WORK/a/sock" >>"$WORK/a/daemon.log" 2>&1) &
+	--socket "$WORK/a/sock" --blocklist "$WORK/a/blocklist" >>"$WORK/a/daemon.log" 2>&1) &
 A_PID=$!
 disown "$A_PID"	# stopped by cleanup(), without a job notice
 sleep 1.3
 WORK_B="$WORK/b"
 (exec nsenter --net="/run/netns/fs-al-brx-$ID" "$FSD" -i "fsalbr$ID" --window 3 \
 	--pin-dir "/sys/fs/bpf/fs-al-b-$ID" --state-dir "$WORK_B/state" \
-	--socket "$WORK_B/sock" >>"$WORK_B/daemon.log" 2>&1) &
+	--socket "$WORK_B/sock" --blocklist "$WORK_B/blocklist" >>"$WORK_B/daemon.log" 2>&1) &
 B_PID=$!
 disown "$B_PID"
 

@@ -278,11 +278,8 @@ SOCK=$T/fsd.sock
 LIST=$T/blocklist	# does not exist yet: an empty list
 
 fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth pair"
-fs_in "$NS_RX" sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$IF_RX.rp_filter=0" \
-	"net.ipv6.conf.$IF_RX.disable_ipv6=0" || bail "rp_filter off, IPv6 on $IF_RX"
-ip -n "$NS_RX" addr add "$DST4/32" dev "$IF_RX" &&
-	ip -n "$NS_RX" addr add "$DST6/128" dev "$IF_RX" nodad ||
-	bail "destination addresses on $IF_RX"
+fs_rx_addresses "$NS_RX" "$IF_RX" "$DST4" "$DST6" ||
+	bail "$DST4 and $DST6 on $IF_RX, any source accepted"
 MAC=$(fs_mac "$NS_RX" "$IF_RX")
 ok "namespaces $NS_TX, $NS_RX joined by $IF_TX <-> $IF_RX, $DST4 and $DST6 on $IF_RX"
 

@@ -58,7 +58,7 @@ SOCK=$T/fsd.sock
 fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth pair"
 
 nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --window 1 \
-	--pin-dir "$PIN" --socket "$SOCK" >"$T/daemon.log" 2>&1 &
+	--pin-dir "$PIN" --socket "$SOCK" --blocklist "$T/blocklist" >"$T/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
 	[ -S "$SOCK" ] && "$CLI" --socket "$SOCK" status >/dev/null 2>&1 && break

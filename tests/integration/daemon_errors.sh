@@ -52,8 +52,9 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # stderr in $T/err, status in $rc.  Every call here expects a refusal, so a
 # daemon that starts after all is stopped (SIGTERM, its clean exit) after
 # 20 s and the check fails on its message instead of hanging the suite.
+# Every daemon here gets a list file of its own (never the host's).
 fsd() {
-	fs_in "$NS_RX" timeout -s TERM 20 "$FSD" "$@" >"$T/out" 2>"$T/err"
+	fs_in "$NS_RX" timeout -s TERM 20 "$FSD" --blocklist "$T/blocklist" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 }
 
@@ -61,7 +62,7 @@ fsd() {
 fsd_start() {
 	local sock=$1; shift
 	# nsenter execs the daemon: $! is the daemon's pid.
-	nsenter --net="/run/netns/$NS_RX" "$FSD" --socket "$sock" "$@" \
+	nsenter --net="/run/netns/$NS_RX" "$FSD" --socket "$sock" --blocklist "$T/blocklist" "$@" \
 		>"$T/bg.out" 2>"$T/bg.err" &
 	DAEMON_PIDS+=($!)
 	bg_pid=$!
@@ -96,7 +97,7 @@ fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || {
 	exit 1
 }
 
-base=(--pin-dir "$PIN" --socket "$T/sock")
+base=(--pin-dir "$PIN" --socket "$T/sock" --blocklist "$T/blocklist")
 
 # --- input errors: one message, nothing touched --------------------------
 fsd -i no-such-if0 "${base[@]}"
@@ -150,7 +151,7 @@ check "pin directory outside bpffs: host clean" host_clean "$PIN"
 # (connect() refuses on a regular file as on a dead daemon's socket.)
 echo keep >"$T/not-a-socket"
 fs_in "$NS_RX" timeout 10 "$FSD" -i "$IF_RX" --pin-dir "$PIN" \
-	--socket "$T/not-a-socket" >"$T/out" 2>"$T/err"
+	--socket "$T/not-a-socket" --blocklist "$T/blocklist" >"$T/out" 2>"$T/err"
 rc=$?
 check "--socket on a regular file refused with one message" \
 	failed_with "$T/not-a-socket exists and is not a socket"

@@ -90,7 +90,7 @@ fi
 # nsenter itself, not fs_in: a backgrounded function is a subshell, and
 # $! must be the daemon (nsenter execs it) for the signal tests below.
 nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window "$WINDOW" --pin-dir "$PIN_DIR" \
-	--socket "$SOCK" >"$WORK/daemon.log" 2>&1 &
+	--socket "$SOCK" --blocklist "$WORK/blocklist" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
 	cli status --json >"$WORK/status0.json" 2>/dev/null && break

@@ -5,9 +5,8 @@
 # daemon: tools/fs-fake-daemon serves export answers made here, whose every
 # cell, register and candidate is known, so each output format is checked
 # byte for byte against its documented layout (native.h, hll_export.h,
-# pgsql.h) and merge's counts against the cells the candidates' hashes
-# select (cms.h: at width 16 a row's column is the next 4 bits of the
-# hash).  Also: the request sent (protocol.h), every usage error (exit 2,
+# pgsql.h) and merge's counts against the cells the candidates' exported
+# columns name (one per row, export_perm.h).  Also: the request sent (protocol.h), every usage error (exit 2,
 # one line, nothing on stdout), answers the CLI must refuse (bad base64,
 # counts that disagree with the parameters, a register above its
 # precision's largest rank, a fingerprint that is not hex), no binary on
@@ -45,8 +44,8 @@ answer() {
 	python3 - "$out" "$@" <<'EOF'
 import base64, json, struct, sys
 d, log2w, p = 2, 4, 14
-# Candidate 1 (hash 0x...21): row 0 column 1, row 1 column 2.
-# Candidate 2 (hash 0x...53): row 0 column 3, row 1 column 5.
+# Candidate 1: row 0 column 1, row 1 column 2.
+# Candidate 2: row 0 column 3, row 1 column 5.
 cells = [(10 * i + 1, 1000 * i + 7) for i in range(d << log2w)]
 cells[0] = (0, 0)                     # left out of pg-sql's fs_cms
 cells[1] = (500, 70000)
@@ -71,10 +70,10 @@ a = {
     "candidates": [
         {"src": "10.0.0.1", "dst": "10.0.0.2", "sport": 1234, "dport": 80,
          "proto": "tcp", "proto_num": 6, "family": 4,
-         "hash": "0000000000000021", "packets": 480, "bytes": 70000, "direction": "in"},
+         "columns": [1, 2], "packets": 480, "bytes": 70000, "direction": "in"},
         {"src": "2001:db8::1", "dst": "2001:db8::2", "sport": 53, "dport": 5353,
          "proto": "udp", "proto_num": 17, "family": 6,
-         "hash": "0000000000000053", "packets": 90, "bytes": 8000, "direction": "both"},
+         "columns": [3, 5], "packets": 90, "bytes": 8000, "direction": "both"},
     ],
     "sketch": {"encoding": "base64", "cells": d << log2w, "registers": 3 << p,
                "data": base64.b64encode(raw).decode()},
@@ -143,7 +142,7 @@ usage_error "merge top stray argument" merge a.fsk top extra
 ex --format native --span 60 --direction in -o "$T/a.fsk"
 check "the request is protocol.h's export, span and direction given" \
 	jqe -s '.[0] == {"cmd":"export","span":60,"direction":"in"}' "$T/a.log"
-check "native: 96 + 2 * 48 + 8 + 16 * 32 + 8 + 3 * 16384 + 4 bytes" \
+check "native: 96 + 2 * (40 + 2 * 4) + 8 + 16 * 32 + 8 + 3 * 16384 + 4 bytes" \
 	[ "$(stat -c %s "$T/a.fsk")" = $((96 + 2 * 48 + 8 + 16 * 32 + 8 + 3 * 16384 + 4)) ]
 python3 - "$T/a.fsk" "$T/a.json" >"$T/native.check" <<'EOF'
 import base64, json, struct, sys, zlib
@@ -154,7 +153,7 @@ def want(what, got, exp):
     if got != exp:
         bad.append("%s: %r, not %r" % (what, got, exp))
 want("magic", b[:8], b"FSEXPORT")
-want("version, direction", struct.unpack_from("<II", b, 8), (1, 3))
+want("version, direction", struct.unpack_from("<II", b, 8), (2, 3))
 want("params", b[16:32], b"FSK1" + bytes([1, 2, 4, 14, 0, 2]) + bytes(6))
 want("fingerprint", struct.unpack_from("<Q", b, 32)[0], 0x0123456789abcdef)
 want("times", struct.unpack_from("<QQQQ", b, 40),
@@ -162,7 +161,8 @@ want("times", struct.unpack_from("<QQQQ", b, 40),
 want("totals, candidates", struct.unpack_from("<QQQ", b, 72), (100000, 90000000, 2))
 # Ascending key bytes: the IPv4 key (family 4) first.
 want("candidate 0 key", b[96:104], bytes([4, 6, 0, 0]) + struct.pack(">HH", 1234, 80))
-want("candidate 0 hash", struct.unpack_from("<Q", b, 136)[0], 0x21)
+want("candidate 0 columns", struct.unpack_from("<II", b, 136), (1, 2))
+want("candidate 1 columns", struct.unpack_from("<II", b, 184), (3, 5))
 want("candidate 1 family", b[144], 6)
 off = 96 + 96
 want("cells", struct.unpack_from("<Q", b, off)[0], 32)
@@ -216,7 +216,7 @@ diag <"$T/pg.check"
 ex --format pg-sql --host edge-1 -o "$T/a.sql"
 check "pg-sql: the span row of host edge-1 with its parameters and totals" \
 	grep -q "VALUES ('edge-1', '2023-11-14 22:13:20.250000+00', '2023-11-14 22:13:50.250000+00', 30, 1, 'both', 2, 4, 14, '0123456789abcdef', 100000, 90000000);" "$T/a.sql"
-check "pg-sql: a candidate's rows name the columns its hash selects (rows 0 and 1: 1, 2)" \
+check "pg-sql: a candidate's rows name its exported columns (rows 0 and 1: 1, 2)" \
 	bash -c "grep -qP '^edge-1\t4\t6\t10.0.0.1\t10.0.0.2\t1234\t80\t0\t1$' '$T/a.sql' &&
 		grep -qP '^edge-1\t4\t6\t10.0.0.1\t10.0.0.2\t1234\t80\t1\t2$' '$T/a.sql'"
 check "pg-sql: non-zero cells only, by row and column" \
@@ -272,6 +272,11 @@ bad "a register of 52 at p = 14" "register of 52" \
 bad "a fingerprint that is not hex" "not 16 hex digits" 'a["secret_fingerprint"] = "0123456789abcdeg"'
 bad "an IPv6 address for family 4" "not IPv4 ones" 'a["candidates"][0]["src"] = "2001:db8::9"'
 bad "a depth of 9" "params.cms_depth" 'a["params"]["cms_depth"] = 9'
+bad "a column of 16 at width 16" "column in row 1 is not a whole number below the width 16" \
+	'a["candidates"][0]["columns"] = [1, 16]'
+bad "three columns at depth 2" "a candidate of 3 columns, not one per row (2)" \
+	'a["candidates"][1]["columns"] = [1, 2, 3]'
+bad "a candidate without columns" "columns" 'del a["candidates"][0]["columns"]'
 refused "export -o into a directory that is not there" "cannot create a file beside" \
 	--socket "$T/a.sock" export --format native -o "$T/nowhere/x.fsk"
 if command -v script >/dev/null; then
@@ -279,7 +284,13 @@ if command -v script >/dev/null; then
 	check "export refuses to write a binary sketch to a terminal" \
 		grep -q "not writing a binary sketch to a terminal" "$T/out"
 fi
-printf 'FSEXPORT\001\000\000\000' >"$T/short.fsk"
+# A file of format version 1 (raw flow hashes, datapath order): refused,
+# saying why and what to do.
+{ printf 'FSEXPORT\001\000\000\000'; head -c 200 /dev/zero; } >"$T/v1.fsk"
+refused "merge refuses a version 1 file, saying it carried the hashes" \
+	"v1.fsk: format version 1, which carried raw keyed flow hashes (they give the hash key away) and cannot be read without the secret: export it again with this flowsketch" \
+	merge "$T/v1.fsk" top
+printf 'FSEXPORT\002\000\000\000' >"$T/short.fsk"
 refused "merge names a truncated file" "short.fsk: truncated: 12 bytes, shorter than the 96-byte header" \
 	merge "$T/short.fsk" top
 refused "merge names a file that is not there" "missing.fsk: cannot be read: No such file" \

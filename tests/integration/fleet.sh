@@ -30,7 +30,11 @@
 #   - merge refuses a file of another secret and one of another width
 #     (a third daemon run, twice), naming the difference and both files;
 #     PostgreSQL refuses to load the other width's span; merge refuses a
-#     file with an unknown version and a truncated one.
+#     file with an unknown version and a truncated one;
+#   - attacker model (hash.h, "What leaves the host"): no export of A (the
+#     answer, native, Redis, pg-hll, pg-sql) holds a keyed hash of a flow
+#     sent, and neither candidates nor heavy cells sit at the columns the
+#     flows' hashes select.
 # The servers run privately from a temporary directory (Redis on a unix
 # socket, PostgreSQL on a unix socket only, as the postgres user) and are
 # stopped on every exit.  Output: TAP.
@@ -55,6 +59,7 @@ FSD=build/flowsketchd
 CLI=${FS_FLEET_CLI:-build/flowsketch}
 FLEET_SQL=${FS_FLEET_SQL:-dist/fleet_top.sql}
 GEN=build/tools/fs-gen
+REF_HASH=build/tools/fs-ref-hash
 PG_BIN=/usr/lib/postgresql/15/bin
 SPAN=300
 WORK=""
@@ -146,7 +151,7 @@ within_rse() {
 }
 
 fs_require_root
-for b in "$FSD" "$CLI" "$GEN" redis-server redis-cli psql "$PG_BIN/initdb" "$PG_BIN/pg_ctl"; do
+for b in "$FSD" "$CLI" "$GEN" "$REF_HASH" redis-server redis-cli psql "$PG_BIN/initdb" "$PG_BIN/pg_ctl"; do
 	command -v "$b" >/dev/null || [ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
 done
 [ -f /usr/share/postgresql/15/extension/hll.control ] ||
@@ -217,6 +222,118 @@ check "the Redis export is the 12,304-byte dense string ($(stat -c %s "$WORK/a.r
 	[ "$(stat -c %s "$WORK/a.redis")" = 12304 ]
 check "the pg-hll export is a FULL hll as text (\\x14 8e ...)" \
 	grep -qE '^\\x148e7f[0-9a-f]+$' "$WORK/a.pghll"
+
+# ---------------------------------------------------------------- attacker model
+# hash.h, "What leaves the host": an attacker who knows the flows (this
+# test sent them) and reads every export of host A finds none of their
+# keyed hashes (flow, source, destination, computed from the secret file
+# by tests/unit/ref_hash.h, tools/fs-ref-hash) in any of them, as a
+# number, as hex or as 8 bytes of a binary anywhere; the candidates are
+# not at their raw columns (the columns the hash selects, cms.h), and
+# the cells at the 10 heaviest flows' raw columns do not hold their counts
+# (in the datapath's layout every one of them would).
+python3 - "$WORK/a.sock" "$SPAN" >"$WORK/a.json" <<'EOF_PY' || bail "the raw export answer of A"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(json.dumps({"cmd": "export", "span": int(sys.argv[2])}).encode() + b"\n")
+out = b""
+while True:
+    b = s.recv(1 << 20)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode())
+EOF_PY
+jq -r '.flows[] | "\(.src) \(.dst) \(.sport) \(.dport) \(.proto_num)"' "$WORK"/t-a-*.json >"$WORK/a-flows"
+"$REF_HASH" "$WORK/secret" "$(jq .params.cms_depth "$WORK/a.json")" \
+	"$(jq .params.cms_log2_width "$WORK/a.json")" <"$WORK/a-flows" >"$WORK/a-ref" ||
+	bail "the reference hashes of A's flows"
+python3 - "$WORK/a-flows" "$WORK/a-ref" "$WORK/truth-a.json" "$WORK/a.json" "$WORK/a.fsk" \
+	"$WORK/a.redis" "$WORK/a.pghll" "$WORK/a.sql" >"$WORK/leak" <<'EOF_PY'
+import base64, json, re, struct, sys
+flows, ref, truth, ans, fsk, redis, pghll, sql = sys.argv[1:]
+keys = [l.strip() for l in open(flows)]
+refs = [l.split() for l in open(ref)]
+secret = {}                       # value -> what it is the hash of
+cols = {}                         # flow key -> raw columns
+for k, r in zip(keys, refs):
+    for what, h in zip(("flow", "source", "destination"), r[:3]):
+        secret[int(h, 16)] = "%s hash of %s" % (what, k)
+    cols[k] = [int(c) for c in r[3:-1]]
+bad = []
+hits = {}                         # where -> [count, first example]
+def found(name, what):
+    h = hits.setdefault(name, [0, what])
+    h[0] += 1
+def scan_bytes(name, b):
+    for i in range(len(b) - 7):
+        for order in "<>":
+            v = struct.unpack_from(order + "Q", b, i)[0]
+            if v in secret:
+                found(name, "the %s at byte %d" % (secret[v], i))
+def scan_text(name, t):
+    for m in re.finditer(r"[0-9a-fA-F]+", t):
+        tok = m.group(0)
+        for j in range(0, max(1, len(tok) - 15)):
+            if len(tok) >= 16 and int(tok[j:j + 16], 16) in secret:
+                found(name, "the %s as hex" % secret[int(tok[j:j + 16], 16)])
+        if len(tok) > 16 and len(tok) % 2 == 0:
+            scan_bytes(name + " (hex blob)", bytes.fromhex(tok))
+    for m in re.finditer(r"[0-9]+", t):
+        if len(m.group(0)) <= 20 and int(m.group(0)) in secret:
+            found(name, "the %s as a number" % secret[int(m.group(0))])
+a = json.load(open(ans))
+text = open(ans).read()
+scan_text("export answer", text)
+scan_bytes("export answer's sketch", base64.b64decode(a["sketch"]["data"]))
+if any("hash" in c for c in a["candidates"]):
+    bad.append("export answer: a candidate has a \"hash\"")
+scan_bytes("native file", open(fsk, "rb").read())
+scan_bytes("redis string", open(redis, "rb").read())
+scan_text("pg-hll text", open(pghll).read())
+scan_text("pg-sql script", open(sql).read())
+# Candidates at their raw columns (pg-sql's fs_candidate rows).
+pairs = same = 0
+for line in open(sql):
+    f = line.rstrip("\n").split("\t")
+    if len(f) == 9 and f[0] == "host-a":
+        k = "%s %s %s %s %s" % (f[3], f[4], f[5], f[6], f[2])
+        if k in cols:
+            pairs += 1
+            same += cols[k][int(f[7])] == int(f[8])
+# The heaviest flows' counts in the native file's cells at their raw
+# columns (the file's version says its candidates' size).
+b = open(fsk, "rb").read()
+version = struct.unpack_from("<I", b, 8)[0]
+d, log2w = b[21], b[22]
+ncand = struct.unpack_from("<Q", b, 88)[0]
+off = 96 + ncand * (48 if version == 1 else 40 + 4 * d) + 8
+cell = lambda r, c: struct.unpack_from("<Q", b, off + 16 * ((r << log2w) | c))[0]
+heavy = sorted(json.load(open(truth)), key=lambda t: -t["packets"])[:10]
+held = 0
+for t in heavy:
+    held += sum(cell(r, cols[t["key"]][r]) >= t["packets"] for r in range(d))
+print("# %d candidate rows, %d at their raw column; %d of %d heavy cells at the raw columns"
+      % (pairs, same, held, 10 * d), file=sys.stderr)
+for name, (n, example) in sorted(hits.items()):
+    bad.append("%s: %d hashes of flows sent, e.g. %s" % (name, n, example))
+if pairs < 10:
+    bad.append("only %d candidate rows of known flows in the pg-sql script" % pairs)
+# A relabelled column equals the raw one with probability 1 / w: allow
+# the mean and 6 standard deviations (in the datapath's layout all do).
+chance = pairs / (1 << log2w)
+if same > 3 + chance + 6 * chance ** 0.5:
+    bad.append("%d of %d candidate rows name the raw column the hash selects (chance: %.1f)"
+               % (same, pairs, chance))
+if held > 3:
+    bad.append("%d of %d cells at the 10 heaviest flows' raw columns hold their counts" % (held, 10 * d))
+if bad:
+    print("\n".join(bad))
+EOF_PY
+check "attacker model: no export of A holds a hash of a flow sent, or the raw columns of one" \
+	[ ! -s "$WORK/leak" ]
+diag <"$WORK/leak"
 
 # ---------------------------------------------------------------- merge top
 "$CLI" merge "$WORK/a.fsk" "$WORK/b.fsk" top -n 10 --json >"$WORK/merge-top.json" 2>"$WORK/merge-top.err"
@@ -360,9 +477,9 @@ check "PostgreSQL refuses the span of another width (exit $rc: $(grep -o 'fs_spa
 	bash -c "[ $rc != 0 ] && grep -q fs_span_sketches_match_fs_fleet '$WORK/err'"
 hosts=$(pg -At -c "select string_agg(host, ',' order by host) from fs_span")
 check "... and keeps the fleet's tables as they were ($hosts)" [ "$hosts" = host-a,host-b ]
-cp "$WORK/b.fsk" "$WORK/v2.fsk"
-printf '\002' | dd of="$WORK/v2.fsk" bs=1 seek=8 conv=notrunc status=none
-refused "a file of format version 2, naming it" 'v2.fsk: format version 2' "$WORK/a.fsk" "$WORK/v2.fsk"
+cp "$WORK/b.fsk" "$WORK/v3.fsk"
+printf '\003' | dd of="$WORK/v3.fsk" bs=1 seek=8 conv=notrunc status=none
+refused "a file of format version 3, naming it" 'v3.fsk: format version 3' "$WORK/a.fsk" "$WORK/v3.fsk"
 head -c $(($(stat -c %s "$WORK/b.fsk") - 1000)) "$WORK/b.fsk" >"$WORK/short.fsk"
 refused "a truncated file, naming it" 'short.fsk: truncated' "$WORK/a.fsk" "$WORK/short.fsk"
 stop_daemon a

@@ -122,7 +122,7 @@ WORK=$(mktemp -d /tmp/fs-iw.XXXXXX) || bail "a work directory"
 fs_pair_create "$NS_TX" "$NS_RX" "$TX" "$RX" || bail "veth pair $TX - $RX"
 
 nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$RX" --pin-dir "$PIN_DIR" \
-	--socket "$WORK/sock" >"$WORK/daemon.log" 2>&1 &
+	--socket "$WORK/sock" --blocklist "$WORK/blocklist" >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
 	cli status --json >/dev/null 2>&1 && break

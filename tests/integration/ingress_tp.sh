@@ -49,8 +49,14 @@ trap fsd_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The daemon in NS_RX, in the foreground (start(): in the background).
-fsd() { nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-	--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" "$@"; }
+# A list file of its own for XDP (never the host's); the tracepoint takes none.
+fsd() {
+	local list=(--blocklist "$WORK/blocklist")
+
+	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
+	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
+		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" "${list[@]}" "$@"
+}
 
 start() { fsd_start "$@"; }
 stop() {

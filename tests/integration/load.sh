@@ -123,7 +123,7 @@ fi
 # nsenter itself (it execs the daemon), so that $! is the daemon's pid,
 # whose /proc/PID/status the sampler reads.
 nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window "$WINDOW" \
-	--history "$HISTORY" --pin-dir "$PIN_DIR" --socket "$SOCK" \
+	--history "$HISTORY" --pin-dir "$PIN_DIR" --socket "$SOCK" --blocklist "$WORK/blocklist" \
 	>"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do

@@ -199,7 +199,8 @@ refused "not this host's" 192.0.2.1:$PORT "not an address of this host"
 refused "port in use" 127.0.0.1:$PORT "Address already in use"
 # The running daemon's own pin directory and port: it is named, not the port.
 rx "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR" --state-dir "$WORK/bad-state" \
-	--socket "$WORK/bad.sock" --metrics "127.0.0.1:$PORT" >/dev/null 2>"$WORK/bad.err"
+	--socket "$WORK/bad.sock" --blocklist "$WORK/blocklist" \
+	--metrics "127.0.0.1:$PORT" >/dev/null 2>"$WORK/bad.err"
 rc=$?
 check "a second daemon on the pin directory and port: exit 1, one line naming the first ($(cat "$WORK/bad.err"))" \
 	bash -c '[ "$0" = 1 ] && [ "$(wc -l <"$1")" = 1 ] && grep -qF "another flowsketchd is using $2 (pid" "$1" &&

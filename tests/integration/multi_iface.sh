@@ -88,7 +88,8 @@ ip link add "$B_TX" netns "$NS_TX" type veth peer name "$B_RX" netns "$NS_RX" &&
 ok "two veth pairs between $NS_TX and $NS_RX"
 
 nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$A_RX" -i "$B_RX" \
-	--pin-dir "$PIN_DIR" --socket "$WORK/sock" >"$WORK/daemon.log" 2>&1 &
+	--pin-dir "$PIN_DIR" --socket "$WORK/sock" --blocklist "$WORK/blocklist" \
+	>"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
 	cli status --json >"$WORK/status.json" 2>/dev/null && break

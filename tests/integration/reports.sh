@@ -72,7 +72,8 @@ fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth 
 MAC=$(fs_mac "$NS_RX" "$IF_RX")
 
 nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --window 1 \
-	--hh-fraction "$PHI" --pin-dir "$PIN" --socket "$SOCK" >"$T/daemon.log" 2>&1 &
+	--hh-fraction "$PHI" --pin-dir "$PIN" --socket "$SOCK" --blocklist "$T/blocklist" \
+	>"$T/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 100); do
 	[ -S "$SOCK" ] && cli status >/dev/null 2>&1 && break

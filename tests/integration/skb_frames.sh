@@ -351,7 +351,7 @@ check "b: flows --direction in within 4 rse of the truth" flows_ok b in
 # as a crash would; from there --replace is what switches modes
 # (ingress_tp.sh checks both ways).
 kill -KILL "$PID_B"; wait "$PID_B" 2>/dev/null; PID_B=""
-start b "$NS_RX" "$VETH_RX" "$PIN_B" --replace ||
+start b "$NS_RX" "$VETH_RX" "$PIN_B" --replace --blocklist "$WORK/blocklist-b" ||
 	{ diag <"$WORK/daemon-b.log"; bail "daemon B (--replace, --ingress xdp on $VETH_RX) answers status"; }
 check "B counts what $VETH_RX receives with native XDP, afresh: frontend xdp, no tracepoint link left, counters and totals 0" \
 	jqe '.frontends[0].name == "xdp" and .frontends[0].hook == "xdp" and

@@ -278,6 +278,8 @@ static void stats_sum(struct flowsketch *skel, struct fs_block_stats *out)
 		out->maybe += v[c].maybe;
 		out->dropped += v[c].dropped;
 		out->dropped_bytes += v[c].dropped_bytes;
+		out->unjudged += v[c].unjudged;
+		out->unjudged_bytes += v[c].unjudged_bytes;
 	}
 	free(v);
 }
@@ -541,24 +543,31 @@ static int run_one(struct flowsketch *skel, const struct pkt *p)
 	return (int)opts.retval;
 }
 
-static void test_malformed_from_blocked_source(void **state)
-{
-	static const struct fs_hash_secret secret = { 3, 4 };
-	static const __u8 dst4[4] = { 192, 0, 2, 1 };
-	static const __u8 dst6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-	struct fs_sketch_params params;
-	struct fs_bloom_key bkey;
+/* A datapath with two entries, 203.0.113.0/24 (id 1) and
+ * 2001:db8:bad0::/48 (id 2), in force. */
+struct small_list {
+	struct flowsketch *skel;
 	struct fs_bloom_block *map;
 	struct fs_block_exact *exact;
+	unsigned int log2b;
+};
+
+static const __u8 dst4[4] = { 192, 0, 2, 1 };
+static const __u8 dst6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const __u8 bad4[16] = { 203, 0, 113, 9 }, ok4[16] = { 198, 51, 100, 9 };
+static const __u8 bad6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xba, 0xd0, [15] = 7 };
+static const __u8 ok6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x60, 0x0d, [15] = 7 };
+
+static void small_list_open(struct small_list *l)
+{
+	static const struct fs_hash_secret secret = { 3, 4 };
+	struct fs_sketch_params params;
+	struct fs_bloom_key bkey;
 	struct flowsketch *skel;
 	struct fs_cidr c4, c6;
 	const char *why;
-	__u8 bad4[16] = { 203, 0, 113, 9 }, ok4[16] = { 198, 51, 100, 9 };
-	__u8 bad6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xba, 0xd0, [15] = 7 };
-	__u8 ok6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x60, 0x0d, [15] = 7 };
-	unsigned int log2b = 0, k = 0, v, i;
+	unsigned int log2b = 0, k = 0;
 	__u32 one = 1, two = 2;
-	struct pkt p;
 
 	fs_params_init(&params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &secret);
@@ -574,15 +583,17 @@ static void test_malformed_from_blocked_source(void **state)
 	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_block_hits, 4), 0);
 	assert_int_equal(bpf_map__set_max_entries(skel->maps.fs_bloom, 2U << log2b), 0);
 	assert_int_equal(flowsketch__load(skel), 0);
-	map = mmap(NULL, sizeof(*map) << (log2b + 1), PROT_READ | PROT_WRITE,
-		   MAP_SHARED, bpf_map__fd(skel->maps.fs_bloom), 0);
-	exact = mmap(NULL, sizeof(*exact), PROT_READ | PROT_WRITE, MAP_SHARED,
-		     bpf_map__fd(skel->maps.fs_block_exact), 0);
-	assert_true(map != MAP_FAILED && exact != MAP_FAILED);
-	fs_cidr_filter_add(&bkey, &c4, map, log2b, k);
-	fs_cidr_filter_add(&bkey, &c6, map, log2b, k);
-	fs_cidr_exact_change(exact, NULL, &c4, 1);
-	fs_cidr_exact_change(exact, NULL, &c6, 1);
+	l->skel = skel;
+	l->log2b = log2b;
+	l->map = mmap(NULL, sizeof(*l->map) << (log2b + 1), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, bpf_map__fd(skel->maps.fs_bloom), 0);
+	l->exact = mmap(NULL, sizeof(*l->exact), PROT_READ | PROT_WRITE, MAP_SHARED,
+			bpf_map__fd(skel->maps.fs_block_exact), 0);
+	assert_true(l->map != MAP_FAILED && l->exact != MAP_FAILED);
+	fs_cidr_filter_add(&bkey, &c4, l->map, log2b, k);
+	fs_cidr_filter_add(&bkey, &c6, l->map, log2b, k);
+	fs_cidr_exact_change(l->exact, NULL, &c4, 1);
+	fs_cidr_exact_change(l->exact, NULL, &c6, 1);
 	{
 		struct fs_block_key4 k4;
 		struct fs_block_key6 k6;
@@ -598,6 +609,33 @@ static void test_malformed_from_blocked_source(void **state)
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.fs_block6), &k6, &two, 0), 0);
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0), 0);
 	}
+}
+
+/* The list out of force (fs_ctl.bloom = 0), the entries still there. */
+static void small_list_off(struct small_list *l)
+{
+	struct fs_ctl ctl = { 0 };
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.fs_ctl), &zero, &ctl), 0);
+	ctl.bloom = 0;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(l->skel->maps.fs_ctl), &zero, &ctl, 0), 0);
+}
+
+static void small_list_close(struct small_list *l)
+{
+	munmap(l->map, sizeof(*l->map) << (l->log2b + 1));
+	munmap(l->exact, sizeof(*l->exact));
+	flowsketch__destroy(l->skel);
+}
+
+static void test_malformed_from_blocked_source(void **state)
+{
+	struct small_list l;
+	unsigned int v, i;
+	struct pkt p;
+
+	small_list_open(&l);
 	for (v = 0; v < 2; v++) {
 		/* Truncated TCP: the IPv4 header is whole, the TCP one is not. */
 		pkt_init(&p);
@@ -605,7 +643,7 @@ static void test_malformed_from_blocked_source(void **state)
 		pkt_ipv4(&p, 6, v ? ok4 : bad4, dst4, 5, 0);
 		pkt_payload(&p, 10);
 		pkt_finish(&p);
-		assert_int_equal(run_one(skel, &p), v ? XDP_PASS_RET : XDP_DROP_RET);
+		assert_int_equal(run_one(l.skel, &p), v ? XDP_PASS_RET : XDP_DROP_RET);
 		/* IPv6 with more extension headers than the parser walks. */
 		pkt_init(&p);
 		pkt_eth(&p, PKT_ETH_P_IPV6);
@@ -614,11 +652,117 @@ static void test_malformed_from_blocked_source(void **state)
 			pkt_ipv6_opts(&p, i < 7 ? 60 : 17, 0);
 		pkt_udp(&p, 1000, 53);
 		pkt_finish(&p);
-		assert_int_equal(run_one(skel, &p), v ? XDP_PASS_RET : XDP_DROP_RET);
+		assert_int_equal(run_one(l.skel, &p), v ? XDP_PASS_RET : XDP_DROP_RET);
 	}
-	munmap(map, sizeof(*map) << (log2b + 1));
-	munmap(exact, sizeof(*exact));
-	flowsketch__destroy(skel);
+	small_list_close(&l);
+}
+
+/* fs_stats[stat] summed over CPUs. */
+static __u64 datapath_stat(struct flowsketch *skel, __u32 stat)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *v = calloc((size_t)ncpus, sizeof(*v)), sum = 0;
+	int c;
+
+	assert_non_null(v);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fs_stats), &stat, v), 0);
+	for (c = 0; c < ncpus; c++)
+		sum += v[c];
+	free(v);
+	return sum;
+}
+
+/*
+ * A frame behind n VLAN tags, their VIDs and EtherTypes (0x8100 and
+ * 0x88a8) drawn from the pattern: the stack strips priority tags (VID 0)
+ * in any number and delivers the IP packet inside (PLATFORM.md), and a VID
+ * with a VLAN device is delivered too.
+ */
+static void deep_vlan_frame(struct pkt *p, unsigned int n, int v6,
+			    const __u8 *src, unsigned int pattern)
+{
+	unsigned int i;
+
+	pkt_init(p);
+	pkt_eth(p, pattern & 1 ? PKT_ETH_P_8021AD : PKT_ETH_P_8021Q);
+	for (i = 0; i < n; i++) {
+		uint16_t next = i + 1 < n ?
+			((pattern >> (i + 1)) & 1 ? PKT_ETH_P_8021AD : PKT_ETH_P_8021Q) :
+			(v6 ? PKT_ETH_P_IPV6 : PKT_ETH_P_IP);
+
+		pkt_vlan(p, (pattern >> 8) & 1 ? (uint16_t)(100 + i) : 0, next);
+	}
+	if (v6)
+		pkt_ipv6(p, 17, src, dst6);
+	else
+		pkt_ipv4(p, 17, src, dst4, 5, 0);
+	pkt_udp(p, 4000, 53);
+	pkt_payload(p, 16);
+	pkt_finish(p);
+}
+
+/*
+ * Issue 17, defect 1: three or more stacked tags used to end the parse
+ * before the family was known, so the frame passed unjudged.  Now: up to
+ * eight tags, a listed source is dropped and any other passes; past
+ * eight, every frame is dropped while the list is in force and passed
+ * once it is not.  The oracle is the two entries the test put in.
+ */
+static void test_deep_vlan_from_blocked_source(void **state)
+{
+	static const unsigned int judged[] = { 3, 4, 8 }, unjudged[] = { 9, 12 };
+	struct fs_block_stats st0, st1;
+	__u64 depth0, unj0;
+	unsigned int i, pat, v6, bad, frames = 0, unj_frames = 0;
+	struct small_list l;
+	struct pkt p;
+
+	small_list_open(&l);
+	stats_sum(l.skel, &st0);
+	depth0 = datapath_stat(l.skel, FS_STAT_VLAN_DEPTH);
+	unj0 = datapath_stat(l.skel, FS_STAT_VLAN_UNJUDGED);
+	/* pattern bit 8: VID 0 or not; bits 0..: the tags' EtherTypes. */
+	for (pat = 0; pat < 0x200; pat += 0x55)
+		for (i = 0; i < 3; i++)
+			for (v6 = 0; v6 < 2; v6++)
+				for (bad = 0; bad < 2; bad++) {
+					const __u8 *src = v6 ? (bad ? bad6 : ok6) :
+							       (bad ? bad4 : ok4);
+
+					deep_vlan_frame(&p, judged[i], (int)v6, src, pat);
+					if (run_one(l.skel, &p) != (bad ? XDP_DROP_RET : XDP_PASS_RET))
+						fail_msg("%u tags (pattern %#x), IPv%d, %s source: wrong verdict",
+							 judged[i], pat, v6 ? 6 : 4,
+							 bad ? "listed" : "unlisted");
+					frames++;
+				}
+	for (i = 0; i < 2; i++)
+		for (v6 = 0; v6 < 2; v6++) {
+			deep_vlan_frame(&p, unjudged[i], (int)v6, v6 ? ok6 : ok4, 0x100);
+			assert_int_equal(run_one(l.skel, &p), XDP_DROP_RET);
+			unj_frames++;
+		}
+	/* Cut inside the fourth tag: no IP header to judge, never IP to the
+	 * stack either. */
+	deep_vlan_frame(&p, 4, 0, bad4, 0);
+	p.len = 14 + 3 * 4 + 2;
+	assert_int_equal(run_one(l.skel, &p), XDP_PASS_RET);
+	frames++;
+	stats_sum(l.skel, &st1);
+	assert_int_equal(datapath_stat(l.skel, FS_STAT_VLAN_DEPTH) - depth0, frames);
+	assert_int_equal(datapath_stat(l.skel, FS_STAT_VLAN_UNJUDGED) - unj0, unj_frames);
+	assert_int_equal(st1.unjudged - st0.unjudged, unj_frames);
+	assert_int_equal(st1.dropped - st0.dropped, (frames - 1) / 2);
+
+	/* No list in force: nothing is dropped, however deep. */
+	small_list_off(&l);
+	for (i = 0; i < 2; i++) {
+		deep_vlan_frame(&p, unjudged[i], 0, bad4, 0);
+		assert_int_equal(run_one(l.skel, &p), XDP_PASS_RET);
+		deep_vlan_frame(&p, judged[2], 1, bad6, 0x1ff);
+		assert_int_equal(run_one(l.skel, &p), XDP_PASS_RET);
+	}
+	small_list_close(&l);
 }
 
 int main(void)
@@ -626,6 +770,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty_list_passes_everything),
 		cmocka_unit_test(test_malformed_from_blocked_source),
+		cmocka_unit_test(test_deep_vlan_from_blocked_source),
 		cmocka_unit_test(test_verdict_10k_prefixes_1m_sources),
 	};
 

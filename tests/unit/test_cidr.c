@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "cidr.h"
@@ -194,6 +195,52 @@ static void test_list_file(void **state)
 	assert_non_null(strstr(msg, "list:2:"));
 }
 
+/*
+ * A list of max distinct entries followed by many repeats is accepted,
+ * and one entry more is refused, in time linear-logarithmic in its
+ * lines: a parser that sorts the whole array again for each line past
+ * max (max = 20,000, 60,000 repeats: 60,000 sorts of 20,000) takes
+ * minutes; the bound below leaves a margin of about 100 times what the
+ * squeeze-per-max-lines parser takes on a slow shared machine.
+ */
+#define REP_MAX 20000U
+#define REP_LINES 60000U
+static char *repeat_list(unsigned int distinct, size_t *size)
+{
+	char *text = malloc((size_t)(distinct + REP_LINES) * 20 + 1);
+	size_t len = 0;
+	unsigned int i;
+
+	assert_non_null(text);
+	for (i = 0; i < distinct; i++)
+		len += (size_t)sprintf(text + len, "10.%u.%u.%u\n", i >> 16, (i >> 8) & 255, i & 255);
+	for (i = 0; i < REP_LINES; i++)
+		len += (size_t)sprintf(text + len, "10.0.%u.%u/32\n", (i % distinct) >> 8, i % distinct & 255);
+	*size = len;
+	return text;
+}
+
+static void test_list_repeats_past_max(void **state)
+{
+	struct fs_cidr *c;
+	char msg[256];
+	size_t n, size;
+	clock_t t0 = clock();
+	char *text = repeat_list(REP_MAX, &size);
+
+	(void)state;
+	assert_int_equal(parse_text(text, size, REP_MAX, &c, &n, msg), 0);
+	assert_int_equal(n, REP_MAX);
+	free(c);
+	free(text);
+	text = repeat_list(REP_MAX + 1, &size);
+	assert_int_equal(parse_text(text, size, REP_MAX, &c, &n, msg), -E2BIG);
+	assert_non_null(strstr(msg, "more than 20000 entries"));
+	assert_null(c);
+	free(text);
+	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 3.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_covers),
 		cmocka_unit_test(test_list_file),
+		cmocka_unit_test(test_list_repeats_past_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

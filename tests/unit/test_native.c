@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <zlib.h>
 #include <cmocka.h>
 
@@ -70,7 +73,9 @@ static void make(struct fs_native *n, __u32 d, __u32 log2w, __u32 p,
 		c->key.src[3] = (__u8)i;
 		c->key.dst[0] = 10;
 		c->key.dst[2] = (__u8)(i >> 8);
-		c->hash = rng_next(&s);
+		/* Rows past the depth stay zero, as a decoder leaves them. */
+		for (__u32 row = 0; row < d; row++)
+			c->cols[row] = (__u32)(rng_next(&s) >> (64 - log2w));
 	}
 	fs_native_sort(n);
 }
@@ -127,7 +132,7 @@ static void test_round_trip(void **state)
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		make(&a, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], i + 1);
 		buf = encode(&a, &len);
-		assert_int_equal(len, 96 + 48 * shapes[i][3] + 8 +
+		assert_int_equal(len, 96 + (40 + 4 * shapes[i][0]) * shapes[i][3] + 8 +
 				 16 * ((__u64)shapes[i][0] << shapes[i][1]) + 8 +
 				 (3U << shapes[i][2]) + 4);
 		err[0] = 0;
@@ -154,6 +159,12 @@ static void test_default_size(void **state)
 	fs_native_free(&n);
 }
 
+static __u32 le32(const __u8 *b)
+{
+	return (__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 |
+	       (__u32)b[3] << 24;
+}
+
 static __u64 le64(const __u8 *b)
 {
 	__u64 v = 0;
@@ -174,7 +185,7 @@ static void test_layout(void **state)
 	make(&n, 3, 5, 6, 2, 3);
 	b = encode(&n, &len);
 	assert_memory_equal(b, "FSEXPORT", 8);
-	assert_memory_equal(b + 8, "\x01\x00\x00\x00", 4);
+	assert_memory_equal(b + 8, "\x02\x00\x00\x00", 4);
 	assert_memory_equal(b + 12, "\x03\x00\x00\x00", 4);
 	assert_memory_equal(b + 16, "FSK1", 4);
 	assert_int_equal(b[20], 1);		/* params version */
@@ -192,12 +203,16 @@ static void test_layout(void **state)
 	assert_int_equal(le64(b + 72), n.sketch.totals.packets);
 	assert_int_equal(le64(b + 80), n.sketch.totals.bytes);
 	assert_int_equal(le64(b + 88), 2);
+	/* A candidate: its key, then its column in each of the 3 rows. */
 	assert_memory_equal(b + 96, &n.candidates[0].key, 40);
-	assert_int_equal(le64(b + 136), n.candidates[0].hash);
-	assert_memory_equal(b + 144, &n.candidates[1].key, 40);
+	assert_int_equal(le32(b + 136), n.candidates[0].cols[0]);
+	assert_int_equal(le32(b + 140), n.candidates[0].cols[1]);
+	assert_int_equal(le32(b + 144), n.candidates[0].cols[2]);
+	assert_memory_equal(b + 148, &n.candidates[1].key, 40);
+	assert_int_equal(le32(b + 196), n.candidates[1].cols[2]);
 	/* Candidates in ascending key order. */
-	assert_true(memcmp(b + 96, b + 144, 40) < 0);
-	a = 96 + 2 * 48;
+	assert_true(memcmp(b + 96, b + 148, 40) < 0);
+	a = 96 + 2 * 52;
 	assert_int_equal(le64(b + a), 3 << 5);
 	assert_int_equal(le64(b + a + 8), n.sketch.cms[0].packets);
 	assert_int_equal(le64(b + a + 16), n.sketch.cms[0].bytes);
@@ -245,6 +260,7 @@ static void test_refusals(void **state)
 	good = encode(&n, &len);
 	b = malloc(len + 1);
 	assert_non_null(b);
+	/* Depth 2: a candidate is 40 + 2 * 4 = 48 bytes. */
 	a = 96 + 3 * 48;
 	bo = a + 8 + 16 * (2 << 4);
 
@@ -261,8 +277,10 @@ static void test_refusals(void **state)
 	} while (0)
 
 	EDIT(b[3] = 'x', "not a flowsketch export");
-	EDIT(b[8] = 2, "format version 2");
-	EDIT(b[11] = 1, "format version 16777217");
+	EDIT(b[8] = 3, "format version 3");
+	/* Version 1 carried raw flow hashes: refused, saying why. */
+	EDIT(b[8] = 1, "format version 1, which carried raw keyed flow hashes");
+	EDIT(b[11] = 1, "format version 16777218");
 	EDIT(b[12] = 0, "direction 0");
 	EDIT(b[12] = 4, "direction 4");
 	EDIT(b[16] = 'X', "parameters record");
@@ -288,6 +306,7 @@ static void test_refusals(void **state)
 	/* ... and content wrong but checksummed is refused for what it is. */
 	EDIT_CRC(b[96] = 5, "candidate 0 has address family 5");
 	EDIT_CRC(b[96 + 48 + 2] = 1, "candidate 1 has a non-zero pad");
+	EDIT_CRC(b[96 + 48 + 44] = 16, "candidate 1 has column 16 in row 1, outside width 16");
 	EDIT_CRC(b[bo + 8 + 7] = 62, "register 7 holds 62");
 	/* Candidates out of order, or one twice. */
 	EDIT_CRC(memcpy(b + 96, b + 96 + 48, 48), "candidate 1 is not after candidate 0");
@@ -362,6 +381,91 @@ static void test_read_file(void **state)
 	fs_native_free(&a);
 }
 
+/*
+ * A sparse file one byte over the cap is refused by its size: in a child
+ * whose address space is capped at 256 MiB, so a reader that allocated the
+ * file's gigabyte first fails with "out of memory" instead, and within a
+ * second (one that read the gigabyte of holes would take longer).
+ */
+static void test_read_over_cap(void **state)
+{
+	char path[] = "/tmp/fs-test-native-big.XXXXXX", err[FS_NATIVE_ERR_MAX];
+	char want[64];
+	int fd, status;
+	pid_t pid;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)FS_NATIVE_MAX_BYTES + 1), 0);
+	close(fd);
+	snprintf(want, sizeof(want), "is %llu bytes", FS_NATIVE_MAX_BYTES + 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rlimit as = { 256 << 20, 256 << 20 };
+		struct timespec t0, t1;
+		struct fs_native n;
+		int ret;
+
+		if (setrlimit(RLIMIT_AS, &as))
+			_exit(10);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = fs_native_read_file(path, &n, err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (ret != -EFBIG) {
+			fprintf(stderr, "got %d: %s\n", ret, err);
+			_exit(11);
+		}
+		if (!strstr(err, want) || !strstr(err, "1073741824")) {
+			fprintf(stderr, "message: %s\n", err);
+			_exit(12);
+		}
+		_exit(t1.tv_sec - t0.tv_sec >= 1 ? 13 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(path);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
+ * A pipe (as a file that grows while read) that goes past the cap is
+ * refused once it has, and a regular file over a small cap by its size;
+ * one of exactly the cap's size is read.
+ */
+static void test_read_fd_cap(void **state)
+{
+	char path[] = "/tmp/fs-test-native-cap.XXXXXX", err[FS_NATIVE_ERR_MAX];
+	struct fs_native a, b;
+	int fds[2], fd;
+	size_t len;
+	__u8 *buf;
+
+	make(&a, 1, 4, 4, 1, 3);
+	buf = encode(&a, &len);
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], buf, len), (ssize_t)len);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	close(fds[1]);
+	assert_int_equal(fs_native_read_fd(fds[0], len, &b, err), -EFBIG);
+	assert_non_null(strstr(err, "grew while read"));
+	close(fds[0]);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(fs_native_read_fd(fd, len - 1, &b, err), -EFBIG);
+	assert_non_null(strstr(err, "more than the"));
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(fs_native_read_fd(fd, len, &b, err), 0);
+	assert_same(&a, &b);
+	fs_native_free(&b);
+	close(fd);
+	unlink(path);
+	free(buf);
+	fs_native_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +475,8 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_encode_refusals),
 		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_read_over_cap),
+		cmocka_unit_test(test_read_fd_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

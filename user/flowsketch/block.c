@@ -6,11 +6,13 @@
  * CIDRs are checked here first with the parser the daemon uses
  * (user/lib/cidr.h), so that a bad one is named by its argument number
  * and nothing is sent; the daemon checks again and applies a request
- * whole or not at all.  `block load FILE` sends the file's absolute path:
- * the daemon reads it (a list may hold a million lines, far more than a
- * request carries) and names a bad line as FILE:LINE.
+ * whole or not at all.  `block load FILE` reads and checks the file here
+ * (a bad line is named FILE:LINE and nothing is sent) and sends its CIDRs
+ * in parts that each fit a request, committed as one change (protocol.h):
+ * the daemon opens no file a client names, since it would read it as root.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,7 +38,8 @@ static void usage(void)
 	       "  block del CIDR...   unblock them (a source another entry covers\n"
 	       "                      stays blocked)\n"
 	       "  block list [--json] the entries, with the packets and bytes each dropped\n"
-	       "  block load FILE     add every line of FILE (one CIDR a line, # comments)\n"
+	       "  block load FILE     add every line of FILE (one CIDR a line, # comments);\n"
+	       "                      read and checked here, sent to the daemon in parts\n"
 	       "  block clear         remove every entry\n"
 	       "\n"
 	       "A request with any bad CIDR changes nothing.  When add returns, every\n"
@@ -192,6 +195,107 @@ out:
 	return ret;
 }
 
+/* The CLI's deadline for a change of n CIDRs to a list of at most
+ * FS_BLOCK_LOAD_MAX: the daemon's (protocol.h), and two seconds for the
+ * answer to travel, unless --timeout gives more. */
+static struct fs_cli change_cli(const struct fs_cli *cli, size_t n)
+{
+	struct fs_cli c = *cli;
+	unsigned int s = FS_BLOCK_ANSWER_MS(n + FS_BLOCK_LOAD_MAX) / 1000 + 2;
+
+	if (c.timeout_s < s)
+		c.timeout_s = s;
+	return c;
+}
+
+/* JSON text of one CIDR in a part: the string, its quotes, its comma and
+ * json-c's escaped '/' ("\/"). */
+static size_t part_bytes(const char *text)
+{
+	return strlen(text) + 4;
+}
+
+/* Send list (n, sorted, unique) as block_load_begin, parts, commit. */
+static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_t n)
+{
+	/* A part's request without CIDRs, with the newline, and a margin. */
+	const size_t base = sizeof("{\"cmd\":\"block_load_part\",\"load\":\"0123456789abcdef\",\"cidrs\":[]}\n") + 16;
+	struct json_object *req, *a = NULL, *arr;
+	char text[FS_CIDR_TEXT_MAX], token[17];
+	const char *t;
+	struct fs_cli commit;
+	size_t i = 0;
+
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("block_load_begin"));
+	json_object_object_add(req, "total", json_object_new_uint64(n));
+	if (fs_client_call(cli, req, &a)) {
+		json_object_put(req);
+		return FS_EXIT_RUNTIME;
+	}
+	json_object_put(req);
+	if (fs_reply_string(a, "load", &t) || strlen(t) != 16) {
+		json_object_put(a);
+		return FS_EXIT_RUNTIME;
+	}
+	snprintf(token, sizeof(token), "%s", t);
+	json_object_put(a);
+	while (i < n) {
+		size_t bytes = base, k = 0;
+
+		req = json_object_new_object();
+		arr = json_object_new_array();
+		json_object_object_add(req, "cmd", json_object_new_string("block_load_part"));
+		json_object_object_add(req, "load", json_object_new_string(token));
+		json_object_object_add(req, "cidrs", arr);
+		for (; i < n && k < FS_BLOCK_REQUEST_MAX; i++, k++) {
+			fs_cidr_format(&list[i], text, sizeof(text));
+			if (bytes + part_bytes(text) > FS_REQUEST_MAX)
+				break;
+			bytes += part_bytes(text);
+			json_object_array_add(arr, json_object_new_string(text));
+		}
+		a = NULL;
+		if (fs_client_call(cli, req, &a)) {
+			json_object_put(req);
+			return FS_EXIT_RUNTIME;
+		}
+		json_object_put(req);
+		json_object_put(a);
+	}
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("block_load_commit"));
+	json_object_object_add(req, "load", json_object_new_string(token));
+	commit = change_cli(cli, n);
+	return fs_client_show(&commit, req, false, show_change);
+}
+
+/* block load FILE: read and check it here, then send it. */
+static int load_file(const struct fs_cli *cli, const char *path)
+{
+	struct fs_cidr *list = NULL;
+	char msg[512];
+	size_t n = 0;
+	FILE *f;
+	int err;
+
+	f = fopen(path, "re");
+	if (!f)
+		return fs_usage_error("block", "load: %s: %s", path, strerror(errno));
+	err = fs_cidr_list_parse(f, path, FS_BLOCK_LOAD_MAX, &list, &n, msg, sizeof(msg));
+	fclose(f);
+	if (err)
+		return fs_usage_error("block", "load: %s; nothing sent", msg);
+	if (!n) {
+		free(list);
+		printf("flowsketch block: %s lists no CIDR; nothing sent\n", path);
+		return FS_EXIT_OK;
+	}
+	err = send_list(cli, list, n);
+	free(list);
+	return err;
+}
+
 int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 {
 	struct json_object *req;
@@ -207,11 +311,13 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		return FS_EXIT_OK;
 	}
 	if (!strcmp(sub, "add") || !strcmp(sub, "del")) {
+		struct fs_cli c = change_cli(cli, (size_t)argc);
+
 		req = cidr_request(sub[0] == 'a' ? "block_add" : "block_del", sub,
 				   argc - 2, argv + 2, &ret);
 		if (!req)
 			return ret;
-		return fs_client_show(cli, req, false, show_change);
+		return fs_client_show(&c, req, false, show_change);
 	}
 	if (!strcmp(sub, "list")) {
 		ret = fs_parse_json_only("block list", argc - 1, argv + 1, &json, usage);
@@ -222,23 +328,18 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		return list_all(cli, json);
 	}
 	if (!strcmp(sub, "load")) {
-		char path[PATH_MAX];
-
 		if (argc != 3)
 			return fs_usage_error("block", "load needs exactly one FILE");
-		if (!realpath(argv[2], path))
-			return fs_usage_error("block", "load: %s: %s", argv[2], strerror(errno));
-		req = json_object_new_object();
-		json_object_object_add(req, "cmd", json_object_new_string("block_load"));
-		json_object_object_add(req, "file", json_object_new_string(path));
-		return fs_client_show(cli, req, false, show_change);
+		return load_file(cli, argv[2]);
 	}
 	if (!strcmp(sub, "clear")) {
+		struct fs_cli c = change_cli(cli, FS_BLOCK_LOAD_MAX);	/* at most */
+
 		if (argc != 2)
 			return fs_usage_error("block", "clear takes no arguments");
 		req = json_object_new_object();
 		json_object_object_add(req, "cmd", json_object_new_string("block_clear"));
-		return fs_client_show(cli, req, false, show_change);
+		return fs_client_show(&c, req, false, show_change);
 	}
 	return fs_usage_error("block", "unknown command '%s' (add, del, list, load or clear)", sub);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* client.c - one request to flowsketchd over its unix socket. */
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +31,39 @@ static const char *connect_hint(int err)
 	case ENOENT:
 	case ECONNREFUSED:
 		return " (is the daemon running?)";
-	case EACCES:
-	case EPERM:
-		return " (the socket is for root only)";
 	default:
 		return "";
 	}
+}
+
+/*
+ * Refused by the file system: the socket (or its directory) is root's,
+ * and with flowsketchd --read-group also its group's.  The group is that
+ * of the socket, or of its directory when the socket cannot be looked at.
+ */
+static void say_access_error(const char *path, int err)
+{
+	char dir[PATH_MAX], *slash;
+	struct group *g;
+	struct stat st;
+	gid_t gid = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	if (!stat(path, &st) || (slash && !stat(dir, &st)))
+		gid = st.st_gid;
+	g = gid ? getgrgid(gid) : NULL;
+	if (!gid)
+		fs_error("cannot connect to flowsketchd at %s: %s (the socket is for root only)",
+			 path, strerror(err));
+	else if (g)
+		fs_error("cannot connect to flowsketchd at %s: %s (the socket is for root and the members of group %s)",
+			 path, strerror(err), g->gr_name);
+	else
+		fs_error("cannot connect to flowsketchd at %s: %s (the socket is for root and the members of gid %u)",
+			 path, strerror(err), (unsigned int)gid);
 }
 
 /*
@@ -119,6 +148,10 @@ static void say_connect_error(const char *path, int err)
 {
 	struct stat st;
 
+	if (err == -EACCES || err == -EPERM) {
+		say_access_error(path, -err);
+		return;
+	}
 	if (!stat(path, &st) && !S_ISSOCK(st.st_mode)) {
 		fs_error("cannot connect to flowsketchd at %s: it is %s, not a socket (check --socket)",
 			 path, file_kind(st.st_mode));

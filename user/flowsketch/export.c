@@ -164,7 +164,7 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 
 /* --------------------------------------------------------- the answer */
 
-/* 16 hex digits, as the daemon writes hashes and fingerprints. */
+/* 16 hex digits, as the daemon writes fingerprints. */
 static int reply_hex64(struct json_object *obj, const char *path, __u64 *out)
 {
 	const char *s;
@@ -183,7 +183,39 @@ static int reply_hex64(struct json_object *obj, const char *path, __u64 *out)
 	return 0;
 }
 
-static int parse_candidate(struct json_object *f, struct fs_native_candidate *c)
+/* A candidate's "columns": one exported column per row, each < w. */
+static int parse_columns(struct json_object *f, const struct fs_sketch_params *p,
+			 struct fs_native_candidate *c)
+{
+	struct json_object *cols;
+	__u32 row;
+	int err;
+
+	err = fs_reply_array(f, "columns", &cols);
+	if (err)
+		return err;
+	if (json_object_array_length(cols) != p->cms_depth) {
+		fs_error("flowsketchd's answer has a candidate of %zu columns, not one per row (%u)",
+			 json_object_array_length(cols), p->cms_depth);
+		return -EPROTO;
+	}
+	for (row = 0; row < p->cms_depth; row++) {
+		struct json_object *v = json_object_array_get_idx(cols, row);
+		__s64 col = json_object_get_int64(v);
+
+		if (!json_object_is_type(v, json_type_int) || col < 0 ||
+		    col >> p->cms_log2_width) {
+			fs_error("flowsketchd's answer has a candidate whose column in row %u is not a whole number below the width %u",
+				 row, 1U << p->cms_log2_width);
+			return -EPROTO;
+		}
+		c->cols[row] = (__u32)col;
+	}
+	return 0;
+}
+
+static int parse_candidate(struct json_object *f, const struct fs_sketch_params *p,
+			   struct fs_native_candidate *c)
 {
 	__u64 family, proto, sport, dport;
 	const char *src, *dst;
@@ -196,7 +228,7 @@ static int parse_candidate(struct json_object *f, struct fs_native_candidate *c)
 	    (err = fs_reply_u64_in(f, "proto_num", 0, 255, &proto)) ||
 	    (err = fs_reply_u64_in(f, "sport", 0, 65535, &sport)) ||
 	    (err = fs_reply_u64_in(f, "dport", 0, 65535, &dport)) ||
-	    (err = reply_hex64(f, "hash", &c->hash)))
+	    (err = parse_columns(f, p, c)))
 		return err;
 	if (family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) {
 		fs_error("flowsketchd's answer has a candidate of family %llu",
@@ -325,7 +357,7 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 		goto err_free;
 	for (i = 0; i < ncand; i++) {
 		err = parse_candidate(json_object_array_get_idx(cands, i),
-				      &n->candidates[i]);
+				      &p, &n->candidates[i]);
 		if (err)
 			goto err_free;
 	}

@@ -10,7 +10,9 @@
  * (sketch.h: cells add, registers take the max), and then:
  *
  *   top    every candidate of any file, estimated in the merged sketch
- *          with its hash: never below the flow's count over all hosts,
+ *          at its columns (export_perm.h: the same on every host of one
+ *          secret, so the file's cells and columns need no secret to
+ *          merge and query): never below the flow's count over all hosts,
  *          and with probability 1 - delta at most eps times the merged
  *          total above it (the bound of one sketch of the union stream);
  *   flows  the merged HyperLogLogs' distinct counts, those of the union.
@@ -56,7 +58,7 @@ struct merge_opts {
 /* A candidate of the union and its estimates in the merged sketch. */
 struct merged_flow {
 	struct fs_flow_key key;
-	__u64 hash;
+	__u32 cols[FS_CMS_MAX_DEPTH];	/* exported columns (native.h) */
 	__u64 packets, bytes;
 };
 
@@ -294,7 +296,7 @@ static int key_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	return memcmp(x->cols, y->cols, sizeof(x->cols));
 }
 
 static int cmp_u64(__u64 a, __u64 b)
@@ -353,7 +355,7 @@ static struct json_object *answer_top(const struct merge_opts *o,
 #endif
 		for (j = 0; j < f[i].ncandidates; j++) {
 			m[n].key = f[i].candidates[j].key;
-			m[n].hash = f[i].candidates[j].hash;
+			memcpy(m[n].cols, f[i].candidates[j].cols, sizeof(m[n].cols));
 			n++;
 		}
 	/* The union: each key once, whichever hosts reported it. */
@@ -365,7 +367,7 @@ static struct json_object *answer_top(const struct merge_opts *o,
 	for (i = 0; i < n; i++) {
 		struct fs_cms_cell est;
 
-		fs_sketch_query(sum, m[i].hash, &est);
+		fs_sketch_query_columns(sum, m[i].cols, &est);
 		m[i].packets = est.packets;
 		m[i].bytes = est.bytes;
 	}

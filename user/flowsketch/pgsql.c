@@ -121,7 +121,6 @@ static void write_candidates(FILE *out, const struct fs_native *n, const char *h
 	for (i = 0; i < n->ncandidates; i++) {
 		const struct fs_native_candidate *c = &n->candidates[i];
 		char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?";
-		struct fs_cms_columns cols;
 		__u32 row;
 
 		/* The same key twice (it cannot be in a file native.c read)
@@ -130,12 +129,12 @@ static void write_candidates(FILE *out, const struct fs_native *n, const char *h
 			continue;
 		fs_addr_str(c->key.family, c->key.src, src, sizeof(src));
 		fs_addr_str(c->key.family, c->key.dst, dst, sizeof(dst));
-		fs_cms_columns_init(&cols, c->hash, p->cms_log2_width);
+		/* Its exported columns (native.h): where it is in fs_cms. */
 		for (row = 0; row < p->cms_depth; row++)
 			fprintf(out, "%s\t%u\t%u\t%s\t%s\t%u\t%u\t%u\t%u\n", host,
 				c->key.family, c->key.proto, src, dst,
 				fs_flow_sport(&c->key), fs_flow_dport(&c->key), row,
-				fs_cms_next_column(&cols));
+				c->cols[row]);
 	}
 	fprintf(out, "\\.\n");
 }

@@ -8,11 +8,12 @@
  * largest, and only the summed cells bound it.  So each host's span is
  * loaded as rows, and one query (dist/fleet_top.sql) sums the cells over
  * hosts and takes, for each candidate, the minimum over rows of the
- * summed cell its hash selects, exactly what fs_sketch_query() does on
- * the merged sketch.  The column a candidate selects in each row is
- * computed here from its keyed hash (cms.h), since SQL has no secret
- * (and should not); only the extension hll is needed, for the distinct
- * counts.
+ * summed cell it occupies, exactly what fs_sketch_query() does on the
+ * merged sketch.  Cells, registers and a candidate's column in each row
+ * are the native file's, in the secret coordinates of export_perm.h (the
+ * same on every host of one secret): SQL needs no secret (and should not
+ * have one), and no keyed hash output is in the script; only the
+ * extension hll is needed, for the distinct counts.
  *
  * Schema (CREATE TABLE IF NOT EXISTS at the top of every load):
  *
@@ -31,10 +32,11 @@
  *     microsecond), windows, window_seconds, direction ('in', 'out',
  *     'both'), depth, log2w, p, fingerprint, packets, bytes
  *   fs_cms        the span's non-zero Count-Min cells
- *     host, cms_row (0 .. depth - 1), cms_col (0 .. 2^log2w - 1),
+ *     host, cms_row (0 .. depth - 1), cms_col (0 .. 2^log2w - 1, the
+ *     exported column),
  *     packets, bytes
  *   fs_candidate  each heavy-hitter candidate of the span, once per row,
- *                 with the column its hash selects in that row
+ *                 with its exported column in that row
  *     host, family (4, 6), proto, src, dst (inet), sport, dport
  *     (host order; ICMP: dport = type << 8 | code), cms_row, cms_col
  *   fs_hll        the span's HyperLogLogs, postgresql-hll FULL values

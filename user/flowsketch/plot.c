@@ -21,11 +21,14 @@
  * Nothing is drawn by hand: gnuplot does the drawing, axes and legends.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "args.h"
@@ -109,10 +112,9 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 	}
 	if (!o->out)
 		return fs_usage_error("plot", "-o FILE.png is required");
-	/* The name goes into gnuplot's script between single quotes: one
-	 * there, or a line break, would end it and start a command. */
-	if (strpbrk(o->out, "'\n\r"))
-		return fs_usage_error("plot", "-o must not hold a quote (') or a line break");
+	/* Any name is taken as it is: it never reaches gnuplot (plot()). */
+	if (!*o->out)
+		return fs_usage_error("plot", "-o needs a file name");
 	return fs_no_operands("plot", argc, argv);
 }
 
@@ -201,8 +203,15 @@ static int write_top(struct json_object *a, FILE *f)
 	return (int)i;
 }
 
-/* The gnuplot script for the files in dir. */
-static void write_script(FILE *f, const char *dir, const char *out, int ntop,
+/*
+ * The gnuplot script for the files in dir, drawn into dir/plot.png.  No
+ * user string is in it: dir is mkdtemp()'s (fixed characters), the
+ * direction one of three words, the rest numbers.  gnuplot reads its
+ * output name as a command when it starts with '|', and quotes or line
+ * breaks in it would end the string: so the user's -o name is only
+ * ever passed to rename(2) or open(2) (place_png()).
+ */
+static void write_script(FILE *f, const char *dir, int ntop,
 			 const struct plot_opts *o)
 {
 	static const char *const panels[3][2] = {
@@ -214,11 +223,11 @@ static void write_script(FILE *f, const char *dir, const char *out, int ntop,
 	int i;
 
 	fprintf(f, "set terminal pngcairo size 1100,1000 noenhanced\n"
-		   "set output '%s'\n"
+		   "set output '%s/plot.png'\n"
 		   "set datafile separator '\\t'\n"
 		   "set multiplot layout 4,1 title 'flowsketch: last %u s, direction %s'\n"
 		   "set xdata time\nset timefmt '%%s'\nset format x '%%H:%%M:%%S'\n"
-		   "set grid\nset key top left\nset yrange [0:*]\n", out, o->span, o->direction);
+		   "set grid\nset key top left\nset yrange [0:*]\n", dir, o->span, o->direction);
 	for (i = 0; i < 3; i++) {
 		fprintf(f, "set ylabel '%s'\nplot ", panels[i][1]);
 		if (in)
@@ -275,6 +284,88 @@ static int run_gnuplot(const char *script, const char *log)
 	return 0;
 }
 
+/* src's bytes into the open fd; 0 or -errno. */
+static int copy_into(const char *src, int fd)
+{
+	char buf[65536];
+	ssize_t n, w, off;
+	int in = open(src, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (in < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		for (off = 0; off < n; off += w) {
+			w = write(fd, buf + off, n - off);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0) {
+				err = -errno;
+				goto out;
+			}
+		}
+	}
+out:
+	close(in);
+	return err;
+}
+
+/*
+ * The drawn PNG (src, in the private directory) to the user's name dst:
+ * renamed when both are on one file system, else copied to a temporary
+ * file beside dst and renamed over it, so that dst is either the old file
+ * or the whole new one.  The copy gets the mode gnuplot's file would have
+ * had (0666 less the umask).  0 or -errno, with one message naming dst.
+ */
+static int place_png(const char *src, const char *dst)
+{
+	char *copy = strdup(dst), *tmp = NULL;
+	int fd = -1, err = 0;
+	mode_t mask;
+
+	if (!copy) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (!rename(src, dst))
+		goto out;
+	err = -errno;
+	if (err != -EXDEV)
+		goto out;
+	if (asprintf(&tmp, "%s/.flowsketch-plot.XXXXXX", dirname(copy)) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	mask = umask(0);
+	umask(mask);
+	err = fchmod(fd, 0666 & ~mask) ? -errno : copy_into(src, fd);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, dst))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	if (err)
+		fs_error("cannot write %s: %s", dst, strerror(-err));
+	free(tmp);
+	free(copy);
+	return err;
+}
+
 static int plot(const struct fs_cli *cli, const struct plot_opts *o)
 {
 	struct json_object *req_w = request("windows", o), *req_t = request("top", o);
@@ -324,7 +415,7 @@ static int plot(const struct fs_cli *cli, const struct plot_opts *o)
 		err = -ENODATA;
 		goto out;
 	}
-	write_script(script, dir, o->out, ntop, o);
+	write_script(script, dir, ntop, o);
 	err = fclose(series) ? -errno : 0;
 	err = fclose(tops) && !err ? -errno : err;
 	err = fclose(script) && !err ? -errno : err;
@@ -343,6 +434,10 @@ static int plot(const struct fs_cli *cli, const struct plot_opts *o)
 		snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
 		err = run_gnuplot(path, log);
 	}
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/plot.png", dir);
+		err = place_png(path, o->out);
+	}
 out:
 	if (series)
 		fclose(series);
@@ -353,10 +448,11 @@ out:
 	if (data)
 		fclose(data);
 	if (made) {
-		const char *files[] = { "series.tsv", "top.tsv", "plot.gp", "gnuplot.log" };
+		const char *files[] = { "series.tsv", "top.tsv", "plot.gp", "gnuplot.log",
+					"plot.png" };
 		size_t i;
 
-		for (i = 0; i < 4; i++) {
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 			unlink(path);
 		}

@@ -410,6 +410,7 @@ static int print_blocklist(struct json_object *a, bool print)
 	struct json_object *bl;
 	const char *file;
 	__u64 entries, max, fbytes, k, checked, probes, maybe, dropped, dbytes, rebuilds;
+	__u64 unjudged = 0;
 	double fill, design, measured, target;
 	char x[FS_FMT_MAX], y[FS_FMT_MAX], z[FS_FMT_MAX], w[FS_FMT_MAX];
 	char u[FS_FMT_MAX], t[FS_FMT_MAX];
@@ -433,6 +434,10 @@ static int print_blocklist(struct json_object *a, bool print)
 	    (err = fs_reply_u64(bl, "dropped_bytes", &dbytes)) ||
 	    (err = fs_reply_u64(bl, "rebuilds", &rebuilds)))
 		return err;
+	/* Absent from a daemon older than the deep-VLAN rule. */
+	if (json_object_object_get_ex(bl, "unjudged_dropped_packets", NULL) &&
+	    (err = fs_reply_u64(bl, "unjudged_dropped_packets", &unjudged)))
+		return err;
 	if (!print)
 		return 0;
 	printf("blocklist:    %s entries (at most %s) kept in %s\n",
@@ -445,6 +450,9 @@ static int print_blocklist(struct json_object *a, bool print)
 	       fs_fmt_grouped(x, checked), fs_fmt_grouped(y, probes),
 	       fs_fmt_grouped(z, maybe), fs_fmt_grouped(w, dropped),
 	       fs_fmt_bytes(u, (double)dbytes), fs_fmt_grouped(t, rebuilds));
+	if (unjudged)
+		printf("              %s frames dropped unjudged (more VLAN tags than the datapath walks)\n",
+		       fs_fmt_grouped(x, unjudged));
 	return 0;
 }
 

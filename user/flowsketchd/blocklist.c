@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
+#include "safedir.h"
 #include "blocklist.h"
 #include "daemon.h"
 #include "loader.h"
@@ -25,11 +27,6 @@ static int entry_cmp(const void *a, const void *b)
 {
 	return fs_cidr_cmp(&((const struct fsd_block_entry *)a)->c,
 			   &((const struct fsd_block_entry *)b)->c);
-}
-
-static size_t sort_unique(struct fs_cidr *c, size_t n)
-{
-	return fs_cidr_sort_unique(c, n);
 }
 
 static struct fsd_block_entry *find(const struct fsd_blocklist *bl,
@@ -57,9 +54,9 @@ int fsd_blocklist_parse_file(const char *path, unsigned int max,
 			     struct fs_cidr **out, size_t *n, char *msg,
 			     size_t msg_len)
 {
-	/* The loop reads the file: only a regular file, opened without
-	 * blocking (a FIFO would stall every window), of a size a list of
-	 * max entries can have. */
+	/* The daemon's own list, read at start (requests never name a
+	 * file): only a regular file, opened without blocking (a FIFO would
+	 * stall the start), of a size a list of max entries can have. */
 	unsigned long long limit = (unsigned long long)(max + 1) * (FS_CIDR_LINE_MAX + 1);
 	struct stat st;
 	FILE *f;
@@ -123,6 +120,8 @@ static int save_list(const struct fsd_blocklist *bl,
 	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", bl->path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	err = make_dirs(bl->path);
+	if (!err)	/* made now, or by someone else meanwhile */
+		err = fsd_safedir_check_parent(bl->path, "blocklist directory");
 	if (err)
 		return err;
 	fd = mkstemp(tmp);
@@ -168,6 +167,7 @@ int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 	int err;
 
 	memset(bl, 0, sizeof(*bl));
+	pthread_mutex_init(&bl->lock, NULL);
 	bl->path = path;
 	bl->max = max;
 	bl->next_id = 1;
@@ -326,12 +326,14 @@ static int rebuild(struct fsd_blocklist *bl)
 	memset(bl->filter[spare], 0, sizeof(struct fs_bloom_block) << log2);
 	for (i = 0; i < bl->n; i++)
 		fs_cidr_filter_add(&bl->key, &bl->e[i].c, bl->filter[spare], log2, k);
+	pthread_mutex_lock(&bl->lock);
 	bl->live = spare;
 	bl->log2 = log2;
 	bl->k = k;
 	bl->keys = keys;
 	bl->cap_keys = want;
 	bl->rebuilds++;
+	pthread_mutex_unlock(&bl->lock);
 	publish(bl);
 	return 0;
 }
@@ -600,6 +602,8 @@ void fsd_blocklist_free(struct fsd_blocklist *bl)
 	free(bl->exact_counts);
 	free(bl->e);
 	free(bl->free_ids);
+	free(bl->stage.ch);
+	pthread_mutex_destroy(&bl->lock);
 	memset(bl, 0, sizeof(*bl));
 }
 
@@ -628,41 +632,17 @@ static struct json_object *done(const char *what, size_t changed, size_t entries
 	return a;
 }
 
-/* Remove the entries marked gone (id 0) from the sorted array. */
-static void compact(struct fsd_blocklist *bl)
+/* The list is now e (n entries): the readers see it from here on. */
+static void swap_list(struct fsd_blocklist *bl, struct fsd_block_entry *e, size_t n)
 {
-	size_t i, u = 0;
+	struct fsd_block_entry *old;
 
-	for (i = 0; i < bl->n; i++)
-		if (bl->e[i].id)
-			bl->e[u++] = bl->e[i];
-	bl->n = u;
-}
-
-/* Take the entries of ids[] out of tries and list, rebuild, free the ids. */
-static int remove_entries(struct fsd_blocklist *bl, struct fsd_block_entry **gone,
-			  size_t n)
-{
-	__u32 *ids = malloc((n ? n : 1) * sizeof(*ids));
-	size_t i;
-	int err;
-
-	if (!ids)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		trie_delete(bl, &gone[i]->c);
-		exact_change(bl, &gone[i]->c, 0);
-		ids[i] = gone[i]->id;
-		gone[i]->id = 0;
-	}
-	compact(bl);
-	err = rebuild(bl);	/* its barrier: no packet holds those ids */
-	for (i = 0; i < n; i++) {
-		memset(&bl->hits[ids[i]], 0, sizeof(bl->hits[ids[i]]));
-		bl->free_ids[bl->nfree++] = ids[i];
-	}
-	free(ids);
-	return err;
+	pthread_mutex_lock(&bl->lock);
+	old = bl->e;
+	bl->e = e;
+	__atomic_store_n(&bl->n, n, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&bl->lock);
+	free(old);
 }
 
 /* OR the bits of every key of c into the live filter: what a packet may
@@ -687,24 +667,29 @@ static void filter_set_live(struct fsd_blocklist *bl, const struct fs_cidr *c)
 	}
 }
 
-/* Add new (sorted, unique, none listed yet): tries, filter, list.  On an
- * error nothing of it is left. */
-static int insert_entries(struct fsd_blocklist *bl, const struct fs_cidr *c,
-			  size_t n)
+static int cidr_cmp(const void *a, const void *b)
 {
-	struct fsd_block_entry *grown;
+	return fs_cidr_cmp(a, b);
+}
+
+/*
+ * after (na entries, sorted) is the list with fresh (m, sorted) added,
+ * their ids 0: give them ids and put them into the tries, then make after
+ * the list, then the filter.  On an error nothing of it is left, and
+ * after is the caller's still.
+ */
+static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *after,
+			  size_t na, const struct fs_cidr *fresh, size_t m)
+{
 	__u64 keys = 0;
 	size_t i, j;
 	int err = 0;
 
-	grown = realloc(bl->e, (bl->n + n ? bl->n + n : 1) * sizeof(*bl->e));
-	if (!grown)
-		return -ENOMEM;
-	bl->e = grown;
-	for (i = 0; i < n && !err; i++) {
-		struct fsd_block_entry *e = &bl->e[bl->n + i];
+	for (i = 0; i < na; i++) {
+		struct fsd_block_entry *e = &after[i];
 
-		e->c = c[i];
+		if (e->id)
+			continue;
 		err = take_id(bl, &e->id);
 		if (err)
 			break;
@@ -712,21 +697,23 @@ static int insert_entries(struct fsd_blocklist *bl, const struct fs_cidr *c,
 		err = trie_update(bl, &e->c, e->id);
 		if (err) {
 			bl->free_ids[bl->nfree++] = e->id;
+			e->id = 0;
 			break;
 		}
 		exact_change(bl, &e->c, 1);
 		keys += keys_of(&e->c);
 	}
 	if (err) {
-		for (j = 0; j < i; j++) {
-			trie_delete(bl, &bl->e[bl->n + j].c);
-			exact_change(bl, &bl->e[bl->n + j].c, 0);
-			bl->free_ids[bl->nfree++] = bl->e[bl->n + j].id;
-		}
+		/* The new ones before i are those of fresh: O(i log m). */
+		for (j = 0; j < i; j++)
+			if (bsearch(&after[j].c, fresh, m, sizeof(*fresh), cidr_cmp)) {
+				trie_delete(bl, &after[j].c);
+				exact_change(bl, &after[j].c, 0);
+				bl->free_ids[bl->nfree++] = after[j].id;
+			}
 		return err;
 	}
-	bl->n += n;
-	qsort(bl->e, bl->n, sizeof(*bl->e), entry_cmp);
+	swap_list(bl, after, na);
 	if (bl->keys + keys > bl->cap_keys) {
 		err = rebuild(bl);	/* grown, aside, then switched */
 		if (!err)
@@ -736,69 +723,37 @@ static int insert_entries(struct fsd_blocklist *bl, const struct fs_cidr *c,
 		fsd_warn("blocklist: the filter cannot grow (%s); its false-positive rate rises",
 			 strerror(-err));
 	}
-	for (i = 0; i < n; i++)
-		filter_set_live(bl, &c[i]);
+	for (i = 0; i < m; i++)
+		filter_set_live(bl, &fresh[i]);
+	pthread_mutex_lock(&bl->lock);
 	bl->keys += keys;
+	pthread_mutex_unlock(&bl->lock);
 	publish(bl);
 	return 0;
-}
-
-/* cidrs minus those already listed, sorted and unique, into *out. */
-static size_t new_ones(const struct fsd_blocklist *bl, const struct fs_cidr *c,
-		       size_t n, struct fs_cidr *out)
-{
-	size_t i, m = 0;
-
-	for (i = 0; i < n; i++)
-		if (!find(bl, &c[i]))
-			out[m++] = c[i];
-	return sort_unique(out, m);
-}
-
-/*
- * The list after a change, as the file is to hold it: the entries kept
- * (keep(e) true) plus those of add[], sorted.  Ids do not matter to the
- * file.  NULL when out of memory.
- */
-static struct fsd_block_entry *list_after(const struct fsd_blocklist *bl,
-					  const struct fs_cidr *add, size_t m,
-					  struct fsd_block_entry *const *drop,
-					  size_t d, size_t *n)
-{
-	struct fsd_block_entry *out = malloc((bl->n + m ? bl->n + m : 1) * sizeof(*out));
-	size_t i, j, k = 0;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i < bl->n; i++) {
-		for (j = 0; j < d && drop[j] != &bl->e[i]; j++)
-			;
-		if (j == d)
-			out[k++] = bl->e[i];
-	}
-	for (i = 0; i < m; i++)
-		out[k++] = (struct fsd_block_entry){ .c = add[i] };
-	qsort(out, k, sizeof(*out), entry_cmp);
-	*n = k;
-	return out;
 }
 
 /*
  * Every change writes the file first and then the maps: a file that
  * cannot be written changes nothing, and a map update that fails puts
  * the old file back.  So the file and the datapath agree whatever fails.
+ * O(m log m + n) for m CIDRs to a list of n: the request sorted, each
+ * looked up (log n), one merge.
  */
-static struct json_object *add_many(struct fsd_blocklist *bl,
-				    const struct fs_cidr *c, size_t n)
+struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
+				      const struct fs_cidr *c, size_t n)
 {
 	struct fs_cidr *fresh = malloc((n ? n : 1) * sizeof(*fresh));
-	struct fsd_block_entry *after;
-	size_t m, na;
+	struct fsd_block_entry *after = NULL;
+	size_t i, m, u, na;
 	int err;
 
 	if (!fresh)
 		return fsd_answer_error("out of memory");
-	m = new_ones(bl, c, n, fresh);
+	memcpy(fresh, c, n * sizeof(*c));
+	u = fs_cidr_sort_unique(fresh, n);
+	for (i = 0, m = 0; i < u; i++)
+		if (!find(bl, &fresh[i]))
+			fresh[m++] = fresh[i];
 	if (bl->n + m > bl->max) {
 		free(fresh);
 		return fsd_answer_error("the blocklist would hold %zu entries, more than --blocklist-max %u",
@@ -808,74 +763,100 @@ static struct json_object *add_many(struct fsd_blocklist *bl,
 		free(fresh);
 		return done("added", 0, bl->n);
 	}
-	after = list_after(bl, fresh, m, NULL, 0, &na);
-	err = after ? save_list(bl, after, na) : -ENOMEM;
-	free(after);
+	after = malloc((bl->n + m) * sizeof(*after));
+	if (!after) {
+		free(fresh);
+		return fsd_answer_error("out of memory");
+	}
+	na = fsd_blockset_merge(bl->e, bl->n, fresh, m, after);
+	err = save_list(bl, after, na);
 	if (!err) {
-		err = insert_entries(bl, fresh, m);	/* all or nothing */
-		if (err && save_list(bl, bl->e, bl->n))
+		err = insert_entries(bl, after, na, fresh, m);	/* all or nothing */
+		if (!err)
+			after = NULL;	/* the list's now */
+		else if (save_list(bl, bl->e, bl->n))
 			fsd_err("blocklist: %s may now list entries the datapath does not have",
 				bl->path);
 	}
+	free(after);
 	free(fresh);
 	if (err)
 		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
 	return done("added", m, bl->n);
 }
 
-struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
-				      const struct fs_cidr *c, size_t n)
+/*
+ * Take drop (m, sorted, unique, every one listed) out: file, tries, list,
+ * then the rebuild whose barrier ends every packet that still holds one
+ * of their ids, then their counters and ids.  O(n + m).
+ */
+static struct json_object *remove_sorted(struct fsd_blocklist *bl,
+					 const struct fs_cidr *drop, size_t m)
 {
-	return add_many(bl, c, n);
+	struct fsd_block_entry *after = malloc((bl->n - m ? bl->n - m : 1) * sizeof(*after));
+	__u32 *ids = malloc((m ? m : 1) * sizeof(*ids));
+	size_t i, na, ngone;
+	int err;
+
+	if (!after || !ids) {
+		free(after);
+		free(ids);
+		return fsd_answer_error("out of memory");
+	}
+	na = fsd_blockset_minus(bl->e, bl->n, drop, m, after, ids, &ngone);
+	err = save_list(bl, after, na);
+	if (err) {
+		free(after);
+		free(ids);
+		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
+	}
+	for (i = 0; i < m; i++) {
+		trie_delete(bl, &drop[i]);
+		exact_change(bl, &drop[i], 0);
+	}
+	swap_list(bl, after, na);
+	/* Out of the tries and the list even if the rebuild fails: the old
+	 * filter only answers "maybe" more often.  But its barrier is what
+	 * frees the ids: without it they stay taken (a leak of ids, never a
+	 * count given to the wrong entry). */
+	err = rebuild(bl);
+	if (err)
+		fsd_warn("blocklist: %zu entries deleted, the filter not rebuilt: %s",
+			 ngone, strerror(-err));
+	for (i = 0; !err && i < ngone; i++) {
+		memset(&bl->hits[ids[i]], 0, sizeof(bl->hits[ids[i]]));
+		bl->free_ids[bl->nfree++] = ids[i];
+	}
+	free(ids);
+	return done("deleted", ngone, bl->n);
 }
 
 struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
 				      const struct fs_cidr *c, size_t n)
 {
-	struct fsd_block_entry **gone = malloc((n ? n : 1) * sizeof(*gone));
 	struct fs_cidr *req = malloc((n ? n : 1) * sizeof(*req));
-	struct fsd_block_entry *after = NULL;
+	struct json_object *a;
 	char text[FS_CIDR_TEXT_MAX];
-	size_t i, m, na;
-	int err;
+	size_t i, m;
 
-	if (!gone || !req) {
-		free(gone);
-		free(req);
+	if (!req)
 		return fsd_answer_error("out of memory");
-	}
 	for (i = 0; i < n; i++) {
 		if (!find(bl, &c[i])) {
 			fs_cidr_format(&c[i], text, sizeof(text));
-			free(gone);
 			free(req);
 			return fsd_answer_error("cidrs[%zu] %s is not in the blocklist; nothing deleted",
 						i, text);
 		}
 		req[i] = c[i];
 	}
-	m = sort_unique(req, n);	/* a repeat in the request counts once */
-	for (i = 0; i < m; i++)
-		gone[i] = find(bl, &req[i]);
-	after = list_after(bl, NULL, 0, gone, m, &na);
-	err = after ? save_list(bl, after, na) : -ENOMEM;
-	free(after);
-	if (!err) {
-		/* Out of the tries and the list even if the rebuild after it
-		 * fails: the old filter only answers "maybe" more often. */
-		err = remove_entries(bl, gone, m);
-		if (err)
-			fsd_warn("blocklist: %zu entries deleted, the filter not rebuilt: %s",
-				 m, strerror(-err));
-		err = 0;
-	}
-	free(gone);
+	m = fs_cidr_sort_unique(req, n);	/* a repeat in the request counts once */
+	a = remove_sorted(bl, req, m);
 	free(req);
-	if (err)
-		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
-	return done("deleted", m, bl->n);
+	return a;
 }
 
+/* Every entry: already sorted and unique, so one pass. */
 struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl)
 {
 	struct fs_cidr *all = malloc((bl->n ? bl->n : 1) * sizeof(*all));
@@ -886,25 +867,14 @@ struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl)
 		return fsd_answer_error("out of memory");
 	for (i = 0; i < n; i++)
 		all[i] = bl->e[i].c;
-	a = n ? fsd_blocklist_del(bl, all, n) : done("deleted", 0, 0);
+	a = n ? remove_sorted(bl, all, n) : done("deleted", 0, 0);
 	free(all);
 	return a;
 }
 
-struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *path)
+size_t fsd_blocklist_entries(const struct fsd_blocklist *bl)
 {
-	struct json_object *a;
-	struct fs_cidr *c;
-	char msg[512];
-	size_t n;
-	int err;
-
-	err = fsd_blocklist_parse_file(path, bl->max, &c, &n, msg, sizeof(msg));
-	if (err)
-		return fsd_answer_error("%s; nothing added", msg);
-	a = add_many(bl, c, n);
-	free(c);
-	return a;
+	return __atomic_load_n(&bl->n, __ATOMIC_RELAXED);
 }
 
 struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
@@ -912,17 +882,30 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 	struct json_object *a = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	char text[FS_CIDR_TEXT_MAX];
-	size_t i, end;
+	struct fsd_block_entry *page;
+	size_t i, count, total;
 
 	/* A page at a time (protocol.h): an answer stays a few MB however
-	 * long the list. */
-	offset = offset < bl->n ? offset : bl->n;
-	end = bl->n - offset > FS_BLOCK_LIST_PAGE ? offset + FS_BLOCK_LIST_PAGE : bl->n;
-	for (i = offset; i < end; i++) {
+	 * long the list.  The page is copied under the lock (a memcpy of
+	 * about 1 MB) and made into JSON outside it, so that status on the
+	 * loop never waits for it. */
+	page = malloc(FS_BLOCK_LIST_PAGE * sizeof(*page));
+	if (!page) {
+		json_object_put(arr);
+		json_object_put(a);
+		return fsd_answer_error("out of memory");
+	}
+	pthread_mutex_lock(&bl->lock);
+	total = bl->n;
+	offset = offset < total ? offset : total;
+	count = total - offset > FS_BLOCK_LIST_PAGE ? FS_BLOCK_LIST_PAGE : total - offset;
+	memcpy(page, bl->e + offset, count * sizeof(*page));
+	pthread_mutex_unlock(&bl->lock);
+	for (i = 0; i < count; i++) {
 		struct json_object *o = json_object_new_object();
-		const struct fs_block_hits *h = &bl->hits[bl->e[i].id];
+		const struct fs_block_hits *h = &bl->hits[page[i].id];
 
-		fs_cidr_format(&bl->e[i].c, text, sizeof(text));
+		fs_cidr_format(&page[i].c, text, sizeof(text));
 		json_object_object_add(o, "cidr", json_object_new_string(text));
 		json_object_object_add(o, "packets",
 				       json_object_new_uint64(__atomic_load_n(&h->packets, __ATOMIC_RELAXED)));
@@ -930,59 +913,105 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 				       json_object_new_uint64(__atomic_load_n(&h->bytes, __ATOMIC_RELAXED)));
 		json_object_array_add(arr, o);
 	}
+	free(page);
 	json_object_object_add(a, "entries", arr);
 	json_object_object_add(a, "offset", json_object_new_uint64(offset));
-	json_object_object_add(a, "total", json_object_new_uint64(bl->n));
+	json_object_object_add(a, "total", json_object_new_uint64(total));
 	json_object_object_add(a, "blocklist", fsd_blocklist_status(bl));
 	return a;
 }
 
-struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl)
+int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum)
 {
-	struct json_object *o = json_object_new_object();
-	struct fs_block_stats sum = { 0 }, *v;
+	struct fs_block_stats *v;
 	__u32 zero = 0;
 	unsigned int c;
-	double blocks = ldexp(1, (int)bl->log2), bits = blocks * FS_BLOOM_BLOCK_BITS;
-	size_t w, set = 0;
+	int err = 0;
 
+	memset(sum, 0, sizeof(*sum));
+	if (!bl->started)
+		return -ENOENT;
 	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
-	if (v && bl->started && !bpf_map_lookup_elem(bl->stats_fd, &zero, v))
-		for (c = 0; c < bl->ncpus; c++) {
-			sum.checked += v[c].checked;
-			sum.probes += v[c].probes;
-			sum.maybe += v[c].maybe;
-			sum.dropped += v[c].dropped;
-			sum.dropped_bytes += v[c].dropped_bytes;
-		}
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bl->stats_fd, &zero, v)) {
+		err = -errno;
+		goto out;
+	}
+	for (c = 0; c < bl->ncpus; c++) {
+		sum->checked += v[c].checked;
+		sum->probes += v[c].probes;
+		sum->maybe += v[c].maybe;
+		sum->dropped += v[c].dropped;
+		sum->dropped_bytes += v[c].dropped_bytes;
+		sum->unjudged += v[c].unjudged;
+		sum->unjudged_bytes += v[c].unjudged_bytes;
+	}
+out:
 	free(v);
+	return err;
+}
+
+struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
+{
+	struct json_object *o = json_object_new_object();
+	struct fs_block_stats sum;
+	__u32 live, log2, k;
+	__u64 keys, cap_keys, rebuilds;
+	size_t n, w, set = 0;
+	double blocks, bits;
+
+	/* A snapshot of what a change on a query thread updates. */
+	pthread_mutex_lock(&bl->lock);
+	n = bl->n;
+	live = bl->live;
+	log2 = bl->log2;
+	k = bl->k;
+	keys = bl->keys;
+	cap_keys = bl->cap_keys;
+	rebuilds = bl->rebuilds;
+	pthread_mutex_unlock(&bl->lock);
+	blocks = ldexp(1, (int)log2);
+	bits = blocks * FS_BLOOM_BLOCK_BITS;
+	fsd_blocklist_stats(bl, &sum);	/* zeros when unreadable */
+	/* The filter live then: a switch meanwhile only makes the figure
+	 * a moment old (both halves stay mapped). */
 	if (bl->started)
-		for (w = 0; w < ((size_t)8 << bl->log2); w++)
-			set += (size_t)__builtin_popcountll(((const __u64 *)bl->filter[bl->live])[w]);
+		for (w = 0; w < ((size_t)8 << log2); w++)
+			set += (size_t)__builtin_popcountll(((const __u64 *)bl->filter[live])[w]);
 	json_object_object_add(o, "file", json_object_new_string(bl->path));
-	json_object_object_add(o, "entries", json_object_new_uint64(bl->n));
+	json_object_object_add(o, "entries", json_object_new_uint64(n));
 	json_object_object_add(o, "max_entries", json_object_new_uint64(bl->max));
-	json_object_object_add(o, "filter_keys", json_object_new_uint64(bl->keys));
-	json_object_object_add(o, "filter_capacity", json_object_new_uint64(bl->cap_keys));
+	/* A change being applied on a query thread, and its CIDRs: entries
+	 * is the list before it until it is answered. */
+	json_object_object_add(o, "changing",
+			       json_object_new_uint64(__atomic_load_n(&bl->busy, __ATOMIC_RELAXED) ?
+						      __atomic_load_n(&bl->changing, __ATOMIC_RELAXED) : 0));
+	json_object_object_add(o, "filter_keys", json_object_new_uint64(keys));
+	json_object_object_add(o, "filter_capacity", json_object_new_uint64(cap_keys));
 	json_object_object_add(o, "filter_blocks", json_object_new_uint64((__u64)blocks));
-	json_object_object_add(o, "filter_k", json_object_new_uint64(bl->k));
+	json_object_object_add(o, "filter_k", json_object_new_uint64(k));
 	json_object_object_add(o, "filter_bytes", json_object_new_uint64((__u64)(bits / 8)));
 	json_object_object_add(o, "fill_ratio", json_object_new_double(bits ? set / bits : 0));
 	json_object_object_add(o, "design_fpr",
-			       json_object_new_double(fs_bloom_fpr((double)bl->keys, blocks, bl->k)));
+			       json_object_new_double(fs_bloom_fpr((double)keys, blocks, k)));
 	json_object_object_add(o, "target_fpr", json_object_new_double(FSD_BLOCK_FPR));
 	json_object_object_add(o, "checked_packets", json_object_new_uint64(sum.checked));
 	json_object_object_add(o, "probes", json_object_new_uint64(sum.probes));
 	json_object_object_add(o, "maybe", json_object_new_uint64(sum.maybe));
 	json_object_object_add(o, "dropped_packets", json_object_new_uint64(sum.dropped));
 	json_object_object_add(o, "dropped_bytes", json_object_new_uint64(sum.dropped_bytes));
+	/* Frames behind more VLAN tags than the verdict walks, dropped
+	 * unjudged while the list is in force (parse.bpf.h). */
+	json_object_object_add(o, "unjudged_dropped_packets", json_object_new_uint64(sum.unjudged));
+	json_object_object_add(o, "unjudged_dropped_bytes", json_object_new_uint64(sum.unjudged_bytes));
 	/* Unconfirmed "maybe" answers per probe: the filter's false positives
 	 * plus sources that share a group's base prefix with an entry
 	 * without being inside it (bloom.h, "extra confirms"). */
 	json_object_object_add(o, "measured_fpr",
 			       json_object_new_double(sum.probes ?
 					(double)(sum.maybe - sum.dropped) / (double)sum.probes : 0));
-	json_object_object_add(o, "rebuilds", json_object_new_uint64(bl->rebuilds));
+	json_object_object_add(o, "rebuilds", json_object_new_uint64(rebuilds));
 	return o;
 }
 

@@ -25,12 +25,26 @@
  *         and a filter rebuilt from the entries left into the spare and
  *         switched to with one store.
  * A change whose file cannot be written is undone, and the request fails.
+ *
+ * Threads.  A change of a million entries is a million map updates (a
+ * system call each, about 1 us) and a file of 20 MB: seconds, far more
+ * than one turn of the event loop that rotates windows may take.  So the
+ * changes run on a query thread (blockreq.c), one at a time: the loop
+ * marks the list busy when it hands one over, answers any other change
+ * "busy" until the job is freed, and the job works on its own copies.
+ * What the loop and the threads read meanwhile (block list, status,
+ * metrics) is guarded by lock, held only to swap the entry array and the
+ * filter's description, never across a system call: the readers see the
+ * list before the change or after it, never half of it, and wait for no
+ * map update.  Every change is O((n + m) log (n + m)) (blockset.h).
  */
 #ifndef FLOWSKETCHD_BLOCKLIST_H
 #define FLOWSKETCHD_BLOCKLIST_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "blockset.h"
 #include "cidr.h"
 #include "flowsketch/bloom.h"
 #include "flowsketch/maps.h"
@@ -44,16 +58,38 @@ struct json_object;
 /* The false-positive rate the filter is sized for (per probe). */
 #define FSD_BLOCK_FPR 0.01
 
-struct fsd_block_entry {
-	struct fs_cidr c;
-	__u32 id;		/* fs_block_hits index, >= 1 */
+/*
+ * A change for a query thread, or CIDRs a `block load` is sending
+ * (protocol.h, block_load_begin/_part/_commit): one allocation, so that
+ * the job that carries it frees it whatever happens.
+ */
+enum fsd_block_op { FSD_BLOCK_ADD, FSD_BLOCK_DEL, FSD_BLOCK_CLEAR, FSD_BLOCK_LIST };
+struct fsd_block_change {
+	enum fsd_block_op op;
+	size_t offset;			/* FSD_BLOCK_LIST */
+	size_t n, cap;
+	struct fs_cidr c[];
 };
+
+/* The one `block load` being sent: its token, and when it last sent. */
+struct fsd_block_stage {
+	__u64 token;			/* 0: none */
+	__u64 touched_ms;
+	size_t total;			/* CIDRs it said it sends */
+	struct fsd_block_change *ch;	/* what came so far */
+};
+/* A load that sends nothing for this long gives way to another. */
+#define FSD_BLOCK_STAGE_IDLE_MS 10000
 
 struct fsd_blocklist {
 	const char *path;
 	unsigned int max;		/* entries at most (--blocklist-max) */
+	pthread_mutex_t lock;		/* e, n, and the filter's description */
 	struct fsd_block_entry *e;	/* sorted, n of them */
 	size_t n;
+	int busy;			/* a change is on a query thread */
+	size_t changing;		/* its CIDRs (status) */
+	struct fsd_block_stage stage;	/* the loop's only */
 	__u32 *free_ids;		/* ids to reuse */
 	size_t nfree;
 	__u32 next_id;
@@ -89,17 +125,25 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 			const struct fs_hash_secret *secret);
 void fsd_blocklist_free(struct fsd_blocklist *bl);
 
-/* The requests (query.c's command table); each answers an object. */
+/*
+ * The changes (blockreq.c runs them on a query thread, one at a time);
+ * each answers an object.  c: any order, repeats allowed.
+ */
 struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 				      const struct fs_cidr *c, size_t n);
 struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
 				      const struct fs_cidr *c, size_t n);
 struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl);
-struct json_object *fsd_blocklist_load(struct fsd_blocklist *bl, const char *path);
-/* A page of the list from entry offset (protocol.h, block_list). */
+/* A page of the list from entry offset (protocol.h, block_list): any
+ * thread, a copy of the page taken under the lock. */
 struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset);
-/* The "blocklist" object of status. */
-struct json_object *fsd_blocklist_status(const struct fsd_blocklist *bl);
+/* The datapath's verdict counters summed over CPUs into *sum (zeros and
+ * a negative errno when unreadable or not started). */
+int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum);
+/* The "blocklist" object of status: any thread. */
+struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl);
+/* Entries now (metrics). */
+size_t fsd_blocklist_entries(const struct fsd_blocklist *bl);
 /* Whether an entry covers the source (family, addr[16]): top's "blocked".
  * Safe on a query thread: it reads only the tries. */
 bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,

@@ -36,8 +36,10 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "crashpoint.h"
+#include "export_perm.h"
 #include "log.h"
 #include "reports.h"
+#include "safedir.h"
 #include "secret.h"
 #include "server.h"
 #include "daemon.h"
@@ -207,6 +209,24 @@ static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	return 1;
 }
 
+/*
+ * The directories the daemon keeps files in, looked at before anything is
+ * read from them or touched on the host (safedir.h): one another user may
+ * write to or aim stops the start with the host as it was.
+ */
+static int check_dirs(const struct fsd_options *o)
+{
+	int err;
+
+	err = fsd_safedir_check(o->pin_dir, "pin directory") ?:
+	      fsd_safedir_check(o->state_dir, "state directory");
+	if (!err && o->socket_path)
+		err = fsd_safedir_check_parent(o->socket_path, "socket directory");
+	if (!err && o->blocklist && !o->ingress_tp)
+		err = fsd_safedir_check_parent(o->blocklist, "blocklist directory");
+	return err;
+}
+
 static int setup(struct fsd_daemon *d)
 {
 	const struct fsd_options *o = &d->opts;
@@ -219,6 +239,9 @@ static int setup(struct fsd_daemon *d)
 		fsd_err("cannot set up signal handling: %s", strerror(-err));
 		return err;
 	}
+	err = check_dirs(o);
+	if (err)
+		return err;
 	err = fsd_secret_get(o->secret_file, &secret);
 	if (err)
 		return err;
@@ -237,7 +260,8 @@ static int setup(struct fsd_daemon *d)
 	 * stops the daemon with the host as it was.  It answers 503 until
 	 * the first page (fsd_daemon_run). */
 	err = fsd_metrics_open(&d->metrics, &o->metrics_addr,
-			       o->metrics_addr_len, o->metrics);
+			       o->metrics_addr_len, o->metrics,
+			       o->metrics_web_config);
 	if (err)
 		return err;
 	err = fsd_bpffs_mount();
@@ -250,6 +274,7 @@ static int setup(struct fsd_daemon *d)
 	if (adopt < 0)
 		return adopt;
 	d->adopting = adopt;
+	fs_export_key_derive(&secret, &d->export_key);
 	raise_nofile();
 	err = fsd_server_open(d);
 	if (err)
@@ -261,6 +286,10 @@ static int setup(struct fsd_daemon *d)
 		p.secret = secret;
 		err = fsd_winstore_open(&d->store, o->state_dir, &p, adopt);
 		memset(&p, 0, sizeof(p));
+		/* Again, now that it exists: made by us, or raced into
+		 * place under a sticky parent by someone else. */
+		if (!err)
+			err = fsd_safedir_check(o->state_dir, "state directory");
 		/* Before the frontends' stores, which share it. */
 		if (!err)
 			fsd_state_budget_init(&d->budget, o->state_dir, o->state_max);
@@ -533,6 +562,9 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	int n, m, err;
 
 	err = fsd_bpffs_mount();
+	if (!err)
+		err = fsd_safedir_check(o->pin_dir, "pin directory") ?:
+		      fsd_safedir_check(o->state_dir, "state directory");
 	if (err)
 		return err;
 	if (access(o->pin_dir, F_OK)) {

@@ -50,6 +50,9 @@ struct fsd_daemon {
 	struct fsd_frontend out;	/* the "out" direction (egress frontend) */
 	struct fsd_frontend conn;	/* TCP connections (conn frontend) */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */
+	/* What exports relabel cells and registers with (export_perm.h):
+	 * derived from the secret, which setup() wipes. */
+	struct fs_hash_secret export_key;
 	__u32 windows_restored;		/* read back from the store at start */
 	bool running;			/* setup done: a stop may --keep */
 	bool adopting;			/* a pinned datapath is being taken over:

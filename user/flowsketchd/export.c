@@ -9,6 +9,11 @@
  * directions the two spans are folded into one sketch of the union, as
  * top and flows do for their counts.
  *
+ * Nothing in the answer is a keyed hash output (hash.h, "What leaves the
+ * host"): the sketch goes out in export_perm.h's secret coordinates, and
+ * each candidate with its column in every row in those coordinates, which
+ * is all a reader needs to query the merged sketch.
+ *
  * The answer is bounded before it is built: the sketch's base64 costs
  * 4/3 of fs_sketch_bytes() whatever the traffic, and each candidate at
  * most FSD_EXPORT_CANDIDATE_JSON bytes, so an export that would pass
@@ -23,12 +28,14 @@
 #include "base64.h"
 #include "daemon.h"
 #include "export.h"
+#include "export_perm.h"
 #include "flow_fmt.h"
 #include "protocol.h"
 
 /* The most one candidate's JSON takes: two IPv6 addresses of 39
- * characters, the key names and numbers of 20 digits, rounded up. */
-#define FSD_EXPORT_CANDIDATE_JSON 320
+ * characters, the key names, numbers of 20 digits and up to
+ * FS_CMS_MAX_DEPTH columns of 7 digits, rounded up. */
+#define FSD_EXPORT_CANDIDATE_JSON 384
 /* Everything in the answer besides the sketch and the candidates. */
 #define FSD_EXPORT_FIXED_JSON 4096
 
@@ -119,14 +126,20 @@ static void add_hex(struct json_object *o, const char *key, __u64 v)
 	add_string(o, key, hex);
 }
 
+/* cols: the candidate's exported columns, one per row of sum. */
 static struct json_object *cand_json(const struct export_cand *c,
+				     const __u32 *cols,
 				     const struct fs_sketch *sum)
 {
 	struct json_object *f = fs_flow_key_json(&c->key);
+	struct json_object *cells = json_object_new_array();
 	struct fs_cms_cell est;
+	__u32 row;
 
 	fs_sketch_query(sum, c->hash, &est);
-	add_hex(f, "hash", c->hash);
+	for (row = 0; row < sum->params.cms_depth; row++)
+		json_object_array_add(cells, json_object_new_int64(cols[row]));
+	json_object_object_add(f, "columns", cells);
 	add_u64(f, "packets", est.packets);
 	add_u64(f, "bytes", est.bytes);
 	add_string(f, "direction", dir_name(c->dirs));
@@ -214,8 +227,10 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 	struct json_object *a = NULL, *cands, *sk;
 	struct export_cands c = { 0 };
 	struct fsd_span span = { 0 }, one;
-	struct fs_sketch sum = { 0 };
+	struct fs_sketch sum = { 0 }, out = { 0 };
 	struct fsd_topk top = { 0 };
+	__u64 *hashes = NULL;
+	__u32 *cols = NULL;
 	unsigned long long need;
 	__u64 start, end;
 	int err = 0;
@@ -262,7 +277,18 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 				     need >> 20, c.n, FS_EXPORT_ANSWER_MAX >> 20);
 		goto out;
 	}
-	sk = sketch_json(&sum);
+	hashes = malloc((c.n ? c.n : 1) * sizeof(*hashes));
+	cols = malloc((c.n ? c.n : 1) * p->cms_depth * sizeof(*cols));
+	if (!hashes || !cols) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < c.n; i++)
+		hashes[i] = c.v[i].hash;
+	err = fs_export_permute(&sum, &d->export_key, hashes, c.n, cols, &out);
+	if (err)
+		goto out;
+	sk = sketch_json(&out);
 	if (!sk) {
 		err = -ENOMEM;
 		goto out;
@@ -286,7 +312,8 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 	add_u64(a, "total_bytes", sum.totals.bytes);
 	cands = json_object_new_array_ext((int)(c.n ? c.n : 1));
 	for (i = 0; i < c.n; i++)
-		json_object_array_add(cands, cand_json(&c.v[i], &sum));
+		json_object_array_add(cands, cand_json(&c.v[i],
+						       cols + i * p->cms_depth, &sum));
 	json_object_object_add(a, "candidates", cands);
 	json_object_object_add(a, "sketch", sk);
 out:
@@ -296,7 +323,10 @@ out:
 	else if (err)
 		a = fsd_answer_error("export failed: %s", strerror(-err));
 	free(c.v);
+	free(hashes);
+	free(cols);
 	fsd_topk_free(&top);
+	fs_sketch_free(&out);
 	fs_sketch_free(&sum);
 	return a;
 }

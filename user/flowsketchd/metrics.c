@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <microhttpd.h>
+#include <gnutls/gnutls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "stat_names.h"
@@ -139,6 +140,80 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status,
 	return ret;
 }
 
+/* A client certificate that client_ca_file verifies (GnuTLS checks the
+ * chain and the dates against the trust list libmicrohttpd was given). */
+static bool client_cert_ok(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	unsigned int status = 0;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return false;
+	return gnutls_certificate_verify_peers2(ci->tls_session, &status) >= 0 &&
+	       !status;
+}
+
+/*
+ * May this request be answered (metrics.h, "Access")?  MHD_YES with
+ * *refused false: go on; otherwise the refusal is queued (or failed) and
+ * its result is what answer() returns.
+ */
+static enum MHD_Result access_check(struct fsd_metrics *m,
+				    struct MHD_Connection *c, bool *refused)
+{
+	static const char denied[] = "unauthorized: /metrics needs a user and password\n";
+	static const char busy[] = "too many new passwords: try again\n";
+	enum fsd_auth_result res = FSD_AUTH_DENIED;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char *user, *pass = NULL;
+
+	*refused = true;
+	if (m->web.client_auth == FSD_CLIENT_CERT_REQUIRE && !client_cert_ok(c))
+		return reply_text(c, MHD_HTTP_FORBIDDEN,
+				  "forbidden: /metrics needs a client certificate of client_ca_file\n",
+				  NULL);
+	if (!m->auth_ready) {
+		*refused = false;
+		return MHD_YES;
+	}
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	if (user && pass)
+		res = fsd_basicauth_check(&m->auth, user, pass);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	if (res == FSD_AUTH_OK) {
+		*refused = false;
+		return MHD_YES;
+	}
+	if (res == FSD_AUTH_BUSY) {
+		r = MHD_create_response_from_buffer(sizeof(busy) - 1, (void *)busy,
+						    MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; charset=utf-8");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+		ret = MHD_queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	r = MHD_create_response_from_buffer(sizeof(denied) - 1, (void *)denied,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; charset=utf-8");
+	ret = MHD_queue_basic_auth_fail_response(c, "flowsketch", r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /*
  * Every request, on the HTTP thread.  Refusals are answered at the first
  * call (libmicrohttpd then closes the connection: a body may follow);
@@ -155,7 +230,14 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	struct fsd_metrics_page *p;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	bool refused;
 
+	/* Access first, once a request: whatever the path or method. */
+	if (!*req) {
+		ret = access_check(m, c, &refused);
+		if (refused)
+			return ret;
+	}
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 				  "not found: the metrics are at /metrics\n", NULL);
@@ -206,17 +288,64 @@ static void httpd_log(void *cls, const char *fmt, va_list ap)
 	fsd_debug("metrics: %s", msg);
 }
 
+/* --metrics-web-config: read, checked, the password cache ready. */
+static int web_open(struct fsd_metrics *m, const char *web_config)
+{
+	int err;
+
+	err = fsd_webconfig_load(&m->web, web_config);
+	if (err)
+		return err;
+	if (m->web.tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		fsd_err("--metrics-web-config %s: this libmicrohttpd is built without TLS",
+			web_config);
+		return -ENOTSUP;
+	}
+	if (m->web.nusers) {
+		err = fsd_basicauth_init(&m->auth, m->web.users, m->web.nusers);
+		if (err)
+			return err;
+		m->auth_ready = true;
+	}
+	if (m->web.nusers && !m->web.tls)
+		fsd_warn("--metrics-web-config %s: basic_auth_users without tls_server_config: passwords cross the network in clear",
+			 web_config);
+	return 0;
+}
+
 int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
-		     socklen_t len, const char *arg)
+		     socklen_t len, const char *arg, const char *web_config)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			     MHD_USE_ERROR_LOG;
 	char host[INET6_ADDRSTRLEN] = "?";
+	struct MHD_OptionItem tls[5];
+	unsigned int ntls = 0;
 	int fd, one = 1, err;
 	__u16 port;
 
 	if (!arg)
 		return 0;
+	if (web_config) {
+		err = web_open(m, web_config);
+		if (err)
+			return err;
+	}
+	if (m->web.tls) {
+		flags |= MHD_USE_TLS;
+		tls[ntls++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						       m->web.cert_pem };
+		tls[ntls++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						       m->web.key_pem };
+		tls[ntls++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+						       (void *)m->web.priorities };
+		/* With a trust list libmicrohttpd asks each client for its
+		 * certificate; access_check() refuses those it cannot verify. */
+		if (m->web.ca_pem)
+			tls[ntls++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+							       m->web.ca_pem };
+	}
+	tls[ntls] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	if (addr->ss_family == AF_INET6) {
 		const struct sockaddr_in6 *a = (const void *)addr;
 
@@ -261,6 +390,7 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)FSD_METRICS_CONNECTIONS,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)FSD_METRICS_TIMEOUT_SEC,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)FSD_METRICS_CONN_MEMORY,
+			MHD_OPTION_ARRAY, tls,
 			MHD_OPTION_END);
 	if (!m->httpd) {
 		err = errno ? -errno : -EIO;
@@ -268,9 +398,12 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 			strerror(-err));
 		goto fail;
 	}
-	fsd_info("metrics at http://%s%s%s:%u/metrics",
+	fsd_info("metrics at http%s://%s%s%s:%u/metrics%s%s",
+		 m->web.tls ? "s" : "",
 		 addr->ss_family == AF_INET6 ? "[" : "", host,
-		 addr->ss_family == AF_INET6 ? "]" : "", port);
+		 addr->ss_family == AF_INET6 ? "]" : "", port,
+		 m->web.client_auth == FSD_CLIENT_CERT_REQUIRE ? ", client certificates required" : "",
+		 m->auth_ready ? ", basic auth" : "");
 	return 0;
 fail:
 	close(fd);
@@ -289,6 +422,16 @@ void fsd_metrics_close(struct fsd_metrics *m)
 	if (m->lock_ready)
 		pthread_mutex_destroy(&m->lock);
 	m->lock_ready = false;
+	if (m->auth_ready) {
+		if (m->auth.bcrypt_runs || m->auth.busy)
+			fsd_debug("metrics: %llu bcrypt checks, %llu cache hits, %llu refused over budget",
+				  (unsigned long long)m->auth.bcrypt_runs,
+				  (unsigned long long)m->auth.cache_hits,
+				  (unsigned long long)m->auth.busy);
+		fsd_basicauth_free(&m->auth);
+	}
+	m->auth_ready = false;
+	fsd_webconfig_free(&m->web);
 	for (i = 0; i < m->ncounters; i++)
 		free(m->counters[i].series);
 	free(m->counters);
@@ -833,25 +976,15 @@ static void put_state(struct text *t, const struct fsd_daemon *d)
 static void put_blocklist(struct text *t, struct fsd_metrics *m,
 			  const struct fsd_blocklist *bl)
 {
-	struct fs_block_stats sum = { 0 }, *v;
-	__u32 zero = 0;
-	unsigned int c;
+	struct fs_block_stats sum;
 	bool ok;
 
 	if (!bl->started)
 		return;	/* --ingress tracepoint: nothing is ever dropped */
-	v = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(*v));
-	ok = v && !bpf_map_lookup_elem(bl->stats_fd, &zero, v);
-	for (c = 0; ok && c < bl->ncpus; c++) {
-		sum.probes += v[c].probes;
-		sum.maybe += v[c].maybe;
-		sum.dropped += v[c].dropped;
-		sum.dropped_bytes += v[c].dropped_bytes;
-	}
-	free(v);
+	ok = !fsd_blocklist_stats(bl, &sum);
 	family(t, "flowsketch_blocklist_entries", "gauge",
 	       "CIDRs in the blocklist.");
-	put(t, "flowsketch_blocklist_entries %zu\n", bl->n);
+	put(t, "flowsketch_blocklist_entries %zu\n", fsd_blocklist_entries(bl));
 	family(t, "flowsketch_blocklist_dropped_packets_total", "counter",
 	       "Packets dropped because a blocklist entry covers their source, since the datapath was loaded.");
 	counter(t, m, "flowsketch_blocklist_dropped_packets_total", "",
@@ -860,6 +993,14 @@ static void put_blocklist(struct text *t, struct fsd_metrics *m,
 	       "Bytes of the packets the blocklist dropped.");
 	counter(t, m, "flowsketch_blocklist_dropped_bytes_total", "",
 		sum.dropped_bytes, ok);
+	family(t, "flowsketch_blocklist_unjudged_dropped_packets_total", "counter",
+	       "Frames dropped because they carry more VLAN tags than the datapath walks to read their source, while the blocklist is in force.");
+	counter(t, m, "flowsketch_blocklist_unjudged_dropped_packets_total", "",
+		sum.unjudged, ok);
+	family(t, "flowsketch_blocklist_unjudged_dropped_bytes_total", "counter",
+	       "Bytes of the frames dropped unjudged.");
+	counter(t, m, "flowsketch_blocklist_unjudged_dropped_bytes_total", "",
+		sum.unjudged_bytes, ok);
 	family(t, "flowsketch_blocklist_false_positive_ratio", "gauge",
 	       "Filter probes answered maybe and not confirmed by the exact set, per probe, since the datapath was loaded (status measured_fpr).");
 	if (ok)

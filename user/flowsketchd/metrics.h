@@ -14,6 +14,15 @@
  * request holds, the HTTP thread when the last response sending it is
  * done.  Before the first page (setup still running) /metrics answers 503.
  *
+ * Access (--metrics-web-config, webconfig.h).  With tls_server_config the
+ * port speaks HTTPS only (libmicrohttpd over GnuTLS): plain HTTP gets no
+ * answer.  With RequireAndVerifyClientCert a request whose connection
+ * showed no client certificate that client_ca_file verifies is answered
+ * 403.  With basic_auth_users a request without a user and password of
+ * the file is answered 401 (WWW-Authenticate: Basic realm="flowsketch"),
+ * one whose check would exceed bcrypt's budget 429 (basicauth.h).  These
+ * come before anything else, whatever the path or method.
+ *
  * HTTP.  GET and HEAD of /metrics, nothing else: another method is 405
  * (with Allow: GET, HEAD), another path 404.  At most
  * FSD_METRICS_CONNECTIONS connections at once, each closed after
@@ -95,6 +104,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <linux/types.h>
+#include "basicauth.h"
+#include "webconfig.h"
 
 struct fsd_daemon;
 struct MHD_Daemon;
@@ -128,6 +139,11 @@ struct fsd_metrics {
 	bool lock_ready;
 	pthread_mutex_t lock;		/* guards page, nothing else */
 	struct fsd_metrics_page *page;	/* served; NULL before the first */
+	/* --metrics-web-config: set before the HTTP thread starts, then
+	 * read-only but for auth's own lock. */
+	struct fsd_webconfig web;
+	bool auth_ready;		/* basic_auth_users given */
+	struct fsd_basicauth auth;
 	/* The loop's alone from here. */
 	bool restored;			/* the state file was looked at */
 	__u32 datapath_id;		/* fs_ctl's map id */
@@ -147,9 +163,11 @@ struct fsd_metrics {
 int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
 			   socklen_t *len);
 /* Bind and start serving (503 until the first page): before setup
- * touches anything.  Nothing without --metrics.  0 or -errno. */
+ * touches anything; with web_config (--metrics-web-config, or NULL) read
+ * and checked first, HTTPS and/or basic auth as it says.  Nothing
+ * without --metrics.  0 or -errno. */
 int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
-		     socklen_t len, const char *arg);
+		     socklen_t len, const char *arg, const char *web_config);
 /* Build the page from the daemon's state, keep its counters in the
  * state file and publish it: at start and after each rotation. */
 void fsd_metrics_update(struct fsd_daemon *d);

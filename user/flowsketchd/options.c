@@ -17,6 +17,7 @@
 #include "history.h"
 #include "metrics.h"
 #include "options.h"
+#include "access.h"
 #include "server.h"
 #include "statebudget.h"
 #include "workers.h"
@@ -47,6 +48,8 @@ enum {
 	OPT_DETACH,
 	OPT_METRICS,
 	OPT_METRICS_TOP,
+	OPT_METRICS_WEB_CONFIG,
+	OPT_READ_GROUP,
 };
 
 static const struct option long_options[] = {
@@ -76,6 +79,8 @@ static const struct option long_options[] = {
 	{ "detach", no_argument, NULL, OPT_DETACH },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
+	{ "metrics-web-config", required_argument, NULL, OPT_METRICS_WEB_CONFIG },
+	{ "read-group", required_argument, NULL, OPT_READ_GROUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -132,6 +137,12 @@ static void usage(FILE *f)
 "                          (e.g. 127.0.0.1:9108 or [::1]:9108; default: none)\n"
 "      --metrics-top N     the last window's top N talkers in the metrics\n"
 "                          (default %d, at most %d; 0: none)\n"
+"      --metrics-web-config FILE  HTTPS and/or basic auth for --metrics, in\n"
+"                          Prometheus exporter-toolkit's web config format\n"
+"                          (tls_server_config, basic_auth_users)\n"
+"      --read-group GROUP  the socket is 0660 root:GROUP; GROUP's members may\n"
+"                          read (top, flows, status, export, block list),\n"
+"                          only root may change (default: root only)\n"
 "  -v, --verbose           debug messages and libbpf's log\n"
 "  -h, --help              this text\n",
 		FSD_METRICS_TOP_DEFAULT, FSD_METRICS_TOP_MAX);
@@ -418,6 +429,13 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->metrics_top = (unsigned int)v;
 			metrics_top_given = 1;
 			break;
+		case OPT_METRICS_WEB_CONFIG:
+			o->metrics_web_config = optarg;
+			break;
+		case OPT_READ_GROUP:
+			err = fsd_access_group(optarg, &o->read_gid);
+			o->read_group = optarg;
+			break;
 		case OPT_MAX_CANDIDATES:
 			err = parse_uint("max-candidates", optarg, 1,
 					 FSD_CANDIDATE_LIMIT_MAX, &v);
@@ -460,7 +478,8 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (o->detach) {
-		if (o->n_ifaces || o->keep || o->replace || o->metrics) {
+		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
+		    o->metrics_web_config || o->read_group) {
 			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
 			return -EINVAL;
 		}
@@ -493,8 +512,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			o->blocklist_given ? "--blocklist" : "--xdp-mode");
 		return -EINVAL;
 	}
-	if (metrics_top_given && !o->metrics) {
-		fsd_err("--metrics-top needs --metrics ADDR:PORT");
+	if ((metrics_top_given || o->metrics_web_config) && !o->metrics) {
+		fsd_err("%s needs --metrics ADDR:PORT",
+			metrics_top_given ? "--metrics-top" : "--metrics-web-config");
 		return -EINVAL;
 	}
 	if (*o->socket_path != '/') {

@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include "flowsketch/params.h"
 
 #define FSD_MAX_IFACES 64
@@ -67,6 +68,9 @@ struct fsd_options {
 	struct sockaddr_storage metrics_addr;	/* what it resolved to */
 	socklen_t metrics_addr_len;
 	unsigned int metrics_top;	/* --metrics-top */
+	const char *metrics_web_config;	/* --metrics-web-config FILE; NULL: none */
+	const char *read_group;		/* --read-group; NULL: root only */
+	gid_t read_gid;			/* its gid */
 	int verbose;
 };
 

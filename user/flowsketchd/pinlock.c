@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pinlock.h"
 #include "proclocks.h"
+#include "safedir.h"
 
 #define FSD_BPFFS "/sys/fs/bpf"
 
@@ -81,8 +82,12 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 		err = -errno;
 		fsd_err("cannot create pin directory %s: %s", dir, strerror(-err));
 		return err;
+	} else if ((err = fsd_safedir_check(dir, "pin directory"))) {
+		/* Looked at again now that bpffs is mounted, and after a
+		 * mkdir another user could have raced under a sticky parent. */
+		return err;
 	}
-	l->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	l->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (l->fd < 0) {
 		err = -errno;
 		fsd_err("cannot open pin directory %s: %s", dir, strerror(-err));

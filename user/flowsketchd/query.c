@@ -18,6 +18,7 @@
 #include "hll_estimate.h"
 #include "daemon.h"
 #include "export.h"
+#include "blockreq.h"
 #include "request.h"
 #include "server.h"
 #include "utf8.h"
@@ -480,79 +481,60 @@ static struct json_object *now_status(struct fsd_daemon *d,
 	return fsd_answer_status(d);
 }
 
-/* The blocklist's requests, when this daemon has none. */
-static struct json_object *no_blocklist(void)
-{
-	return fsd_answer_error("this daemon has no blocklist: it counts what arrives with --ingress tracepoint, which cannot drop (restart it with --ingress xdp to block)");
-}
-
-static struct json_object *now_block_add(struct fsd_daemon *d,
-					 const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_add(&d->blocklist, r->cidrs, r->ncidrs);
-}
-
-static struct json_object *now_block_del(struct fsd_daemon *d,
-					 const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_del(&d->blocklist, r->cidrs, r->ncidrs);
-}
-
-static struct json_object *now_block_list(struct fsd_daemon *d,
-					  const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_list(&d->blocklist, r->offset);
-}
-
-static struct json_object *now_block_clear(struct fsd_daemon *d,
-					   const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_clear(&d->blocklist);
-}
-
-static struct json_object *now_block_load(struct fsd_daemon *d,
-					  const struct fsd_request *r)
-{
-	if (!d->blocklist.started)
-		return no_blocklist();
-	return fsd_blocklist_load(&d->blocklist, r->file);
-}
-
 /*
- * The command table: what answers each command, and where.  Status reads
- * the loop's own state (BPF maps, interfaces, counters) and is cheap, so
- * the loop answers it; so do the blocklist's changes, which only the loop
- * makes (blocklist.h); span queries go to the query threads (workers.h).
+ * The command table: what answers each command, where, and who may ask
+ * it (access.h).  Status reads the loop's own state (BPF maps, interfaces,
+ * counters) and is cheap, so the loop answers it; span queries go to the
+ * query threads (workers.h), and so do the blocklist's changes and pages,
+ * which blockreq.h routes (block).  A command that changes anything (the
+ * blocklist, its file) needs root; one that only reads is open to the read
+ * group.  A row that says nothing is root only.
  */
 static const struct {
 	enum fsd_cmd cmd;
 	fsd_job_fn query;				/* on a query thread */
 	struct json_object *(*now)(struct fsd_daemon *d,
 				   const struct fsd_request *r);	/* in the loop */
+	enum fsd_cmd_need need;
+	const char *name;				/* as the CLI says it */
+	bool block;					/* fsd_block_request() */
 } commands[] = {
-	{ FSD_CMD_TOP, answer_top, NULL },
-	{ FSD_CMD_FLOWS, answer_flows, NULL },
-	{ FSD_CMD_EXPORT, answer_export, NULL },
-	{ FSD_CMD_WINDOWS, answer_windows, NULL },
-	{ FSD_CMD_STATUS, NULL, now_status },
-	{ FSD_CMD_BLOCK_ADD, NULL, now_block_add },
-	{ FSD_CMD_BLOCK_DEL, NULL, now_block_del },
-	{ FSD_CMD_BLOCK_LIST, NULL, now_block_list },
-	{ FSD_CMD_BLOCK_CLEAR, NULL, now_block_clear },
-	{ FSD_CMD_BLOCK_LOAD, NULL, now_block_load },
+	{ FSD_CMD_TOP, answer_top, NULL, FSD_NEED_READ, "top", false },
+	{ FSD_CMD_FLOWS, answer_flows, NULL, FSD_NEED_READ, "flows", false },
+	{ FSD_CMD_EXPORT, answer_export, NULL, FSD_NEED_READ, "export", false },
+	{ FSD_CMD_WINDOWS, answer_windows, NULL, FSD_NEED_READ, "windows", false },
+	{ FSD_CMD_STATUS, NULL, now_status, FSD_NEED_READ, "status", false },
+	{ FSD_CMD_BLOCK_LIST, .block = true, .need = FSD_NEED_READ, .name = "block list" },
+	{ FSD_CMD_BLOCK_ADD, .block = true, .need = FSD_NEED_ROOT, .name = "block add" },
+	{ FSD_CMD_BLOCK_DEL, .block = true, .need = FSD_NEED_ROOT, .name = "block del" },
+	{ FSD_CMD_BLOCK_CLEAR, .block = true, .need = FSD_NEED_ROOT, .name = "block clear" },
+	{ FSD_CMD_BLOCK_LOAD_BEGIN, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
+	{ FSD_CMD_BLOCK_LOAD_PART, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
+	{ FSD_CMD_BLOCK_LOAD_COMMIT, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
 };
 
+/* The refusal for a peer that may not ask this (NULL: it may). */
+static struct json_object *refusal(const struct fsd_daemon *d,
+				   const struct fsd_peer *peer,
+				   enum fsd_cmd_need need, const char *name)
+{
+	const char *group = d->opts.read_group;
+
+	if (peer->access == FSD_ACCESS_ALL ||
+	    (peer->access == FSD_ACCESS_READ && need == FSD_NEED_READ))
+		return NULL;
+	if (peer->access == FSD_ACCESS_READ)
+		return fsd_answer_error("permission denied: %s needs root (this socket gives group %s read-only access)",
+					name, group);
+	if (group)
+		return fsd_answer_error("permission denied: uid %u is neither root nor in group %s",
+					(unsigned int)peer->uid, group);
+	return fsd_answer_error("permission denied: this socket is for root only (flowsketchd --read-group GROUP lets a group read)");
+}
+
 void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, struct json_object **now,
-		       struct fsd_job **job)
+		       __u64 client, const struct fsd_peer *peer,
+		       struct json_object **now, struct fsd_job **job)
 {
 	char err[FSD_REQUEST_ERROR_MAX];
 	struct query_job *qj;
@@ -562,6 +544,11 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 
 	*now = NULL;
 	*job = NULL;
+	/* Nothing of a stranger's request is parsed. */
+	if (peer->access == FSD_ACCESS_NONE) {
+		*now = refusal(d, peer, FSD_NEED_READ, NULL);
+		return;
+	}
 	if (fsd_request_parse(text, len, &r, err)) {
 		*now = fsd_answer_error("%s", err);
 		return;
@@ -570,6 +557,13 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 		;
 	if (i == FS_ARRAY_SIZE(commands)) {
 		*now = fsd_answer_error("unknown cmd");
+		return;
+	}
+	*now = refusal(d, peer, commands[i].need, commands[i].name);
+	if (*now)
+		return;
+	if (commands[i].block) {
+		fsd_block_request(d, &r, client, now, job);
 		return;
 	}
 	if (commands[i].now) {

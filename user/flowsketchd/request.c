@@ -134,22 +134,18 @@ static int parse_top(struct json_object *req, struct fsd_request *r,
 
 /* "cidrs": a non-empty array of CIDR strings, each valid (blocklist.h);
  * an error names the first bad one by its index. */
-static int parse_cidrs(struct json_object *req, const char *cmd,
-		       struct fsd_request *r, char *err)
+static int parse_cidrs(struct json_object *req, struct fsd_request *r,
+		       char *err)
 {
-	static const char *const keys[] = { "cidrs", NULL };
 	struct json_object *v;
 	size_t i, n;
-	int ret;
 
-	if ((ret = check_keys(req, cmd, keys, err)))
-		return ret;
 	if (!json_object_object_get_ex(req, "cidrs", &v) ||
 	    !json_object_is_type(v, json_type_array) ||
 	    !(n = json_object_array_length(v)))
 		return fail(err, "\"cidrs\" must be a non-empty array of CIDR strings");
 	if (n > FSD_BLOCK_REQUEST_MAX)
-		return fail(err, "at most %d CIDRs a request (block load takes a file)",
+		return fail(err, "at most %d CIDRs a request (block load sends a list in parts)",
 			    FSD_BLOCK_REQUEST_MAX);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(v, i);
@@ -165,25 +161,58 @@ static int parse_cidrs(struct json_object *req, const char *cmd,
 	return 0;
 }
 
-static int parse_load(struct json_object *req, struct fsd_request *r,
-		      char *err)
+/* "load": the token block_load_begin answered, 16 hex digits. */
+static int parse_token(struct json_object *req, struct fsd_request *r,
+		       char *err)
 {
-	static const char *const keys[] = { "file", NULL };
 	struct json_object *v;
 	const char *s;
+	char *end;
+
+	if (!json_object_object_get_ex(req, "load", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    json_object_get_string_len(v) != 16)
+		return fail(err, "\"load\" must be the 16 hex digits block_load_begin answered");
+	s = json_object_get_string(v);
+	if (strspn(s, "0123456789abcdef") != 16)
+		return fail(err, "\"load\" must be the 16 hex digits block_load_begin answered");
+	r->load = strtoull(s, &end, 16);
+	return 0;
+}
+
+/*
+ * block_load_begin {"total":N}, block_load_part {"load":T, "cidrs":[...]},
+ * block_load_commit {"load":T} (protocol.h).
+ */
+static int parse_load(struct json_object *req, const char *name,
+		      struct fsd_request *r, char *err)
+{
+	static const char *const begin_keys[] = { "total", NULL };
+	static const char *const part_keys[] = { "load", "cidrs", NULL };
+	static const char *const commit_keys[] = { "load", NULL };
+	struct json_object *v;
 	int ret;
 
-	if ((ret = check_keys(req, "block_load", keys, err)))
-		return ret;
-	if (!json_object_object_get_ex(req, "file", &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return fail(err, "\"file\" must be the list file's path");
-	s = json_object_get_string(v);
-	if (s[0] != '/' || strlen(s) >= sizeof(r->file))
-		return fail(err, "\"file\" must be an absolute path shorter than %d bytes",
-			    PATH_MAX);
-	memcpy(r->file, s, strlen(s) + 1);
-	return 0;
+	if (!strcmp(name, "block_load_begin")) {
+		r->cmd = FSD_CMD_BLOCK_LOAD_BEGIN;
+		if ((ret = check_keys(req, name, begin_keys, err)))
+			return ret;
+		if (!json_object_object_get_ex(req, "total", &v) ||
+		    !json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 1 ||
+		    json_object_get_int64(v) > FS_BLOCK_LOAD_MAX)
+			return fail(err, "\"total\" must be the number of CIDRs to send, 1 to %d",
+				    FS_BLOCK_LOAD_MAX);
+		r->total = (size_t)json_object_get_int64(v);
+		return 0;
+	}
+	if (!strcmp(name, "block_load_part")) {
+		r->cmd = FSD_CMD_BLOCK_LOAD_PART;
+		return check_keys(req, name, part_keys, err) ?:
+		       parse_token(req, r, err) ?: parse_cidrs(req, r, err);
+	}
+	r->cmd = FSD_CMD_BLOCK_LOAD_COMMIT;
+	return check_keys(req, name, commit_keys, err) ?: parse_token(req, r, err);
 }
 
 static int parse_cmd(struct json_object *req, struct fsd_request *r,
@@ -225,8 +254,11 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		return check_keys(req, "status", no_keys, err);
 	}
 	if (!strcmp(name, "block_add") || !strcmp(name, "block_del")) {
+		static const char *const cidr_keys[] = { "cidrs", NULL };
+
 		r->cmd = name[6] == 'a' ? FSD_CMD_BLOCK_ADD : FSD_CMD_BLOCK_DEL;
-		return parse_cidrs(req, name, r, err);
+		return check_keys(req, name, cidr_keys, err) ?:
+		       parse_cidrs(req, r, err);
 	}
 	if (!strcmp(name, "block_list")) {
 		static const char *const list_keys[] = { "offset", NULL };
@@ -248,11 +280,14 @@ static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		r->cmd = FSD_CMD_BLOCK_CLEAR;
 		return check_keys(req, name, no_keys, err);
 	}
-	if (!strcmp(name, "block_load")) {
-		r->cmd = FSD_CMD_BLOCK_LOAD;
-		return parse_load(req, r, err);
-	}
-	return fail(err, "unknown cmd \"%.*s\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear or block_load)",
+	if (!strcmp(name, "block_load_begin") || !strcmp(name, "block_load_part") ||
+	    !strcmp(name, "block_load_commit"))
+		return parse_load(req, name, r, err);
+	/* The daemon opens no file a request names (it would read any file
+	 * as root and quote its lines): the CLI reads the list. */
+	if (!strcmp(name, "block_load"))
+		return fail(err, "block_load takes no file: the client reads the list and sends it (block_load_begin, block_load_part, block_load_commit)");
+	return fail(err, "unknown cmd \"%.*s\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear, block_load_begin, block_load_part or block_load_commit)",
 		    quoted(name), name);
 }
 

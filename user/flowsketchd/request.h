@@ -32,7 +32,9 @@ enum fsd_cmd {
 	FSD_CMD_BLOCK_DEL,
 	FSD_CMD_BLOCK_LIST,
 	FSD_CMD_BLOCK_CLEAR,
-	FSD_CMD_BLOCK_LOAD,
+	FSD_CMD_BLOCK_LOAD_BEGIN,
+	FSD_CMD_BLOCK_LOAD_PART,
+	FSD_CMD_BLOCK_LOAD_COMMIT,
 	FSD_CMD_EXPORT,
 	FSD_CMD_WINDOWS,
 };
@@ -51,9 +53,11 @@ struct fsd_request {
 	enum fsd_sort sort;	/* top */
 	double span;		/* top, flows, export: seconds, > 0; 0 when
 				   not given */
-	size_t ncidrs;		/* block_add, block_del: 1 to FSD_BLOCK_REQUEST_MAX */
+	size_t ncidrs;		/* block_add, block_del, block_load_part:
+				   1 to FSD_BLOCK_REQUEST_MAX */
 	struct fs_cidr cidrs[FSD_BLOCK_REQUEST_MAX];
-	char file[PATH_MAX];	/* block_load: an absolute path */
+	size_t total;		/* block_load_begin: 1 to FS_BLOCK_LOAD_MAX */
+	__u64 load;		/* block_load_part, _commit: the token */
 	size_t offset;		/* block_list: first entry of the page */
 };
 

@@ -17,6 +17,7 @@
 #include "protocol.h"
 #include "log.h"
 #include "daemon.h"
+#include "safedir.h"
 #include "server.h"
 #include "workers.h"
 
@@ -72,12 +73,84 @@ static int remove_stale_socket(const struct sockaddr_un *addr)
 	return err;
 }
 
+/*
+ * The socket's directory: made 0700 (0750 group GROUP with --read-group,
+ * so that the group can reach the socket) when missing; one that exists
+ * must be safe (safedir.h) and, with --read-group, let the group through.
+ */
+static int open_dir(struct fsd_daemon *d, const char *dir)
+{
+	const struct fsd_options *o = &d->opts;
+	struct stat st;
+	int err;
+
+	if (!mkdir(dir, 0700)) {
+		d->socket_dir_created = true;
+		/* chmod after chown: never open to a group that is not it. */
+		if (o->read_group && (chown(dir, 0, o->read_gid) || chmod(dir, 0750))) {
+			err = -errno;
+			fsd_err("cannot give %s to group %s: %s", dir,
+				o->read_group, strerror(-err));
+			return err;
+		}
+		return 0;
+	}
+	if (errno != EEXIST) {
+		err = -errno;
+		fsd_err("cannot create %s: %s", dir, strerror(-err));
+		return err;
+	}
+	err = fsd_safedir_check(dir, "socket directory");
+	if (err || !o->read_group)
+		return err;
+	if (stat(dir, &st)) {
+		err = -errno;
+		fsd_err("cannot stat %s: %s", dir, strerror(-err));
+		return err;
+	}
+	if (!(st.st_mode & S_IXOTH) &&
+	    !(st.st_gid == o->read_gid && (st.st_mode & S_IXGRP))) {
+		fsd_err("socket directory %s (mode %04o, gid %u) does not let group %s reach the socket: chgrp %s and chmod 0750 it, or remove it for flowsketchd to make",
+			dir, (unsigned int)(st.st_mode & 07777),
+			(unsigned int)st.st_gid, o->read_group, o->read_group);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* Root only (0600) or, with --read-group, 0660 root:GROUP.  Born 0600
+ * under the umask: there is no moment where it is open to more. */
+static int bind_socket(struct fsd_daemon *d, int fd,
+		       const struct sockaddr_un *addr)
+{
+	const struct fsd_options *o = &d->opts;
+	mode_t old_umask;
+	int err;
+
+	old_umask = umask(0177);
+	err = bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) ? -errno : 0;
+	umask(old_umask);
+	if (err) {
+		fsd_err("cannot bind %s: %s", addr->sun_path, strerror(-err));
+		return err;
+	}
+	d->socket_created = true;
+	/* By path: the directory was checked (no one else writes there). */
+	if (o->read_group &&
+	    (chown(addr->sun_path, 0, o->read_gid) || chmod(addr->sun_path, 0660))) {
+		err = -errno;
+		fsd_err("cannot give %s to group %s: %s", addr->sun_path,
+			o->read_group, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 int fsd_server_open(struct fsd_daemon *d)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	const char *path = d->opts.socket_path;
 	char dir[PATH_MAX];
-	mode_t old_umask;
 	int fd, err;
 
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
@@ -89,13 +162,9 @@ int fsd_server_open(struct fsd_daemon *d)
 	err = socket_dir(dir, sizeof(dir), path);
 	if (err)
 		return err;
-	if (!mkdir(dir, 0700)) {
-		d->socket_dir_created = true;
-	} else if (errno != EEXIST) {
-		err = -errno;
-		fsd_err("cannot create %s: %s", dir, strerror(-err));
+	err = open_dir(d, dir);
+	if (err)
 		return err;
-	}
 	err = remove_stale_socket(&addr);
 	if (err)
 		return err;
@@ -105,23 +174,20 @@ int fsd_server_open(struct fsd_daemon *d)
 		fsd_err("cannot create a unix socket: %s", strerror(-err));
 		return err;
 	}
-	/* Root only: the socket is born 0600, no window where it is not. */
-	old_umask = umask(0177);
-	err = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ? -errno : 0;
-	umask(old_umask);
-	if (err) {
-		fsd_err("cannot bind %s: %s", path, strerror(-err));
-		close(fd);
-		return err;
-	}
-	d->socket_created = true;
 	d->listen_fd = fd;
+	err = bind_socket(d, fd, &addr);
+	if (err)
+		return err;
 	if (listen(fd, 16)) {
 		err = -errno;
 		fsd_err("cannot listen on %s: %s", path, strerror(-err));
 		return err;
 	}
-	fsd_info("listening on %s", path);
+	if (d->opts.read_group)
+		fsd_info("listening on %s (root; group %s reads)", path,
+			 d->opts.read_group);
+	else
+		fsd_info("listening on %s (root only)", path);
 	return 0;
 }
 
@@ -281,11 +347,12 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 		client_close(d, c);
 		return;
 	}
-	fsd_request_start(d, c->in, c->in_len, c->id, &now, &job);
+	fsd_request_start(d, c->in, c->in_len, c->id, &c->peer, &now, &job);
 	if (job) {
 		if (!fsd_workers_submit(&d->workers, job)) {
 			c->job = job;
-			c->deadline_ms = fsd_monotonic_ms() + FSD_QUERY_MS;
+			c->deadline_ms = fsd_monotonic_ms() +
+					 (job->answer_ms ? job->answer_ms : FSD_QUERY_MS);
 			return;
 		}
 		fsd_job_free(job);
@@ -392,7 +459,14 @@ int fsd_server_expire(struct fsd_daemon *d)
 			if (c->state == FSD_CLIENT_READING)
 				client_error(d, c, fsd_answer_error("request not complete within %d ms",
 								    FSD_CLIENT_TIMEOUT_MS));
-			else if (c->state == FSD_CLIENT_WAITING) {
+			else if (c->state == FSD_CLIENT_WAITING && c->job &&
+				 c->job->must_run) {
+				unsigned int ms = c->job->answer_ms;
+
+				c->job = NULL;
+				client_error(d, c, fsd_answer_error("the change was not finished within %u ms; it goes on (status: blocklist.changing)",
+								    ms));
+			} else if (c->state == FSD_CLIENT_WAITING) {
 				if (c->job)
 					__atomic_store_n(&c->job->cancelled, 1,
 							 __ATOMIC_RELAXED);
@@ -476,6 +550,10 @@ void fsd_server_accept(struct fsd_daemon *d)
 		} while (s->clients[slot]);
 		c->fd = fd;
 		c->slot = slot;
+		/* The credentials of connect() time: what the client may
+		 * ask is fixed before it sends anything. */
+		fsd_access_peer(fd, d->opts.read_group, d->opts.read_gid,
+				&c->peer);
 		c->state = FSD_CLIENT_READING;
 		c->deadline_ms = fsd_monotonic_ms() + FSD_CLIENT_TIMEOUT_MS;
 		s->clients[slot] = c;

@@ -6,15 +6,18 @@
  * loop: sockets are non-blocking, every client sits in a slot with a
  * deadline, and the loop does for each only what can be done without
  * waiting (read what has arrived, send what the socket takes).  Requests
- * that are cheap (status, errors) are answered at once; span queries go to
- * the query threads (workers.h) and their answer is sent when it comes.
+ * that are cheap (status, errors) are answered at once; span queries and
+ * the blocklist's changes and pages go to the query threads (workers.h,
+ * blockreq.h) and their answer is sent when it comes.
  * So an idle, slow, never-reading or hostile client, or a thousand of
  * them, delays no window rotation and no other client's answer: each costs
  * the loop a few system calls per event, and is dropped at its deadline.
  *
  * Deadlines, from the moment a client connects:
  *   FSD_CLIENT_TIMEOUT_MS  to send a whole request (else an error answer);
- *   FSD_QUERY_MS           for its answer to be computed (else an error);
+ *   FSD_QUERY_MS           for its answer to be computed (else an error;
+ *                          a blocklist change: FS_BLOCK_ANSWER_MS, and
+ *                          it goes on after the error);
  *   FSD_CLIENT_SEND_MS     to take the answer once it starts (else closed).
  * At most FSD_MAX_CLIENTS at once; one more is answered "busy" and closed.
  */
@@ -25,6 +28,7 @@
 #include <stddef.h>
 #include "flowsketch/compat.h"
 #include "protocol.h"
+#include "access.h"
 
 #define FSD_CLIENT_TIMEOUT_MS 200
 #define FSD_QUERY_MS 5000
@@ -60,6 +64,7 @@ struct fsd_client {
 	char *out;
 	size_t out_len, out_off;
 	struct fsd_job *job;		/* WAITING: its query, the workers' */
+	struct fsd_peer peer;		/* who connected, what it may ask */
 };
 
 struct fsd_server {
@@ -76,7 +81,8 @@ struct fsd_daemon;
 struct fsd_job;
 struct json_object;
 
-/* Create the socket (directory 0700 if missing, socket 0600) and listen. */
+/* Create the socket and listen: directory 0700 if missing, socket 0600;
+ * with --read-group directory 0750 and socket 0660, group GROUP. */
 int fsd_server_open(struct fsd_daemon *d);
 /* Accept the connections waiting on the listening socket. */
 void fsd_server_accept(struct fsd_daemon *d);
@@ -97,11 +103,11 @@ void fsd_server_close(struct fsd_daemon *d);
 __u64 fsd_monotonic_ms(void);
 
 /*
- * A complete request (query.c): either *now gets the answer, or *job a
- * query for the query threads, tagged with the client's id.
+ * A complete request (query.c) from peer: either *now gets the answer, or
+ * *job a query for the query threads, tagged with the client's id.
  */
 void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, struct json_object **now,
-		       struct fsd_job **job);
+		       __u64 client, const struct fsd_peer *peer,
+		       struct json_object **now, struct fsd_job **job);
 
 #endif /* FLOWSKETCHD_SERVER_H */

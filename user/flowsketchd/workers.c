@@ -21,6 +21,8 @@ void fsd_job_free(struct fsd_job *job)
 {
 	if (!job)
 		return;
+	if (job->busy)
+		__atomic_store_n(job->busy, 0, __ATOMIC_RELEASE);
 	free(job->request);
 	free(job->answer);
 	free(job);
@@ -69,7 +71,7 @@ static void *worker_main(void *arg)
 			w->queue_tail = &w->queue;
 		pthread_mutex_unlock(&w->lock);
 
-		if (!__atomic_load_n(&job->cancelled, __ATOMIC_RELAXED))
+		if (job->must_run || !__atomic_load_n(&job->cancelled, __ATOMIC_RELAXED))
 			job_answer(job, job->run(w->d, job->request, q));
 		/* A large answer is many small json-c allocations, freed by
 		 * now; give them back, or each thread's malloc arena keeps

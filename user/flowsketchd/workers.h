@@ -46,6 +46,14 @@ struct fsd_job {
 	 * takes a cancelled job skips it, so dead requests cannot keep the
 	 * threads busy or the queue full.  Still only the loop frees it. */
 	int cancelled;
+	/* A change (a blocklist job) runs even when cancelled: its client
+	 * going away must not decide whether half-sent work is done. */
+	bool must_run;
+	/* Its answer's deadline from the request (0: FSD_QUERY_MS). */
+	unsigned int answer_ms;
+	/* Cleared (atomically) when the job is freed, whatever became of
+	 * it: the blocklist's "a change is being applied" mark. */
+	int *busy;
 };
 
 struct fsd_workers {

@@ -293,6 +293,7 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 	char line[FS_CIDR_LINE_MAX + 2];
 	struct fs_cidr *c = NULL;
 	size_t cap = 0, count = 0, line_no = 0, len;
+	const size_t limit = 2 * (size_t)max + 2;	/* entries buffered */
 	int err = 0;
 
 	*out = NULL;
@@ -335,11 +336,14 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 			s[--len] = 0;
 		if (!len)
 			continue;
-		if (count == max) {
+		if (count == cap && cap == limit) {
 			/* Repeats do not count against max: squeeze them out
-			 * before deciding that the list is too long. */
+			 * when the buffer (twice max) is full.  Each squeeze
+			 * that does not fail leaves at least max slots free,
+			 * so there is one sort per max lines at most:
+			 * O(L log max) for L lines, not a sort per line. */
 			count = fs_cidr_sort_unique(c, count);
-			if (count == max) {
+			if (count > max) {
 				snprintf(msg, msg_len, "%s:%zu: more than %u entries (the blocklist's maximum)",
 					 path, line_no, max);
 				err = -E2BIG;
@@ -350,8 +354,8 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 			struct fs_cidr *grown;
 
 			cap = cap ? cap * 2 : 256;
-			if (cap > max)
-				cap = max;
+			if (cap > limit)
+				cap = limit;
 			grown = realloc(c, cap * sizeof(*c));
 			if (!grown) {
 				err = -ENOMEM;
@@ -375,8 +379,15 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 		free(c);
 		return err;
 	}
+	count = fs_cidr_sort_unique(c, count);
+	if (count > max) {
+		snprintf(msg, msg_len, "%s:%zu: more than %u entries (the blocklist's maximum)",
+			 path, line_no, max);
+		free(c);
+		return -E2BIG;
+	}
 	*out = c;
-	*n = fs_cidr_sort_unique(c, count);
+	*n = count;
 	return 0;
 }
 

@@ -89,7 +89,9 @@ size_t fs_cidr_sort_unique(struct fs_cidr *c, size_t n);
  * (to the end of the line), blank lines and surrounding blanks are
  * skipped.  *out (malloc'd) gets *n entries, sorted, repeats removed.
  * 0, or -EINVAL / -E2BIG (more than max) / -ENOMEM / -EIO with msg naming
- * "NAME:LINE: ..." (name is how the list is called in messages).  A line
+ * "NAME:LINE: ..." (name is how the list is called in messages; for
+ * -E2BIG, LINE is one by which more than max distinct entries were read).
+ * O(L log max) for L lines, however many repeats they hold.  A line
  * with a NUL byte or longer than FS_CIDR_LINE_MAX is an error, so a
  * binary or corrupt file is refused, not half read.
  */

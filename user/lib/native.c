@@ -108,7 +108,7 @@ static int candidate_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	return memcmp(x->cols, y->cols, sizeof(x->cols));
 }
 
 void fs_native_sort(struct fs_native *n)
@@ -136,9 +136,9 @@ size_t fs_native_size(const struct fs_native *n)
 	/* Cells and registers are bounded by the parameters (512 MiB at
 	 * most); only the candidates' count can be anything. */
 	if (n->ncandidates > (SIZE_MAX - fixed - cells_of(p) * FS_NATIVE_CELL -
-			      regs_of(p)) / FS_NATIVE_CANDIDATE)
+			      regs_of(p)) / FS_NATIVE_CANDIDATE(p->cms_depth))
 		return 0;
-	return fixed + n->ncandidates * FS_NATIVE_CANDIDATE +
+	return fixed + n->ncandidates * FS_NATIVE_CANDIDATE(p->cms_depth) +
 	       cells_of(p) * FS_NATIVE_CELL + regs_of(p);
 }
 
@@ -197,14 +197,23 @@ static int check_params(const struct fs_sketch_params *p, char *err)
 	return 0;
 }
 
-static int check_key(const struct fs_flow_key *k, __u64 i, char *err)
+static int check_candidate(const struct fs_native_candidate *c,
+			   const struct fs_sketch_params *p, __u64 i, char *err)
 {
+	const struct fs_flow_key *k = &c->key;
+	__u32 row;
+
 	if (k->family != FS_FAMILY_IPV4 && k->family != FS_FAMILY_IPV6)
 		return fail(err, "candidate %llu has address family %u, not 4 or 6",
 			    (unsigned long long)i, k->family);
 	if (k->pad)
 		return fail(err, "candidate %llu has a non-zero pad field",
 			    (unsigned long long)i);
+	for (row = 0; row < p->cms_depth; row++)
+		if (c->cols[row] >> p->cms_log2_width)
+			return fail(err, "candidate %llu has column %u in row %u, outside width %u",
+				    (unsigned long long)i, c->cols[row], row,
+				    1U << p->cms_log2_width);
 	return 0;
 }
 
@@ -243,7 +252,7 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 	    check_registers(n->sketch.hll, p, err))
 		return -EINVAL;
 	for (i = 0; i < n->ncandidates; i++)
-		if (check_key(&n->candidates[i].key, i, err))
+		if (check_candidate(&n->candidates[i], p, i, err))
 			return -EINVAL;
 	if (out_len < len)
 		return -ENOSPC;
@@ -260,9 +269,13 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 	put_le64(b + 80, n->sketch.totals.bytes);
 	put_le64(b + 88, n->ncandidates);
 	off = FS_NATIVE_HEADER;
-	for (i = 0; i < n->ncandidates; i++, off += FS_NATIVE_CANDIDATE) {
+	for (i = 0; i < n->ncandidates; i++, off += FS_NATIVE_CANDIDATE(p->cms_depth)) {
+		__u32 row;
+
 		memcpy(b + off, &n->candidates[i].key, sizeof(struct fs_flow_key));
-		put_le64(b + off + sizeof(struct fs_flow_key), n->candidates[i].hash);
+		for (row = 0; row < p->cms_depth; row++)
+			put_le32(b + off + sizeof(struct fs_flow_key) + 4 * row,
+				 n->candidates[i].cols[row]);
 	}
 	put_le64(b + off, cells_of(p));
 	off += 8;
@@ -298,6 +311,8 @@ static int check_layout(const __u8 *b, size_t len,
 	if (len < 12)
 		return fail(err, "truncated: %zu bytes, ends in the format version", len);
 	version = get_le32(b + 8);
+	if (version == 1)
+		return fail(err, "format version 1, which carried raw keyed flow hashes (they give the hash key away) and cannot be read without the secret: export it again with this flowsketch");
 	if (version != FS_NATIVE_VERSION)
 		return fail(err, "format version %u, and this flowsketch reads version %u only",
 			    version, FS_NATIVE_VERSION);
@@ -319,12 +334,12 @@ static int check_layout(const __u8 *b, size_t len,
 		return fail(err, "its window length is 0");
 	*ncand = get_le64(b + 88);
 	off = FS_NATIVE_HEADER;
-	if (*ncand > (len - off) / FS_NATIVE_CANDIDATE)
+	if (*ncand > (len - off) / FS_NATIVE_CANDIDATE(params->cms_depth))
 		return fail(err, "truncated: %llu candidates take %llu bytes, and only %zu follow the header",
 			    (unsigned long long)*ncand,
-			    (unsigned long long)*ncand * FS_NATIVE_CANDIDATE,
+			    (unsigned long long)*ncand * FS_NATIVE_CANDIDATE(params->cms_depth),
 			    len - off);
-	off += *ncand * FS_NATIVE_CANDIDATE;
+	off += *ncand * FS_NATIVE_CANDIDATE(params->cms_depth);
 	if (len - off < 8)
 		return fail(err, "truncated: it ends before its count of Count-Min cells (byte %zu)",
 			    off);
@@ -392,12 +407,14 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 	n->sketch.totals.packets = get_le64(b + 72);
 	n->sketch.totals.bytes = get_le64(b + 80);
 	off = FS_NATIVE_HEADER;
-	for (i = 0; i < ncand; i++, off += FS_NATIVE_CANDIDATE) {
+	for (i = 0; i < ncand; i++, off += FS_NATIVE_CANDIDATE(params.cms_depth)) {
 		struct fs_native_candidate *c = &n->candidates[i];
+		__u32 row;
 
 		memcpy(&c->key, b + off, sizeof(c->key));
-		c->hash = get_le64(b + off + sizeof(c->key));
-		ret = check_key(&c->key, i, err);
+		for (row = 0; row < params.cms_depth; row++)
+			c->cols[row] = get_le32(b + off + sizeof(c->key) + 4 * row);
+		ret = check_candidate(c, &params, i, err);
 		/* In ascending order of their bytes, as the layout says, and
 		 * so each once: a reader (pgsql.c's primary key, a merge's
 		 * union) may count on it. */
@@ -425,45 +442,50 @@ err_free:
 	return ret;
 }
 
-int fs_native_read_file(const char *path, struct fs_native *n,
-			char err[FS_NATIVE_ERR_MAX])
+int fs_native_read_fd(int fd, size_t max, struct fs_native *n,
+		      char err[FS_NATIVE_ERR_MAX])
 {
 	size_t len = 0, cap;
 	__u8 *buf = NULL;
 	struct stat st;
-	int fd, ret;
+	int ret;
 
 	memset(n, 0, sizeof(*n));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fstat(fd, &st)) {
 		ret = -errno;
 		snprintf(err, FS_NATIVE_ERR_MAX, "cannot be read: %s", strerror(-ret));
-		goto out;
+		return ret;
 	}
-	/* A regular file's size, else (a pipe) grown as it comes. */
+	/* Refused by its size, before a byte is allocated or read. */
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		snprintf(err, FS_NATIVE_ERR_MAX, "is %llu bytes, more than the %zu an export can be",
+			 (unsigned long long)st.st_size, max);
+		return -EFBIG;
+	}
+	/*
+	 * A regular file's size, else (a pipe) grown as it comes; either way
+	 * never more than max + 1 bytes, the one more telling a file that
+	 * grew while read (or a pipe that goes on) from one of max bytes.
+	 */
 	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 20;
+	if (cap > max + 1)
+		cap = max + 1;
 	for (;;) {
 		ssize_t got;
 
-		/* No file of any parameters is larger (a pipe, a device
-		 * would otherwise grow the buffer until memory runs out). */
-		if (len == cap && cap >= FS_NATIVE_MAX_BYTES) {
-			ret = -EFBIG;
-			snprintf(err, FS_NATIVE_ERR_MAX, "is larger than any export (%zu MiB)",
-				 (size_t)(FS_NATIVE_MAX_BYTES >> 20));
-			goto out;
-		}
+		if (len == cap && cap > max)
+			break;	/* max + 1 bytes: too many, said below */
 		if (len == cap || !buf) {
-			__u8 *bigger = realloc(buf, len == cap ? cap * 2 : cap);
+			size_t want = len < cap ? cap : cap > (max + 1) / 2 ? max + 1 : cap * 2;
+			__u8 *bigger = realloc(buf, want);
 
 			if (!bigger) {
 				ret = -ENOMEM;
 				snprintf(err, FS_NATIVE_ERR_MAX, "out of memory");
 				goto out;
 			}
-			if (len == cap)
-				cap *= 2;
 			buf = bigger;
+			cap = want;
 		}
 		got = read(fd, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
@@ -478,10 +500,31 @@ int fs_native_read_file(const char *path, struct fs_native *n,
 			break;
 		len += (size_t)got;
 	}
+	if (len > max) {
+		ret = -EFBIG;
+		snprintf(err, FS_NATIVE_ERR_MAX, "is more than the %zu bytes an export can be (it grew while read, or is not a file)",
+			 max);
+		goto out;
+	}
 	ret = fs_native_decode(buf, len, n, err);
 out:
 	free(buf);
-	if (fd >= 0)
-		close(fd);
+	return ret;
+}
+
+int fs_native_read_file(const char *path, struct fs_native *n,
+			char err[FS_NATIVE_ERR_MAX])
+{
+	int fd, ret;
+
+	memset(n, 0, sizeof(*n));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, FS_NATIVE_ERR_MAX, "cannot be read: %s", strerror(-ret));
+		return ret;
+	}
+	ret = fs_native_read_fd(fd, FS_NATIVE_MAX_BYTES, n, err);
+	close(fd);
 	return ret;
 }

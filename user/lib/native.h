@@ -8,16 +8,20 @@
  * exact time it covers, its totals, its heavy-hitter candidates and the
  * summed sketches, so that files of many hosts merge into the sketch of
  * their union (sketch.h: cells add, registers take the max) and answer
- * top and flows as one daemon would.  The candidates carry their keyed
- * hash, with which the merged Count-Min sketch is queried: a reader needs
- * no secret.
+ * top and flows as one daemon would.  Cells and registers are in the
+ * secret coordinates of export_perm.h (each row's columns and each
+ * HyperLogLog's registers through a permutation the secret fixes), and
+ * each candidate carries its column in every row in those coordinates,
+ * with which the merged Count-Min sketch is queried: a reader needs no
+ * secret, and no keyed hash output leaves the host (hash.h, "What leaves
+ * the host").
  *
- * File layout, format version 1, every integer little-endian whatever
+ * File layout, format version 2, every integer little-endian whatever
  * the host, no padding, no alignment:
  *
  *   off    size  field
  *     0       8  magic "FSEXPORT"
- *     8       4  format version (1)
+ *     8       4  format version (2)
  *    12       4  direction: 1 what the interfaces received ("in"), 2 what
  *                they sent ("out"), 3 both (cells and totals added,
  *                registers the max: the union)
@@ -33,27 +37,33 @@
  *    72       8  total packets of the span
  *    80       8  total bytes of the span
  *    88       8  candidates N
- *    96     48N  candidates, in ascending order of their key's bytes, each
- *                a flow key (40 bytes, flow_key.h's layout: ports in
- *                network order) and its keyed flow hash (8)
- *     A       8  Count-Min cells C, A = 96 + 48N; C = depth << log2w
- *   A+8     16C  cells, row-major ((row << log2w) | column, sketch.h):
+ *    96     KN  candidates, K = 40 + 4 depth, in ascending order of their
+ *                key's bytes, each a flow key (40 bytes, flow_key.h's
+ *                layout: ports in network order) and its exported column
+ *                in rows 0 .. depth - 1 (4 each, < 2^log2w)
+ *     A       8  Count-Min cells C, A = 96 + KN; C = depth << log2w
+ *   A+8     16C  cells, row-major ((row << log2w) | exported column):
  *                packets (8), bytes (8)
  *     B       8  HyperLogLog registers R, B = A + 8 + 16C; R = 3 << p
  *   B+8       R  registers, one byte each, 1 .. 65 - p or 0: distinct
- *                flows, sources, destinations, 2^p each (hll.h)
+ *                flows, sources, destinations, 2^p each (hll.h), each
+ *                sketch's in its exported order
  *   B+8+R     4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
  *                every byte before it
  *
- * so a file is 96 + 48N + 8 + 16C + 8 + R + 4 bytes: 376,948 for the
+ * so a file is 96 + KN + 8 + 16C + 8 + R + 4 bytes: 376,948 for the
  * defaults (d = 5, w = 4096, p = 14) and no candidate.  A reader refuses,
  * each with one sentence saying what it found: another magic, a format
  * version it does not know, parameters out of range, a direction it does
  * not know, an end before the start, a candidate of no address family,
  * counts of cells or registers other than the parameters make, a register
  * above its precision's largest rank, a file shorter than its counts say
- * (truncated) or longer (bytes after the end), and a checksum that does
- * not match.  A newer layout gets a new version; version 1 stays readable.
+ * (truncated) or longer (bytes after the end), a candidate's column
+ * outside the width, and a checksum that does not match.  Version 1 (each
+ * candidate's raw 64-bit flow hash, cells and registers in the datapath's
+ * order) is refused with a sentence saying why: its hashes gave away the
+ * key, and its cells cannot be moved into version 2's coordinates without
+ * the secret; re-export from the daemons.
  */
 #ifndef FLOWSKETCH_NATIVE_H
 #define FLOWSKETCH_NATIVE_H
@@ -63,9 +73,10 @@
 #include "flowsketch/flow_key.h"
 
 #define FS_NATIVE_MAGIC "FSEXPORT"
-#define FS_NATIVE_VERSION 1
+#define FS_NATIVE_VERSION 2
 #define FS_NATIVE_HEADER 96
-#define FS_NATIVE_CANDIDATE 48
+/* A candidate's bytes: its key and one 4-byte column per row. */
+#define FS_NATIVE_CANDIDATE(depth) (40 + 4 * (depth))
 #define FS_NATIVE_CELL 16
 #define FS_NATIVE_TRAILER 4
 
@@ -82,7 +93,7 @@
 
 struct fs_native_candidate {
 	struct fs_flow_key key;
-	__u64 hash;
+	__u32 cols[FS_CMS_MAX_DEPTH];	/* exported columns, rows 0 .. depth */
 };
 
 /* A decoded file, or what an encoder is given. */
@@ -125,8 +136,15 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 		     char err[FS_NATIVE_ERR_MAX]);
 
 /* fs_native_decode() of the file at path; -errno from reading it, with
- * err saying so. */
+ * err saying so; -EFBIG for one over FS_NATIVE_MAX_BYTES. */
 int fs_native_read_file(const char *path, struct fs_native *n,
 			char err[FS_NATIVE_ERR_MAX]);
+
+/* The same of an open file (or pipe) fd of at most max bytes: a regular
+ * file larger is refused by its size before anything is allocated, and no
+ * more than max + 1 bytes are ever held, however much the file grows
+ * while read.  The caller closes fd. */
+int fs_native_read_fd(int fd, size_t max, struct fs_native *n,
+		      char err[FS_NATIVE_ERR_MAX]);
 
 #endif /* FLOWSKETCH_NATIVE_H */

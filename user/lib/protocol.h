@@ -25,7 +25,10 @@
  *   {"cmd":"block_del", "cidrs":[...]}
  *   {"cmd":"block_list", "offset":N}   (offset optional, default 0)
  *   {"cmd":"block_clear"}
- *   {"cmd":"block_load", "file":"/absolute/path"}   (one CIDR a line, # comments)
+ *   {"cmd":"block_load_begin", "total":N}       (1 to FS_BLOCK_LOAD_MAX)
+ *   {"cmd":"block_load_part", "load":"TOKEN", "cidrs":[...]}
+ *                                               (1 to FS_BLOCK_REQUEST_MAX)
+ *   {"cmd":"block_load_commit", "load":"TOKEN"}
  * "direction" (default "both"): "in" what the interfaces received (XDP),
  * "out" what they sent (the egress frontend), each counted in sketches of
  * its own; "both" lists the flows of both, each with its "direction", and
@@ -43,7 +46,8 @@
  * hosts covers the same time.
  *
  * Timing (server.h): a client has 200 ms from connecting to send its
- * request, its query 5 s to be answered, and 1 s to take the answer once
+ * request, its query 5 s to be answered (a blocklist change longer:
+ * FS_BLOCK_ANSWER_MS below), and 1 s to take the answer once
  * sending starts; each miss gets an error answer or the connection
  * closed, and a query whose client has gone is cancelled.  More than 1024
  * clients at once, 256 queries waiting, or 64 MiB of answers waiting for
@@ -111,7 +115,7 @@
  *    "total_packets":N, "total_bytes":N,
  *    "candidates":[{"src":..., "dst":..., "sport":N, "dport":N,
  *                   "proto":"tcp", "proto_num":6, "family":4,
- *                   "hash":"16 hex digits", "packets":N, "bytes":N,
+ *                   "columns":[C0, ...], "packets":N, "bytes":N,
  *                   "direction":"in"|"out"|"both"}, ...],
  *    "sketch":{"encoding":"base64", "cells":C, "registers":R,
  *              "data":"..."}}
@@ -121,12 +125,15 @@
  *   secret_fingerprint is fs_params_fingerprint() of it, which is what
  *   says whether two hosts' sketches merge.  candidates: every
  *   heavy-hitter candidate of the span, in ascending order of the flow
- *   key's bytes, with its keyed hash (hash.h: what a reader queries the
- *   sketch with) and its estimates in the summed sketch; "direction" the
- *   directions it was reported in.  sketch.data: base64 (RFC 4648) of the
- *   span's summed sketch, C = depth << log2w Count-Min cells row-major,
- *   each packets then bytes as little-endian u64, then R = 3 << p
+ *   key's bytes, with its exported column in each Count-Min row (what a
+ *   reader queries the sketch with: the minimum over rows r of cell
+ *   (r, columns[r])) and its estimates in the summed sketch; "direction"
+ *   the directions it was reported in.  sketch.data: base64 (RFC 4648) of
+ *   the span's summed sketch, C = depth << log2w Count-Min cells
+ *   row-major, each packets then bytes as little-endian u64, then R = 3 << p
  *   HyperLogLog registers of a byte each (flows, sources, destinations).
+ *   Columns and registers are in the secret's export coordinates
+ *   (export_perm.h): no keyed hash output is in the answer (hash.h).
  *   Direction "both" is the union: cells and totals added, registers the
  *   max.  An export that would take more than FS_EXPORT_ANSWER_MAX is
  *   refused (shorter span, or smaller sketches), and so is one of a span
@@ -247,9 +254,35 @@
  *      rotations_late: rotations 10 ms or more after their timer was due,
  *      the worst in rotation_late_max_us.
  *
- * block_add / block_del / block_clear / block_load (the whole request or
- * nothing of it; a bad CIDR or a CIDR not listed is an error):
+ * block_add / block_del / block_clear / block_load_commit (the whole
+ * request or nothing of it; a bad CIDR or a CIDR not listed is an error):
  *   {"added":N, "entries":N}   or   {"deleted":N, "entries":N}
+ *   A change runs on a query thread, off the loop that rotates windows:
+ *   one at a time; another change sent meanwhile is answered at once
+ *   {"error":"daemon busy: a blocklist change of N CIDRs is being
+ *   applied; try again when it is answered"} and changes nothing (status'
+ *   blocklist.changing is N until then).  Busy rather than queued: a
+ *   change of a million entries takes seconds, and a client whose change
+ *   waited behind another's would only see a later deadline, not learn
+ *   the order the two were applied in.  Its answer comes when it is
+ *   applied (tries, filter and file), within FS_BLOCK_ANSWER_MS(N) of the
+ *   request, N the CIDRs it changes plus those listed: past that the
+ *   client gets an error saying it goes on, and it does.
+ * block load: the daemon opens no file a request names.  The client reads
+ * and checks the list (a bad line is its error, naming FILE:LINE; nothing
+ * is sent), then sends it in parts, each a request of its own below
+ * FS_REQUEST_MAX, and commits them as one change:
+ *   block_load_begin {"total":N}  ->  {"load":"TOKEN"} (16 hex digits);
+ *     one load at a time: while another is being sent (a part in the last
+ *     10 s) the answer is "daemon busy"; an idle one is dropped;
+ *   block_load_part  ->  {"staged":K} (CIDRs received so far); more than
+ *     total, or a bad CIDR, is an error and drops the load;
+ *   block_load_commit  ->  as block_add of all of them (every CIDR sent,
+ *     K = total, or an error and nothing added).
+ * Parts rather than one large request: every request stays small enough
+ * to be read and parsed within a loop turn (a million CIDRs are 20 MB of
+ * JSON), and the daemon holds at most one list being sent (18 bytes a
+ * CIDR, at most --blocklist-max of them).
  * block_list:
  *   {"entries":[{"cidr":"10.0.0.0/8", "packets":N, "bytes":N}, ...],
  *    "offset":K, "total":N, "blocklist":{ as in status }}
@@ -269,6 +302,16 @@
 /* CIDRs in one block_add / block_del request (the shortest, "::", take 5
  * bytes each, so about 800 would fit FS_REQUEST_MAX; the CLI checks both). */
 #define FS_BLOCK_REQUEST_MAX 512
+/* CIDRs in one block load (the daemon's --blocklist-max is at most this). */
+#define FS_BLOCK_LOAD_MAX 1000000
+/* How long a blocklist change may take to be answered, n being the CIDRs
+ * it changes plus the entries listed (the file is written whole, the
+ * filter rebuilt from all): 5 s, plus 40 us for each (a trie update or
+ * delete, a system call, a line of the file, the filter's keys; measured
+ * 12 to 21 us a CIDR for a 1M load on two cores shared with a load
+ * average of 10, the change running at nice 10, so about twice that):
+ * 45 s for a load of a million into an empty list. */
+#define FS_BLOCK_ANSWER_MS(n) (5000U + (unsigned int)((n) / 25))
 /* Entries in one block_list answer (about 4 MB of JSON at most); the CLI
  * asks for the next page at "offset" until it has "total". */
 #define FS_BLOCK_LIST_PAGE 50000

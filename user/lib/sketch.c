@@ -168,26 +168,36 @@ int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o)
 	return 0;
 }
 
-void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
-		     struct fs_cms_cell *est)
+void fs_sketch_query_columns(const struct fs_sketch *s, const __u32 *cols,
+			     struct fs_cms_cell *est)
 {
 	const struct fs_sketch_params *p = &s->params;
-	struct fs_cms_columns cols;
 	__u32 row;
 
 	est->packets = ~0ULL;
 	est->bytes = ~0ULL;
-	fs_cms_columns_init(&cols, flow_hash, p->cms_log2_width);
 	for (row = 0; row < p->cms_depth; row++) {
 		const struct fs_cms_cell *c =
-			&s->cms[fs_cms_cell_number(p, 0, row,
-						   fs_cms_next_column(&cols))];
+			&s->cms[fs_cms_cell_number(p, 0, row, cols[row])];
 
 		if (c->packets < est->packets)
 			est->packets = c->packets;
 		if (c->bytes < est->bytes)
 			est->bytes = c->bytes;
 	}
+}
+
+void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
+		     struct fs_cms_cell *est)
+{
+	const struct fs_sketch_params *p = &s->params;
+	__u32 cols[FS_CMS_MAX_DEPTH], row;
+	struct fs_cms_columns it;
+
+	fs_cms_columns_init(&it, flow_hash, p->cms_log2_width);
+	for (row = 0; row < p->cms_depth; row++)
+		cols[row] = fs_cms_next_column(&it);
+	fs_sketch_query_columns(s, cols, est);
 }
 
 double fs_cms_epsilon(const struct fs_sketch_params *p)

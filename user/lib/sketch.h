@@ -72,6 +72,10 @@ int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o);
  * (packets and bytes independently). */
 void fs_sketch_query(const struct fs_sketch *s, __u64 flow_hash,
 		     struct fs_cms_cell *est);
+/* The same, by the flow's column in each row (cols[0 .. depth)): how an
+ * export's reader queries, holding columns and no hash (export_perm.h). */
+void fs_sketch_query_columns(const struct fs_sketch *s, const __u32 *cols,
+			     struct fs_cms_cell *est);
 
 /* Error bound the params imply: eps = e / w, delta = exp(-d). */
 double fs_cms_epsilon(const struct fs_sketch_params *p);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * blockreq.h - the blocklist's requests as the event loop takes them.
+ *
+ * The loop decides at once what needs no work (a part of a list being
+ * sent, "busy", errors) and hands the rest to the query threads
+ * (workers.h): a change of the list (blocklist.h, "Threads"), marked so
+ * that a second one is answered busy until the first is answered, and
+ * with an answer deadline that grows with its size (FS_BLOCK_ANSWER_MS);
+ * and block_list, whose pages are tens of milliseconds of JSON.
+ */
+#ifndef FLOWSKETCHD_BLOCKREQ_H
+#define FLOWSKETCHD_BLOCKREQ_H
+
+#include <stdbool.h>
+#include "request.h"
+
+struct fsd_daemon;
+struct fsd_job;
+struct json_object;
+
+/* As fsd_request_start() (server.h): *now an answer, or *job a job. */
+void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
+		       __u64 client, struct json_object **now,
+		       struct fsd_job **job);
+
+#endif /* FLOWSKETCHD_BLOCKREQ_H */
