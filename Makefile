@@ -158,7 +158,7 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketc
 
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
 # parts that close windows and file reports, with the pure ones they use.
-FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log winstore crashpoint) \
+FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log winstore statebudget crashpoint) \
                      $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_rotation: $(FSD_ROTATION_OBJS)
 $(BUILD)/tests/test_rotation: TEST_OBJS := $(FSD_ROTATION_OBJS)
@@ -166,11 +166,11 @@ $(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
 
 # The window files, in a temporary directory of the test's own: the store
 # with the pure parts it fills.
-FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,winstore log crashpoint) \
+FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,winstore statebudget log crashpoint) \
                      $(FSD_PURE_OBJS)
-$(BUILD)/tests/test_winstore: $(FSD_WINSTORE_OBJS)
-$(BUILD)/tests/test_winstore: TEST_OBJS := $(FSD_WINSTORE_OBJS)
-$(BUILD)/tests/test_winstore: CFLAGS += -Iuser/flowsketchd
+$(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: $(FSD_WINSTORE_OBJS)
+$(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: TEST_OBJS := $(FSD_WINSTORE_OBJS)
+$(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: CFLAGS += -Iuser/flowsketchd
 
 # /metrics' password checks (libxcrypt's bcrypt, GnuTLS's HMAC).
 FSD_AUTH_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,basicauth log)

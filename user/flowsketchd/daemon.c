@@ -290,8 +290,9 @@ static int setup(struct fsd_daemon *d)
 		 * place under a sticky parent by someone else. */
 		if (!err)
 			err = fsd_safedir_check(o->state_dir, "state directory");
+		/* Before the frontends' stores, which share it. */
 		if (!err)
-			fsd_winstore_check_room(&d->store, fsd_options_history_max_bytes(o));
+			fsd_state_budget_init(&d->budget, o->state_dir, o->state_max);
 	}
 	if (!err)
 		err = fsd_loader_load(&d->loader, o, &secret, adopt);
@@ -324,6 +325,7 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	}
 	d->history_ready = true;
+	fsd_state_budget_add(&d->budget, &d->history, &d->store);
 	if (adopt) {
 		err = fsd_winstore_load(&d->store, &d->history,
 					d->loader.ctl->window_seq, &last_end_ns);
@@ -357,6 +359,15 @@ static int setup(struct fsd_daemon *d)
 		if (n)
 			fsd_info("filed %llu candidates of the open windows again from their journal",
 				 (unsigned long long)n);
+	}
+	/* Every store's windows are read back and charged: a smaller budget
+	 * than the last daemon's gives up the oldest now. */
+	if (d->store.usable) {
+		fsd_state_budget_enforce(&d->budget);
+		fsd_state_budget_report(&d->budget, fsd_options_windows_kept(o),
+			fsd_state_worst_bytes(&o->params, fsd_options_windows_kept(o), 0),
+			fsd_state_worst_bytes(&o->params, fsd_options_windows_kept(o),
+					      o->max_candidates));
 	}
 	/* Subscribed before the first attach: a link change after it is
 	 * queued for the loop, never missed. */
@@ -407,6 +418,13 @@ static void teardown(struct fsd_daemon *d)
 
 	/* No more pages: it reads the state torn down below. */
 	fsd_metrics_close(&d->metrics);
+	/* The candidates noted last go to their journals while every history
+	 * that the budget may evict from is still there; then the stores
+	 * stop sharing it, as the histories go one by one. */
+	fsd_winstore_flush(&d->store);
+	fsd_winstore_flush(&d->out.store);
+	fsd_winstore_flush(&d->conn.store);
+	d->store.budget = d->out.store.budget = d->conn.store.budget = NULL;
 	/* Detach and unpin first: the host is clean as soon as possible. */
 	fsd_frontend_teardown(&d->conn, keep);
 	fsd_frontend_teardown(&d->out, keep);
@@ -467,6 +485,7 @@ void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 		fsd_rotate(&d->out.rotation, &d->out.history, d->out.reports);
 	if (d->conn.rotation_ready)
 		fsd_rotate(&d->conn.rotation, &d->conn.history, d->conn.reports);
+	fsd_state_budget_warn(&d->budget, fsd_now_ns());
 	fsd_metrics_update(d);
 }
 

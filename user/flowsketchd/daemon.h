@@ -24,6 +24,7 @@
 #include "reports.h"
 #include "rotation.h"
 #include "server.h"
+#include "statebudget.h"
 #include "winstore.h"
 #include "workers.h"
 
@@ -45,6 +46,7 @@ struct fsd_daemon {
 	struct fsd_workers workers;	/* query threads */
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
 	struct fsd_winstore store;	/* finished windows, for the next start */
+	struct fsd_state_budget budget;	/* what every store may hold together */
 	struct fsd_frontend out;	/* the "out" direction (egress frontend) */
 	struct fsd_frontend conn;	/* TCP connections (conn frontend) */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */

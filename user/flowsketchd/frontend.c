@@ -49,6 +49,7 @@ int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
 	if (err)
 		return err;
 	fe->history_ready = true;
+	fsd_state_budget_add(&d->budget, &fe->history, &fe->store);
 	if (fe->adopted) {
 		err = fsd_winstore_load(&fe->store, &fe->history,
 					fe->obj.ctl->window_seq, &fe->last_end_ns);

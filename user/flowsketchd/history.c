@@ -232,6 +232,34 @@ void fsd_history_drop(struct fsd_history *h, __u64 seq)
 	h->windows_dropped++;
 }
 
+int fsd_history_evict_oldest(struct fsd_history *h, __u64 *seq, bool *mapped)
+{
+	struct fsd_candidates set;
+	struct fsd_window_map m;
+	struct fs_sketch sketch;
+	struct fsd_window *w;
+
+	if (!h->count)
+		return -ENOENT;
+	pthread_rwlock_wrlock(&h->lock);
+	w = &h->ring[(h->next + h->capacity - h->count) % h->capacity];
+	*seq = w->seq;
+	*mapped = w->map.addr != NULL;
+	sketch = w->sketch;
+	m = w->map;
+	set = w->candidates;
+	memset(&w->sketch, 0, sizeof(w->sketch));
+	memset(&w->map, 0, sizeof(w->map));
+	fsd_candidates_init(&w->candidates, h->candidate_limit);
+	/* The ring's slots past count are free: the next commit fills
+	 * ring[next] (the oldest slot) whatever it held. */
+	h->count--;
+	pthread_rwlock_unlock(&h->lock);
+	release_evicted(&sketch, &m);
+	fsd_candidates_free(&set);
+	return 0;
+}
+
 const struct fsd_window *fsd_history_window(const struct fsd_history *h,
 					    __u32 i)
 {

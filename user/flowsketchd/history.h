@@ -197,6 +197,16 @@ int fsd_history_restore(struct fsd_history *h, const struct fsd_window_restore *
  * its candidates are dropped and the next window becomes the oldest. */
 void fsd_history_drop(struct fsd_history *h, __u64 seq);
 
+/*
+ * Give up the oldest finished window to make room in the state directory
+ * (statebudget.h): it leaves the ring (spans no longer reach it; a query
+ * that had started on it stops there, as when the ring drops a window)
+ * and its sketch and candidates are freed.  *seq: its sequence number,
+ * *mapped: whether its sketch was a file's mapping (the caller removes the
+ * file).  0, or -ENOENT when the ring is empty.
+ */
+int fsd_history_evict_oldest(struct fsd_history *h, __u64 *seq, bool *mapped);
+
 /* The i-th newest finished window (0: the last one), or NULL.  For the
  * event loop's thread (and tests), which alone changes the ring. */
 const struct fsd_window *fsd_history_window(const struct fsd_history *h,

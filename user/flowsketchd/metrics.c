@@ -703,6 +703,7 @@ struct source {
 	const char *direction;		/* "in", "out"; NULL: not a direction */
 	const struct fsd_history *history;	/* NULL: not set up */
 	const struct fsd_rotation *rotation;
+	const struct fsd_winstore *store;	/* NULL: no state directory */
 	const struct fsd_ifslots *ifslots;	/* NULL: counts no interface */
 	__u64 stats[FS_STAT_MAX];
 	bool stats_ok;
@@ -719,6 +720,7 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 	s[n].direction = "in";
 	s[n].history = &d->history;
 	s[n].rotation = &d->rotation;
+	s[n].store = d->store.usable ? &d->store : NULL;
 	s[n].ifslots = &d->loader.ifslots;
 	s[n].stats_ok = !read_stats(bpf_map__fd(d->loader.skel->maps.fs_stats),
 				    d->loader.ncpus, s[n].stats);
@@ -730,6 +732,7 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 		s[n].direction = "out";
 		s[n].history = d->out.history_ready ? &d->out.history : NULL;
 		s[n].rotation = d->out.rotation_ready ? &d->out.rotation : NULL;
+		s[n].store = d->out.store.usable ? &d->out.store : NULL;
 		s[n].ifslots = &d->out.ifslots;
 		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->out.obj, "fs_stats"),
 					    d->out.obj.ncpus, s[n].stats);
@@ -741,6 +744,7 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 		s[n].frontend = d->conn.obj.kind->name;
 		s[n].history = d->conn.history_ready ? &d->conn.history : NULL;
 		s[n].rotation = d->conn.rotation_ready ? &d->conn.rotation : NULL;
+		s[n].store = d->conn.store.usable ? &d->conn.store : NULL;
 		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->conn.obj, "fs_stats"),
 					    d->conn.obj.ncpus, s[n].stats);
 		s[n].tracing = true;
@@ -875,6 +879,23 @@ static void put_frontends(struct text *t, struct fsd_metrics *m,
 		counter(t, m, "flowsketch_windows_lost_total", l,
 			s[i].rotation->errors, true);
 	}
+	family(t, "flowsketch_state_windows_evicted_total", "counter",
+	       "Finished windows given up, oldest first across every frontend, to keep the state directory within --state-max and its file system's free space, by frontend.");
+	for (i = 0; i < n; i++) {
+		if (!s[i].store)
+			continue;
+		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
+		counter(t, m, "flowsketch_state_windows_evicted_total", l,
+			s[i].store->evicted, true);
+	}
+	family(t, "flowsketch_history_bytes", "gauge",
+	       "Memory a frontend's window history holds now (sketches, mapped or not, and candidate sets), by frontend.");
+	for (i = 0; i < n; i++) {
+		if (!s[i].history)
+			continue;
+		put(t, "flowsketch_history_bytes{frontend=\"%s\"} %zu\n", s[i].frontend,
+		    fsd_history_bytes(s[i].history));
+	}
 	family(t, "flowsketch_recursion_misses_total", "counter",
 	       "Runs of a tracing frontend the kernel skipped because it was already running on that CPU, by frontend.");
 	for (i = 0; i < n; i++) {
@@ -937,6 +958,19 @@ static void put_connections(struct text *t, struct fsd_metrics *m,
 	       "TCP connections established (handshake completed), in finished windows.");
 	counter(t, m, "flowsketch_connections_established_total", "",
 		d->conn.history.totals.bytes, true);
+}
+
+/* The state directory's budget (statebudget.h), shared by every store. */
+static void put_state(struct text *t, const struct fsd_daemon *d)
+{
+	if (!d->store.usable)
+		return;
+	family(t, "flowsketch_state_bytes", "gauge",
+	       "Bytes the window files and journals take in the state directory (file system blocks), with a reserve for the metrics' counter file.");
+	put(t, "flowsketch_state_bytes %llu\n", d->budget.used);
+	family(t, "flowsketch_state_max_bytes", "gauge",
+	       "The state directory's budget (--state-max, or a quarter of its file system).");
+	put(t, "flowsketch_state_max_bytes %llu\n", d->budget.max);
 }
 
 static void put_blocklist(struct text *t, struct fsd_metrics *m,
@@ -1056,6 +1090,7 @@ static struct fsd_metrics_page *build(struct fsd_daemon *d)
 	put_frontends(&t, m, s, n);
 	put_distinct(&t, s, n);
 	put_connections(&t, m, d);
+	put_state(&t, d);
 	put_blocklist(&t, m, &d->blocklist);
 	put_top(&t, d, d->opts.metrics_top);
 	if (t.failed) {

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "access.h"
 #include "server.h"
+#include "statebudget.h"
 #include "workers.h"
 
 enum {
@@ -41,6 +42,7 @@ enum {
 	OPT_BLOCKLIST,
 	OPT_BLOCKLIST_MAX,
 	OPT_STATE_DIR,
+	OPT_STATE_MAX,
 	OPT_KEEP,
 	OPT_REPLACE,
 	OPT_DETACH,
@@ -71,6 +73,7 @@ static const struct option long_options[] = {
 	{ "blocklist", required_argument, NULL, OPT_BLOCKLIST },
 	{ "blocklist-max", required_argument, NULL, OPT_BLOCKLIST_MAX },
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "state-max", required_argument, NULL, OPT_STATE_MAX },
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
 	{ "detach", no_argument, NULL, OPT_DETACH },
@@ -121,6 +124,9 @@ static void usage(FILE *f)
 "                          at most 1000000; maps sized for it at load)\n"
 "      --state-dir DIR     finished windows, for the next start (default\n"
 "                          " FSD_STATE_DIR_DEFAULT "/ and the pin directory's name)\n"
+"      --state-max SIZE    the most --state-dir may hold, e.g. 64M or 2G (default\n"
+"                          25%% of its file system); past it the oldest windows\n"
+"                          of every history are given up first\n"
 "      --keep              on SIGTERM leave the datapath counting, pinned with\n"
 "                          its links and history, for the next start to adopt\n"
 "      --replace           start afresh even if a datapath is pinned in --pin-dir\n"
@@ -232,11 +238,13 @@ unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 	int ncpus = libbpf_num_possible_cpus();
 	unsigned long long rotation;
 
+	/* One history and one rotation per frontend; the query threads and
+	 * the answers are shared. */
 	rotation = (unsigned long long)(ncpus > 0 ? ncpus : 1) * 2 *
 		   sizeof(struct fs_cms_chunk);
-	return fsd_history_max_bytes(p, fsd_options_windows_kept(o),
-				     o->max_candidates) +
-	       fsd_workers_max_bytes(p) + rotation + FSD_ANSWER_BYTES_MAX;
+	return FSD_HISTORIES * (fsd_history_max_bytes(p, fsd_options_windows_kept(o),
+						      o->max_candidates) + rotation) +
+	       fsd_workers_max_bytes(p) + FSD_ANSWER_BYTES_MAX;
 }
 
 /* Sizes that only make sense together. */
@@ -262,9 +270,14 @@ static int check_sizes(struct fsd_options *o)
 	}
 	history = fsd_options_history_max_bytes(o);
 	if (history > FSD_MAX_HISTORY_BYTES) {
-		fsd_err("%u windows of history need up to %llu MiB with %u candidates each, more than the %llu MiB cap; keep less history, use longer windows or fewer candidates",
-			fsd_options_windows_kept(o), history >> 20,
+		fsd_err("%u windows of history in each of %d frontends need up to %llu MiB with %u candidates each, more than the %llu MiB cap; keep less history, use longer windows or fewer candidates",
+			fsd_options_windows_kept(o), FSD_HISTORIES, history >> 20,
 			o->max_candidates, FSD_MAX_HISTORY_BYTES >> 20);
+		return -EINVAL;
+	}
+	if (o->state_max && o->state_max < fsd_state_min_bytes(p)) {
+		fsd_err("--state-max %llu KiB is less than one window of each frontend takes at these sizes (%llu KiB)",
+			o->state_max >> 10, fsd_state_min_bytes(p) >> 10);
 		return -EINVAL;
 	}
 	return 0;
@@ -387,6 +400,14 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 			break;
 		case OPT_STATE_DIR:
 			o->state_dir = optarg;
+			break;
+		case OPT_STATE_MAX:
+			if (fsd_parse_size(optarg, &v) || !v) {
+				fsd_err("--state-max must be a size such as 64M or 2G (K, M, G, T: powers of 1024), not \"%s\"",
+					optarg);
+				err = -EINVAL;
+			}
+			o->state_max = v;
 			break;
 		case OPT_KEEP:
 			o->keep = true;

@@ -17,6 +17,10 @@
 
 #define FSD_MAX_IFACES 64
 
+/* Histories the daemon keeps: ingress (XDP or tracepoint), egress and
+ * connections (frontend.h), each of --history with its own candidates. */
+#define FSD_HISTORIES 3
+
 /* Datapath memory one CPU may hold (all slots of fs_cms and fs_hll). */
 #define FSD_MAX_BYTES_PER_CPU (256ULL << 20)
 /* User-space memory the window history may take. */
@@ -43,6 +47,8 @@ struct fsd_options {
 	const char *socket_path;
 	const char *pin_dir;
 	const char *state_dir;		/* --state-dir */
+	unsigned long long state_max;	/* --state-max bytes; 0: the default
+					   share of its file system */
 	char state_dir_buf[256];	/* the default's name */
 	bool keep;			/* --keep: SIGTERM leaves it all pinned */
 	bool replace;			/* --replace: never adopt */
@@ -74,7 +80,9 @@ struct fsd_options {
  */
 int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
 
-/* The most the window history can take with these options (history.h). */
+/* The most the window histories (one per frontend, FSD_HISTORIES) can
+ * take with these options, with the query threads and rotation buffers
+ * (history.h). */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o);
 
 /* Windows the history keeps: ceil(history / window). */

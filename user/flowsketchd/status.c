@@ -126,6 +126,12 @@ static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
 		fe->history.windows_finished);
 	add_u64(f, "windows_lost", fe->rotation.errors);
 	add_u64(f, "windows_restored", fe->windows_restored);
+	/* Its share of the memory and of the state directory. */
+	add_u64(f, "windows_kept", fe->history.count);
+	add_u64(f, "windows_stored", fe->store.stored);
+	add_u64(f, "windows_store_errors", fe->store.errors);
+	add_u64(f, "windows_evicted", fe->store.evicted);
+	add_u64(f, "history_bytes", fe->history_ready ? fsd_history_bytes(&fe->history) : 0);
 	/* The connection frontend counts attempts as packets and
 	 * establishments as bytes (bpf/conn.bpf.c). */
 	t = json_object_new_object();
@@ -310,6 +316,16 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	add_u64(a, "windows_store_errors", d->store.errors);
 	json_object_object_add(a, "state_dir_usable", json_object_new_boolean(d->store.usable));
 	add_u64(a, "journal_errors", d->store.journal_errors);
+	add_u64(a, "windows_evicted", d->store.evicted);
+	/* The state directory's budget, shared by every frontend's store
+	 * (statebudget.h): what is charged now, and windows given up for it
+	 * (for_room: for want of free space rather than of budget). */
+	o = json_object_new_object();
+	add_u64(o, "max_bytes", d->budget.max);
+	add_u64(o, "used_bytes", d->budget.used);
+	add_u64(o, "windows_evicted", d->budget.evicted);
+	add_u64(o, "windows_evicted_for_room", d->budget.no_room);
+	json_object_object_add(a, "state_budget", o);
 	ifs = json_object_new_array();
 	for (i = 0; i < d->loader.n_ifaces; i++)
 		json_object_array_add(ifs, iface_json(d, i));
@@ -335,7 +351,10 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	add_u64(o, "datapath_bytes_per_cpu", per_cpu);
 	add_u64(o, "datapath_bytes", per_cpu * d->loader.ncpus +
 		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
-	add_u64(o, "history_bytes", fsd_history_bytes(&d->history));
+	/* Every frontend's history (the worst case too, options.h). */
+	add_u64(o, "history_bytes", fsd_history_bytes(&d->history) +
+		(d->out.history_ready ? fsd_history_bytes(&d->out.history) : 0) +
+		(d->conn.history_ready ? fsd_history_bytes(&d->conn.history) : 0));
 	add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(&d->opts));
 	/* What a packet costs in memory traffic, from the running layout. */
 	add_u64(o, "sketch_lines_per_packet",

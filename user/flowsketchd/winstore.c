@@ -148,20 +148,6 @@ int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 	return 0;
 }
 
-void fsd_winstore_check_room(const struct fsd_winstore *ws,
-			     unsigned long long max_bytes)
-{
-	struct statvfs v;
-	unsigned long long avail;
-
-	if (!ws->usable || statvfs(ws->dir, &v))
-		return;
-	avail = (unsigned long long)v.f_bavail * v.f_frsize;
-	if (avail < max_bytes)
-		fsd_warn("%s has %llu MiB free and the history may take up to %llu MiB: windows past the room left are kept in memory only, and lost at a restart",
-			 ws->dir, avail >> 20, max_bytes >> 20);
-}
-
 void fsd_winstore_close(struct fsd_winstore *ws)
 {
 	fsd_winstore_flush(ws);
@@ -211,6 +197,17 @@ void fsd_winstore_note(struct fsd_winstore *ws, __u64 seq,
 	ws->nnote++;
 }
 
+/* Remove path, giving its rounded size back to the budget. */
+static void remove_charged(struct fsd_winstore *ws, const char *path)
+{
+	struct stat st;
+	bool charged = ws->budget && !lstat(path, &st) && S_ISREG(st.st_mode);
+
+	if (!unlink(path) && charged)
+		fsd_state_release(ws->budget,
+				  fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+}
+
 /*
  * Append records [i, j) (one window's) to its journal.  A write cut short
  * (the file system full) is cut back to the records before it, so that
@@ -221,6 +218,7 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 	char path[PATH_MAX];
 	size_t len = (size_t)(j - i) * sizeof(*ws->note);
 	struct stat st;
+	unsigned long long grow = 0;
 	ssize_t w = -1;
 	int fd = -1, err = 0;
 
@@ -229,6 +227,11 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 			  O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		err = fd < 0 ? errno : EINVAL;
+	} else if (ws->budget &&
+		   (grow = fsd_state_round(ws->budget, (unsigned long long)st.st_size + len) -
+			   fsd_state_round(ws->budget, (unsigned long long)st.st_size)) &&
+		   fsd_state_budget_reserve(ws->budget, grow)) {
+		err = ENOSPC;	/* nothing left to evict: these records go */
 	} else {
 		w = write(fd, ws->note + i, len);
 		fsd_crash_point("journaled");
@@ -236,6 +239,8 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 			err = w < 0 ? errno : ENOSPC;
 			if (ftruncate(fd, st.st_size))
 				err = errno;
+		} else if (ws->budget) {
+			fsd_state_charge(ws->budget, grow);
 		}
 	}
 	if (fd >= 0)
@@ -272,8 +277,9 @@ void fsd_winstore_forget(struct fsd_winstore *ws, __u64 seq)
 	if (!ws || !ws->usable)
 		return;
 	fsd_winstore_flush(ws);
-	if (!journal_path(ws, path, sizeof(path), seq))
-		unlink(path);
+	if (!journal_path(ws, path, sizeof(path), seq)) {
+		remove_charged(ws, path);
+	}
 }
 
 /*
@@ -298,6 +304,11 @@ static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
 	}
 	if (st.st_size % sizeof(rec) && ftruncate(fd, st.st_size - st.st_size % (off_t)sizeof(rec)))
 		fsd_warn("cannot cut the partial record off %s: %s", path, strerror(errno));
+	else if (st.st_size % sizeof(rec))
+		st.st_size -= st.st_size % (off_t)sizeof(rec);
+	if (ws->budget)
+		fsd_state_charge(ws->budget,
+				 fsd_state_round(ws->budget, (unsigned long long)st.st_size));
 	while (read(fd, &rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
 		if (rec.key.family != FS_FAMILY_IPV4 && rec.key.family != FS_FAMILY_IPV6)
 			continue;
@@ -305,7 +316,6 @@ static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
 			n++;
 	}
 	close(fd);
-	(void)ws;
 	return n;
 }
 
@@ -379,6 +389,34 @@ static int write_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
+/* Create tmp and write iov into it: the open descriptor, or -errno with
+ * nothing left behind. */
+static int write_tmp(const char *tmp, const struct iovec *iov_in)
+{
+	struct iovec iov[5];
+	int fd, err;
+
+	memcpy(iov, iov_in, sizeof(iov));	/* write_all() consumes it */
+	/* A .tmp of an earlier try is ours to replace; a symlink there is
+	 * not followed. */
+	unlink(tmp);
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, iov, 5);
+	if (err) {
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	return fd;
+}
+
+static bool no_room(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
 int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		     __u64 end_ns, const struct fs_sketch *s,
 		     const struct fsd_candidates *c,
@@ -390,6 +428,7 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	struct fsd_candidate *cand = NULL;
 	char tmp[PATH_MAX], path[PATH_MAX];
 	struct iovec iov[5];
+	unsigned long long need = 0;
 	size_t len;
 	void *addr;
 	__u32 i, n = 0;
@@ -442,17 +481,25 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	iov[3] = (struct iovec){ s->hll, hd.hll_bytes };
 	iov[4] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
 	len = FSD_WINFILE_DATA + hd.cms_bytes + hd.hll_bytes + (size_t)n * sizeof(*cand);
-	/* A .tmp of an earlier try is ours to replace; a symlink there is
-	 * not followed. */
-	unlink(tmp);
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (ws->budget) {
+		/* Room first, so that neither the budget nor the file system
+		 * is passed even while the file is written. */
+		need = fsd_state_round(ws->budget, len);
+		err = fsd_state_budget_reserve(ws->budget, need);
+		if (err)
+			goto fail;
+	}
+	/* Full after all (another writer took the room since the check):
+	 * the oldest window makes way and the write is tried again, until
+	 * none is left.  Each try evicts one window, so this ends. */
+	while ((fd = write_tmp(tmp, iov)) < 0 && ws->budget && no_room(fd) &&
+	       !fsd_state_budget_evict_one(ws->budget, true))
+		;
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
+		fd = -1;
 		goto fail;
 	}
-	err = write_all(fd, iov, 5);
-	if (err)
-		goto fail_unlink;
 	addr = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	if (addr == MAP_FAILED) {
 		err = -errno;
@@ -470,6 +517,9 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	m->addr = addr;
 	m->len = len;
 	ws->stored++;
+	ws->files++;
+	if (ws->budget)
+		fsd_state_charge(ws->budget, need);
 	return 0;
 
 fail_unlink:
@@ -478,7 +528,7 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	free(cand);
-	if (err == -ENOSPC || err == -EDQUOT)
+	if (no_room(err))
 		ws->backoff = FSD_WINSTORE_BACKOFF;
 	/* Once per error streak would be quieter; every window says which. */
 	if (!ws->errors++ || ws->errors % 1000 == 0 || ws->backoff)
@@ -492,9 +542,19 @@ void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq)
 {
 	char path[PATH_MAX];
 
-	if (ws->usable && seq != FSD_NO_SEQ &&
-	    !win_path(ws, path, sizeof(path), seq, false))
-		unlink(path);
+	struct stat st;
+
+	if (!ws->usable || seq == FSD_NO_SEQ ||
+	    win_path(ws, path, sizeof(path), seq, false) ||
+	    lstat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (unlink(path))
+		return;
+	if (ws->budget)
+		fsd_state_release(ws->budget,
+				  fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+	if (ws->files)
+		ws->files--;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -698,6 +758,9 @@ int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 		}
 		*last_end_ns = r[i].end_ns;
 		restored++;
+		ws->files++;
+		if (ws->budget)
+			fsd_state_charge(ws->budget, fsd_state_round(ws->budget, r[i].m.len));
 	}
 	if (err)
 		fsd_warn("could read back only %d of %zu windows: %s", restored, got,

@@ -72,6 +72,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include "history.h"
+#include "statebudget.h"
 
 #define FSD_WINFILE_MAGIC "FSWINDOW"
 #define FSD_WINFILE_VERSION 1
@@ -111,11 +112,17 @@ struct fsd_winstore {
 	__u32 nnote;
 	__u64 journal_errors;		/* records that could not be written */
 	__u32 backoff;			/* windows not tried after a full disk */
+	/* The state directory's budget, shared with the other histories
+	 * (statebudget.h); NULL: no budget, a full disk backs off. */
+	struct fsd_state_budget *budget;
+	__u64 files;			/* window files held now */
+	__u64 evicted;			/* of this store's, to keep the budget */
 };
 
 /* After a window could not be stored for want of room, the next ones
  * go to memory only without a try, so that a full /run is not hit
- * every window (nor every other service's writes there). */
+ * every window (nor every other service's writes there).  With a budget,
+ * only once no window is left to evict (statebudget.h). */
 #define FSD_WINSTORE_BACKOFF 60
 
 #define FSD_WINSTORE_NOTES 4096	/* buffered before a forced flush */
@@ -130,16 +137,16 @@ struct fsd_winstore {
  */
 int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 		      const struct fs_sketch_params *params, bool keep_files);
-/* Warn when dir's file system cannot hold max_bytes of windows. */
-void fsd_winstore_check_room(const struct fsd_winstore *ws,
-			     unsigned long long max_bytes);
 /* Unlock (the files stay). */
 void fsd_winstore_close(struct fsd_winstore *ws);
 
 /*
  * Write window seq (sketch s with its totals, candidates c, the history's
  * totals after it) and map it: 0 with *view (s's layout, cells in the
- * mapping) and *m set, or -errno (nothing left behind).
+ * mapping) and *m set, or -errno (nothing left behind).  With a budget,
+ * room is made first by evicting the oldest windows of every history
+ * sharing it, and a write that fails with ENOSPC or EDQUOT evicts the
+ * oldest and is tried again; -ENOSPC only when nothing is left to evict.
  */
 int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		     __u64 end_ns, const struct fs_sketch *s,
