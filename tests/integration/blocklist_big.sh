@@ -15,9 +15,8 @@
 #   - the CLI answered (exit 0, within its own deadline) with the count it
 #     changed;
 #   - status --json: blocklist.entries is what this script's arithmetic
-#     says; no rotation was late by LATE_MAX_US (50 ms; see no_late for
-#     why not 10 ms on these machines), and no window was lost or
-#     postponed;
+#     says; no rotation was 10 ms late (status' rotations_late), and no
+#     window was lost or postponed;
 #   - the list file the daemon keeps has exactly those entries (line
 #     count, and sampled entries present or absent: grep, not the daemon);
 #   - the datapath's tries (bpftool on the pinned fs_block4/fs_block6, not
@@ -74,17 +73,16 @@ fsd_start --blocklist "$LIST" --blocklist-max 1000000 || bail "flowsketchd start
 # status into $WORK/st.json; $1: what the late-rotation check is after.
 status() { cli status --json >"$WORK/st.json" 2>"$WORK/st.err" || { diag <"$WORK/st.err"; return 1; }; }
 # The daemon counts a rotation 10 ms or more after its timer as late
-# (rotations_late) and keeps the worst (rotation_late_max_us).  On these
-# shared two-core machines (load average near 10 from other work) an idle
-# daemon's loop is now and then woken 10-11 ms late by the scheduler
-# alone (measured: one in 30 windows), so the check is on the worst:
-# under LATE_MAX_US, where work on the loop shows as seconds (a 1M load
-# there made one rotation 8.3 s late).  The 10 ms count is printed.
-LATE_MAX_US=50000
+# (rotations_late) and keeps the worst (rotation_late_max_us).  The rule
+# is the issue's: no rotation 10 ms late while the list changes (work on
+# the loop shows as seconds: a 1M load there made one rotation 8.3 s
+# late).  On a machine loaded by other work an idle daemon's loop is now
+# and then woken 10-11 ms late by the scheduler alone; run this suite on
+# a quiet machine, as CI does.
 no_late() {
 	status || { check "status answers after $1" false; return; }
-	check "after $1: no rotation ${LATE_MAX_US} us late (worst $(jq .counters.rotation_late_max_us "$WORK/st.json") us; $(jq .counters.rotations_late "$WORK/st.json") of $(jq .counters.windows_finished "$WORK/st.json") at 10 ms or more), none lost or postponed" \
-		jqe ".counters.rotation_late_max_us < $LATE_MAX_US and .counters.windows_lost == 0 and .counters.rotations_postponed == 0" "$WORK/st.json"
+	check "after $1: no rotation 10 ms late ($(jq .counters.rotations_late "$WORK/st.json") of $(jq .counters.windows_finished "$WORK/st.json"), worst $(jq .counters.rotation_late_max_us "$WORK/st.json") us), none lost or postponed" \
+		jqe ".counters.rotations_late == 0 and .counters.windows_lost == 0 and .counters.rotations_postponed == 0" "$WORK/st.json"
 }
 status_entries() { [ -s "$WORK/st.json" ] && jqe ".blocklist.entries == $1" "$WORK/st.json"; }
 entries_are() {
