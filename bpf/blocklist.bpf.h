@@ -187,6 +187,19 @@ static __always_inline int fs_block_verdict_with(const struct fs_flow_key *key,
 	st = bpf_map_lookup_elem(&fs_block_stats, &zero);
 	if (!st)	/* one element always exists */
 		return XDP_PASS;
+	/*
+	 * A frame whose source the parser could not reach (more VLAN tags
+	 * than it walks, parse.bpf.h "Deep VLAN stacks").  The stack may
+	 * still deliver it, so while a list is in force it is dropped
+	 * (counted apart from the entries' drops, since no entry matched):
+	 * failing closed costs only frames no real network sends, failing
+	 * open would let any blocked source through.
+	 */
+	if (key->family == FS_FAMILY_UNJUDGED) {
+		st->unjudged += 1;
+		st->unjudged_bytes += bytes;
+		return XDP_DROP;
+	}
 	st->checked += 1;
 	if (key->family == FS_FAMILY_IPV4)
 		st->probes += fs_block_probe_family(key, ctl, &maybe, kernel,
@@ -214,29 +227,6 @@ static __always_inline int fs_block_verdict(const struct fs_flow_key *key,
 					    __u64 bytes, __u64 ctl)
 {
 	return fs_block_verdict_with(key, bytes, ctl, 0);
-}
-
-/*
- * A frame whose source the parser could not reach (FS_STAT_VLAN_UNJUDGED:
- * more VLAN tags than it walks, parse.bpf.h "Deep VLAN stacks").  The
- * stack may still deliver it, so while a list is in force it is dropped
- * (counted apart from the entries' drops, since no entry matched), and
- * passed when there is none: failing closed costs only frames no real
- * network sends, failing open would let any blocked source through.
- */
-static __always_inline int fs_block_unjudged(__u64 bytes, __u64 ctl)
-{
-	struct fs_block_stats *st;
-	__u32 zero = 0;
-
-	if (!FS_BLOOM_CTL_K(ctl))
-		return XDP_PASS;
-	st = bpf_map_lookup_elem(&fs_block_stats, &zero);
-	if (st) {	/* one element always exists */
-		st->unjudged += 1;
-		st->unjudged_bytes += bytes;
-	}
-	return XDP_DROP;
 }
 
 #endif /* FLOWSKETCH_BLOCKLIST_BPF_H */

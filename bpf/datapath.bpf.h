@@ -216,7 +216,6 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	struct fs_ctl *ctl;
 	__u64 len = f->len;
 	__u32 zero = 0;
-	int reason;
 
 	hot = fs_hot_line();
 	if (!hot)	/* an array element always exists */
@@ -224,8 +223,7 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	ctl = bpf_map_lookup_elem(&fs_ctl, &zero);
 	if (!ctl)	/* an array element always exists */
 		return XDP_PASS;
-	reason = fs_datapath_parse_frame(f, hot, &u.key);
-	if (__builtin_expect(reason, 0)) {
+	if (__builtin_expect(fs_datapath_parse_frame(f, hot, &u.key), 0)) {
 		/* Malformed past the IP header (an IPv6 extension chain too
 		 * long to walk, a truncated TCP header, ...) or behind more
 		 * VLAN tags than the key walks: counted, not sketched, but
@@ -238,8 +236,6 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 		if (u.key.family)
 			return fs_block_verdict(&u.key, len,
 						*(volatile __u64 *)&ctl->bloom);
-		if (reason == FS_STAT_VLAN_UNJUDGED)
-			return fs_block_unjudged(len, *(volatile __u64 *)&ctl->bloom);
 		return XDP_PASS;
 	}
 	u.bytes = len;

@@ -81,7 +81,7 @@
 /* VLAN tags walked for the flow key; one more is FS_STAT_VLAN_DEPTH. */
 #define FS_VLAN_MAX_DEPTH 2
 /* VLAN tags walked to find the source for the blocklist's verdict; one
- * more is FS_STAT_VLAN_UNJUDGED ("Deep VLAN stacks" below). */
+ * more leaves the frame unjudged ("Deep VLAN stacks" below). */
 #define FS_VLAN_VERDICT_DEPTH 8
 /* IPv6 extension headers walked; one more is FS_STAT_IPV6_EXT_CHAIN.  Real
  * traffic rarely has more than two (hop-by-hop + fragment). */
@@ -368,9 +368,12 @@ FS_UNROLL
  *     judges any malformed IP packet, and counts the frame as vlan_depth,
  *     unsketched as before.  Traffic from sources no entry covers passes,
  *     however many tags (up to the bound) it carries.
- *   - a frame with more tags than that is FS_STAT_VLAN_UNJUDGED: its
- *     source is not read, and the datapath drops it while a blocklist is
- *     in force (counted in fs_block_stats.unjudged), passes it otherwise.
+ *   - a frame with more tags than that is counted as vlan_depth too, with
+ *     key->family FS_FAMILY_UNJUDGED: its source is not read, and the
+ *     datapath drops it while a blocklist is in force (counted in
+ *     fs_block_stats.unjudged), passes it otherwise.  (Not a reason of
+ *     its own: fs_stats keeps its size, since a daemon adopts a pinned
+ *     datapath only with exactly its counters, loader.c.)
  *
  * Why a bound and a drop rather than a longer walk: the stack's loop has
  * no bound at all (a 1500-byte frame holds 370 tags), the verifier needs
@@ -430,8 +433,10 @@ FS_UNROLL
 		if (proto != bpf_htons(FS_ETH_P_8021Q) &&
 		    proto != bpf_htons(FS_ETH_P_8021AD))
 			break;
-		if (i == FS_VLAN_VERDICT_DEPTH)
-			return FS_STAT_VLAN_UNJUDGED;
+		if (i == FS_VLAN_VERDICT_DEPTH) {
+			key->family = FS_FAMILY_UNJUDGED;
+			return FS_STAT_VLAN_DEPTH;
+		}
 		if (fs_hdr_past(bounded, base, &cur))
 			return FS_STAT_VLAN_DEPTH;
 		vh = cur;

@@ -27,6 +27,9 @@
 
 #define FS_FAMILY_IPV4 4
 #define FS_FAMILY_IPV6 6
+/* Never a flow key's: the parser's mark on a frame it could not key nor
+ * judge (bpf/parse.bpf.h, "Deep VLAN stacks"), which is never sketched. */
+#define FS_FAMILY_UNJUDGED 0xff
 
 struct fs_flow_key {
 	__u8 family;

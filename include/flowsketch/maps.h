@@ -146,7 +146,8 @@ struct fs_block_stats {
 	__u64 maybe;
 	__u64 dropped;
 	__u64 dropped_bytes;
-	__u64 unjudged;		/* frames of FS_STAT_VLAN_UNJUDGED dropped */
+	__u64 unjudged;		/* frames dropped unjudged (parse.bpf.h,
+				   "Deep VLAN stacks") */
 	__u64 unjudged_bytes;
 } __attribute__((aligned(64)));
 
@@ -225,12 +226,9 @@ enum fs_stat {
 					   unless maps and params disagree) */
 	FS_STAT_SKB_NONLINEAR,		/* tracepoint frontends: headers past
 					   the skb's linear part, not read */
-	FS_STAT_VLAN_UNJUDGED,		/* more VLAN tags than the verdict
-					   walks (parse.bpf.h, "Deep VLAN
-					   stacks"): dropped while a
-					   blocklist is in force */
 	FS_STAT_MAX,
 };
+
 
 /*
  * Per-interface counts.  The sketches are host-wide; what each interface

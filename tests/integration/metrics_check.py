@@ -45,7 +45,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 MALFORMED = ["trunc_eth", "trunc_vlan", "vlan_depth", "trunc_ipv4", "bad_ihl",
              "bad_ipv4_len", "trunc_ipv6", "trunc_ipv6_ext", "ipv6_ext_chain",
-             "trunc_l4", "bad_tcp_doff", "skb_nonlinear", "vlan_unjudged"]
+             "trunc_l4", "bad_tcp_doff", "skb_nonlinear"]
 
 # Every page has these (the parser's names: counters without _total).
 REQUIRED = ["flowsketch_packets", "flowsketch_bytes",

@@ -88,11 +88,13 @@ mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
 # ------------------------------------------------------------ 4. bad values
 for bad in 5X 0 -1 1.5G 12MB7 "" 99999999999999999999 100K; do
 	out=$(fs_in "$NS_RX" "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR" \
-		--state-dir "$WORK/state" --socket "$WORK/sock" "${SIZES[@]}" \
-		--state-max "$bad" 2>&1 </dev/null)
+		--state-dir "$WORK/state" --socket "$WORK/sock" --blocklist "$WORK/blocklist" \
+		"${SIZES[@]}" --state-max "$bad" 2>&1 </dev/null)
 	rc=$?
+	lines=$(printf '%s\n' "$out" | wc -l)
+	named=0; [[ "$out" == *--state-max* ]] && named=1
 	check "--state-max '$bad' refused: exit 1, one line naming the option ($out)" \
-		[ "$rc" = 1 -a "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ "$out" == *--state-max* ]]
+		[ "$rc" = 1 -a "$lines" = 1 -a "$named" = 1 ]
 done
 check "nothing pinned by the refused starts" [ ! -e "$PIN_DIR" ]
 

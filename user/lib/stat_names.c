@@ -15,11 +15,10 @@ const struct fs_stat_name fs_malformed_reasons[] = {
 	{ FS_STAT_TRUNC_L4, "trunc_l4" },
 	{ FS_STAT_BAD_TCP_DOFF, "bad_tcp_doff" },
 	{ FS_STAT_SKB_NONLINEAR, "skb_nonlinear" },
-	{ FS_STAT_VLAN_UNJUDGED, "vlan_unjudged" },
 };
 
 const size_t fs_malformed_reasons_n =
 	sizeof(fs_malformed_reasons) / sizeof(fs_malformed_reasons[0]);
 
-_Static_assert(FS_STAT_MAX == 20,
+_Static_assert(FS_STAT_MAX == 19,
 	       "a new fs_stat: list it above if it is a malformed reason");
