@@ -23,13 +23,18 @@ static int say(const char *what, const char *dir, const char *above,
 
 /* One directory above the one checked: owner root or us, and not
  * writable by group or others unless sticky.  A symbolic link's own
- * mode means nothing: its owner and the directory holding it count. */
+ * mode means nothing: its owner and the directory holding it count.  One
+ * that is not there yet (a host without /run, an initramfs) the daemon
+ * makes itself, root's and writable by no one else, and checks again
+ * once made: it passes here. */
 static int check_above(const char *what, const char *dir, const char *path)
 {
 	struct stat st;
 	uid_t me = geteuid();
 
 	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
 		fsd_err("%s %s: cannot look at %s: %s", what, dir, path,
 			strerror(errno));
 		return -errno;
