@@ -244,10 +244,13 @@ LINK0=$(link_info)
 # ---------------------------------------------------------------- kills
 mac=$(fs_mac "$NS_RX" "$VETH_RX")
 nsenter --net="/run/netns/$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac" --flows "$FLOWS" \
-	--duration 120 --rate "$RATE" --zipf "$ZIPF" --seed "$GEN_SEED" \
+	--duration 600 --rate "$RATE" --zipf "$ZIPF" --seed "$GEN_SEED" \
 	--ipv6-share 0.3 --sources 700 --destinations 300 \
 	--truth "$WORK/truth.json" 2>"$WORK/gen.log" &
 GEN_PID=$!
+# 600 s is only a bound: the traffic runs until the crash points are done
+# (kill -TERM below), since "journaled" needs reports to journal, and 120 s
+# ran out before it on a slower machine.
 # The first daemon closes windows with traffic before any kill, and the
 # first kill comes over a second after T_D0: a history that lost what came
 # before it would start in a later second than T_D0.
