@@ -11,55 +11,28 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "args.h"
 #include "cli.h"
 #include "client.h"
-#include "format.h"
-#include "reply.h"
 #include "show.h"
-#include "top.h"
-#include "flowsketch/flow_key.h"
+#include "top_screen.h"
+#include "top_table.h"
 
 #define TOP_DEFAULT_N 10
 #define TOP_MAX_N 10000
 /* Redraw this long after the window should have closed, so the daemon has
  * rotated and merged it by the time we ask. */
 #define TOP_REDRAW_MARGIN_NS 200000000L
-/* The daemon's longest window (flowsketchd --window); also keeps the
- * sleep between screens a representable time. */
-#define TOP_MAX_WINDOW_S (24 * 3600)
 
-
-/* With --sort connections, packets holds the connections opened and
- * bytes those established (the answer's "connections", "established"). */
-struct top_flow {
-	const char *src, *dst, *proto;
-	__u64 family, sport, dport, proto_num, packets, bytes;
-	double share;
-	bool blocked;		/* the source is on the blocklist now */
-	bool sent;		/* direction "out": the host sent it */
-};
-
-struct top_view {
-	__u64 span_seconds, windows, window_seconds, window_end;
-	__u64 total_packets, total_bytes, bound_packets, bound_bytes;
-	__u64 distinct_flows, distinct_sources, distinct_dests;
-	double epsilon, delta, distinct_rse;
-	const char *sort;
-	bool conns;			/* sort "connections" (top_flow) */
-	const char *direction;		/* "in", "out", "both" */
-	char window_end_str[16];	/* HH:MM:SS, local time */
-	size_t nflows;
-	struct top_flow *flows;
+/* The window a table showed: when it ended and its length (seconds). */
+struct top_window {
+	__u64 end, seconds;
 };
 
 static volatile sig_atomic_t top_interrupted;
@@ -151,352 +124,40 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	return fs_no_operands("top", argc, argv);
 }
 
-struct json_object *fs_top_request(const struct top_opts *o)
-{
-	struct json_object *req = json_object_new_object();
-
-	json_object_object_add(req, "cmd", json_object_new_string("top"));
-	json_object_object_add(req, "n", json_object_new_int64(o->n));
-	json_object_object_add(req, "sort", json_object_new_string(o->sort));
-	if (o->span)
-		json_object_object_add(req, "span", json_object_new_int64(o->span));
-	if (o->direction)
-		json_object_object_add(req, "direction", json_object_new_string(o->direction));
-	return req;
-}
-
-static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
-{
-	const char *count = conns ? "connections" : "packets";
-	const char *size = conns ? "established" : "bytes";
-	int err;
-
-	if ((err = fs_reply_string(f, "src", &out->src)) ||
-	    (err = fs_reply_string(f, "dst", &out->dst)) ||
-	    (err = fs_reply_string(f, "proto", &out->proto)) ||
-	    (err = fs_reply_u64(f, "sport", &out->sport)) ||
-	    (err = fs_reply_u64(f, "dport", &out->dport)) ||
-	    (err = fs_reply_u64(f, "proto_num", &out->proto_num)) ||
-	    (err = fs_reply_u64(f, "family", &out->family)) ||
-	    (err = fs_reply_u64(f, count, &out->packets)) ||
-	    (err = fs_reply_u64(f, size, &out->bytes)) ||
-	    (err = fs_reply_double(f, "share", &out->share)))
-		return err;
-	/* Absent from daemons without a blocklist. */
-	if (json_object_object_get_ex(f, "blocked", NULL) &&
-	    (err = fs_reply_bool(f, "blocked", &out->blocked)))
-		return err;
-	/* Absent from daemons that count one direction. */
-	if (json_object_object_get_ex(f, "direction", NULL)) {
-		const char *d;
-
-		if ((err = fs_reply_string(f, "direction", &d)))
-			return err;
-		if (strcmp(d, "in") && strcmp(d, "out")) {
-			fs_error("flowsketchd's answer has a flow of direction '%s', not in or out", d);
-			return -EPROTO;
-		}
-		out->sent = !strcmp(d, "out");
-	}
-	/* A flow key holds 16-bit ports and an 8-bit protocol (flow_key.h);
-	 * anything larger would print as a different flow. */
-	if (out->sport > 0xffff || out->dport > 0xffff ||
-	    out->proto_num > 0xff ||
-	    (out->family != FS_FAMILY_IPV4 && out->family != FS_FAMILY_IPV6)) {
-		fs_error("flowsketchd's answer has a flow with a port, protocol or family out of range");
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/* localtime_r() fails for a time_t past the year 2^31, which a u64 from
- * the socket can be. */
-static int format_window_end(struct top_view *v)
-{
-	time_t t = (time_t)v->window_end;
-	struct tm tm;
-
-	if (v->window_end > (__u64)INT64_MAX || !localtime_r(&t, &tm) ||
-	    !strftime(v->window_end_str, sizeof(v->window_end_str),
-		      "%H:%M:%S", &tm)) {
-		fs_error("flowsketchd's answer has a window_end that is not a time: %llu",
-			 (unsigned long long)v->window_end);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/* Everything rendered is read and type-checked first: a bad answer is
- * refused before any line of the table is printed. */
-static int parse_top(struct json_object *a, struct top_view *v)
-{
-	struct json_object *flows;
-	size_t i;
-	int err;
-
-	if ((err = fs_reply_u64(a, "span_seconds", &v->span_seconds)) ||
-	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
-	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
-	    (err = fs_reply_u64(a, "window_end", &v->window_end)) ||
-	    (err = fs_reply_string(a, "sort", &v->sort)))
-		return err;
-	/* --sort connections names its two counts for what they are. */
-	v->conns = !strcmp(v->sort, "connections");
-	if ((err = fs_reply_u64(a, v->conns ? "total_connections" : "total_packets",
-				&v->total_packets)) ||
-	    (err = fs_reply_u64(a, v->conns ? "total_established" : "total_bytes",
-				&v->total_bytes)) ||
-	    (err = fs_reply_double(a, "error_bound.epsilon", &v->epsilon)) ||
-	    (err = fs_reply_double(a, "error_bound.delta", &v->delta)) ||
-	    (err = fs_reply_u64(a, v->conns ? "error_bound.connections" :
-				"error_bound.packets", &v->bound_packets)) ||
-	    (err = fs_reply_u64(a, v->conns ? "error_bound.established" :
-				"error_bound.bytes", &v->bound_bytes)) ||
-	    (err = fs_reply_u64(a, "distinct_flows", &v->distinct_flows)) ||
-	    (err = fs_reply_u64(a, "distinct_sources", &v->distinct_sources)) ||
-	    (err = fs_reply_u64(a, "distinct_destinations", &v->distinct_dests)) ||
-	    (err = fs_reply_double(a, "relative_standard_error", &v->distinct_rse)) ||
-	    (err = fs_reply_array(a, "flows", &flows)))
-		return err;
-	v->direction = "both";
-	if (json_object_object_get_ex(a, "direction", NULL) &&
-	    (err = fs_reply_string(a, "direction", &v->direction)))
-		return err;
-	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S) {
-		fs_error("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",
-			 (unsigned long long)v->window_seconds);
-		return -EPROTO;
-	}
-	err = format_window_end(v);
-	if (err)
-		return err;
-	v->nflows = json_object_array_length(flows);
-	v->flows = calloc(v->nflows ? v->nflows : 1, sizeof(*v->flows));
-	if (!v->flows) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < v->nflows; i++) {
-		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i],
-				 v->conns);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* The datapath keys ports for TCP and UDP only (bpf/parse.bpf.h); every
- * other protocol has ports 0, which are no ports to print. */
-static bool has_ports(const struct top_flow *f)
-{
-	return f->proto_num == IPPROTO_TCP || f->proto_num == IPPROTO_UDP;
-}
-
-/* The family's own ICMP carries type << 8 | code in "dport"; ICMPv4 in
- * an IPv6 packet (or the reverse) is keyed like any other protocol. */
-static bool is_icmp(const struct top_flow *f)
-{
-	return f->family == FS_FAMILY_IPV4 ? f->proto_num == IPPROTO_ICMP :
-					     f->proto_num == IPPROTO_ICMPV6;
-}
-
-struct top_row {
-	char rank[24], src[FS_FMT_MAX], dst[FS_FMT_MAX], proto[FS_FMT_MAX];
-	char packets[FS_FMT_MAX], bytes[FS_FMT_MAX], share[FS_FMT_MAX];
-};
-
-static void format_row(const struct top_flow *f, size_t rank, bool conns,
-		       struct top_row *r)
-{
-	bool ports = has_ports(f);
-
-	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
-	/* A connection's key has no source port (bpf/conn.bpf.c). */
-	fs_fmt_endpoint(r->src, f->src, ports && !conns ? (int)f->sport : -1);
-	fs_fmt_endpoint(r->dst, f->dst, ports ? (int)f->dport : -1);
-	if (is_icmp(f))
-		snprintf(r->proto, sizeof(r->proto), "%s %llu/%llu", f->proto,
-			 (unsigned long long)(f->dport >> 8),
-			 (unsigned long long)(f->dport & 0xff));
-	else
-		snprintf(r->proto, sizeof(r->proto), "%s", f->proto);
-	fs_fmt_count(r->packets, (double)f->packets);
-	if (conns)
-		fs_fmt_count(r->bytes, (double)f->bytes);
-	else
-		fs_fmt_bytes(r->bytes, (double)f->bytes);
-	fs_fmt_percent(r->share, f->share, 1);
-}
-
-static int width_of(int w, const char *s)
-{
-	int len = (int)strlen(s);
-
-	return len > w ? len : w;
-}
-
-static void print_header(FILE *out, const struct top_view *v)
-{
-	char pk[FS_FMT_MAX], by[FS_FMT_MAX], bp[FS_FMT_MAX], bb[FS_FMT_MAX];
-	char eps[FS_FMT_MAX], prob[FS_FMT_MAX];
-	char df[FS_FMT_MAX], ds[FS_FMT_MAX], dd[FS_FMT_MAX], rse[FS_FMT_MAX];
-
-	if (!v->windows) {
-		/* Right after the daemon starts: nothing to sum yet. */
-		fprintf(out, "flowsketch top: no %llu s window has finished yet\n",
-		       (unsigned long long)v->window_seconds);
-		return;
-	}
-	if (v->conns) {
-		fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s TCP connections opened, %s established\n",
-		       (unsigned long long)v->span_seconds,
-		       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
-		       (unsigned long long)v->window_seconds, v->window_end_str,
-		       fs_fmt_grouped(pk, v->total_packets),
-		       fs_fmt_grouped(by, v->total_bytes));
-		fprintf(out, "counts are upper bounds, at most +%s opened (+%s established) over the truth with probability %s (epsilon %s of the total)\n",
-		       fs_fmt_grouped(bp, v->bound_packets),
-		       fs_fmt_grouped(bb, v->bound_bytes),
-		       fs_fmt_percent(prob, 1 - v->delta, 1),
-		       fs_fmt_percent(eps, v->epsilon, 3));
-		fprintf(out, "distinct: %s source-service pairs, %s sources opened connections to %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
-		       fs_fmt_grouped(df, v->distinct_flows),
-		       fs_fmt_grouped(ds, v->distinct_sources),
-		       fs_fmt_grouped(dd, v->distinct_dests),
-		       fs_fmt_percent(rse, v->distinct_rse, 2));
-		return;
-	}
-	fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s%s\n",
-	       (unsigned long long)v->span_seconds,
-	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
-	       (unsigned long long)v->window_seconds, v->window_end_str,
-	       fs_fmt_grouped(pk, v->total_packets),
-	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
-	       !strcmp(v->direction, "in") ? ", received only" :
-	       !strcmp(v->direction, "out") ? ", sent only" : "");
-	fprintf(out, "counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
-	       fs_fmt_grouped(bp, v->bound_packets),
-	       fs_fmt_bytes(bb, (double)v->bound_bytes),
-	       fs_fmt_percent(prob, 1 - v->delta, 1),
-	       fs_fmt_percent(eps, v->epsilon, 3));
-	fprintf(out, "distinct: %s flows, %s sources, %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
-	       fs_fmt_grouped(df, v->distinct_flows),
-	       fs_fmt_grouped(ds, v->distinct_sources),
-	       fs_fmt_grouped(dd, v->distinct_dests),
-	       fs_fmt_percent(rse, v->distinct_rse, 2));
-}
-
-static int print_top(FILE *out, const struct top_view *v)
-{
-	struct top_row *rows = calloc(v->nflows ? v->nflows : 1, sizeof(*rows));
-	int wr = 1, ws = 6, wd = 11, wp = 5, wk = 7, wb = v->conns ? 11 : 5, wh = 5;
-	size_t i;
-
-	if (!rows) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < v->nflows; i++) {
-		format_row(&v->flows[i], i + 1, v->conns, &rows[i]);
-		wr = width_of(wr, rows[i].rank);
-		ws = width_of(ws, rows[i].src);
-		wd = width_of(wd, rows[i].dst);
-		wp = width_of(wp, rows[i].proto);
-		wk = width_of(wk, rows[i].packets);
-		wb = width_of(wb, rows[i].bytes);
-		wh = width_of(wh, rows[i].share);
-	}
-	print_header(out, v);
-	if (!v->windows)
-		goto out;
-	fprintf(out, "\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
-	       wd, "destination", wp, "proto", wk, v->conns ? "opened" : "packets",
-	       wb, v->conns ? "established" : "bytes", wh, "share");
-	for (i = 0; i < v->nflows; i++)
-		fprintf(out, "%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s%s%s\n", wr, rows[i].rank,
-		       ws, rows[i].src, wd, rows[i].dst, wp, rows[i].proto,
-		       wk, rows[i].packets, wb, rows[i].bytes, wh, rows[i].share,
-		       v->flows[i].sent ? "  sent" : "",
-		       v->flows[i].blocked ? "  blocked" : "");
-	if (!v->nflows)
-		fprintf(out, "(no flow above the report threshold in this span)\n");
-out:
-	free(rows);
-	return 0;
-}
-
-/* Check the answer into v and, with print, print its table; v keeps
- * what the redraw loop needs (window_end, window_seconds), not the rows. */
-static int show_top(struct json_object *answer, struct top_view *v, bool print)
-{
-	int err;
-
-	memset(v, 0, sizeof(*v));
-	err = parse_top(answer, v);
-	if (!err && print)
-		err = print_top(stdout, v);
-	free(v->flows);
-	v->flows = NULL;
-	return err;
-}
-
-int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
-		  __u64 *window_seconds)
-{
-	struct top_view v;
-	int err;
-
-	memset(&v, 0, sizeof(v));
-	err = parse_top(answer, &v);
-	if (!err)
-		err = print_top(out, &v);
-	*window_end = v.window_end;
-	*window_seconds = v.window_seconds;
-	free(v.flows);
-	return err;
-}
-
-int fs_top_show(struct json_object *answer, bool print)
-{
-	struct top_view v;
-
-	return show_top(answer, &v, print);
-}
-
 /* One request, one table (or the JSON); returns 0 or a negative errno. */
 static int top_once(const struct fs_cli *cli, const struct top_opts *o,
-		    struct top_view *v)
+		    struct top_window *w)
 {
 	struct json_object *req = fs_top_request(o), *answer = NULL;
 	int err;
 
-	memset(v, 0, sizeof(*v));
+	memset(w, 0, sizeof(*w));
 	err = fs_client_call(cli, req, &answer);
 	if (err)
 		goto out;
 	if (o->json)
 		err = fs_client_print_json(answer, fs_top_show);
 	else
-		err = show_top(answer, v, true);
+		err = fs_top_render(answer, stdout, &w->end, &w->seconds);
 out:
 	json_object_put(answer);
 	json_object_put(req);
 	return err;
 }
 
-/* Sleep until shortly after the window following `v` closes, or until a
+/* Sleep until shortly after the window following `w` closes, or until a
  * signal unblocked in `mask` arrives. */
-static void wait_next_window(const struct top_view *v, const sigset_t *mask)
+static void wait_next_window(const struct top_window *w, const sigset_t *mask)
 {
 	struct timespec now, delay = { 0 };
-	double until = (double)(v->window_end + v->window_seconds) +
+	double until = (double)(w->end + w->seconds) +
 		       TOP_REDRAW_MARGIN_NS / 1e9, left;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	left = until - (now.tv_sec + now.tv_nsec / 1e9);
 	/* A clock stepped by more than a window: fall back to the period. */
-	if (left <= 0 || left > (double)v->window_seconds + 1)
-		left = (double)v->window_seconds;
+	if (left <= 0 || left > (double)w->seconds + 1)
+		left = (double)w->seconds;
 	delay.tv_sec = (time_t)left;
 	delay.tv_nsec = (long)((left - (double)delay.tv_sec) * 1e9);
 	ppoll(NULL, 0, &delay, mask);	/* cut short by SIGINT: the point */
@@ -508,7 +169,7 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_sigint };
 	sigset_t sigint, old_mask;
 	bool tty = isatty(STDOUT_FILENO);
-	struct top_view v;
+	struct top_window w;
 	int ret, err;
 
 	ret = parse_opts(argc, argv, &o);
@@ -517,7 +178,7 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (o.once)
-		return top_once(cli, &o, &v) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+		return top_once(cli, &o, &w) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 	if (tty) {
 		err = fs_top_screen(cli, &o);
 		if (err != -ENOTTY)
@@ -533,7 +194,7 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	for (;;) {
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
-		err = top_once(cli, &o, &v);
+		err = top_once(cli, &o, &w);
 		fflush(stdout);
 		if (err)
 			return FS_EXIT_RUNTIME;
@@ -542,7 +203,7 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 		 * otherwise be noticed only a whole window later. */
 		sigprocmask(SIG_BLOCK, &sigint, &old_mask);
 		if (!top_interrupted)
-			wait_next_window(&v, &old_mask);
+			wait_next_window(&w, &old_mask);
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		if (top_interrupted)
 			return FS_EXIT_OK;

@@ -4,7 +4,7 @@
  * top(1), redrawn after every window the daemon closes.
  *
  * Each screen is one request and the same table as the plain view
- * (fs_top_render(), top.c), drawn with ncurses: the header lines (span,
+ * (fs_top_render(), top_table.c), drawn with ncurses: the header lines (span,
  * totals, the Count-Min bound, the distinct counts with their error), the
  * flows, and a last line with the view's state and its keys:
  *
@@ -29,7 +29,7 @@
 #include <time.h>
 #include "args.h"
 #include "client.h"
-#include "top.h"
+#include "top_screen.h"
 
 /* Redraw this long after the window should have closed (as top.c). */
 #define SCREEN_MARGIN_MS 200

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * top.h - `flowsketch top`'s request and table, shared by the plain view
- * (top.c) and the full-screen one (top_screen.c).
+ * top_table.h - `flowsketch top`'s request and table (top_table.c), shared
+ * by the plain view (top.c) and the full-screen one (top_screen.c).
  */
-#ifndef FLOWSKETCH_CLI_TOP_H
-#define FLOWSKETCH_CLI_TOP_H
+#ifndef FLOWSKETCH_CLI_TOP_TABLE_H
+#define FLOWSKETCH_CLI_TOP_TABLE_H
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include <json-c/json.h>
-#include "cli.h"
 
 struct top_opts {
 	__u32 n;
@@ -27,8 +26,5 @@ struct json_object *fs_top_request(const struct top_opts *o);
  * window length, for the next redraw.  0 or -EPROTO (with a message). */
 int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
 		  __u64 *window_seconds);
-/* The full-screen view until q or SIGINT; 0, -ENOTTY when ncurses cannot
- * drive the terminal (the caller shows the plain view instead). */
-int fs_top_screen(const struct fs_cli *cli, struct top_opts *o);
 
-#endif /* FLOWSKETCH_CLI_TOP_H */
+#endif /* FLOWSKETCH_CLI_TOP_TABLE_H */
