@@ -22,10 +22,12 @@
 #
 # Sources are found by wildcard, so adding a file needs no edit here:
 #   bpf/*.bpf.c          -> build/bpf/NAME.bpf.o, build/skel/NAME.skel.h
+#   bench/bpf/*.bpf.c    -> the same (programs only the benchmarks load)
 #   user/lib/*.c         -> build/libflowsketch.a (shared user-space code)
 #   user/flowsketchd/*.c -> build/flowsketchd
 #   user/flowsketch/*.c  -> build/flowsketch
 #   tools/*.c            -> build/tools/NAME (one file each)
+#   bench/tools/*.c      -> the same (the benchmarks; bench/tools/*.h theirs)
 #   tests/unit/test_*.c  -> build/tests/test_* (cmocka; tests/unit/*.h shared)
 #   fuzz/*.c             -> build/fuzz/NAME (libFuzzer; seeds in fuzz/corpus/NAME)
 
@@ -73,9 +75,13 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
               -Wno-unused-function -I$(BUILD) -Iinclude -Ibpf \
               $(CLANG_BPF_SYS_INCLUDES)
 
-BPF_SRCS   := $(wildcard bpf/*.bpf.c)
-BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/skel/%.skel.h,$(BPF_SRCS))
+# The benchmarks' programs and tools live with them (bench/) and build
+# beside the others: make finds a NAME.bpf.c or fs-NAME.c in either folder.
+vpath %.bpf.c bpf bench/bpf
+vpath fs-%.c tools bench/tools
+BPF_SRCS   := $(wildcard bpf/*.bpf.c bench/bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
+SKELS      := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
 BPF_HDRS   := $(wildcard bpf/*.h) $(wildcard include/flowsketch/*.h)
 
 LIB_SRCS   := $(wildcard user/lib/*.c)
@@ -86,7 +92,7 @@ USER_HDRS  := $(wildcard user/lib/*.h) $(wildcard user/*/*.h) \
 
 DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/flowsketchd/*.c))
 CLI_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/flowsketch/*.c))
-TOOLS       := $(patsubst tools/%.c,$(BUILD)/tools/%,$(wildcard tools/*.c))
+TOOLS       := $(patsubst %.c,$(BUILD)/tools/%,$(notdir $(wildcard tools/*.c bench/tools/*.c)))
 TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
@@ -108,7 +114,7 @@ $(BUILD)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+$(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
@@ -137,7 +143,7 @@ $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
 
-$(BUILD)/tools/%: tools/%.c $(wildcard tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
+$(BUILD)/tools/%: %.c $(wildcard tools/*.h bench/tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@

@@ -37,7 +37,7 @@
 
 #ifdef FS_BENCH_KERNEL_BLOOM
 /*
- * The benchmark's reference (bpf/bench.bpf.c defines the macro): the same
+ * The benchmark's reference (bench/bpf/bench.bpf.c defines the macro): the same
  * keys in the kernel's own BPF_MAP_TYPE_BLOOM_FILTER, probed with
  * bpf_map_peek_elem(), so that make bench compares the two filters under
  * one verdict step.  Not in the daemon's object.

@@ -3,7 +3,7 @@
  * datapath.bpf.h - what the XDP program does with each frame.
  *
  * Header only, so that bpf/flowsketch.bpf.c (the program the daemon
- * attaches) and bpf/bench.bpf.c (the benchmark, which compares it with
+ * attaches) and bench/bpf/bench.bpf.c (the benchmark, which compares it with
  * fs_datapath_parse_only()) compile the very same code.
  *
  * Per packet, in the common case: one fs_ctl lookup (read only), one

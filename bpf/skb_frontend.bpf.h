@@ -61,8 +61,9 @@ static __always_inline void fs_skb_frontend(struct sk_buff *skb,
 }
 
 /*
- * The benchmark's baselines (bpf/bench_tp.bpf.c, tools/fs-tpbench.c):
- * fs_skb_frontend() up to a stage and no further, upto a constant:
+ * The benchmark's baselines (bench/bpf/bench_tp.bpf.c,
+ * bench/tools/fs-tpbench.c): fs_skb_frontend() up to a stage and no
+ * further, upto a constant:
  * FS_SKB_UPTO_FILTER the fs_ifaces lookup alone, FS_SKB_UPTO_COPY and
  * the header copy, FS_SKB_UPTO_PARSE and fs_datapath_parse_frame() (what
  * fs_datapath_frame() does before the sketch update, as XDP's parse-only

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bench.bpf.c - XDP programs that tools/fs-bench.c times with
+ * bench.bpf.c - XDP programs that bench/tools/fs-bench.c times with
  * BPF_PROG_TEST_RUN, all sharing one driver so that their differences are
  * the cost of what they add:
  *
@@ -308,7 +308,7 @@ int fs_bench_floor(struct xdp_md *ctx)
 }
 
 /*
- * Live programs (tools/fs-livebench.c): the same work without the driver,
+ * Live programs (bench/tools/fs-livebench.c): the same work without the driver,
  * attached in turn as the XDP program of a veth that receives real
  * traffic, and timed by the kernel's run-time statistics.  fs_live_empty
  * only returns XDP_PASS: what the statistics themselves cost per run.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * bench_tp.bpf.c - the tracepoint frontends and their baselines, for
- * tools/fs-tpbench.c: attached one at a time to their tracepoint while
+ * bench/tools/fs-tpbench.c: attached one at a time to their tracepoint while
  * traffic crosses a veth pair, and timed by the kernel's run-time
  * statistics.  For each hook, the egress frontend's
  * (tp_btf/net_dev_start_xmit, bpf/egress.bpf.c) and the ingress one's

@@ -7,9 +7,9 @@
  * the ingress one for interfaces XDP should not hold (tp_btf/
  * netif_receive_skb, fs_ingress_tp) both run fs_skb_frontend(): the
  * fs_ifaces lookup, a bpf_probe_read_kernel() copy of the headers, then
- * the datapath XDP runs.  bpf/bench_tp.bpf.c has each hook's frontend
+ * the datapath XDP runs.  bench/bpf/bench_tp.bpf.c has each hook's frontend
  * (full) and its stages (empty, filter, copy, parse only); this tool
- * attaches them one at a time while its generator (tools/bench_live.h,
+ * attaches them one at a time while its generator (bench_live.h,
  * the traffic of fs-livebench) sends through a veth pair in namespaces of
  * their own:
  *
@@ -44,7 +44,7 @@
  * receives in its softirq); this thread, which rotates and reads the
  * statistics, is pinned to another one when there is one.  What this tool
  * shares with fs-livebench (options, setup, windows, phases, the table's
- * rows) is in tools/bench_live*.h.
+ * rows) is in bench_live*.h.
  */
 #include <errno.h>
 #include <getopt.h>

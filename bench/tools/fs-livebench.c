@@ -2,11 +2,11 @@
 /*
  * fs-livebench - what the datapath costs per packet on live traffic.
  *
- * BPF_PROG_TEST_RUN (tools/fs-bench.c) runs a program in a tight loop over
+ * BPF_PROG_TEST_RUN (fs-bench.c) runs a program in a tight loop over
  * one buffer: the program's own code and lines stay in the caches between
  * runs.  A live packet instead meets caches that the sender, the stack and
  * everything else have used since the previous one.  This tool measures
- * that: the live programs of bpf/bench.bpf.c (empty, parse-only, floor,
+ * that: the live programs of bench/bpf/bench.bpf.c (empty, parse-only, floor,
  * naive, full) are attached in turn, natively, as the XDP program of a veth
  * that receives traffic from its peer, and each one's cost is read from the
  * kernel's run-time statistics (BPF_ENABLE_STATS, held open for the run:
@@ -51,7 +51,7 @@
  * by fs-bench.  Reports per window are the FS_STAT_REPORTS delta between
  * closes, for windows that saw traffic.
  *
- * Traffic (tools/bench_live.h, shared with fs-tpbench).  A generator
+ * Traffic (bench_live.h, shared with fs-tpbench).  A generator
  * thread, in the sending namespace (setns), sends prebuilt frames with
  * sendmmsg on an AF_PACKET socket: --flows flows, IPv4 and IPv6
  * (--ipv6-share), UDP and TCP, sizes 64..191 bytes, drawn from a Zipf law
@@ -63,7 +63,7 @@
  * the softirq of the sending CPU); this thread, which rotates and reads
  * the statistics, is pinned to another one when there is one.  What this
  * tool shares with fs-tpbench (options, setup, windows, phases, the
- * table's rows) is in tools/bench_live*.h.
+ * table's rows) is in bench_live*.h.
  */
 #include <errno.h>
 #include <getopt.h>

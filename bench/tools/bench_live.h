@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bench_live.h - what the live benchmarks share (tools/fs-livebench.c,
- * XDP; tools/fs-tpbench.c, the tracepoint frontends): the traffic
+ * bench_live.h - what the live benchmarks share (fs-livebench.c,
+ * XDP; fs-tpbench.c, the tracepoint frontends): the traffic
  * generator (prebuilt frames of a Zipf mix of flows, sent with sendmmsg on
  * an AF_PACKET socket from a thread of its own, see fs-livebench.c,
  * "Traffic"), entering a named network namespace, the sending socket

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * bench_live_opts.h - the options the live benchmarks share
- * (tools/fs-livebench.c, tools/fs-tpbench.c): the two namespaces and
+ * (fs-livebench.c, fs-tpbench.c): the two namespaces and
  * interfaces, rounds, the steady phase, the traffic, the windows and the
  * sketch's depth.  Define LB_TOOL (the tool's name, a string literal that
  * starts its messages) before including it.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * bench_blocklist_fill.h - a blocklist of n random entries for the
- * benchmarks (tools/fs-bench.c, tools/fs-livebench.c): IPv4 prefixes /8
+ * benchmarks (fs-bench.c, fs-livebench.c): IPv4 prefixes /8
  * to /32 outside 10.0.0.0/8 and IPv6 prefixes /16 to /128 outside
  * fd00::/8, so that the benchmarks' own traffic (10.x and fd00:: sources)
  * is never blocked and probes every group its family has.  bb_size()

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * bench_blocklist.h - fs-bench's blocklist section (included once, by
- * tools/fs-bench.c): what the verdict step costs traffic that is not
+ * fs-bench.c): what the verdict step costs traffic that is not
  * blocked, at 0, 10,000 and 100,000 entries, through BPF_PROG_TEST_RUN,
  * against the same programs with an empty list and against the kernel's
  * own BPF_MAP_TYPE_BLOOM_FILTER holding the same keys (same exact confirm

@@ -2,7 +2,7 @@
 /*
  * fs-bench - what flowsketch costs per packet and per window.
  *
- * Datapath.  The five programs of bpf/bench.bpf.c (driver alone, + parse,
+ * Datapath.  The five programs of bench/bpf/bench.bpf.c (driver alone, + parse,
  * + full datapath, + naive textbook sketch, + the sketch's memory work
  * alone) run under BPF_PROG_TEST_RUN with a large repeat count; the kernel
  * reports the mean time per run.  Rounds interleave the programs, and the

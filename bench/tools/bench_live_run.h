@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bench_live_run.h - how the live benchmarks (tools/fs-livebench.c, XDP;
- * tools/fs-tpbench.c, the tracepoint frontends) run: the setup (the
+ * bench_live_run.h - how the live benchmarks (fs-livebench.c, XDP;
+ * fs-tpbench.c, the tracepoint frontends) run: the setup (the
  * receiving namespace entered, the generator's socket in the sending one,
  * the frames, BPF_ENABLE_STATS, the generator started), windows closed the
  * daemon's way on a loaded object's maps, and phases of traffic on the
