@@ -74,7 +74,8 @@ def module(path):
 
 
 def resolve(path, name, files):
-    """The file of `#include "name"` in path, None if generated, or '?'."""
+    """The file of `#include "name"` in path, None if generated, or why not
+    found (beginning with '?')."""
     for d in (os.path.dirname(path),) + INCLUDE_DIRS:
         p = os.path.normpath(os.path.join(d, name)).replace(os.sep, "/")
         if p in files:
@@ -82,7 +83,9 @@ def resolve(path, name, files):
     if GENERATED.search(name):
         return None
     tails = [f for f in files if f.endswith("/" + name)]
-    return tails[0] if len(tails) == 1 else "?"
+    if len(tails) == 1:
+        return tails[0]
+    return "?found in %d places: %s" % (len(tails), " ".join(sorted(tails))) if tails else "?found nowhere"
 
 
 def include_graph(root):
@@ -95,8 +98,8 @@ def include_graph(root):
         deps = graph.setdefault(module(path), set())
         for name in INCLUDE.findall(read(root, path)):
             target = resolve(path, name, files)
-            if target == "?":
-                lost.append('%s: #include "%s" found nowhere' % (path, name))
+            if target and target[0] == "?":
+                lost.append('%s: #include "%s" %s' % (path, name, target[1:]))
             elif target and module(target) != module(path):
                 deps.add(module(target))
     return graph, lost
