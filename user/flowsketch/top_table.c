@@ -319,21 +319,6 @@ out:
 	return 0;
 }
 
-/* Check the answer into v and, with print, print its table; v keeps
- * what the redraw loop needs (window_end, window_seconds), not the rows. */
-static int show_top(struct json_object *answer, struct top_view *v, bool print)
-{
-	int err;
-
-	memset(v, 0, sizeof(*v));
-	err = parse_top(answer, v);
-	if (!err && print)
-		err = print_top(stdout, v);
-	free(v->flows);
-	v->flows = NULL;
-	return err;
-}
-
 int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
 		  __u64 *window_seconds)
 {
@@ -353,7 +338,13 @@ int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
 int fs_top_show(struct json_object *answer, bool print)
 {
 	struct top_view v;
+	int err;
 
-	return show_top(answer, &v, print);
+	memset(&v, 0, sizeof(v));
+	err = parse_top(answer, &v);
+	if (!err && print)
+		err = print_top(stdout, &v);
+	free(v.flows);
+	return err;
 }
 
