@@ -92,7 +92,7 @@ TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/
 
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
 # flowsketchd(8), flowsketch(8): man/NAME.8.in with the options the program
-# prints from its tables (--man) in place of its line @OPTIONS@.
+# prints from its tables (--roff) in place of its line @OPTIONS@.
 MANS  := $(BUILD)/man/flowsketchd.8 $(BUILD)/man/flowsketch.8
 
 .PHONY: all deps test demo bench kmod install clean fuzz mutants
@@ -144,7 +144,7 @@ $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 $(BUILD)/man/%.8: man/%.8.in $(BUILD)/%
 	$(call msg,MAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(BUILD)/$* --man > $@.opts
+	$(Q)$(BUILD)/$* --roff > $@.opts
 	$(Q)sed -e '/^@OPTIONS@$$/{r $@.opts' -e 'd;}' $< > $@ && rm -f $@.opts
 
 $(BUILD)/tools/%: tools/%.c $(wildcard tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)

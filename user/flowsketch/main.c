@@ -49,7 +49,7 @@ static int show_help(const struct fs_optset *set, const struct fs_opt *opt,
 	return FS_OPT_STOP;
 }
 
-/* --man (hidden): flowsketch(8)'s GLOBAL OPTIONS and COMMANDS sections,
+/* --roff (hidden): flowsketch(8)'s GLOBAL OPTIONS and COMMANDS sections,
  * each command with its summary and options. */
 static int show_man(const struct fs_optset *set, const struct fs_opt *opt,
 		    const char *arg, void *base)
@@ -84,7 +84,7 @@ static const struct fs_opt global_opts[] = {
 	  "(default " FS_STR(FS_CLIENT_TIMEOUT_S) "; 90s, 2m also accepted)" },
 	{ "help", 'h', NULL, show_help, 0, 0, 0, NULL,
 	  "this text; 'flowsketch COMMAND --help' for a command" },
-	{ "man", 0, NULL, show_man, 0, 0, 0, NULL, NULL },
+	{ "roff", 0, NULL, show_man, 0, 0, 0, NULL, NULL },
 	{ 0 }
 };
 

@@ -331,7 +331,7 @@ static const struct fs_opt options[] = {
 	{ "verbose", 'v', NULL, fs_opt_count, OFF(verbose), 0, 0, NULL,
 	  "debug messages and libbpf's log" },
 	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
-	{ "man", 0, NULL, fs_opt_show_man, 0, 0, 0, NULL, NULL },
+	{ "roff", 0, NULL, fs_opt_show_man, 0, 0, 0, NULL, NULL },
 	{ 0 },
 };
 
