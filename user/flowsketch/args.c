@@ -251,33 +251,3 @@ int fs_opt_number(const struct fs_optset *set, const struct fs_opt *opt,
 				    opt->min, opt->max, arg);
 	return 0;
 }
-
-/* A command that takes only --json and --help, whose help is a function. */
-struct json_only {
-	bool json;
-	void (*usage)(void);
-};
-
-static int json_only_usage(const struct fs_optset *set, const struct fs_opt *opt,
-			   const char *arg, void *base)
-{
-	((struct json_only *)base)->usage();
-	return FS_OPT_STOP;
-}
-
-int fs_parse_json_only(const char *cmd, int argc, char **argv, bool *json,
-		       void (*usage)(void))
-{
-	static const struct fs_opt opts[] = {
-		{ "json", 'j', NULL, NULL, offsetof(struct json_only, json), 0, 0, NULL, "" },
-		{ "help", 'h', NULL, json_only_usage, 0, 0, 0, NULL, "" },
-		{ 0 }
-	};
-	const struct fs_optset set = { .name = cmd, .opts = opts,
-				       .getopt_error = fs_cli_getopt_error };
-	struct json_only o = { .usage = usage };
-	int ret = fs_cli_parse(&set, argc, argv, &o, NULL);
-
-	*json = o.json;
-	return ret ? ret : fs_no_operands(cmd, argc, argv);
-}

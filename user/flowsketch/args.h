@@ -80,12 +80,4 @@ fs_opt_parse_fn fs_opt_span, fs_opt_direction, fs_opt_number;
 #define FS_STR_(x) #x
 #define FS_STR(x) FS_STR_(x)
 
-/*
- * The options of a command that takes only --json and --help (cmd names
- * it in messages; usage prints its help): FS_EXIT_OK, FS_HELP_SHOWN or
- * FS_EXIT_USAGE after a message.
- */
-int fs_parse_json_only(const char *cmd, int argc, char **argv, bool *json,
-		       void (*usage)(void));
-
 #endif /* FLOWSKETCH_CLI_ARGS_H */
