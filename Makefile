@@ -15,7 +15,8 @@
 #   make demo    deps + build + a live demo in its own network namespaces
 #   make bench   deps + build + benchmarks (ratios against in-run baselines)
 #   make kmod    the kernel module (kmod/, KDIR= to pick the kernel tree)
-#   make install the daemon, the CLI and a systemd unit (PREFIX, DESTDIR)
+#   make install the daemon, the CLI, their man pages and a systemd unit
+#                (PREFIX, DESTDIR)
 #   make clean
 #   V=1          show the commands
 #   BENCH_ARGS=  options for build/tools/fs-bench (see its --help), e.g. "--depth 3"
@@ -96,6 +97,9 @@ TOOLS       := $(patsubst %.c,$(BUILD)/tools/%,$(notdir $(wildcard tools/*.c ben
 TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
 PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
+# flowsketchd(8), flowsketch(8): man/NAME.8.in with the options the program
+# prints from its tables (--roff) in place of its line @OPTIONS@.
+MANS  := $(BUILD)/man/flowsketchd.8 $(BUILD)/man/flowsketch.8
 
 .PHONY: all deps test demo bench kmod install clean fuzz mutants
 # Keep the BPF objects: make would delete them as intermediates of the
@@ -103,7 +107,7 @@ PROGS := $(BUILD)/flowsketchd $(BUILD)/flowsketch
 .SECONDARY: $(BPF_OBJS)
 .DEFAULT_GOAL := all
 
-all: $(SKELS) $(LIB) $(PROGS) $(TOOLS) $(TESTS)
+all: $(SKELS) $(LIB) $(PROGS) $(MANS) $(TOOLS) $(TESTS)
 
 deps:
 	$(Q)./scripts/deps.sh
@@ -142,6 +146,12 @@ $(BUILD)/flowsketchd: $(DAEMON_OBJS) $(LIB)
 $(BUILD)/flowsketch: $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) $(CLI_LDLIBS) -o $@
+
+$(BUILD)/man/%.8: man/%.8.in $(BUILD)/%
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BUILD)/$* --roff > $@.opts
+	$(Q)sed -e '/^@OPTIONS@$$/{r $@.opts' -e 'd;}' $< > $@ && rm -f $@.opts
 
 $(BUILD)/tools/%: %.c $(wildcard tools/*.h bench/tools/*.h) $(LIB) $(USER_HDRS) $(SKELS)
 	$(call msg,CC,$@)
@@ -259,9 +269,10 @@ bench: deps
 
 PREFIX ?= /usr/local
 SYSTEMD_DIR ?= /lib/systemd/system
-install: $(PROGS)
+install: $(PROGS) $(MANS)
 	$(Q)install -D -m 0755 $(BUILD)/flowsketchd $(DESTDIR)$(PREFIX)/sbin/flowsketchd
 	$(Q)install -D -m 0755 $(BUILD)/flowsketch $(DESTDIR)$(PREFIX)/bin/flowsketch
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/man/man8 $(MANS)
 	$(Q)sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|' dist/flowsketchd.service | \
 		install -D -m 0644 /dev/stdin $(DESTDIR)$(SYSTEMD_DIR)/flowsketchd.service
 

@@ -133,19 +133,34 @@ void fs_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int fs_usage_error(const char *cmd, const char *fmt, ...)
+static void usage_message(const char *cmd, const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	if (cmd)
 		fprintf(stderr, "flowsketch %s: ", cmd);
 	else
 		fputs("flowsketch: ", stderr);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int fs_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	usage_message(cmd, fmt, ap);
+	va_end(ap);
 	return FS_EXIT_USAGE;
+}
+
+int fs_bad_value(const struct fs_optset *set, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	usage_message(set->name, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }
 
 int fs_option_error(const char *cmd, int ret, char **argv)
@@ -172,6 +187,22 @@ int fs_option_error(const char *cmd, int ret, char **argv)
 			      word, cmd ? " " : "", cmd ? cmd : "");
 }
 
+int fs_cli_getopt_error(const struct fs_optset *set, int ret, char **argv)
+{
+	fs_option_error(set->name, ret, argv);
+	return -EINVAL;
+}
+
+int fs_cli_parse(const struct fs_optset *set, int argc, char **argv,
+		 void *base, uint64_t *given)
+{
+	int ret = fs_opt_parse(set, argc, argv, base, given);
+
+	if (ret == FS_OPT_STOP)
+		return FS_HELP_SHOWN;
+	return ret < 0 ? FS_EXIT_USAGE : FS_EXIT_OK;
+}
+
 int fs_no_operands(const char *cmd, int argc, char **argv)
 {
 	if (optind < argc)
@@ -180,29 +211,43 @@ int fs_no_operands(const char *cmd, int argc, char **argv)
 	return FS_EXIT_OK;
 }
 
-int fs_parse_json_only(const char *cmd, int argc, char **argv, bool *json,
-		       void (*usage)(void))
+int fs_opt_word(const struct fs_optset *set, const struct fs_opt *opt,
+		const char *arg, const char *const *words, const char *list)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	int i;
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error(cmd, c, argv);
-		}
-	}
-	return fs_no_operands(cmd, argc, argv);
+	for (i = 0; words[i]; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	return fs_bad_value(set, "--%s must be %s, not '%s'", opt->name, list, arg);
+}
+
+int fs_opt_span(const struct fs_optset *set, const struct fs_opt *opt,
+		const char *arg, void *base)
+{
+	if (fs_parse_seconds(arg, (__u32 *)((char *)base + opt->off)))
+		return fs_bad_value(set, "--span must be a positive number of seconds (at most a day), not '%s'",
+				    arg);
+	return 0;
+}
+
+int fs_opt_direction(const struct fs_optset *set, const struct fs_opt *opt,
+		     const char *arg, void *base)
+{
+	static const char *const words[] = { "in", "out", "both", NULL };
+	int i = fs_opt_word(set, opt, arg, words, "in, out or both");
+
+	if (i >= 0)
+		*(const char **)((char *)base + opt->off) = arg;
+	return i < 0 ? i : 0;
+}
+
+int fs_opt_number(const struct fs_optset *set, const struct fs_opt *opt,
+		  const char *arg, void *base)
+{
+	if (fs_parse_u32(arg, (__u32)opt->min, (__u32)opt->max,
+			 (__u32 *)((char *)base + opt->off)))
+		return fs_bad_value(set, "-n must be a whole number from %lld to %lld, not '%s'",
+				    opt->min, opt->max, arg);
+	return 0;
 }

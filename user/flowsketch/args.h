@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "opttable.h"
 
 /* A decimal integer in [min, max], nothing else around it. */
 int fs_parse_u32(const char *s, __u32 min, __u32 max, __u32 *out);
@@ -47,12 +48,36 @@ int fs_option_error(const char *cmd, int ret, char **argv);
 /* Refuses words left after the options; FS_EXIT_OK when there are none. */
 int fs_no_operands(const char *cmd, int argc, char **argv);
 
+/* A parse function's refusal: fs_usage_error()'s line for the set's
+ * command, and -EINVAL. */
+int fs_bad_value(const struct fs_optset *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Every command set's getopt_error: fs_option_error()'s message. */
+int fs_cli_getopt_error(const struct fs_optset *set, int ret, char **argv);
+
+/* fs_opt_parse() for a command: FS_EXIT_OK (optind at the first operand),
+ * FS_HELP_SHOWN or FS_EXIT_USAGE after a message. */
+int fs_cli_parse(const struct fs_optset *set, int argc, char **argv,
+		 void *base, uint64_t *given);
+
+/* Which of the NULL-terminated words arg is, or -EINVAL after "--NAME must
+ * be LIST, not 'ARG'". */
+int fs_opt_word(const struct fs_optset *set, const struct fs_opt *opt,
+		const char *arg, const char *const *words, const char *list);
+
 /*
- * The options of a command that takes only --json and --help (cmd names
- * it in messages; usage prints its help): FS_EXIT_OK, FS_HELP_SHOWN or
- * FS_EXIT_USAGE after a message.
+ * Rows shared by the commands: --span SECONDS (fs_parse_seconds() into a
+ * __u32), --direction in|out|both (the word, a const char *), -n N (a
+ * __u32 in the row's [min, max]).
  */
-int fs_parse_json_only(const char *cmd, int argc, char **argv, bool *json,
-		       void (*usage)(void));
+fs_opt_parse_fn fs_opt_span, fs_opt_direction, fs_opt_number;
+
+/* Help columns of the commands' option tables. */
+#define FS_CLI_HELP_COL 21
+
+/* Integer constants in help text. */
+#define FS_STR_(x) #x
+#define FS_STR(x) FS_STR_(x)
 
 #endif /* FLOWSKETCH_CLI_ARGS_H */

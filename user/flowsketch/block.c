@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,25 +25,35 @@
 #include "protocol.h"
 #include "reply.h"
 
-static void usage(void)
-{
-	printf("Usage: flowsketch [--socket PATH] block COMMAND\n"
-	       "\n"
-	       "Sources the datapath drops (after counting them), by CIDR prefix,\n"
-	       "IPv4 or IPv6.  A dropped packet is always one an entry covers: the\n"
-	       "filter's false positives are settled by an exact lookup.\n"
-	       "\n"
-	       "  block add CIDR...   block these prefixes (a bare address: one host)\n"
-	       "  block del CIDR...   unblock them (a source another entry covers\n"
-	       "                      stays blocked)\n"
-	       "  block list [--json] the entries, with the packets and bytes each dropped\n"
-	       "  block load FILE     add every line of FILE (one CIDR a line, # comments);\n"
-	       "                      read and checked here, sent to the daemon in parts\n"
-	       "  block clear         remove every entry\n"
-	       "\n"
-	       "A request with any bad CIDR changes nothing.  When add returns, every\n"
-	       "matching packet is dropped; when del returns, none is.\n");
-}
+/* block's help is its subcommands: list's --json and --help are hidden. */
+static const struct fs_opt list_opts[] = {
+	{ "json", 'j', NULL, NULL, 0, 0, 0, NULL, NULL },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, NULL },
+	{ 0 }
+};
+
+static const struct fs_optset list_optset = {
+	.name = "block list",
+	.usage =
+	"Usage: flowsketch [--socket PATH] block COMMAND\n"
+	"\n"
+	"Sources the datapath drops (after counting them), by CIDR prefix,\n"
+	"IPv4 or IPv6.  A dropped packet is always one an entry covers: the\n"
+	"filter's false positives are settled by an exact lookup.\n"
+	"\n"
+	"  block add CIDR...   block these prefixes (a bare address: one host)\n"
+	"  block del CIDR...   unblock them (a source another entry covers\n"
+	"                      stays blocked)\n"
+	"  block list [--json] the entries, with the packets and bytes each dropped\n"
+	"  block load FILE     add every line of FILE (one CIDR a line, # comments);\n"
+	"                      read and checked here, sent to the daemon in parts\n"
+	"  block clear         remove every entry\n"
+	"\n"
+	"A request with any bad CIDR changes nothing.  When add returns, every\n"
+	"matching packet is dropped; when del returns, none is.\n",
+	.opts = list_opts,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 /* {"cmd": cmd, "cidrs": [argv...]}, each checked; NULL after a message. */
 static struct json_object *cidr_request(const char *cmd, const char *what,
@@ -307,7 +316,7 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		return fs_usage_error("block", "needs a command: add, del, list, load or clear (see 'flowsketch block --help')");
 	sub = argv[1];
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
-		usage();
+		fs_opt_help(stdout, &list_optset);
 		return FS_EXIT_OK;
 	}
 	if (!strcmp(sub, "add") || !strcmp(sub, "del")) {
@@ -320,11 +329,11 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		return fs_client_show(&c, req, false, show_change);
 	}
 	if (!strcmp(sub, "list")) {
-		ret = fs_parse_json_only("block list", argc - 1, argv + 1, &json, usage);
-		if (ret == FS_HELP_SHOWN)
-			return FS_EXIT_OK;
+		ret = fs_cli_parse(&list_optset, argc - 1, argv + 1, &json, NULL);
+		if (!ret)
+			ret = fs_no_operands("block list", argc - 1, argv + 1);
 		if (ret)
-			return ret;
+			return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 		return list_all(cli, json);
 	}
 	if (!strcmp(sub, "load")) {

@@ -11,6 +11,8 @@
 #ifndef FLOWSKETCH_CLI_H
 #define FLOWSKETCH_CLI_H
 
+#include "opttable.h"
+
 #define FS_EXIT_OK 0
 #define FS_EXIT_RUNTIME 1
 #define FS_EXIT_USAGE 2
@@ -23,6 +25,10 @@ struct fs_cli {
 	/* Seconds the daemon has for a whole exchange (--timeout). */
 	unsigned int timeout_s;
 };
+
+/* The commands' option tables (opttable.h): --help and flowsketch(8). */
+extern const struct fs_optset fs_top_optset, fs_flows_optset, fs_status_optset,
+	fs_size_optset, fs_export_optset, fs_merge_optset, fs_plot_optset;
 
 int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_plot(const struct fs_cli *cli, int argc, char **argv);

@@ -22,7 +22,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +41,6 @@ enum export_format { FMT_REDIS, FMT_PG_HLL, FMT_NATIVE, FMT_PG_SQL };
 
 struct export_opts {
 	enum export_format format;
-	bool format_given;
 	enum fs_hll_sketch sketch;
 	__u32 span;			/* 0: the daemon's default */
 	const char *direction;		/* NULL: the daemon's default, both */
@@ -51,113 +49,100 @@ struct export_opts {
 	const char *output;		/* NULL or "-": stdout */
 };
 
-static void usage(void)
+#define OFF(field) offsetof(struct export_opts, field)
+
+static int opt_format(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o)
 {
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] export\n"
-	       "                  --format redis|pg-hll|native|pg-sql [--sketch flows|sources|destinations]\n"
-	       "                  [--span SECONDS] [--direction in|out|both] [--host NAME]\n"
-	       "                  [--input FILE] [-o FILE]\n"
-	       "\n"
-	       "A span's sketches, for merging with other hosts' elsewhere (hosts whose\n"
-	       "sketches merge share one flowsketchd --secret-file).\n"
-	       "\n"
-	       "  -f, --format F     redis: the dense HyperLogLog string of --sketch (SET it,\n"
-	       "                     then PFCOUNT, PFMERGE); needs --precision 14\n"
-	       "                     pg-hll: the postgresql-hll value of --sketch, as text\n"
-	       "                     ('\\x14...'::hll)\n"
-	       "                     native: the whole span in one file, for flowsketch merge\n"
-	       "                     pg-sql: a psql script loading the span into the fleet\n"
-	       "                     tables (user/flowsketch/pgsql.h; dist/fleet_top.sql)\n"
-	       "  -k, --sketch S     flows (default), sources or destinations (redis, pg-hll)\n"
-	       "  -t, --span SECONDS span to export, rounded up to whole windows (default one\n"
-	       "                     window); units s, m, h accepted (90, 5m, 1h)\n"
-	       "  -d, --direction D  in, out or both (default: their union)\n"
-	       "  -H, --host NAME    the host's name in pg-sql (default: this host's name)\n"
-	       "  -i, --input FILE   convert a native export instead of asking the daemon\n"
-	       "  -o, --output FILE  write FILE (whole, or not at all); default stdout,\n"
-	       "                     never a terminal for redis and native\n"
-	       "  -h, --help         this text\n");
+	static const char *const words[] = { "redis", "pg-hll", "native", "pg-sql", NULL };
+	int i = fs_opt_word(set, opt, arg, words, "redis, pg-hll, native or pg-sql");
+
+	if (i >= 0)
+		((struct export_opts *)o)->format = (enum export_format)i;
+	return i < 0 ? i : 0;
 }
+
+static int opt_sketch(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o)
+{
+	static const char *const words[] = { "flows", "sources", "destinations", NULL };
+	int i = fs_opt_word(set, opt, arg, words, "flows, sources or destinations");
+
+	if (i >= 0)
+		((struct export_opts *)o)->sketch = (enum fs_hll_sketch)i;
+	return i < 0 ? i : 0;
+}
+
+static int opt_host(const struct fs_optset *set, const struct fs_opt *opt,
+		    const char *arg, void *o)
+{
+	if (fs_pgsql_host_ok(arg))
+		return fs_bad_value(set, "--host must be 1 to %d letters, digits or '.-_:', not '%s'",
+				    FS_PGSQL_HOST_MAX, arg);
+	((struct export_opts *)o)->host = arg;
+	return 0;
+}
+
+static const struct fs_opt export_opts[] = {
+	{ "format", 'f', "F", opt_format, 0, 0, 0, NULL,
+	  "redis: the dense HyperLogLog string of --sketch (SET it,\n"
+	  "then PFCOUNT, PFMERGE); needs --precision 14\n"
+	  "pg-hll: the postgresql-hll value of --sketch, as text\n"
+	  "('\\x14...'::hll)\n"
+	  "native: the whole span in one file, for flowsketch merge\n"
+	  "pg-sql: a psql script loading the span into the fleet\n"
+	  "tables (user/flowsketch/pgsql.h; dist/fleet_top.sql)" },
+	{ "sketch", 'k', "S", opt_sketch, 0, 0, 0, NULL,
+	  "flows (default), sources or destinations (redis, pg-hll)" },
+	{ "span", 't', "SECONDS", fs_opt_span, OFF(span), 0, 0, NULL,
+	  "span to export, rounded up to whole windows (default one\n"
+	  "window); units s, m, h accepted (90, 5m, 1h)" },
+	{ "direction", 'd', "D", fs_opt_direction, OFF(direction), 0, 0, NULL,
+	  "in, out or both (default: their union)" },
+	{ "host", 'H', "NAME", opt_host, 0, 0, 0, NULL,
+	  "the host's name in pg-sql (default: this host's name)" },
+	{ "input", 'i', "FILE", NULL, OFF(input), 0, 0, NULL,
+	  "convert a native export instead of asking the daemon" },
+	{ "output", 'o', "FILE", NULL, OFF(output), 0, 0, NULL,
+	  "write FILE (whole, or not at all); default stdout,\n"
+	  "never a terminal for redis and native" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
+};
+
+const struct fs_optset fs_export_optset = {
+	.name = "export",
+	.usage =
+	"Usage: flowsketch [--socket PATH] [--timeout SECONDS] export\n"
+	"                  --format redis|pg-hll|native|pg-sql [--sketch flows|sources|destinations]\n"
+	"                  [--span SECONDS] [--direction in|out|both] [--host NAME]\n"
+	"                  [--input FILE] [-o FILE]\n"
+	"\n"
+	"A span's sketches, for merging with other hosts' elsewhere (hosts whose\n"
+	"sketches merge share one flowsketchd --secret-file).\n"
+	"\n",
+	.opts = export_opts,
+	.help_col = FS_CLI_HELP_COL,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 static int parse_opts(int argc, char **argv, struct export_opts *o)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "sketch", required_argument, NULL, 'k' },
-		{ "span", required_argument, NULL, 't' },
-		{ "direction", required_argument, NULL, 'd' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	static const char *const formats[] = { "redis", "pg-hll", "native", "pg-sql" };
-	static const char *const sketches[] = { "flows", "sources", "destinations" };
-	bool sketch_given = false, daemon_opt = false;
-	size_t i;
-	int c;
+	const struct fs_optset *set = &fs_export_optset;
+	uint64_t given;
+	int ret = fs_cli_parse(set, argc, argv, o, &given);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:k:t:d:H:i:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			for (i = 0; i < 4 && strcmp(optarg, formats[i]); i++)
-				;
-			if (i == 4)
-				return fs_usage_error("export", "--format must be redis, pg-hll, native or pg-sql, not '%s'",
-						      optarg);
-			o->format = (enum export_format)i;
-			o->format_given = true;
-			break;
-		case 'k':
-			for (i = 0; i < 3 && strcmp(optarg, sketches[i]); i++)
-				;
-			if (i == 3)
-				return fs_usage_error("export", "--sketch must be flows, sources or destinations, not '%s'",
-						      optarg);
-			o->sketch = (enum fs_hll_sketch)i;
-			sketch_given = true;
-			break;
-		case 't':
-			if (fs_parse_seconds(optarg, &o->span))
-				return fs_usage_error("export", "--span must be a positive number of seconds (at most a day), not '%s'",
-						      optarg);
-			daemon_opt = true;
-			break;
-		case 'd':
-			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
-				return fs_usage_error("export", "--direction must be in, out or both, not '%s'",
-						      optarg);
-			o->direction = optarg;
-			daemon_opt = true;
-			break;
-		case 'H':
-			if (fs_pgsql_host_ok(optarg))
-				return fs_usage_error("export", "--host must be 1 to %d letters, digits or '.-_:', not '%s'",
-						      FS_PGSQL_HOST_MAX, optarg);
-			o->host = optarg;
-			break;
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error("export", c, argv);
-		}
-	}
-	if (!o->format_given)
+	if (ret)
+		return ret;
+	if (!fs_opt_given(set, given, "format"))
 		return fs_usage_error("export", "--format is required: redis, pg-hll, native or pg-sql");
-	if (sketch_given && o->format != FMT_REDIS && o->format != FMT_PG_HLL)
+	if (fs_opt_given(set, given, "sketch") && o->format != FMT_REDIS &&
+	    o->format != FMT_PG_HLL)
 		return fs_usage_error("export", "--sketch applies to --format redis and pg-hll only (the others carry all three)");
 	if (o->host && o->format != FMT_PG_SQL)
 		return fs_usage_error("export", "--host applies to --format pg-sql only");
-	if (o->input && daemon_opt)
+	if (o->input && (fs_opt_given(set, given, "span") ||
+			 fs_opt_given(set, given, "direction")))
 		return fs_usage_error("export", "--span and --direction ask the daemon; with --input the file's span is exported");
 	return fs_no_operands("export", argc, argv);
 }

@@ -7,7 +7,6 @@
  * fall within it and 95 % within twice it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
@@ -27,59 +26,49 @@ struct flows_view {
 	__u64 opened, established, conn_sources, conn_dests;
 };
 
-static void usage(void)
-{
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] flows [--span SECONDS]\n"
-	       "                  [--direction in|out|both] [--json]\n"
-	       "\n"
-	       "Distinct flows (five-tuples), source and destination addresses, counted\n"
-	       "by HyperLogLog, with their standard error.\n"
-	       "\n"
-	       "  -t, --span SECONDS span to count over, rounded up to whole windows\n"
-	       "                     (default one window); units s, m, h accepted\n"
-	       "  -d, --direction D  in (received), out (sent) or both (default: the\n"
-	       "                     distinct count of their union)\n"
-	       "  -j, --json         print the daemon's answer as JSON\n"
-	       "  -h, --help         this text\n");
-}
+struct flows_opts {
+	__u32 span;
+	const char *dir;
+	bool json;
+};
+
+static const struct fs_opt flows_opts[] = {
+	{ "span", 't', "SECONDS", fs_opt_span, offsetof(struct flows_opts, span), 0, 0, NULL,
+	  "span to count over, rounded up to whole windows\n"
+	  "(default one window); units s, m, h accepted" },
+	{ "direction", 'd', "D", fs_opt_direction, offsetof(struct flows_opts, dir), 0, 0, NULL,
+	  "in (received), out (sent) or both (default: the\n"
+	  "distinct count of their union)" },
+	{ "json", 'j', NULL, NULL, offsetof(struct flows_opts, json), 0, 0, NULL,
+	  "print the daemon's answer as JSON" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
+};
+
+const struct fs_optset fs_flows_optset = {
+	.name = "flows",
+	.usage =
+	"Usage: flowsketch [--socket PATH] [--timeout SECONDS] flows [--span SECONDS]\n"
+	"                  [--direction in|out|both] [--json]\n"
+	"\n"
+	"Distinct flows (five-tuples), source and destination addresses, counted\n"
+	"by HyperLogLog, with their standard error.\n"
+	"\n",
+	.opts = flows_opts,
+	.help_col = FS_CLI_HELP_COL,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 static int parse_opts(int argc, char **argv, __u32 *span, const char **dir,
 		      bool *json)
 {
-	static const struct option opts[] = {
-		{ "span", required_argument, NULL, 't' },
-		{ "direction", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	struct flows_opts o = { 0 };
+	int ret = fs_cli_parse(&fs_flows_optset, argc, argv, &o, NULL);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:d:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
-				return fs_usage_error("flows", "--direction must be in, out or both, not '%s'",
-						      optarg);
-			*dir = optarg;
-			break;
-		case 't':
-			if (fs_parse_seconds(optarg, span))
-				return fs_usage_error("flows", "--span must be a positive number of seconds (at most a day), not '%s'",
-						      optarg);
-			break;
-		case 'j':
-			*json = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error("flows", c, argv);
-		}
-	}
-	return fs_no_operands("flows", argc, argv);
+	*span = o.span;
+	*dir = o.dir;
+	*json = o.json;
+	return ret ? ret : fs_no_operands("flows", argc, argv);
 }
 
 static int parse_flows(struct json_object *a, struct flows_view *v)

@@ -26,7 +26,6 @@
  * more is also said on stderr.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,37 +61,86 @@ struct merged_flow {
 	__u64 packets, bytes;
 };
 
-static void usage(void)
+#define OFF(field) offsetof(struct merge_opts, field)
+
+static int opt_sort(const struct fs_optset *set, const struct fs_opt *opt,
+		    const char *arg, void *o)
 {
-	printf("Usage: flowsketch merge FILE... top [-n N] [--sort packets|bytes] [--json]\n"
-	       "       flowsketch merge FILE... flows [--json]\n"
-	       "\n"
-	       "Merge the native exports of many hosts (flowsketch export --format native)\n"
-	       "and answer top or flows for their union, as flowsketchd answers for one\n"
-	       "host.  The files must share their sketch parameters and hash secret\n"
-	       "(flowsketchd --secret-file); the first difference is named.\n"
-	       "\n"
-	       "  -n, --number N     flows to list (default %d, at most %d)\n"
-	       "  -o, --sort KEY     packets (default) or bytes\n"
-	       "  -j, --json         print the answer as JSON\n"
-	       "  -h, --help         this text\n",
-	       MERGE_DEFAULT_N, MERGE_MAX_N);
+	static const char *const words[] = { "packets", "bytes", NULL };
+	int i = fs_opt_word(set, opt, arg, words, "packets or bytes");
+
+	if (i >= 0)
+		((struct merge_opts *)o)->by_bytes = i == 1;
+	return i < 0 ? i : 0;
 }
+
+/* --number and --sort after flows: refused by name (-n and -o are not
+ * options of flows at all). */
+static int top_only(const struct fs_optset *set, const struct fs_opt *opt,
+		    const char *arg, void *o)
+{
+	return fs_bad_value(set, "%s applies to top only",
+			    opt->off == OFF(n) ? "-n" : "--sort");
+}
+
+static const struct fs_opt top_opts[] = {
+	{ "number", 'n', "N", fs_opt_number, OFF(n), 1, MERGE_MAX_N, NULL,
+	  "flows to list (default " FS_STR(MERGE_DEFAULT_N) ", at most "
+	  FS_STR(MERGE_MAX_N) ")" },
+	{ "sort", 'o', "KEY", opt_sort, 0, 0, 0, NULL, "packets (default) or bytes" },
+	{ "json", 'j', NULL, NULL, OFF(json), 0, 0, NULL, "print the answer as JSON" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
+};
+
+static int merge_help(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o);
+
+static const struct fs_opt flows_opts[] = {
+	{ "number", 0, "N", top_only, OFF(n), 0, 0, NULL, NULL },
+	{ "sort", 0, "KEY", top_only, 0, 0, 0, NULL, NULL },
+	{ "json", 'j', NULL, NULL, OFF(json), 0, 0, NULL, NULL },
+	{ "help", 'h', NULL, merge_help, 0, 0, 0, NULL, NULL },
+	{ 0 }
+};
+
+const struct fs_optset fs_merge_optset = {
+	.name = "merge top",
+	.usage =
+	"Usage: flowsketch merge FILE... top [-n N] [--sort packets|bytes] [--json]\n"
+	"       flowsketch merge FILE... flows [--json]\n"
+	"\n"
+	"Merge the native exports of many hosts (flowsketch export --format native)\n"
+	"and answer top or flows for their union, as flowsketchd answers for one\n"
+	"host.  The files must share their sketch parameters and hash secret\n"
+	"(flowsketchd --secret-file); the first difference is named.\n"
+	"\n",
+	.opts = top_opts,
+	.help_col = FS_CLI_HELP_COL,
+	.getopt_error = fs_cli_getopt_error,
+};
+
+/* merge's flows: its help is the whole of merge's. */
+static int merge_help(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o)
+{
+	fs_opt_help(stdout, &fs_merge_optset);
+	return FS_OPT_STOP;
+}
+
+static const struct fs_optset flows_optset = {
+	.name = "merge flows",
+	.opts = flows_opts,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 static int parse_opts(int argc, char **argv, struct merge_opts *o)
 {
-	static const struct option opts[] = {
-		{ "number", required_argument, NULL, 'n' },
-		{ "sort", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *what;
-	int k, c;
+	const struct fs_optset *set;
+	int k, ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage();
+		fs_opt_help(stdout, &fs_merge_optset);
 		return FS_HELP_SHOWN;
 	}
 	for (k = 1; k < argc && strcmp(argv[k], "top") && strcmp(argv[k], "flows"); k++)
@@ -106,40 +154,10 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 	o->files = argv + 1;
 	o->nfiles = (size_t)k - 1;
 	o->top = !strcmp(argv[k], "top");
-	what = o->top ? "merge top" : "merge flows";
-	/* getopt afresh on the subcommand's words, argv[0] its name. */
-	argc -= k;
-	argv += k;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, o->top ? ":n:o:jh" : ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (!o->top)
-				return fs_usage_error(what, "-n applies to top only");
-			if (fs_parse_u32(optarg, 1, MERGE_MAX_N, &o->n))
-				return fs_usage_error(what, "-n must be a whole number from 1 to %d, not '%s'",
-						      MERGE_MAX_N, optarg);
-			break;
-		case 'o':
-			if (!o->top)
-				return fs_usage_error(what, "--sort applies to top only");
-			if (strcmp(optarg, "packets") && strcmp(optarg, "bytes"))
-				return fs_usage_error(what, "--sort must be packets or bytes, not '%s'",
-						      optarg);
-			o->by_bytes = !strcmp(optarg, "bytes");
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error(what, c, argv);
-		}
-	}
-	return fs_no_operands(what, argc, argv);
+	set = o->top ? &fs_merge_optset : &flows_optset;
+	/* The subcommand's words, argv[0] its name. */
+	ret = fs_cli_parse(set, argc - k, argv + k, o, NULL);
+	return ret ? ret : fs_no_operands(set->name, argc - k, argv + k);
 }
 
 /* ------------------------------------------------------------ checks */

@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -48,68 +47,43 @@ struct plot_opts {
 	const char *data;
 };
 
-static void usage(void)
-{
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] plot -o FILE.png\n"
-	       "                  [--span SECONDS] [--direction in|out|both] [-n N] [--data FILE]\n"
-	       "\n"
-	       "Packets, bytes and distinct flows per window over a span, and the top\n"
-	       "talkers' share of its bytes, drawn with gnuplot into a PNG.\n"
-	       "\n"
-	       "  -o, --output FILE  the PNG to write (required)\n"
-	       "  -t, --span SECONDS span to draw (default %d); units s, m, h accepted\n"
-	       "  -d, --direction D  in, out or both (default)\n"
-	       "  -n, --number N     top talkers drawn (default %d, at most %d)\n"
-	       "      --data FILE    also keep the per-window figures, tab-separated\n"
-	       "  -h, --help         this text\n",
-	       PLOT_DEFAULT_SPAN, PLOT_DEFAULT_TOP, PLOT_MAX_TOP);
-}
+#define OFF(field) offsetof(struct plot_opts, field)
+
+static const struct fs_opt plot_opts[] = {
+	{ "output", 'o', "FILE", NULL, OFF(out), 0, 0, NULL, "the PNG to write (required)" },
+	{ "span", 't', "SECONDS", fs_opt_span, OFF(span), 0, 0, NULL,
+	  "span to draw (default " FS_STR(PLOT_DEFAULT_SPAN) "); units s, m, h accepted" },
+	{ "direction", 'd', "D", fs_opt_direction, OFF(direction), 0, 0, NULL,
+	  "in, out or both (default)" },
+	{ "number", 'n', "N", fs_opt_number, OFF(top), 1, PLOT_MAX_TOP, NULL,
+	  "top talkers drawn (default " FS_STR(PLOT_DEFAULT_TOP) ", at most "
+	  FS_STR(PLOT_MAX_TOP) ")" },
+	{ "data", 0, "FILE", NULL, OFF(data), 0, 0, NULL,
+	  "also keep the per-window figures, tab-separated" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
+};
+
+const struct fs_optset fs_plot_optset = {
+	.name = "plot",
+	.usage =
+	"Usage: flowsketch [--socket PATH] [--timeout SECONDS] plot -o FILE.png\n"
+	"                  [--span SECONDS] [--direction in|out|both] [-n N] [--data FILE]\n"
+	"\n"
+	"Packets, bytes and distinct flows per window over a span, and the top\n"
+	"talkers' share of its bytes, drawn with gnuplot into a PNG.\n"
+	"\n",
+	.opts = plot_opts,
+	.help_col = FS_CLI_HELP_COL,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 static int parse_opts(int argc, char **argv, struct plot_opts *o)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "span", required_argument, NULL, 't' },
-		{ "direction", required_argument, NULL, 'd' },
-		{ "number", required_argument, NULL, 'n' },
-		{ "data", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	int ret = fs_cli_parse(&fs_plot_optset, argc, argv, o, NULL);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:t:d:n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->out = optarg;
-			break;
-		case 't':
-			if (fs_parse_seconds(optarg, &o->span))
-				return fs_usage_error("plot", "--span must be a positive number of seconds (at most a day), not '%s'",
-						      optarg);
-			break;
-		case 'd':
-			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
-				return fs_usage_error("plot", "--direction must be in, out or both, not '%s'",
-						      optarg);
-			o->direction = optarg;
-			break;
-		case 'n':
-			if (fs_parse_u32(optarg, 1, PLOT_MAX_TOP, &o->top))
-				return fs_usage_error("plot", "-n must be a whole number from 1 to %d, not '%s'",
-						      PLOT_MAX_TOP, optarg);
-			break;
-		case 'D':
-			o->data = optarg;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error("plot", c, argv);
-		}
-	}
+	if (ret)
+		return ret;
 	if (!o->out)
 		return fs_usage_error("plot", "-o FILE.png is required");
 	/* Any name is taken as it is: it never reaches gnuplot (plot()). */

@@ -10,7 +10,6 @@
  * both outputs show the same numbers.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
@@ -60,115 +59,103 @@ struct size_opts {
 	__u32 hll_p;
 };
 
-static void usage(void)
+#define OFF(field) offsetof(struct size_opts, field)
+
+/* --cms-epsilon and --cms-delta: a probability no smaller than the widest
+ * (deepest) Count-Min flowsketch builds can give. */
+static int opt_cms(const struct fs_optset *set, const struct fs_opt *opt,
+		   const char *arg, void *o)
 {
-	printf("Usage: flowsketch size [--json]\n"
-	       "       flowsketch size --cms-epsilon E [--cms-delta D] [--items N] [--json]\n"
-	       "       flowsketch size --hll-p P [--json]\n"
-	       "       flowsketch size --bloom-n N --bloom-p P [--json]\n"
-	       "\n"
-	       "Memory for an error target.  Without options: reference tables for Bloom\n"
-	       "filters, Count-Min and HyperLogLog.  Option groups combine.\n"
-	       "\n"
-	       "  --cms-epsilon E  Count-Min overcount as a share of the total (0.001 or 0.1%%)\n"
-	       "  --cms-delta D    probability the overcount bound fails (default 1%%)\n"
-	       "  --items N        total count N the overcount is given for (default 1e9)\n"
-	       "  --hll-p P        HyperLogLog precision, %d to %d\n"
-	       "  --bloom-n N      items a Bloom filter must hold\n"
-	       "  --bloom-p P      its false-positive rate at N items (0.01 or 1%%)\n"
-	       "  -j, --json       machine-readable output\n"
-	       "  -h, --help       this text\n"
-	       "\n"
-	       "Units: KB, MB, GB are powers of 1000; KiB, MiB are powers of 1024.\n",
-	       FS_HLL_MIN_P, FS_HLL_MAX_P);
+	bool eps = opt->off == OFF(cms_epsilon);
+	double min = eps ? fs_cms_min_epsilon() : fs_cms_min_delta();
+	double *v = (double *)((char *)o + opt->off);
+
+	if (fs_parse_probability(arg, v) || *v < min)
+		return fs_bad_value(set, eps ? "--cms-epsilon must be from %.2g to below 1 (flowsketch's widest Count-Min has 2^%d columns), not '%s'" :
+				    "--cms-delta must be from %.2g to below 1 (flowsketch's deepest Count-Min has %d rows), not '%s'",
+				    min, eps ? FS_CMS_MAX_LOG2W : FS_CMS_MAX_DEPTH, arg);
+	return 0;
 }
 
-enum {
-	OPT_CMS_EPSILON = 256,
-	OPT_CMS_DELTA,
-	OPT_ITEMS,
-	OPT_HLL_P,
-	OPT_BLOOM_N,
-	OPT_BLOOM_P,
+static int opt_count(const struct fs_optset *set, const struct fs_opt *opt,
+		     const char *arg, void *o)
+{
+	if (fs_parse_count(arg, (double *)((char *)o + opt->off)))
+		return fs_bad_value(set, "--%s must be a positive whole number, not '%s'",
+				    opt->name, arg);
+	return 0;
+}
+
+static int opt_hll_p(const struct fs_optset *set, const struct fs_opt *opt,
+		     const char *arg, void *o)
+{
+	if (fs_parse_u32(arg, FS_HLL_MIN_P, FS_HLL_MAX_P, &((struct size_opts *)o)->hll_p))
+		return fs_bad_value(set, "--hll-p must be a whole number from %d to %d, not '%s'",
+				    FS_HLL_MIN_P, FS_HLL_MAX_P, arg);
+	return 0;
+}
+
+static int opt_bloom_p(const struct fs_optset *set, const struct fs_opt *opt,
+		       const char *arg, void *o)
+{
+	if (fs_parse_probability(arg, &((struct size_opts *)o)->bloom_fp))
+		return fs_bad_value(set, "--bloom-p must be a probability between 0 and 1 (0.01 or 1%%), not '%s'", arg);
+	return 0;
+}
+
+static const struct fs_opt size_opts[] = {
+	{ "cms-epsilon", 0, "E", opt_cms, OFF(cms_epsilon), 0, 0, NULL,
+	  "Count-Min overcount as a share of the total (0.001 or 0.1%)" },
+	{ "cms-delta", 0, "D", opt_cms, OFF(cms_delta), 0, 0, NULL,
+	  "probability the overcount bound fails (default 1%)" },
+	{ "items", 0, "N", opt_count, OFF(items), 0, 0, NULL,
+	  "total count N the overcount is given for (default 1e9)" },
+	{ "hll-p", 0, "P", opt_hll_p, 0, 0, 0, NULL,
+	  "HyperLogLog precision, " FS_STR(FS_HLL_MIN_P) " to " FS_STR(FS_HLL_MAX_P) },
+	{ "bloom-n", 0, "N", opt_count, OFF(bloom_items), 0, 0, NULL,
+	  "items a Bloom filter must hold" },
+	{ "bloom-p", 0, "P", opt_bloom_p, 0, 0, 0, NULL,
+	  "its false-positive rate at N items (0.01 or 1%)" },
+	{ "json", 'j', NULL, NULL, OFF(json), 0, 0, NULL, "machine-readable output" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
 };
 
-static int parse_opt(int c, const char *arg, struct size_opts *o)
-{
-	switch (c) {
-	case OPT_CMS_EPSILON:
-		o->cms = true;
-		if (fs_parse_probability(arg, &o->cms_epsilon) ||
-		    o->cms_epsilon < fs_cms_min_epsilon())
-			return fs_usage_error("size", "--cms-epsilon must be from %.2g to below 1 (flowsketch's widest Count-Min has 2^%d columns), not '%s'",
-					      fs_cms_min_epsilon(), FS_CMS_MAX_LOG2W, arg);
-		return 0;
-	case OPT_CMS_DELTA:
-		o->cms_delta_set = true;
-		if (fs_parse_probability(arg, &o->cms_delta) ||
-		    o->cms_delta < fs_cms_min_delta())
-			return fs_usage_error("size", "--cms-delta must be from %.2g to below 1 (flowsketch's deepest Count-Min has %d rows), not '%s'",
-					      fs_cms_min_delta(), FS_CMS_MAX_DEPTH, arg);
-		return 0;
-	case OPT_ITEMS:
-		o->items_set = true;
-		if (fs_parse_count(arg, &o->items))
-			return fs_usage_error("size", "--items must be a positive whole number, not '%s'", arg);
-		return 0;
-	case OPT_HLL_P:
-		o->hll = true;
-		if (fs_parse_u32(arg, FS_HLL_MIN_P, FS_HLL_MAX_P, &o->hll_p))
-			return fs_usage_error("size", "--hll-p must be a whole number from %d to %d, not '%s'",
-					      FS_HLL_MIN_P, FS_HLL_MAX_P, arg);
-		return 0;
-	case OPT_BLOOM_N:
-		o->bloom_n = true;
-		if (fs_parse_count(arg, &o->bloom_items))
-			return fs_usage_error("size", "--bloom-n must be a positive whole number, not '%s'", arg);
-		return 0;
-	case OPT_BLOOM_P:
-		o->bloom_p = true;
-		if (fs_parse_probability(arg, &o->bloom_fp))
-			return fs_usage_error("size", "--bloom-p must be a probability between 0 and 1 (0.01 or 1%%), not '%s'", arg);
-		return 0;
-	}
-	return fs_usage_error("size", "internal error: option %d", c);
-}
+const struct fs_optset fs_size_optset = {
+	.name = "size",
+	.usage =
+	"Usage: flowsketch size [--json]\n"
+	"       flowsketch size --cms-epsilon E [--cms-delta D] [--items N] [--json]\n"
+	"       flowsketch size --hll-p P [--json]\n"
+	"       flowsketch size --bloom-n N --bloom-p P [--json]\n"
+	"\n"
+	"Memory for an error target.  Without options: reference tables for Bloom\n"
+	"filters, Count-Min and HyperLogLog.  Option groups combine.\n"
+	"\n",
+	.footer = "\nUnits: KB, MB, GB are powers of 1000; KiB, MiB are powers of 1024.\n",
+	.opts = size_opts,
+	.help_col = 19,
+	.compact = true,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 static int parse_opts(int argc, char **argv, struct size_opts *o)
 {
-	static const struct option opts[] = {
-		{ "cms-epsilon", required_argument, NULL, OPT_CMS_EPSILON },
-		{ "cms-delta", required_argument, NULL, OPT_CMS_DELTA },
-		{ "items", required_argument, NULL, OPT_ITEMS },
-		{ "hll-p", required_argument, NULL, OPT_HLL_P },
-		{ "bloom-n", required_argument, NULL, OPT_BLOOM_N },
-		{ "bloom-p", required_argument, NULL, OPT_BLOOM_P },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c, ret;
+	const struct fs_optset *set = &fs_size_optset;
+	uint64_t given;
+	int ret;
 
 	o->cms_delta = SIZE_DEFAULT_DELTA;
 	o->items = SIZE_DEFAULT_ITEMS;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		case '?':
-		case ':':
-			return fs_option_error("size", c, argv);
-		default:
-			ret = parse_opt(c, optarg, o);
-			if (ret)
-				return ret;
-		}
-	}
+	ret = fs_cli_parse(set, argc, argv, o, &given);
+	if (ret)
+		return ret;
+	o->cms = fs_opt_given(set, given, "cms-epsilon");
+	o->cms_delta_set = fs_opt_given(set, given, "cms-delta");
+	o->items_set = fs_opt_given(set, given, "items");
+	o->hll = fs_opt_given(set, given, "hll-p");
+	o->bloom_n = fs_opt_given(set, given, "bloom-n");
+	o->bloom_p = fs_opt_given(set, given, "bloom-p");
 	if ((o->cms_delta_set || o->items_set) && !o->cms)
 		return fs_usage_error("size", "--cms-delta and --items need --cms-epsilon");
 	if (o->bloom_n != o->bloom_p)

@@ -8,7 +8,6 @@
  * delta = e^-d); HyperLogLog estimates are within 1.04/sqrt(m) at one
  * sigma.
  */
-#include <getopt.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,15 +39,31 @@ struct status_view {
 	__u64 clients_refused, client_timeouts;
 };
 
-static void usage(void)
+static const struct fs_opt status_opts[] = {
+	{ "json", 'j', NULL, NULL, 0, 0, 0, NULL, "print the daemon's answer as JSON" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
+};
+
+const struct fs_optset fs_status_optset = {
+	.name = "status",
+	.usage =
+	"Usage: flowsketch [--socket PATH] [--timeout SECONDS] status [--json]\n"
+	"\n"
+	"The daemon's interfaces, windows, sketch parameters and the error bounds\n"
+	"they give, memory, traffic totals and datapath counters.\n"
+	"\n",
+	.opts = status_opts,
+	.help_col = 15,
+	.getopt_error = fs_cli_getopt_error,
+};
+
+/* --json, a bool at the start of the options (offset 0). */
+static int parse_opts(int argc, char **argv, bool *json)
 {
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] status [--json]\n"
-	       "\n"
-	       "The daemon's interfaces, windows, sketch parameters and the error bounds\n"
-	       "they give, memory, traffic totals and datapath counters.\n"
-	       "\n"
-	       "  -j, --json   print the daemon's answer as JSON\n"
-	       "  -h, --help   this text\n");
+	int ret = fs_cli_parse(&fs_status_optset, argc, argv, json, NULL);
+
+	return ret ? ret : fs_no_operands("status", argc, argv);
 }
 
 static int parse_interfaces(struct json_object *ifs)
@@ -513,7 +528,7 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 	bool json = false;
 	int ret;
 
-	ret = fs_parse_json_only("status", argc, argv, &json, usage);
+	ret = parse_opts(argc, argv, &json);
 	if (ret == FS_HELP_SHOWN)
 		return FS_EXIT_OK;
 	if (ret)

@@ -10,7 +10,7 @@
  * printed after the last, for a pipe or a log.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,82 +42,68 @@ static void on_sigint(int sig)
 	top_interrupted = 1;
 }
 
-static void usage(void)
+static int opt_sort(const struct fs_optset *set, const struct fs_opt *opt,
+		    const char *arg, void *o)
 {
-	printf("Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes|connections]\n"
-	       "                  [--span SECONDS] [--direction in|out|both] [--once] [--json]\n"
-	       "\n"
-	       "The flows with the most packets (or bytes), redrawn every window until\n"
-	       "interrupted.  Counts are Count-Min estimates: never below the truth, and\n"
-	       "above it by at most the bound printed in the header (probability 1 - delta).\n"
-	       "\n"
-	       "  -n, --number N     flows to list (default %d, at most %d)\n"
-	       "  -o, --sort KEY     packets (default), bytes, or connections: who opens the\n"
-	       "                     most TCP connections (source: the side that opened\n"
-	       "                     them; destination: the port connected to)\n"
-	       "  -t, --span SECONDS span to sum, rounded up to whole windows (default one\n"
-	       "                     window); units s, m, h accepted (90, 5m, 1h)\n"
-	       "  -d, --direction D  in (what the interfaces receive), out (what they\n"
-	       "                     send) or both (default); sent flows are marked\n"
-	       "  -1, --once         print one table and exit\n"
-	       "  -j, --json         print the daemon's answer as JSON (implies --once)\n"
-	       "  -h, --help         this text\n",
-	       TOP_DEFAULT_N, TOP_MAX_N);
+	static const char *const words[] = { "packets", "bytes", "connections", NULL };
+	int i = fs_opt_word(set, opt, arg, words, "packets, bytes or connections");
+
+	if (i >= 0)
+		((struct top_opts *)o)->sort = arg;
+	return i < 0 ? i : 0;
 }
+
+/* --json prints one answer: it implies --once. */
+static int opt_json(const struct fs_optset *set, const struct fs_opt *opt,
+		    const char *arg, void *o)
+{
+	((struct top_opts *)o)->json = ((struct top_opts *)o)->once = true;
+	return 0;
+}
+
+#define OFF(field) offsetof(struct top_opts, field)
+
+static const struct fs_opt top_opts[] = {
+	{ "number", 'n', "N", fs_opt_number, OFF(n), 1, TOP_MAX_N, NULL,
+	  "flows to list (default " FS_STR(TOP_DEFAULT_N) ", at most " FS_STR(TOP_MAX_N) ")" },
+	{ "sort", 'o', "KEY", opt_sort, 0, 0, 0, NULL,
+	  "packets (default), bytes, or connections: who opens the\n"
+	  "most TCP connections (source: the side that opened\n"
+	  "them; destination: the port connected to)" },
+	{ "span", 't', "SECONDS", fs_opt_span, OFF(span), 0, 0, NULL,
+	  "span to sum, rounded up to whole windows (default one\n"
+	  "window); units s, m, h accepted (90, 5m, 1h)" },
+	{ "direction", 'd', "D", fs_opt_direction, OFF(direction), 0, 0, NULL,
+	  "in (what the interfaces receive), out (what they\n"
+	  "send) or both (default); sent flows are marked" },
+	{ "once", '1', NULL, NULL, OFF(once), 0, 0, NULL, "print one table and exit" },
+	{ "json", 'j', NULL, opt_json, 0, 0, 0, NULL,
+	  "print the daemon's answer as JSON (implies --once)" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ 0 }
+};
+
+const struct fs_optset fs_top_optset = {
+	.name = "top",
+	.usage =
+	"Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes|connections]\n"
+	"                  [--span SECONDS] [--direction in|out|both] [--once] [--json]\n"
+	"\n"
+	"The flows with the most packets (or bytes), redrawn every window until\n"
+	"interrupted.  Counts are Count-Min estimates: never below the truth, and\n"
+	"above it by at most the bound printed in the header (probability 1 - delta).\n"
+	"\n",
+	.opts = top_opts,
+	.help_col = FS_CLI_HELP_COL,
+	.getopt_error = fs_cli_getopt_error,
+};
 
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option opts[] = {
-		{ "number", required_argument, NULL, 'n' },
-		{ "sort", required_argument, NULL, 'o' },
-		{ "span", required_argument, NULL, 't' },
-		{ "direction", required_argument, NULL, 'd' },
-		{ "once", no_argument, NULL, '1' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	int ret = fs_cli_parse(&fs_top_optset, argc, argv, o, NULL);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:t:d:1jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (fs_parse_u32(optarg, 1, TOP_MAX_N, &o->n))
-				return fs_usage_error("top", "-n must be a whole number from 1 to %d, not '%s'",
-						      TOP_MAX_N, optarg);
-			break;
-		case 'o':
-			if (strcmp(optarg, "packets") && strcmp(optarg, "bytes") &&
-			    strcmp(optarg, "connections"))
-				return fs_usage_error("top", "--sort must be packets, bytes or connections, not '%s'",
-						      optarg);
-			o->sort = optarg;
-			break;
-		case 't':
-			if (fs_parse_seconds(optarg, &o->span))
-				return fs_usage_error("top", "--span must be a positive number of seconds (at most a day), not '%s'",
-						      optarg);
-			break;
-		case 'd':
-			if (strcmp(optarg, "in") && strcmp(optarg, "out") && strcmp(optarg, "both"))
-				return fs_usage_error("top", "--direction must be in, out or both, not '%s'",
-						      optarg);
-			o->direction = optarg;
-			break;
-		case '1':
-			o->once = true;
-			break;
-		case 'j':
-			o->json = o->once = true;
-			break;
-		case 'h':
-			usage();
-			return FS_HELP_SHOWN;
-		default:
-			return fs_option_error("top", c, argv);
-		}
-	}
+	if (ret)
+		return ret;
 	if (!strcmp(o->sort, "connections") && o->direction &&
 	    strcmp(o->direction, "both"))
 		return fs_usage_error("top", "--direction does not apply to --sort connections: a connection's source is the side that opened it");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* options.c - flowsketchd's command line (options.h). */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -21,171 +23,116 @@
 #include "server.h"
 #include "statebudget.h"
 #include "workers.h"
+#include "opttable.h"
 
-enum {
-	OPT_WINDOW = 256,
-	OPT_HISTORY,
-	OPT_SOCKET,
-	OPT_PIN_DIR,
-	OPT_EPSILON,
-	OPT_DELTA,
-	OPT_WIDTH,
-	OPT_DEPTH,
-	OPT_PRECISION,
-	OPT_CONSERVATIVE,
-	OPT_XDP_MODE,
-	OPT_INGRESS,
-	OPT_HH_FRACTION,
-	OPT_RINGBUF_KIB,
-	OPT_SECRET_FILE,
-	OPT_MAX_CANDIDATES,
-	OPT_BLOCKLIST,
-	OPT_BLOCKLIST_MAX,
-	OPT_STATE_DIR,
-	OPT_STATE_MAX,
-	OPT_KEEP,
-	OPT_REPLACE,
-	OPT_DETACH,
-	OPT_METRICS,
-	OPT_METRICS_TOP,
-	OPT_METRICS_WEB_CONFIG,
-	OPT_READ_GROUP,
-};
-
-static const struct option long_options[] = {
-	{ "interface", required_argument, NULL, 'i' },
-	{ "window", required_argument, NULL, OPT_WINDOW },
-	{ "history", required_argument, NULL, OPT_HISTORY },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
-	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
-	{ "epsilon", required_argument, NULL, OPT_EPSILON },
-	{ "delta", required_argument, NULL, OPT_DELTA },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "precision", required_argument, NULL, OPT_PRECISION },
-	{ "conservative", no_argument, NULL, OPT_CONSERVATIVE },
-	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
-	{ "ingress", required_argument, NULL, OPT_INGRESS },
-	{ "hh-fraction", required_argument, NULL, OPT_HH_FRACTION },
-	{ "ringbuf-kib", required_argument, NULL, OPT_RINGBUF_KIB },
-	{ "max-candidates", required_argument, NULL, OPT_MAX_CANDIDATES },
-	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
-	{ "blocklist", required_argument, NULL, OPT_BLOCKLIST },
-	{ "blocklist-max", required_argument, NULL, OPT_BLOCKLIST_MAX },
-	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-	{ "state-max", required_argument, NULL, OPT_STATE_MAX },
-	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "replace", no_argument, NULL, OPT_REPLACE },
-	{ "detach", no_argument, NULL, OPT_DETACH },
-	{ "metrics", required_argument, NULL, OPT_METRICS },
-	{ "metrics-top", required_argument, NULL, OPT_METRICS_TOP },
-	{ "metrics-web-config", required_argument, NULL, OPT_METRICS_WEB_CONFIG },
-	{ "read-group", required_argument, NULL, OPT_READ_GROUP },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: flowsketchd -i IFACE [-i IFACE ...] [options]\n"
-"Count every packet on IFACE in fixed memory: top talkers (Count-Min),\n"
-"distinct flows, sources and destinations (HyperLogLog), per window.\n"
-"\n"
-"  -i, --interface IFACE   attach the XDP datapath to IFACE (repeatable)\n"
-"      --window SECONDS    window length (default 1)\n"
-"      --history SECONDS   finished windows kept for queries (default 300)\n"
-"      --socket PATH       query socket (default " FS_SOCKET_DEFAULT ")\n"
-"      --pin-dir DIR       bpffs directory for the maps (default " FS_PIN_DIR_DEFAULT ")\n"
-"      --epsilon E         Count-Min overcount bound E * total ...\n"
-"      --delta D           ... with probability 1 - D (give both)\n"
-"      --width W           Count-Min columns, rounded up to a power of two\n"
-"                          (16 .. 4194304; default 4096)\n"
-"      --depth D           Count-Min rows, 1 .. 8 (default 5)\n"
-"      --precision P       HyperLogLog 2^P registers, 4 .. 18 (default 14)\n"
-"      --conservative      Count-Min conservative update\n"
-"      --xdp-mode MODE     native (default) or generic\n"
-"      --ingress HOOK      what counts received frames: xdp (default; counts\n"
-"                          and drops what the blocklist covers) or tracepoint\n"
-"                          (tp_btf/netif_receive_skb: counts only, for\n"
-"                          interfaces XDP should not hold)\n"
-"      --hh-fraction PHI   report flows above PHI of the window's traffic\n"
-"                          (so far, per CPU) as top-talker candidates\n"
-"                          (default 0.001)\n"
-"      --max-candidates N  distinct candidates kept per window (default 65536;\n"
-"                          48 bytes each, in a table up to twice that)\n"
-"      --ringbuf-kib N     report ring buffer size, a power of two (default 256)\n"
-"      --secret-file FILE  16-byte hash secret (for sketches merged across\n"
-"                          hosts); default: random at every start\n"
-"      --blocklist FILE    sources to drop, one CIDR a line, kept by the daemon\n"
-"                          (default " FSD_BLOCKLIST_DEFAULT "; missing: empty)\n"
-"      --blocklist-max N   entries the blocklist can hold (default 100000,\n"
-"                          at most 1000000; maps sized for it at load)\n"
-"      --state-dir DIR     finished windows, for the next start (default\n"
-"                          " FSD_STATE_DIR_DEFAULT "/ and the pin directory's name)\n"
-"      --state-max SIZE    the most --state-dir may hold, e.g. 64M or 2G (default\n"
-"                          25%% of its file system); past it the oldest windows\n"
-"                          of every history are given up first\n"
-"      --keep              on SIGTERM leave the datapath counting, pinned with\n"
-"                          its links and history, for the next start to adopt\n"
-"      --replace           start afresh even if a datapath is pinned in --pin-dir\n"
-"                          (by default a new daemon adopts it)\n"
-"      --detach            remove everything flowsketch left under --pin-dir and\n"
-"                          --state-dir (links, pins, history), then exit\n"
-"      --metrics ADDR:PORT serve Prometheus metrics at http://ADDR:PORT/metrics\n"
-"                          (e.g. 127.0.0.1:9108 or [::1]:9108; default: none)\n"
-"      --metrics-top N     the last window's top N talkers in the metrics\n"
-"                          (default %d, at most %d; 0: none)\n"
-"      --metrics-web-config FILE  HTTPS and/or basic auth for --metrics, in\n"
-"                          Prometheus exporter-toolkit's web config format\n"
-"                          (tls_server_config, basic_auth_users)\n"
-"      --read-group GROUP  the socket is 0660 root:GROUP; GROUP's members may\n"
-"                          read (top, flows, status, export, block list),\n"
-"                          only root may change (default: root only)\n"
-"  -v, --verbose           debug messages and libbpf's log\n"
-"  -h, --help              this text\n",
-		FSD_METRICS_TOP_DEFAULT, FSD_METRICS_TOP_MAX);
-}
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* The field of struct fsd_options a row stores into. */
+#define FIELD(o, type) ((type *)((char *)(o) + opt->off))
 
 /* A whole decimal number in [min, max], or -EINVAL with a message. */
-static int parse_uint(const char *opt, const char *s, unsigned long long min,
-		      unsigned long long max, unsigned long long *out)
+static int parse_uint(const struct fs_opt *opt, const char *s,
+		      unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || *s == '-' || v < min || v > max) {
+	if (!*s || *end || errno || *s == '-' || v < (unsigned long long)opt->min ||
+	    v > (unsigned long long)opt->max) {
 		fsd_err("--%s must be a whole number from %llu to %llu, not \"%s\"",
-			opt, min, max, s);
+			opt->name, (unsigned long long)opt->min,
+			(unsigned long long)opt->max, s);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
 }
 
-/* A number in the open interval (0, 1) (or (0, 1] when one_ok). */
-static int parse_fraction(const char *opt, const char *s, int one_ok,
-			  double *out)
+/* An unsigned int in the row's [min, max]. */
+static int opt_uint(const struct fs_optset *set, const struct fs_opt *opt,
+		    const char *arg, void *o)
 {
+	unsigned long long v;
+	int err = parse_uint(opt, arg, &v);
+
+	if (!err)
+		*FIELD(o, unsigned int) = (unsigned int)v;
+	return err;
+}
+
+/* A __u8 of the sketch parameters in [min, max]. */
+static int opt_u8(const struct fs_optset *set, const struct fs_opt *opt,
+		  const char *arg, void *o)
+{
+	unsigned long long v;
+	int err = parse_uint(opt, arg, &v);
+
+	if (!err)
+		*FIELD(o, __u8) = (__u8)v;
+	return err;
+}
+
+static __u32 log2_ceil(unsigned long long v)
+{
+	__u32 l = 0;
+
+	while ((1ULL << l) < v)
+		l++;
+	return l;
+}
+
+/* Count-Min columns, rounded up to a power of two: stored as its log2. */
+static int opt_width(const struct fs_optset *set, const struct fs_opt *opt,
+		     const char *arg, void *o)
+{
+	unsigned long long v;
+	int err = parse_uint(opt, arg, &v);
+
+	if (!err)
+		*FIELD(o, __u8) = (__u8)log2_ceil(v);
+	return err;
+}
+
+static int opt_ringbuf(const struct fs_optset *set, const struct fs_opt *opt,
+		       const char *arg, void *o)
+{
+	unsigned long long v;
+	int err = parse_uint(opt, arg, &v);
+
+	if (!err && (v & (v - 1))) {
+		fsd_err("--ringbuf-kib must be a power of two, not %llu", v);
+		err = -EINVAL;
+	}
+	if (!err)
+		*FIELD(o, unsigned int) = (unsigned int)v;
+	return err;
+}
+
+/* A number in the open interval (0, 1), or (0, 1] when the row's max is 1. */
+static int opt_fraction(const struct fs_optset *set, const struct fs_opt *opt,
+			const char *arg, void *o)
+{
+	int one_ok = opt->max == 1;
 	char *end;
 	double v;
 
 	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v > 0) || v > 1 || (v == 1 && !one_ok)) {
-		fsd_err("--%s must be a number in (0, 1%c, not \"%s\"", opt,
-			one_ok ? ']' : ')', s);
+	v = strtod(arg, &end);
+	if (!*arg || *end || errno || !(v > 0) || v > 1 || (v == 1 && !one_ok)) {
+		fsd_err("--%s must be a number in (0, 1%c, not \"%s\"", opt->name,
+			one_ok ? ']' : ')', arg);
 		return -EINVAL;
 	}
-	*out = v;
+	*FIELD(o, double) = v;
 	return 0;
 }
 
-static int add_iface(struct fsd_options *o, const char *name)
+static int opt_iface(const struct fs_optset *set, const struct fs_opt *opt,
+		     const char *name, void *opts)
 {
+	struct fsd_options *o = opts;
 	struct fsd_iface *it;
 	unsigned int i;
 	int ifindex;
@@ -211,14 +158,194 @@ static int add_iface(struct fsd_options *o, const char *name)
 	return 0;
 }
 
-static __u32 log2_ceil(unsigned long long v)
+static int opt_conservative(const struct fs_optset *set, const struct fs_opt *opt,
+			    const char *arg, void *o)
 {
-	__u32 l = 0;
-
-	while ((1ULL << l) < v)
-		l++;
-	return l;
+	((struct fsd_options *)o)->params.flags |= FS_PARAM_F_CONSERVATIVE;
+	return 0;
 }
+
+/* One of two words; the second sets the bool at off. */
+static int opt_either(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o, const char *no, const char *yes)
+{
+	if (!strcmp(arg, yes)) {
+		*FIELD(o, bool) = true;
+	} else if (strcmp(arg, no)) {
+		fsd_err("--%s must be %s or %s, not \"%s\"", opt->name, no, yes, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_xdp_mode(const struct fs_optset *set, const struct fs_opt *opt,
+			const char *arg, void *o)
+{
+	return opt_either(set, opt, arg, o, "native", "generic");
+}
+
+static int opt_ingress(const struct fs_optset *set, const struct fs_opt *opt,
+		       const char *arg, void *o)
+{
+	return opt_either(set, opt, arg, o, "xdp", "tracepoint");
+}
+
+static int opt_blocklist(const struct fs_optset *set, const struct fs_opt *opt,
+			 const char *arg, void *o)
+{
+	if (!*arg) {
+		fsd_err("--blocklist needs a file path");
+		return -EINVAL;
+	}
+	((struct fsd_options *)o)->blocklist = arg;
+	return 0;
+}
+
+static int opt_state_max(const struct fs_optset *set, const struct fs_opt *opt,
+			 const char *arg, void *o)
+{
+	unsigned long long v;
+
+	if (fsd_parse_size(arg, &v) || !v) {
+		fsd_err("--state-max must be a size such as 64M or 2G (K, M, G, T: powers of 1024), not \"%s\"",
+			arg);
+		return -EINVAL;
+	}
+	((struct fsd_options *)o)->state_max = v;
+	return 0;
+}
+
+static int opt_metrics(const struct fs_optset *set, const struct fs_opt *opt,
+		       const char *arg, void *opts)
+{
+	struct fsd_options *o = opts;
+
+	o->metrics = arg;
+	return fsd_metrics_parse_addr(arg, &o->metrics_addr, &o->metrics_addr_len);
+}
+
+static int opt_read_group(const struct fs_optset *set, const struct fs_opt *opt,
+			  const char *arg, void *opts)
+{
+	struct fsd_options *o = opts;
+
+	o->read_group = arg;
+	return fsd_access_group(arg, &o->read_gid);
+}
+
+static int getopt_error(const struct fs_optset *set, int ret, char **argv)
+{
+	if (ret == ':')
+		fsd_err("%s needs a value (see --help)", argv[optind - 1]);
+	else
+		fsd_err("unknown option %s (see --help)", argv[optind - 1]);
+	return -EINVAL;
+}
+
+#define OFF(field) offsetof(struct fsd_options, field)
+
+static const struct fs_opt options[] = {
+	{ "interface", 'i', "IFACE", opt_iface, 0, 0, 0, NULL,
+	  "attach the XDP datapath to IFACE (repeatable)" },
+	{ "window", 0, "SECONDS", opt_uint, OFF(window_sec), 1, 86400, "1",
+	  "window length (default 1)" },
+	{ "history", 0, "SECONDS", opt_uint, OFF(history_sec), 1, 30 * 86400, "300",
+	  "finished windows kept for queries (default 300)" },
+	{ "socket", 0, "PATH", NULL, OFF(socket_path), 0, 0, FS_SOCKET_DEFAULT,
+	  "query socket (default " FS_SOCKET_DEFAULT ")" },
+	{ "pin-dir", 0, "DIR", NULL, OFF(pin_dir), 0, 0, FS_PIN_DIR_DEFAULT,
+	  "bpffs directory for the maps (default " FS_PIN_DIR_DEFAULT ")" },
+	{ "epsilon", 0, "E", opt_fraction, OFF(epsilon), 0, 0, NULL,
+	  "Count-Min overcount bound E * total ..." },
+	{ "delta", 0, "D", opt_fraction, OFF(delta), 0, 0, NULL,
+	  "... with probability 1 - D (give both)" },
+	{ "width", 0, "W", opt_width, OFF(params.cms_log2_width),
+	  1U << FS_CMS_MIN_LOG2W, 1U << FS_CMS_MAX_LOG2W, NULL,
+	  "Count-Min columns, rounded up to a power of two\n"
+	  "(16 .. 4194304; default 4096)" },
+	{ "depth", 0, "D", opt_u8, OFF(params.cms_depth), 1, FS_CMS_MAX_DEPTH, NULL,
+	  "Count-Min rows, 1 .. 8 (default 5)" },
+	{ "precision", 0, "P", opt_u8, OFF(params.hll_p), FS_HLL_MIN_P, FS_HLL_MAX_P,
+	  NULL, "HyperLogLog 2^P registers, 4 .. 18 (default 14)" },
+	{ "conservative", 0, NULL, opt_conservative, 0, 0, 0, NULL,
+	  "Count-Min conservative update" },
+	{ "xdp-mode", 0, "MODE", opt_xdp_mode, OFF(xdp_generic), 0, 0, NULL,
+	  "native (default) or generic" },
+	{ "ingress", 0, "HOOK", opt_ingress, OFF(ingress_tp), 0, 0, NULL,
+	  "what counts received frames: xdp (default; counts\n"
+	  "and drops what the blocklist covers) or tracepoint\n"
+	  "(tp_btf/netif_receive_skb: counts only, for\n"
+	  "interfaces XDP should not hold)" },
+	{ "hh-fraction", 0, "PHI", opt_fraction, OFF(hh_fraction), 0, 1, "0.001",
+	  "report flows above PHI of the window's traffic\n"
+	  "(so far, per CPU) as top-talker candidates\n"
+	  "(default 0.001)" },
+	{ "max-candidates", 0, "N", opt_uint, OFF(max_candidates), 1,
+	  FSD_CANDIDATE_LIMIT_MAX, STR(FSD_CANDIDATE_LIMIT),
+	  "distinct candidates kept per window (default 65536;\n"
+	  "48 bytes each, in a table up to twice that)" },
+	{ "ringbuf-kib", 0, "N", opt_ringbuf, OFF(ringbuf_kib), 4, 1U << 20, "256",
+	  "report ring buffer size, a power of two (default 256)" },
+	{ "secret-file", 0, "FILE", NULL, OFF(secret_file), 0, 0, NULL,
+	  "16-byte hash secret (for sketches merged across\n"
+	  "hosts); default: random at every start" },
+	{ "blocklist", 0, "FILE", opt_blocklist, 0, 0, 0, FSD_BLOCKLIST_DEFAULT,
+	  "sources to drop, one CIDR a line, kept by the daemon\n"
+	  "(default " FSD_BLOCKLIST_DEFAULT "; missing: empty)" },
+	{ "blocklist-max", 0, "N", opt_uint, OFF(blocklist_max), 1,
+	  FSD_BLOCKLIST_MAX_LIMIT, "100000",
+	  "entries the blocklist can hold (default 100000,\n"
+	  "at most 1000000; maps sized for it at load)" },
+	{ "state-dir", 0, "DIR", NULL, OFF(state_dir), 0, 0, NULL,
+	  "finished windows, for the next start (default\n"
+	  FSD_STATE_DIR_DEFAULT "/ and the pin directory's name)" },
+	{ "state-max", 0, "SIZE", opt_state_max, 0, 0, 0, NULL,
+	  "the most --state-dir may hold, e.g. 64M or 2G (default\n"
+	  "25% of its file system); past it the oldest windows\n"
+	  "of every history are given up first" },
+	{ "keep", 0, NULL, NULL, OFF(keep), 0, 0, NULL,
+	  "on SIGTERM leave the datapath counting, pinned with\n"
+	  "its links and history, for the next start to adopt" },
+	{ "replace", 0, NULL, NULL, OFF(replace), 0, 0, NULL,
+	  "start afresh even if a datapath is pinned in --pin-dir\n"
+	  "(by default a new daemon adopts it)" },
+	{ "detach", 0, NULL, NULL, OFF(detach), 0, 0, NULL,
+	  "remove everything flowsketch left under --pin-dir and\n"
+	  "--state-dir (links, pins, history), then exit" },
+	{ "metrics", 0, "ADDR:PORT", opt_metrics, 0, 0, 0, NULL,
+	  "serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+	  "(e.g. 127.0.0.1:9108 or [::1]:9108; default: none)" },
+	{ "metrics-top", 0, "N", opt_uint, OFF(metrics_top), 0, FSD_METRICS_TOP_MAX,
+	  STR(FSD_METRICS_TOP_DEFAULT),
+	  "the last window's top N talkers in the metrics\n"
+	  "(default " STR(FSD_METRICS_TOP_DEFAULT) ", at most "
+	  STR(FSD_METRICS_TOP_MAX) "; 0: none)" },
+	{ "metrics-web-config", 0, "FILE", NULL, OFF(metrics_web_config), 0, 0, NULL,
+	  "HTTPS and/or basic auth for --metrics, in\n"
+	  "Prometheus exporter-toolkit's web config format\n"
+	  "(tls_server_config, basic_auth_users)" },
+	{ "read-group", 0, "GROUP", opt_read_group, 0, 0, 0, NULL,
+	  "the socket is 0660 root:GROUP; GROUP's members may\n"
+	  "read (top, flows, status, export, block list),\n"
+	  "only root may change (default: root only)" },
+	{ "verbose", 'v', NULL, fs_opt_count, OFF(verbose), 0, 0, NULL,
+	  "debug messages and libbpf's log" },
+	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
+	{ "roff", 0, NULL, fs_opt_show_man, 0, 0, 0, NULL, NULL },
+	{ 0 },
+};
+
+static const struct fs_optset fsd_optset = {
+	.name = "flowsketchd",
+	.usage =
+"Usage: flowsketchd -i IFACE [-i IFACE ...] [options]\n"
+"Count every packet on IFACE in fixed memory: top talkers (Count-Min),\n"
+"distinct flows, sources and destinations (HyperLogLog), per window.\n"
+"\n",
+	.opts = options,
+	.help_col = 26,
+	.getopt_error = getopt_error,
+};
 
 unsigned int fsd_options_windows_kept(const struct fsd_options *o)
 {
@@ -283,230 +410,61 @@ static int check_sizes(struct fsd_options *o)
 	return 0;
 }
 
-int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
+/* The state directory by default: one per pin directory, named after it. */
+static int default_state_dir(struct fsd_options *o)
 {
-	double epsilon = 0, delta = 0;
-	unsigned long long v;
-	int width_given = 0, depth_given = 0, metrics_top_given = 0, c, err;
+	const char *base = strrchr(o->pin_dir, '/');
+
+	base = base && base[1] ? base + 1 : "flowsketch";
+	if (snprintf(o->state_dir_buf, sizeof(o->state_dir_buf), "%s/%s",
+		     FSD_STATE_DIR_DEFAULT, base) >= (int)sizeof(o->state_dir_buf)) {
+		fsd_err("--pin-dir %s makes too long a state directory name", o->pin_dir);
+		return -EINVAL;
+	}
+	o->state_dir = o->state_dir_buf;
+	return 0;
+}
+
+/* --epsilon and --delta, when given, size the Count-Min sketch. */
+static int size_for_error(struct fsd_options *o, uint64_t given)
+{
 	__u32 log2w, depth;
 
-	memset(o, 0, sizeof(*o));
-	o->window_sec = 1;
-	o->history_sec = 300;
-	o->socket_path = FS_SOCKET_DEFAULT;
-	o->pin_dir = FS_PIN_DIR_DEFAULT;
-	o->hh_fraction = 0.001;
-	o->max_candidates = FSD_CANDIDATE_LIMIT;
-	o->ringbuf_kib = 256;
-	o->blocklist = FSD_BLOCKLIST_DEFAULT;
-	o->blocklist_max = FSD_BLOCKLIST_MAX_DEFAULT;
-	o->metrics_top = FSD_METRICS_TOP_DEFAULT;
-	/* The secret is drawn (or read) later, by daemon.c. */
-	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
-		       FS_DEFAULT_HLL_P, 0, &(struct fs_hash_secret){ 0 });
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:vh", long_options, NULL)) != -1) {
-		err = 0;
-		switch (c) {
-		case 'i':
-			err = add_iface(o, optarg);
-			break;
-		case OPT_WINDOW:
-			err = parse_uint("window", optarg, 1, 86400, &v);
-			o->window_sec = (unsigned int)v;
-			break;
-		case OPT_HISTORY:
-			err = parse_uint("history", optarg, 1, 30 * 86400, &v);
-			o->history_sec = (unsigned int)v;
-			break;
-		case OPT_SOCKET:
-			o->socket_path = optarg;
-			break;
-		case OPT_PIN_DIR:
-			o->pin_dir = optarg;
-			break;
-		case OPT_EPSILON:
-			err = parse_fraction("epsilon", optarg, 0, &epsilon);
-			break;
-		case OPT_DELTA:
-			err = parse_fraction("delta", optarg, 0, &delta);
-			break;
-		case OPT_WIDTH:
-			err = parse_uint("width", optarg, 1U << FS_CMS_MIN_LOG2W,
-					 1U << FS_CMS_MAX_LOG2W, &v);
-			o->params.cms_log2_width = (__u8)log2_ceil(v);
-			width_given = 1;
-			break;
-		case OPT_DEPTH:
-			err = parse_uint("depth", optarg, 1, FS_CMS_MAX_DEPTH, &v);
-			o->params.cms_depth = (__u8)v;
-			depth_given = 1;
-			break;
-		case OPT_PRECISION:
-			err = parse_uint("precision", optarg, FS_HLL_MIN_P,
-					 FS_HLL_MAX_P, &v);
-			o->params.hll_p = (__u8)v;
-			break;
-		case OPT_CONSERVATIVE:
-			o->params.flags |= FS_PARAM_F_CONSERVATIVE;
-			break;
-		case OPT_XDP_MODE:
-			if (!strcmp(optarg, "generic")) {
-				o->xdp_generic = true;
-			} else if (strcmp(optarg, "native")) {
-				fsd_err("--xdp-mode must be native or generic, not \"%s\"",
-					optarg);
-				err = -EINVAL;
-			}
-			break;
-		case OPT_INGRESS:
-			if (!strcmp(optarg, "tracepoint")) {
-				o->ingress_tp = true;
-			} else if (strcmp(optarg, "xdp")) {
-				fsd_err("--ingress must be xdp or tracepoint, not \"%s\"",
-					optarg);
-				err = -EINVAL;
-			}
-			break;
-		case OPT_HH_FRACTION:
-			err = parse_fraction("hh-fraction", optarg, 1,
-					     &o->hh_fraction);
-			break;
-		case OPT_RINGBUF_KIB:
-			err = parse_uint("ringbuf-kib", optarg, 4, 1U << 20, &v);
-			if (!err && (v & (v - 1))) {
-				fsd_err("--ringbuf-kib must be a power of two, not %llu",
-					v);
-				err = -EINVAL;
-			}
-			o->ringbuf_kib = (unsigned int)v;
-			break;
-		case OPT_SECRET_FILE:
-			o->secret_file = optarg;
-			break;
-		case OPT_BLOCKLIST:
-			if (!*optarg) {
-				fsd_err("--blocklist needs a file path");
-				err = -EINVAL;
-			}
-			o->blocklist = optarg;
-			o->blocklist_given = true;
-			break;
-		case OPT_BLOCKLIST_MAX:
-			err = parse_uint("blocklist-max", optarg, 1,
-					 FSD_BLOCKLIST_MAX_LIMIT, &v);
-			o->blocklist_max = (unsigned int)v;
-			break;
-		case OPT_STATE_DIR:
-			o->state_dir = optarg;
-			break;
-		case OPT_STATE_MAX:
-			if (fsd_parse_size(optarg, &v) || !v) {
-				fsd_err("--state-max must be a size such as 64M or 2G (K, M, G, T: powers of 1024), not \"%s\"",
-					optarg);
-				err = -EINVAL;
-			}
-			o->state_max = v;
-			break;
-		case OPT_KEEP:
-			o->keep = true;
-			break;
-		case OPT_REPLACE:
-			o->replace = true;
-			break;
-		case OPT_DETACH:
-			o->detach = true;
-			break;
-		case OPT_METRICS:
-			o->metrics = optarg;
-			err = fsd_metrics_parse_addr(optarg, &o->metrics_addr,
-						     &o->metrics_addr_len);
-			break;
-		case OPT_METRICS_TOP:
-			err = parse_uint("metrics-top", optarg, 0,
-					 FSD_METRICS_TOP_MAX, &v);
-			o->metrics_top = (unsigned int)v;
-			metrics_top_given = 1;
-			break;
-		case OPT_METRICS_WEB_CONFIG:
-			o->metrics_web_config = optarg;
-			break;
-		case OPT_READ_GROUP:
-			err = fsd_access_group(optarg, &o->read_gid);
-			o->read_group = optarg;
-			break;
-		case OPT_MAX_CANDIDATES:
-			err = parse_uint("max-candidates", optarg, 1,
-					 FSD_CANDIDATE_LIMIT_MAX, &v);
-			o->max_candidates = (unsigned int)v;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-			fsd_err("%s needs a value (see --help)", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			fsd_err("unknown option %s (see --help)", argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (err)
-			return err;
-	}
-	if (optind < argc) {
-		fsd_err("unexpected argument \"%s\" (see --help)", argv[optind]);
-		return -EINVAL;
-	}
-	if (!o->state_dir) {
-		/* One state directory per pin directory, named after it. */
-		const char *base = strrchr(o->pin_dir, '/');
-
-		base = base && base[1] ? base + 1 : "flowsketch";
-		if (snprintf(o->state_dir_buf, sizeof(o->state_dir_buf), "%s/%s",
-			     FSD_STATE_DIR_DEFAULT, base) >= (int)sizeof(o->state_dir_buf)) {
-			fsd_err("--pin-dir %s makes too long a state directory name", o->pin_dir);
-			return -EINVAL;
-		}
-		o->state_dir = o->state_dir_buf;
-	}
-	if (*o->pin_dir != '/' || *o->state_dir != '/') {
-		fsd_err("--pin-dir and --state-dir must be absolute paths");
-		return -EINVAL;
-	}
-	if (o->detach) {
-		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
-		    o->metrics_web_config || o->read_group) {
-			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
-			return -EINVAL;
-		}
+	if (!o->epsilon && !o->delta)
 		return 0;
+	if (!o->epsilon || !o->delta) {
+		fsd_err("--epsilon and --delta go together");
+		return -EINVAL;
 	}
+	if (fs_opt_given(&fsd_optset, given, "width") ||
+	    fs_opt_given(&fsd_optset, given, "depth")) {
+		fsd_err("give either --epsilon/--delta or --width/--depth, not both");
+		return -EINVAL;
+	}
+	if (fs_cms_size_for(o->epsilon, o->delta, &log2w, &depth)) {
+		fsd_err("--epsilon %g --delta %g needs a Count-Min sketch beyond width %u and depth %u",
+			o->epsilon, o->delta, 1U << FS_CMS_MAX_LOG2W,
+			FS_CMS_MAX_DEPTH);
+		return -EINVAL;
+	}
+	o->params.cms_log2_width = (__u8)log2w;
+	o->params.cms_depth = (__u8)depth;
+	return 0;
+}
+
+/* Options that only make sense together, in the order they are checked. */
+static int check_combinations(struct fsd_options *o, uint64_t given)
+{
+	bool metrics_top_given = fs_opt_given(&fsd_optset, given, "metrics-top");
+	int err;
+
 	if (!o->n_ifaces) {
 		fsd_err("no interface given: use -i IFACE");
 		return -EINVAL;
 	}
-	if (epsilon || delta) {
-		if (!epsilon || !delta) {
-			fsd_err("--epsilon and --delta go together");
-			return -EINVAL;
-		}
-		if (width_given || depth_given) {
-			fsd_err("give either --epsilon/--delta or --width/--depth, not both");
-			return -EINVAL;
-		}
-		if (fs_cms_size_for(epsilon, delta, &log2w, &depth)) {
-			fsd_err("--epsilon %g --delta %g needs a Count-Min sketch beyond width %u and depth %u",
-				epsilon, delta, 1U << FS_CMS_MAX_LOG2W,
-				FS_CMS_MAX_DEPTH);
-			return -EINVAL;
-		}
-		o->params.cms_log2_width = (__u8)log2w;
-		o->params.cms_depth = (__u8)depth;
-	}
+	err = size_for_error(o, given);
+	if (err)
+		return err;
 	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic)) {
 		fsd_err("%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
 			o->blocklist_given ? "--blocklist" : "--xdp-mode");
@@ -522,4 +480,38 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	return check_sizes(o);
+}
+
+int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
+{
+	uint64_t given;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	/* The secret is drawn (or read) later, by daemon.c. */
+	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &(struct fs_hash_secret){ 0 });
+	err = fs_opt_parse(&fsd_optset, argc, argv, o, &given);
+	if (err)
+		return err;
+	o->blocklist_given = fs_opt_given(&fsd_optset, given, "blocklist");
+	if (optind < argc) {
+		fsd_err("unexpected argument \"%s\" (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->state_dir && (err = default_state_dir(o)))
+		return err;
+	if (*o->pin_dir != '/' || *o->state_dir != '/') {
+		fsd_err("--pin-dir and --state-dir must be absolute paths");
+		return -EINVAL;
+	}
+	if (o->detach) {
+		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
+		    o->metrics_web_config || o->read_group) {
+			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return check_combinations(o, given);
 }

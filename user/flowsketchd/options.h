@@ -59,6 +59,7 @@ struct fsd_options {
 	bool ingress_tp;		/* --ingress tracepoint: no XDP */
 	bool blocklist_given;		/* --blocklist was on the command line */
 	double hh_fraction;
+	double epsilon, delta;		/* --epsilon, --delta; 0: not given */
 	unsigned int max_candidates;
 	unsigned int ringbuf_kib;
 	const char *secret_file;
@@ -75,8 +76,9 @@ struct fsd_options {
 };
 
 /*
- * Parse and check argv.  0: run; 1: --help was printed, exit 0;
- * -EINVAL: a message was printed, exit 1.
+ * Parse and check argv (the options are one table, options.c; the hidden
+ * --roff prints them as the OPTIONS of flowsketchd(8)).  0: run; 1: --help
+ * (or --roff) was printed, exit 0; -EINVAL: a message was printed, exit 1.
  */
 int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
 
