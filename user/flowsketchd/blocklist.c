@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
+#include "answer.h"
 #include "safedir.h"
 #include "blocklist.h"
 #include "daemon.h"

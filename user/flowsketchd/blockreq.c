@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "answer.h"
 #include "blocklist.h"
 #include "blockreq.h"
 #include "daemon.h"

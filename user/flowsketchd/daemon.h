@@ -13,6 +13,7 @@
 #define FLOWSKETCHD_DAEMON_H
 
 #include <stdbool.h>
+#include "answer.h"
 #include "blocklist.h"
 #include "history.h"
 #include "ifwatch.h"
@@ -80,7 +81,5 @@ int fsd_daemon_detach(const struct fsd_options *o);
 /* Answers to the requests of protocol.h (query.c, status.c; a request
  * starts with fsd_request_start(), server.h). */
 struct json_object *fsd_answer_status(struct fsd_daemon *d);
-struct json_object *fsd_answer_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
 
 #endif /* FLOWSKETCHD_DAEMON_H */

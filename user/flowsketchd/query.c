@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,44 +15,13 @@
 #include "flow_json.h"
 #include "flow_fmt.h"
 #include "hll_estimate.h"
+#include "answer.h"
 #include "daemon.h"
 #include "export.h"
 #include "blockreq.h"
 #include "request.h"
 #include "server.h"
-#include "utf8.h"
 #include "workers.h"
-
-struct json_object *fsd_answer_error(const char *fmt, ...)
-{
-	struct json_object *o = json_object_new_object();
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* Cut between characters: the CLI refuses an answer that is not
-	 * valid UTF-8. */
-	msg[fs_utf8_prefix(msg, strlen(msg), strlen(msg))] = 0;
-	json_object_object_add(o, "error", json_object_new_string(msg));
-	return o;
-}
-
-static void add_u64(struct json_object *o, const char *key, __u64 v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
-
-static void add_double(struct json_object *o, const char *key, double v)
-{
-	json_object_object_add(o, key, json_object_new_double(v));
-}
-
-static void add_string(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
 
 /*
  * The windows a span asks for (history.h, fsd_span_select): none given,
@@ -92,10 +60,10 @@ static struct json_object *flow_json(const struct fsd_daemon *d,
 {
 	struct json_object *f = fs_flow_key_json(&c->key);
 
-	add_u64(f, "packets", c->packets);
-	add_u64(f, "bytes", c->bytes);
-	add_double(f, "share", share);
-	add_string(f, "direction", c->direction == FSD_DIR_OUT ? "out" : "in");
+	fsd_add_u64(f, "packets", c->packets);
+	fsd_add_u64(f, "bytes", c->bytes);
+	fsd_add_double(f, "share", share);
+	fsd_add_string(f, "direction", c->direction == FSD_DIR_OUT ? "out" : "in");
 	/* The source as the blocklist stands now (its packets were counted
 	 * before the verdict dropped them). */
 	json_object_object_add(f, "blocked", json_object_new_boolean(
@@ -116,15 +84,15 @@ static void add_span(struct fsd_daemon *d, struct json_object *a,
 
 	if (end < start)	/* cannot happen on one monotonic clock */
 		end = start;
-	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
-	add_u64(a, "windows", span->windows);
-	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_u64(a, "window_start", fsd_wall_ns(start) / 1000000000ULL);
-	add_u64(a, "window_end", fsd_wall_ns(end) / 1000000000ULL);
+	fsd_add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
+	fsd_add_u64(a, "windows", span->windows);
+	fsd_add_u64(a, "window_seconds", d->opts.window_sec);
+	fsd_add_u64(a, "window_start", fsd_wall_ns(start) / 1000000000ULL);
+	fsd_add_u64(a, "window_end", fsd_wall_ns(end) / 1000000000ULL);
 	/* To the ns, for lining windows up across hosts (daemon.c: they end
 	 * on wall-clock multiples of their length). */
-	add_u64(a, "window_start_ns", fsd_wall_ns(start));
-	add_u64(a, "window_end_ns", fsd_wall_ns(end));
+	fsd_add_u64(a, "window_start_ns", fsd_wall_ns(start));
+	fsd_add_u64(a, "window_end_ns", fsd_wall_ns(end));
 }
 
 static __u64 bound(double eps, __u64 total)
@@ -141,13 +109,13 @@ static void add_distinct(struct fsd_daemon *d, struct json_object *a,
 
 	for (i = 0; i < FS_HLL_NSKETCH; i++)
 		distinct[i] = fs_sketch_distinct(&q->sum, i);
-	add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
-	add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
-	add_u64(a, "distinct_destinations",
+	fsd_add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
+	fsd_add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
+	fsd_add_u64(a, "distinct_destinations",
 		(__u64)llround(distinct[FS_HLL_DESTS]));
-	add_double(a, "relative_standard_error",
+	fsd_add_double(a, "relative_standard_error",
 		   fs_hll_rse(d->opts.params.hll_p));
-	add_u64(a, "hll_precision", d->opts.params.hll_p);
+	fsd_add_u64(a, "hll_precision", d->opts.params.hll_p);
 }
 
 /* A span query as the query threads get it: the request and the windows
@@ -239,14 +207,14 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	got = fsd_topk_finish(&top);
 	a = json_object_new_object();
 	add_span(d, a, &span);
-	add_string(a, "sort", "connections");
-	add_u64(a, "total_connections", span.totals.packets);
-	add_u64(a, "total_established", span.totals.bytes);
+	fsd_add_string(a, "sort", "connections");
+	fsd_add_u64(a, "total_connections", span.totals.packets);
+	fsd_add_u64(a, "total_established", span.totals.bytes);
 	eb = json_object_new_object();
-	add_double(eb, "epsilon", fs_cms_epsilon(p));
-	add_double(eb, "delta", fs_cms_delta(p));
-	add_u64(eb, "connections", bound(fs_cms_epsilon(p), span.totals.packets));
-	add_u64(eb, "established", bound(fs_cms_epsilon(p), span.totals.bytes));
+	fsd_add_double(eb, "epsilon", fs_cms_epsilon(p));
+	fsd_add_double(eb, "delta", fs_cms_delta(p));
+	fsd_add_u64(eb, "connections", bound(fs_cms_epsilon(p), span.totals.packets));
+	fsd_add_u64(eb, "established", bound(fs_cms_epsilon(p), span.totals.bytes));
 	json_object_object_add(a, "error_bound", eb);
 	flows = json_object_new_array();
 	for (i = 0; i < got; i++) {
@@ -257,12 +225,12 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 		json_object_object_del(f, "packets");
 		json_object_object_del(f, "bytes");
 		json_object_object_del(f, "direction");
-		add_u64(f, "connections", c->packets);
-		add_u64(f, "established", c->bytes);
+		fsd_add_u64(f, "connections", c->packets);
+		fsd_add_u64(f, "established", c->bytes);
 		json_object_array_add(flows, f);
 	}
 	json_object_object_add(a, "flows", flows);
-	add_u64(a, "candidates", span.candidates);
+	fsd_add_u64(a, "candidates", span.candidates);
 	fsd_topk_free(&top);
 	add_distinct(d, a, q);
 	return a;
@@ -325,15 +293,15 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 
 	a = json_object_new_object();
 	add_span(d, a, &span);
-	add_string(a, "direction", direction_name(r->direction));
-	add_string(a, "sort", sort == FSD_SORT_BYTES ? "bytes" : "packets");
-	add_u64(a, "total_packets", span.totals.packets);
-	add_u64(a, "total_bytes", span.totals.bytes);
+	fsd_add_string(a, "direction", direction_name(r->direction));
+	fsd_add_string(a, "sort", sort == FSD_SORT_BYTES ? "bytes" : "packets");
+	fsd_add_u64(a, "total_packets", span.totals.packets);
+	fsd_add_u64(a, "total_bytes", span.totals.bytes);
 	eb = json_object_new_object();
-	add_double(eb, "epsilon", fs_cms_epsilon(p));
-	add_double(eb, "delta", fs_cms_delta(p));
-	add_u64(eb, "packets", bound(fs_cms_epsilon(p), span.totals.packets));
-	add_u64(eb, "bytes", bound(fs_cms_epsilon(p), span.totals.bytes));
+	fsd_add_double(eb, "epsilon", fs_cms_epsilon(p));
+	fsd_add_double(eb, "delta", fs_cms_delta(p));
+	fsd_add_u64(eb, "packets", bound(fs_cms_epsilon(p), span.totals.packets));
+	fsd_add_u64(eb, "bytes", bound(fs_cms_epsilon(p), span.totals.bytes));
 	json_object_object_add(a, "error_bound", eb);
 	total = sort == FSD_SORT_BYTES ? span.totals.bytes : span.totals.packets;
 	flows = json_object_new_array();
@@ -345,7 +313,7 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 					(double)m / (double)total : 0));
 	}
 	json_object_object_add(a, "flows", flows);
-	add_u64(a, "candidates", span.candidates);
+	fsd_add_u64(a, "candidates", span.candidates);
 	fsd_topk_free(&top);
 	/* The same span's distinct counts, so that a live `top` shows them
 	 * without a second request that could see another window. */
@@ -396,13 +364,13 @@ static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 	    !fsd_history_distinct(&d->conn.history, &qj->sel_conn, q, unused, &one)) {
 		struct json_object *c = json_object_new_object();
 
-		add_u64(c, "opened", one.totals.packets);
-		add_u64(c, "established", one.totals.bytes);
-		add_u64(c, "distinct_sources", (__u64)llround(unused[FS_HLL_SOURCES]));
-		add_u64(c, "distinct_destinations", (__u64)llround(unused[FS_HLL_DESTS]));
+		fsd_add_u64(c, "opened", one.totals.packets);
+		fsd_add_u64(c, "established", one.totals.bytes);
+		fsd_add_u64(c, "distinct_sources", (__u64)llround(unused[FS_HLL_SOURCES]));
+		fsd_add_u64(c, "distinct_destinations", (__u64)llround(unused[FS_HLL_DESTS]));
 		json_object_object_add(a, "connections", c);
 	}
-	add_string(a, "direction", direction_name(r->direction));
+	fsd_add_string(a, "direction", direction_name(r->direction));
 	return a;
 }
 
@@ -435,17 +403,17 @@ static int add_series(struct fsd_daemon *d, struct json_object *arr,
 	ws = json_object_new_array();
 	for (i = n - 1; i >= 0; i--) {
 		w = json_object_new_object();
-		add_u64(w, "start_ns", fsd_wall_ns(pts[i].start_ns));
-		add_u64(w, "end_ns", fsd_wall_ns(pts[i].end_ns));
-		add_u64(w, "packets", pts[i].totals.packets);
-		add_u64(w, "bytes", pts[i].totals.bytes);
-		add_u64(w, "distinct_flows", (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
-		add_u64(w, "distinct_sources", (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
-		add_u64(w, "distinct_destinations", (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
+		fsd_add_u64(w, "start_ns", fsd_wall_ns(pts[i].start_ns));
+		fsd_add_u64(w, "end_ns", fsd_wall_ns(pts[i].end_ns));
+		fsd_add_u64(w, "packets", pts[i].totals.packets);
+		fsd_add_u64(w, "bytes", pts[i].totals.bytes);
+		fsd_add_u64(w, "distinct_flows", (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
+		fsd_add_u64(w, "distinct_sources", (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
+		fsd_add_u64(w, "distinct_destinations", (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
 		json_object_array_add(ws, w);
 	}
 	free(pts);
-	add_string(s, "direction", direction);
+	fsd_add_string(s, "direction", direction);
 	json_object_object_add(s, "windows", ws);
 	json_object_array_add(arr, s);
 	return 0;
@@ -469,8 +437,8 @@ static struct json_object *answer_windows(struct fsd_daemon *d, const void *job,
 		json_object_put(a);
 		return fsd_answer_error("windows query failed: %s", strerror(-err));
 	}
-	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_string(a, "direction", direction_name(qj->r.direction));
+	fsd_add_u64(a, "window_seconds", d->opts.window_sec);
+	fsd_add_string(a, "direction", direction_name(qj->r.direction));
 	json_object_object_add(a, "series", arr);
 	return a;
 }

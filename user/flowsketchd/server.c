@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "answer.h"
 #include "protocol.h"
 #include "log.h"
 #include "daemon.h"
