@@ -468,7 +468,7 @@ static void teardown(struct fsd_daemon *d)
  * timerfd, so that the loop can look between any two events, not only
  * when epoll hands the timer over.
  */
-void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
+static void rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
 
@@ -499,13 +499,14 @@ static int loop(struct fsd_daemon *d)
 {
 	int rb_fd = ring_buffer__epoll_fd(d->reports);
 	struct epoll_event ev[64];
-	int i, n;
+	int i, n, wait;
 
 	for (;;) {
 		/* Clients' deadlines bound the wait: a client that never
 		 * sends is answered (or dropped) on time. */
-		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev),
-			       fsd_server_expire(d));
+		while ((wait = fsd_server_expire(d)) == FSD_EXPIRE_MORE)
+			rotate_if_due(d);
+		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev), wait);
 		if (n < 0) {
 			int err = -errno;
 
@@ -518,7 +519,7 @@ static int loop(struct fsd_daemon *d)
 			int fd = ev[i].data.fd;
 
 			if (i % FSD_EVENTS_PER_TIMER_LOOK == 0)
-				fsd_daemon_rotate_if_due(d);
+				rotate_if_due(d);
 			if (ev[i].data.u64 & FSD_EV_CLIENT) {
 				fsd_server_client_event(d, ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
@@ -530,7 +531,7 @@ static int loop(struct fsd_daemon *d)
 					return 0;
 				}
 			} else if (fd == d->timer_fd) {
-				fsd_daemon_rotate_if_due(d);
+				rotate_if_due(d);
 			} else if (fd == rb_fd) {
 				fsd_reports_drain(d->reports, &d->report_state);
 			} else if (d->out.reports && fd == ring_buffer__epoll_fd(d->out.reports)) {

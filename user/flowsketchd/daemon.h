@@ -72,9 +72,6 @@ struct fsd_daemon {
 /* Set up everything (0, or -errno with the host left as it was), run
  * until SIGINT/SIGTERM, undo everything (unless --keep). */
 int fsd_daemon_run(struct fsd_daemon *d);
-/* Close the window now if its timer has fired (a non-blocking look):
- * for loops over many clients, so that none delays a rotation. */
-void fsd_daemon_rotate_if_due(struct fsd_daemon *d);
 /* flowsketchd --detach: 0 or -errno. */
 int fsd_daemon_detach(const struct fsd_options *o);
 

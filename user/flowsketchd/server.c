@@ -452,10 +452,10 @@ int fsd_server_expire(struct fsd_daemon *d)
 			continue;
 		if (c->deadline_ms <= now) {
 			/* A thousand clients whose deadline passed at once
-			 * take tens of milliseconds to answer: the window's
-			 * timer is looked at in between. */
-			if (++expired % 16 == 0)
-				fsd_daemon_rotate_if_due(d);
+			 * take tens of milliseconds to answer: the loop looks
+			 * at the window's timer in between. */
+			if (expired++ == FSD_EXPIRE_BATCH)
+				return FSD_EXPIRE_MORE;
 			s->timeouts++;
 			if (c->state == FSD_CLIENT_READING)
 				client_error(d, c, fsd_answer_error("request not complete within %d ms",

@@ -91,8 +91,12 @@ void fsd_server_client_event(struct fsd_daemon *d, __u64 id, __u32 events);
 /* A query thread finished a job: send its answer to its client if that
  * client still waits for it; frees the job. */
 void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job);
-/* Act on passed deadlines; returns the milliseconds to the next one, or
- * -1 for none (an epoll_wait timeout). */
+/* Act on passed deadlines, at most FSD_EXPIRE_BATCH of them a call;
+ * returns the milliseconds to the next one, -1 for none (an epoll_wait
+ * timeout), or FSD_EXPIRE_MORE when more have passed: the loop closes the
+ * window if its timer is due, and calls again. */
+#define FSD_EXPIRE_BATCH 16
+#define FSD_EXPIRE_MORE (-2)
 int fsd_server_expire(struct fsd_daemon *d);
 /* Close every client (at stop). */
 void fsd_server_drop_clients(struct fsd_daemon *d);
