@@ -41,6 +41,7 @@
 #include "reports.h"
 #include "safedir.h"
 #include "secret.h"
+#include "commands.h"
 #include "server.h"
 #include "daemon.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
@@ -276,7 +277,7 @@ static int setup(struct fsd_daemon *d)
 	d->adopting = adopt;
 	fs_export_key_derive(&secret, &d->export_key);
 	raise_nofile();
-	err = fsd_server_open(d);
+	err = fsd_server_open(d, fsd_request_start);
 	if (err)
 		return err;
 	fsd_log_libbpf();
@@ -297,7 +298,7 @@ static int setup(struct fsd_daemon *d)
 	if (!err)
 		err = fsd_loader_load(&d->loader, o, &secret, adopt);
 	/* A tracepoint cannot drop: with --ingress tracepoint there is no
-	 * blocklist (its requests say so, query.c). */
+	 * blocklist (its requests say so, blockreq.c). */
 	if (!err && !o->ingress_tp)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
 	if (!err) {

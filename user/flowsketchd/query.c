@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * query.c - answer a request: top and flows here, status in status.c,
+ * query.c - the span queries (query.h): top, flows and windows here,
  * export in export.c.
  *
  * The request is parsed and checked in request.c, which needs no daemon;
@@ -18,9 +18,7 @@
 #include "answer.h"
 #include "daemon.h"
 #include "export.h"
-#include "blockreq.h"
-#include "request.h"
-#include "server.h"
+#include "query.h"
 #include "workers.h"
 
 /*
@@ -236,8 +234,8 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	return a;
 }
 
-static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
-				      struct fsd_query_scratch *q)
+struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
+				  struct fsd_query_scratch *q)
 {
 	const struct fsd_request *r = &((const struct query_job *)job)->r;
 	const struct fs_sketch_params *p = &d->opts.params;
@@ -321,8 +319,8 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 	return a;
 }
 
-static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
-					struct fsd_query_scratch *q)
+struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
+				    struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 	const struct fsd_request *r = &qj->r;
@@ -375,8 +373,8 @@ static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 }
 
 /* export.c: the span's sketches themselves, from the same windows. */
-static struct json_object *answer_export(struct fsd_daemon *d, const void *job,
-					 struct fsd_query_scratch *q)
+struct json_object *fsd_query_export(struct fsd_daemon *d, const void *job,
+				     struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 
@@ -420,8 +418,8 @@ static int add_series(struct fsd_daemon *d, struct json_object *arr,
 }
 
 /* windows: the span window by window, per direction (`flowsketch plot`). */
-static struct json_object *answer_windows(struct fsd_daemon *d, const void *job,
-					  struct fsd_query_scratch *q)
+struct json_object *fsd_query_windows(struct fsd_daemon *d, const void *job,
+				      struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 	unsigned int dirs = directions(d, qj->r.direction);
@@ -443,122 +441,31 @@ static struct json_object *answer_windows(struct fsd_daemon *d, const void *job,
 	return a;
 }
 
-static struct json_object *now_status(struct fsd_daemon *d,
-				      const struct fsd_request *r)
+void fsd_span_job(struct fsd_daemon *d, const struct fsd_request *r,
+		  __u64 client, fsd_job_fn run, struct json_object **now,
+		  struct fsd_job **job)
 {
-	return fsd_answer_status(d);
-}
+	struct query_job *qj = calloc(1, sizeof(*qj));
+	struct fsd_job *j = calloc(1, sizeof(*j));
 
-/*
- * The command table: what answers each command, where, and who may ask
- * it (access.h).  Status reads the loop's own state (BPF maps, interfaces,
- * counters) and is cheap, so the loop answers it; span queries go to the
- * query threads (workers.h), and so do the blocklist's changes and pages,
- * which blockreq.h routes (block).  A command that changes anything (the
- * blocklist, its file) needs root; one that only reads is open to the read
- * group.  A row that says nothing is root only.
- */
-static const struct {
-	enum fsd_cmd cmd;
-	fsd_job_fn query;				/* on a query thread */
-	struct json_object *(*now)(struct fsd_daemon *d,
-				   const struct fsd_request *r);	/* in the loop */
-	enum fsd_cmd_need need;
-	const char *name;				/* as the CLI says it */
-	bool block;					/* fsd_block_request() */
-} commands[] = {
-	{ FSD_CMD_TOP, answer_top, NULL, FSD_NEED_READ, "top", false },
-	{ FSD_CMD_FLOWS, answer_flows, NULL, FSD_NEED_READ, "flows", false },
-	{ FSD_CMD_EXPORT, answer_export, NULL, FSD_NEED_READ, "export", false },
-	{ FSD_CMD_WINDOWS, answer_windows, NULL, FSD_NEED_READ, "windows", false },
-	{ FSD_CMD_STATUS, NULL, now_status, FSD_NEED_READ, "status", false },
-	{ FSD_CMD_BLOCK_LIST, .block = true, .need = FSD_NEED_READ, .name = "block list" },
-	{ FSD_CMD_BLOCK_ADD, .block = true, .need = FSD_NEED_ROOT, .name = "block add" },
-	{ FSD_CMD_BLOCK_DEL, .block = true, .need = FSD_NEED_ROOT, .name = "block del" },
-	{ FSD_CMD_BLOCK_CLEAR, .block = true, .need = FSD_NEED_ROOT, .name = "block clear" },
-	{ FSD_CMD_BLOCK_LOAD_BEGIN, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
-	{ FSD_CMD_BLOCK_LOAD_PART, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
-	{ FSD_CMD_BLOCK_LOAD_COMMIT, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
-};
-
-/* The refusal for a peer that may not ask this (NULL: it may). */
-static struct json_object *refusal(const struct fsd_daemon *d,
-				   const struct fsd_peer *peer,
-				   enum fsd_cmd_need need, const char *name)
-{
-	const char *group = d->opts.read_group;
-
-	if (peer->access == FSD_ACCESS_ALL ||
-	    (peer->access == FSD_ACCESS_READ && need == FSD_NEED_READ))
-		return NULL;
-	if (peer->access == FSD_ACCESS_READ)
-		return fsd_answer_error("permission denied: %s needs root (this socket gives group %s read-only access)",
-					name, group);
-	if (group)
-		return fsd_answer_error("permission denied: uid %u is neither root nor in group %s",
-					(unsigned int)peer->uid, group);
-	return fsd_answer_error("permission denied: this socket is for root only (flowsketchd --read-group GROUP lets a group read)");
-}
-
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, const struct fsd_peer *peer,
-		       struct json_object **now, struct fsd_job **job)
-{
-	char err[FSD_REQUEST_ERROR_MAX];
-	struct query_job *qj;
-	struct fsd_request r;
-	struct fsd_job *j;
-	size_t i;
-
-	*now = NULL;
-	*job = NULL;
-	/* Nothing of a stranger's request is parsed. */
-	if (peer->access == FSD_ACCESS_NONE) {
-		*now = refusal(d, peer, FSD_NEED_READ, NULL);
-		return;
-	}
-	if (fsd_request_parse(text, len, &r, err)) {
-		*now = fsd_answer_error("%s", err);
-		return;
-	}
-	for (i = 0; i < FS_ARRAY_SIZE(commands) && commands[i].cmd != r.cmd; i++)
-		;
-	if (i == FS_ARRAY_SIZE(commands)) {
-		*now = fsd_answer_error("unknown cmd");
-		return;
-	}
-	*now = refusal(d, peer, commands[i].need, commands[i].name);
-	if (*now)
-		return;
-	if (commands[i].block) {
-		fsd_block_request(d, &r, client, now, job);
-		return;
-	}
-	if (commands[i].now) {
-		*now = commands[i].now(d, &r);
-		return;
-	}
-	qj = calloc(1, sizeof(*qj));
-	j = calloc(1, sizeof(*j));
 	if (!qj || !j) {
-		free(qj);
-		free(j);
 		*now = fsd_answer_error("out of memory");
-		return;
+		goto fail;
 	}
-	qj->r = r;
-	*now = span_select(d, &d->history, r.span, &qj->sel);
+	qj->r = *r;
+	*now = span_select(d, &d->history, r->span, &qj->sel);
 	if (!*now && d->out.history_ready)
-		*now = span_select(d, &d->out.history, r.span, &qj->sel_out);
+		*now = span_select(d, &d->out.history, r->span, &qj->sel_out);
 	if (!*now && d->conn.history_ready)
-		*now = span_select(d, &d->conn.history, r.span, &qj->sel_conn);
-	if (*now) {
-		free(qj);
-		free(j);
-		return;
-	}
+		*now = span_select(d, &d->conn.history, r->span, &qj->sel_conn);
+	if (*now)
+		goto fail;
 	j->client = client;
-	j->run = commands[i].query;
+	j->run = run;
 	j->request = qj;
 	*job = j;
+	return;
+fail:
+	free(qj);
+	free(j);
 }

@@ -147,13 +147,14 @@ static int bind_socket(struct fsd_daemon *d, int fd,
 	return 0;
 }
 
-int fsd_server_open(struct fsd_daemon *d)
+int fsd_server_open(struct fsd_daemon *d, fsd_request_fn *request)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	const char *path = d->opts.socket_path;
 	char dir[PATH_MAX];
 	int fd, err;
 
+	d->server.request = request;
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
 	    (int)sizeof(addr.sun_path)) {
 		fsd_err("socket path %s is longer than %zu bytes", path,
@@ -348,7 +349,7 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 		client_close(d, c);
 		return;
 	}
-	fsd_request_start(d, c->in, c->in_len, c->id, &c->peer, &now, &job);
+	d->server.request(d, c->in, c->in_len, c->id, &c->peer, &now, &job);
 	if (job) {
 		if (!fsd_workers_submit(&d->workers, job)) {
 			c->job = job;

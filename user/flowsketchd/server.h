@@ -67,7 +67,22 @@ struct fsd_client {
 	struct fsd_peer peer;		/* who connected, what it may ask */
 };
 
+struct fsd_daemon;
+struct fsd_job;
+struct json_object;
+
+/*
+ * What takes a complete request from peer (the command table above the
+ * server, commands.h): either *now gets the answer, or *job a query for
+ * the query threads, tagged with the client's id.
+ */
+typedef void fsd_request_fn(struct fsd_daemon *d, const char *text,
+			    size_t len, __u64 client,
+			    const struct fsd_peer *peer,
+			    struct json_object **now, struct fsd_job **job);
+
 struct fsd_server {
+	fsd_request_fn *request;
 	struct fsd_client *clients[FSD_MAX_CLIENTS];
 	__u32 nclients;
 	__u64 next_id;
@@ -77,13 +92,10 @@ struct fsd_server {
 	bool accept_paused;		/* out of file descriptors */
 };
 
-struct fsd_daemon;
-struct fsd_job;
-struct json_object;
-
 /* Create the socket and listen: directory 0700 if missing, socket 0600;
- * with --read-group directory 0750 and socket 0660, group GROUP. */
-int fsd_server_open(struct fsd_daemon *d);
+ * with --read-group directory 0750 and socket 0660, group GROUP.  Its
+ * requests go to request. */
+int fsd_server_open(struct fsd_daemon *d, fsd_request_fn *request);
 /* Accept the connections waiting on the listening socket. */
 void fsd_server_accept(struct fsd_daemon *d);
 /* An epoll event on a client's fd (data FSD_EV_CLIENT | id). */
@@ -105,13 +117,5 @@ void fsd_server_close(struct fsd_daemon *d);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 __u64 fsd_monotonic_ms(void);
-
-/*
- * A complete request (query.c) from peer: either *now gets the answer, or
- * *job a query for the query threads, tagged with the client's id.
- */
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, const struct fsd_peer *peer,
-		       struct json_object **now, struct fsd_job **job);
 
 #endif /* FLOWSKETCHD_SERVER_H */
