@@ -13,7 +13,7 @@
  *            names, or FSD_NO_KEYS; any other key is an error
  *   PARSE    request.c's reader of those keys' values (run after the keys
  *            are checked), or NULL when there is nothing to read
- *   WHERE    FSD_IN_LOOP: HANDLER (fsd_loop_fn, commands.c) answers in the
+ *   WHERE    FSD_IN_LOOP: HANDLER (fsd_loop_fn, dispatch.c) answers in the
  *            event loop, or hands a job of its own to the query threads;
  *            FSD_ON_SPAN: HANDLER (fsd_job_fn, workers.h) answers on a
  *            query thread from the windows selected when it arrived
@@ -23,14 +23,13 @@
  *   HELP     one line, for the protocol text and `--help`
  *
  * Each user expands only the columns it needs: request.c NAME, KEYS and
- * PARSE (it stays pure, for the fuzzer); commands.c the rest.  So adding a
+ * PARSE (it stays pure, for the fuzzer); dispatch.c the rest.  So adding a
  * command is a row here and its handler (and a parser, for new keys).
  */
 #ifndef FLOWSKETCHD_COMMANDS_H
 #define FLOWSKETCHD_COMMANDS_H
 
 #include <stddef.h>
-#include <linux/types.h>
 #include "keys.h"
 
 #define FSD_KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -83,16 +82,5 @@ enum fsd_cmd {
 	FSD_CMD_COUNT
 };
 #undef FSD_CMD_ENUM
-
-struct fsd_daemon;
-struct fsd_job;
-struct fsd_peer;
-struct json_object;
-
-/* The server's fsd_request_fn (server.h), commands.c: parse the request,
- * refuse it if peer may not ask it, and run its row's handler. */
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, const struct fsd_peer *peer,
-		       struct json_object **now, struct fsd_job **job);
 
 #endif /* FLOWSKETCHD_COMMANDS_H */

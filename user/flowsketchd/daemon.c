@@ -41,7 +41,6 @@
 #include "reports.h"
 #include "safedir.h"
 #include "secret.h"
-#include "commands.h"
 #include "server.h"
 #include "daemon.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
@@ -277,7 +276,7 @@ static int setup(struct fsd_daemon *d)
 	d->adopting = adopt;
 	fs_export_key_derive(&secret, &d->export_key);
 	raise_nofile();
-	err = fsd_server_open(d, fsd_request_start);
+	err = fsd_server_open(d);
 	if (err)
 		return err;
 	fsd_log_libbpf();
@@ -597,10 +596,11 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	return 0;
 }
 
-int fsd_daemon_run(struct fsd_daemon *d)
+int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 {
 	int err;
 
+	d->server.request = request;
 	d->listen_fd = -1;
 	d->timer_fd = -1;
 	d->signal_fd = -1;

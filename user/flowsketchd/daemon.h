@@ -70,13 +70,14 @@ struct fsd_daemon {
 };
 
 /* Set up everything (0, or -errno with the host left as it was), run
- * until SIGINT/SIGTERM, undo everything (unless --keep). */
-int fsd_daemon_run(struct fsd_daemon *d);
+ * until SIGINT/SIGTERM, undo everything (unless --keep).  The query
+ * socket's requests go to request (the command table, dispatch.h). */
+int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request);
 /* flowsketchd --detach: 0 or -errno. */
 int fsd_daemon_detach(const struct fsd_options *o);
 
 /* Answers to the requests of protocol.h (query.c, status.c; a request
- * starts with fsd_request_start(), server.h). */
+ * starts with fsd_request_start(), dispatch.h). */
 struct json_object *fsd_answer_status(struct fsd_daemon *d);
 
 #endif /* FLOWSKETCHD_DAEMON_H */

@@ -147,14 +147,13 @@ static int bind_socket(struct fsd_daemon *d, int fd,
 	return 0;
 }
 
-int fsd_server_open(struct fsd_daemon *d, fsd_request_fn *request)
+int fsd_server_open(struct fsd_daemon *d)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	const char *path = d->opts.socket_path;
 	char dir[PATH_MAX];
 	int fd, err;
 
-	d->server.request = request;
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
 	    (int)sizeof(addr.sun_path)) {
 		fsd_err("socket path %s is longer than %zu bytes", path,

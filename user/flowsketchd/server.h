@@ -73,7 +73,7 @@ struct json_object;
 
 /*
  * What takes a complete request from peer (the command table above the
- * server, commands.h): either *now gets the answer, or *job a query for
+ * server, dispatch.h): either *now gets the answer, or *job a query for
  * the query threads, tagged with the client's id.
  */
 typedef void fsd_request_fn(struct fsd_daemon *d, const char *text,
@@ -82,7 +82,7 @@ typedef void fsd_request_fn(struct fsd_daemon *d, const char *text,
 			    struct json_object **now, struct fsd_job **job);
 
 struct fsd_server {
-	fsd_request_fn *request;
+	fsd_request_fn *request;	/* given by the daemon's owner */
 	struct fsd_client *clients[FSD_MAX_CLIENTS];
 	__u32 nclients;
 	__u64 next_id;
@@ -94,8 +94,8 @@ struct fsd_server {
 
 /* Create the socket and listen: directory 0700 if missing, socket 0600;
  * with --read-group directory 0750 and socket 0660, group GROUP.  Its
- * requests go to request. */
-int fsd_server_open(struct fsd_daemon *d, fsd_request_fn *request);
+ * requests go to the server's request (set before). */
+int fsd_server_open(struct fsd_daemon *d);
 /* Accept the connections waiting on the listening socket. */
 void fsd_server_accept(struct fsd_daemon *d);
 /* An epoll event on a client's fd (data FSD_EV_CLIENT | id). */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * commands.c - the command table: a request from its text to its answer.
- *
- * The rows are commands.h's; this is where each is taken: who may ask it
- * (access.h), and which handler answers, in the loop or on a query thread.
+ * dispatch.c - the command table (dispatch.h): the rows of commands.h
+ * with what each needs of the daemon: who may ask it (access.h), and the
+ * handler that answers, in the loop or on a query thread.
  */
 #include <json-c/json.h>
 #include "answer.h"
 #include "blockreq.h"
 #include "daemon.h"
+#include "dispatch.h"
 #include "query.h"
 #include "request.h"
 
