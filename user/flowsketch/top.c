@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -155,13 +156,13 @@ struct json_object *fs_top_request(const struct top_opts *o)
 {
 	struct json_object *req = json_object_new_object();
 
-	json_object_object_add(req, "cmd", json_object_new_string("top"));
-	json_object_object_add(req, "n", json_object_new_int64(o->n));
-	json_object_object_add(req, "sort", json_object_new_string(o->sort));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("top"));
+	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
+	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
 	if (o->span)
-		json_object_object_add(req, "span", json_object_new_int64(o->span));
+		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
 	if (o->direction)
-		json_object_object_add(req, "direction", json_object_new_string(o->direction));
+		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
 	return req;
 }
 
@@ -180,17 +181,17 @@ static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
 	    (err = fs_reply_u64(f, "family", &out->family)) ||
 	    (err = fs_reply_u64(f, count, &out->packets)) ||
 	    (err = fs_reply_u64(f, size, &out->bytes)) ||
-	    (err = fs_reply_double(f, "share", &out->share)))
+	    (err = fs_reply_double(f, FS_KEY_SHARE, &out->share)))
 		return err;
 	/* Absent from daemons without a blocklist. */
-	if (json_object_object_get_ex(f, "blocked", NULL) &&
-	    (err = fs_reply_bool(f, "blocked", &out->blocked)))
+	if (json_object_object_get_ex(f, FS_KEY_BLOCKED, NULL) &&
+	    (err = fs_reply_bool(f, FS_KEY_BLOCKED, &out->blocked)))
 		return err;
 	/* Absent from daemons that count one direction. */
-	if (json_object_object_get_ex(f, "direction", NULL)) {
+	if (json_object_object_get_ex(f, FS_KEY_DIRECTION, NULL)) {
 		const char *d;
 
-		if ((err = fs_reply_string(f, "direction", &d)))
+		if ((err = fs_reply_string(f, FS_KEY_DIRECTION, &d)))
 			return err;
 		if (strcmp(d, "in") && strcmp(d, "out")) {
 			fs_error("flowsketchd's answer has a flow of direction '%s', not in or out", d);
@@ -234,11 +235,11 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	size_t i;
 	int err;
 
-	if ((err = fs_reply_u64(a, "span_seconds", &v->span_seconds)) ||
-	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
-	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
-	    (err = fs_reply_u64(a, "window_end", &v->window_end)) ||
-	    (err = fs_reply_string(a, "sort", &v->sort)))
+	if ((err = fs_reply_u64(a, FS_KEY_SPAN_SECONDS, &v->span_seconds)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOWS, &v->windows)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_SECONDS, &v->window_seconds)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_END, &v->window_end)) ||
+	    (err = fs_reply_string(a, FS_KEY_SORT, &v->sort)))
 		return err;
 	/* --sort connections names its two counts for what they are. */
 	v->conns = !strcmp(v->sort, "connections");
@@ -252,15 +253,15 @@ static int parse_top(struct json_object *a, struct top_view *v)
 				"error_bound.packets", &v->bound_packets)) ||
 	    (err = fs_reply_u64(a, v->conns ? "error_bound.established" :
 				"error_bound.bytes", &v->bound_bytes)) ||
-	    (err = fs_reply_u64(a, "distinct_flows", &v->distinct_flows)) ||
-	    (err = fs_reply_u64(a, "distinct_sources", &v->distinct_sources)) ||
-	    (err = fs_reply_u64(a, "distinct_destinations", &v->distinct_dests)) ||
-	    (err = fs_reply_double(a, "relative_standard_error", &v->distinct_rse)) ||
-	    (err = fs_reply_array(a, "flows", &flows)))
+	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_FLOWS, &v->distinct_flows)) ||
+	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_SOURCES, &v->distinct_sources)) ||
+	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_DESTINATIONS, &v->distinct_dests)) ||
+	    (err = fs_reply_double(a, FS_KEY_RSE, &v->distinct_rse)) ||
+	    (err = fs_reply_array(a, FS_KEY_FLOWS, &flows)))
 		return err;
 	v->direction = "both";
-	if (json_object_object_get_ex(a, "direction", NULL) &&
-	    (err = fs_reply_string(a, "direction", &v->direction)))
+	if (json_object_object_get_ex(a, FS_KEY_DIRECTION, NULL) &&
+	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)))
 		return err;
 	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S) {
 		fs_error("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",

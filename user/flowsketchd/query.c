@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "keys.h"
 #include "flow_json.h"
 #include "flow_fmt.h"
 #include "hll_estimate.h"
@@ -58,13 +59,13 @@ static struct json_object *flow_json(const struct fsd_daemon *d,
 {
 	struct json_object *f = fs_flow_key_json(&c->key);
 
-	fsd_add_u64(f, "packets", c->packets);
-	fsd_add_u64(f, "bytes", c->bytes);
-	fsd_add_double(f, "share", share);
-	fsd_add_string(f, "direction", c->direction == FSD_DIR_OUT ? "out" : "in");
+	fsd_add_u64(f, FS_KEY_PACKETS, c->packets);
+	fsd_add_u64(f, FS_KEY_BYTES, c->bytes);
+	fsd_add_double(f, FS_KEY_SHARE, share);
+	fsd_add_string(f, FS_KEY_DIRECTION, c->direction == FSD_DIR_OUT ? "out" : "in");
 	/* The source as the blocklist stands now (its packets were counted
 	 * before the verdict dropped them). */
-	json_object_object_add(f, "blocked", json_object_new_boolean(
+	json_object_object_add(f, FS_KEY_BLOCKED, json_object_new_boolean(
 			fsd_blocklist_covers(&d->blocklist, c->key.family, c->key.src)));
 	return f;
 }
@@ -82,15 +83,15 @@ static void add_span(struct fsd_daemon *d, struct json_object *a,
 
 	if (end < start)	/* cannot happen on one monotonic clock */
 		end = start;
-	fsd_add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
-	fsd_add_u64(a, "windows", span->windows);
-	fsd_add_u64(a, "window_seconds", d->opts.window_sec);
-	fsd_add_u64(a, "window_start", fsd_wall_ns(start) / 1000000000ULL);
-	fsd_add_u64(a, "window_end", fsd_wall_ns(end) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_SPAN_SECONDS, (end - start + 500000000ULL) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOWS, span->windows);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_u64(a, FS_KEY_WINDOW_START, fsd_wall_ns(start) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOW_END, fsd_wall_ns(end) / 1000000000ULL);
 	/* To the ns, for lining windows up across hosts (daemon.c: they end
 	 * on wall-clock multiples of their length). */
-	fsd_add_u64(a, "window_start_ns", fsd_wall_ns(start));
-	fsd_add_u64(a, "window_end_ns", fsd_wall_ns(end));
+	fsd_add_u64(a, FS_KEY_WINDOW_START_NS, fsd_wall_ns(start));
+	fsd_add_u64(a, FS_KEY_WINDOW_END_NS, fsd_wall_ns(end));
 }
 
 static __u64 bound(double eps, __u64 total)
@@ -107,13 +108,13 @@ static void add_distinct(struct fsd_daemon *d, struct json_object *a,
 
 	for (i = 0; i < FS_HLL_NSKETCH; i++)
 		distinct[i] = fs_sketch_distinct(&q->sum, i);
-	fsd_add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
-	fsd_add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
-	fsd_add_u64(a, "distinct_destinations",
+	fsd_add_u64(a, FS_KEY_DISTINCT_FLOWS, (__u64)llround(distinct[FS_HLL_FLOWS]));
+	fsd_add_u64(a, FS_KEY_DISTINCT_SOURCES, (__u64)llround(distinct[FS_HLL_SOURCES]));
+	fsd_add_u64(a, FS_KEY_DISTINCT_DESTINATIONS,
 		(__u64)llround(distinct[FS_HLL_DESTS]));
-	fsd_add_double(a, "relative_standard_error",
+	fsd_add_double(a, FS_KEY_RSE,
 		   fs_hll_rse(d->opts.params.hll_p));
-	fsd_add_u64(a, "hll_precision", d->opts.params.hll_p);
+	fsd_add_u64(a, FS_KEY_HLL_PRECISION, d->opts.params.hll_p);
 }
 
 /* A span query as the query threads get it: the request and the windows
@@ -205,30 +206,30 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	got = fsd_topk_finish(&top);
 	a = json_object_new_object();
 	add_span(d, a, &span);
-	fsd_add_string(a, "sort", "connections");
-	fsd_add_u64(a, "total_connections", span.totals.packets);
-	fsd_add_u64(a, "total_established", span.totals.bytes);
+	fsd_add_string(a, FS_KEY_SORT, "connections");
+	fsd_add_u64(a, FS_KEY_TOTAL_CONNECTIONS, span.totals.packets);
+	fsd_add_u64(a, FS_KEY_TOTAL_ESTABLISHED, span.totals.bytes);
 	eb = json_object_new_object();
-	fsd_add_double(eb, "epsilon", fs_cms_epsilon(p));
-	fsd_add_double(eb, "delta", fs_cms_delta(p));
-	fsd_add_u64(eb, "connections", bound(fs_cms_epsilon(p), span.totals.packets));
-	fsd_add_u64(eb, "established", bound(fs_cms_epsilon(p), span.totals.bytes));
-	json_object_object_add(a, "error_bound", eb);
+	fsd_add_double(eb, FS_KEY_EPSILON, fs_cms_epsilon(p));
+	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
+	fsd_add_u64(eb, FS_KEY_CONNECTIONS, bound(fs_cms_epsilon(p), span.totals.packets));
+	fsd_add_u64(eb, FS_KEY_ESTABLISHED, bound(fs_cms_epsilon(p), span.totals.bytes));
+	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	flows = json_object_new_array();
 	for (i = 0; i < got; i++) {
 		const struct fsd_flow_count *c = &top.heap[i];
 
 		f = flow_json(d, c, span.totals.packets ?
 			      (double)c->packets / (double)span.totals.packets : 0);
-		json_object_object_del(f, "packets");
-		json_object_object_del(f, "bytes");
-		json_object_object_del(f, "direction");
-		fsd_add_u64(f, "connections", c->packets);
-		fsd_add_u64(f, "established", c->bytes);
+		json_object_object_del(f, FS_KEY_PACKETS);
+		json_object_object_del(f, FS_KEY_BYTES);
+		json_object_object_del(f, FS_KEY_DIRECTION);
+		fsd_add_u64(f, FS_KEY_CONNECTIONS, c->packets);
+		fsd_add_u64(f, FS_KEY_ESTABLISHED, c->bytes);
 		json_object_array_add(flows, f);
 	}
-	json_object_object_add(a, "flows", flows);
-	fsd_add_u64(a, "candidates", span.candidates);
+	json_object_object_add(a, FS_KEY_FLOWS, flows);
+	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
 	fsd_topk_free(&top);
 	add_distinct(d, a, q);
 	return a;
@@ -291,16 +292,16 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 
 	a = json_object_new_object();
 	add_span(d, a, &span);
-	fsd_add_string(a, "direction", direction_name(r->direction));
-	fsd_add_string(a, "sort", sort == FSD_SORT_BYTES ? "bytes" : "packets");
-	fsd_add_u64(a, "total_packets", span.totals.packets);
-	fsd_add_u64(a, "total_bytes", span.totals.bytes);
+	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
+	fsd_add_string(a, FS_KEY_SORT, sort == FSD_SORT_BYTES ? "bytes" : "packets");
+	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, span.totals.packets);
+	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, span.totals.bytes);
 	eb = json_object_new_object();
-	fsd_add_double(eb, "epsilon", fs_cms_epsilon(p));
-	fsd_add_double(eb, "delta", fs_cms_delta(p));
-	fsd_add_u64(eb, "packets", bound(fs_cms_epsilon(p), span.totals.packets));
-	fsd_add_u64(eb, "bytes", bound(fs_cms_epsilon(p), span.totals.bytes));
-	json_object_object_add(a, "error_bound", eb);
+	fsd_add_double(eb, FS_KEY_EPSILON, fs_cms_epsilon(p));
+	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
+	fsd_add_u64(eb, FS_KEY_PACKETS, bound(fs_cms_epsilon(p), span.totals.packets));
+	fsd_add_u64(eb, FS_KEY_BYTES, bound(fs_cms_epsilon(p), span.totals.bytes));
+	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	total = sort == FSD_SORT_BYTES ? span.totals.bytes : span.totals.packets;
 	flows = json_object_new_array();
 	for (i = 0; i < got; i++) {
@@ -310,8 +311,8 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 		json_object_array_add(flows, flow_json(d, c, total ?
 					(double)m / (double)total : 0));
 	}
-	json_object_object_add(a, "flows", flows);
-	fsd_add_u64(a, "candidates", span.candidates);
+	json_object_object_add(a, FS_KEY_FLOWS, flows);
+	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
 	fsd_topk_free(&top);
 	/* The same span's distinct counts, so that a live `top` shows them
 	 * without a second request that could see another window. */
@@ -362,13 +363,13 @@ struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
 	    !fsd_history_distinct(&d->conn.history, &qj->sel_conn, q, unused, &one)) {
 		struct json_object *c = json_object_new_object();
 
-		fsd_add_u64(c, "opened", one.totals.packets);
-		fsd_add_u64(c, "established", one.totals.bytes);
-		fsd_add_u64(c, "distinct_sources", (__u64)llround(unused[FS_HLL_SOURCES]));
-		fsd_add_u64(c, "distinct_destinations", (__u64)llround(unused[FS_HLL_DESTS]));
-		json_object_object_add(a, "connections", c);
+		fsd_add_u64(c, FS_KEY_OPENED, one.totals.packets);
+		fsd_add_u64(c, FS_KEY_ESTABLISHED, one.totals.bytes);
+		fsd_add_u64(c, FS_KEY_DISTINCT_SOURCES, (__u64)llround(unused[FS_HLL_SOURCES]));
+		fsd_add_u64(c, FS_KEY_DISTINCT_DESTINATIONS, (__u64)llround(unused[FS_HLL_DESTS]));
+		json_object_object_add(a, FS_KEY_CONNECTIONS, c);
 	}
-	fsd_add_string(a, "direction", direction_name(r->direction));
+	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
 	return a;
 }
 
@@ -401,18 +402,18 @@ static int add_series(struct fsd_daemon *d, struct json_object *arr,
 	ws = json_object_new_array();
 	for (i = n - 1; i >= 0; i--) {
 		w = json_object_new_object();
-		fsd_add_u64(w, "start_ns", fsd_wall_ns(pts[i].start_ns));
-		fsd_add_u64(w, "end_ns", fsd_wall_ns(pts[i].end_ns));
-		fsd_add_u64(w, "packets", pts[i].totals.packets);
-		fsd_add_u64(w, "bytes", pts[i].totals.bytes);
-		fsd_add_u64(w, "distinct_flows", (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
-		fsd_add_u64(w, "distinct_sources", (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
-		fsd_add_u64(w, "distinct_destinations", (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
+		fsd_add_u64(w, FS_KEY_START_NS, fsd_wall_ns(pts[i].start_ns));
+		fsd_add_u64(w, FS_KEY_END_NS, fsd_wall_ns(pts[i].end_ns));
+		fsd_add_u64(w, FS_KEY_PACKETS, pts[i].totals.packets);
+		fsd_add_u64(w, FS_KEY_BYTES, pts[i].totals.bytes);
+		fsd_add_u64(w, FS_KEY_DISTINCT_FLOWS, (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
+		fsd_add_u64(w, FS_KEY_DISTINCT_SOURCES, (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
+		fsd_add_u64(w, FS_KEY_DISTINCT_DESTINATIONS, (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
 		json_object_array_add(ws, w);
 	}
 	free(pts);
-	fsd_add_string(s, "direction", direction);
-	json_object_object_add(s, "windows", ws);
+	fsd_add_string(s, FS_KEY_DIRECTION, direction);
+	json_object_object_add(s, FS_KEY_WINDOWS, ws);
 	json_object_array_add(arr, s);
 	return 0;
 }
@@ -435,9 +436,9 @@ struct json_object *fsd_query_windows(struct fsd_daemon *d, const void *job,
 		json_object_put(a);
 		return fsd_answer_error("windows query failed: %s", strerror(-err));
 	}
-	fsd_add_u64(a, "window_seconds", d->opts.window_sec);
-	fsd_add_string(a, "direction", direction_name(qj->r.direction));
-	json_object_object_add(a, "series", arr);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(qj->r.direction));
+	json_object_object_add(a, FS_KEY_SERIES, arr);
 	return a;
 }
 
