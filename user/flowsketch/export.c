@@ -223,12 +223,12 @@ static int parse_candidate(struct json_object *f, const struct fs_sketch_params 
 	int err, af;
 
 	memset(c, 0, sizeof(*c));
-	if ((err = fs_reply_string(f, "src", &src)) ||
-	    (err = fs_reply_string(f, "dst", &dst)) ||
-	    (err = fs_reply_u64_in(f, "family", FS_FAMILY_IPV4, FS_FAMILY_IPV6, &family)) ||
-	    (err = fs_reply_u64_in(f, "proto_num", 0, 255, &proto)) ||
-	    (err = fs_reply_u64_in(f, "sport", 0, 65535, &sport)) ||
-	    (err = fs_reply_u64_in(f, "dport", 0, 65535, &dport)) ||
+	if ((err = fs_reply_string(f, FS_KEY_SRC, &src)) ||
+	    (err = fs_reply_string(f, FS_KEY_DST, &dst)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_FAMILY, FS_FAMILY_IPV4, FS_FAMILY_IPV6, &family)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_PROTO_NUM, 0, 255, &proto)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_SPORT, 0, 65535, &sport)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_DPORT, 0, 65535, &dport)) ||
 	    (err = parse_columns(f, p, c)))
 		return err;
 	if (family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) {

@@ -189,11 +189,11 @@ static int write_top(struct json_object *a, FILE *f)
 		return err;
 	for (i = 0; i < json_object_array_length(flows); i++) {
 		fl = json_object_array_get_idx(flows, i);
-		if ((err = fs_reply_string(fl, "src", &src)) ||
-		    (err = fs_reply_string(fl, "dst", &dst)) ||
-		    (err = fs_reply_string(fl, "proto", &proto)) ||
-		    (err = fs_reply_u64(fl, "sport", &sport)) ||
-		    (err = fs_reply_u64(fl, "dport", &dport)) ||
+		if ((err = fs_reply_string(fl, FS_KEY_SRC, &src)) ||
+		    (err = fs_reply_string(fl, FS_KEY_DST, &dst)) ||
+		    (err = fs_reply_string(fl, FS_KEY_PROTO, &proto)) ||
+		    (err = fs_reply_u64(fl, FS_KEY_SPORT, &sport)) ||
+		    (err = fs_reply_u64(fl, FS_KEY_DPORT, &dport)) ||
 		    (err = fs_reply_double(fl, FS_KEY_SHARE, &share)))
 			return err;
 		/* No tab or quote can reach gnuplot: fs_reply_string() made

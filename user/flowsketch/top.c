@@ -168,17 +168,17 @@ struct json_object *fs_top_request(const struct top_opts *o)
 
 static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
 {
-	const char *count = conns ? "connections" : "packets";
-	const char *size = conns ? "established" : "bytes";
+	const char *count = conns ? FS_KEY_CONNECTIONS : FS_KEY_PACKETS;
+	const char *size = conns ? FS_KEY_ESTABLISHED : FS_KEY_BYTES;
 	int err;
 
-	if ((err = fs_reply_string(f, "src", &out->src)) ||
-	    (err = fs_reply_string(f, "dst", &out->dst)) ||
-	    (err = fs_reply_string(f, "proto", &out->proto)) ||
-	    (err = fs_reply_u64(f, "sport", &out->sport)) ||
-	    (err = fs_reply_u64(f, "dport", &out->dport)) ||
-	    (err = fs_reply_u64(f, "proto_num", &out->proto_num)) ||
-	    (err = fs_reply_u64(f, "family", &out->family)) ||
+	if ((err = fs_reply_string(f, FS_KEY_SRC, &out->src)) ||
+	    (err = fs_reply_string(f, FS_KEY_DST, &out->dst)) ||
+	    (err = fs_reply_string(f, FS_KEY_PROTO, &out->proto)) ||
+	    (err = fs_reply_u64(f, FS_KEY_SPORT, &out->sport)) ||
+	    (err = fs_reply_u64(f, FS_KEY_DPORT, &out->dport)) ||
+	    (err = fs_reply_u64(f, FS_KEY_PROTO_NUM, &out->proto_num)) ||
+	    (err = fs_reply_u64(f, FS_KEY_FAMILY, &out->family)) ||
 	    (err = fs_reply_u64(f, count, &out->packets)) ||
 	    (err = fs_reply_u64(f, size, &out->bytes)) ||
 	    (err = fs_reply_double(f, FS_KEY_SHARE, &out->share)))
@@ -243,9 +243,9 @@ static int parse_top(struct json_object *a, struct top_view *v)
 		return err;
 	/* --sort connections names its two counts for what they are. */
 	v->conns = !strcmp(v->sort, "connections");
-	if ((err = fs_reply_u64(a, v->conns ? "total_connections" : "total_packets",
+	if ((err = fs_reply_u64(a, v->conns ? FS_KEY_TOTAL_CONNECTIONS : FS_KEY_TOTAL_PACKETS,
 				&v->total_packets)) ||
-	    (err = fs_reply_u64(a, v->conns ? "total_established" : "total_bytes",
+	    (err = fs_reply_u64(a, v->conns ? FS_KEY_TOTAL_ESTABLISHED : FS_KEY_TOTAL_BYTES,
 				&v->total_bytes)) ||
 	    (err = fs_reply_double(a, "error_bound.epsilon", &v->epsilon)) ||
 	    (err = fs_reply_double(a, "error_bound.delta", &v->delta)) ||

@@ -785,7 +785,7 @@ struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 	}
 	if (!m) {
 		free(fresh);
-		return done("added", 0, bl->n);
+		return done(FS_KEY_ADDED, 0, bl->n);
 	}
 	after = malloc((bl->n + m) * sizeof(*after));
 	if (!after) {
@@ -806,7 +806,7 @@ struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 	free(fresh);
 	if (err)
 		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
-	return done("added", m, bl->n);
+	return done(FS_KEY_ADDED, m, bl->n);
 }
 
 /*
@@ -853,7 +853,7 @@ static struct json_object *remove_sorted(struct fsd_blocklist *bl,
 		bl->free_ids[bl->nfree++] = ids[i];
 	}
 	free(ids);
-	return done("deleted", ngone, bl->n);
+	return done(FS_KEY_DELETED, ngone, bl->n);
 }
 
 struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
@@ -892,7 +892,7 @@ struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl)
 		return fsd_answer_error("out of memory");
 	for (i = 0; i < n; i++)
 		all[i] = bl->e[i].c;
-	a = n ? remove_sorted(bl, all, n) : done("deleted", 0, 0);
+	a = n ? remove_sorted(bl, all, n) : done(FS_KEY_DELETED, 0, 0);
 	free(all);
 	return a;
 }

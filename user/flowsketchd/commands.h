@@ -20,7 +20,8 @@
  *   NEED     READ: open to the --read-group; ROOT: changes something
  *            (access.h)
  *   WHO      the command as the CLI says it, in a refusal
- *   HELP     one line, for the protocol text and `--help`
+ *   HELP     one line, for generated text (a man page); every row has
+ *            one and is in protocol.h (tests/unit/test_commands.c)
  *
  * Each user expands only the columns it needs: request.c NAME, KEYS and
  * PARSE (it stays pure, for the fuzzer); dispatch.c the rest.  So adding a

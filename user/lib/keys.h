@@ -34,6 +34,15 @@
 #define FS_KEY_WINDOW_START_NS	"window_start_ns"
 #define FS_KEY_WINDOW_END_NS	"window_end_ns"
 
+/* A flow's key (flow_json.h). */
+#define FS_KEY_SRC		"src"
+#define FS_KEY_DST		"dst"
+#define FS_KEY_SPORT		"sport"
+#define FS_KEY_DPORT		"dport"
+#define FS_KEY_PROTO		"proto"
+#define FS_KEY_PROTO_NUM	"proto_num"
+#define FS_KEY_FAMILY		"family"
+
 /* Counts, flows and their bounds (top, flows, export, windows). */
 #define FS_KEY_PACKETS		"packets"
 #define FS_KEY_BYTES		"bytes"
