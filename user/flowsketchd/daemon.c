@@ -297,7 +297,7 @@ static int setup(struct fsd_daemon *d)
 	if (!err)
 		err = fsd_loader_load(&d->loader, o, &secret, adopt);
 	/* A tracepoint cannot drop: with --ingress tracepoint there is no
-	 * blocklist (its requests say so, blockreq.c). */
+	 * blocklist (its requests say so, query.c). */
 	if (!err && !o->ingress_tp)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
 	if (!err) {
@@ -468,7 +468,7 @@ static void teardown(struct fsd_daemon *d)
  * timerfd, so that the loop can look between any two events, not only
  * when epoll hands the timer over.
  */
-static void rotate_if_due(struct fsd_daemon *d)
+static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
 
@@ -505,7 +505,7 @@ static int loop(struct fsd_daemon *d)
 		/* Clients' deadlines bound the wait: a client that never
 		 * sends is answered (or dropped) on time. */
 		while ((wait = fsd_server_expire(d)) == FSD_EXPIRE_MORE)
-			rotate_if_due(d);
+			fsd_daemon_rotate_if_due(d);
 		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev), wait);
 		if (n < 0) {
 			int err = -errno;
@@ -519,7 +519,7 @@ static int loop(struct fsd_daemon *d)
 			int fd = ev[i].data.fd;
 
 			if (i % FSD_EVENTS_PER_TIMER_LOOK == 0)
-				rotate_if_due(d);
+				fsd_daemon_rotate_if_due(d);
 			if (ev[i].data.u64 & FSD_EV_CLIENT) {
 				fsd_server_client_event(d, ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
@@ -531,7 +531,7 @@ static int loop(struct fsd_daemon *d)
 					return 0;
 				}
 			} else if (fd == d->timer_fd) {
-				rotate_if_due(d);
+				fsd_daemon_rotate_if_due(d);
 			} else if (fd == rb_fd) {
 				fsd_reports_drain(d->reports, &d->report_state);
 			} else if (d->out.reports && fd == ring_buffer__epoll_fd(d->out.reports)) {
