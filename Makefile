@@ -172,6 +172,13 @@ $(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blockset.o
 $(BUILD)/tests/test_blockset: CFLAGS += -Iuser/flowsketchd
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
+# The request parser and the command list it reads (commands.h), as the
+# fuzzer links them: pure.
+FSD_REQUEST_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,request jsoncheck)
+$(BUILD)/tests/test_commands: $(FSD_REQUEST_OBJS)
+$(BUILD)/tests/test_commands: TEST_OBJS := $(FSD_REQUEST_OBJS)
+$(BUILD)/tests/test_commands: CFLAGS += -Iuser/flowsketchd
+
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
 # parts that close windows and file reports, with the pure ones they use.
 FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log winstore statebudget crashpoint) \

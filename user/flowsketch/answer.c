@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "keys.h"
 #include "answer.h"
 #include "args.h"
 #include "reply.h"
@@ -100,7 +101,7 @@ int fs_answer_check_error(struct json_object *answer)
 	const char *text;
 	int err;
 
-	if (!json_object_object_get_ex(answer, "error", &msg))
+	if (!json_object_object_get_ex(answer, FS_KEY_ERROR, &msg))
 		return 0;
 	if (!json_object_is_type(msg, json_type_string)) {
 		fs_error("flowsketchd's error answer has no message string");
@@ -108,7 +109,7 @@ int fs_answer_check_error(struct json_object *answer)
 	}
 	/* The daemon's own words, but through the same filter as every
 	 * other string it sends. */
-	err = fs_reply_string(answer, "error", &text);
+	err = fs_reply_string(answer, FS_KEY_ERROR, &text);
 	if (err)
 		return err;
 	fprintf(stderr, "flowsketchd: %s\n", text);

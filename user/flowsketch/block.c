@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "keys.h"
 #include "args.h"
 #include "cidr.h"
 #include "cli.h"
@@ -73,8 +74,8 @@ static struct json_object *cidr_request(const char *cmd, const char *what,
 	}
 	req = json_object_new_object();
 	arr = json_object_new_array();
-	json_object_object_add(req, "cmd", json_object_new_string(cmd));
-	json_object_object_add(req, "cidrs", arr);
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string(cmd));
+	json_object_object_add(req, FS_KEY_CIDRS, arr);
 	for (i = 0; i < argc; i++) {
 		struct fs_cidr c;
 		const char *why;
@@ -100,11 +101,11 @@ static struct json_object *cidr_request(const char *cmd, const char *what,
 static int show_change(struct json_object *a, bool print)
 {
 	__u64 changed, entries;
-	const char *what = json_object_object_get_ex(a, "added", NULL) ? "added" : "deleted";
+	const char *what = json_object_object_get_ex(a, FS_KEY_ADDED, NULL) ? "added" : "deleted";
 	int err;
 
 	if ((err = fs_reply_u64(a, what, &changed)) ||
-	    (err = fs_reply_u64(a, "entries", &entries)))
+	    (err = fs_reply_u64(a, FS_KEY_ENTRIES, &entries)))
 		return err;
 	if (print)
 		printf("flowsketch block: %s %llu, %llu entr%s in the list\n", what,
@@ -120,7 +121,7 @@ static int show_list(struct json_object *a, bool print)
 	size_t i, n;
 	int err;
 
-	err = fs_reply_array(a, "entries", &arr);
+	err = fs_reply_array(a, FS_KEY_ENTRIES, &arr);
 	if (err)
 		return err;
 	n = json_object_array_length(arr);
@@ -129,9 +130,9 @@ static int show_list(struct json_object *a, bool print)
 		const char *cidr;
 		__u64 packets, bytes;
 
-		if ((err = fs_reply_string(e, "cidr", &cidr)) ||
-		    (err = fs_reply_u64(e, "packets", &packets)) ||
-		    (err = fs_reply_u64(e, "bytes", &bytes)))
+		if ((err = fs_reply_string(e, FS_KEY_CIDR, &cidr)) ||
+		    (err = fs_reply_u64(e, FS_KEY_PACKETS, &packets)) ||
+		    (err = fs_reply_u64(e, FS_KEY_BYTES, &bytes)))
 			return err;
 		if (!print)
 			continue;
@@ -162,17 +163,17 @@ static int list_all(const struct fs_cli *cli, bool json)
 		__u64 got_offset;
 		size_t i, n;
 
-		json_object_object_add(req, "cmd", json_object_new_string("block_list"));
-		json_object_object_add(req, "offset", json_object_new_uint64(offset));
+		json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_list"));
+		json_object_object_add(req, FS_KEY_OFFSET, json_object_new_uint64(offset));
 		page = NULL;
 		if (fs_client_call(cli, req, &page)) {
 			json_object_put(req);
 			goto out;
 		}
 		json_object_put(req);
-		if (show_list(page, false) || fs_reply_u64(page, "total", &total) ||
-		    fs_reply_u64(page, "offset", &got_offset) ||
-		    fs_reply_array(page, "entries", &arr))
+		if (show_list(page, false) || fs_reply_u64(page, FS_KEY_TOTAL, &total) ||
+		    fs_reply_u64(page, FS_KEY_OFFSET, &got_offset) ||
+		    fs_reply_array(page, FS_KEY_ENTRIES, &arr))
 			goto out;
 		if (got_offset != offset) {
 			fs_error("flowsketchd answered the list from entry %llu, not %llu",
@@ -236,14 +237,14 @@ static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_
 	size_t i = 0;
 
 	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("block_load_begin"));
-	json_object_object_add(req, "total", json_object_new_uint64(n));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_load_begin"));
+	json_object_object_add(req, FS_KEY_TOTAL, json_object_new_uint64(n));
 	if (fs_client_call(cli, req, &a)) {
 		json_object_put(req);
 		return FS_EXIT_RUNTIME;
 	}
 	json_object_put(req);
-	if (fs_reply_string(a, "load", &t) || strlen(t) != 16) {
+	if (fs_reply_string(a, FS_KEY_LOAD, &t) || strlen(t) != 16) {
 		json_object_put(a);
 		return FS_EXIT_RUNTIME;
 	}
@@ -254,9 +255,9 @@ static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_
 
 		req = json_object_new_object();
 		arr = json_object_new_array();
-		json_object_object_add(req, "cmd", json_object_new_string("block_load_part"));
-		json_object_object_add(req, "load", json_object_new_string(token));
-		json_object_object_add(req, "cidrs", arr);
+		json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_load_part"));
+		json_object_object_add(req, FS_KEY_LOAD, json_object_new_string(token));
+		json_object_object_add(req, FS_KEY_CIDRS, arr);
 		for (; i < n && k < FS_BLOCK_REQUEST_MAX; i++, k++) {
 			fs_cidr_format(&list[i], text, sizeof(text));
 			if (bytes + part_bytes(text) > FS_REQUEST_MAX)
@@ -273,8 +274,8 @@ static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_
 		json_object_put(a);
 	}
 	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("block_load_commit"));
-	json_object_object_add(req, "load", json_object_new_string(token));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_load_commit"));
+	json_object_object_add(req, FS_KEY_LOAD, json_object_new_string(token));
 	commit = change_cli(cli, n);
 	return fs_client_show(&commit, req, false, show_change);
 }
@@ -347,7 +348,7 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		if (argc != 2)
 			return fs_usage_error("block", "clear takes no arguments");
 		req = json_object_new_object();
-		json_object_object_add(req, "cmd", json_object_new_string("block_clear"));
+		json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_clear"));
 		return fs_client_show(&c, req, false, show_change);
 	}
 	return fs_usage_error("block", "unknown command '%s' (add, del, list, load or clear)", sub);

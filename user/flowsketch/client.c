@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -299,7 +300,7 @@ int fs_client_call_max(const struct fs_cli *cli, struct json_object *request,
 	size_t len = 0;
 	int fd = -1, err;
 
-	if (json_object_object_get_ex(request, "cmd", &cmd))
+	if (json_object_object_get_ex(request, FS_KEY_CMD, &cmd))
 		fs_reply_context(json_object_get_string(cmd));
 	deadline_start(&d, cli->timeout_s);
 	err = connect_daemon(cli->socket_path, &d, &fd);

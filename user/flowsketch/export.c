@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "keys.h"
 #include "args.h"
 #include "base64.h"
 #include "cli.h"
@@ -207,12 +208,12 @@ static int parse_candidate(struct json_object *f, const struct fs_sketch_params 
 	int err, af;
 
 	memset(c, 0, sizeof(*c));
-	if ((err = fs_reply_string(f, "src", &src)) ||
-	    (err = fs_reply_string(f, "dst", &dst)) ||
-	    (err = fs_reply_u64_in(f, "family", FS_FAMILY_IPV4, FS_FAMILY_IPV6, &family)) ||
-	    (err = fs_reply_u64_in(f, "proto_num", 0, 255, &proto)) ||
-	    (err = fs_reply_u64_in(f, "sport", 0, 65535, &sport)) ||
-	    (err = fs_reply_u64_in(f, "dport", 0, 65535, &dport)) ||
+	if ((err = fs_reply_string(f, FS_KEY_SRC, &src)) ||
+	    (err = fs_reply_string(f, FS_KEY_DST, &dst)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_FAMILY, FS_FAMILY_IPV4, FS_FAMILY_IPV6, &family)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_PROTO_NUM, 0, 255, &proto)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_SPORT, 0, 65535, &sport)) ||
+	    (err = fs_reply_u64_in(f, FS_KEY_DPORT, 0, 65535, &dport)) ||
 	    (err = parse_columns(f, p, c)))
 		return err;
 	if (family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) {
@@ -309,12 +310,12 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	    (err = fs_reply_u64_in(a, "params.hll_precision", FS_HLL_MIN_P,
 				   FS_HLL_MAX_P, &prec)) ||
 	    (err = fs_reply_u64_in(a, "params.flags", 0, FS_PARAM_F_CONSERVATIVE, &flags)) ||
-	    (err = fs_reply_u64_in(a, "window_seconds", 1, 24 * 3600, &window_s)) ||
-	    (err = fs_reply_u64(a, "window_start_ns", &start)) ||
-	    (err = fs_reply_u64(a, "window_end_ns", &end)) ||
-	    (err = fs_reply_u64(a, "windows", &windows)) ||
-	    (err = fs_reply_string(a, "direction", &dir)) ||
-	    (err = fs_reply_array(a, "candidates", &cands)))
+	    (err = fs_reply_u64_in(a, FS_KEY_WINDOW_SECONDS, 1, 24 * 3600, &window_s)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_START_NS, &start)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_END_NS, &end)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOWS, &windows)) ||
+	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &dir)) ||
+	    (err = fs_reply_array(a, FS_KEY_CANDIDATES, &cands)))
 		return err;
 	if (end < start) {
 		fs_error("flowsketchd's answer has a span that ends before it starts");
@@ -337,8 +338,8 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	n->direction = !strcmp(dir, "in") ? FS_NATIVE_DIR_IN :
 		       !strcmp(dir, "out") ? FS_NATIVE_DIR_OUT : FS_NATIVE_DIR_BOTH;
 	if ((err = reply_hex64(a, "secret_fingerprint", &n->fingerprint)) ||
-	    (err = fs_reply_u64(a, "total_packets", &n->sketch.totals.packets)) ||
-	    (err = fs_reply_u64(a, "total_bytes", &n->sketch.totals.bytes)))
+	    (err = fs_reply_u64(a, FS_KEY_TOTAL_PACKETS, &n->sketch.totals.packets)) ||
+	    (err = fs_reply_u64(a, FS_KEY_TOTAL_BYTES, &n->sketch.totals.bytes)))
 		goto err_free;
 	for (i = 0; i < ncand; i++) {
 		err = parse_candidate(json_object_array_get_idx(cands, i),
@@ -363,11 +364,11 @@ static int from_daemon(const struct fs_cli *cli, const struct export_opts *o,
 	struct json_object *req = json_object_new_object(), *answer = NULL;
 	int err;
 
-	json_object_object_add(req, "cmd", json_object_new_string("export"));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("export"));
 	if (o->span)
-		json_object_object_add(req, "span", json_object_new_int64(o->span));
+		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
 	if (o->direction)
-		json_object_object_add(req, "direction", json_object_new_string(o->direction));
+		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
 	/* The answer's JSON escapes each "/" of the base64 as "\/". */
 	err = fs_client_call_max(cli, req, FS_EXPORT_ANSWER_MAX + (FS_EXPORT_ANSWER_MAX >> 2),
 				 &answer);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
+#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -75,13 +76,13 @@ static int parse_flows(struct json_object *a, struct flows_view *v)
 {
 	int err;
 
-	if ((err = fs_reply_u64(a, "span_seconds", &v->span_seconds)) ||
-	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
-	    (err = fs_reply_double(a, "distinct_flows", &v->flows)) ||
-	    (err = fs_reply_double(a, "distinct_sources", &v->sources)) ||
-	    (err = fs_reply_double(a, "distinct_destinations", &v->destinations)) ||
-	    (err = fs_reply_double(a, "relative_standard_error", &v->rse)) ||
-	    (err = fs_reply_u64_in(a, "hll_precision", FS_HLL_MIN_P,
+	if ((err = fs_reply_u64(a, FS_KEY_SPAN_SECONDS, &v->span_seconds)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOWS, &v->windows)) ||
+	    (err = fs_reply_double(a, FS_KEY_DISTINCT_FLOWS, &v->flows)) ||
+	    (err = fs_reply_double(a, FS_KEY_DISTINCT_SOURCES, &v->sources)) ||
+	    (err = fs_reply_double(a, FS_KEY_DISTINCT_DESTINATIONS, &v->destinations)) ||
+	    (err = fs_reply_double(a, FS_KEY_RSE, &v->rse)) ||
+	    (err = fs_reply_u64_in(a, FS_KEY_HLL_PRECISION, FS_HLL_MIN_P,
 				   FS_HLL_MAX_P, &v->hll_precision)))
 		return err;
 	if (v->flows < 0 || v->sources < 0 || v->destinations < 0 ||
@@ -89,7 +90,7 @@ static int parse_flows(struct json_object *a, struct flows_view *v)
 		fs_error("flowsketchd's answer has a negative estimate or error");
 		return -EPROTO;
 	}
-	v->has_conns = json_object_object_get_ex(a, "connections", NULL);
+	v->has_conns = json_object_object_get_ex(a, FS_KEY_CONNECTIONS, NULL);
 	if (v->has_conns &&
 	    ((err = fs_reply_u64(a, "connections.opened", &v->opened)) ||
 	     (err = fs_reply_u64(a, "connections.established", &v->established)) ||
@@ -159,10 +160,10 @@ int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 	if (ret)
 		return ret;
 	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("flows"));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("flows"));
 	if (span)
-		json_object_object_add(req, "span", json_object_new_int64(span));
+		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(span));
 	if (dir)
-		json_object_object_add(req, "direction", json_object_new_string(dir));
+		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(dir));
 	return fs_client_show(cli, req, json, fs_flows_show);
 }

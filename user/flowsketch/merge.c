@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "keys.h"
 #include "flow_json.h"
 #include "args.h"
 #include "cli.h"
@@ -283,19 +284,19 @@ static struct json_object *answer_common(const struct merge_opts *o,
 			windows = f[i].windows;
 		dir = !dir || !strcmp(dir, d) ? d : "mixed";
 	}
-	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
-	add_u64(a, "windows", windows);
-	add_u64(a, "window_seconds", f[0].window_ns / 1000000000ULL);
-	add_u64(a, "window_start", start / 1000000000ULL);
-	add_u64(a, "window_end", end / 1000000000ULL);
-	add_u64(a, "window_start_ns", start);
-	add_u64(a, "window_end_ns", end);
-	add_string(a, "direction", dir);
-	add_u64(a, "distinct_flows", (__u64)llround(fs_sketch_distinct(sum, FS_HLL_FLOWS)));
-	add_u64(a, "distinct_sources", (__u64)llround(fs_sketch_distinct(sum, FS_HLL_SOURCES)));
-	add_u64(a, "distinct_destinations", (__u64)llround(fs_sketch_distinct(sum, FS_HLL_DESTS)));
-	add_double(a, "relative_standard_error", fs_hll_rse(sum->params.hll_p));
-	add_u64(a, "hll_precision", sum->params.hll_p);
+	add_u64(a, FS_KEY_SPAN_SECONDS, (end - start + 500000000ULL) / 1000000000ULL);
+	add_u64(a, FS_KEY_WINDOWS, windows);
+	add_u64(a, FS_KEY_WINDOW_SECONDS, f[0].window_ns / 1000000000ULL);
+	add_u64(a, FS_KEY_WINDOW_START, start / 1000000000ULL);
+	add_u64(a, FS_KEY_WINDOW_END, end / 1000000000ULL);
+	add_u64(a, FS_KEY_WINDOW_START_NS, start);
+	add_u64(a, FS_KEY_WINDOW_END_NS, end);
+	add_string(a, FS_KEY_DIRECTION, dir);
+	add_u64(a, FS_KEY_DISTINCT_FLOWS, (__u64)llround(fs_sketch_distinct(sum, FS_HLL_FLOWS)));
+	add_u64(a, FS_KEY_DISTINCT_SOURCES, (__u64)llround(fs_sketch_distinct(sum, FS_HLL_SOURCES)));
+	add_u64(a, FS_KEY_DISTINCT_DESTINATIONS, (__u64)llround(fs_sketch_distinct(sum, FS_HLL_DESTS)));
+	add_double(a, FS_KEY_RSE, fs_hll_rse(sum->params.hll_p));
+	add_u64(a, FS_KEY_HLL_PRECISION, sum->params.hll_p);
 	add_u64(a, "files", o->nfiles);
 	time_difference(f, o->nfiles, &ds, &de, &worst);
 	td = json_object_new_object();
@@ -342,9 +343,9 @@ static struct json_object *flow_json(const struct merged_flow *m, double share)
 {
 	struct json_object *f = fs_flow_key_json(&m->key);
 
-	add_u64(f, "packets", m->packets);
-	add_u64(f, "bytes", m->bytes);
-	add_double(f, "share", share);
+	add_u64(f, FS_KEY_PACKETS, m->packets);
+	add_u64(f, FS_KEY_BYTES, m->bytes);
+	add_double(f, FS_KEY_SHARE, share);
 	return f;
 }
 
@@ -392,15 +393,15 @@ static struct json_object *answer_top(const struct merge_opts *o,
 	qsort_r(m, n, sizeof(*m), rank_cmp, (void *)&o->by_bytes);
 
 	a = answer_common(o, f, sum);
-	add_string(a, "sort", o->by_bytes ? "bytes" : "packets");
-	add_u64(a, "total_packets", sum->totals.packets);
-	add_u64(a, "total_bytes", sum->totals.bytes);
+	add_string(a, FS_KEY_SORT, o->by_bytes ? "bytes" : "packets");
+	add_u64(a, FS_KEY_TOTAL_PACKETS, sum->totals.packets);
+	add_u64(a, FS_KEY_TOTAL_BYTES, sum->totals.bytes);
 	eb = json_object_new_object();
-	add_double(eb, "epsilon", eps);
-	add_double(eb, "delta", fs_cms_delta(p));
-	add_u64(eb, "packets", (__u64)ceil(eps * (double)sum->totals.packets));
-	add_u64(eb, "bytes", (__u64)ceil(eps * (double)sum->totals.bytes));
-	json_object_object_add(a, "error_bound", eb);
+	add_double(eb, FS_KEY_EPSILON, eps);
+	add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
+	add_u64(eb, FS_KEY_PACKETS, (__u64)ceil(eps * (double)sum->totals.packets));
+	add_u64(eb, FS_KEY_BYTES, (__u64)ceil(eps * (double)sum->totals.bytes));
+	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	total = o->by_bytes ? sum->totals.bytes : sum->totals.packets;
 	flows = json_object_new_array();
 	for (i = 0; i < n && i < o->n; i++) {
@@ -409,8 +410,8 @@ static struct json_object *answer_top(const struct merge_opts *o,
 		json_object_array_add(flows, flow_json(&m[i], total ?
 					(double)v / (double)total : 0));
 	}
-	json_object_object_add(a, "flows", flows);
-	add_u64(a, "candidates", n);
+	json_object_object_add(a, FS_KEY_FLOWS, flows);
+	add_u64(a, FS_KEY_CANDIDATES, n);
 	free(m);
 	return a;
 }

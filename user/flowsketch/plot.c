@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -96,12 +97,12 @@ static struct json_object *request(const char *cmd, const struct plot_opts *o)
 {
 	struct json_object *req = json_object_new_object();
 
-	json_object_object_add(req, "cmd", json_object_new_string(cmd));
-	json_object_object_add(req, "span", json_object_new_int64(o->span));
-	json_object_object_add(req, "direction", json_object_new_string(o->direction));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string(cmd));
+	json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
+	json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
 	if (!strcmp(cmd, "top")) {
-		json_object_object_add(req, "n", json_object_new_int64(o->top));
-		json_object_object_add(req, "sort", json_object_new_string("bytes"));
+		json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->top));
+		json_object_object_add(req, FS_KEY_SORT, json_object_new_string("bytes"));
 	}
 	return req;
 }
@@ -116,12 +117,12 @@ static int write_series(struct json_object *a, FILE *f)
 	__u64 start, end, packets, bytes, flows;
 	int err;
 
-	if ((err = fs_reply_array(a, "series", &series)))
+	if ((err = fs_reply_array(a, FS_KEY_SERIES, &series)))
 		return err;
 	for (i = 0; i < json_object_array_length(series); i++) {
 		s = json_object_array_get_idx(series, i);
-		if ((err = fs_reply_string(s, "direction", &dir)) ||
-		    (err = fs_reply_array(s, "windows", &windows)))
+		if ((err = fs_reply_string(s, FS_KEY_DIRECTION, &dir)) ||
+		    (err = fs_reply_array(s, FS_KEY_WINDOWS, &windows)))
 			return err;
 		if (strcmp(dir, "in") && strcmp(dir, "out")) {
 			fs_error("flowsketchd's answer has a series of direction '%s'", dir);
@@ -129,11 +130,11 @@ static int write_series(struct json_object *a, FILE *f)
 		}
 		for (j = 0; j < json_object_array_length(windows); j++) {
 			w = json_object_array_get_idx(windows, j);
-			if ((err = fs_reply_u64(w, "start_ns", &start)) ||
-			    (err = fs_reply_u64(w, "end_ns", &end)) ||
-			    (err = fs_reply_u64(w, "packets", &packets)) ||
-			    (err = fs_reply_u64(w, "bytes", &bytes)) ||
-			    (err = fs_reply_u64(w, "distinct_flows", &flows)))
+			if ((err = fs_reply_u64(w, FS_KEY_START_NS, &start)) ||
+			    (err = fs_reply_u64(w, FS_KEY_END_NS, &end)) ||
+			    (err = fs_reply_u64(w, FS_KEY_PACKETS, &packets)) ||
+			    (err = fs_reply_u64(w, FS_KEY_BYTES, &bytes)) ||
+			    (err = fs_reply_u64(w, FS_KEY_DISTINCT_FLOWS, &flows)))
 				return err;
 			if (end < start) {
 				fs_error("flowsketchd's answer has a window that ends before it starts");
@@ -158,16 +159,16 @@ static int write_top(struct json_object *a, FILE *f)
 	size_t i;
 	int err;
 
-	if ((err = fs_reply_array(a, "flows", &flows)))
+	if ((err = fs_reply_array(a, FS_KEY_FLOWS, &flows)))
 		return err;
 	for (i = 0; i < json_object_array_length(flows); i++) {
 		fl = json_object_array_get_idx(flows, i);
-		if ((err = fs_reply_string(fl, "src", &src)) ||
-		    (err = fs_reply_string(fl, "dst", &dst)) ||
-		    (err = fs_reply_string(fl, "proto", &proto)) ||
-		    (err = fs_reply_u64(fl, "sport", &sport)) ||
-		    (err = fs_reply_u64(fl, "dport", &dport)) ||
-		    (err = fs_reply_double(fl, "share", &share)))
+		if ((err = fs_reply_string(fl, FS_KEY_SRC, &src)) ||
+		    (err = fs_reply_string(fl, FS_KEY_DST, &dst)) ||
+		    (err = fs_reply_string(fl, FS_KEY_PROTO, &proto)) ||
+		    (err = fs_reply_u64(fl, FS_KEY_SPORT, &sport)) ||
+		    (err = fs_reply_u64(fl, FS_KEY_DPORT, &dport)) ||
+		    (err = fs_reply_double(fl, FS_KEY_SHARE, &share)))
 			return err;
 		/* No tab or quote can reach gnuplot: fs_reply_string() made
 		 * the strings printable, and addresses have neither. */

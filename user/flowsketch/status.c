@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -155,7 +156,7 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_array(a, "interfaces", &v->interfaces)) ||
 	    (err = parse_unattributed(a, &v->unattributed)) ||
 	    (err = parse_interfaces(v->interfaces)) ||
-	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_SECONDS, &v->window_seconds)) ||
 	    (err = fs_reply_u64(a, "history_seconds", &v->history_seconds)) ||
 	    (err = fs_reply_u64(a, "windows_kept", &v->windows_kept)) ||
 	    (err = fs_reply_u64(a, "params.cms_width", &v->cms_width)) ||
@@ -227,7 +228,7 @@ static void print_interface(struct json_object *itf)
 		snprintf(how, sizeof(how), "XDP %s", mode);
 	}
 	fs_reply_u64(itf, "reattached", &reattached);
-	if (json_object_object_get_ex(itf, "error", &e))
+	if (json_object_object_get_ex(itf, FS_KEY_ERROR, &e))
 		error = json_object_get_string(e);
 	if (!strcmp(state, "attached"))
 		printf("%s (ifindex %llu, %s", name,
@@ -395,7 +396,7 @@ static int print_frontends(struct json_object *a, bool print)
 		    (err = fs_reply_u64(f, "windows_lost", &lost)) ||
 		    (err = fs_reply_object(f, "totals", &t)))
 			return err;
-		conn = json_object_object_get_ex(t, "connections", NULL);
+		conn = json_object_object_get_ex(t, FS_KEY_CONNECTIONS, NULL);
 		if ((err = fs_reply_u64(t, conn ? "connections" : "packets", &x)) ||
 		    (err = fs_reply_u64(t, conn ? "established" : "bytes", &y)))
 			return err;
@@ -431,10 +432,10 @@ static int print_blocklist(struct json_object *a, bool print)
 	char u[FS_FMT_MAX], t[FS_FMT_MAX];
 	int err;
 
-	if (!json_object_object_get_ex(a, "blocklist", &bl))
+	if (!json_object_object_get_ex(a, FS_KEY_BLOCKLIST, &bl))
 		return 0;
 	if ((err = fs_reply_string(bl, "file", &file)) ||
-	    (err = fs_reply_u64(bl, "entries", &entries)) ||
+	    (err = fs_reply_u64(bl, FS_KEY_ENTRIES, &entries)) ||
 	    (err = fs_reply_u64(bl, "max_entries", &max)) ||
 	    (err = fs_reply_u64(bl, "filter_bytes", &fbytes)) ||
 	    (err = fs_reply_u64(bl, "filter_k", &k)) ||
@@ -534,6 +535,6 @@ int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 	if (ret)
 		return ret;
 	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("status"));
 	return fs_client_show(cli, req, json, fs_status_show);
 }

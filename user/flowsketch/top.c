@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "keys.h"
 #include "args.h"
 #include "format.h"
 #include "reply.h"
@@ -49,42 +50,42 @@ struct json_object *fs_top_request(const struct top_opts *o)
 {
 	struct json_object *req = json_object_new_object();
 
-	json_object_object_add(req, "cmd", json_object_new_string("top"));
-	json_object_object_add(req, "n", json_object_new_int64(o->n));
-	json_object_object_add(req, "sort", json_object_new_string(o->sort));
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("top"));
+	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
+	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
 	if (o->span)
-		json_object_object_add(req, "span", json_object_new_int64(o->span));
+		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
 	if (o->direction)
-		json_object_object_add(req, "direction", json_object_new_string(o->direction));
+		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
 	return req;
 }
 
 static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
 {
-	const char *count = conns ? "connections" : "packets";
-	const char *size = conns ? "established" : "bytes";
+	const char *count = conns ? FS_KEY_CONNECTIONS : FS_KEY_PACKETS;
+	const char *size = conns ? FS_KEY_ESTABLISHED : FS_KEY_BYTES;
 	int err;
 
-	if ((err = fs_reply_string(f, "src", &out->src)) ||
-	    (err = fs_reply_string(f, "dst", &out->dst)) ||
-	    (err = fs_reply_string(f, "proto", &out->proto)) ||
-	    (err = fs_reply_u64(f, "sport", &out->sport)) ||
-	    (err = fs_reply_u64(f, "dport", &out->dport)) ||
-	    (err = fs_reply_u64(f, "proto_num", &out->proto_num)) ||
-	    (err = fs_reply_u64(f, "family", &out->family)) ||
+	if ((err = fs_reply_string(f, FS_KEY_SRC, &out->src)) ||
+	    (err = fs_reply_string(f, FS_KEY_DST, &out->dst)) ||
+	    (err = fs_reply_string(f, FS_KEY_PROTO, &out->proto)) ||
+	    (err = fs_reply_u64(f, FS_KEY_SPORT, &out->sport)) ||
+	    (err = fs_reply_u64(f, FS_KEY_DPORT, &out->dport)) ||
+	    (err = fs_reply_u64(f, FS_KEY_PROTO_NUM, &out->proto_num)) ||
+	    (err = fs_reply_u64(f, FS_KEY_FAMILY, &out->family)) ||
 	    (err = fs_reply_u64(f, count, &out->packets)) ||
 	    (err = fs_reply_u64(f, size, &out->bytes)) ||
-	    (err = fs_reply_double(f, "share", &out->share)))
+	    (err = fs_reply_double(f, FS_KEY_SHARE, &out->share)))
 		return err;
 	/* Absent from daemons without a blocklist. */
-	if (json_object_object_get_ex(f, "blocked", NULL) &&
-	    (err = fs_reply_bool(f, "blocked", &out->blocked)))
+	if (json_object_object_get_ex(f, FS_KEY_BLOCKED, NULL) &&
+	    (err = fs_reply_bool(f, FS_KEY_BLOCKED, &out->blocked)))
 		return err;
 	/* Absent from daemons that count one direction. */
-	if (json_object_object_get_ex(f, "direction", NULL)) {
+	if (json_object_object_get_ex(f, FS_KEY_DIRECTION, NULL)) {
 		const char *d;
 
-		if ((err = fs_reply_string(f, "direction", &d)))
+		if ((err = fs_reply_string(f, FS_KEY_DIRECTION, &d)))
 			return err;
 		if (strcmp(d, "in") && strcmp(d, "out")) {
 			fs_error("flowsketchd's answer has a flow of direction '%s', not in or out", d);
@@ -128,17 +129,17 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	size_t i;
 	int err;
 
-	if ((err = fs_reply_u64(a, "span_seconds", &v->span_seconds)) ||
-	    (err = fs_reply_u64(a, "windows", &v->windows)) ||
-	    (err = fs_reply_u64(a, "window_seconds", &v->window_seconds)) ||
-	    (err = fs_reply_u64(a, "window_end", &v->window_end)) ||
-	    (err = fs_reply_string(a, "sort", &v->sort)))
+	if ((err = fs_reply_u64(a, FS_KEY_SPAN_SECONDS, &v->span_seconds)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOWS, &v->windows)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_SECONDS, &v->window_seconds)) ||
+	    (err = fs_reply_u64(a, FS_KEY_WINDOW_END, &v->window_end)) ||
+	    (err = fs_reply_string(a, FS_KEY_SORT, &v->sort)))
 		return err;
 	/* --sort connections names its two counts for what they are. */
 	v->conns = !strcmp(v->sort, "connections");
-	if ((err = fs_reply_u64(a, v->conns ? "total_connections" : "total_packets",
+	if ((err = fs_reply_u64(a, v->conns ? FS_KEY_TOTAL_CONNECTIONS : FS_KEY_TOTAL_PACKETS,
 				&v->total_packets)) ||
-	    (err = fs_reply_u64(a, v->conns ? "total_established" : "total_bytes",
+	    (err = fs_reply_u64(a, v->conns ? FS_KEY_TOTAL_ESTABLISHED : FS_KEY_TOTAL_BYTES,
 				&v->total_bytes)) ||
 	    (err = fs_reply_double(a, "error_bound.epsilon", &v->epsilon)) ||
 	    (err = fs_reply_double(a, "error_bound.delta", &v->delta)) ||
@@ -146,15 +147,15 @@ static int parse_top(struct json_object *a, struct top_view *v)
 				"error_bound.packets", &v->bound_packets)) ||
 	    (err = fs_reply_u64(a, v->conns ? "error_bound.established" :
 				"error_bound.bytes", &v->bound_bytes)) ||
-	    (err = fs_reply_u64(a, "distinct_flows", &v->distinct_flows)) ||
-	    (err = fs_reply_u64(a, "distinct_sources", &v->distinct_sources)) ||
-	    (err = fs_reply_u64(a, "distinct_destinations", &v->distinct_dests)) ||
-	    (err = fs_reply_double(a, "relative_standard_error", &v->distinct_rse)) ||
-	    (err = fs_reply_array(a, "flows", &flows)))
+	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_FLOWS, &v->distinct_flows)) ||
+	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_SOURCES, &v->distinct_sources)) ||
+	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_DESTINATIONS, &v->distinct_dests)) ||
+	    (err = fs_reply_double(a, FS_KEY_RSE, &v->distinct_rse)) ||
+	    (err = fs_reply_array(a, FS_KEY_FLOWS, &flows)))
 		return err;
 	v->direction = "both";
-	if (json_object_object_get_ex(a, "direction", NULL) &&
-	    (err = fs_reply_string(a, "direction", &v->direction)))
+	if (json_object_object_get_ex(a, FS_KEY_DIRECTION, NULL) &&
+	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)))
 		return err;
 	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S) {
 		fs_error("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",

@@ -31,7 +31,7 @@ enum fsd_access {
 	FSD_ACCESS_ALL,		/* root */
 };
 
-/* What a command needs (query.c's table).  Root is the zero value, so a
+/* What a command needs (commands.h's NEED).  Root is the zero value, so a
  * command added to the table without saying is closed to the group. */
 enum fsd_cmd_need {
 	FSD_NEED_ROOT = 0,

@@ -16,6 +16,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
+#include "keys.h"
+#include "answer.h"
 #include "safedir.h"
 #include "blocklist.h"
 #include "daemon.h"
@@ -650,7 +652,7 @@ static struct json_object *done(const char *what, size_t changed, size_t entries
 	struct json_object *a = json_object_new_object();
 
 	json_object_object_add(a, what, json_object_new_uint64(changed));
-	json_object_object_add(a, "entries", json_object_new_uint64(entries));
+	json_object_object_add(a, FS_KEY_ENTRIES, json_object_new_uint64(entries));
 	return a;
 }
 
@@ -783,7 +785,7 @@ struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 	}
 	if (!m) {
 		free(fresh);
-		return done("added", 0, bl->n);
+		return done(FS_KEY_ADDED, 0, bl->n);
 	}
 	after = malloc((bl->n + m) * sizeof(*after));
 	if (!after) {
@@ -804,7 +806,7 @@ struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 	free(fresh);
 	if (err)
 		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
-	return done("added", m, bl->n);
+	return done(FS_KEY_ADDED, m, bl->n);
 }
 
 /*
@@ -851,7 +853,7 @@ static struct json_object *remove_sorted(struct fsd_blocklist *bl,
 		bl->free_ids[bl->nfree++] = ids[i];
 	}
 	free(ids);
-	return done("deleted", ngone, bl->n);
+	return done(FS_KEY_DELETED, ngone, bl->n);
 }
 
 struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
@@ -890,7 +892,7 @@ struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl)
 		return fsd_answer_error("out of memory");
 	for (i = 0; i < n; i++)
 		all[i] = bl->e[i].c;
-	a = n ? remove_sorted(bl, all, n) : done("deleted", 0, 0);
+	a = n ? remove_sorted(bl, all, n) : done(FS_KEY_DELETED, 0, 0);
 	free(all);
 	return a;
 }
@@ -929,18 +931,18 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 		const struct fs_block_hits *h = &bl->hits[page[i].id];
 
 		fs_cidr_format(&page[i].c, text, sizeof(text));
-		json_object_object_add(o, "cidr", json_object_new_string(text));
-		json_object_object_add(o, "packets",
+		json_object_object_add(o, FS_KEY_CIDR, json_object_new_string(text));
+		json_object_object_add(o, FS_KEY_PACKETS,
 				       json_object_new_uint64(__atomic_load_n(&h->packets, __ATOMIC_RELAXED)));
-		json_object_object_add(o, "bytes",
+		json_object_object_add(o, FS_KEY_BYTES,
 				       json_object_new_uint64(__atomic_load_n(&h->bytes, __ATOMIC_RELAXED)));
 		json_object_array_add(arr, o);
 	}
 	free(page);
-	json_object_object_add(a, "entries", arr);
-	json_object_object_add(a, "offset", json_object_new_uint64(offset));
-	json_object_object_add(a, "total", json_object_new_uint64(total));
-	json_object_object_add(a, "blocklist", fsd_blocklist_status(bl));
+	json_object_object_add(a, FS_KEY_ENTRIES, arr);
+	json_object_object_add(a, FS_KEY_OFFSET, json_object_new_uint64(offset));
+	json_object_object_add(a, FS_KEY_TOTAL, json_object_new_uint64(total));
+	json_object_object_add(a, FS_KEY_BLOCKLIST, fsd_blocklist_status(bl));
 	return a;
 }
 
@@ -1003,7 +1005,7 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 		for (w = 0; w < ((size_t)8 << log2); w++)
 			set += (size_t)__builtin_popcountll(((const __u64 *)bl->filter[live])[w]);
 	json_object_object_add(o, "file", json_object_new_string(bl->path));
-	json_object_object_add(o, "entries", json_object_new_uint64(n));
+	json_object_object_add(o, FS_KEY_ENTRIES, json_object_new_uint64(n));
 	json_object_object_add(o, "max_entries", json_object_new_uint64(bl->max));
 	/* A change being applied on a query thread, and its CIDRs: entries
 	 * is the list before it until it is answered. */

@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "keys.h"
+#include "answer.h"
 #include "blocklist.h"
 #include "blockreq.h"
 #include "daemon.h"
@@ -143,7 +145,7 @@ static struct json_object *load_begin(struct fsd_blocklist *bl, size_t total)
 	st->touched_ms = now;
 	snprintf(text, sizeof(text), "%016llx", (unsigned long long)token);
 	a = json_object_new_object();
-	json_object_object_add(a, "load", json_object_new_string(text));
+	json_object_object_add(a, FS_KEY_LOAD, json_object_new_string(text));
 	return a;
 }
 
@@ -169,7 +171,7 @@ static struct json_object *load_part(struct fsd_blocklist *bl, const struct fsd_
 	st->ch->n += r->ncidrs;
 	st->touched_ms = fsd_monotonic_ms();
 	a = json_object_new_object();
-	json_object_object_add(a, "staged", json_object_new_uint64(st->ch->n));
+	json_object_object_add(a, FS_KEY_STAGED, json_object_new_uint64(st->ch->n));
 	return a;
 }
 

@@ -19,7 +19,8 @@ struct fsd_daemon;
 struct fsd_job;
 struct json_object;
 
-/* As fsd_request_start() (server.h): *now an answer, or *job a job. */
+/* The FSD_IN_LOOP handler of the block_* rows (commands.h): *now an
+ * answer, or *job a job. */
 void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
 		       __u64 client, struct json_object **now,
 		       struct fsd_job **job);

@@ -468,7 +468,7 @@ static void teardown(struct fsd_daemon *d)
  * timerfd, so that the loop can look between any two events, not only
  * when epoll hands the timer over.
  */
-void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
+static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
 
@@ -499,13 +499,14 @@ static int loop(struct fsd_daemon *d)
 {
 	int rb_fd = ring_buffer__epoll_fd(d->reports);
 	struct epoll_event ev[64];
-	int i, n;
+	int i, n, wait;
 
 	for (;;) {
 		/* Clients' deadlines bound the wait: a client that never
 		 * sends is answered (or dropped) on time. */
-		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev),
-			       fsd_server_expire(d));
+		while ((wait = fsd_server_expire(d)) == FSD_EXPIRE_MORE)
+			fsd_daemon_rotate_if_due(d);
+		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev), wait);
 		if (n < 0) {
 			int err = -errno;
 
@@ -595,10 +596,11 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	return 0;
 }
 
-int fsd_daemon_run(struct fsd_daemon *d)
+int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 {
 	int err;
 
+	d->server.request = request;
 	d->listen_fd = -1;
 	d->timer_fd = -1;
 	d->signal_fd = -1;

@@ -13,6 +13,7 @@
 #define FLOWSKETCHD_DAEMON_H
 
 #include <stdbool.h>
+#include "answer.h"
 #include "blocklist.h"
 #include "history.h"
 #include "ifwatch.h"
@@ -69,18 +70,14 @@ struct fsd_daemon {
 };
 
 /* Set up everything (0, or -errno with the host left as it was), run
- * until SIGINT/SIGTERM, undo everything (unless --keep). */
-int fsd_daemon_run(struct fsd_daemon *d);
-/* Close the window now if its timer has fired (a non-blocking look):
- * for loops over many clients, so that none delays a rotation. */
-void fsd_daemon_rotate_if_due(struct fsd_daemon *d);
+ * until SIGINT/SIGTERM, undo everything (unless --keep).  The query
+ * socket's requests go to request (the command table, dispatch.h). */
+int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request);
 /* flowsketchd --detach: 0 or -errno. */
 int fsd_daemon_detach(const struct fsd_options *o);
 
 /* Answers to the requests of protocol.h (query.c, status.c; a request
- * starts with fsd_request_start(), server.h). */
+ * starts with fsd_request_start(), dispatch.h). */
 struct json_object *fsd_answer_status(struct fsd_daemon *d);
-struct json_object *fsd_answer_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
 
 #endif /* FLOWSKETCHD_DAEMON_H */

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "keys.h"
+#include "answer.h"
 #include "flow_json.h"
 #include "base64.h"
 #include "daemon.h"
@@ -108,22 +110,12 @@ static const char *dir_name(__u32 dirs)
 	return dirs == FSD_DIR_IN ? "in" : dirs == FSD_DIR_OUT ? "out" : "both";
 }
 
-static void add_u64(struct json_object *o, const char *key, __u64 v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
-
-static void add_string(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
 static void add_hex(struct json_object *o, const char *key, __u64 v)
 {
 	char hex[17];
 
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)v);
-	add_string(o, key, hex);
+	fsd_add_string(o, key, hex);
 }
 
 /* cols: the candidate's exported columns, one per row of sum. */
@@ -140,9 +132,9 @@ static struct json_object *cand_json(const struct export_cand *c,
 	for (row = 0; row < sum->params.cms_depth; row++)
 		json_object_array_add(cells, json_object_new_int64(cols[row]));
 	json_object_object_add(f, "columns", cells);
-	add_u64(f, "packets", est.packets);
-	add_u64(f, "bytes", est.bytes);
-	add_string(f, "direction", dir_name(c->dirs));
+	fsd_add_u64(f, FS_KEY_PACKETS, est.packets);
+	fsd_add_u64(f, FS_KEY_BYTES, est.bytes);
+	fsd_add_string(f, FS_KEY_DIRECTION, dir_name(c->dirs));
 	return f;
 }
 
@@ -177,9 +169,9 @@ static struct json_object *sketch_json(const struct fs_sketch *sum)
 	if (!data)
 		goto out;
 	o = json_object_new_object();
-	add_string(o, "encoding", "base64");
-	add_u64(o, "cells", ncells);
-	add_u64(o, "registers", nregs);
+	fsd_add_string(o, "encoding", "base64");
+	fsd_add_u64(o, "cells", ncells);
+	fsd_add_u64(o, "registers", nregs);
 	json_object_object_add(o, "data", data);
 out:
 	free(text);
@@ -191,11 +183,11 @@ static struct json_object *params_json(const struct fs_sketch_params *p)
 {
 	struct json_object *o = json_object_new_object();
 
-	add_u64(o, "cms_depth", p->cms_depth);
-	add_u64(o, "cms_log2_width", p->cms_log2_width);
-	add_u64(o, "cms_width", 1ULL << p->cms_log2_width);
-	add_u64(o, "hll_precision", p->hll_p);
-	add_u64(o, "flags", p->flags);
+	fsd_add_u64(o, "cms_depth", p->cms_depth);
+	fsd_add_u64(o, "cms_log2_width", p->cms_log2_width);
+	fsd_add_u64(o, "cms_width", 1ULL << p->cms_log2_width);
+	fsd_add_u64(o, FS_KEY_HLL_PRECISION, p->hll_p);
+	fsd_add_u64(o, "flags", p->flags);
 	json_object_object_add(o, "conservative", json_object_new_boolean(
 			p->flags & FS_PARAM_F_CONSERVATIVE));
 	return o;
@@ -212,6 +204,34 @@ static void span_fold(struct fsd_span *sum, const struct fsd_span *s)
 		sum->end_ns = s->end_ns;
 	if (s->windows > sum->windows)
 		sum->windows = s->windows;
+}
+
+/* The answer's members before the candidates: the span, its direction,
+ * the parameters and totals (protocol.h, export). */
+static struct json_object *export_head(const struct fsd_daemon *d,
+				       const struct fsd_span *span,
+				       unsigned int dirs,
+				       const struct fs_sketch *sum)
+{
+	struct json_object *a = json_object_new_object();
+	__u64 start = fsd_wall_ns(span->start_ns);
+	__u64 end = fsd_wall_ns(span->end_ns);
+
+	if (end < start)	/* cannot happen on one monotonic clock */
+		end = start;
+	fsd_add_u64(a, FS_KEY_SPAN_SECONDS, (end - start + 500000000ULL) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOWS, span->windows);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_u64(a, FS_KEY_WINDOW_START, start / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOW_END, end / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOW_START_NS, start);
+	fsd_add_u64(a, FS_KEY_WINDOW_END_NS, end);
+	fsd_add_string(a, FS_KEY_DIRECTION, dir_name(dirs));
+	json_object_object_add(a, "params", params_json(&d->opts.params));
+	add_hex(a, "secret_fingerprint", d->store.fingerprint);
+	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, sum->totals.packets);
+	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, sum->totals.bytes);
+	return a;
 }
 
 struct json_object *fsd_answer_export(struct fsd_daemon *d,
@@ -232,7 +252,6 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 	__u64 *hashes = NULL;
 	__u32 *cols = NULL;
 	unsigned long long need;
-	__u64 start, end;
 	int err = 0;
 
 	if (!dirs)
@@ -293,28 +312,12 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 		err = -ENOMEM;
 		goto out;
 	}
-	start = fsd_wall_ns(span.start_ns);
-	end = fsd_wall_ns(span.end_ns);
-	if (end < start)	/* cannot happen on one monotonic clock */
-		end = start;
-	a = json_object_new_object();
-	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
-	add_u64(a, "windows", span.windows);
-	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_u64(a, "window_start", start / 1000000000ULL);
-	add_u64(a, "window_end", end / 1000000000ULL);
-	add_u64(a, "window_start_ns", start);
-	add_u64(a, "window_end_ns", end);
-	add_string(a, "direction", dir_name(dirs));
-	json_object_object_add(a, "params", params_json(p));
-	add_hex(a, "secret_fingerprint", d->store.fingerprint);
-	add_u64(a, "total_packets", sum.totals.packets);
-	add_u64(a, "total_bytes", sum.totals.bytes);
+	a = export_head(d, &span, dirs, &sum);
 	cands = json_object_new_array_ext((int)(c.n ? c.n : 1));
 	for (i = 0; i < c.n; i++)
 		json_object_array_add(cands, cand_json(&c.v[i],
 						       cols + i * p->cms_depth, &sum));
-	json_object_object_add(a, "candidates", cands);
+	json_object_object_add(a, FS_KEY_CANDIDATES, cands);
 	json_object_object_add(a, "sketch", sk);
 out:
 	if (err == -E2BIG)

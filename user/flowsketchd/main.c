@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "daemon.h"
+#include "dispatch.h"
 
 int main(int argc, char **argv)
 {
@@ -38,5 +39,5 @@ int main(int argc, char **argv)
 	}
 	if (d.opts.detach)
 		return fsd_daemon_detach(&d.opts) ? 1 : 0;
-	return fsd_daemon_run(&d) ? 1 : 0;
+	return fsd_daemon_run(&d, fsd_request_start) ? 1 : 0;
 }

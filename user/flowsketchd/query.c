@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * query.c - answer a request: top and flows here, status in status.c,
+ * query.c - the span queries (query.h): top, flows and windows here,
  * export in export.c.
  *
  * The request is parsed and checked in request.c, which needs no daemon;
@@ -8,52 +8,19 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "keys.h"
 #include "flow_json.h"
 #include "flow_fmt.h"
 #include "hll_estimate.h"
+#include "answer.h"
 #include "daemon.h"
 #include "export.h"
-#include "blockreq.h"
-#include "request.h"
-#include "server.h"
-#include "utf8.h"
+#include "query.h"
 #include "workers.h"
-
-struct json_object *fsd_answer_error(const char *fmt, ...)
-{
-	struct json_object *o = json_object_new_object();
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* Cut between characters: the CLI refuses an answer that is not
-	 * valid UTF-8. */
-	msg[fs_utf8_prefix(msg, strlen(msg), strlen(msg))] = 0;
-	json_object_object_add(o, "error", json_object_new_string(msg));
-	return o;
-}
-
-static void add_u64(struct json_object *o, const char *key, __u64 v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
-
-static void add_double(struct json_object *o, const char *key, double v)
-{
-	json_object_object_add(o, key, json_object_new_double(v));
-}
-
-static void add_string(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
 
 /*
  * The windows a span asks for (history.h, fsd_span_select): none given,
@@ -92,13 +59,13 @@ static struct json_object *flow_json(const struct fsd_daemon *d,
 {
 	struct json_object *f = fs_flow_key_json(&c->key);
 
-	add_u64(f, "packets", c->packets);
-	add_u64(f, "bytes", c->bytes);
-	add_double(f, "share", share);
-	add_string(f, "direction", c->direction == FSD_DIR_OUT ? "out" : "in");
+	fsd_add_u64(f, FS_KEY_PACKETS, c->packets);
+	fsd_add_u64(f, FS_KEY_BYTES, c->bytes);
+	fsd_add_double(f, FS_KEY_SHARE, share);
+	fsd_add_string(f, FS_KEY_DIRECTION, c->direction == FSD_DIR_OUT ? "out" : "in");
 	/* The source as the blocklist stands now (its packets were counted
 	 * before the verdict dropped them). */
-	json_object_object_add(f, "blocked", json_object_new_boolean(
+	json_object_object_add(f, FS_KEY_BLOCKED, json_object_new_boolean(
 			fsd_blocklist_covers(&d->blocklist, c->key.family, c->key.src)));
 	return f;
 }
@@ -116,15 +83,15 @@ static void add_span(struct fsd_daemon *d, struct json_object *a,
 
 	if (end < start)	/* cannot happen on one monotonic clock */
 		end = start;
-	add_u64(a, "span_seconds", (end - start + 500000000ULL) / 1000000000ULL);
-	add_u64(a, "windows", span->windows);
-	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_u64(a, "window_start", fsd_wall_ns(start) / 1000000000ULL);
-	add_u64(a, "window_end", fsd_wall_ns(end) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_SPAN_SECONDS, (end - start + 500000000ULL) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOWS, span->windows);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_u64(a, FS_KEY_WINDOW_START, fsd_wall_ns(start) / 1000000000ULL);
+	fsd_add_u64(a, FS_KEY_WINDOW_END, fsd_wall_ns(end) / 1000000000ULL);
 	/* To the ns, for lining windows up across hosts (daemon.c: they end
 	 * on wall-clock multiples of their length). */
-	add_u64(a, "window_start_ns", fsd_wall_ns(start));
-	add_u64(a, "window_end_ns", fsd_wall_ns(end));
+	fsd_add_u64(a, FS_KEY_WINDOW_START_NS, fsd_wall_ns(start));
+	fsd_add_u64(a, FS_KEY_WINDOW_END_NS, fsd_wall_ns(end));
 }
 
 static __u64 bound(double eps, __u64 total)
@@ -141,13 +108,13 @@ static void add_distinct(struct fsd_daemon *d, struct json_object *a,
 
 	for (i = 0; i < FS_HLL_NSKETCH; i++)
 		distinct[i] = fs_sketch_distinct(&q->sum, i);
-	add_u64(a, "distinct_flows", (__u64)llround(distinct[FS_HLL_FLOWS]));
-	add_u64(a, "distinct_sources", (__u64)llround(distinct[FS_HLL_SOURCES]));
-	add_u64(a, "distinct_destinations",
+	fsd_add_u64(a, FS_KEY_DISTINCT_FLOWS, (__u64)llround(distinct[FS_HLL_FLOWS]));
+	fsd_add_u64(a, FS_KEY_DISTINCT_SOURCES, (__u64)llround(distinct[FS_HLL_SOURCES]));
+	fsd_add_u64(a, FS_KEY_DISTINCT_DESTINATIONS,
 		(__u64)llround(distinct[FS_HLL_DESTS]));
-	add_double(a, "relative_standard_error",
+	fsd_add_double(a, FS_KEY_RSE,
 		   fs_hll_rse(d->opts.params.hll_p));
-	add_u64(a, "hll_precision", d->opts.params.hll_p);
+	fsd_add_u64(a, FS_KEY_HLL_PRECISION, d->opts.params.hll_p);
 }
 
 /* A span query as the query threads get it: the request and the windows
@@ -239,37 +206,37 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	got = fsd_topk_finish(&top);
 	a = json_object_new_object();
 	add_span(d, a, &span);
-	add_string(a, "sort", "connections");
-	add_u64(a, "total_connections", span.totals.packets);
-	add_u64(a, "total_established", span.totals.bytes);
+	fsd_add_string(a, FS_KEY_SORT, "connections");
+	fsd_add_u64(a, FS_KEY_TOTAL_CONNECTIONS, span.totals.packets);
+	fsd_add_u64(a, FS_KEY_TOTAL_ESTABLISHED, span.totals.bytes);
 	eb = json_object_new_object();
-	add_double(eb, "epsilon", fs_cms_epsilon(p));
-	add_double(eb, "delta", fs_cms_delta(p));
-	add_u64(eb, "connections", bound(fs_cms_epsilon(p), span.totals.packets));
-	add_u64(eb, "established", bound(fs_cms_epsilon(p), span.totals.bytes));
-	json_object_object_add(a, "error_bound", eb);
+	fsd_add_double(eb, FS_KEY_EPSILON, fs_cms_epsilon(p));
+	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
+	fsd_add_u64(eb, FS_KEY_CONNECTIONS, bound(fs_cms_epsilon(p), span.totals.packets));
+	fsd_add_u64(eb, FS_KEY_ESTABLISHED, bound(fs_cms_epsilon(p), span.totals.bytes));
+	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	flows = json_object_new_array();
 	for (i = 0; i < got; i++) {
 		const struct fsd_flow_count *c = &top.heap[i];
 
 		f = flow_json(d, c, span.totals.packets ?
 			      (double)c->packets / (double)span.totals.packets : 0);
-		json_object_object_del(f, "packets");
-		json_object_object_del(f, "bytes");
-		json_object_object_del(f, "direction");
-		add_u64(f, "connections", c->packets);
-		add_u64(f, "established", c->bytes);
+		json_object_object_del(f, FS_KEY_PACKETS);
+		json_object_object_del(f, FS_KEY_BYTES);
+		json_object_object_del(f, FS_KEY_DIRECTION);
+		fsd_add_u64(f, FS_KEY_CONNECTIONS, c->packets);
+		fsd_add_u64(f, FS_KEY_ESTABLISHED, c->bytes);
 		json_object_array_add(flows, f);
 	}
-	json_object_object_add(a, "flows", flows);
-	add_u64(a, "candidates", span.candidates);
+	json_object_object_add(a, FS_KEY_FLOWS, flows);
+	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
 	fsd_topk_free(&top);
 	add_distinct(d, a, q);
 	return a;
 }
 
-static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
-				      struct fsd_query_scratch *q)
+struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
+				  struct fsd_query_scratch *q)
 {
 	const struct fsd_request *r = &((const struct query_job *)job)->r;
 	const struct fs_sketch_params *p = &d->opts.params;
@@ -325,16 +292,16 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 
 	a = json_object_new_object();
 	add_span(d, a, &span);
-	add_string(a, "direction", direction_name(r->direction));
-	add_string(a, "sort", sort == FSD_SORT_BYTES ? "bytes" : "packets");
-	add_u64(a, "total_packets", span.totals.packets);
-	add_u64(a, "total_bytes", span.totals.bytes);
+	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
+	fsd_add_string(a, FS_KEY_SORT, sort == FSD_SORT_BYTES ? "bytes" : "packets");
+	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, span.totals.packets);
+	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, span.totals.bytes);
 	eb = json_object_new_object();
-	add_double(eb, "epsilon", fs_cms_epsilon(p));
-	add_double(eb, "delta", fs_cms_delta(p));
-	add_u64(eb, "packets", bound(fs_cms_epsilon(p), span.totals.packets));
-	add_u64(eb, "bytes", bound(fs_cms_epsilon(p), span.totals.bytes));
-	json_object_object_add(a, "error_bound", eb);
+	fsd_add_double(eb, FS_KEY_EPSILON, fs_cms_epsilon(p));
+	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
+	fsd_add_u64(eb, FS_KEY_PACKETS, bound(fs_cms_epsilon(p), span.totals.packets));
+	fsd_add_u64(eb, FS_KEY_BYTES, bound(fs_cms_epsilon(p), span.totals.bytes));
+	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	total = sort == FSD_SORT_BYTES ? span.totals.bytes : span.totals.packets;
 	flows = json_object_new_array();
 	for (i = 0; i < got; i++) {
@@ -344,8 +311,8 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 		json_object_array_add(flows, flow_json(d, c, total ?
 					(double)m / (double)total : 0));
 	}
-	json_object_object_add(a, "flows", flows);
-	add_u64(a, "candidates", span.candidates);
+	json_object_object_add(a, FS_KEY_FLOWS, flows);
+	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
 	fsd_topk_free(&top);
 	/* The same span's distinct counts, so that a live `top` shows them
 	 * without a second request that could see another window. */
@@ -353,8 +320,8 @@ static struct json_object *answer_top(struct fsd_daemon *d, const void *job,
 	return a;
 }
 
-static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
-					struct fsd_query_scratch *q)
+struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
+				    struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 	const struct fsd_request *r = &qj->r;
@@ -396,19 +363,19 @@ static struct json_object *answer_flows(struct fsd_daemon *d, const void *job,
 	    !fsd_history_distinct(&d->conn.history, &qj->sel_conn, q, unused, &one)) {
 		struct json_object *c = json_object_new_object();
 
-		add_u64(c, "opened", one.totals.packets);
-		add_u64(c, "established", one.totals.bytes);
-		add_u64(c, "distinct_sources", (__u64)llround(unused[FS_HLL_SOURCES]));
-		add_u64(c, "distinct_destinations", (__u64)llround(unused[FS_HLL_DESTS]));
-		json_object_object_add(a, "connections", c);
+		fsd_add_u64(c, FS_KEY_OPENED, one.totals.packets);
+		fsd_add_u64(c, FS_KEY_ESTABLISHED, one.totals.bytes);
+		fsd_add_u64(c, FS_KEY_DISTINCT_SOURCES, (__u64)llround(unused[FS_HLL_SOURCES]));
+		fsd_add_u64(c, FS_KEY_DISTINCT_DESTINATIONS, (__u64)llround(unused[FS_HLL_DESTS]));
+		json_object_object_add(a, FS_KEY_CONNECTIONS, c);
 	}
-	add_string(a, "direction", direction_name(r->direction));
+	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
 	return a;
 }
 
 /* export.c: the span's sketches themselves, from the same windows. */
-static struct json_object *answer_export(struct fsd_daemon *d, const void *job,
-					 struct fsd_query_scratch *q)
+struct json_object *fsd_query_export(struct fsd_daemon *d, const void *job,
+				     struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 
@@ -435,25 +402,25 @@ static int add_series(struct fsd_daemon *d, struct json_object *arr,
 	ws = json_object_new_array();
 	for (i = n - 1; i >= 0; i--) {
 		w = json_object_new_object();
-		add_u64(w, "start_ns", fsd_wall_ns(pts[i].start_ns));
-		add_u64(w, "end_ns", fsd_wall_ns(pts[i].end_ns));
-		add_u64(w, "packets", pts[i].totals.packets);
-		add_u64(w, "bytes", pts[i].totals.bytes);
-		add_u64(w, "distinct_flows", (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
-		add_u64(w, "distinct_sources", (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
-		add_u64(w, "distinct_destinations", (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
+		fsd_add_u64(w, FS_KEY_START_NS, fsd_wall_ns(pts[i].start_ns));
+		fsd_add_u64(w, FS_KEY_END_NS, fsd_wall_ns(pts[i].end_ns));
+		fsd_add_u64(w, FS_KEY_PACKETS, pts[i].totals.packets);
+		fsd_add_u64(w, FS_KEY_BYTES, pts[i].totals.bytes);
+		fsd_add_u64(w, FS_KEY_DISTINCT_FLOWS, (__u64)llround(pts[i].distinct[FS_HLL_FLOWS]));
+		fsd_add_u64(w, FS_KEY_DISTINCT_SOURCES, (__u64)llround(pts[i].distinct[FS_HLL_SOURCES]));
+		fsd_add_u64(w, FS_KEY_DISTINCT_DESTINATIONS, (__u64)llround(pts[i].distinct[FS_HLL_DESTS]));
 		json_object_array_add(ws, w);
 	}
 	free(pts);
-	add_string(s, "direction", direction);
-	json_object_object_add(s, "windows", ws);
+	fsd_add_string(s, FS_KEY_DIRECTION, direction);
+	json_object_object_add(s, FS_KEY_WINDOWS, ws);
 	json_object_array_add(arr, s);
 	return 0;
 }
 
 /* windows: the span window by window, per direction (`flowsketch plot`). */
-static struct json_object *answer_windows(struct fsd_daemon *d, const void *job,
-					  struct fsd_query_scratch *q)
+struct json_object *fsd_query_windows(struct fsd_daemon *d, const void *job,
+				      struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 	unsigned int dirs = directions(d, qj->r.direction);
@@ -469,128 +436,37 @@ static struct json_object *answer_windows(struct fsd_daemon *d, const void *job,
 		json_object_put(a);
 		return fsd_answer_error("windows query failed: %s", strerror(-err));
 	}
-	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_string(a, "direction", direction_name(qj->r.direction));
-	json_object_object_add(a, "series", arr);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(qj->r.direction));
+	json_object_object_add(a, FS_KEY_SERIES, arr);
 	return a;
 }
 
-static struct json_object *now_status(struct fsd_daemon *d,
-				      const struct fsd_request *r)
+void fsd_span_job(struct fsd_daemon *d, const struct fsd_request *r,
+		  __u64 client, fsd_job_fn run, struct json_object **now,
+		  struct fsd_job **job)
 {
-	return fsd_answer_status(d);
-}
+	struct query_job *qj = calloc(1, sizeof(*qj));
+	struct fsd_job *j = calloc(1, sizeof(*j));
 
-/*
- * The command table: what answers each command, where, and who may ask
- * it (access.h).  Status reads the loop's own state (BPF maps, interfaces,
- * counters) and is cheap, so the loop answers it; span queries go to the
- * query threads (workers.h), and so do the blocklist's changes and pages,
- * which blockreq.h routes (block).  A command that changes anything (the
- * blocklist, its file) needs root; one that only reads is open to the read
- * group.  A row that says nothing is root only.
- */
-static const struct {
-	enum fsd_cmd cmd;
-	fsd_job_fn query;				/* on a query thread */
-	struct json_object *(*now)(struct fsd_daemon *d,
-				   const struct fsd_request *r);	/* in the loop */
-	enum fsd_cmd_need need;
-	const char *name;				/* as the CLI says it */
-	bool block;					/* fsd_block_request() */
-} commands[] = {
-	{ FSD_CMD_TOP, answer_top, NULL, FSD_NEED_READ, "top", false },
-	{ FSD_CMD_FLOWS, answer_flows, NULL, FSD_NEED_READ, "flows", false },
-	{ FSD_CMD_EXPORT, answer_export, NULL, FSD_NEED_READ, "export", false },
-	{ FSD_CMD_WINDOWS, answer_windows, NULL, FSD_NEED_READ, "windows", false },
-	{ FSD_CMD_STATUS, NULL, now_status, FSD_NEED_READ, "status", false },
-	{ FSD_CMD_BLOCK_LIST, .block = true, .need = FSD_NEED_READ, .name = "block list" },
-	{ FSD_CMD_BLOCK_ADD, .block = true, .need = FSD_NEED_ROOT, .name = "block add" },
-	{ FSD_CMD_BLOCK_DEL, .block = true, .need = FSD_NEED_ROOT, .name = "block del" },
-	{ FSD_CMD_BLOCK_CLEAR, .block = true, .need = FSD_NEED_ROOT, .name = "block clear" },
-	{ FSD_CMD_BLOCK_LOAD_BEGIN, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
-	{ FSD_CMD_BLOCK_LOAD_PART, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
-	{ FSD_CMD_BLOCK_LOAD_COMMIT, .block = true, .need = FSD_NEED_ROOT, .name = "block load" },
-};
-
-/* The refusal for a peer that may not ask this (NULL: it may). */
-static struct json_object *refusal(const struct fsd_daemon *d,
-				   const struct fsd_peer *peer,
-				   enum fsd_cmd_need need, const char *name)
-{
-	const char *group = d->opts.read_group;
-
-	if (peer->access == FSD_ACCESS_ALL ||
-	    (peer->access == FSD_ACCESS_READ && need == FSD_NEED_READ))
-		return NULL;
-	if (peer->access == FSD_ACCESS_READ)
-		return fsd_answer_error("permission denied: %s needs root (this socket gives group %s read-only access)",
-					name, group);
-	if (group)
-		return fsd_answer_error("permission denied: uid %u is neither root nor in group %s",
-					(unsigned int)peer->uid, group);
-	return fsd_answer_error("permission denied: this socket is for root only (flowsketchd --read-group GROUP lets a group read)");
-}
-
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, const struct fsd_peer *peer,
-		       struct json_object **now, struct fsd_job **job)
-{
-	char err[FSD_REQUEST_ERROR_MAX];
-	struct query_job *qj;
-	struct fsd_request r;
-	struct fsd_job *j;
-	size_t i;
-
-	*now = NULL;
-	*job = NULL;
-	/* Nothing of a stranger's request is parsed. */
-	if (peer->access == FSD_ACCESS_NONE) {
-		*now = refusal(d, peer, FSD_NEED_READ, NULL);
-		return;
-	}
-	if (fsd_request_parse(text, len, &r, err)) {
-		*now = fsd_answer_error("%s", err);
-		return;
-	}
-	for (i = 0; i < FS_ARRAY_SIZE(commands) && commands[i].cmd != r.cmd; i++)
-		;
-	if (i == FS_ARRAY_SIZE(commands)) {
-		*now = fsd_answer_error("unknown cmd");
-		return;
-	}
-	*now = refusal(d, peer, commands[i].need, commands[i].name);
-	if (*now)
-		return;
-	if (commands[i].block) {
-		fsd_block_request(d, &r, client, now, job);
-		return;
-	}
-	if (commands[i].now) {
-		*now = commands[i].now(d, &r);
-		return;
-	}
-	qj = calloc(1, sizeof(*qj));
-	j = calloc(1, sizeof(*j));
 	if (!qj || !j) {
-		free(qj);
-		free(j);
 		*now = fsd_answer_error("out of memory");
-		return;
+		goto fail;
 	}
-	qj->r = r;
-	*now = span_select(d, &d->history, r.span, &qj->sel);
+	qj->r = *r;
+	*now = span_select(d, &d->history, r->span, &qj->sel);
 	if (!*now && d->out.history_ready)
-		*now = span_select(d, &d->out.history, r.span, &qj->sel_out);
+		*now = span_select(d, &d->out.history, r->span, &qj->sel_out);
 	if (!*now && d->conn.history_ready)
-		*now = span_select(d, &d->conn.history, r.span, &qj->sel_conn);
-	if (*now) {
-		free(qj);
-		free(j);
-		return;
-	}
+		*now = span_select(d, &d->conn.history, r->span, &qj->sel_conn);
+	if (*now)
+		goto fail;
 	j->client = client;
-	j->run = commands[i].query;
+	j->run = run;
 	j->request = qj;
 	*job = j;
+	return;
+fail:
+	free(qj);
+	free(j);
 }

@@ -47,7 +47,7 @@ static int check_keys(struct json_object *req, const char *cmd,
 		const char *const *a;
 
 		(void)val;
-		if (!strcmp(key, "cmd"))
+		if (!strcmp(key, FS_KEY_CMD))
 			continue;
 		for (a = allowed; *a && strcmp(*a, key); a++)
 			;
@@ -58,13 +58,13 @@ static int check_keys(struct json_object *req, const char *cmd,
 	return 0;
 }
 
-static int parse_span(struct json_object *req, struct fsd_request *r,
-		      char *err)
+static int parse_seconds(struct json_object *req, struct fsd_request *r,
+			 char *err)
 {
 	struct json_object *v;
 
 	r->span = 0;
-	if (!json_object_object_get_ex(req, "span", &v))
+	if (!json_object_object_get_ex(req, FS_KEY_SPAN, &v))
 		return 0;
 	if ((!json_object_is_type(v, json_type_int) &&
 	     !json_object_is_type(v, json_type_double)) ||
@@ -82,7 +82,7 @@ static int parse_direction(struct json_object *req, struct fsd_request *r,
 	const char *s;
 
 	r->direction = FSD_DIR_BOTH;
-	if (!json_object_object_get_ex(req, "direction", &v))
+	if (!json_object_object_get_ex(req, FS_KEY_DIRECTION, &v))
 		return 0;
 	s = json_object_get_string(v);
 	if (!json_object_is_type(v, json_type_string) ||
@@ -93,20 +93,24 @@ static int parse_direction(struct json_object *req, struct fsd_request *r,
 	return 0;
 }
 
+/* flows, export, windows: "span" and "direction". */
+static int parse_span(struct json_object *req, struct fsd_request *r,
+		      char *err)
+{
+	return parse_seconds(req, r, err) ?: parse_direction(req, r, err);
+}
+
 static int parse_top(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
-	static const char *const keys[] = { "n", "sort", "span", "direction", NULL };
 	struct json_object *v;
 	int ret;
 
 	r->n = FSD_TOP_DEFAULT;
 	r->sort = FSD_SORT_PACKETS;
-	if ((ret = check_keys(req, "top", keys, err)) ||
-	    (ret = parse_span(req, r, err)) ||
-	    (ret = parse_direction(req, r, err)))
+	if ((ret = parse_span(req, r, err)))
 		return ret;
-	if (json_object_object_get_ex(req, "n", &v)) {
+	if (json_object_object_get_ex(req, FS_KEY_N, &v)) {
 		if (!json_object_is_type(v, json_type_int) ||
 		    json_object_get_int64(v) < 1 ||
 		    json_object_get_int64(v) > FSD_TOP_MAX)
@@ -114,7 +118,7 @@ static int parse_top(struct json_object *req, struct fsd_request *r,
 				    FSD_TOP_MAX);
 		r->n = (size_t)json_object_get_int64(v);
 	}
-	if (json_object_object_get_ex(req, "sort", &v)) {
+	if (json_object_object_get_ex(req, FS_KEY_SORT, &v)) {
 		const char *s = json_object_get_string(v);
 
 		if (!json_object_is_type(v, json_type_string) ||
@@ -140,7 +144,7 @@ static int parse_cidrs(struct json_object *req, struct fsd_request *r,
 	struct json_object *v;
 	size_t i, n;
 
-	if (!json_object_object_get_ex(req, "cidrs", &v) ||
+	if (!json_object_object_get_ex(req, FS_KEY_CIDRS, &v) ||
 	    !json_object_is_type(v, json_type_array) ||
 	    !(n = json_object_array_length(v)))
 		return fail(err, "\"cidrs\" must be a non-empty array of CIDR strings");
@@ -169,7 +173,7 @@ static int parse_token(struct json_object *req, struct fsd_request *r,
 	const char *s;
 	char *end;
 
-	if (!json_object_object_get_ex(req, "load", &v) ||
+	if (!json_object_object_get_ex(req, FS_KEY_LOAD, &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    json_object_get_string_len(v) != 16)
 		return fail(err, "\"load\" must be the 16 hex digits block_load_begin answered");
@@ -180,115 +184,93 @@ static int parse_token(struct json_object *req, struct fsd_request *r,
 	return 0;
 }
 
-/*
- * block_load_begin {"total":N}, block_load_part {"load":T, "cidrs":[...]},
- * block_load_commit {"load":T} (protocol.h).
- */
-static int parse_load(struct json_object *req, const char *name,
-		      struct fsd_request *r, char *err)
+/* block_list: "offset", optional. */
+static int parse_offset(struct json_object *req, struct fsd_request *r,
+			char *err)
 {
-	static const char *const begin_keys[] = { "total", NULL };
-	static const char *const part_keys[] = { "load", "cidrs", NULL };
-	static const char *const commit_keys[] = { "load", NULL };
 	struct json_object *v;
-	int ret;
 
-	if (!strcmp(name, "block_load_begin")) {
-		r->cmd = FSD_CMD_BLOCK_LOAD_BEGIN;
-		if ((ret = check_keys(req, name, begin_keys, err)))
-			return ret;
-		if (!json_object_object_get_ex(req, "total", &v) ||
-		    !json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 1 ||
-		    json_object_get_int64(v) > FS_BLOCK_LOAD_MAX)
-			return fail(err, "\"total\" must be the number of CIDRs to send, 1 to %d",
-				    FS_BLOCK_LOAD_MAX);
-		r->total = (size_t)json_object_get_int64(v);
-		return 0;
+	if (json_object_object_get_ex(req, FS_KEY_OFFSET, &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 0)
+			return fail(err, "\"offset\" must be a whole number, 0 or more");
+		r->offset = (size_t)json_object_get_int64(v);
 	}
-	if (!strcmp(name, "block_load_part")) {
-		r->cmd = FSD_CMD_BLOCK_LOAD_PART;
-		return check_keys(req, name, part_keys, err) ?:
-		       parse_token(req, r, err) ?: parse_cidrs(req, r, err);
-	}
-	r->cmd = FSD_CMD_BLOCK_LOAD_COMMIT;
-	return check_keys(req, name, commit_keys, err) ?: parse_token(req, r, err);
+	return 0;
+}
+
+/* block_load_begin: "total", the CIDRs that the parts will send. */
+static int parse_total(struct json_object *req, struct fsd_request *r,
+		       char *err)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(req, FS_KEY_TOTAL, &v) ||
+	    !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 1 ||
+	    json_object_get_int64(v) > FS_BLOCK_LOAD_MAX)
+		return fail(err, "\"total\" must be the number of CIDRs to send, 1 to %d",
+			    FS_BLOCK_LOAD_MAX);
+	r->total = (size_t)json_object_get_int64(v);
+	return 0;
+}
+
+/* block_load_part: the load's token, then its CIDRs. */
+static int parse_part(struct json_object *req, struct fsd_request *r,
+		      char *err)
+{
+	return parse_token(req, r, err) ?: parse_cidrs(req, r, err);
+}
+
+/* What request.c reads of each row of commands.h. */
+typedef int parse_fn(struct json_object *req, struct fsd_request *r,
+		     char *err);
+#define SYNTAX(id, name, keys, parse, ...) { name, keys, parse },
+static const struct {
+	const char *name;
+	const char *const *keys;
+	parse_fn *parse;
+} syntax[FSD_CMD_COUNT] = { FSD_COMMANDS(SYNTAX) };
+#undef SYNTAX
+
+/* "unknown cmd", listing every command: "a, b or c". */
+static int unknown(const char *name, char *err)
+{
+	char list[FSD_REQUEST_ERROR_MAX] = "";
+	size_t i, len = 0;
+
+	for (i = 0; i < FSD_CMD_COUNT && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					!i ? "" : i + 1 < FSD_CMD_COUNT ? ", " : " or ",
+					syntax[i].name);
+	return fail(err, "unknown cmd \"%.*s\" (%s)", quoted(name), name, list);
 }
 
 static int parse_cmd(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
-	/* flows, export and windows take the same keys */
-	static const char *const flows_keys[] = { "span", "direction", NULL };
-	static const char *const no_keys[] = { NULL };
 	struct json_object *cmd;
 	const char *name;
+	size_t i;
 
 	if (!json_object_is_type(req, json_type_object))
 		return fail(err, "request is not a JSON object");
-	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
+	if (!json_object_object_get_ex(req, FS_KEY_CMD, &cmd) ||
 	    !json_object_is_type(cmd, json_type_string))
 		return fail(err, "request has no \"cmd\" string");
 	name = json_object_get_string(cmd);
-	if (!strcmp(name, "top")) {
-		r->cmd = FSD_CMD_TOP;
-		return parse_top(req, r, err);
+	for (i = 0; i < FSD_CMD_COUNT; i++) {
+		if (strcmp(name, syntax[i].name))
+			continue;
+		r->cmd = (enum fsd_cmd)i;
+		return check_keys(req, name, syntax[i].keys, err) ?:
+		       (syntax[i].parse ? syntax[i].parse(req, r, err) : 0);
 	}
-	if (!strcmp(name, "flows")) {
-		r->cmd = FSD_CMD_FLOWS;
-		return check_keys(req, "flows", flows_keys, err) ?:
-		       parse_span(req, r, err) ?: parse_direction(req, r, err);
-	}
-	if (!strcmp(name, "export")) {
-		r->cmd = FSD_CMD_EXPORT;
-		return check_keys(req, "export", flows_keys, err) ?:
-		       parse_span(req, r, err) ?: parse_direction(req, r, err);
-	}
-	if (!strcmp(name, "windows")) {
-		r->cmd = FSD_CMD_WINDOWS;
-		return check_keys(req, "windows", flows_keys, err) ?:
-		       parse_span(req, r, err) ?: parse_direction(req, r, err);
-	}
-	if (!strcmp(name, "status")) {
-		r->cmd = FSD_CMD_STATUS;
-		return check_keys(req, "status", no_keys, err);
-	}
-	if (!strcmp(name, "block_add") || !strcmp(name, "block_del")) {
-		static const char *const cidr_keys[] = { "cidrs", NULL };
-
-		r->cmd = name[6] == 'a' ? FSD_CMD_BLOCK_ADD : FSD_CMD_BLOCK_DEL;
-		return check_keys(req, name, cidr_keys, err) ?:
-		       parse_cidrs(req, r, err);
-	}
-	if (!strcmp(name, "block_list")) {
-		static const char *const list_keys[] = { "offset", NULL };
-		struct json_object *v;
-		int ret;
-
-		r->cmd = FSD_CMD_BLOCK_LIST;
-		if ((ret = check_keys(req, name, list_keys, err)))
-			return ret;
-		if (json_object_object_get_ex(req, "offset", &v)) {
-			if (!json_object_is_type(v, json_type_int) ||
-			    json_object_get_int64(v) < 0)
-				return fail(err, "\"offset\" must be a whole number, 0 or more");
-			r->offset = (size_t)json_object_get_int64(v);
-		}
-		return 0;
-	}
-	if (!strcmp(name, "block_clear")) {
-		r->cmd = FSD_CMD_BLOCK_CLEAR;
-		return check_keys(req, name, no_keys, err);
-	}
-	if (!strcmp(name, "block_load_begin") || !strcmp(name, "block_load_part") ||
-	    !strcmp(name, "block_load_commit"))
-		return parse_load(req, name, r, err);
 	/* The daemon opens no file a request names (it would read any file
 	 * as root and quote its lines): the CLI reads the list. */
 	if (!strcmp(name, "block_load"))
 		return fail(err, "block_load takes no file: the client reads the list and sends it (block_load_begin, block_load_part, block_load_commit)");
-	return fail(err, "unknown cmd \"%.*s\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear, block_load_begin, block_load_part or block_load_commit)",
-		    quoted(name), name);
+	return unknown(name, err);
 }
 
 int fsd_request_parse(const char *text, size_t len, struct fsd_request *r,

@@ -4,7 +4,7 @@
  *
  * Everything about a request that does not need the daemon's state is
  * decided here: the text is strict JSON (jsoncheck.h), one object, a known
- * "cmd", only that command's keys, each of the right type and range.  What
+ * "cmd" (commands.h), only that command's keys, each of the right type and range.  What
  * depends on the daemon (is "span" within the history kept?) is left to
  * query.c.  Pure, so that the fuzz target calls it without a daemon.
  */
@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include "cidr.h"
+#include "commands.h"
 #include "protocol.h"
 #include "topk.h"
 
@@ -23,21 +24,6 @@
 #define FSD_BLOCK_REQUEST_MAX FS_BLOCK_REQUEST_MAX	/* protocol.h */
 /* Room for any message of fsd_request_parse(). */
 #define FSD_REQUEST_ERROR_MAX 320
-
-enum fsd_cmd {
-	FSD_CMD_TOP,
-	FSD_CMD_FLOWS,
-	FSD_CMD_STATUS,
-	FSD_CMD_BLOCK_ADD,
-	FSD_CMD_BLOCK_DEL,
-	FSD_CMD_BLOCK_LIST,
-	FSD_CMD_BLOCK_CLEAR,
-	FSD_CMD_BLOCK_LOAD_BEGIN,
-	FSD_CMD_BLOCK_LOAD_PART,
-	FSD_CMD_BLOCK_LOAD_COMMIT,
-	FSD_CMD_EXPORT,
-	FSD_CMD_WINDOWS,
-};
 
 /* Which direction a span query covers: bits, so "both" is both. */
 enum fsd_direction {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "answer.h"
 #include "protocol.h"
 #include "log.h"
 #include "daemon.h"
@@ -347,7 +348,7 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 		client_close(d, c);
 		return;
 	}
-	fsd_request_start(d, c->in, c->in_len, c->id, &c->peer, &now, &job);
+	d->server.request(d, c->in, c->in_len, c->id, &c->peer, &now, &job);
 	if (job) {
 		if (!fsd_workers_submit(&d->workers, job)) {
 			c->job = job;
@@ -451,10 +452,10 @@ int fsd_server_expire(struct fsd_daemon *d)
 			continue;
 		if (c->deadline_ms <= now) {
 			/* A thousand clients whose deadline passed at once
-			 * take tens of milliseconds to answer: the window's
-			 * timer is looked at in between. */
-			if (++expired % 16 == 0)
-				fsd_daemon_rotate_if_due(d);
+			 * take tens of milliseconds to answer: the loop looks
+			 * at the window's timer in between. */
+			if (expired++ == FSD_EXPIRE_BATCH)
+				return FSD_EXPIRE_MORE;
 			s->timeouts++;
 			if (c->state == FSD_CLIENT_READING)
 				client_error(d, c, fsd_answer_error("request not complete within %d ms",

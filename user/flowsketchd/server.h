@@ -67,7 +67,22 @@ struct fsd_client {
 	struct fsd_peer peer;		/* who connected, what it may ask */
 };
 
+struct fsd_daemon;
+struct fsd_job;
+struct json_object;
+
+/*
+ * What takes a complete request from peer (the command table above the
+ * server, dispatch.h): either *now gets the answer, or *job a query for
+ * the query threads, tagged with the client's id.
+ */
+typedef void fsd_request_fn(struct fsd_daemon *d, const char *text,
+			    size_t len, __u64 client,
+			    const struct fsd_peer *peer,
+			    struct json_object **now, struct fsd_job **job);
+
 struct fsd_server {
+	fsd_request_fn *request;	/* given by the daemon's owner */
 	struct fsd_client *clients[FSD_MAX_CLIENTS];
 	__u32 nclients;
 	__u64 next_id;
@@ -77,12 +92,9 @@ struct fsd_server {
 	bool accept_paused;		/* out of file descriptors */
 };
 
-struct fsd_daemon;
-struct fsd_job;
-struct json_object;
-
 /* Create the socket and listen: directory 0700 if missing, socket 0600;
- * with --read-group directory 0750 and socket 0660, group GROUP. */
+ * with --read-group directory 0750 and socket 0660, group GROUP.  Its
+ * requests go to the server's request (set before). */
 int fsd_server_open(struct fsd_daemon *d);
 /* Accept the connections waiting on the listening socket. */
 void fsd_server_accept(struct fsd_daemon *d);
@@ -91,8 +103,12 @@ void fsd_server_client_event(struct fsd_daemon *d, __u64 id, __u32 events);
 /* A query thread finished a job: send its answer to its client if that
  * client still waits for it; frees the job. */
 void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job);
-/* Act on passed deadlines; returns the milliseconds to the next one, or
- * -1 for none (an epoll_wait timeout). */
+/* Act on passed deadlines, at most FSD_EXPIRE_BATCH of them a call;
+ * returns the milliseconds to the next one, -1 for none (an epoll_wait
+ * timeout), or FSD_EXPIRE_MORE when more have passed: the loop closes the
+ * window if its timer is due, and calls again. */
+#define FSD_EXPIRE_BATCH 16
+#define FSD_EXPIRE_MORE (-2)
 int fsd_server_expire(struct fsd_daemon *d);
 /* Close every client (at stop). */
 void fsd_server_drop_clients(struct fsd_daemon *d);
@@ -101,13 +117,5 @@ void fsd_server_close(struct fsd_daemon *d);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 __u64 fsd_monotonic_ms(void);
-
-/*
- * A complete request (query.c) from peer: either *now gets the answer, or
- * *job a query for the query threads, tagged with the client's id.
- */
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
-		       __u64 client, const struct fsd_peer *peer,
-		       struct json_object **now, struct fsd_job **job);
 
 #endif /* FLOWSKETCHD_SERVER_H */

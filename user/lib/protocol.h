@@ -14,7 +14,10 @@
  *   {"error":"request has the key \"cmd\" twice in one object (byte 27)"}
  * Answers are valid UTF-8 too, and the CLI refuses one that is not.
  *
- * Requests (unknown keys are an error, so a typo is never ignored):
+ * Requests (unknown keys are an error, so a typo is never ignored; one
+ * row each in the daemon's command table, user/flowsketchd/commands.h,
+ * which tests/unit/test_commands.c holds against this list; key names in
+ * keys.h):
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes"|"connections",
  *                    "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"flows",  "span":SECONDS, "direction":"in"|"out"|"both"}

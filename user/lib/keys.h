@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * keys.h - the JSON key names of protocol.h, said once for the daemon that
+ * writes them and the CLI that reads them: a misspelt key is then a
+ * compile error, not an answer the CLI silently reads as absent.
+ *
+ * The names of requests come first, then those of answers; a key only
+ * one file ever writes and nobody reads back (most of status) stays a
+ * literal there.
+ */
+#ifndef FLOWSKETCH_KEYS_H
+#define FLOWSKETCH_KEYS_H
+
+/* Requests (protocol.h, "Requests"). */
+#define FS_KEY_CMD		"cmd"
+#define FS_KEY_N		"n"
+#define FS_KEY_SORT		"sort"
+#define FS_KEY_SPAN		"span"
+#define FS_KEY_DIRECTION	"direction"
+#define FS_KEY_CIDRS		"cidrs"
+#define FS_KEY_OFFSET		"offset"
+#define FS_KEY_TOTAL		"total"
+#define FS_KEY_LOAD		"load"
+
+/* Every failed request's answer. */
+#define FS_KEY_ERROR		"error"
+
+/* A span's description (top, flows, export). */
+#define FS_KEY_SPAN_SECONDS	"span_seconds"
+#define FS_KEY_WINDOWS		"windows"
+#define FS_KEY_WINDOW_SECONDS	"window_seconds"
+#define FS_KEY_WINDOW_START	"window_start"
+#define FS_KEY_WINDOW_END	"window_end"
+#define FS_KEY_WINDOW_START_NS	"window_start_ns"
+#define FS_KEY_WINDOW_END_NS	"window_end_ns"
+
+/* A flow's key (flow_json.h). */
+#define FS_KEY_SRC		"src"
+#define FS_KEY_DST		"dst"
+#define FS_KEY_SPORT		"sport"
+#define FS_KEY_DPORT		"dport"
+#define FS_KEY_PROTO		"proto"
+#define FS_KEY_PROTO_NUM	"proto_num"
+#define FS_KEY_FAMILY		"family"
+
+/* Counts, flows and their bounds (top, flows, export, windows). */
+#define FS_KEY_PACKETS		"packets"
+#define FS_KEY_BYTES		"bytes"
+#define FS_KEY_SHARE		"share"
+#define FS_KEY_BLOCKED		"blocked"
+#define FS_KEY_FLOWS		"flows"
+#define FS_KEY_CANDIDATES	"candidates"
+#define FS_KEY_CONNECTIONS	"connections"
+#define FS_KEY_ESTABLISHED	"established"
+#define FS_KEY_OPENED		"opened"
+#define FS_KEY_TOTAL_PACKETS	"total_packets"
+#define FS_KEY_TOTAL_BYTES	"total_bytes"
+#define FS_KEY_TOTAL_CONNECTIONS "total_connections"
+#define FS_KEY_TOTAL_ESTABLISHED "total_established"
+#define FS_KEY_ERROR_BOUND	"error_bound"
+#define FS_KEY_EPSILON		"epsilon"
+#define FS_KEY_DELTA		"delta"
+#define FS_KEY_DISTINCT_FLOWS	"distinct_flows"
+#define FS_KEY_DISTINCT_SOURCES	"distinct_sources"
+#define FS_KEY_DISTINCT_DESTINATIONS "distinct_destinations"
+#define FS_KEY_RSE		"relative_standard_error"
+#define FS_KEY_HLL_PRECISION	"hll_precision"
+#define FS_KEY_SERIES		"series"
+#define FS_KEY_START_NS		"start_ns"
+#define FS_KEY_END_NS		"end_ns"
+
+/* The blocklist's answers. */
+#define FS_KEY_ENTRIES		"entries"
+#define FS_KEY_ADDED		"added"
+#define FS_KEY_DELETED		"deleted"
+#define FS_KEY_STAGED		"staged"
+#define FS_KEY_CIDR		"cidr"
+#define FS_KEY_BLOCKLIST	"blocklist"
+
+#endif /* FLOWSKETCH_KEYS_H */
