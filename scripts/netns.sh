@@ -17,6 +17,9 @@
 #                                   on it alone, no DAD) and accepts any
 #                                   source (rp_filter off): a receiver of
 #                                   spoofed datagrams
+#   fs_pair_addresses NS_TX NS_RX TX RX ADDR_TX ADDR_RX
+#                                   ADDR_TX/24 on TX, ADDR_RX/24 on RX: a
+#                                   pair that carries TCP between the two
 #   fs_in NS CMD...                 run CMD in NS, keeping the host's /sys
 #                                   (and so its bpffs pins)
 #   fs_mac NS IFACE                 print IFACE's MAC address
@@ -58,6 +61,11 @@ fs_rx_addresses() {
 		"net.ipv6.conf.$ifc.disable_ipv6=0" &&
 	ip -n "$ns" addr add "$dst4/32" dev "$ifc" &&
 	ip -n "$ns" addr add "$dst6/128" dev "$ifc" nodad
+}
+
+fs_pair_addresses() {
+	fs_in "$1" ip addr add "$5/24" dev "$3" &&
+	fs_in "$2" ip addr add "$6/24" dev "$4"
 }
 
 # Quiet a namespace before any interface enters it: interfaces moved in
