@@ -16,6 +16,7 @@
 #                                   PIN_DIR  /sys/fs/bpf/fs-TAG-PID
 #                                   WORK     a fresh mode-0700 directory
 #                                   SOCK     $WORK/sock, the daemon's socket
+#                                   FSD_IFACES  (-i VETH_RX), the daemon's
 #                                 bails on anything missing
 #   fs_test_pair                  NS_TX and NS_RX joined by VETH_TX <-> VETH_RX
 #                                 (fs_pair_create), or bail
@@ -75,6 +76,7 @@ fs_test() {
 	WORK=$(mktemp -d "/tmp/fs-$tag.XXXXXX") || bail "a work directory"
 	chmod 700 "$WORK"
 	SOCK=$WORK/sock
+	FSD_IFACES=(-i "$VETH_RX")
 }
 
 _fs_test_exit() {
@@ -108,6 +110,8 @@ fsd_cleanup() {
 	fi
 	fs_pair_destroy "$NS_TX" "$NS_RX"
 	rm -rf "$PIN_DIR"
+	# A test may have mounted a tmpfs of some size on the state directory.
+	[ -n "$WORK" ] && mountpoint -q "$WORK/state" && umount "$WORK/state"
 	[ -n "$WORK" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$WORK"
 }
 
@@ -121,7 +125,7 @@ _fsd_argv() {
 	local list=(--blocklist "$WORK/blocklist")
 
 	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
-	FSD_ARGV=(nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1
+	FSD_ARGV=(nsenter --net="/run/netns/$NS_RX" "$FSD" "${FSD_IFACES[@]}" --window 1
 		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$SOCK" "${list[@]}" "$@")
 }
 

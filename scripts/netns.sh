@@ -10,6 +10,7 @@
 #                                   two namespaces joined by the veth pair
 #                                   TX (in NS_TX) <-> RX (in NS_RX), up,
 #                                   with no IP traffic of their own
+#   fs_veth_add NS_TX NS_RX TX RX   one more such veth pair between them
 #   fs_pair_destroy NS...           delete namespaces (and so the veths);
 #                                   silent and safe to call twice
 #   fs_rx_addresses NS IFACE DST4 DST6
@@ -85,12 +86,17 @@ fs_pair_create() {
 	ip netns add "$ns_rx" || return 1
 	_fs_ns_quiet "$ns_tx" || return 1
 	_fs_ns_quiet "$ns_rx" || return 1
-	ip link add "$tx" netns "$ns_tx" type veth peer name "$rx" netns "$ns_rx" || return 1
-	ip -n "$ns_tx" link set dev "$tx" up || return 1
-	ip -n "$ns_rx" link set dev "$rx" up || return 1
+	fs_veth_add "$ns_tx" "$ns_rx" "$tx" "$rx" || return 1
 	ip -n "$ns_tx" link set dev lo up || return 1
-	ip -n "$ns_rx" link set dev lo up || return 1
-	tc -n "$ns_tx" qdisc replace dev "$tx" root pfifo limit 10000 || return 1
+	ip -n "$ns_rx" link set dev lo up
+}
+
+fs_veth_add() {
+	local ns_tx=$1 ns_rx=$2 tx=$3 rx=$4
+	ip link add "$tx" netns "$ns_tx" type veth peer name "$rx" netns "$ns_rx" &&
+	ip -n "$ns_tx" link set dev "$tx" up &&
+	ip -n "$ns_rx" link set dev "$rx" up &&
+	tc -n "$ns_tx" qdisc replace dev "$tx" root pfifo limit 10000
 }
 
 fs_pair_destroy() {
