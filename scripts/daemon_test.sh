@@ -139,8 +139,9 @@ fsd_start() {
 	fs_until 150 --while "$DAEMON_PID" fsd_status
 }
 
-# fsd_status: the daemon's status in $WORK/st.json; 0 if it answered.
-fsd_status() { cli status --json >"$WORK/st.json" 2>/dev/null; }
+# fsd_status: the daemon's status in $WORK/st.json; 0 if it answered, and
+# FSD_ANSWERED the moment it did ($EPOCHREALTIME).
+fsd_status() { cli status --json >"$WORK/st.json" 2>/dev/null && FSD_ANSWERED=$EPOCHREALTIME; }
 
 fsd_front() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$WORK/st.json"; }
 
