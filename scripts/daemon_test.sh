@@ -66,7 +66,7 @@ fs_test() {
 	trap _fs_test_exit EXIT
 	trap 'exit 130' INT TERM
 	fs_require_root
-	for need in "$FSD" "$CLI" "$@"; do
+	for need in "$CLI" "$@" "$FSD"; do
 		case $need in
 		*/*) [ -x "$need" ] || bail "$need is built (run make)" ;;
 		*) command -v "$need" >/dev/null || bail "$need is installed (make deps)" ;;
@@ -125,7 +125,7 @@ _fsd_argv() {
 	local list=(--blocklist "$WORK/blocklist")
 
 	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
-	FSD_ARGV=(nsenter --net="/run/netns/$NS_RX" "$FSD" "${FSD_IFACES[@]}" --window 1
+	FSD_ARGV=(nsenter --net="/run/netns/$NS_RX" "$FSD" "${FSD_IFACES[@]}" --window 1 \
 		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$SOCK" "${list[@]}" "$@")
 }
 
