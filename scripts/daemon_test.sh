@@ -45,6 +45,7 @@
 #                                 itself; 0 once it answers status (in
 #                                 FSD_ST, FSD_ANSWERED when), 1 if it died
 #                                 or never did
+#   fsd_launch [OPTION...]        fsd_start without waiting for an answer
 #   fsd_stop, fsd_kill            SIGTERM (then SIGKILL), SIGKILL; reaped
 #   fsd_settle [FRONTEND...]      status until two more windows closed in
 #                                 XDP's and each FRONTEND's history (egress,
@@ -180,11 +181,15 @@ _fsd_argv() {
 
 fsd_run() { _fsd_argv "$@"; "${FSD_ARGV[@]}"; }
 
-fsd_start() {
+fsd_launch() {
 	_fsd_argv "$@"
 	# exec: $! is the daemon (nsenter execs it), for the signal tests.
 	(exec "${FSD_ARGV[@]}" >>"$FSD_LOG" 2>&1) &
 	DAEMON_PID=$!
+}
+
+fsd_start() {
+	fsd_launch "$@"
 	fs_until 150 --while "$DAEMON_PID" fsd_status
 }
 
