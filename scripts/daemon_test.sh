@@ -1,68 +1,203 @@
 #!/bin/bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# daemon_test.sh - one flowsketchd in a test's receiving namespace, for the
-# integration tests that run the real daemon against traffic they send.
-# Source it after netns.sh and tap.sh; it defines functions only.  The
-# test sets, before calling them:
+# daemon_test.sh - the harness of the integration tests: a test of its own
+# names, pins, state and socket, one flowsketchd in its receiving namespace,
+# the CLI on that daemon, waits for events and the cleanup.  Every script
+# in tests/integration that starts a daemon or makes namespaces sources it
+# (it sources netns.sh and tap.sh) and calls fs_test first:
 #
-#   NS_TX NS_RX VETH_RX PIN_DIR   its namespaces, the counted veth, pins
-#   WORK                          its temporary directory (sock, logs,
-#                                 state; the last status in $WORK/st.json)
-#   FSD CLI                       build/flowsketchd, build/flowsketch
+#   fs_test TAG [NEED...]         the set-up: the EXIT trap (the test's own
+#                                 test_cleanup if it defines one, then
+#                                 fsd_cleanup), root, FSD and CLI and each
+#                                 NEED built (a path) or installed (a
+#                                 command), bpffs, and the names
+#                                   NS_TX NS_RX VETH_TX VETH_RX  fs-TAG-tx-PID..
+#                                   PIN_DIR  /sys/fs/bpf/fs-TAG-PID
+#                                   WORK     a fresh mode-0700 directory
+#                                   SOCK     $WORK/sock, the daemon's socket
+#                                   FSD_IFACES  (-i VETH_RX), the daemon's
+#                                   FSD_STATE FSD_LIST FSD_LOG FSD_ST  its
+#                                            state directory, list file,
+#                                            log and last status, in WORK
+#                                   FS_NAMESPACES  (NS_TX NS_RX): a test
+#                                            adds the others it makes
+#                                 bails on anything missing
+#   fs_test_pair                  NS_TX and NS_RX joined by VETH_TX <-> VETH_RX
+#                                 (fs_pair_create), or bail
+#   fs_until TRIES [--while PID] CMD...
+#                                 CMD every 0.1 s until it succeeds, at most
+#                                 TRIES times and while PID lives: waits for
+#                                 an event, never for a time
 #
-#   fsd_cleanup                   the EXIT trap's part: stop the daemon,
+# The daemon (FSD CLI default to build/flowsketchd, build/flowsketch; GEN
+# to build/tools/fs-gen; a test may set them before fs_test):
+#
+#   fsd_cleanup                   the EXIT trap's part: stop the daemons,
 #                                 --detach what is pinned, namespaces,
 #                                 pins and WORK gone (FS_TEST_KEEP=1
 #                                 keeps WORK, for a look at the logs)
-#   fsd_start [OPTION...]         start the daemon in NS_RX on VETH_RX
-#                                 (one-second windows, its own blocklist
-#                                 file $WORK/blocklist) in the background,
-#                                 DAEMON_PID the daemon itself; 0 once it
-#                                 answers status, 1 if it died or never
+#   fsd_run [OPTION...]           the daemon in NS_RX, in the foreground,
+#                                 with the options fsd_start gives it
+#   fsd_start [OPTION...]         start the daemon in NS_RX on FSD_IFACES
+#                                 (one-second windows, its own list file)
+#                                 in the background, DAEMON_PID the daemon
+#                                 itself; 0 once it answers status (in
+#                                 FSD_ST, FSD_ANSWERED when), 1 if it died
+#                                 or never did
+#   fsd_launch [OPTION...]        fsd_start without waiting for an answer
+#   fsd_stop, fsd_kill            SIGTERM (then SIGKILL), SIGKILL; reaped
 #   fsd_settle [FRONTEND...]      status until two more windows closed in
 #                                 XDP's and each FRONTEND's history (egress,
 #                                 conn): what was sent before is in
 #                                 finished windows
-#   fsd_front NAME JQ             JQ of frontend NAME in $WORK/st.json
+#   fsd_front NAME JQ             JQ of frontend NAME in FSD_ST
 #   cli ARG...                    the CLI on the daemon's socket
 #   jqe ARG...                    jq -e, quiet
+#
+# More daemons than one, each with paths of its own:
+#   fsd_daemon NAME NS IFACE      daemon NAME runs in NS on IFACE
+#   fsd_as NAME CMD...            CMD (fsd_start, cli, fsd_kill...) on
+#                                 daemon NAME: pins $PIN_DIR-NAME, socket
+#                                 $WORK/NAME.sock, $WORK/state-NAME,
+#                                 $WORK/blocklist-NAME, $WORK/daemon-NAME.log,
+#                                 status $WORK/st-NAME.json
+. "${BASH_SOURCE[0]%/*}/netns.sh"
+. "${BASH_SOURCE[0]%/*}/tap.sh"
+
+FSD=${FSD:-build/flowsketchd}
+CLI=${CLI:-build/flowsketch}
+GEN=${GEN:-build/tools/fs-gen}
+WORK=""
+ID=$$
+
+fs_test() {
+	local tag=$1 need; shift
+
+	NS_TX="fs-$tag-tx-$ID"
+	NS_RX="fs-$tag-rx-$ID"
+	VETH_TX="fs${tag:0:6}t$ID"	# IFNAMSIZ: 15 characters, pid <= 5 digits
+	VETH_RX="fs${tag:0:6}r$ID"
+	PIN_DIR="/sys/fs/bpf/fs-$tag-$ID"
+	FS_NAMESPACES=("$NS_TX" "$NS_RX")	# fsd_cleanup deletes them
+	trap _fs_test_exit EXIT
+	trap 'exit 130' INT TERM
+	fs_require_root
+	for need in "$CLI" "$@" "$FSD"; do
+		case $need in
+		*/*) [ -x "$need" ] || bail "$need is built (run make)" ;;
+		*) command -v "$need" >/dev/null || bail "$need is installed (make deps)" ;;
+		esac
+	done
+	fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
+	WORK=$(mktemp -d "/tmp/fs-$tag.XXXXXX") || bail "a work directory"
+	chmod 700 "$WORK"
+	SOCK=$WORK/sock
+	FSD_IFACES=(-i "$VETH_RX")
+	FSD_STATE=$WORK/state FSD_LIST=$WORK/blocklist
+	FSD_LOG=$WORK/daemon.log FSD_ST=$WORK/st.json
+}
+
+_fs_test_exit() {
+	declare -F test_cleanup >/dev/null && test_cleanup
+	fsd_cleanup
+}
+
+fs_test_pair() {
+	fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+}
+
+fs_until() {
+	local tries=$1 pid=""; shift
+	[ "$1" = --while ] && { pid=$2; shift 2; }
+	until "$@"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		[ -z "$pid" ] || kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
 DAEMON_PID=""
+declare -A FSD_AT FSD_PIDS
 
 fsd_cleanup() {
-	fs_daemon_stop "$DAEMON_PID"	# SIGTERM first: it detaches itself
-	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$WORK/state" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
+	local name
+	for name in "${!FSD_AT[@]}"; do fsd_as "$name" _fsd_remove; done
+	_fsd_remove
+	fs_pair_destroy "${FS_NAMESPACES[@]}"
 	[ -n "$WORK" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$WORK"
 }
 
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
-
-fsd_start() {
-	# A list file of the test's own, never the host's default; but
-	# --ingress tracepoint reads none, and refuses one.
-	local list=(--blocklist "$WORK/blocklist")
-
-	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
-	(exec nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		"${list[@]}" "$@" >>"$WORK/daemon.log" 2>&1) &
-	DAEMON_PID=$!
-	for _ in $(seq 150); do
-		cli status --json >"$WORK/st.json" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+# The daemon stopped (SIGTERM first: it detaches itself), what it pinned
+# and the tmpfs a test may have mounted on its state directory gone.
+_fsd_remove() {
+	fs_daemon_stop "$DAEMON_PID"
+	DAEMON_PID=""
+	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
+	[ -n "$WORK" ] || return 0
+	if [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
+		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
+			--state-dir "$FSD_STATE" >/dev/null 2>&1
+	fi
+	rm -rf "$PIN_DIR"
+	mountpoint -q "$FSD_STATE" && umount "$FSD_STATE"
+	return 0
 }
 
-fsd_front() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$WORK/st.json"; }
+# fsd_stop: SIGTERM (fs_daemon_stop); fsd_kill: SIGKILL.  Both reap it.
+fsd_stop() { fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""; }
+fsd_kill() { kill -KILL "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
+
+fsd_daemon() { FSD_AT[$1]="$2 $3"; }
+
+# Bash's dynamic scope: the locals below are what the fsd_* functions and
+# cli that CMD calls see, and DAEMON_PID is NAME's own.
+fsd_as() {
+	local name=$1 rc; shift
+	local NS_RX=${FSD_AT[$name]%% *} iface=${FSD_AT[$name]#* }
+	local PIN_DIR=$PIN_DIR-$name SOCK=$WORK/$name.sock FSD_STATE=$WORK/state-$name
+	local FSD_LIST=$WORK/blocklist-$name FSD_LOG=$WORK/daemon-$name.log
+	local FSD_ST=$WORK/st-$name.json DAEMON_PID=${FSD_PIDS[$name]:-}
+	local FSD_IFACES=(-i "$iface")
+	"$@"; rc=$?
+	FSD_PIDS[$name]=$DAEMON_PID
+	return $rc
+}
+
+cli() { "$CLI" --socket "$SOCK" "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
+
+# FSD_ARGV: the daemon in NS_RX with the test's own paths, then OPTION...
+# A list file of the test's own, never the host's default; but --ingress
+# tracepoint reads none, and refuses one.
+_fsd_argv() {
+	local list=(--blocklist "$FSD_LIST")
+
+	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
+	FSD_ARGV=(nsenter --net="/run/netns/$NS_RX" "$FSD" "${FSD_IFACES[@]}" --window 1 \
+		--pin-dir "$PIN_DIR" --state-dir "$FSD_STATE" --socket "$SOCK" "${list[@]}" "$@")
+}
+
+fsd_run() { _fsd_argv "$@"; "${FSD_ARGV[@]}"; }
+
+fsd_launch() {
+	_fsd_argv "$@"
+	# exec: $! is the daemon (nsenter execs it), for the signal tests.
+	(exec "${FSD_ARGV[@]}" >>"$FSD_LOG" 2>&1) &
+	DAEMON_PID=$!
+}
+
+fsd_start() {
+	fsd_launch "$@"
+	fs_until 150 --while "$DAEMON_PID" fsd_status
+}
+
+# fsd_status: the daemon's status in $WORK/st.json; 0 if it answered, and
+# FSD_ANSWERED the moment it did ($EPOCHREALTIME).
+fsd_status() { cli status --json >"$FSD_ST" 2>/dev/null && FSD_ANSWERED=$EPOCHREALTIME; }
+
+fsd_front() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$FSD_ST"; }
 
 # The fewest windows finished of XDP's history and the named frontends'.
 fsd_windows_done() {
@@ -71,17 +206,17 @@ fsd_windows_done() {
 	for f in "$@"; do
 		sel="$sel, (.frontends[] | select(.name == \"$f\") | .windows_finished)"
 	done
-	jq "[$sel] | min" "$WORK/st.json"
+	jq "[$sel] | min" "$FSD_ST"
 }
 
 fsd_settle() {
 	local n0 n
 
-	cli status --json >"$WORK/st.json" || return 1
+	cli status --json >"$FSD_ST" || return 1
 	n0=$(fsd_windows_done "$@")
 	for _ in $(seq 60); do
 		sleep 0.2
-		cli status --json >"$WORK/st.json" || return 1
+		cli status --json >"$FSD_ST" || return 1
 		n=$(fsd_windows_done "$@")
 		[ "$n" -ge $((n0 + 2)) ] && return 0
 	done

@@ -10,6 +10,7 @@
 #                                   two namespaces joined by the veth pair
 #                                   TX (in NS_TX) <-> RX (in NS_RX), up,
 #                                   with no IP traffic of their own
+#   fs_veth_add NS_TX NS_RX TX RX   one more such veth pair between them
 #   fs_pair_destroy NS...           delete namespaces (and so the veths);
 #                                   silent and safe to call twice
 #   fs_rx_addresses NS IFACE DST4 DST6
@@ -17,6 +18,9 @@
 #                                   on it alone, no DAD) and accepts any
 #                                   source (rp_filter off): a receiver of
 #                                   spoofed datagrams
+#   fs_pair_addresses NS_TX NS_RX TX RX ADDR_TX ADDR_RX
+#                                   ADDR_TX/24 on TX, ADDR_RX/24 on RX: a
+#                                   pair that carries TCP between the two
 #   fs_in NS CMD...                 run CMD in NS, keeping the host's /sys
 #                                   (and so its bpffs pins)
 #   fs_mac NS IFACE                 print IFACE's MAC address
@@ -60,6 +64,11 @@ fs_rx_addresses() {
 	ip -n "$ns" addr add "$dst6/128" dev "$ifc" nodad
 }
 
+fs_pair_addresses() {
+	fs_in "$1" ip addr add "$5/24" dev "$3" &&
+	fs_in "$2" ip addr add "$6/24" dev "$4"
+}
+
 # Quiet a namespace before any interface enters it: interfaces moved in
 # inherit net.ipv6.conf.default.
 _fs_ns_quiet() {
@@ -77,12 +86,17 @@ fs_pair_create() {
 	ip netns add "$ns_rx" || return 1
 	_fs_ns_quiet "$ns_tx" || return 1
 	_fs_ns_quiet "$ns_rx" || return 1
-	ip link add "$tx" netns "$ns_tx" type veth peer name "$rx" netns "$ns_rx" || return 1
-	ip -n "$ns_tx" link set dev "$tx" up || return 1
-	ip -n "$ns_rx" link set dev "$rx" up || return 1
+	fs_veth_add "$ns_tx" "$ns_rx" "$tx" "$rx" || return 1
 	ip -n "$ns_tx" link set dev lo up || return 1
-	ip -n "$ns_rx" link set dev lo up || return 1
-	tc -n "$ns_tx" qdisc replace dev "$tx" root pfifo limit 10000 || return 1
+	ip -n "$ns_rx" link set dev lo up
+}
+
+fs_veth_add() {
+	local ns_tx=$1 ns_rx=$2 tx=$3 rx=$4
+	ip link add "$tx" netns "$ns_tx" type veth peer name "$rx" netns "$ns_rx" &&
+	ip -n "$ns_tx" link set dev "$tx" up &&
+	ip -n "$ns_rx" link set dev "$rx" up &&
+	tc -n "$ns_tx" qdisc replace dev "$tx" root pfifo limit 10000
 }
 
 fs_pair_destroy() {

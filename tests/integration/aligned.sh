@@ -14,32 +14,10 @@
 # rotation may run after its boundary on a loaded machine.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
+. scripts/daemon_test.sh
 
-ID=$$
-FSD=build/flowsketchd
-CLI=build/flowsketch
-WORK=""
 LATE_NS=300000000
 PERIOD_NS=3000000000
-A_PID=""
-B_PID=""
-
-cleanup() {
-	local x
-
-	fs_daemon_stop "$A_PID"
-	fs_daemon_stop "$B_PID"
-	for x in a b; do
-		pkill -KILL -f -- "--pin-dir /sys/fs/bpf/fs-al-$x-$ID( |\$)" 2>/dev/null
-		fs_pair_destroy "fs-al-${x}tx-$ID" "fs-al-${x}rx-$ID"
-		rm -rf "/sys/fs/bpf/fs-al-$x-$ID"
-	done
-	[ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # Sleep until the wall clock is OFFSET_NS past a multiple of the period.
 sleep_to_offset() {
@@ -51,42 +29,30 @@ sleep_to_offset() {
 # off NS: how far NS is past the nearest multiple of the period before it
 off() { echo $(($1 % PERIOD_NS)); }
 
-fs_require_root
-for b in "$FSD" "$CLI"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-al.XXXXXX) || bail "a work directory"
-mkdir -p "$WORK/a" "$WORK/b"
-fs_pair_create "fs-al-atx-$ID" "fs-al-arx-$ID" "fsalat$ID" "fsalar$ID" &&
-	fs_pair_create "fs-al-btx-$ID" "fs-al-brx-$ID" "fsalbt$ID" "fsalbr$ID" ||
-	bail "namespaces and veth pairs"
+# two_windows NAME: daemon NAME has finished two windows.
+two_windows() {
+	local n
+	n=$(fsd_as "$1" cli status --json 2>/dev/null | jq -r .counters.windows_finished)
+	[ "${n:-0}" -ge 2 ] 2>/dev/null
+}
+
+fs_test al
+fs_test_pair
+FS_NAMESPACES+=("$NS_TX-b" "$NS_RX-b")
+fs_pair_create "$NS_TX-b" "$NS_RX-b" "${VETH_TX}b" "${VETH_RX}b" || bail "namespaces and veth pairs"
+fsd_daemon a "$NS_RX" "$VETH_RX"
+fsd_daemon b "$NS_RX-b" "${VETH_RX}b"
 
 sleep_to_offset 1200000000
-(exec nsenter --net="/run/netns/fs-al-arx-$ID" "$FSD" -i "fsalar$ID" --window 3 \
-	--pin-dir "/sys/fs/bpf/fs-al-a-$ID" --state-dir "$WORK/a/state" \
-	--socket "$WORK/a/sock" --blocklist "$WORK/a/blocklist" >>"$WORK/a/daemon.log" 2>&1) &
-A_PID=$!
-disown "$A_PID"	# stopped by cleanup(), without a job notice
+fsd_as a fsd_launch --window 3
 sleep 1.3
-WORK_B="$WORK/b"
-(exec nsenter --net="/run/netns/fs-al-brx-$ID" "$FSD" -i "fsalbr$ID" --window 3 \
-	--pin-dir "/sys/fs/bpf/fs-al-b-$ID" --state-dir "$WORK_B/state" \
-	--socket "$WORK_B/sock" --blocklist "$WORK_B/blocklist" >>"$WORK_B/daemon.log" 2>&1) &
-B_PID=$!
-disown "$B_PID"
+fsd_as b fsd_launch --window 3
 
 # Until each has finished two windows: the second is a whole one.
-for _ in $(seq 120); do
-	a=$("$CLI" --socket "$WORK/a/sock" status --json 2>/dev/null | jq -r .counters.windows_finished)
-	b=$("$CLI" --socket "$WORK_B/sock" status --json 2>/dev/null | jq -r .counters.windows_finished)
-	[ "${a:-0}" -ge 2 ] 2>/dev/null && [ "${b:-0}" -ge 2 ] 2>/dev/null && break
-	sleep 0.1
-done
-[ "${a:-0}" -ge 2 ] 2>/dev/null && [ "${b:-0}" -ge 2 ] 2>/dev/null ||
-	{ diag <"$WORK/a/daemon.log"; diag <"$WORK_B/daemon.log"; bail "both daemons closed two windows"; }
-"$CLI" --socket "$WORK/a/sock" flows --json >"$WORK/a.json" &&
-	"$CLI" --socket "$WORK_B/sock" flows --json >"$WORK/b.json" || bail "both answer flows"
+fs_until 120 two_windows a && fs_until 120 two_windows b ||
+	{ diag <"$WORK/daemon-a.log"; diag <"$WORK/daemon-b.log"; bail "both daemons closed two windows"; }
+fsd_as a cli flows --json >"$WORK/a.json" &&
+	fsd_as b cli flows --json >"$WORK/b.json" || bail "both answer flows"
 ae=$(jq .window_end_ns "$WORK/a.json"); as=$(jq .window_start_ns "$WORK/a.json")
 be=$(jq .window_end_ns "$WORK/b.json"); bs=$(jq .window_start_ns "$WORK/b.json")
 echo "# a: window $as .. $ae ($(off "$as"), $(off "$ae") ns past a multiple); b: $bs .. $be ($(off "$bs"), $(off "$be"))"

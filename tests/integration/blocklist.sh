@@ -83,17 +83,8 @@
 set -u
 export LC_ALL=C	# EPOCHREALTIME with a decimal point
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
+. scripts/daemon_test.sh
 
-TAG=fs-bl-$$
-NS_TX=$TAG-tx
-NS_RX=$TAG-rx
-IF_TX=fsb$$t
-IF_RX=fsb$$r
-PIN=/sys/fs/bpf/$TAG
-PIN_BAD=/sys/fs/bpf/$TAG-bad
-FSD=build/flowsketchd
-CLI=build/flowsketch
 HELPER=tests/integration/blocklist_traffic.py
 DST4=10.255.0.1
 DST6=fd00:ff::1
@@ -104,9 +95,7 @@ CHURN_SECONDS=6
 CHURN_RATE=8000
 CHURN_GAP=0.3		# seconds between two changes while traffic flows
 CHURN_SLACK=0.05	# how long a frame may wait between send() and XDP
-T=""
 STATE=""		# phase 7's --state-dir
-DAEMON_PID=""
 RECV_PID=""
 SEND_PID=""
 
@@ -124,45 +113,26 @@ X6=$(printf 'fd00:5::%x ' $(seq 1 4))		# churn: fd00:5::/126 (::1-::3)
 SRC4=$(echo "$A $B $C $D $EDGE4 $X4" | tr -s " " ,)
 SRC6=$(echo "$E6 $F6 $EDGE6 $X6" | tr -s " " ,)
 
-. scripts/tap.sh
-
-cleanup() {
+test_cleanup() {
 	[ -n "$SEND_PID" ] && kill "$SEND_PID" 2>/dev/null
-	fs_daemon_stop "$DAEMON_PID"
-	# A killed daemon leaves the datapath pinned (phase 7): take it off.
-	if [ -e "$PIN" ] && [ -e "/run/netns/$NS_RX" ] && [ -x "$FSD" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN" \
-			${STATE:+--state-dir "$STATE"} >/dev/null 2>&1
-	fi
 	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN" "$PIN_BAD"
-	[ -n "$T" ] && rm -rf "$T"
+	rm -rf "$PIN_BAD"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 tap_on_bail() { [ -n "$T" ] && [ -f "$T/daemon.log" ] && tail -n 20 "$T/daemon.log" | diag; }
 
-cli() { "$CLI" --socket "$SOCK" "$@"; }
 helper() { python3 "$HELPER" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }	# inside check: its own output stays TAP
-xdp_attached() { ip -n "$NS_RX" -d link show dev "$IF_RX" | grep -q 'prog/xdp'; }
+xdp_attached() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -q 'prog/xdp'; }
 
-# daemon_start [ARG...]: flowsketchd on IF_RX with the list in $LIST (and
+# daemon_start [ARG...]: flowsketchd on VETH_RX with the list in $LIST (and
 # ARG...), until it answers status and its program is on the interface.
 # T_ANS: when the status answer was in (EPOCHREALTIME).
 daemon_start() {
-	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --pin-dir "$PIN" \
-		--socket "$SOCK" --blocklist "$LIST" "$@" >>"$T/daemon.log" 2>&1 &
-	DAEMON_PID=$!
-	for _ in $(seq 100); do
-		cli status --json >"$T/status.json" 2>/dev/null && T_ANS=$EPOCHREALTIME &&
-			xdp_attached && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	fsd_start --blocklist "$LIST" "$@" || return 1
+	T_ANS=$FSD_ANSWERED
+	fs_until 100 --while "$DAEMON_PID" attached_answering
 }
+# XDP on VETH_RX; if not yet, T_ANS is a fresh status answer's.
+attached_answering() { xdp_attached || { fsd_status && T_ANS=$FSD_ANSWERED; return 1; }; }
 
 # daemon_stop: SIGTERM, at most 5 s; its exit status.
 daemon_stop() {
@@ -179,13 +149,7 @@ daemon_stop() {
 }
 
 # wait_recv N: the receiver has read phase N's end marker.
-wait_recv() {
-	for _ in $(seq 100); do
-		[ -f "$T/recv-$1.json" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+wait_recv() { fs_until 100 test -f "$T/recv-$1.json"; }
 
 # send_phase: one phase of traffic, COUNT datagrams from every source,
 # up to its end marker.  Sets SENT and RECV to the phase's files.
@@ -194,7 +158,7 @@ send_phase() {
 	PHASE=$((PHASE + 1))
 	SENT=$T/sent-$PHASE.json
 	RECV=$T/recv-$PHASE.json
-	fs_in "$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
+	fs_in "$NS_TX" python3 "$HELPER" send -i "$VETH_TX" --dst-mac "$MAC" \
 		--src4 "$SRC4" --src6 "$SRC6" --dst4 "$DST4" --dst6 "$DST6" \
 		--port "$PORT" --phase "$PHASE" --count "$COUNT" --rate "$RATE" \
 		--out "$SENT" 2>"$T/send.err" || { diag <"$T/send.err"; return 1; }
@@ -265,32 +229,22 @@ snmp() {
 }
 
 # ---------------------------------------------------------------- set-up
-fs_require_root
-for b in "$FSD" "$CLI"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v jq >/dev/null || bail "jq is installed (make deps)"
-command -v python3 >/dev/null || bail "python3 is installed"
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-T=$(mktemp -d /tmp/$TAG.XXXXXX) || bail "a work directory"
-chmod 700 "$T"
-SOCK=$T/fsd.sock
+fs_test bl jq python3
+T=$WORK PIN_BAD=$PIN_DIR-bad
 LIST=$T/blocklist	# does not exist yet: an empty list
-
-fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth pair"
-fs_rx_addresses "$NS_RX" "$IF_RX" "$DST4" "$DST6" ||
-	bail "$DST4 and $DST6 on $IF_RX, any source accepted"
-MAC=$(fs_mac "$NS_RX" "$IF_RX")
-ok "namespaces $NS_TX, $NS_RX joined by $IF_TX <-> $IF_RX, $DST4 and $DST6 on $IF_RX"
+fs_test_pair
+fs_rx_addresses "$NS_RX" "$VETH_RX" "$DST4" "$DST6" ||
+	bail "$DST4 and $DST6 on $VETH_RX, any source accepted"
+MAC=$(fs_mac "$NS_RX" "$VETH_RX")
+ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX, $DST4 and $DST6 on $VETH_RX"
 
 nsenter --net="/run/netns/$NS_RX" python3 "$HELPER" recv --port "$PORT" --dir "$T" \
 	--ready "$T/ready" 2>"$T/recv.err" &
 RECV_PID=$!
-for _ in $(seq 100); do [ -f "$T/ready" ] && break; sleep 0.05; done
-[ -f "$T/ready" ] || { diag <"$T/recv.err"; bail "the receiver listens on UDP $PORT"; }
+fs_until 100 test -f "$T/ready" || { diag <"$T/recv.err"; bail "the receiver listens on UDP $PORT"; }
 
-daemon_start || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on $IF_RX with --blocklist $LIST (missing)"; }
-ok "flowsketchd starts on $IF_RX with --blocklist naming a missing file"
+daemon_start || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on $VETH_RX with --blocklist $LIST (missing)"; }
+ok "flowsketchd starts on $VETH_RX with --blocklist naming a missing file"
 
 # ---------------------------------------------------------------- 1. empty list
 MODEL=()
@@ -358,14 +312,14 @@ file_is "after the daemon stopped"
 # A bad line 3, while no daemon holds the interface: refused, nothing attached.
 printf '# a list with a bad line\n10.6.0.0/16\n10.0.0.1/8\nfd00:6::/64\n' >"$T/bad.list"
 sum0=$(sha256sum <"$T/bad.list")
-fs_in "$NS_RX" timeout -s TERM 20 "$FSD" -i "$IF_RX" --pin-dir "$PIN_BAD" \
+fs_in "$NS_RX" timeout -s TERM 20 "$FSD" -i "$VETH_RX" --pin-dir "$PIN_BAD" \
 	--socket "$T/bad.sock" --blocklist "$T/bad.list" >"$T/bad.out" 2>&1
 rc=$?
 check "a list file with a bad line 3: flowsketchd refuses to start (exit $rc)" [ "$rc" != 0 -a "$rc" != 124 ]
 check "... naming the file and line 3" \
 	grep -Eq "$T/bad.list(:3([^0-9]|\$)|.*line 3([^0-9]|\$))" "$T/bad.out"
 diag <"$T/bad.out"
-check "... with no XDP program on $IF_RX (ip -d link show)" eval '! xdp_attached'
+check "... with no XDP program on $VETH_RX (ip -d link show)" eval '! xdp_attached'
 check "... nothing pinned, no socket" [ -z "$(ls -A "$PIN_BAD" 2>/dev/null)" -a ! -e "$T/bad.sock" ]
 check "... and the file as it was" [ "$(sha256sum <"$T/bad.list")" = "$sum0" ]
 
@@ -397,7 +351,7 @@ INITIAL=("${MODEL[@]}")
 PHASE=$((PHASE + 1))
 SENT=$T/sent-$PHASE.json
 RECV=$T/recv-$PHASE.json
-nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
+nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$VETH_TX" --dst-mac "$MAC" \
 	--src4 "$SRC4" --src6 "$SRC6" --dst4 "$DST4" --dst6 "$DST6" --port "$PORT" \
 	--phase "$PHASE" --duration "$CHURN_SECONDS" --rate "$CHURN_RATE" --stamps \
 	--out "$SENT" 2>"$T/send.err" &
@@ -501,7 +455,7 @@ check "a list of $want entries, longer than one answer page, is listed whole and
 rc=0
 daemon_stop || rc=$?
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
-check "XDP detached from $IF_RX after exit" eval '! xdp_attached'
+check "XDP detached from $VETH_RX after exit" eval '! xdp_attached'
 
 # ---------------------------------------------------------------- 7. adoption
 # A daemon killed with SIGKILL leaves its XDP link pinned; one started
@@ -527,10 +481,10 @@ RESTART_AFTER=1		# seconds of traffic after the daemon answered
 LIST=$T/blocklist-7
 printf '# phase 7, first part of the list\n10.1.0.0/16\n10.2.3.0/24\nfd00:1:0:1::/64\n' >"$LIST"
 daemon_start --state-dir "$STATE" ||
-	{ tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on a fresh $PIN with --state-dir $STATE"; }
-ok "flowsketchd starts on a fresh $PIN with --state-dir $STATE"
-check "a fresh datapath: status .adopted false (got $(jq .adopted "$T/status.json"))" \
-	jqe '.adopted == false' "$T/status.json"
+	{ tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on a fresh $PIN_DIR with --state-dir $STATE"; }
+ok "flowsketchd starts on a fresh $PIN_DIR with --state-dir $STATE"
+check "a fresh datapath: status .adopted false (got $(jq .adopted "$T/st.json"))" \
+	jqe '.adopted == false' "$T/st.json"
 block add 10.1.1.0/24 10.5.0.0/16 fd00:1:0:2::3/128
 MODEL=("${OLD[@]}")
 list_is "before the kill"
@@ -542,8 +496,8 @@ cli block list --json >"$T/list-before.json" 2>/dev/null
 kill -KILL "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null
 DAEMON_PID=""
-check "after SIGKILL: XDP still on $IF_RX, its link pinned ($PIN/link_$IF_RX)" \
-	eval "xdp_attached && [ -e '$PIN/link_$IF_RX' ]"
+check "after SIGKILL: XDP still on $VETH_RX, its link pinned ($PIN_DIR/link_$VETH_RX)" \
+	eval "xdp_attached && [ -e '$PIN_DIR/link_$VETH_RX' ]"
 send_phase || bail "phase $PHASE: traffic sent"
 expect "no daemon running, the pinned program"
 SENT_B=$SENT RECV_B=$RECV
@@ -557,19 +511,14 @@ SENT=$T/sent-$PHASE.json
 RECV=$T/recv-$PHASE.json
 r4=$(for s in $R_KEPT $R_STALE $R_FRESH $R_NEVER; do echo "$s"; done | grep -v : | paste -sd,)
 r6=$(for s in $R_KEPT $R_STALE $R_FRESH $R_NEVER; do echo "$s"; done | grep : | paste -sd,)
-nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$IF_TX" --dst-mac "$MAC" \
+nsenter --net="/run/netns/$NS_TX" python3 "$HELPER" send -i "$VETH_TX" --dst-mac "$MAC" \
 	--src4 "$r4" --src6 "$r6" --dst4 "$DST4" --dst6 "$DST6" --port "$PORT" \
 	--phase "$PHASE" --duration 30 --rate "$RESTART_RATE" --stamps \
 	--started "$T/started-$PHASE" --out "$SENT" 2>"$T/send.err" &
 SEND_PID=$!
 # Every source is sending before the launch (the sender may take long
 # to start on a loaded machine).
-for _ in $(seq 200); do
-	[ -e "$T/started-$PHASE" ] && break
-	kill -0 "$SEND_PID" 2>/dev/null || break
-	sleep 0.05
-done
-[ -e "$T/started-$PHASE" ] || { diag <"$T/send.err"; bail "phase $PHASE: every source sending before the restart"; }
+fs_until 200 --while "$SEND_PID" test -e "$T/started-$PHASE" || { diag <"$T/send.err"; bail "phase $PHASE: every source sending before the restart"; }
 # Half a second of that traffic before the launch, well past CHURN_SLACK,
 # so that each source's datagrams before it are judged, not in transition.
 sleep 0.5
@@ -581,11 +530,11 @@ kill -TERM "$SEND_PID" 2>/dev/null
 rc=0
 wait "$SEND_PID" || rc=$?
 SEND_PID=""
-[ "$started" = 0 ] || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd restarts on $PIN under traffic"; }
+[ "$started" = 0 ] || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd restarts on $PIN_DIR under traffic"; }
 [ "$rc" = 0 ] || { diag <"$T/send.err"; bail "traffic through the restart sent (exit $rc)"; }
 wait_recv "$PHASE" || bail "traffic through the restart: end marker received"
-ok "flowsketchd restarts on $PIN, $STATE and $LIST under traffic (answered $(awk "BEGIN { printf \"%.3f\", $T_ANS - $T_START }") s after its launch)"
-check "status .adopted true (got $(jq .adopted "$T/status.json"))" jqe '.adopted == true' "$T/status.json"
+ok "flowsketchd restarts on $PIN_DIR, $STATE and $LIST under traffic (answered $(awk "BEGIN { printf \"%.3f\", $T_ANS - $T_START }") s after its launch)"
+check "status .adopted true (got $(jq .adopted "$T/st.json"))" jqe '.adopted == true' "$T/st.json"
 SENT_C=$SENT RECV_C=$RECV
 printf 'del %s %s %s\nadd %s %s %s\n' "$T_START" "$T_ANS" "$STALE" "$T_START" "$T_ANS" "$FRESH" >"$T/events-7"
 # restart_churn NAME SOURCES: helper churn over these sources' datagrams only.
@@ -701,7 +650,7 @@ jq -r '.below[], .inexact[]' "$T/counters-7.json" | diag
 rc=0
 daemon_stop || rc=$?
 check "the adopting daemon exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
-check "... XDP detached from $IF_RX, $PIN gone" eval "! xdp_attached && [ ! -e '$PIN' ]"
+check "... XDP detached from $VETH_RX, $PIN_DIR gone" eval "! xdp_attached && [ ! -e '$PIN_DIR' ]"
 check "the receiver saw nothing but test datagrams" \
 	jqe -s 'map(.stray + .late) | add == 0' "$T"/recv-*.json
 [ "$tap_failed" -gt 0 ] && tail -n 30 "$T/daemon.log" | diag

@@ -31,32 +31,17 @@
 # Runs in about 45 s on two shared cores.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-bb-tx-$ID"
-NS_RX="fs-bb-rx-$ID"
-VETH_TX="fsbb${ID}t"
-VETH_RX="fsbb${ID}r"
-PIN_DIR="/sys/fs/bpf/fs-bb-$ID"
-WORK=""
-FSD=${FSD:-build/flowsketchd}
-CLI=${CLI:-build/flowsketch}
 N4=999993
 N6=4
 N=$((N4 + N6))
 
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
 tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
-fs_require_root
-fs_bpffs_mount || bail "bpffs mounted"
-WORK=$(mktemp -d /tmp/fs-bb.XXXXXX) || bail "work directory"
+fs_test bb
 LIST=$WORK/blocklist
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test_pair
 
 # IPv4 host i (0 .. N4-1) of 100.64.0.0/10, and the file of them all.
 host4() { echo "100.$((64 + ($1 >> 16))).$((($1 >> 8) & 255)).$(($1 & 255))"; }

@@ -16,23 +16,10 @@
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. scripts/fake_daemon.sh
 
-CLI=build/flowsketch
-FAKE=build/tools/fs-fake-daemon
-T=""
-FAKE_PIDS=()
 n=0
 failed=0
-
-cleanup() {
-	local pid
-	for pid in "${FAKE_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	[ -n "$T" ] && rm -rf "$T"
-}
-trap cleanup EXIT
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -51,28 +38,11 @@ err_has() { grep -qF -- "$1" "$T/err"; }
 one_err_line() { [ "$(wc -l <"$T/err")" -eq 1 ]; }
 no_out() { [ ! -s "$T/out" ]; }
 
-for b in "$CLI" "$FAKE"; do
-	if [ ! -x "$b" ]; then
-		echo "not ok 1 - $b is built (run make)"
-		echo "1..1"
-		exit 1
-	fi
-done
-T=$(mktemp -d /tmp/fs-cli-test.XXXXXX) || exit 1
+fake_test cli-test
 
 # serve NAME FILE [FAKE OPTIONS...]: a fake daemon on $T/NAME.sock
 # answering FILE, logging requests to $T/NAME.log.
-serve() {
-	local sock="$T/$1.sock" i
-	"$FAKE" --log "$T/$1.log" "${@:3}" "$sock" "$2" &
-	FAKE_PIDS+=($!)
-	for i in $(seq 50); do
-		[ -S "$sock" ] && return 0
-		sleep 0.1
-	done
-	echo "# fake daemon on $sock did not start"
-	return 1
-}
+serve() { fake_serve "$@" || { echo "# fake daemon on $T/$1.sock did not start"; return 1; }; }
 
 # usage_error DESC ARGS...: exit 2, exactly one stderr line, empty stdout.
 usage_error() {

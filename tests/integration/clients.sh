@@ -22,48 +22,20 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
+. scripts/daemon_test.sh
 
-TAG=fs-cl-$$
-NS_TX=$TAG-tx
-NS_RX=$TAG-rx
-IF_TX=fsc$$t
-IF_RX=fsc$$r
-PIN=/sys/fs/bpf/$TAG
-FSD=build/flowsketchd
-CLI=build/flowsketch
-T=""
-DAEMON_PID=""
 HOG_PID=""
 
-. scripts/tap.sh
-
-cleanup() {
+test_cleanup() {
 	[ -n "$HOG_PID" ] && kill "$HOG_PID" 2>/dev/null && wait "$HOG_PID" 2>/dev/null
-	fs_daemon_stop "$DAEMON_PID"
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN"
-	[ -n "$T" ] && rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 now_ms() { date +%s%3N; }
 
-fs_require_root
-fs_bpffs_mount || bail "bpffs mounted"
-command -v python3 >/dev/null || bail "python3 installed (make deps)"
-T=$(mktemp -d /tmp/$TAG.XXXXXX) || bail "work directory"
-SOCK=$T/fsd.sock
-fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth pair"
-
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --window 1 \
-	--pin-dir "$PIN" --socket "$SOCK" --blocklist "$T/blocklist" >"$T/daemon.log" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	[ -S "$SOCK" ] && "$CLI" --socket "$SOCK" status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+fs_test cl python3
+T=$WORK
+fs_test_pair
+fsd_start
 cli_quiet() { "$CLI" --socket "$SOCK" "$@" >/dev/null; }
 check "flowsketchd answers status" cli_quiet status
 start_ms=$(now_ms)
@@ -200,5 +172,5 @@ fs_daemon_stop "$DAEMON_PID"
 rc=$?
 DAEMON_PID=""
 check "daemon stops cleanly" [ "$rc" -eq 0 ]
-check "no pins left" [ ! -e "$PIN" ]
+check "no pins left" [ ! -e "$PIN_DIR" ]
 finish

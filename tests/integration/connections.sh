@@ -24,30 +24,13 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-con-tx-$ID"
-NS_RX="fs-con-rx-$ID"
-VETH_TX="fsct$ID"
-VETH_RX="fscr$ID"
-PIN_DIR="/sys/fs/bpf/fs-con-$ID"
 ADDR_TX=10.97.0.2
 ADDR_RX=10.97.0.1
-WORK=""
 PIDS=()
-FSD=build/flowsketchd
-CLI=build/flowsketch
 
-cleanup() {
-	[ ${#PIDS[@]} -gt 0 ] && kill -KILL "${PIDS[@]}" 2>/dev/null
-	fsd_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
+test_cleanup() { [ ${#PIDS[@]} -gt 0 ] && kill -KILL "${PIDS[@]}" 2>/dev/null; }
 
 start() { fsd_start "$@"; }
 cn() { fsd_front conn "$1"; }
@@ -67,8 +50,7 @@ while True:
     c, _ = s.accept(); c.close()' "$2" "$3" "$4" >"$WORK/listen-$4.out" 2>&1) &
 	PIDS+=($!)
 	disown $!	# killed by cleanup(), without a job notice
-	for _ in $(seq 50); do grep -q ready "$WORK/listen-$4.out" && return 0; sleep 0.1; done
-	return 1
+	fs_until 50 grep -qs ready "$WORK/listen-$4.out"
 }
 # connect NS ADDR PORT N: N connections one after the other; prints how
 # many were established and how many refused.
@@ -85,17 +67,9 @@ for _ in range(int(sys.argv[3])):
 print(ok, refused)' "$2" "$3" "$4"
 }
 
-fs_require_root
-for b in "$FSD" "$CLI"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v python3 >/dev/null || bail "python3 is installed"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-con.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
-fs_in "$NS_TX" ip addr add "$ADDR_TX/24" dev "$VETH_TX" &&
-	fs_in "$NS_RX" ip addr add "$ADDR_RX/24" dev "$VETH_RX" &&
-	fs_in "$NS_TX" ip link set lo up ||
+fs_test con python3
+fs_test_pair
+fs_pair_addresses "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" "$ADDR_TX" "$ADDR_RX" ||
 	bail "addresses on the veth pair"
 listen "$NS_RX" 2 "$ADDR_RX" 8000 && listen "$NS_RX" 10 "::" 8001 &&
 	listen "$NS_TX" 2 "$ADDR_TX" 7000 && listen "$NS_TX" 2 127.0.0.1 9000 ||

@@ -30,36 +30,14 @@
 # exact.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-dir-tx-$ID"
-NS_RX="fs-dir-rx-$ID"
-VETH_TX="fsdrt$ID"
-VETH_RX="fsdrr$ID"
-PIN_DIR="/sys/fs/bpf/fs-dir-$ID"
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
-
-
-start() { fsd_start --blocklist "$WORK/blocklist" "$@"; }
+start() { fsd_start "$@"; }
 
 settle() { fsd_settle egress; }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-dir.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test dir "$GEN"
+fs_test_pair
 start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
 ok "flowsketchd on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")

@@ -30,16 +30,7 @@
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-
-ID=$$
-NS_TX="fs-e2e-tx-$ID"
-NS_RX="fs-e2e-rx-$ID"
-VETH_TX="fse2et$ID"
-VETH_RX="fse2er$ID"
-PIN_DIR="/sys/fs/bpf/fs-e2e-$ID"
-WORK=""
-DAEMON_PID=""
+. scripts/daemon_test.sh
 
 # Traffic: 200k packets of 2000 Zipf(1.2) flows in 4 s, 30 % IPv6.  With
 # s = 1.2 the 10th and 11th flows differ by ~10 % (hundreds of packets),
@@ -52,52 +43,13 @@ SEED=42
 SPAN=30
 WINDOW=1
 
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-
-. scripts/tap.sh
-
-cleanup() {
-	fs_daemon_stop "$DAEMON_PID"
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-cli() { "$CLI" --socket "$SOCK" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
-
 # ---------------------------------------------------------------- set-up
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v jq >/dev/null || bail "jq is installed (make deps)"
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-e2e.XXXXXX) || bail "a work directory"
-chmod 700 "$WORK"
-SOCK="$WORK/flowsketchd.sock"
+fs_test e2e "$GEN" jq
+fs_test_pair
+ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX"
 
-if fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX"; then
-	ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX"
-else
-	bail "namespaces and veth pair created"
-fi
-
-# nsenter itself, not fs_in: a backgrounded function is a subshell, and
-# $! must be the daemon (nsenter execs it) for the signal tests below.
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window "$WINDOW" --pin-dir "$PIN_DIR" \
-	--socket "$SOCK" --blocklist "$WORK/blocklist" >"$WORK/daemon.log" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	cli status --json >"$WORK/status0.json" 2>/dev/null && break
-	kill -0 "$DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
-if jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
+if fsd_start --window "$WINDOW" && cp "$WORK/st.json" "$WORK/status0.json" &&
+	jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
 	ok "flowsketchd on $VETH_RX answers status"
 else
 	diag <"$WORK/daemon.log"
@@ -147,17 +99,10 @@ RSE=$(jq -n --argjson p "$HLL_P" '1.04 / (pow(2; $p) | sqrt)')
 tx_dropped=$(fs_link_stat "$NS_TX" "$VETH_TX" tx dropped)
 check "the sending veth dropped nothing (tx dropped $tx_dropped)" [ "$tx_dropped" = 0 ]
 
-# Wait until every window holding test traffic has been closed: at least
-# two rotations, and the finished windows' total has stopped growing.
-sleep $((2 * WINDOW))
-prev=-1
-for _ in $(seq 50); do
-	cli status --json >"$WORK/status1.json" || bail "status after traffic"
-	cur=$(jq '.totals.packets' "$WORK/status1.json")
-	[ "$cur" = "$prev" ] && [ "$cur" -ge "$sent" ] && break
-	prev=$cur
-	sleep "$WINDOW"
-done
+# Wait until every window holding test traffic has been closed: two more
+# rotations after the last packet sent.
+fsd_settle || bail "status after traffic"
+cp "$WORK/st.json" "$WORK/status1.json"
 
 # ---------------------------------------------------------------- totals
 d_sketched=$(jq -n --slurpfile a "$WORK/status0.json" --slurpfile b "$WORK/status1.json" \

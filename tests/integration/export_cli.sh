@@ -14,27 +14,9 @@
 # spans of different times.  No root needed.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/tap.sh
+. scripts/fake_daemon.sh
 
-CLI=build/flowsketch
-FAKE=build/tools/fs-fake-daemon
-T=""
-FAKE_PIDS=()
-
-cleanup() {
-	local pid
-	for pid in "${FAKE_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	[ -n "$T" ] && rm -rf "$T"
-}
-trap cleanup EXIT
-
-for b in "$CLI" "$FAKE" python3 jq; do
-	command -v "$b" >/dev/null || [ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
-done
-T=$(mktemp -d /tmp/fs-export-cli.XXXXXX) || bail "a work directory"
+fake_test export-cli python3 jq
 
 # answer FILE [KEY=VALUE...]: an export answer of depth 2, width 16,
 # p = 14 with two candidates; KEY=VALUE change it (python expressions on
@@ -85,16 +67,7 @@ EOF
 }
 
 # serve NAME FILE: a fake daemon on $T/NAME.sock answering FILE.
-serve() {
-	local sock="$T/$1.sock"
-	"$FAKE" --log "$T/$1.log" "$sock" "$2" &
-	FAKE_PIDS+=($!)
-	for _ in $(seq 50); do
-		[ -S "$sock" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+serve() { fake_serve "$@"; }
 
 # run ARGS...: stdout, stderr, status in $T/out, $T/err, $rc.
 run() { "$CLI" "$@" >"$T/out" 2>"$T/err"; rc=$?; }

@@ -27,42 +27,21 @@
 # other IP traffic (netns.sh), so "exactly" is exact.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-gso-tx-$ID"
-NS_RX="fs-gso-rx-$ID"
-VETH_TX="fsgt$ID"
-VETH_RX="fsgr$ID"
-PIN_DIR="/sys/fs/bpf/fs-gso-$ID"
 ADDR_TX=10.99.0.2
 ADDR_RX=10.99.0.1
 PORT=5201
 BYTES=$((24 * 1024 * 1024))
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
-
 tcp_segs() {	# NS FIELD: the namespace's Tcp FIELD from /proc/net/snmp
 	fs_in "$1" awk -v f="$2" '$1 == "Tcp:" { if (!n) { for (i = 2; i <= NF; i++) c[$i] = i; n = 1 } else print $c[f] }' /proc/net/snmp
 }
 settle() { fsd_settle egress; }
+no_last_ack() { [ -z "$(fs_in "$1" ss -H -tn state last-ack)" ]; }
 
-fs_require_root
-for b in "$FSD" "$CLI"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v python3 >/dev/null || bail "python3 is installed"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-gso.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
-fs_in "$NS_TX" ip addr add "$ADDR_TX/24" dev "$VETH_TX" &&
-	fs_in "$NS_RX" ip addr add "$ADDR_RX/24" dev "$VETH_RX" ||
+fs_test gso python3
+fs_test_pair
+fs_pair_addresses "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" "$ADDR_TX" "$ADDR_RX" ||
 	bail "addresses on the veth pair"
 fsd_start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
 ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
@@ -83,7 +62,7 @@ while True:
     n += len(b)
 c.close(); print(n, flush=True)' "$2" "$PORT" >"$WORK/server.out" 2>&1 &
 	local server=$!
-	for _ in $(seq 50); do grep -q ready "$WORK/server.out" && break; sleep 0.1; done
+	fs_until 50 grep -qs ready "$WORK/server.out"
 	fs_in "$3" python3 -c '
 import socket, sys
 c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
@@ -94,7 +73,8 @@ c.shutdown(socket.SHUT_WR)
 while c.recv(65536): pass
 c.close()' "$2" "$PORT" "$BYTES" || return 1
 	wait "$server"
-	sleep 0.3	# the last ACK
+	# The last ACK: the server's socket leaves LAST_ACK when it arrives.
+	fs_until 30 no_last_ack "$1"
 	[ "$(tail -1 "$WORK/server.out")" = "$BYTES" ]
 }
 

@@ -28,49 +28,27 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-ic-tx-$ID"
-NS_RX="fs-ic-rx-$ID"
 declare -A TX=([A]="fsicat$ID" [B]="fsicbt$ID" [C]="fsicct$ID")
 declare -A RX=([A]="fsicar$ID" [B]="fsicbr$ID" [C]="fsiccr$ID")
 declare -A MAC_TX MAC_RX
-PIN_DIR="/sys/fs/bpf/fs-ic-$ID"
 PORT=9108		# in NS_RX, whose ports are all free
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
 PY=/usr/bin/python3	# Debian's, with python3-prometheus-client
 CHECK=tests/integration/metrics_check.py
 
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
 tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
 # start LINK... [-- OPTION...]: the daemon with -i RX[LINK] in that order,
 # in the background; 0 once it answers status and /metrics.
 start() {
-	local args=()
+	FSD_IFACES=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		args+=(-i "${RX[$1]}"); shift
+		FSD_IFACES+=(-i "${RX[$1]}"); shift
 	done
 	[ $# -gt 0 ] && shift
-	(exec nsenter --net="/run/netns/$NS_RX" "$FSD" "${args[@]}" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		--blocklist "$WORK/blocklist" --metrics "127.0.0.1:$PORT" "$@" \
-		>>"$WORK/daemon.log" 2>&1) &
-	DAEMON_PID=$!
-	for _ in $(seq 150); do
-		cli status --json >"$WORK/st.json" 2>/dev/null &&
-			metrics "$WORK/first.prom" && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	fsd_start --metrics "127.0.0.1:$PORT" "$@" &&
+		fs_until 150 --while "$DAEMON_PID" metrics "$WORK/first.prom"
 }
 kill9() { kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 term() { kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; local rc=$?; DAEMON_PID=""; return $rc; }
@@ -181,21 +159,12 @@ exact() {
 		[ "$got" = "$want" ]
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN" "$PY" /usr/bin/curl; do
-	[ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
-done
+fs_test ic "$GEN" "$PY" /usr/bin/curl
 "$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
 	bail "python3-prometheus-client is installed (scripts/deps.sh)"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-ic.XXXXXX) || bail "a work directory"
 fs_pair_create "$NS_TX" "$NS_RX" "${TX[A]}" "${RX[A]}" || bail "namespaces and the veth pair A"
 for l in B C; do
-	ip link add "${TX[$l]}" netns "$NS_TX" type veth peer name "${RX[$l]}" netns "$NS_RX" &&
-		ip -n "$NS_TX" link set dev "${TX[$l]}" up &&
-		ip -n "$NS_RX" link set dev "${RX[$l]}" up &&
-		tc -n "$NS_TX" qdisc replace dev "${TX[$l]}" root pfifo limit 10000 ||
-		bail "the veth pair $l"
+	fs_veth_add "$NS_TX" "$NS_RX" "${TX[$l]}" "${RX[$l]}" || bail "the veth pair $l"
 done
 for l in A B C; do
 	MAC_TX[$l]=$(fs_mac "$NS_TX" "${TX[$l]}")

@@ -22,45 +22,20 @@
 # and no pins.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
+. scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-iw-tx-$ID"
-NS_RX="fs-iw-rx-$ID"
 TX="fsiwt$ID"
 RX="fsiwr$ID"
 RX_RENAMED="fsiwn$ID"
-PIN_DIR="/sys/fs/bpf/fs-iw-$ID"
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-WORK=""
-DAEMON_PID=""
 STOPPED=""
 
-. scripts/tap.sh
 tap_on_bail() { [ -n "$WORK" ] && diag <"$WORK/daemon.log"; }
 
-cleanup() {
-	# A stopped daemon would sit out fs_daemon_stop's SIGTERM.
-	[ -n "$STOPPED" ] && kill -CONT "$DAEMON_PID" 2>/dev/null
-	fs_daemon_stop "$DAEMON_PID"
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
+# A stopped daemon would sit out fs_daemon_stop's SIGTERM.
+test_cleanup() { [ -n "$STOPPED" ] && kill -CONT "$DAEMON_PID" 2>/dev/null; }
 
 # The veth pair, as fs_pair_create makes it in namespaces that exist.
-pair_add() {
-	ip link add "$TX" netns "$NS_TX" type veth peer name "$RX" netns "$NS_RX" &&
-	ip -n "$NS_TX" link set dev "$TX" up &&
-	ip -n "$NS_RX" link set dev "$RX" up &&
-	tc -n "$NS_TX" qdisc replace dev "$TX" root pfifo limit 10000
-}
+pair_add() { fs_veth_add "$NS_TX" "$NS_RX" "$TX" "$RX"; }
 
 ifindex_of() { ip -n "$NS_RX" -j link show dev "$1" 2>/dev/null | jq -r '.[0].ifindex'; }
 # The XDP program id on a device, or "none".
@@ -106,29 +81,17 @@ send() {
 # pipe into grep -q: see PLATFORM.md).
 log_has() { local n; n=$(grep -cE "$1" "$WORK/daemon.log"); [ "$n" -gt 0 ]; }
 
-# totals_are N: once the windows holding the traffic are finished (window
-# 1 s: two windows after the last packet), status totals are exactly N.
+# totals_are N: once the windows holding the traffic are finished (two
+# windows closed after the last packet), status totals are exactly N.
 totals_are() {
-	sleep 2.5
-	[ "$(cli status --json | jq .totals.packets)" = "$1" ]
+	fsd_settle && [ "$(jq .totals.packets "$WORK/st.json")" = "$1" ]
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-iw.XXXXXX) || bail "a work directory"
+fs_test iw "$GEN"
 fs_pair_create "$NS_TX" "$NS_RX" "$TX" "$RX" || bail "veth pair $TX - $RX"
 
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$RX" --pin-dir "$PIN_DIR" \
-	--socket "$WORK/sock" --blocklist "$WORK/blocklist" >"$WORK/daemon.log" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	cli status --json >/dev/null 2>&1 && break
-	kill -0 "$DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+FSD_IFACES=(-i "$RX")
+fsd_start
 idx0=$(ifindex_of "$RX")
 wait_state attached "$idx0" || bail "daemon runs attached to $RX (ifindex $idx0)"
 PROG_ID=$(bpftool -j prog show pinned "$PIN_DIR/prog_xdp" | jq .id)

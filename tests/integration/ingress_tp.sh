@@ -30,34 +30,10 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-itp-tx-$ID"
-NS_RX="fs-itp-rx-$ID"
-VETH_TX="fsitt$ID"
-VETH_RX="fsitr$ID"
-PIN_DIR="/sys/fs/bpf/fs-itp-$ID"
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
-
 # The daemon in NS_RX, in the foreground (start(): in the background).
-# A list file of its own for XDP (never the host's); the tracepoint takes none.
-fsd() {
-	local list=(--blocklist "$WORK/blocklist")
-
-	case " $* " in *" --ingress tracepoint "*) list=() ;; esac
-	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" "${list[@]}" "$@"
-}
-
+fsd() { fsd_run "$@"; }
 start() { fsd_start "$@"; }
 stop() {
 	kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; local rc=$?; DAEMON_PID=""
@@ -76,13 +52,8 @@ ifc() {
 unattributed() { jq -c '[.unattributed.in.packets, .unattributed.in.bytes, .unattributed.out.packets, .unattributed.out.bytes]' "$WORK/st.json"; }
 
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-itp.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test itp "$GEN"
+fs_test_pair
 
 # ---------------------------------------------------------------- options
 fsd --ingress bogus >"$WORK/bad.out" 2>&1; rc=$?

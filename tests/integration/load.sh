@@ -29,16 +29,8 @@
 # LOAD_SECONDS (default 60, the run takes about 15 s more) can shorten it.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
+. scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-load-tx-$ID"
-NS_RX="fs-load-rx-$ID"
-VETH_TX="fsldt$ID"
-VETH_RX="fsldr$ID"
-PIN_DIR="/sys/fs/bpf/fs-load-$ID"
-WORK=""
-DAEMON_PID=""
 GEN_PID=""
 SAMPLER_PID=""
 
@@ -69,12 +61,6 @@ RSS_GROWTH_KIB=${RSS_GROWTH_KIB:-4096}
 RSS_ALLOWANCE_KIB=${RSS_ALLOWANCE_KIB:-32768}
 STATUS_MAX_MS=1000
 
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-
-. scripts/tap.sh
-
 stop_pid() { # stop a helper this script started, by its pid
 	local pid=$1
 	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
@@ -83,18 +69,11 @@ stop_pid() { # stop a helper this script started, by its pid
 	return 0
 }
 
-cleanup() {
+test_cleanup() {
 	stop_pid "$SAMPLER_PID"
 	stop_pid "$GEN_PID"
-	fs_daemon_stop "$DAEMON_PID"
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-cli() { "$CLI" --socket "$SOCK" "$@"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 delta() { # delta FIELD: status1 - status0 of a counters field
 	jq -n --slurpfile a "$WORK/status0.json" --slurpfile b "$WORK/status1.json" \
@@ -102,36 +81,16 @@ delta() { # delta FIELD: status1 - status0 of a counters field
 }
 
 # ---------------------------------------------------------------- set-up
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v jq >/dev/null || bail "jq is installed (make deps)"
 [[ "$LOAD_SECONDS" =~ ^[0-9]+$ ]] && [ "$LOAD_SECONDS" -ge $((WARMUP + 5)) ] ||
 	bail "LOAD_SECONDS ($LOAD_SECONDS) is a whole number >= $((WARMUP + 5))"
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-load.XXXXXX) || bail "a work directory"
-chmod 700 "$WORK"
-SOCK="$WORK/flowsketchd.sock"
+fs_test load "$GEN" jq
+fs_test_pair
+ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX"
 
-if fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX"; then
-	ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX"
-else
-	bail "namespaces and veth pair created"
-fi
-
-# nsenter itself (it execs the daemon), so that $! is the daemon's pid,
-# whose /proc/PID/status the sampler reads.
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window "$WINDOW" \
-	--history "$HISTORY" --pin-dir "$PIN_DIR" --socket "$SOCK" --blocklist "$WORK/blocklist" \
-	>"$WORK/daemon.log" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	cli status --json >"$WORK/status0.json" 2>/dev/null && break
-	kill -0 "$DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
-if jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
+# DAEMON_PID is the daemon's pid, whose /proc/PID/status the sampler reads.
+if fsd_start --window "$WINDOW" --history "$HISTORY" &&
+	cp "$WORK/st.json" "$WORK/status0.json" &&
+	jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
 	ok "flowsketchd on $VETH_RX answers status"
 else
 	diag <"$WORK/daemon.log"
@@ -255,17 +214,9 @@ echo "# sent $sent packets, $sent_bytes bytes, $(jq .distinct_flows "$WORK/truth
 tx_dropped=$(fs_link_stat "$NS_TX" "$VETH_TX" tx dropped)
 check "the sending veth dropped nothing (tx dropped $tx_dropped)" [ "$tx_dropped" = 0 ]
 
-# Every window holding traffic closed: the finished windows' total stops
-# growing (and reaches what was sent, if all is well).
-sleep $((2 * WINDOW))
-prev=-1
-for _ in $(seq 20); do
-	cli status --json >"$WORK/status1.json" || bail "status after the flood"
-	cur=$(jq '.totals.packets' "$WORK/status1.json")
-	[ "$cur" = "$prev" ] && [ "$cur" -ge "$sent" ] && break
-	prev=$cur
-	sleep "$WINDOW"
-done
+# Every window holding traffic closed: two more rotations after the flood.
+fsd_settle || bail "status after the flood"
+cp "$WORK/st.json" "$WORK/status1.json"
 stop_pid "$SAMPLER_PID"
 SAMPLER_PID=""
 

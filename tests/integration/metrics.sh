@@ -41,59 +41,24 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
+. scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-met-tx-$ID"
-NS_RX="fs-met-rx-$ID"
-VETH_TX="fsmt$ID"
-VETH_RX="fsmr$ID"
-PIN_DIR="/sys/fs/bpf/fs-met-$ID"
 PORT=9108		# in NS_RX, whose ports are all free
 PROM_PORT=9090
-WORK=""
-DAEMON_PID=""
 PROM_PID=""
-SLOW_PID=""
-FSD=${FSD:-build/flowsketchd}	# another build: FSD=PATH
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
+SLOW_PID=""	# FSD=PATH: another build of the daemon
 PY=/usr/bin/python3	# Debian's, with python3-prometheus-client
 CHECK=tests/integration/metrics_check.py
 
-# stop PID: SIGTERM, five seconds, SIGKILL; reaped.
-stop() {
-	[ -n "$1" ] || return 0
-	kill -TERM "$1" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	return 0
-}
+stop() { fs_daemon_stop "$1"; }
 
-cleanup() {
+test_cleanup() {
 	[ -n "$SLOW_PID" ] && kill -KILL "$SLOW_PID" 2>/dev/null
 	stop "$PROM_PID"
-	[ -n "$DAEMON_PID" ] && kill -KILL "$DAEMON_PID" 2>/dev/null
-	[ -n "$DAEMON_PID" ] && wait "$DAEMON_PID" 2>/dev/null
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_DIR" ]; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$WORK/state" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR" "$PIN_DIR-bad"
-	[ -n "$WORK" ] && rm -rf "$WORK"
+	rm -rf "$PIN_DIR-bad"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 rx() { fs_in "$NS_RX" "$@"; }
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
 py() { rx "$PY" "$CHECK" "$@"; }
 # metrics FILE: the page, or fail.
 metrics() { rx curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
@@ -101,37 +66,13 @@ metrics() { rx curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
 code() { rx curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$@"; }
 
 start() {
-	nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$VETH_RX" --window 1 \
-		--pin-dir "$PIN_DIR" --state-dir "$WORK/state" --socket "$WORK/sock" \
-		"${BLOCKLIST[@]}" --metrics "127.0.0.1:$PORT" "$@" \
-		>>"$WORK/daemon.log" 2>&1 &
-	DAEMON_PID=$!
-	for _ in $(seq 100); do
-		cli status --json >"$WORK/st.json" 2>/dev/null &&
-			metrics "$WORK/first.prom" && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	fsd_start --metrics "127.0.0.1:$PORT" "$@" &&
+		fs_until 100 --while "$DAEMON_PID" metrics "$WORK/first.prom"
 }
 
 status_once() { cli status --json >"$WORK/st.json"; }
-windows_done() {
-	jq '[.counters.windows_finished, (.frontends[] | select(.name == "egress") | .windows_finished)] | min' "$WORK/st.json"
-}
 # Until two windows of each direction closed after now.
-settle() {
-	local n0 n
-	cli status --json >"$WORK/st.json" || return 1
-	n0=$(windows_done)
-	for _ in $(seq 60); do
-		sleep 0.2
-		cli status --json >"$WORK/st.json" || return 1
-		n=$(windows_done)
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
-}
+settle() { fsd_settle egress; }
 
 # sandwich OUT CMD...: the page before and after CMD, until both show the
 # same windows finished (CMD's answer is then of the page's window); the
@@ -160,16 +101,10 @@ send_out() {
 		--rate "$2" --zipf 1.2 --seed "$3" --truth "$4" >/dev/null 2>>"$WORK/gen.log"
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN" "$PY" /usr/bin/prometheus /usr/bin/curl; do
-	[ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
-done
+fs_test met "$GEN" "$PY" /usr/bin/prometheus /usr/bin/curl
 "$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
 	bail "python3-prometheus-client is installed (scripts/deps.sh)"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-met.XXXXXX) || bail "a work directory"
-BLOCKLIST=(--blocklist "$WORK/blocklist")
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test_pair
 mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
 mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
 start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status and /metrics"; }
@@ -340,10 +275,7 @@ cli status --json >"$WORK/s0.json"
 rm -f "$WORK/ready"
 rx "$PY" "$CHECK" slow 127.0.0.1 "$PORT" 200 4 "$WORK/ready" >"$WORK/slow.out" 2>&1 &
 SLOW_PID=$!
-for _ in $(seq 50); do
-	[ -s "$WORK/ready" ] && break
-	sleep 0.1
-done
+fs_until 50 test -s "$WORK/ready"
 check "200 clients connected that send nothing" [ "$(cat "$WORK/ready" 2>/dev/null)" = 200 ]
 t0=$(date +%s%N)
 check "meanwhile /metrics answers" metrics "$WORK/slow.prom"
@@ -367,7 +299,6 @@ check "SIGTERM without --keep: no state left, the metrics state included" [ ! -e
 check "SIGTERM: the port is free again" bash -c "! nsenter --net=/run/netns/$NS_RX curl -s -o /dev/null --max-time 2 '$URL/metrics'"
 
 # --ingress tracepoint: no blocklist, the ingress frontend's misses.
-BLOCKLIST=()
 start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--ingress tracepoint starts"; }
 check "--ingress tracepoint: no blocklist metrics, recursion misses of frontend=\"ingress\"" \
 	bash -c "! grep -q '^flowsketch_blocklist' '$WORK/first.prom' && grep -q '^flowsketch_recursion_misses_total{frontend=\"ingress\"}' '$WORK/first.prom'"

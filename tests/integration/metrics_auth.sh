@@ -35,31 +35,17 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-mau-tx-$ID"
-NS_RX="fs-mau-rx-$ID"
-VETH_TX="fsat$ID"
-VETH_RX="fsar$ID"
-PIN_DIR="/sys/fs/bpf/fs-mau-$ID"
 PORT=9108		# in NS_RX, whose ports are all free
 PROM_PORT=9090
 NAME=flowsketch.test	# the server certificate's name
-WORK=""
-PROM_PID=""
-FSD=${FSD:-build/flowsketchd}	# another build: FSD=PATH
-CLI=build/flowsketch
+PROM_PID=""	# FSD=PATH: another build of the daemon
 
-cleanup() {
+test_cleanup() {
 	fs_daemon_stop "$PROM_PID"
-	fsd_cleanup
 	rm -rf "$PIN_DIR-bad"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 rx() { fs_in "$NS_RX" "$@"; }
 URL="https://$NAME:$PORT/metrics"
@@ -80,13 +66,8 @@ until_ok() {
 	done
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" /usr/bin/prometheus /usr/bin/curl /usr/bin/openssl /usr/bin/htpasswd; do
-	[ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
-done
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-mau.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test mau /usr/bin/prometheus /usr/bin/curl /usr/bin/openssl /usr/bin/htpasswd
+fs_test_pair
 
 # ---------------------------------------------------------------- material
 # cert NAME CN EXT: a P-256 key and a certificate the test CA signs.

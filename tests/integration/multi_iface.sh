@@ -22,49 +22,16 @@
 # SIGTERM detaches both.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
+. scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-mi-tx-$ID"
-NS_RX="fs-mi-rx-$ID"
 A_TX="fsmiat$ID"
 A_RX="fsmiar$ID"
 B_TX="fsmibt$ID"
 B_RX="fsmibr$ID"
-PIN_DIR="/sys/fs/bpf/fs-mi-$ID"
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-WORK=""
-DAEMON_PID=""
 
-. scripts/tap.sh
-
-cleanup() {
-	fs_daemon_stop "$DAEMON_PID"
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-cli() { "$CLI" --socket "$WORK/sock" "$@"; }
-
-# settle: status until two more windows closed (in $WORK/status.json):
+# settle: status until two more windows closed (in $WORK/st.json):
 # whatever was sent before is counted, in finished windows too.
-settle() {
-	local n0 n
-	cli status --json >"$WORK/status.json" || return 1
-	n0=$(jq .counters.windows_finished "$WORK/status.json")
-	for _ in $(seq 60); do
-		sleep 0.2
-		cli status --json >"$WORK/status.json" || return 1
-		n=$(jq .counters.windows_finished "$WORK/status.json")
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
-}
+settle() { fsd_settle; }
 
 # send LINK_TX LINK_RX SEED PACKETS: skewed traffic on one link.
 send() {
@@ -73,30 +40,14 @@ send() {
 		--ipv6-share 0.3 --truth "$WORK/truth-$1.json" 2>"$WORK/gen.log"
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-mi.XXXXXX) || bail "a work directory"
-
+fs_test mi "$GEN"
 fs_pair_create "$NS_TX" "$NS_RX" "$A_TX" "$A_RX" || bail "first veth pair"
-ip link add "$B_TX" netns "$NS_TX" type veth peer name "$B_RX" netns "$NS_RX" &&
-	ip -n "$NS_TX" link set dev "$B_TX" up &&
-	ip -n "$NS_RX" link set dev "$B_RX" up ||
-	bail "second veth pair"
+fs_veth_add "$NS_TX" "$NS_RX" "$B_TX" "$B_RX" || bail "second veth pair"
 ok "two veth pairs between $NS_TX and $NS_RX"
 
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$A_RX" -i "$B_RX" \
-	--pin-dir "$PIN_DIR" --socket "$WORK/sock" --blocklist "$WORK/blocklist" \
-	>"$WORK/daemon.log" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	cli status --json >"$WORK/status.json" 2>/dev/null && break
-	kill -0 "$DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
-names=$(jq -r '[.interfaces[].name] | sort | join(" ")' "$WORK/status.json" 2>/dev/null)
+FSD_IFACES=(-i "$A_RX" -i "$B_RX")
+fsd_start
+names=$(jq -r '[.interfaces[].name] | sort | join(" ")' "$WORK/st.json" 2>/dev/null)
 want=$(printf '%s\n' "$A_RX" "$B_RX" | sort | tr '\n' ' ' | sed 's/ $//')
 if [ "$names" = "$want" ]; then
 	ok "status lists both interfaces ($names)"
@@ -108,7 +59,7 @@ fi
 for link in "$A_RX" "$B_RX"; do
 	check "XDP attached to $link in native mode" \
 		sh -c "ip -n '$NS_RX' -d link show dev '$link' | grep -q 'prog/xdp' &&
-		       [ \"\$(jq -r '.interfaces[] | select(.name == \"$link\") | .xdp_mode' '$WORK/status.json')\" = native ]"
+		       [ \"\$(jq -r '.interfaces[] | select(.name == \"$link\") | .xdp_mode' '$WORK/st.json')\" = native ]"
 done
 
 send "$A_TX" "$A_RX" 1 20000 || { diag <"$WORK/gen.log"; bail "traffic on $A_TX"; }
@@ -123,7 +74,7 @@ cli top -n 50 --json --once --span 60 >"$WORK/top.json" 2>"$WORK/err" ||
 check "totals cover both links ($(jq .total_packets "$WORK/top.json") of $sent)" \
 	[ "$(jq .total_packets "$WORK/top.json")" = "$sent" ]
 
-width=$(jq '.params.cms_width' "$WORK/status.json")
+width=$(jq '.params.cms_width' "$WORK/st.json")
 [[ "$width" =~ ^[0-9]+$ ]] && [ "$width" -gt 0 ] || bail "status gives the Count-Min width (got '$width')"
 # One truth for both links: flows summed by five-tuple (the two senders
 # may draw the same tuple).
@@ -162,18 +113,18 @@ else
 fi
 
 # Per interface, since load: exactly what its truth file says was sent
-# on that link (status.json is from settle, after the traffic).
+# on that link (st.json is from settle, after the traffic).
 for pair in "$A_TX $A_RX" "$B_TX $B_RX"; do
 	set -- $pair
 	tp=$(jq .total_packets "$WORK/truth-$1.json")
 	tb=$(jq .total_bytes "$WORK/truth-$1.json")
-	got=$(jq -c --arg n "$2" '[.interfaces[] | select(.name == $n) | .in.packets, .in.bytes]' "$WORK/status.json")
+	got=$(jq -c --arg n "$2" '[.interfaces[] | select(.name == $n) | .in.packets, .in.bytes]' "$WORK/st.json")
 	check "status: $2 received exactly what was sent on it, $tp packets, $tb bytes (got $got)" \
 		[ "$got" = "[$tp,$tb]" ]
-	got=$(jq -c --arg n "$2" '[.interfaces[] | select(.name == $n) | .out.packets, .out.bytes]' "$WORK/status.json")
+	got=$(jq -c --arg n "$2" '[.interfaces[] | select(.name == $n) | .out.packets, .out.bytes]' "$WORK/st.json")
 	check "status: $2 sent nothing, out 0 packets, 0 bytes (got $got)" [ "$got" = "[0,0]" ]
 done
-got=$(jq -c '[.unattributed.in.packets, .unattributed.in.bytes, .unattributed.out.packets]' "$WORK/status.json")
+got=$(jq -c '[.unattributed.in.packets, .unattributed.in.bytes, .unattributed.out.packets]' "$WORK/st.json")
 check "status: nothing unattributed (in packets, bytes, out packets: $got)" [ "$got" = "[0,0,0]" ]
 # The table: "  NAME  in N packets (X)  out 0 packets (0 B)", N grouped.
 cli status >"$WORK/status.txt" 2>&1

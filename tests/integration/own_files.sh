@@ -132,7 +132,9 @@ EOF
 )
 nstarts=$(head -1 <<<"$lint")
 problems=$(tail -n +2 <<<"$lint")
-all_named() { [ -n "$nstarts" ] && [ "$nstarts" -gt 20 ] && [ -z "$problems" ]; }
+# The floor only proves the lint still finds daemon starts: with the
+# harness (scripts/daemon_test.sh) most tests share one, so there are 19.
+all_named() { [ -n "$nstarts" ] && [ "$nstarts" -gt 10 ] && [ -z "$problems" ]; }
 check "every one of the $nstarts daemon starts in scripts/ and tests/integration/ names a list file of its own" \
 	all_named
 [ -n "$problems" ] && diag <<<"$problems"

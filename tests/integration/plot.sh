@@ -17,32 +17,12 @@
 # gnuplot, or no daemon, one message and exit 1, and no file.  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-plot-tx-$ID"
-NS_RX="fs-plot-rx-$ID"
-VETH_TX="fsplt$ID"
-VETH_RX="fsplr$ID"
-PIN_DIR="/sys/fs/bpf/fs-plot-$ID"
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
+test_cleanup() { rm -f "/tmp/PWNED-$ID" "/tmp/PWNED-$ID-2"; }
 
-trap 'fsd_cleanup; rm -f "/tmp/PWNED-$ID" "/tmp/PWNED-$ID-2"' EXIT
-trap 'exit 130' INT TERM
-
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v gnuplot >/dev/null || bail "gnuplot is installed (scripts/deps.sh)"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-plot.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test plot "$GEN" gnuplot
+fs_test_pair
 fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
 
 mac=$(fs_mac "$NS_RX" "$VETH_RX")

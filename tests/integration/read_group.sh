@@ -24,38 +24,20 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-rg-tx-$ID"
-NS_RX="fs-rg-rx-$ID"
-VETH_TX="fsgt$ID"
-VETH_RX="fsgr$ID"
-PIN_DIR="/sys/fs/bpf/fs-rg-$ID"
 GROUP="fsrg$ID"
 USR="fsru$ID"
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
 
-cleanup() {
-	fsd_cleanup
+test_cleanup() {
 	getent passwd "$USR" >/dev/null && userdel "$USR"
 	getent group "$GROUP" >/dev/null && groupdel "$GROUP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-fs_require_root
-fs_bpffs_mount || bail "bpffs mounted"
-command -v setpriv >/dev/null || bail "setpriv installed (util-linux)"
-[ -x /usr/bin/python3 ] || bail "python3 installed (make deps)"
-WORK=$(mktemp -d /tmp/fs-rg.XXXXXX) || bail "a work directory"
+fs_test rg setpriv /usr/bin/python3
 # Root's, not writable by others, but passable: the user reaches $WORK/run.
 chmod 0711 "$WORK"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test_pair
 groupadd --system "$GROUP" || bail "a temporary group"
 useradd --system -M -N -g nogroup -G "$GROUP" -s /usr/sbin/nologin "$USR" ||
 	bail "a temporary user"
@@ -67,7 +49,6 @@ install -m 0755 "$CLI" "$WORK/flowsketch"
 SOCK=$WORK/run/sock
 LIST=$WORK/list
 printf '192.0.2.0/24\n2001:db8::/32\n' >"$LIST"
-cli() { "$CLI" --socket "$SOCK" "$@"; }
 
 # as WHO CMD...: CMD as the user in one of the four guises.
 as() {

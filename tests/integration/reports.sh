@@ -23,33 +23,10 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
+. scripts/daemon_test.sh
 
-TAG=fs-rep-$$
-NS_TX=$TAG-tx
-NS_RX=$TAG-rx
-IF_TX=fsr$$t
-IF_RX=fsr$$r
-PIN=/sys/fs/bpf/$TAG
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
 PHI=0.01
-T=""
-DAEMON_PID=""
 
-. scripts/tap.sh
-
-cleanup() {
-	fs_daemon_stop "$DAEMON_PID"
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN"
-	[ -n "$T" ] && rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-cli() { "$CLI" --socket "$SOCK" "$@"; }
 finished() { cli status --json | jq '.counters.windows_finished'; }
 reports() { cli status --json | jq '.counters.reports'; }
 
@@ -64,21 +41,12 @@ wait_rotation() {
 	return 1
 }
 
-fs_require_root
-fs_bpffs_mount || bail "bpffs mounted"
-T=$(mktemp -d /tmp/$TAG.XXXXXX) || bail "work directory"
-SOCK=$T/fsd.sock
-fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || bail "namespaces and veth pair"
-MAC=$(fs_mac "$NS_RX" "$IF_RX")
+fs_test rep "$GEN"
+T=$WORK
+fs_test_pair
+MAC=$(fs_mac "$NS_RX" "$VETH_RX")
 
-nsenter --net="/run/netns/$NS_RX" "$FSD" -i "$IF_RX" --window 1 \
-	--hh-fraction "$PHI" --pin-dir "$PIN" --socket "$SOCK" --blocklist "$T/blocklist" \
-	>"$T/daemon.log" 2>&1 &
-DAEMON_PID=$!
-for _ in $(seq 100); do
-	[ -S "$SOCK" ] && cli status >/dev/null 2>&1 && break
-	sleep 0.05
-done
+fsd_start --hh-fraction "$PHI"
 cli status --json >"$T/status.json" || bail "flowsketchd answers status"
 WIDTH=$(jq '.params.cms_width' "$T/status.json")
 ok "flowsketchd with --hh-fraction $PHI, width $WIDTH"
@@ -92,7 +60,7 @@ for quiet in 0 3 5; do
 	# the first one after a start is only what is left of its second.
 	w=$(wait_rotation "$w") || bail "burst $burst: a rotation to start from"
 	r0=$(reports)
-	fs_in "$NS_TX" taskset -c 0 "$GEN" -i "$IF_TX" --dst-mac "$MAC" \
+	fs_in "$NS_TX" taskset -c 0 "$GEN" -i "$VETH_TX" --dst-mac "$MAC" \
 		--flows 20000 --packets 20000 --zipf 1.1 --seed "$burst" \
 		--truth "$T/truth$burst.json" >/dev/null 2>"$T/gen.err" ||
 		bail "burst $burst: fs-gen sends"

@@ -36,18 +36,9 @@
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
+. scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-rs-tx-$ID"
-NS_RX="fs-rs-rx-$ID"
-VETH_TX="fsrst$ID"
-VETH_RX="fsrsr$ID"
-PIN_DIR="/sys/fs/bpf/fs-restart-$ID"
-WORK=""
 STATE_DIR=""
-DAEMON_PID=""
 GEN_PID=""
 
 KILLS=20
@@ -60,33 +51,14 @@ GEN_SEED=11
 SEED=${FS_RESTART_SEED:-$ID}
 RANDOM=$SEED
 
-FSD=$PWD/build/flowsketchd
-CLI=$PWD/build/flowsketch
-GEN=$PWD/build/tools/fs-gen
-
 T0=$(date +%s)
 
-cleanup() {
+test_cleanup() {
 	if [ -n "$GEN_PID" ]; then
 		kill -TERM "$GEN_PID" 2>/dev/null
 		wait "$GEN_PID" 2>/dev/null
 	fi
-	fs_daemon_stop "$DAEMON_PID"
-	# Any other daemon of ours that a failed check left running (its pid
-	# no longer in DAEMON_PID): none may outlive the test.
-	pkill -KILL -f -- "--pin-dir $PIN_DIR( |\$)" 2>/dev/null
-	# A --keep daemon or a SIGKILL leaves the datapath pinned: take it off.
-	if [ -n "$WORK" ] && [ -e "/run/netns/$NS_RX" ] && [ -x "$FSD" ] &&
-	   { [ -e "$PIN_DIR" ] || [ -e "$STATE_DIR" ]; }; then
-		fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_DIR" \
-			--state-dir "$STATE_DIR" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_DIR"
-	[ -n "$WORK" ] && rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
 cli() { "$CLI" --socket "$SOCK" --timeout 5 "$@"; }
@@ -136,19 +108,12 @@ host_unchanged() {
 		{ [ -z "$3" ] || [ "$(state_files)" = "$3" ]; }
 }
 
-# fsd_start [OPTION...]: a daemon with the common options and OPTIONs in
-# the receiving namespace, until it answers status (into $WORK/st.json).
-# nsenter execs the daemon, so $! is the daemon for the signals below.
-fsd_start() {
+# start [OPTION...]: the harness's fsd_start, logged; a daemon that died
+# before it answered is reaped (DAEMON_PID empty).
+start() {
 	echo "=== $(date +%T.%N) start: $*" >>"$WORK/daemon.log"
-	nsenter --net="/run/netns/$NS_RX" "$FSD" "${BASE[@]}" "$@" >>"$WORK/daemon.log" 2>&1 &
-	DAEMON_PID=$!
-
-	for _ in $(seq 200); do
-		cli status --json >"$WORK/st.json" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || { wait "$DAEMON_PID"; DAEMON_PID=""; return 1; }
-		sleep 0.05
-	done
+	fsd_start "$@" && return 0
+	kill -0 "$DAEMON_PID" 2>/dev/null || { wait "$DAEMON_PID"; DAEMON_PID=""; }
 	return 1
 }
 fsd_kill() {
@@ -193,6 +158,13 @@ fsd_once() {
 }
 # st FIELD: a field of the last status ($WORK/st.json), "missing" if absent.
 # (false is a value here, not a missing field: no jq "//".)
+# crashed_or_past W: the daemon is gone, or it finished window W alive.
+crashed_or_past() {
+	local w
+	kill -0 "$DAEMON_PID" 2>/dev/null || return 0
+	w=$(cli status --json 2>/dev/null | jq -r '.counters.windows_finished' 2>/dev/null)
+	[[ "$w" =~ ^[0-9]+$ ]] && [ "$w" -ge "$1" ]
+}
 st() { jq -r "($1) as \$v | if \$v == null then \"missing\" else \$v end" "$WORK/st.json" 2>/dev/null || echo missing; }
 answers() { cli status --json >/dev/null 2>&1; }
 rnd_sleep() { # rnd_sleep MIN_MS MAX_MS: sleep a random time, print it
@@ -203,27 +175,15 @@ rnd_sleep() { # rnd_sleep MIN_MS MAX_MS: sleep a random time, print it
 }
 
 # ---------------------------------------------------------------- set-up
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v jq >/dev/null || bail "jq is installed (make deps)"
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-restart.XXXXXX) || bail "a work directory"
-chmod 700 "$WORK"
-SOCK="$WORK/flowsketchd.sock"
+fs_test restart "$GEN" jq
 STATE_DIR="$WORK/state"
 echo "# random pauses from FS_RESTART_SEED=$SEED"
-
-if fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX"; then
-	ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX"
-else
-	bail "namespaces and veth pair created"
-fi
+fs_test_pair
+ok "namespaces $NS_TX, $NS_RX joined by $VETH_TX <-> $VETH_RX"
 BASE=(-i "$VETH_RX" --window "$WINDOW" --pin-dir "$PIN_DIR" --state-dir "$STATE_DIR"
       --socket "$SOCK" --blocklist "$WORK/blocklist")
 
-fsd_start || bail "flowsketchd on $VETH_RX (--pin-dir $PIN_DIR --state-dir $STATE_DIR) answers status"
+start || bail "flowsketchd on $VETH_RX (--pin-dir $PIN_DIR --state-dir $STATE_DIR) answers status"
 T_D0=$(date +%s)	# the first daemon's first window began by now
 ok "flowsketchd on $VETH_RX answers status"
 check "a first daemon on an empty pin dir does not claim to adopt (.adopted $(st .adopted))" \
@@ -268,7 +228,7 @@ for k in $(seq "$KILLS"); do
 		bad_xdp=$((bad_xdp + 1))
 	gap=$(rnd_sleep 50 500)
 	t=$(date +%s%N)
-	if fsd_start; then
+	if start; then
 		start="$(( ($(date +%s%N) - t) / 1000000 ))ms"
 		adopted=$(st .adopted)
 	else
@@ -297,13 +257,14 @@ fsd_kill	# the kill loop's last daemon: each crash point's starts afresh
 for cp in $CRASH_POINTS; do
 	case $cp in replacing|adopted) n=1 ;; *) n=2 ;; esac
 	before=$(xdp_id)
-	FLOWSKETCHD_CRASH_AT="$cp:$n" fsd_start
-	# It dies by itself: at its second rotation at the latest.
+	FLOWSKETCHD_CRASH_AT="$cp:$n" start
+	# It dies by itself: at its second rotation at the latest, so it is
+	# late once it has finished two windows more than that alive (counted
+	# by the daemon, not by a clock a loaded machine would outrun).
 	if [ -n "$DAEMON_PID" ]; then
-		for _ in $(seq 60); do
-			kill -0 "$DAEMON_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		w0=$(st .counters.windows_finished)
+		[[ "$w0" =~ ^[0-9]+$ ]] || w0=0
+		fs_until 600 crashed_or_past $((w0 + n + 2))
 		if kill -0 "$DAEMON_PID" 2>/dev/null; then
 			crash_notes="$crash_notes $cp:alive"
 			bad_crash=$((bad_crash + 1))
@@ -322,7 +283,7 @@ for cp in $CRASH_POINTS; do
 		{ crash_notes="$crash_notes $cp:xdp"; bad_crash=$((bad_crash + 1)); }
 	sleep 0.$((RANDOM % 4 + 1))
 done
-fsd_start || bail "a daemon starts after the crash points"
+start || bail "a daemon starts after the crash points"
 check "the daemon crashed at each of: $CRASH_POINTS, XDP staying attached (wrong:${crash_notes:- none})" \
 	[ "$bad_crash" = 0 ]
 check "the start after the crash points adopts (.adopted $(st .adopted))" [ "$(st .adopted)" = true ]
@@ -426,7 +387,7 @@ check "flows: distinct flows $est within 3 rse (1.04/sqrt(2^$HLL_P)) of the $tru
 
 # ------------------------------------------------ same answers after --keep
 fsd_kill
-fsd_start --keep || bail "a daemon with --keep starts on the pinned datapath"
+start --keep || bail "a daemon with --keep starts on the pinned datapath"
 check "the --keep daemon adopts (.adopted $(st .adopted))" [ "$(st .adopted)" = true ]
 cp "$WORK/st.json" "$WORK/st-keep1.json"
 cli top -n 10 --once --json --span "$SPAN" >"$WORK/top-k1.json" 2>"$WORK/top.err" || diag <"$WORK/top.err"
@@ -441,7 +402,7 @@ check "after SIGTERM with --keep the pins are all there (link_$VETH_RX too)" \
 	pins_with_link "$pins1"
 check "after SIGTERM with --keep the state dir keeps its window files ($(n_state_files))" \
 	[ "$(n_state_files)" -gt 0 ]
-fsd_start --keep || bail "a daemon starts after the --keep stop"
+start --keep || bail "a daemon starts after the --keep stop"
 cli top -n 10 --once --json --span "$SPAN" >"$WORK/top-k2.json" 2>"$WORK/top.err" || diag <"$WORK/top.err"
 cli flows --json --span "$SPAN" >"$WORK/flows-k2.json" 2>"$WORK/flows.err" || diag <"$WORK/flows.err"
 check "the next daemon adopts (.adopted $(st .adopted))" [ "$(st .adopted)" = true ]
@@ -486,7 +447,7 @@ for bad in "--depth $other_d" "--width $((CMS_W * 2))" "--precision $other_p"; d
 	check "$bad refused: pins, link, state files and XDP program ${PROG2:-none} unchanged (ip link: $(xdp_id))" \
 		host_unchanged "$PROG2" "$PINS2" "$STATE2"
 done
-fsd_start --keep || bail "a normal restart after the refusals starts"
+start --keep || bail "a normal restart after the refusals starts"
 check "a normal restart after the refusals adopts (.adopted $(st .adopted))" [ "$(st .adopted)" = true ]
 before=$(jq -r '"\(.totals.packets) \(.totals.bytes) \(.counters.sketched)"' "$WORK/st-before-refusals.json")
 check "... with the totals and sketched count of before the refusals ($(st .totals.packets) $(st .totals.bytes) $(st .counters.sketched) vs $before)" \
@@ -495,7 +456,7 @@ check "... with the totals and sketched count of before the refusals ($(st .tota
 # ---------------------------------------------------------------- --replace
 fsd_term
 old_prog=$(xdp_id)
-fsd_start --replace || bail "a daemon with --replace starts"
+start --replace || bail "a daemon with --replace starts"
 check "--replace: .adopted false (got $(st .adopted))" [ "$(st .adopted)" = false ]
 check "--replace: totals 0 ($(st '[.totals.packets, .totals.bytes] | tojson'))" \
 	[ "$(st .totals.packets) $(st .totals.bytes)" = "0 0" ]
@@ -515,7 +476,7 @@ check "SIGTERM without --keep: no XDP on $VETH_RX (ip link: $(xdp_id))" [ -z "$(
 check "SIGTERM without --keep: $PIN_DIR gone or empty" pins_empty
 check "SIGTERM without --keep: no window files left in $STATE_DIR ($(n_state_files))" [ "$(n_state_files)" = 0 ]
 
-fsd_start --keep || bail "a --keep daemon starts on a clean host"
+start --keep || bail "a --keep daemon starts on a clean host"
 check "on a clean host a --keep daemon does not adopt (.adopted $(st .adopted))" [ "$(st .adopted)" = false ]
 for _ in $(seq 30); do	# one finished window, so that there is a state file
 	cli status --json >"$WORK/st.json" 2>/dev/null

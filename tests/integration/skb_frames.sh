@@ -57,69 +57,20 @@
 # the frames of each run FS_SKB_FRAMES (default 1000000).  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
+. scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-skb-tx-$ID"
-NS_RX="fs-skb-rx-$ID"
-VETH_TX="fsskt$ID"
-VETH_RX="fsskr$ID"
-PIN_A="/sys/fs/bpf/fs-skb-$ID-a"
-PIN_B="/sys/fs/bpf/fs-skb-$ID-b"
 SEED=${FS_SKB_SEED:-1}
 RATE=${FS_SKB_RATE:-150000}
 FRAMES=${FS_SKB_FRAMES:-1000000}
 COPY=256	# bytes a tracepoint frontend copies (FS_HDR_COPY, parse.bpf.h)
-WORK=""
-PID_A=""
-PID_B=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
 CRAFT=build/tools/fs-craft
 
-cleanup() {
-	local p
-	for p in $PID_A $PID_B; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	if [ -n "$WORK" ]; then
-		[ -e "/run/netns/$NS_TX" ] && [ -e "$PIN_A" ] &&
-			fs_in "$NS_TX" timeout 10 "$FSD" --detach --pin-dir "$PIN_A" \
-				--state-dir "$WORK/state-a" >/dev/null 2>&1
-		[ -e "/run/netns/$NS_RX" ] && [ -e "$PIN_B" ] &&
-			fs_in "$NS_RX" timeout 10 "$FSD" --detach --pin-dir "$PIN_B" \
-				--state-dir "$WORK/state-b" >/dev/null 2>&1
-	fi
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN_A" "$PIN_B"
-	[ -n "$WORK" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+cli_a() { fsd_as a cli "$@"; }
+cli_b() { fsd_as b cli "$@"; }
 
-cli_a() { "$CLI" --socket "$WORK/sock-a" "$@"; }
-cli_b() { "$CLI" --socket "$WORK/sock-b" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
-
-# start a|b NS IFACE PIN OPTIONS...: a daemon in the background, until it
-# answers status.
-start() {
-	local who=$1 ns=$2 iface=$3 pin=$4 pid; shift 4
-	(exec nsenter --net="/run/netns/$ns" "$FSD" -i "$iface" --window 1 \
-		--pin-dir "$pin" --state-dir "$WORK/state-$who" \
-		--socket "$WORK/sock-$who" "$@" >>"$WORK/daemon-$who.log" 2>&1) &
-	pid=$!
-	if [ "$who" = a ]; then PID_A=$pid; else PID_B=$pid; fi
-	for _ in $(seq 100); do
-		"$CLI" --socket "$WORK/sock-$who" status --json >"$WORK/st-$who.json" 2>/dev/null &&
-			return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+# start a|b OPTIONS...: daemon A (in NS_TX on VETH_TX) or B (in NS_RX on
+# VETH_RX) in the background, until it answers status ($WORK/st-a.json).
+start() { fsd_as "$1" fsd_start "${@:2}"; }
 
 # The windows each daemon finished for the direction it counts here.
 windows_done() {
@@ -160,18 +111,15 @@ pstat() {
 		jq '[.formatted.values[].value] | add'
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$CRAFT"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v bpftool >/dev/null || bail "bpftool is installed"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-skb.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test skb "$CRAFT" bpftool
+fs_test_pair
+PIN_A=$PIN_DIR-a PIN_B=$PIN_DIR-b
+fsd_daemon a "$NS_TX" "$VETH_TX"
+fsd_daemon b "$NS_RX" "$VETH_RX"
 
-start a "$NS_TX" "$VETH_TX" "$PIN_A" --blocklist "$WORK/blocklist-a" ||
+start a ||
 	{ diag <"$WORK/daemon-a.log"; bail "daemon A (egress on $VETH_TX) answers status"; }
-start b "$NS_RX" "$VETH_RX" "$PIN_B" --ingress tracepoint ||
+start b --ingress tracepoint ||
 	{ diag <"$WORK/daemon-b.log"; bail "daemon B (--ingress tracepoint on $VETH_RX) answers status"; }
 check "A counts what $VETH_TX sends: egress frontend attached on tp_btf/net_dev_start_xmit" \
 	jqe '.frontends[] | select(.name == "egress") | .attached == true and .hook == "tp_btf/net_dev_start_xmit" and .direction == "out"' "$WORK/st-a.json"
@@ -284,7 +232,7 @@ check "quiet: B's egress frontend saw nothing sent ($(jq -r '.frontends[] | sele
 # them but by a fault.
 top_ok() {
 	local who=$1 dir=$2 n=$3 sort=$4
-	"$CLI" --socket "$WORK/sock-$who" --timeout 20 top --span 120 --direction "$dir" \
+	"$CLI" --socket "$WORK/$who.sock" --timeout 20 top --span 120 --direction "$dir" \
 		-n "$n" --sort "$sort" --json >"$WORK/top.json" || return 1
 	jq -r '.flows[] | "\(.src) \(.dst) \(.sport) \(.dport) \(.proto_num) \(.packets) \(.bytes) \(.direction)"' \
 		"$WORK/top.json" >"$WORK/top.txt"
@@ -321,7 +269,7 @@ for who in a b; do
 done
 # The other direction of each daemon: nothing.
 none() {
-	"$CLI" --socket "$WORK/sock-$1" top --span 120 --direction "$2" -n 10 --json >"$WORK/top.json" &&
+	"$CLI" --socket "$WORK/$1.sock" top --span 120 --direction "$2" -n 10 --json >"$WORK/top.json" &&
 		jqe '(.flows | length) == 0 and .total_packets == 0' "$WORK/top.json"
 }
 check "a: top --direction in lists nothing" none a in
@@ -329,7 +277,7 @@ check "b: top --direction out lists nothing" none b out
 
 # flows_ok WHO DIR: distinct flows, sources, destinations within 4 rse.
 flows_ok() {
-	"$CLI" --socket "$WORK/sock-$1" flows --span 120 --direction "$2" --json >"$WORK/flows.json" || return 1
+	"$CLI" --socket "$WORK/$1.sock" flows --span 120 --direction "$2" --json >"$WORK/flows.json" || return 1
 	jq -rn --slurpfile t "$TRUTH" --slurpfile f "$WORK/flows.json" --argjson p "$HLL_P" '
 		(4 * 1.04 / (pow(2; $p) | sqrt)) as $e |
 		["distinct_flows", "distinct_sources", "distinct_destinations"][] as $k |
@@ -350,8 +298,8 @@ check "b: flows --direction in within 4 rse of the truth" flows_ok b in
 # alone.  A SIGKILL first, which leaves that datapath pinned and counting
 # as a crash would; from there --replace is what switches modes
 # (ingress_tp.sh checks both ways).
-kill -KILL "$PID_B"; wait "$PID_B" 2>/dev/null; PID_B=""
-start b "$NS_RX" "$VETH_RX" "$PIN_B" --replace --blocklist "$WORK/blocklist-b" ||
+fsd_as b fsd_kill
+start b --replace ||
 	{ diag <"$WORK/daemon-b.log"; bail "daemon B (--replace, --ingress xdp on $VETH_RX) answers status"; }
 check "B counts what $VETH_RX receives with native XDP, afresh: frontend xdp, no tracepoint link left, counters and totals 0" \
 	jqe '.frontends[0].name == "xdp" and .frontends[0].hook == "xdp" and

@@ -32,35 +32,15 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-sb-tx-$ID"
-NS_RX="fs-sb-rx-$ID"
-VETH_TX="fssbt$ID"
-VETH_RX="fssbr$ID"
-PIN_DIR="/sys/fs/bpf/fs-sb-$ID"
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
 PORT=$((20000 + ID % 20000))
 GEN_PIDS=""
 
-cleanup() {
+test_cleanup() {
 	local p
 	for p in $GEN_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	local work=$WORK
-	FS_TEST_KEEP=1 fsd_cleanup
-	if [ -n "$work" ]; then
-		umount "$work/state" 2>/dev/null
-		[ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$work"
-	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 tap_on_bail() { [ -n "$WORK" ] && tail -n 30 "$WORK/daemon.log" | diag; }
 
 # One wide row: a window's file is 260 KiB plus 48 bytes a candidate, and
@@ -68,28 +48,21 @@ tap_on_bail() { [ -n "$WORK" ] && tail -n 30 "$WORK/daemon.log" | diag; }
 # flood's new flows reportable; candidates are what fills the directory.
 SIZES=(--width 16384 --depth 1 --precision 8 --hh-fraction 0.000001 --history 300)
 start() {
-	fsd_start --blocklist "$WORK/blocklist" --metrics "127.0.0.1:$PORT" "${SIZES[@]}" "$@"
+	fsd_start --metrics "127.0.0.1:$PORT" "${SIZES[@]}" "$@"
 }
 mount_state() { # SIZE
 	mkdir -p "$WORK/state" &&
 		mount -t tmpfs -o "size=$1,mode=0700" tmpfs "$WORK/state"
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-sb.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test sb "$GEN"
+fs_test_pair
 mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
 mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
 
 # ------------------------------------------------------------ 4. bad values
 for bad in 5X 0 -1 1.5G 12MB7 "" 99999999999999999999 100K; do
-	out=$(fs_in "$NS_RX" "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR" \
-		--state-dir "$WORK/state" --socket "$WORK/sock" --blocklist "$WORK/blocklist" \
-		"${SIZES[@]}" --state-max "$bad" 2>&1 </dev/null)
+	out=$(fsd_run "${SIZES[@]}" --state-max "$bad" 2>&1 </dev/null)
 	rc=$?
 	lines=$(printf '%s\n' "$out" | wc -l)
 	named=0; [[ "$out" == *--state-max* ]] && named=1

@@ -25,24 +25,10 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
 UNIT=${UNIT:-dist/flowsketchd.service}	# another unit: UNIT=FILE
-ID=$$
-NS_TX="fs-unit-tx-$ID"
-NS_RX="fs-unit-rx-$ID"
-VETH_TX="fsunt$ID"
-VETH_RX="fsunr$ID"
-PIN_DIR="/sys/fs/bpf/fs-unit-$ID"
-WORK=""
 FSD_BIN=$PWD/build/flowsketchd
-CLI=build/flowsketch
-GEN=build/tools/fs-gen
-
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
 
 # The values of KEY in the unit's [Service] section, one a line.
 unit_values() {
@@ -117,10 +103,7 @@ caps=$(unit_values CapabilityBoundingSet | tr ' ' '\n' | grep . | sort -u)
 [ -n "$caps" ] || bail "the unit has a CapabilityBoundingSet"
 check "the bounding set is CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE and nothing else" \
 	[ "$(tr '\n' ' ' <<<"$caps")" = "CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE " ]
-fs_require_root
-command -v setpriv >/dev/null || bail "setpriv is installed (util-linux)"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-unit.XXXXXX) || bail "a work directory"
+fs_test unit setpriv
 bound=$(sed 's/^CAP_//' <<<"$caps" | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd,)
 # The daemon as systemd starts it: root, bounding and inheritable sets
 # cut to the unit's (nothing ambient), no new privileges.
@@ -134,7 +117,7 @@ exec setpriv --bounding-set=-all,$bound --inh-caps=-all --no-new-privs -- $trace
 EOF
 chmod 755 "$WORK/flowsketchd"
 FSD=$WORK/flowsketchd
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test_pair
 # --read-group: the socket's chown must pass the bounding set and filter
 # (its directory, the work directory, lets the group through).
 chgrp nogroup "$WORK" && chmod 0750 "$WORK" || bail "the work directory is root:nogroup 0750"

@@ -17,24 +17,9 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/tap.sh
+. scripts/fake_daemon.sh
 
-CLI=build/flowsketch
-FAKE=build/tools/fs-fake-daemon
-T=""
-FAKE_PID=""
-
-cleanup() {
-	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
-	[ -n "$T" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$T"
-}
-trap cleanup EXIT
-
-for b in "$CLI" "$FAKE"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v python3 >/dev/null || bail "python3 is installed"
-T=$(mktemp -d /tmp/fs-top-screen.XXXXXX) || bail "a work directory"
+fake_test top-screen python3
 cat >"$T/top.json" <<'EOT'
 {"span_seconds":10, "windows":2, "window_seconds":5, "window_end":1700000000,
  "sort":"packets", "total_packets":1234567, "total_bytes":987654321,
@@ -46,15 +31,12 @@ cat >"$T/top.json" <<'EOT'
    "proto":"tcp", "proto_num":6, "family":4,
    "packets":600000, "bytes":800000000, "share":0.486}]}
 EOT
-"$FAKE" --log "$T/req.log" "$T/sock" "$T/top.json" &
-FAKE_PID=$!
-for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-[ -S "$T/sock" ] || bail "the fake daemon listens"
+fake_serve top "$T/top.json" || bail "the fake daemon listens"
 
 # drive KEYS...: run top in a pty, 0.5 s between keys; the raw screen
 # bytes to $T/screen, the exit status to $T/rc.  A key "INT" sends SIGINT.
 drive() {
-	python3 - "$CLI" "$T/sock" "$T/screen" "$T/rc" "$@" <<'EOP'
+	python3 - "$CLI" "$T/top.sock" "$T/screen" "$T/rc" "$@" <<'EOP'
 import os, pty, signal, sys, time, select
 cli, sock, screen, rcfile, keys = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 pid, fd = pty.fork()
@@ -107,18 +89,18 @@ check "the ± of the distinct counts' error is drawn as UTF-8 (a UTF-8 locale)" 
 	grep -aq '±0.81% at 1 sigma' "$T/screen"
 check "the terminal is restored: the alternate screen is left" grep -aq $'\e\[?1049l' "$T/screen"
 # The requests, in order, as (sort, direction, span).
-jq -rc '[.sort, (.direction // "-"), (.span // 0)] | join(" ")' "$T/req.log" | uniq >"$T/seq"
+jq -rc '[.sort, (.direction // "-"), (.span // 0)] | join(" ")' "$T/top.log" | uniq >"$T/seq"
 diag <"$T/seq"
 want=$'packets - 0\nbytes - 0\nbytes in 0\nbytes out 0\nbytes out 10\nconnections - 10\npackets - 10'
 check "each key changed the next request: b, d, d, +, c (no direction), p" \
 	[ "$(cat "$T/seq")" = "$want" ]
 
-: >"$T/req.log"
+: >"$T/top.log"
 drive INT; cp "$T/screen" "$T/screen-int"
 check "SIGINT ends the view with status 0 ($(cat "$T/rc"))" [ "$(cat "$T/rc")" = 0 ]
 check "... with the terminal restored" grep -aq $'\e\[?1049l' "$T/screen"
 
-"$CLI" --socket "$T/sock" top -n 5 >"$T/plain.out" 2>&1 &
+"$CLI" --socket "$T/top.sock" top -n 5 >"$T/plain.out" 2>&1 &
 p=$!
 sleep 1.2
 kill -INT "$p"; wait "$p"; rc=$?

@@ -18,32 +18,15 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX="fs-ud-tx-$ID"
-NS_RX="fs-ud-rx-$ID"
-VETH_TX="fsut$ID"
-VETH_RX="fsur$ID"
-PIN_DIR="/sys/fs/bpf/fs-ud-$ID"
-WORK=""
-FSD=build/flowsketchd
-CLI=build/flowsketch
-
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
-
-fs_require_root
-fs_bpffs_mount || bail "bpffs mounted"
-WORK=$(mktemp -d /tmp/fs-ud.XXXXXX) || bail "a work directory"
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test ud
+fs_test_pair
+SOCK=$WORK/run/sock
 NOBODY=$(id -u nobody)
 
 # What the pin directory holds: none when it does not exist.
 pin_count() { if [ -e "$PIN_DIR" ]; then ls -A "$PIN_DIR" | wc -l; else echo none; fi; }
-cli() { "$CLI" --socket "$WORK/run/sock" "$@"; }
 xdp_on() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -c "prog/xdp"; }
 
 # refused DESC WANT [OPTION...]: the daemon, with the test's defaults

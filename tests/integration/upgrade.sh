@@ -24,27 +24,14 @@
 # Needs the history (a shallow clone skips it, saying so).  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
 PREV=d4b21c7
-ID=$$
-NS_TX="fs-up-tx-$ID"
-NS_RX="fs-up-rx-$ID"
-VETH_TX="fsupt$ID"
-VETH_RX="fsupr$ID"
-PIN_DIR="/sys/fs/bpf/fs-up-$ID"
 PORT=9108		# in NS_RX, whose ports are all free
 NEW_FSD=build/flowsketchd
 NEW_CLI=build/flowsketch
 FSD=$NEW_FSD
 CLI=$NEW_CLI
-GEN=build/tools/fs-gen
-WORK=""
-
-trap fsd_cleanup EXIT
-trap 'exit 130' INT TERM
 tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
 # send PACKETS SEED TRUTH: from NS_TX to VETH_RX.
@@ -57,12 +44,7 @@ sent() { jq -s 'map(.total_packets) | add' "$@"; }
 stop() { kill -"$1" "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 metrics() { fs_in "$NS_RX" curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
 
-fs_require_root
-for b in "$NEW_FSD" "$NEW_CLI" "$GEN"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-up.XXXXXX) || bail "a work directory"
+fs_test up "$GEN"
 if ! git cat-file -e "$PREV^{commit}" 2>/dev/null; then
 	ok "# SKIP the previous release ($PREV) is not in this clone's history"
 	echo "1..1"
@@ -76,7 +58,7 @@ else
 	tail -n 20 "$WORK/prev-build.log" | diag
 	bail "the previous release ($PREV) builds"
 fi
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test_pair
 MAC_RX=$(fs_mac "$NS_RX" "$VETH_RX")
 
 for mode in xdp tracepoint; do

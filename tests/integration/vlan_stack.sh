@@ -41,20 +41,9 @@
 # directory made here are touched, and all go on every exit.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
 . scripts/daemon_test.sh
 
-ID=$$
-NS_TX=fs-vl-tx-$ID
-NS_RX=fs-vl-rx-$ID
-VETH_TX=fsvl${ID}t
-VETH_RX=fsvl${ID}r
-PIN_DIR=/sys/fs/bpf/fs-vl-$ID
-FSD=build/flowsketchd
-CLI=build/flowsketch
 SEND=tests/integration/vlan_frames.py
-WORK=""
 COUNT=20
 DST4=10.255.0.1
 DST6=fd00:ff::1
@@ -68,19 +57,8 @@ JUDGED0="q:0,ad:0,q:0 ad:0,q:0,ad:0,q:0 q:0,ad:0,ad:0,q:0,q:0,ad:0,q:0,ad:0"
 JUDGEDV="ad:0,q:100,q:0 q:7,q:0,ad:0,q:0 ad:0,q:0,q:0,ad:0,q:100,q:0,ad:0,q:4094"
 DEEP="q:0,ad:0,q:0,ad:0,q:0,ad:0,q:0,ad:0,q:0 $(printf 'ad:0,%.0s' $(seq 11))q:0"
 
-trap 'fsd_cleanup' EXIT
-
-fs_require_root
-for b in "$FSD" "$CLI"; do
-	[ -x "$b" ] || bail "$b is built (run make)"
-done
-command -v nft >/dev/null || bail "nft is installed (scripts/deps.sh)"
-command -v jq >/dev/null || bail "jq is installed (scripts/deps.sh)"
-fs_bpffs_mount || bail "bpffs is mounted on /sys/fs/bpf"
-WORK=$(mktemp -d /tmp/fs-vl-$ID.XXXXXX) || bail "a work directory"
-chmod 700 "$WORK"
-
-fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
+fs_test vl nft jq
+fs_test_pair
 fs_rx_addresses "$NS_RX" "$VETH_RX" "$DST4" "$DST6" ||
 	bail "$DST4 and $DST6 on $VETH_RX, any source accepted"
 MAC=$(fs_mac "$NS_RX" "$VETH_RX")
@@ -125,12 +103,9 @@ phase() {
 	send "$DEEP6" "$DST6" $DEEP || return 1
 	fs_in "$NS_TX" /usr/bin/python3 "$SEND" "$VETH_TX" "$MAC" "$MARK4" "$DST4" 1 - >/dev/null || return 1
 	MARKS=$((MARKS + 1))
-	for _ in $(seq 100); do
-		[ "$(seen mark4)" -ge "$MARKS" ] && return 0
-		sleep 0.05
-	done
-	return 1
+	fs_until 100 marked
 }
+marked() { [ "$(seen mark4)" -ge "$MARKS" ]; }
 
 declare -A BASE
 snapshot() {
@@ -147,7 +122,7 @@ N0=$((COUNT * 3))	# frames of a source the stack can take: VID 0 stacks
 NJ=$((COUNT * 6))	# frames of a source behind judged stacks
 ND=$((COUNT * 2))	# frames of a deep source
 
-fsd_start --blocklist "$WORK/blocklist" || { diag <"$WORK/daemon.log"; bail "flowsketchd starts on $VETH_RX"; }
+fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd starts on $VETH_RX"; }
 ok "flowsketchd starts with its own, empty, blocklist file"
 
 # ---------------------------------------------------------------- 1. empty list
