@@ -315,8 +315,8 @@ static int setup(struct fsd_daemon *d)
 		return err;
 	/* The window the datapath starts in is fs_ctl's (0 after a fresh
 	 * load), or its predecessor when that one is still to finish. */
-	first = adopt ? fsd_rotation_first_pending(d->loader.ctl, &d->store) :
-			d->loader.ctl->window_seq;
+	first = adopt ? fsd_rotation_first_pending(d->loader.obj.ctl, &d->store) :
+			d->loader.obj.ctl->window_seq;
 	err = fsd_history_init(&d->history, &o->params,
 			       fsd_options_windows_kept(o), o->max_candidates,
 			       first);
@@ -328,7 +328,7 @@ static int setup(struct fsd_daemon *d)
 	fsd_state_budget_add(&d->budget, &d->history, &d->store);
 	if (adopt) {
 		err = fsd_winstore_load(&d->store, &d->history,
-					d->loader.ctl->window_seq, &last_end_ns);
+					d->loader.obj.ctl->window_seq, &last_end_ns);
 		if (err < 0) {
 			fsd_err("cannot read the windows kept in %s: %s",
 				o->state_dir, strerror(-err));
@@ -396,7 +396,7 @@ static int setup(struct fsd_daemon *d)
 			 d->windows_restored, o->state_dir);
 	} else {
 		d->rotation.start_ns = d->started_ns;
-		__atomic_store_n(&d->loader.ctl->window_start_ns, d->started_ns,
+		__atomic_store_n(&d->loader.obj.ctl->window_start_ns, d->started_ns,
 				 __ATOMIC_RELEASE);
 	}
 	err = fsd_loader_attach(&d->loader, o);
@@ -452,7 +452,7 @@ static void teardown(struct fsd_daemon *d)
 	fsd_winstore_close(&d->store);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
-	d->lock.created = !keep && (d->lock.created || d->loader.adopted ||
+	d->lock.created = !keep && (d->lock.created || d->loader.obj.adopted ||
 				     d->loader.replacing);
 	fsd_pinlock_release(&d->lock);
 	if (d->epoll_fd >= 0)

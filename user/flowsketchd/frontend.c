@@ -41,8 +41,8 @@ int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
 		return err;
 	fe->loaded = true;
 	fe->first = fe->adopted ?
-		    fsd_rotation_first_pending(fe->obj.ctl, &fe->store) :
-		    fe->obj.ctl->window_seq;
+		    fsd_rotation_first_pending(fe->obj.bpf.ctl, &fe->store) :
+		    fe->obj.bpf.ctl->window_seq;
 	err = fsd_history_init(&fe->history, &o->params,
 			       fsd_options_windows_kept(o), o->max_candidates,
 			       fe->first);
@@ -52,19 +52,19 @@ int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
 	fsd_state_budget_add(&d->budget, &fe->history, &fe->store);
 	if (fe->adopted) {
 		err = fsd_winstore_load(&fe->store, &fe->history,
-					fe->obj.ctl->window_seq, &fe->last_end_ns);
+					fe->obj.bpf.ctl->window_seq, &fe->last_end_ns);
 		if (err < 0)
 			return err;
 		fe->windows_restored = (__u32)err;
 	}
-	fsd_tp_rotation_maps(&fe->obj, &m);
+	fsd_object_rotation_maps(&fe->obj.bpf, &m);
 	err = fsd_rotation_init_maps(&fe->rotation, &m, &o->params, o->hh_fraction);
 	if (err)
 		return err;
 	fe->rotation.store = &fe->store;
 	fe->rotation_ready = true;
 	fe->reports = fsd_reports_open(&fe->report_state,
-				       fsd_tp_map_fd(&fe->obj, "fs_reports"),
+				       fsd_object_map_fd(&fe->obj.bpf, "fs_reports"),
 				       &fe->history);
 	if (!fe->reports)
 		return -errno;
@@ -86,7 +86,7 @@ int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
 				   (__u64)d->opts.window_sec * 1000000000ULL);
 	} else {
 		fe->rotation.start_ns = d->started_ns;
-		__atomic_store_n(&fe->obj.ctl->window_start_ns, d->started_ns,
+		__atomic_store_n(&fe->obj.bpf.ctl->window_start_ns, d->started_ns,
 				 __ATOMIC_RELEASE);
 	}
 	return 0;
@@ -94,7 +94,7 @@ int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
 
 void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 {
-	int fd = fsd_tp_map_fd(&fe->obj, "fs_ifaces"), err;
+	int fd = fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), err;
 	unsigned int i;
 
 	if (!fe->loaded || !fe->obj.kind->ifaces)
@@ -124,11 +124,11 @@ static int open_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
 	const struct fsd_options *o = &d->opts;
 	int err;
 
-	err = fsd_ifslots_open(&fe->ifslots, fsd_tp_map_fd(&fe->obj, "fs_ifslot"),
-			       fsd_tp_map_fd(&fe->obj, "fs_ifcount"),
-			       fsd_tp_map_fd(&fe->obj, "fs_barrier"),
-			       fsd_tp_map_fd(&fe->obj, "fs_barrier_inner"),
-			       fe->obj.ncpus);
+	err = fsd_ifslots_open(&fe->ifslots, fsd_object_map_fd(&fe->obj.bpf, "fs_ifslot"),
+			       fsd_object_map_fd(&fe->obj.bpf, "fs_ifcount"),
+			       fsd_object_map_fd(&fe->obj.bpf, "fs_barrier"),
+			       fsd_object_map_fd(&fe->obj.bpf, "fs_barrier_inner"),
+			       fe->obj.bpf.ncpus);
 	if (!err)
 		err = fsd_ifslots_assign(&fe->ifslots, o->ifaces, o->n_ifaces);
 	if (err)
@@ -147,7 +147,7 @@ static int drop_foreign_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 
 	for (i = 0; i < d->loader.n_ifaces; i++)
 		keep[i] = fe->ifindex[i];
-	err = fsd_tp_iface_keep_only(fsd_tp_map_fd(&fe->obj, "fs_ifaces"), keep,
+	err = fsd_tp_iface_keep_only(fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), keep,
 				     d->loader.n_ifaces);
 	if (err < 0) {
 		fsd_err("cannot clear the %s interface filter: %s",
@@ -174,7 +174,7 @@ int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
 	if (err)
 		return err;
 	fe->ifslots.counted = fsd_tp_link_uses_map(fe->obj.link_fd,
-			fsd_tp_map_fd(&fe->obj, "fs_ifcount")) != 0;
+			fsd_object_map_fd(&fe->obj.bpf, "fs_ifcount")) != 0;
 	if (!fe->ifslots.counted)
 		fsd_warn("the %s link kept from an earlier release has no per-interface counts (status and /metrics show none for it) until a start with --replace",
 			 fe->obj.kind->name);

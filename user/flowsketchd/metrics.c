@@ -723,7 +723,7 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 	s[n].store = d->store.usable ? &d->store : NULL;
 	s[n].ifslots = &d->loader.ifslots;
 	s[n].stats_ok = !read_stats(bpf_map__fd(d->loader.skel->maps.fs_stats),
-				    d->loader.ncpus, s[n].stats);
+				    d->loader.obj.ncpus, s[n].stats);
 	s[n].tracing = d->loader.ingress_tp;
 	s[n].link_fd = d->loader.ingress_tp ? d->loader.tp_link_fd : -1;
 	n++;
@@ -734,8 +734,8 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 		s[n].rotation = d->out.rotation_ready ? &d->out.rotation : NULL;
 		s[n].store = d->out.store.usable ? &d->out.store : NULL;
 		s[n].ifslots = &d->out.ifslots;
-		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->out.obj, "fs_stats"),
-					    d->out.obj.ncpus, s[n].stats);
+		s[n].stats_ok = !read_stats(fsd_object_map_fd(&d->out.obj.bpf, "fs_stats"),
+					    d->out.obj.bpf.ncpus, s[n].stats);
 		s[n].tracing = true;
 		s[n].link_fd = d->out.obj.link_fd;
 		n++;
@@ -745,8 +745,8 @@ static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
 		s[n].history = d->conn.history_ready ? &d->conn.history : NULL;
 		s[n].rotation = d->conn.rotation_ready ? &d->conn.rotation : NULL;
 		s[n].store = d->conn.store.usable ? &d->conn.store : NULL;
-		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->conn.obj, "fs_stats"),
-					    d->conn.obj.ncpus, s[n].stats);
+		s[n].stats_ok = !read_stats(fsd_object_map_fd(&d->conn.obj.bpf, "fs_stats"),
+					    d->conn.obj.bpf.ncpus, s[n].stats);
 		s[n].tracing = true;
 		s[n].link_fd = d->conn.obj.link_fd;
 		n++;

@@ -87,7 +87,7 @@ static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
 {
 	return read_stats_of(bpf_map__fd(d->loader.skel->maps.fs_stats),
 			     bpf_map__fd(d->loader.skel->maps.fs_hot),
-			     d->loader.ncpus, stats);
+			     d->loader.obj.ncpus, stats);
 }
 
 /* A tracepoint frontend's entry in "frontends" (none if it is not loaded). */
@@ -106,9 +106,9 @@ static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
 	json_object_object_add(f, "attached", json_object_new_boolean(fe->obj.link_fd >= 0));
 	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
 	json_object_object_add(f, "datapath", json_object_new_string(
-			fe->obj.kfunc ? "kfunc" : "bpf"));
-	if (!read_stats_of(fsd_tp_map_fd(&fe->obj, "fs_stats"),
-			   fsd_tp_map_fd(&fe->obj, "fs_hot"), fe->obj.ncpus, stats)) {
+			fe->obj.bpf.kfunc ? "kfunc" : "bpf"));
+	if (!read_stats_of(fsd_object_map_fd(&fe->obj.bpf, "fs_stats"),
+			   fsd_object_map_fd(&fe->obj.bpf, "fs_hot"), fe->obj.bpf.ncpus, stats)) {
 		add_u64(f, "rx", stats[FS_STAT_RX]);
 		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
@@ -305,10 +305,10 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	json_object_object_add(a, "pin_dir",
 			       json_object_new_string(d->opts.pin_dir));
 	json_object_object_add(a, "datapath",
-			       json_object_new_string(d->loader.kfunc ? "kfunc" : "bpf"));
+			       json_object_new_string(d->loader.obj.kfunc ? "kfunc" : "bpf"));
 	/* Restarts (loader.h, winstore.h): whether this daemon took over a
 	 * pinned datapath, and what its history has on disk. */
-	json_object_object_add(a, "adopted", json_object_new_boolean(d->loader.adopted));
+	json_object_object_add(a, "adopted", json_object_new_boolean(d->loader.obj.adopted));
 	json_object_object_add(a, "keep", json_object_new_boolean(d->opts.keep));
 	json_object_object_add(a, "state_dir", json_object_new_string(d->opts.state_dir));
 	add_u64(a, "windows_restored", d->windows_restored);
@@ -349,7 +349,7 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 
 	o = json_object_new_object();
 	add_u64(o, "datapath_bytes_per_cpu", per_cpu);
-	add_u64(o, "datapath_bytes", per_cpu * d->loader.ncpus +
+	add_u64(o, "datapath_bytes", per_cpu * d->loader.obj.ncpus +
 		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
 	/* Every frontend's history (the worst case too, options.h). */
 	add_u64(o, "history_bytes", fsd_history_bytes(&d->history) +
