@@ -176,13 +176,13 @@ static int rig_setup(void **state)
 	 * CPU count, fs_ctl mapped. */
 	g->ctl_len = (size_t)sysconf(_SC_PAGESIZE);
 	g->loader.skel = g->skel;
-	g->loader.ncpus = (unsigned int)ncpus;
-	g->loader.ctl = mmap(NULL, g->ctl_len, PROT_READ | PROT_WRITE,
+	g->loader.obj.ncpus = (unsigned int)ncpus;
+	g->loader.obj.ctl = mmap(NULL, g->ctl_len, PROT_READ | PROT_WRITE,
 			     MAP_SHARED, bpf_map__fd(g->skel->maps.fs_ctl), 0);
-	assert_true(g->loader.ctl != MAP_FAILED);
+	assert_true(g->loader.obj.ctl != MAP_FAILED);
 	/* The order of daemon.c's setup(). */
 	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
-					  g->loader.ctl->window_seq), 0);
+					  g->loader.obj.ctl->window_seq), 0);
 	assert_int_equal(fsd_rotation_init(&g->r, &g->loader, &p,
 					   HH_FRACTION), 0);
 	g->rb = fsd_reports_open(&g->reports, bpf_map__fd(g->skel->maps.fs_reports), &g->h);
@@ -234,7 +234,7 @@ static int rig_teardown(void **state)
 	ring_buffer__free(g->rb);
 	fsd_rotation_free(&g->r);
 	fsd_history_free(&g->h);
-	munmap(g->loader.ctl, g->ctl_len);
+	munmap(g->loader.obj.ctl, g->ctl_len);
 	flowsketch__destroy(g->skel);
 	free(g->percpu);
 	free(g);
@@ -270,7 +270,7 @@ static __u64 stat(struct rig *g, enum fs_stat which)
 
 	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(g->skel->maps.fs_stats),
 					     &k, v), 0);
-	for (c = 0; c < g->loader.ncpus; c++)
+	for (c = 0; c < g->loader.obj.ncpus; c++)
 		sum += v[c];
 	return sum;
 }
@@ -283,7 +283,7 @@ static __u64 stat(struct rig *g, enum fs_stat which)
  */
 static __u64 send_batch(struct rig *g, unsigned int b, int drain)
 {
-	__u64 seq = __atomic_load_n(&g->loader.ctl->window_seq,
+	__u64 seq = __atomic_load_n(&g->loader.obj.ctl->window_seq,
 				    __ATOMIC_ACQUIRE);
 	__u64 before = stat(g, FS_STAT_REPORTS);
 	struct truth *t;
@@ -511,7 +511,7 @@ static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
 	fault_arm(op, fd, skip, count);
 	rotate_failing(g);
 	/* The datapath moved on all the same: window 2, the other slot. */
-	assert_int_equal(g->loader.ctl->window_seq, 2);
+	assert_int_equal(g->loader.obj.ctl->window_seq, 2);
 	assert_int_equal(g->r.errors, 1);
 	assert_null(window_of_seq(g, 1));
 	/* Reports still in the ring buffer when window 1 was given up are
@@ -710,7 +710,7 @@ static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
 	rotate_failing(g);
 	after = fsd_now_ns();
 	/* Put off: the datapath still writes window 2, nothing committed. */
-	assert_int_equal(g->loader.ctl->window_seq, 2);
+	assert_int_equal(g->loader.obj.ctl->window_seq, 2);
 	assert_int_equal(g->r.seq, 2);
 	assert_int_equal(g->r.postponed, 1);
 	assert_int_equal(g->r.errors, 1);
@@ -764,7 +764,7 @@ static void successor(struct rig *g, struct fsd_winstore *store,
 		      const char *dir, __u32 *restored)
 {
 	struct fs_sketch_params p = params;
-	__u64 seq = g->loader.ctl->window_seq, first, last_end = 0;
+	__u64 seq = g->loader.obj.ctl->window_seq, first, last_end = 0;
 	int n;
 
 	ring_buffer__free(g->rb);
@@ -774,8 +774,8 @@ static void successor(struct rig *g, struct fsd_winstore *store,
 		fsd_winstore_close(store);
 		assert_int_equal(fsd_winstore_open(store, dir, &p, true), 0);
 	}
-	first = fsd_rotation_first_pending(g->loader.ctl, store);
-	g->loader.adopted = true;
+	first = fsd_rotation_first_pending(g->loader.obj.ctl, store);
+	g->loader.obj.adopted = true;
 	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024, first), 0);
 	if (store) {
 		n = fsd_winstore_load(store, &g->h, seq, &last_end);
@@ -808,10 +808,10 @@ static void test_adopt_after_flip(void **state)
 	send_batch(g, 0, 1);
 	rotate_ok(g);
 	send_batch(g, 1, 0);
-	__atomic_store_n(&g->loader.ctl->window_seq, 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->loader.obj.ctl->window_seq, 2, __ATOMIC_RELEASE);
 	successor(g, NULL, NULL, NULL);
 	assert_int_equal(g->r.seq, 2);
-	assert_int_equal(g->loader.ctl->done_seq, 2);
+	assert_int_equal(g->loader.obj.ctl->done_seq, 2);
 	assert_window_exact(g, 1);
 	send_batch(g, 2, 1);
 	rotate_ok(g);
@@ -878,7 +878,7 @@ static void test_adopt_with_store(void **state)
 	assert_history(g, kept, 2, 0, 0);
 	fsd_history_free(&g->h);	/* unmaps the windows */
 	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
-					  g->loader.ctl->window_seq), 0);
+					  g->loader.obj.ctl->window_seq), 0);
 	fsd_winstore_close(&store);
 	fsd_winstore_clear(dir);
 	assert_int_equal(rmdir(dir), -1);	/* clear removed it */
@@ -911,11 +911,11 @@ static void test_adopt_after_store_before_done(void **state)
 	fault_arm(FAULT_UPDATE, g->r.cms_fd, 0, 1000000);
 	rotate_ok(g);
 	fault_arm(FAULT_NONE, -1, 0, 0);
-	assert_int_equal(g->loader.ctl->done_seq, 2);
-	__atomic_store_n(&g->loader.ctl->done_seq, 1, __ATOMIC_RELEASE);
+	assert_int_equal(g->loader.obj.ctl->done_seq, 2);
+	__atomic_store_n(&g->loader.obj.ctl->done_seq, 1, __ATOMIC_RELEASE);
 	successor(g, &store, dir, &restored);
 	assert_int_equal(restored, 2);
-	assert_int_equal(g->loader.ctl->done_seq, 2);
+	assert_int_equal(g->loader.obj.ctl->done_seq, 2);
 	send_batch(g, 2, 1);
 	rotate_ok(g);
 	send_batch(g, 3, 1);
@@ -923,7 +923,7 @@ static void test_adopt_after_store_before_done(void **state)
 	assert_history(g, kept, 4, 0, 0);
 	fsd_history_free(&g->h);
 	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
-					  g->loader.ctl->window_seq), 0);
+					  g->loader.obj.ctl->window_seq), 0);
 	fsd_winstore_close(&store);
 	fsd_winstore_clear(dir);
 }

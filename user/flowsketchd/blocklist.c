@@ -560,8 +560,8 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 	bl->stats_fd = bpf_map__fd(skel->maps.fs_block_stats);
 	bl->barrier_fd = bpf_map__fd(skel->maps.fs_barrier);
 	bl->barrier_inner_fd = bpf_map__fd(skel->maps.fs_barrier_inner);
-	bl->ncpus = l->ncpus;
-	bl->ctl_bloom = &l->ctl->bloom;
+	bl->ncpus = l->obj.ncpus;
+	bl->ctl_bloom = &l->obj.ctl->bloom;
 	fs_bloom_key_derive(secret, &bl->key);
 	bl->filter[0] = map_mmap(skel->maps.fs_bloom, 2 * fbytes);
 	bl->filter[1] = bl->filter[0] ? bl->filter[0] + ((size_t)1 << bl->max_log2) : NULL;
@@ -576,7 +576,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 		return -errno;
 	}
 	bl->started = true;
-	if (l->adopted) {
+	if (l->obj.adopted) {
 		err = adopt_maps(bl, &stale, &nstale);
 		if (err) {
 			fsd_err("cannot load the blocklist into the adopted datapath: %s",

@@ -21,10 +21,10 @@ static void *conn_open(const struct fs_sketch_params *p, const struct fsd_option
 	int err;
 
 	if (stat("/proc/self/ns/net", &st))
-		return NULL;
+		return fsd_tp_open_failed("conn", -errno);
 	skel = conn__open();
 	if (!skel)
-		return NULL;
+		return fsd_tp_open_failed("conn", -errno);
 	skel->rodata->fs_conn_netns = (__u32)st.st_ino;
 	err = FS_DATAPATH_SETUP(skel, p, kfunc);
 	if (!err)
@@ -32,8 +32,7 @@ static void *conn_open(const struct fs_sketch_params *p, const struct fsd_option
 					       o->ringbuf_kib * 1024U);
 	if (err) {
 		conn__destroy(skel);
-		errno = -err;
-		return NULL;
+		return fsd_tp_open_failed("conn", err);
 	}
 	*obj = skel->obj;
 	*prog = skel->progs.fs_conn;
@@ -55,7 +54,12 @@ const struct fsd_tp_kind fsd_tp_conn = {
 	.direction = "TCP connections opened",
 	.hook = "tp_btf/inet_sock_set_state",
 	.ifaces = false,
-	.open = conn_open,
-	.load = conn_load,
-	.destroy = conn_destroy,
+	.ops = {
+		.label = "conn ",
+		.pins = fsd_tp_pins,
+		.n_pins = FSD_TP_PINS_NO_IFACES,
+		.open = conn_open,
+		.load = conn_load,
+		.destroy = conn_destroy,
+	},
 };

@@ -149,6 +149,7 @@ static int watch(struct fsd_daemon *d, int fd)
 
 static int open_loop(struct fsd_daemon *d)
 {
+	unsigned int i;
 	int err;
 
 	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -161,12 +162,9 @@ static int open_loop(struct fsd_daemon *d)
 		err = watch(d, d->signal_fd);
 	if (!err)
 		err = watch(d, d->listen_fd);
-	if (!err)
-		err = watch(d, ring_buffer__epoll_fd(d->reports));
-	if (!err && d->out.reports)
-		err = watch(d, ring_buffer__epoll_fd(d->out.reports));
-	if (!err && d->conn.reports)
-		err = watch(d, ring_buffer__epoll_fd(d->conn.reports));
+	for (i = 0; !err && i < FSD_FE_MAX; i++)
+		if (d->fe[i].reports)
+			err = watch(d, ring_buffer__epoll_fd(d->fe[i].reports));
 	if (!err)
 		err = watch(d, d->workers.event_fd);
 	if (!err)
@@ -227,11 +225,15 @@ static int check_dirs(const struct fsd_options *o)
 	return err;
 }
 
-static int setup(struct fsd_daemon *d)
+/*
+ * What comes before anything is loaded, in the order of the header
+ * comment: signals, directories, the secret, the blocklist file, the
+ * pin directory's lock and --metrics, the adoption decision, the socket.
+ * 1 adopt, 0 start afresh, or -errno (logged).
+ */
+static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 {
 	const struct fsd_options *o = &d->opts;
-	struct fs_hash_secret secret;
-	__u64 last_end_ns = 0, first;
 	int err, adopt;
 
 	err = open_signals(d);
@@ -242,7 +244,7 @@ static int setup(struct fsd_daemon *d)
 	err = check_dirs(o);
 	if (err)
 		return err;
-	err = fsd_secret_get(o->secret_file, &secret);
+	err = fsd_secret_get(o->secret_file, secret);
 	if (err)
 		return err;
 	/* Before anything is loaded or attached: a list file with a bad
@@ -270,21 +272,35 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_pinlock_take(&d->lock, o->pin_dir);
 	if (err)
 		return err;
-	adopt = decide_adoption(d, &secret);
+	adopt = decide_adoption(d, secret);
 	if (adopt < 0)
 		return adopt;
 	d->adopting = adopt;
-	fs_export_key_derive(&secret, &d->export_key);
+	fs_export_key_derive(secret, &d->export_key);
 	raise_nofile();
 	err = fsd_server_open(d);
-	if (err)
-		return err;
+	return err ? err : adopt;
+}
+
+static int setup(struct fsd_daemon *d)
+{
+	const struct fsd_options *o = &d->opts;
+	struct fsd_frontend *in = &d->fe[FSD_FE_IN];
+	struct fs_hash_secret secret;
+	unsigned int i;
+	int err, adopt;
+
+	adopt = prepare(d, &secret);
+	if (adopt < 0) {
+		memset(&secret, 0, sizeof(secret));
+		return adopt;
+	}
 	fsd_log_libbpf();
 	{
 		struct fs_sketch_params p = o->params;
 
 		p.secret = secret;
-		err = fsd_winstore_open(&d->store, o->state_dir, &p, adopt);
+		err = fsd_winstore_open(&in->store, o->state_dir, &p, adopt);
 		memset(&p, 0, sizeof(p));
 		/* Again, now that it exists: made by us, or raced into
 		 * place under a sticky parent by someone else. */
@@ -300,69 +316,25 @@ static int setup(struct fsd_daemon *d)
 	 * blocklist (its requests say so, query.c). */
 	if (!err && !o->ingress_tp)
 		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
-	if (!err) {
-		err = fsd_frontend_setup(d, &d->out, &fsd_tp_egress, &secret, adopt);
-		if (err)
-			fsd_err("cannot set up the egress frontend: %s", strerror(-err));
-	}
-	if (!err) {
-		err = fsd_frontend_setup(d, &d->conn, &fsd_tp_conn, &secret, adopt);
-		if (err)
-			fsd_err("cannot set up the connection frontend: %s", strerror(-err));
-	}
+	if (!err)
+		in->loaded = true;
+	for (i = 0; !err && i < FSD_FE_MAX; i++)
+		if (d->fe[i].ops->tp)
+			err = fsd_frontend_setup(d, &d->fe[i], &secret, adopt);
 	memset(&secret, 0, sizeof(secret));
 	if (err)
 		return err;
-	/* The window the datapath starts in is fs_ctl's (0 after a fresh
-	 * load), or its predecessor when that one is still to finish. */
-	first = adopt ? fsd_rotation_first_pending(d->loader.ctl, &d->store) :
-			d->loader.ctl->window_seq;
-	err = fsd_history_init(&d->history, &o->params,
-			       fsd_options_windows_kept(o), o->max_candidates,
-			       first);
-	if (err) {
-		fsd_err("cannot allocate the window history: %s", strerror(-err));
+	in->adopted = adopt;
+	err = fsd_frontend_open_windows(d, in);
+	if (err)
 		return err;
-	}
-	d->history_ready = true;
-	fsd_state_budget_add(&d->budget, &d->history, &d->store);
-	if (adopt) {
-		err = fsd_winstore_load(&d->store, &d->history,
-					d->loader.ctl->window_seq, &last_end_ns);
-		if (err < 0) {
-			fsd_err("cannot read the windows kept in %s: %s",
-				o->state_dir, strerror(-err));
-			return err;
-		}
-		d->windows_restored = (__u32)err;
-	}
-	err = fsd_rotation_init(&d->rotation, &d->loader, &o->params,
-				o->hh_fraction);
-	if (err) {
-		fsd_err("cannot allocate the rotation buffers: %s", strerror(-err));
-		return err;
-	}
-	d->rotation.store = &d->store;
-	d->rotation_ready = true;
 	err = fsd_workers_start(&d->workers, d);
 	if (err)
 		return err;
 	d->workers_ready = true;
-	d->reports = fsd_reports_open(&d->report_state, bpf_map__fd(d->loader.skel->maps.fs_reports),
-				      &d->history);
-	if (!d->reports)
-		return -errno;
-	d->report_state.store = &d->store;
-	if (adopt) {
-		__u64 n = fsd_winstore_replay(&d->store, &d->history, first);
-
-		if (n)
-			fsd_info("filed %llu candidates of the open windows again from their journal",
-				 (unsigned long long)n);
-	}
 	/* Every store's windows are read back and charged: a smaller budget
 	 * than the last daemon's gives up the oldest now. */
-	if (d->store.usable) {
+	if (in->store.usable) {
 		fsd_state_budget_enforce(&d->budget);
 		fsd_state_budget_report(&d->budget, fsd_options_windows_kept(o),
 			fsd_state_worst_bytes(&o->params, fsd_options_windows_kept(o), 0),
@@ -381,29 +353,28 @@ static int setup(struct fsd_daemon *d)
 	if (err)
 		return err;
 	d->started_ns = fsd_now_ns();
-	err = fsd_frontend_pin(d, &d->out);
-	if (!err)
-		err = fsd_frontend_pin(d, &d->conn);
+	for (i = 0; !err && i < FSD_FE_MAX; i++)
+		if (d->fe[i].ops->tp)
+			err = fsd_frontend_pin(d, &d->fe[i]);
 	if (err)
 		return err;
 	if (adopt) {
 		/* Its errors lose a window (counted), not the daemon. */
-		fsd_rotation_adopt(&d->rotation, &d->history, d->reports,
-				   last_end_ns, (__u64)o->window_sec * 1000000000ULL);
+		fsd_rotation_adopt(&in->rotation, &in->history, in->reports,
+				   in->last_end_ns, (__u64)o->window_sec * 1000000000ULL);
 		fsd_crash_point("adopted");
 		fsd_info("adopted the datapath pinned under %s: window %llu, %u finished windows from %s",
-			 o->pin_dir, (unsigned long long)d->rotation.seq,
-			 d->windows_restored, o->state_dir);
+			 o->pin_dir, (unsigned long long)in->rotation.seq,
+			 in->windows_restored, o->state_dir);
 	} else {
-		d->rotation.start_ns = d->started_ns;
-		__atomic_store_n(&d->loader.ctl->window_start_ns, d->started_ns,
+		in->rotation.start_ns = d->started_ns;
+		__atomic_store_n(&d->loader.obj.ctl->window_start_ns, d->started_ns,
 				 __ATOMIC_RELEASE);
 	}
 	err = fsd_loader_attach(&d->loader, o);
-	if (!err)
-		err = fsd_frontend_attach(d, &d->out);
-	if (!err)
-		err = fsd_frontend_attach(d, &d->conn);
+	for (i = 0; !err && i < FSD_FE_MAX; i++)
+		if (d->fe[i].ops->tp)
+			err = fsd_frontend_attach(d, &d->fe[i]);
 	if (!err)
 		d->running = true;
 	return err;
@@ -415,19 +386,22 @@ static void teardown(struct fsd_daemon *d)
 	 * that failed anywhere (what was pinned goes on counting as before,
 	 * its windows kept). */
 	bool keep = d->running ? d->opts.keep : d->adopting;
+	unsigned int i;
 
 	/* No more pages: it reads the state torn down below. */
 	fsd_metrics_close(&d->metrics);
 	/* The candidates noted last go to their journals while every history
 	 * that the budget may evict from is still there; then the stores
 	 * stop sharing it, as the histories go one by one. */
-	fsd_winstore_flush(&d->store);
-	fsd_winstore_flush(&d->out.store);
-	fsd_winstore_flush(&d->conn.store);
-	d->store.budget = d->out.store.budget = d->conn.store.budget = NULL;
-	/* Detach and unpin first: the host is clean as soon as possible. */
-	fsd_frontend_teardown(&d->conn, keep);
-	fsd_frontend_teardown(&d->out, keep);
+	for (i = 0; i < FSD_FE_MAX; i++)
+		fsd_winstore_flush(&d->fe[i].store);
+	for (i = 0; i < FSD_FE_MAX; i++)
+		d->fe[i].store.budget = NULL;
+	/* Detach and unpin first: the host is clean as soon as possible;
+	 * the last set up first, ingress (the loader's) last. */
+	for (i = FSD_FE_MAX; i-- > 0;)
+		if (d->fe[i].ops->tp)
+			fsd_frontend_teardown(&d->fe[i], keep);
 	fsd_loader_close(&d->loader, keep);
 	fsd_server_drop_clients(d);
 	fsd_server_close(d);
@@ -437,22 +411,13 @@ static void teardown(struct fsd_daemon *d)
 	d->workers_ready = false;
 	fsd_blocklist_free(&d->blocklist);
 	fsd_ifwatch_close(&d->ifwatch);
-	ring_buffer__free(d->reports);
-	d->reports = NULL;
-	if (d->rotation_ready)
-		fsd_rotation_free(&d->rotation);
-	if (d->history_ready)
-		fsd_history_free(&d->history);
 	/* Cleared while still locked, and with nothing more journaled. */
-	if (!keep && d->store.usable) {
-		fsd_winstore_discard(&d->store);
-		fsd_metrics_forget(d->store.dir);
-		fsd_winstore_clear(d->store.dir);
-	}
-	fsd_winstore_close(&d->store);
+	if (!keep && d->fe[FSD_FE_IN].store.usable)
+		fsd_metrics_forget(d->fe[FSD_FE_IN].store.dir);
+	fsd_frontend_close_windows(&d->fe[FSD_FE_IN], keep);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
-	d->lock.created = !keep && (d->lock.created || d->loader.adopted ||
+	d->lock.created = !keep && (d->lock.created || d->loader.obj.adopted ||
 				     d->loader.replacing);
 	fsd_pinlock_release(&d->lock);
 	if (d->epoll_fd >= 0)
@@ -471,20 +436,20 @@ static void teardown(struct fsd_daemon *d)
 static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
+	unsigned int i;
 
 	if (read(d->timer_fd, &expirations, sizeof(expirations)) !=
 	    sizeof(expirations))
 		return;
-	fsd_rotation_note_late(&d->rotation, timer_lateness(d));
+	fsd_rotation_note_late(&d->fe[FSD_FE_IN].rotation, timer_lateness(d));
 	/* The next boundary, before the rotation's work: its time is not
 	 * the next window's. */
 	if (arm_timer(d))
 		fsd_warn("cannot arm the window timer: %s", strerror(errno));
-	fsd_rotate(&d->rotation, &d->history, d->reports);
-	if (d->out.rotation_ready)
-		fsd_rotate(&d->out.rotation, &d->out.history, d->out.reports);
-	if (d->conn.rotation_ready)
-		fsd_rotate(&d->conn.rotation, &d->conn.history, d->conn.reports);
+	for (i = 0; i < FSD_FE_MAX; i++)
+		if (d->fe[i].rotation_ready)
+			fsd_rotate(&d->fe[i].rotation, &d->fe[i].history,
+				   d->fe[i].reports);
 	fsd_state_budget_warn(&d->budget, fsd_now_ns());
 	fsd_metrics_update(d);
 }
@@ -494,10 +459,37 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
  * rotation by at most this many of them. */
 #define FSD_EVENTS_PER_TIMER_LOOK 8
 
+/* If fd is a frontend's ring buffer: take its reports.  Whether it is. */
+static bool drain_reports(struct fsd_daemon *d, int fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < FSD_FE_MAX; i++) {
+		struct fsd_frontend *fe = &d->fe[i];
+
+		if (fe->reports && fd == ring_buffer__epoll_fd(fe->reports)) {
+			fsd_reports_drain(fe->reports, &fe->report_state);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Interfaces came or went: the loader re-attaches, the frontends that
+ * count the -i interfaces follow. */
+static void follow_ifaces(struct fsd_daemon *d)
+{
+	unsigned int i;
+
+	fsd_ifwatch_handle(&d->ifwatch, &d->loader);
+	for (i = 0; i < FSD_FE_MAX; i++)
+		if (d->fe[i].ops->tp)
+			fsd_frontend_sync_ifaces(d, &d->fe[i]);
+}
+
 /* Returns when a stop signal arrives (or the loop cannot go on). */
 static int loop(struct fsd_daemon *d)
 {
-	int rb_fd = ring_buffer__epoll_fd(d->reports);
 	struct epoll_event ev[64];
 	int i, n, wait;
 
@@ -532,12 +524,8 @@ static int loop(struct fsd_daemon *d)
 				}
 			} else if (fd == d->timer_fd) {
 				fsd_daemon_rotate_if_due(d);
-			} else if (fd == rb_fd) {
-				fsd_reports_drain(d->reports, &d->report_state);
-			} else if (d->out.reports && fd == ring_buffer__epoll_fd(d->out.reports)) {
-				fsd_reports_drain(d->out.reports, &d->out.report_state);
-			} else if (d->conn.reports && fd == ring_buffer__epoll_fd(d->conn.reports)) {
-				fsd_reports_drain(d->conn.reports, &d->conn.report_state);
+			} else if (drain_reports(d, fd)) {
+				continue;
 			} else if (fd == d->listen_fd) {
 				fsd_server_accept(d);
 			} else if (fd == d->workers.event_fd) {
@@ -550,8 +538,7 @@ static int loop(struct fsd_daemon *d)
 					job = next;
 				}
 			} else if (fd == d->ifwatch.fd) {
-				fsd_ifwatch_handle(&d->ifwatch, &d->loader);
-				fsd_frontend_sync_ifaces(d, &d->out);
+				follow_ifaces(d);
 			}
 		}
 	}
@@ -560,7 +547,8 @@ static int loop(struct fsd_daemon *d)
 int fsd_daemon_detach(const struct fsd_options *o)
 {
 	struct fsd_pinlock lock = { .fd = -1 };
-	int n, m, err;
+	int n = 0, m, err;
+	unsigned int i;
 
 	err = fsd_bpffs_mount();
 	if (!err)
@@ -575,9 +563,13 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	err = fsd_pinlock_take(&lock, o->pin_dir);
 	if (err)
 		return err;	/* a daemon runs there: it says which */
-	n = fsd_frontend_remove(&fsd_tp_egress, o->pin_dir, o->state_dir);
-	m = fsd_frontend_remove(&fsd_tp_conn, o->pin_dir, o->state_dir);
-	n = fsd_loader_remove_pins(o->pin_dir) + (n > 0 ? n : 0) + (m > 0 ? m : 0);
+	for (i = 0; i < FSD_FE_MAX; i++) {
+		const struct fsd_frontend_ops *ops = fsd_frontend_kind(i, false);
+
+		m = ops->tp ? fsd_frontend_remove(ops->tp, o->pin_dir, o->state_dir) : 0;
+		n += m > 0 ? m : 0;
+	}
+	n += fsd_loader_remove_pins(o->pin_dir);
 	fsd_metrics_forget(o->state_dir);
 	err = fsd_winstore_clear_locked(o->state_dir);
 	if (err && !n)
@@ -598,6 +590,7 @@ int fsd_daemon_detach(const struct fsd_options *o)
 
 int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 {
+	unsigned int i;
 	int err;
 
 	d->server.request = request;
@@ -607,14 +600,14 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 	d->epoll_fd = -1;
 	d->lock.fd = -1;
 	d->ifwatch.fd = -1;
-	d->store.lock_fd = -1;
-	fsd_frontend_init(&d->out);
-	fsd_frontend_init(&d->conn);
+	for (i = 0; i < FSD_FE_MAX; i++)
+		fsd_frontend_init(&d->fe[i], fsd_frontend_kind(i, d->opts.ingress_tp));
+	fsd_frontend_use_loader(&d->fe[FSD_FE_IN], &d->loader);
 	err = setup(d);
 	if (!err) {
 		fsd_info("running: window %u s, history %u s, %u windows kept",
 			 d->opts.window_sec, d->opts.history_sec,
-			 d->history.capacity);
+			 d->fe[FSD_FE_IN].history.capacity);
 		fsd_metrics_update(d);
 		err = loop(d);
 	}

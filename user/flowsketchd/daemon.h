@@ -35,26 +35,19 @@ struct json_object;
 struct fsd_daemon {
 	struct fsd_options opts;
 	struct fsd_pinlock lock;
-	struct fsd_loader loader;
-	struct fsd_history history;
-	bool history_ready;
-	struct fsd_rotation rotation;
-	bool rotation_ready;
-	struct ring_buffer *reports;
-	struct fsd_reports report_state;	/* what became of each report */
+	struct fsd_loader loader;	/* the in direction's object, links */
+	/* The frontends (frontend.h); fe[FSD_FE_IN]'s object is the
+	 * loader's, its store the state directory's top. */
+	struct fsd_frontend fe[FSD_FE_MAX];
 	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
 	struct fsd_server server;	/* clients of the query socket */
 	struct fsd_workers workers;	/* query threads */
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
-	struct fsd_winstore store;	/* finished windows, for the next start */
 	struct fsd_state_budget budget;	/* what every store may hold together */
-	struct fsd_frontend out;	/* the "out" direction (egress frontend) */
-	struct fsd_frontend conn;	/* TCP connections (conn frontend) */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */
 	/* What exports relabel cells and registers with (export_perm.h):
 	 * derived from the secret, which setup() wipes. */
 	struct fs_hash_secret export_key;
-	__u32 windows_restored;		/* read back from the store at start */
 	bool running;			/* setup done: a stop may --keep */
 	bool adopting;			/* a pinned datapath is being taken over:
 					   a failed setup leaves it as it was */

@@ -18,15 +18,14 @@ static void *egress_open(const struct fs_sketch_params *p, const struct fsd_opti
 	int err;
 
 	if (!skel)
-		return NULL;
+		return fsd_tp_open_failed("egress", -errno);
 	err = FS_DATAPATH_SETUP(skel, p, kfunc);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.fs_reports,
 					       o->ringbuf_kib * 1024U);
 	if (err) {
 		egress__destroy(skel);
-		errno = -err;
-		return NULL;
+		return fsd_tp_open_failed("egress", err);
 	}
 	*obj = skel->obj;
 	*prog = skel->progs.fs_egress;
@@ -48,7 +47,12 @@ const struct fsd_tp_kind fsd_tp_egress = {
 	.direction = "what the interfaces send",
 	.hook = "tp_btf/net_dev_start_xmit",
 	.ifaces = true,
-	.open = egress_open,
-	.load = egress_load,
-	.destroy = egress_destroy,
+	.ops = {
+		.label = "egress ",
+		.pins = fsd_tp_pins,
+		.n_pins = FSD_TP_PINS_ALL,
+		.open = egress_open,
+		.load = egress_load,
+		.destroy = egress_destroy,
+	},
 };

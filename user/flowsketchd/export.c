@@ -228,7 +228,7 @@ static struct json_object *export_head(const struct fsd_daemon *d,
 	fsd_add_u64(a, FS_KEY_WINDOW_END_NS, end);
 	fsd_add_string(a, FS_KEY_DIRECTION, dir_name(dirs));
 	json_object_object_add(a, "params", params_json(&d->opts.params));
-	add_hex(a, "secret_fingerprint", d->store.fingerprint);
+	add_hex(a, "secret_fingerprint", d->fe[FSD_FE_IN].store.fingerprint);
 	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, sum->totals.packets);
 	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, sum->totals.bytes);
 	return a;
@@ -242,7 +242,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 {
 	const struct fs_sketch_params *p = &d->opts.params;
 	unsigned int dirs = (unsigned int)dir &
-			    (d->out.history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
+			    (d->fe[FSD_FE_OUT].history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
 	size_t sketch_text = fs_base64_encoded_len(fs_sketch_bytes(p)), i;
 	struct json_object *a = NULL, *cands, *sk;
 	struct export_cands c = { 0 };
@@ -256,7 +256,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 
 	if (!dirs)
 		return fsd_answer_error("this daemon counts no sent traffic (its egress frontend is not running): export --direction in");
-	if (!d->store.fingerprint)
+	if (!d->fe[FSD_FE_IN].store.fingerprint)
 		return fsd_answer_error("this daemon has no fingerprint of its hash secret: it cannot export");
 	if (sketch_text + FSD_EXPORT_FIXED_JSON > FS_EXPORT_ANSWER_MAX)
 		return fsd_answer_error("a sketch of these parameters takes %zu MiB in base64, more than the %u MiB an export may take: restart with a smaller --width, --depth or --precision",
@@ -267,7 +267,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 		goto out;
 	}
 	if (dirs & FSD_DIR_IN) {
-		err = fsd_history_top(&d->history, sel_in, q, &top, &one);
+		err = fsd_history_top(&d->fe[FSD_FE_IN].history, sel_in, q, &top, &one);
 		if (!err)
 			err = fs_sketch_merge(&sum, &q->sum) ?:
 			      cands_gather(&c, q, FSD_DIR_IN);
@@ -276,7 +276,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 		span_fold(&span, &one);
 	}
 	if (dirs & FSD_DIR_OUT) {
-		err = fsd_history_top(&d->out.history, sel_out, q, &top, &one);
+		err = fsd_history_top(&d->fe[FSD_FE_OUT].history, sel_out, q, &top, &one);
 		if (!err)
 			err = fs_sketch_merge(&sum, &q->sum) ?:
 			      cands_gather(&c, q, FSD_DIR_OUT);

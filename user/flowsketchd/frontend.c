@@ -9,18 +9,65 @@
 #include "daemon.h"
 #include "tp_frontend.h"
 
-void fsd_frontend_init(struct fsd_frontend *fe)
+const struct fsd_frontend_ops fsd_fe_xdp = {
+	.name = "xdp", .direction = "in", .metrics_direction = "in",
+	.hook = "xdp", .packets = "packets", .bytes = "bytes",
+};
+const struct fsd_frontend_ops fsd_fe_ingress_tp = {
+	.name = "ingress", .direction = "in", .metrics_direction = "in",
+	.hook = "tp_btf/netif_receive_skb", .packets = "packets", .bytes = "bytes",
+	.tracing = true,
+};
+const struct fsd_frontend_ops fsd_fe_egress = {
+	.name = "egress", .direction = "out", .metrics_direction = "out",
+	.hook = "tp_btf/net_dev_start_xmit", .packets = "packets", .bytes = "bytes",
+	.setup_what = "egress", .tracing = true, .tp = &fsd_tp_egress,
+};
+/* It counts attempts as packets and establishments as bytes
+ * (bpf/conn.bpf.c); not a direction of /metrics. */
+const struct fsd_frontend_ops fsd_fe_conn = {
+	.name = "conn", .direction = "connections",
+	.hook = "tp_btf/inet_sock_set_state", .packets = "connections",
+	.bytes = "established", .setup_what = "connection", .tracing = true,
+	.tp = &fsd_tp_conn,
+};
+
+const struct fsd_frontend_ops *fsd_frontend_kind(unsigned int id, bool ingress_tp)
 {
-	fe->store.lock_fd = -1;
-	fe->obj.link_fd = -1;
+	static const struct fsd_frontend_ops *const kinds[FSD_FE_MAX] = {
+		[FSD_FE_IN] = &fsd_fe_xdp,
+		[FSD_FE_OUT] = &fsd_fe_egress,
+		[FSD_FE_CONN] = &fsd_fe_conn,
+	};
+
+	return id == FSD_FE_IN && ingress_tp ? &fsd_fe_ingress_tp : kinds[id];
 }
 
-int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
-		       const struct fsd_tp_kind *k,
-		       const struct fs_hash_secret *secret, bool adopt)
+void fsd_frontend_init(struct fsd_frontend *fe, const struct fsd_frontend_ops *ops)
 {
+	fe->ops = ops;
+	fe->store.lock_fd = -1;
+	fe->obj.link_fd = -1;
+	if (!ops->tp)
+		return;
+	fe->bpf = &fe->obj.bpf;
+	fe->counts = ops->tp->ifaces ? &fe->ifslots : NULL;
+	fe->link_fd = &fe->obj.link_fd;
+}
+
+void fsd_frontend_use_loader(struct fsd_frontend *fe, const struct fsd_loader *l)
+{
+	fe->bpf = &l->obj;
+	fe->counts = &l->ifslots;
+	fe->link_fd = fe->ops->tracing ? &l->tp_link_fd : NULL;
+}
+
+/* fsd_frontend_setup() but for the message. */
+static int setup(struct fsd_daemon *d, struct fsd_frontend *fe,
+		 const struct fs_hash_secret *secret, bool adopt)
+{
+	const struct fsd_tp_kind *k = fe->ops->tp;
 	const struct fsd_options *o = &d->opts;
-	struct fsd_rotation_maps m;
 	char dir[PATH_MAX];
 	int err;
 
@@ -40,38 +87,76 @@ int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
 	if (err)
 		return err;
 	fe->loaded = true;
-	fe->first = fe->adopted ?
-		    fsd_rotation_first_pending(fe->obj.ctl, &fe->store) :
-		    fe->obj.ctl->window_seq;
-	err = fsd_history_init(&fe->history, &o->params,
-			       fsd_options_windows_kept(o), o->max_candidates,
-			       fe->first);
-	if (err)
+	return fsd_frontend_open_windows(d, fe);
+}
+
+int fsd_frontend_open_windows(struct fsd_daemon *d, struct fsd_frontend *fe)
+{
+	const struct fsd_options *o = &d->opts;
+	/* The in direction names the step that failed; the others' setup
+	 * says "cannot set up the NAME frontend". */
+	bool in = !fe->ops->tp;
+	struct fsd_rotation_maps m;
+	int err;
+
+	/* The window the datapath starts in is fs_ctl's (0 after a fresh
+	 * load), or its predecessor when that one is still to finish. */
+	fe->first = fe->adopted ? fsd_rotation_first_pending(fe->bpf->ctl, &fe->store) :
+				  fe->bpf->ctl->window_seq;
+	err = fsd_history_init(&fe->history, &o->params, fsd_options_windows_kept(o),
+			       o->max_candidates, fe->first);
+	if (err) {
+		if (in)
+			fsd_err("cannot allocate the window history: %s", strerror(-err));
 		return err;
+	}
 	fe->history_ready = true;
 	fsd_state_budget_add(&d->budget, &fe->history, &fe->store);
 	if (fe->adopted) {
 		err = fsd_winstore_load(&fe->store, &fe->history,
-					fe->obj.ctl->window_seq, &fe->last_end_ns);
-		if (err < 0)
+					fe->bpf->ctl->window_seq, &fe->last_end_ns);
+		if (err < 0) {
+			if (in)
+				fsd_err("cannot read the windows kept in %s: %s",
+					o->state_dir, strerror(-err));
 			return err;
+		}
 		fe->windows_restored = (__u32)err;
 	}
-	fsd_tp_rotation_maps(&fe->obj, &m);
+	fsd_object_rotation_maps(fe->bpf, &m);
 	err = fsd_rotation_init_maps(&fe->rotation, &m, &o->params, o->hh_fraction);
-	if (err)
+	if (err) {
+		if (in)
+			fsd_err("cannot allocate the rotation buffers: %s", strerror(-err));
 		return err;
+	}
 	fe->rotation.store = &fe->store;
 	fe->rotation_ready = true;
 	fe->reports = fsd_reports_open(&fe->report_state,
-				       fsd_tp_map_fd(&fe->obj, "fs_reports"),
+				       fsd_object_map_fd(fe->bpf, "fs_reports"),
 				       &fe->history);
 	if (!fe->reports)
 		return -errno;
 	fe->report_state.store = &fe->store;
-	if (fe->adopted)
-		fsd_winstore_replay(&fe->store, &fe->history, fe->first);
+	if (fe->adopted) {
+		__u64 n = fsd_winstore_replay(&fe->store, &fe->history, fe->first);
+
+		if (n && in)
+			fsd_info("filed %llu candidates of the open windows again from their journal",
+				 (unsigned long long)n);
+	}
 	return 0;
+}
+
+int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
+		       const struct fs_hash_secret *secret, bool adopt)
+{
+	int err = setup(d, fe, secret, adopt);
+
+	if (err)
+		fsd_err("cannot set up the %s frontend: %s", fe->ops->setup_what,
+			strerror(-err));
+	return err;
 }
 
 int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
@@ -86,7 +171,7 @@ int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
 				   (__u64)d->opts.window_sec * 1000000000ULL);
 	} else {
 		fe->rotation.start_ns = d->started_ns;
-		__atomic_store_n(&fe->obj.ctl->window_start_ns, d->started_ns,
+		__atomic_store_n(&fe->obj.bpf.ctl->window_start_ns, d->started_ns,
 				 __ATOMIC_RELEASE);
 	}
 	return 0;
@@ -94,7 +179,7 @@ int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
 
 void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 {
-	int fd = fsd_tp_map_fd(&fe->obj, "fs_ifaces"), err;
+	int fd = fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), err;
 	unsigned int i;
 
 	if (!fe->loaded || !fe->obj.kind->ifaces)
@@ -124,11 +209,11 @@ static int open_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
 	const struct fsd_options *o = &d->opts;
 	int err;
 
-	err = fsd_ifslots_open(&fe->ifslots, fsd_tp_map_fd(&fe->obj, "fs_ifslot"),
-			       fsd_tp_map_fd(&fe->obj, "fs_ifcount"),
-			       fsd_tp_map_fd(&fe->obj, "fs_barrier"),
-			       fsd_tp_map_fd(&fe->obj, "fs_barrier_inner"),
-			       fe->obj.ncpus);
+	err = fsd_ifslots_open(&fe->ifslots, fsd_object_map_fd(&fe->obj.bpf, "fs_ifslot"),
+			       fsd_object_map_fd(&fe->obj.bpf, "fs_ifcount"),
+			       fsd_object_map_fd(&fe->obj.bpf, "fs_barrier"),
+			       fsd_object_map_fd(&fe->obj.bpf, "fs_barrier_inner"),
+			       fe->obj.bpf.ncpus);
 	if (!err)
 		err = fsd_ifslots_assign(&fe->ifslots, o->ifaces, o->n_ifaces);
 	if (err)
@@ -147,7 +232,7 @@ static int drop_foreign_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 
 	for (i = 0; i < d->loader.n_ifaces; i++)
 		keep[i] = fe->ifindex[i];
-	err = fsd_tp_iface_keep_only(fsd_tp_map_fd(&fe->obj, "fs_ifaces"), keep,
+	err = fsd_tp_iface_keep_only(fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), keep,
 				     d->loader.n_ifaces);
 	if (err < 0) {
 		fsd_err("cannot clear the %s interface filter: %s",
@@ -174,7 +259,7 @@ int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
 	if (err)
 		return err;
 	fe->ifslots.counted = fsd_tp_link_uses_map(fe->obj.link_fd,
-			fsd_tp_map_fd(&fe->obj, "fs_ifcount")) != 0;
+			fsd_object_map_fd(&fe->obj.bpf, "fs_ifcount")) != 0;
 	if (!fe->ifslots.counted)
 		fsd_warn("the %s link kept from an earlier release has no per-interface counts (status and /metrics show none for it) until a start with --replace",
 			 fe->obj.kind->name);
@@ -187,6 +272,11 @@ void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep)
 	if (fe->loaded)
 		fsd_tp_close(&fe->obj, keep);
 	fe->loaded = false;
+	fsd_frontend_close_windows(fe, keep);
+}
+
+void fsd_frontend_close_windows(struct fsd_frontend *fe, bool keep)
+{
 	ring_buffer__free(fe->reports);
 	fe->reports = NULL;
 	if (fe->rotation_ready)

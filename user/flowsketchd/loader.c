@@ -5,12 +5,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "crashpoint.h"
 #include "log.h"
 #include "loader.h"
 #include "blocklist.h"
@@ -19,7 +17,7 @@
 #include "flowsketch.skel.h"	/* after loader.h: needs params.h's types */
 
 /* Pin names under the pin directory (maps.h). */
-enum fsd_pin {
+enum xdp_pin {
 	PIN_PARAMS,
 	PIN_CTL,
 	PIN_CMS,
@@ -42,84 +40,67 @@ enum fsd_pin {
 	PIN_MAX,
 };
 
-static const char *const pin_names[PIN_MAX] = {
-	[PIN_PARAMS] = "params",
-	[PIN_CTL] = "ctl",
-	[PIN_CMS] = "cms",
-	[PIN_HLL] = "hll",
-	[PIN_HOT] = "hot",
-	[PIN_STATS] = "stats",
-	[PIN_REPORTS] = "reports",
-	[PIN_BARRIER] = "barrier",
-	[PIN_KFUNC_ARGS] = "kfunc_args",
-	[PIN_BLOOM] = "bloom",
-	[PIN_BLOCK4] = "block4",
-	[PIN_BLOCK6] = "block6",
-	[PIN_BLOCK_HITS] = "hits",
-	[PIN_BLOCK_EXACT] = "bexact",
-	[PIN_BLOCK_STATS] = "bstats",
-	[PIN_IFACES] = "ifaces",
-	[PIN_IFSLOT] = "ifslot",
-	[PIN_IFCOUNT] = "ifcount",
-	[PIN_PROG] = "prog_xdp",
+/* The datapath's pins (object.h): params (the .rodata: sketch parameters
+ * and secret) first, so pinned last; the program and .rodata are made
+ * afresh from the pinned secret when a daemon adopts, never reused.
+ * ifaces came with --ingress tracepoint, ifslot and ifcount with the
+ * per-interface counts: an earlier release's datapath has none. */
+static const struct fsd_pin xdp_pins[PIN_MAX] = {
+	[PIN_PARAMS] = { "params", ".rodata", FSD_PIN_FRESH },
+	[PIN_CTL] = { "ctl", "fs_ctl", 0 },
+	[PIN_CMS] = { "cms", "fs_cms", 0 },
+	[PIN_HLL] = { "hll", "fs_hll", 0 },
+	[PIN_HOT] = { "hot", "fs_hot", 0 },
+	[PIN_STATS] = { "stats", "fs_stats", 0 },
+	[PIN_REPORTS] = { "reports", "fs_reports", 0 },
+	[PIN_BARRIER] = { "barrier", "fs_barrier", 0 },
+	[PIN_KFUNC_ARGS] = { "kfunc_args", "fs_kfunc_args", 0 },
+	[PIN_BLOOM] = { "bloom", "fs_bloom", 0 },
+	[PIN_BLOCK4] = { "block4", "fs_block4", 0 },
+	[PIN_BLOCK6] = { "block6", "fs_block6", 0 },
+	[PIN_BLOCK_HITS] = { "hits", "fs_block_hits", 0 },
+	[PIN_BLOCK_EXACT] = { "bexact", "fs_block_exact", 0 },
+	[PIN_BLOCK_STATS] = { "bstats", "fs_block_stats", 0 },
+	[PIN_IFACES] = { "ifaces", "fs_ifaces", FSD_PIN_NEW },
+	[PIN_IFSLOT] = { "ifslot", "fs_ifslot", FSD_PIN_NEW },
+	[PIN_IFCOUNT] = { "ifcount", "fs_ifcount", FSD_PIN_NEW },
+	[PIN_PROG] = { "prog_xdp", NULL, FSD_PIN_FRESH },
 };
 
-static struct bpf_map *pin_map(const struct flowsketch *skel, enum fsd_pin p)
+static int pin_path(char *buf, size_t len, const char *dir, enum xdp_pin p)
 {
-	switch (p) {
-	case PIN_PARAMS: return skel->maps.rodata;
-	case PIN_CTL: return skel->maps.fs_ctl;
-	case PIN_CMS: return skel->maps.fs_cms;
-	case PIN_HLL: return skel->maps.fs_hll;
-	case PIN_HOT: return skel->maps.fs_hot;
-	case PIN_STATS: return skel->maps.fs_stats;
-	case PIN_REPORTS: return skel->maps.fs_reports;
-	case PIN_BARRIER: return skel->maps.fs_barrier;
-	case PIN_KFUNC_ARGS: return skel->maps.fs_kfunc_args;
-	case PIN_BLOOM: return skel->maps.fs_bloom;
-	case PIN_BLOCK4: return skel->maps.fs_block4;
-	case PIN_BLOCK6: return skel->maps.fs_block6;
-	case PIN_BLOCK_HITS: return skel->maps.fs_block_hits;
-	case PIN_BLOCK_EXACT: return skel->maps.fs_block_exact;
-	case PIN_BLOCK_STATS: return skel->maps.fs_block_stats;
-	case PIN_IFACES: return skel->maps.fs_ifaces;
-	case PIN_IFSLOT: return skel->maps.fs_ifslot;
-	case PIN_IFCOUNT: return skel->maps.fs_ifcount;
-	default: return NULL;
-	}
+	return fsd_object_path(buf, len, dir, xdp_pins[p].name);
 }
 
-static int pin_path(char *buf, size_t len, const char *dir, enum fsd_pin p)
+static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options *o,
+		      bool kfunc, struct bpf_object **obj, struct bpf_program **prog);
+
+static int xdp_load(void *skel)
 {
-	if (snprintf(buf, len, "%s/%s", dir, pin_names[p]) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
+	return flowsketch__load(skel);
 }
 
-/* Maps the daemon reuses when it adopts: all but the .rodata, which the
- * new object makes afresh from the pinned secret. */
-static bool pin_is_reused_map(enum fsd_pin p)
+static void xdp_destroy(void *skel)
 {
-	return p != PIN_PARAMS && p != PIN_PROG;
+	flowsketch__destroy(skel);
 }
 
-/* Maps earlier releases had not: a datapath pinned without them is
- * adopted with fresh ones (ifaces came with --ingress tracepoint, ifslot
- * and ifcount with the per-interface counts). */
-static bool pin_is_new(enum fsd_pin p)
-{
-	return p == PIN_IFACES || p == PIN_IFSLOT || p == PIN_IFCOUNT;
-}
+static const struct fsd_object_ops xdp_ops = {
+	.label = "",
+	.pins = xdp_pins,
+	.n_pins = PIN_MAX,
+	.rename_pins = true,
+	.open = xdp_open,
+	.load = xdp_load,
+	.destroy = xdp_destroy,
+};
 
 bool fsd_loader_is_pinned(const char *pin_dir)
 {
-	char path[PATH_MAX];
-
-	return !pin_path(path, sizeof(path), pin_dir, PIN_PARAMS) &&
-	       !access(path, F_OK);
+	return fsd_object_is_pinned(&xdp_ops, pin_dir);
 }
 
-static int pinned_info(const char *dir, enum fsd_pin p, struct bpf_map_info *info)
+static int pinned_info(const char *dir, enum xdp_pin p, struct bpf_map_info *info)
 {
 	__u32 len = sizeof(*info);
 	char path[PATH_MAX];
@@ -137,7 +118,7 @@ static int pinned_info(const char *dir, enum fsd_pin p, struct bpf_map_info *inf
 	return err;
 }
 
-static int pinned_value_size(const char *dir, enum fsd_pin p, __u32 *out)
+static int pinned_value_size(const char *dir, enum xdp_pin p, __u32 *out)
 {
 	struct bpf_map_info info;
 	int err = pinned_info(dir, p, &info);
@@ -146,7 +127,7 @@ static int pinned_value_size(const char *dir, enum fsd_pin p, __u32 *out)
 	return err;
 }
 
-static int pinned_max_entries(const char *dir, enum fsd_pin p, __u32 *out)
+static int pinned_max_entries(const char *dir, enum xdp_pin p, __u32 *out)
 {
 	struct bpf_map_info info;
 	int err = pinned_info(dir, p, &info);
@@ -253,13 +234,13 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	 * previous release had none (no --ingress tracepoint), and its XDP
 	 * datapath is adopted with a fresh one (reuse_pinned_maps()). */
 	for (v = 0; !err && v < PIN_MAX; v++) {
-		if (!pin_is_reused_map(v))
+		if (xdp_pins[v].flags & FSD_PIN_FRESH)
 			continue;
 		err = pin_path(path, sizeof(path), pin_dir, v);
 		if (!err && access(path, F_OK)) {
 			if (v == PIN_IFACES)
 				out->no_ifaces = true;
-			else if (!pin_is_new(v))
+			else if (!(xdp_pins[v].flags & FSD_PIN_NEW))
 				err = -EPROTO;
 		}
 	}
@@ -319,58 +300,20 @@ int fsd_loader_check_pinned(const struct fsd_pinned *pin,
 	return -ESTALE;
 }
 
-/* Before load: every map of the object is the pinned one. */
-static int reuse_pinned_maps(struct flowsketch *skel, const char *dir)
+/* Open and size the skeleton (object.h). */
+static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options *o,
+		      bool kfunc, struct bpf_object **obj, struct bpf_program **prog)
 {
-	char path[PATH_MAX];
-	unsigned int i;
-	int fd, err;
-
-	for (i = 0; i < PIN_MAX; i++) {
-		if (!pin_is_reused_map(i))
-			continue;
-		err = pin_path(path, sizeof(path), dir, i);
-		if (err)
-			return err;
-		/* An earlier release's datapath: a fresh one, pinned with
-		 * the rest (fsd_loader_read_pinned(); the interface counts
-		 * start from zero). */
-		if (pin_is_new(i) && access(path, F_OK))
-			continue;
-		fd = bpf_obj_get(path);
-		if (fd < 0) {
-			err = -errno;
-			fsd_err("cannot open the pinned map %s: %s", path, strerror(-err));
-			return err;
-		}
-		err = bpf_map__reuse_fd(pin_map(skel, i), fd);
-		close(fd);	/* reuse_fd holds its own */
-		if (err) {
-			fsd_err("cannot reuse the pinned map %s: %s", path, strerror(-err));
-			return err;
-		}
-	}
-	return 0;
-}
-
-static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
-			 const struct fs_hash_secret *secret, bool kfunc,
-			 bool adopt)
-{
-	const struct fs_sketch_params *p = &o->params;
-	struct fs_sketch_params params;
-	struct flowsketch *skel;
+	struct flowsketch *skel = flowsketch__open();
 	int err;
 
-	skel = flowsketch__open();
 	if (!skel) {
 		err = -errno;
 		fsd_err("cannot open the BPF object: %s", strerror(-err));
-		return err;
+		errno = -err;
+		return NULL;
 	}
-	params = *p;
-	params.secret = *secret;
-	err = FS_DATAPATH_SETUP(skel, &params, kfunc);
+	err = FS_DATAPATH_SETUP(skel, p, kfunc);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.fs_reports,
 					       o->ringbuf_kib * 1024U);
@@ -388,93 +331,34 @@ static int open_and_load(struct fsd_loader *l, const struct fsd_options *o,
 					       2U << fsd_blocklist_max_log2(o->blocklist_max));
 	if (err) {
 		fsd_err("cannot size the BPF maps: %s", strerror(-err));
-		goto err_destroy;
+		flowsketch__destroy(skel);
+		errno = -err;
+		return NULL;
 	}
-	if (adopt) {
-		err = reuse_pinned_maps(skel, o->pin_dir);
-		if (err)
-			goto err_destroy;
-	}
-	err = flowsketch__load(skel);
-	if (err) {
-		fsd_err("cannot load the %s datapath: %s (run with -v for the verifier log)",
-			kfunc ? "kfunc" : "BPF", strerror(-err));
-		goto err_destroy;
-	}
-	l->skel = skel;
-	l->kfunc = kfunc;
-	return 0;
-
-err_destroy:
-	flowsketch__destroy(skel);
-	return err;
+	*obj = skel->obj;
+	*prog = skel->progs.fs_xdp;
+	return skel;
 }
 
 int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 		    const struct fs_hash_secret *secret, bool adopt)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	bool kfunc = !access(FSD_KFUNC_BTF, F_OK);
-	int err, ncpus;
+	int err = fsd_object_load(&l->obj, &xdp_ops, o->pin_dir, o, secret, adopt);
 
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0) {
-		fsd_err("cannot count the possible CPUs: %s", strerror(-ncpus));
-		return ncpus ? ncpus : -EINVAL;
-	}
-	l->ncpus = (unsigned int)ncpus;
-	err = open_and_load(l, o, secret, kfunc, adopt);
-	if (err && kfunc) {
-		fsd_warn("the kfunc datapath did not load; falling back to pure BPF");
-		err = open_and_load(l, o, secret, false, adopt);
-	}
+	l->skel = l->obj.skel;
 	if (err)
 		return err;
-	l->adopted = adopt;
 	l->pin_dir = o->pin_dir;
-	fsd_info("loaded the %s datapath%s", l->kfunc ? "kfunc" : "BPF",
+	fsd_info("loaded the %s datapath%s", l->obj.kfunc ? "kfunc" : "BPF",
 		 adopt ? " on the maps pinned under the pin directory" : "");
-
-	/* The datapath reads fs_ctl every packet; the daemon writes it
-	 * through this shared mapping, no syscall per rotation. */
-	l->ctl = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      bpf_map__fd(l->skel->maps.fs_ctl), 0);
-	if (l->ctl == MAP_FAILED) {
-		err = -errno;
-		l->ctl = NULL;
-		fsd_err("cannot mmap fs_ctl: %s", strerror(-err));
-		return err;
-	}
 	err = fsd_ifslots_open(&l->ifslots, bpf_map__fd(l->skel->maps.fs_ifslot),
 			       bpf_map__fd(l->skel->maps.fs_ifcount),
 			       bpf_map__fd(l->skel->maps.fs_barrier),
 			       bpf_map__fd(l->skel->maps.fs_barrier_inner),
-			       l->ncpus);
+			       l->obj.ncpus);
 	if (err)
 		fsd_err("cannot mmap fs_ifslot: %s", strerror(-err));
 	return err;
-}
-
-/* Pin fd at path: through a temporary name and a rename over path, so
- * that path always names the old object or the new one, never none. */
-static int pin_replacing(int fd, const char *path)
-{
-	char tmp[PATH_MAX];
-
-	/* bpffs names have no '.'. */
-	if (snprintf(tmp, sizeof(tmp), "%s_new", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	unlink(tmp);
-	if (bpf_obj_pin(fd, tmp))
-		return -errno;
-	fsd_crash_point("replacing");
-	if (rename(tmp, path)) {
-		int err = -errno;
-
-		unlink(tmp);
-		return err;
-	}
-	return 0;
 }
 
 /*
@@ -486,51 +370,14 @@ static int pin_replacing(int fd, const char *path)
  */
 int fsd_loader_pin(struct fsd_loader *l, const char *pin_dir)
 {
-	char path[PATH_MAX];
-	unsigned int n;
 	int err;
 
 	l->pin_dir = pin_dir;
-	for (n = 0; n < PIN_MAX; n++) {
-		/* 1 .. PIN_MAX - 1, then 0 (PIN_PARAMS). */
-		enum fsd_pin i = (enum fsd_pin)((n + 1) % PIN_MAX);
-		int fd;
-
-		err = pin_path(path, sizeof(path), pin_dir, i);
-		if (err) {
-			fsd_err("pin path %s/%s is too long", pin_dir, pin_names[i]);
-			return err;
-		}
-		/* Adopted maps are the pinned ones already (but a fresh
-		 * ifaces, reuse_pinned_maps()). */
-		if (l->adopted && pin_is_reused_map(i) &&
-		    !(pin_is_new(i) && access(path, F_OK))) {
-			l->pinned |= 1U << i;
-			continue;
-		}
-		fd = i == PIN_PROG ? bpf_program__fd(l->skel->progs.fs_xdp) :
-				     bpf_map__fd(pin_map(l->skel, i));
-		if (l->adopted) {
-			err = pin_replacing(fd, path);
-		} else {
-			/* The directory lock says no daemon owns what is
-			 * there: a pin left by one that was killed, or by the
-			 * datapath --replace discards, is stale. */
-			if (!access(path, F_OK)) {
-				if (!l->replacing)
-					fsd_warn("removing stale pin %s", path);
-				unlink(path);
-			}
-			err = bpf_obj_pin(fd, path) ? -errno : 0;
-		}
-		if (err) {
-			fsd_err("cannot pin %s: %s", path, strerror(-err));
-			return err;
-		}
-		l->pinned |= 1U << i;
-	}
-	fsd_debug("pinned maps and program under %s", pin_dir);
-	return 0;
+	l->obj.replacing = l->replacing;
+	err = fsd_object_pin(&l->obj);
+	if (!err)
+		fsd_debug("pinned maps and program under %s", pin_dir);
+	return err;
 }
 
 static const char *xdp_mode(const struct fsd_loader *l)
@@ -681,7 +528,7 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 			fsd_info("took over the pinned link on %s: counting never stopped", name);
 			return 0;
 		}
-		if (err < 0 && l->adopted)
+		if (err < 0 && l->obj.adopted)
 			goto fail;
 		if (err < 0) {
 			__u32 ifindex;
@@ -794,7 +641,7 @@ static int tp_attach_link(struct fsd_loader *l)
 
 	if (err)
 		return err;
-	if (l->adopted) {
+	if (l->obj.adopted) {
 		int fd = bpf_obj_get(path);
 
 		if (fd >= 0) {
@@ -1026,49 +873,23 @@ void fsd_loader_close(struct fsd_loader *l, bool keep)
 	 * maps nobody reads. */
 	if (!keep && l->pin_dir)
 		drop_link_pins(l->pin_dir);
-	for (i = 0; i < PIN_MAX && !keep; i++) {
-		if (!(l->pinned & (1U << i)))
-			continue;
-		if (!pin_path(path, sizeof(path), l->pin_dir, i) && unlink(path))
-			fsd_warn("cannot unpin %s: %s", path, strerror(errno));
-	}
-	if (keep && l->pinned)
+	if (!keep)
+		fsd_object_unpin(&l->obj);
+	if (keep && l->obj.pinned)
 		fsd_info("left the datapath counting, pinned under %s, for the next start (--keep)",
 			 l->pin_dir);
-	l->pinned = 0;
-	if (l->ctl)
-		munmap(l->ctl, (size_t)sysconf(_SC_PAGESIZE));
-	l->ctl = NULL;
+	l->obj.pinned = 0;
 	fsd_ifslots_close(&l->ifslots);
-	flowsketch__destroy(l->skel);
+	fsd_object_close(&l->obj);
 	l->skel = NULL;
 }
 
 int fsd_loader_remove_pins(const char *pin_dir)
 {
-	char path[PATH_MAX];
-	unsigned int i;
-	int n, err = 0;
-
 	/* Links first: their programs stop before the maps go; then
 	 * flowsketch's own names, nothing else that may be there. */
-	n = drop_link_pins(pin_dir) + drop_tp_link(pin_dir);
-	for (i = 0; i < PIN_MAX; i++) {
-		char tmp[PATH_MAX];
+	int n = drop_link_pins(pin_dir) + drop_tp_link(pin_dir),
+	    m = fsd_object_remove_pins(&xdp_ops, pin_dir);
 
-		if (pin_path(path, sizeof(path), pin_dir, i))
-			continue;
-		/* pin_replacing()'s name, left by a daemon killed midway. */
-		if (snprintf(tmp, sizeof(tmp), "%s_new", path) < (int)sizeof(tmp))
-			unlink(tmp);
-		if (access(path, F_OK))
-			continue;
-		if (unlink(path)) {
-			err = -errno;
-			fsd_err("cannot remove %s: %s", path, strerror(-err));
-			continue;
-		}
-		n++;
-	}
-	return err ? err : n;
+	return m < 0 ? m : n + m;
 }

@@ -49,12 +49,10 @@
 #include "flowsketch/hash.h"
 #include "flowsketch/maps.h"
 #include "ifslots.h"
+#include "object.h"
 #include "options.h"
 
 struct flowsketch;
-
-/* Set when the flowsketch kernel module (kmod/) is loaded. */
-#define FSD_KFUNC_BTF "/sys/kernel/btf/flowsketch"
 
 enum fsd_iface_state {
 	FSD_IFACE_ATTACHED,	/* link_fd holds XDP on ifindex */
@@ -74,9 +72,8 @@ struct fsd_attachment {
 };
 
 struct fsd_loader {
-	struct flowsketch *skel;
-	bool kfunc;			/* datapath calls the module's kfuncs */
-	bool adopted;			/* maps and links taken over from pins */
+	struct fsd_object obj;		/* maps, program, pins (object.h) */
+	struct flowsketch *skel;	/* obj's skeleton */
 	bool replacing;			/* --replace: old pins are expected */
 	bool xdp_generic;
 	bool ingress_tp;		/* --ingress tracepoint: no XDP link;
@@ -84,13 +81,10 @@ struct fsd_loader {
 	int tp_link_fd;			/* the tracepoint's link, or -1;
 					   set only with ingress_tp */
 	const char *pin_dir;
-	unsigned int pinned;		/* bit i: pins[i] is ours */
 	/* ifaces[i] follows o->ifaces[i]; n_ifaces are set up. */
 	struct fsd_attachment ifaces[FSD_MAX_IFACES];
 	unsigned int n_ifaces;
-	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
 	struct fsd_ifslots ifslots;	/* the per-interface counters */
-	unsigned int ncpus;		/* possible CPUs: per-CPU value count */
 };
 
 /* The tracepoint ingress frontend's link, pinned under the pin directory

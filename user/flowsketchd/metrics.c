@@ -711,44 +711,26 @@ struct source {
 	int link_fd;			/* its link; -1 if not attached */
 };
 
-static unsigned int sources_of(struct fsd_daemon *d, struct source s[3])
+static unsigned int sources_of(struct fsd_daemon *d, struct source s[FSD_FE_MAX])
 {
-	unsigned int n = 0;
+	unsigned int i, n = 0;
 
-	memset(s, 0, 3 * sizeof(*s));
-	s[n].frontend = d->loader.ingress_tp ? "ingress" : "xdp";
-	s[n].direction = "in";
-	s[n].history = &d->history;
-	s[n].rotation = &d->rotation;
-	s[n].store = d->store.usable ? &d->store : NULL;
-	s[n].ifslots = &d->loader.ifslots;
-	s[n].stats_ok = !read_stats(bpf_map__fd(d->loader.skel->maps.fs_stats),
-				    d->loader.ncpus, s[n].stats);
-	s[n].tracing = d->loader.ingress_tp;
-	s[n].link_fd = d->loader.ingress_tp ? d->loader.tp_link_fd : -1;
-	n++;
-	if (d->out.loaded) {
-		s[n].frontend = d->out.obj.kind->name;
-		s[n].direction = "out";
-		s[n].history = d->out.history_ready ? &d->out.history : NULL;
-		s[n].rotation = d->out.rotation_ready ? &d->out.rotation : NULL;
-		s[n].store = d->out.store.usable ? &d->out.store : NULL;
-		s[n].ifslots = &d->out.ifslots;
-		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->out.obj, "fs_stats"),
-					    d->out.obj.ncpus, s[n].stats);
-		s[n].tracing = true;
-		s[n].link_fd = d->out.obj.link_fd;
-		n++;
-	}
-	if (d->conn.loaded) {
-		s[n].frontend = d->conn.obj.kind->name;
-		s[n].history = d->conn.history_ready ? &d->conn.history : NULL;
-		s[n].rotation = d->conn.rotation_ready ? &d->conn.rotation : NULL;
-		s[n].store = d->conn.store.usable ? &d->conn.store : NULL;
-		s[n].stats_ok = !read_stats(fsd_tp_map_fd(&d->conn.obj, "fs_stats"),
-					    d->conn.obj.ncpus, s[n].stats);
-		s[n].tracing = true;
-		s[n].link_fd = d->conn.obj.link_fd;
+	memset(s, 0, FSD_FE_MAX * sizeof(*s));
+	for (i = 0; i < FSD_FE_MAX; i++) {
+		const struct fsd_frontend *fe = &d->fe[i];
+
+		if (!fe->loaded)
+			continue;
+		s[n].frontend = fe->ops->name;
+		s[n].direction = fe->ops->metrics_direction;
+		s[n].history = fe->history_ready ? &fe->history : NULL;
+		s[n].rotation = fe->rotation_ready ? &fe->rotation : NULL;
+		s[n].store = fe->store.usable ? &fe->store : NULL;
+		s[n].ifslots = fe->counts;
+		s[n].stats_ok = !read_stats(fsd_object_map_fd(fe->bpf, "fs_stats"),
+					    fe->bpf->ncpus, s[n].stats);
+		s[n].tracing = fe->ops->tracing;
+		s[n].link_fd = fe->link_fd ? *fe->link_fd : -1;
 		n++;
 	}
 	return n;
@@ -948,22 +930,22 @@ static void put_distinct(struct text *t, const struct source *s, unsigned int n)
 static void put_connections(struct text *t, struct fsd_metrics *m,
 			    const struct fsd_daemon *d)
 {
-	if (!d->conn.history_ready)
+	if (!d->fe[FSD_FE_CONN].history_ready)
 		return;
 	family(t, "flowsketch_connections_opened_total", "counter",
 	       "TCP connections opened in the daemon's network namespace (attempts: CLOSE->SYN_SENT and LISTEN->SYN_RECV), in finished windows.");
 	counter(t, m, "flowsketch_connections_opened_total", "",
-		d->conn.history.totals.packets, true);
+		d->fe[FSD_FE_CONN].history.totals.packets, true);
 	family(t, "flowsketch_connections_established_total", "counter",
 	       "TCP connections established (handshake completed), in finished windows.");
 	counter(t, m, "flowsketch_connections_established_total", "",
-		d->conn.history.totals.bytes, true);
+		d->fe[FSD_FE_CONN].history.totals.bytes, true);
 }
 
 /* The state directory's budget (statebudget.h), shared by every store. */
 static void put_state(struct text *t, const struct fsd_daemon *d)
 {
-	if (!d->store.usable)
+	if (!d->fe[FSD_FE_IN].store.usable)
 		return;
 	family(t, "flowsketch_state_bytes", "gauge",
 	       "Bytes the window files and journals take in the state directory (file system blocks), with a reserve for the metrics' counter file.");
@@ -1051,9 +1033,9 @@ static void put_top(struct text *t, struct fsd_daemon *d, unsigned int n)
 		t->failed = true;
 		return;
 	}
-	offer_window(&top, fsd_history_window(&d->history, 0), FSD_DIR_IN);
-	if (d->out.history_ready)
-		offer_window(&top, fsd_history_window(&d->out.history, 0),
+	offer_window(&top, fsd_history_window(&d->fe[FSD_FE_IN].history, 0), FSD_DIR_IN);
+	if (d->fe[FSD_FE_OUT].history_ready)
+		offer_window(&top, fsd_history_window(&d->fe[FSD_FE_OUT].history, 0),
 			     FSD_DIR_OUT);
 	got = fsd_topk_finish(&top);
 	for (i = 0; i < got; i++) {
@@ -1077,7 +1059,7 @@ static struct fsd_metrics_page *build(struct fsd_daemon *d)
 {
 	struct fsd_metrics *m = &d->metrics;
 	struct text t = { .cap = m->page_hint + m->page_hint / 4 + 4096 };
-	struct source s[3];
+	struct source s[FSD_FE_MAX];
 	unsigned int n;
 
 	t.page = malloc(sizeof(*t.page) + t.cap);
@@ -1124,8 +1106,8 @@ void fsd_metrics_update(struct fsd_daemon *d)
 		return;
 	if (!m->restored) {
 		m->datapath_id = datapath_id(d);
-		if (d->store.usable && m->datapath_id)
-			state_read(m, d->store.dir);
+		if (d->fe[FSD_FE_IN].store.usable && m->datapath_id)
+			state_read(m, d->fe[FSD_FE_IN].store.dir);
 		m->restored = true;
 	}
 	t0 = fsd_now_ns();
@@ -1139,8 +1121,8 @@ void fsd_metrics_update(struct fsd_daemon *d)
 	fsd_debug("metrics: a page of %zu bytes in %llu us", p->len,
 		  (unsigned long long)(fsd_now_ns() - t0) / 1000);
 	/* Kept before it is served: nothing served is above the file. */
-	if (d->store.usable && m->datapath_id)
-		state_write(m, d->store.dir);
+	if (d->fe[FSD_FE_IN].store.usable && m->datapath_id)
+		state_write(m, d->fe[FSD_FE_IN].store.dir);
 	pthread_mutex_lock(&m->lock);
 	old = m->page;
 	m->page = p;

@@ -134,7 +134,7 @@ static const char *direction_name(enum fsd_direction dir)
 /* The directions a request covers that this daemon counts. */
 static unsigned int directions(const struct fsd_daemon *d, enum fsd_direction dir)
 {
-	return (unsigned int)dir & (d->out.history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
+	return (unsigned int)dir & (d->fe[FSD_FE_OUT].history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
 }
 
 /* One span of each direction queried, as one: windows and times of the
@@ -191,11 +191,11 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	size_t i, got;
 	int err;
 
-	if (!d->conn.history_ready)
+	if (!d->fe[FSD_FE_CONN].history_ready)
 		return fsd_answer_error("this daemon counts no connections");
 	if (fsd_topk_init(&top, qj->r.n, FSD_SORT_PACKETS))
 		return fsd_answer_error("out of memory");
-	err = fsd_history_top(&d->conn.history, &qj->sel_conn, q, &top, &span);
+	err = fsd_history_top(&d->fe[FSD_FE_CONN].history, &qj->sel_conn, q, &top, &span);
 	if (err) {
 		fsd_topk_free(&top);
 		if (err == -E2BIG)
@@ -265,7 +265,7 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 		err = -ENOMEM;
 	if (!err && (dirs & FSD_DIR_IN)) {
 		top.direction = FSD_DIR_IN;
-		err = fsd_history_top(&d->history, &qj->sel, q, &top, &one);
+		err = fsd_history_top(&d->fe[FSD_FE_IN].history, &qj->sel, q, &top, &one);
 		if (!err)
 			span_add(&span, &one, first);
 		first = false;
@@ -274,7 +274,7 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 	}
 	if (!err && (dirs & FSD_DIR_OUT)) {
 		top.direction = FSD_DIR_OUT;
-		err = fsd_history_top(&d->out.history, &qj->sel_out, q, &top, &one);
+		err = fsd_history_top(&d->fe[FSD_FE_OUT].history, &qj->sel_out, q, &top, &one);
 		if (!err)
 			span_add(&span, &one, first);
 		if (!err && hll)
@@ -337,14 +337,14 @@ struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
 	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
 		err = -ENOMEM;
 	if (!err && (dirs & FSD_DIR_IN)) {
-		err = fsd_history_distinct(&d->history, &qj->sel, q, unused, &one);
+		err = fsd_history_distinct(&d->fe[FSD_FE_IN].history, &qj->sel, q, unused, &one);
 		if (!err)
 			span_add(&span, &one, true);
 		if (!err && hll)
 			hll_keep(q, hll, hll_n);
 	}
 	if (!err && (dirs & FSD_DIR_OUT)) {
-		err = fsd_history_distinct(&d->out.history, &qj->sel_out, q, unused, &one);
+		err = fsd_history_distinct(&d->fe[FSD_FE_OUT].history, &qj->sel_out, q, unused, &one);
 		if (!err)
 			span_add(&span, &one, !(dirs & FSD_DIR_IN));
 		if (!err && hll)
@@ -359,8 +359,8 @@ struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
 	/* The same span of the connection frontend: who opened TCP
 	 * connections, and how many (after the directions' distinct counts:
 	 * it reuses q). */
-	if (d->conn.history_ready &&
-	    !fsd_history_distinct(&d->conn.history, &qj->sel_conn, q, unused, &one)) {
+	if (d->fe[FSD_FE_CONN].history_ready &&
+	    !fsd_history_distinct(&d->fe[FSD_FE_CONN].history, &qj->sel_conn, q, unused, &one)) {
 		struct json_object *c = json_object_new_object();
 
 		fsd_add_u64(c, FS_KEY_OPENED, one.totals.packets);
@@ -428,9 +428,9 @@ struct json_object *fsd_query_windows(struct fsd_daemon *d, const void *job,
 	int err = 0;
 
 	if (dirs & FSD_DIR_IN)
-		err = add_series(d, arr, &d->history, &qj->sel, "in");
+		err = add_series(d, arr, &d->fe[FSD_FE_IN].history, &qj->sel, "in");
 	if (!err && (dirs & FSD_DIR_OUT))
-		err = add_series(d, arr, &d->out.history, &qj->sel_out, "out");
+		err = add_series(d, arr, &d->fe[FSD_FE_OUT].history, &qj->sel_out, "out");
 	if (err) {
 		json_object_put(arr);
 		json_object_put(a);
@@ -454,11 +454,11 @@ void fsd_span_job(struct fsd_daemon *d, const struct fsd_request *r,
 		goto fail;
 	}
 	qj->r = *r;
-	*now = span_select(d, &d->history, r->span, &qj->sel);
-	if (!*now && d->out.history_ready)
-		*now = span_select(d, &d->out.history, r->span, &qj->sel_out);
-	if (!*now && d->conn.history_ready)
-		*now = span_select(d, &d->conn.history, r->span, &qj->sel_conn);
+	*now = span_select(d, &d->fe[FSD_FE_IN].history, r->span, &qj->sel);
+	if (!*now && d->fe[FSD_FE_OUT].history_ready)
+		*now = span_select(d, &d->fe[FSD_FE_OUT].history, r->span, &qj->sel_out);
+	if (!*now && d->fe[FSD_FE_CONN].history_ready)
+		*now = span_select(d, &d->fe[FSD_FE_CONN].history, r->span, &qj->sel_conn);
 	if (*now)
 		goto fail;
 	j->client = client;

@@ -34,14 +34,14 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 		      const struct fs_sketch_params *p, double hh_fraction)
 {
 	struct fsd_rotation_maps m = {
-		.ctl = l->ctl,
+		.ctl = l->obj.ctl,
 		.cms_fd = bpf_map__fd(l->skel->maps.fs_cms),
 		.hll_fd = bpf_map__fd(l->skel->maps.fs_hll),
 		.hot_fd = bpf_map__fd(l->skel->maps.fs_hot),
 		.barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier),
 		.barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner),
-		.ncpus = l->ncpus,
-		.adopted = l->adopted,
+		.ncpus = l->obj.ncpus,
+		.adopted = l->obj.adopted,
 	};
 
 	return fsd_rotation_init_maps(r, &m, p, hh_fraction);

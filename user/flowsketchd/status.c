@@ -14,7 +14,6 @@
 #include "sizing.h"
 #include "reports.h"
 #include "tp_frontend.h"
-#include "flowsketch.skel.h"
 
 
 static void add_u64(struct json_object *o, const char *key, __u64 v)
@@ -83,32 +82,34 @@ out:
 	return err;
 }
 
-static int read_stats(struct fsd_daemon *d, __u64 stats[FS_STAT_MAX])
+/* Every counter of fe's object (read_stats_of()). */
+static int read_stats(const struct fsd_frontend *fe, __u64 stats[FS_STAT_MAX])
 {
-	return read_stats_of(bpf_map__fd(d->loader.skel->maps.fs_stats),
-			     bpf_map__fd(d->loader.skel->maps.fs_hot),
-			     d->loader.ncpus, stats);
+	return read_stats_of(fsd_object_map_fd(fe->bpf, "fs_stats"),
+			     fsd_object_map_fd(fe->bpf, "fs_hot"), fe->bpf->ncpus,
+			     stats);
 }
 
-/* A tracepoint frontend's entry in "frontends" (none if it is not loaded). */
-static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
-			  const char *direction)
+/* Runs the kernel skipped: the program was already running on that CPU
+ * (a tracing program never nests on one, tp_frontend.h). */
+static void add_misses(struct json_object *f, const struct fsd_frontend *fe)
 {
-	struct json_object *f, *t;
-	__u64 stats[FS_STAT_MAX], misses = 0;
+	__u64 misses = 0;
 
-	if (!fe->loaded)
-		return;
-	f = json_object_new_object();
-	json_object_object_add(f, "name", json_object_new_string(fe->obj.kind->name));
-	json_object_object_add(f, "direction", json_object_new_string(direction));
-	json_object_object_add(f, "hook", json_object_new_string(fe->obj.kind->hook));
-	json_object_object_add(f, "attached", json_object_new_boolean(fe->obj.link_fd >= 0));
+	fsd_tp_recursion_misses(*fe->link_fd, &misses);
+	add_u64(f, "recursion_misses", misses);
+}
+
+/* The figures of a tracepoint frontend (ops->tp) beside its name. */
+static void tp_frontend_json(struct json_object *f, const struct fsd_frontend *fe)
+{
+	struct json_object *t;
+	__u64 stats[FS_STAT_MAX];
+
 	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
 	json_object_object_add(f, "datapath", json_object_new_string(
-			fe->obj.kfunc ? "kfunc" : "bpf"));
-	if (!read_stats_of(fsd_tp_map_fd(&fe->obj, "fs_stats"),
-			   fsd_tp_map_fd(&fe->obj, "fs_hot"), fe->obj.ncpus, stats)) {
+			fe->bpf->kfunc ? "kfunc" : "bpf"));
+	if (!read_stats(fe, stats)) {
 		add_u64(f, "rx", stats[FS_STAT_RX]);
 		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
@@ -118,10 +119,7 @@ static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
 		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
 		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
 	}
-	/* Runs the kernel skipped: the program was already running on that
-	 * CPU (a tracing program never nests on one, tp_frontend.h). */
-	fsd_tp_recursion_misses(fe->obj.link_fd, &misses);
-	add_u64(f, "recursion_misses", misses);
+	add_misses(f, fe);
 	add_u64(f, "windows_finished", fe->history.windows_before +
 		fe->history.windows_finished);
 	add_u64(f, "windows_lost", fe->rotation.errors);
@@ -132,49 +130,48 @@ static void frontend_json(struct json_object *a, const struct fsd_frontend *fe,
 	add_u64(f, "windows_store_errors", fe->store.errors);
 	add_u64(f, "windows_evicted", fe->store.evicted);
 	add_u64(f, "history_bytes", fe->history_ready ? fsd_history_bytes(&fe->history) : 0);
-	/* The connection frontend counts attempts as packets and
-	 * establishments as bytes (bpf/conn.bpf.c). */
 	t = json_object_new_object();
-	add_u64(t, fe->obj.kind == &fsd_tp_conn ? "connections" : "packets",
-		fe->history.totals.packets);
-	add_u64(t, fe->obj.kind == &fsd_tp_conn ? "established" : "bytes",
-		fe->history.totals.bytes);
+	add_u64(t, fe->ops->packets, fe->history.totals.packets);
+	add_u64(t, fe->ops->bytes, fe->history.totals.bytes);
 	json_object_object_add(f, "totals", t);
-	json_object_array_add(a, f);
 }
 
 /*
- * The frontends: where each is attached and what it counted.  "xdp" is
- * the "in" direction whose figures are also the answer's top level
- * (counters, totals); "egress" the "out" direction.
+ * The frontends: where each is attached and what it counted (none that
+ * is not loaded).  The "in" direction's other figures are the answer's
+ * top level (counters, totals); a tracepoint frontend's are its entry's.
  */
 static struct json_object *frontends_json(struct fsd_daemon *d)
 {
 	struct json_object *a = json_object_new_array(), *f;
-	__u64 stats[FS_STAT_MAX], misses = 0;
+	__u64 stats[FS_STAT_MAX];
+	unsigned int i;
 
-	f = json_object_new_object();
-	if (d->loader.ingress_tp) {
-		json_object_object_add(f, "name", json_object_new_string("ingress"));
-		json_object_object_add(f, "direction", json_object_new_string("in"));
-		json_object_object_add(f, "hook",
-				       json_object_new_string("tp_btf/netif_receive_skb"));
-		json_object_object_add(f, "attached", json_object_new_boolean(
-				d->loader.tp_link_fd >= 0));
-		fsd_tp_recursion_misses(d->loader.tp_link_fd, &misses);
-		add_u64(f, "recursion_misses", misses);
-	} else {
-		json_object_object_add(f, "name", json_object_new_string("xdp"));
-		json_object_object_add(f, "direction", json_object_new_string("in"));
-		json_object_object_add(f, "hook", json_object_new_string("xdp"));
+	for (i = 0; i < FSD_FE_MAX; i++) {
+		const struct fsd_frontend *fe = &d->fe[i];
+
+		if (!fe->loaded)
+			continue;
+		f = json_object_new_object();
+		json_object_object_add(f, "name", json_object_new_string(fe->ops->name));
+		json_object_object_add(f, "direction",
+				       json_object_new_string(fe->ops->direction));
+		json_object_object_add(f, "hook", json_object_new_string(fe->ops->hook));
+		if (fe->ops->tracing)
+			json_object_object_add(f, "attached", json_object_new_boolean(
+					*fe->link_fd >= 0));
+		if (fe->ops->tp) {
+			tp_frontend_json(f, fe);
+		} else {
+			if (fe->ops->tracing)
+				add_misses(f, fe);
+			if (!read_stats(fe, stats)) {
+				add_u64(f, "rx", stats[FS_STAT_RX]);
+				add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
+			}
+		}
+		json_object_array_add(a, f);
 	}
-	if (!read_stats(d, stats)) {
-		add_u64(f, "rx", stats[FS_STAT_RX]);
-		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
-	}
-	json_object_array_add(a, f);
-	frontend_json(a, &d->out, "out");
-	frontend_json(a, &d->conn, "connections");
 	return a;
 }
 
@@ -182,11 +179,11 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
  * read (*err says why): an answer without them would read as zeros. */
 static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 {
-	const struct fsd_report_counts *rc = &d->report_state.counts;
+	const struct fsd_report_counts *rc = &d->fe[FSD_FE_IN].report_state.counts;
 	struct json_object *c;
 	__u64 stats[FS_STAT_MAX];
 
-	*err = read_stats(d, stats);
+	*err = read_stats(&d->fe[FSD_FE_IN], stats);
 	if (*err)
 		return NULL;
 	c = json_object_new_object();
@@ -208,15 +205,15 @@ static struct json_object *counters_json(struct fsd_daemon *d, int *err)
 	add_u64(c, "reports_refused", rc->refused);
 	add_u64(c, "reports_malformed", rc->malformed + rc->failed);
 	/* The daemon's own losses, beyond protocol.h's list. */
-	add_u64(c, "candidates_dropped", d->history.candidate_overflow);
-	add_u64(c, "stray_reports", d->history.stray_reports);
+	add_u64(c, "candidates_dropped", d->fe[FSD_FE_IN].history.candidate_overflow);
+	add_u64(c, "stray_reports", d->fe[FSD_FE_IN].history.stray_reports);
 	/* Since the datapath was loaded, adopted or not. */
-	add_u64(c, "windows_finished", d->history.windows_before +
-		d->history.windows_finished);
-	add_u64(c, "windows_lost", d->rotation.errors);
-	add_u64(c, "rotations_postponed", d->rotation.postponed);
-	add_u64(c, "rotations_late", d->rotation.late);
-	add_u64(c, "rotation_late_max_us", d->rotation.late_max_ns / 1000);
+	add_u64(c, "windows_finished", d->fe[FSD_FE_IN].history.windows_before +
+		d->fe[FSD_FE_IN].history.windows_finished);
+	add_u64(c, "windows_lost", d->fe[FSD_FE_IN].rotation.errors);
+	add_u64(c, "rotations_postponed", d->fe[FSD_FE_IN].rotation.postponed);
+	add_u64(c, "rotations_late", d->fe[FSD_FE_IN].rotation.late);
+	add_u64(c, "rotation_late_max_us", d->fe[FSD_FE_IN].rotation.late_max_ns / 1000);
 	add_u64(c, "clients_refused", d->server.refused);
 	add_u64(c, "client_timeouts", d->server.timeouts);
 	return c;
@@ -252,20 +249,41 @@ static struct json_object *ifcount_json(const struct fsd_ifslots *s, __u32 slot)
 	return o;
 }
 
+/* What interface i (unattributed: no configured one) received ("in")
+ * and sent ("out"): each frontend counting the -i interfaces, under its
+ * direction. */
+static void add_ifcounts(struct json_object *o, const struct fsd_daemon *d,
+			 unsigned int i, bool unattributed)
+{
+	struct json_object *c;
+	unsigned int k;
+
+	for (k = 0; k < FSD_FE_MAX; k++) {
+		const struct fsd_frontend *fe = &d->fe[k];
+
+		if (!fe->loaded || !fe->counts)
+			continue;
+		c = ifcount_json(fe->counts, unattributed ? FS_IFSLOT_OTHER :
+							    fe->counts->slot[i]);
+		if (c)
+			json_object_object_add(o, fe->ops->metrics_direction, c);
+	}
+}
+
 /* One configured interface as it is now (ifwatch.h keeps it true), and
  * what it received ("in") and sent ("out", with the egress frontend). */
 static struct json_object *iface_json(const struct fsd_daemon *d, unsigned int i)
 {
 	const struct fsd_loader *l = &d->loader;
 	const struct fsd_attachment *at = &l->ifaces[i];
-	struct json_object *o = json_object_new_object(), *c;
+	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "name", json_object_new_string(at->iface->name));
 	json_object_object_add(o, "state",
 			       json_object_new_string(state_names[at->state]));
 	add_u64(o, "ifindex", (__u64)at->ifindex);
-	json_object_object_add(o, "hook", json_object_new_string(
-			l->ingress_tp ? "tp_btf/netif_receive_skb" : "xdp"));
+	json_object_object_add(o, "hook",
+			       json_object_new_string(d->fe[FSD_FE_IN].ops->hook));
 	if (!l->ingress_tp)
 		json_object_object_add(o, "xdp_mode", json_object_new_string(
 				l->xdp_generic ? "generic" : "native"));
@@ -273,10 +291,7 @@ static struct json_object *iface_json(const struct fsd_daemon *d, unsigned int i
 	if (at->state == FSD_IFACE_FAILED)
 		json_object_object_add(o, "error",
 				       json_object_new_string(strerror(-at->err)));
-	if ((c = ifcount_json(&l->ifslots, at->ifslot)))
-		json_object_object_add(o, "in", c);
-	if (d->out.loaded && (c = ifcount_json(&d->out.ifslots, d->out.ifslots.slot[i])))
-		json_object_object_add(o, "out", c);
+	add_ifcounts(o, d, i, false);
 	return o;
 }
 
@@ -284,12 +299,9 @@ static struct json_object *iface_json(const struct fsd_daemon *d, unsigned int i
  * 0 but for an adopted link detached as the daemon starts. */
 static struct json_object *unattributed_json(const struct fsd_daemon *d)
 {
-	struct json_object *o = json_object_new_object(), *c;
+	struct json_object *o = json_object_new_object();
 
-	if ((c = ifcount_json(&d->loader.ifslots, FS_IFSLOT_OTHER)))
-		json_object_object_add(o, "in", c);
-	if (d->out.loaded && (c = ifcount_json(&d->out.ifslots, FS_IFSLOT_OTHER)))
-		json_object_object_add(o, "out", c);
+	add_ifcounts(o, d, 0, true);
 	return o;
 }
 
@@ -297,7 +309,7 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 {
 	const struct fs_sketch_params *p = &d->opts.params;
 	struct json_object *a = json_object_new_object(), *o, *ifs;
-	__u64 per_cpu = datapath_bytes_per_cpu(p);
+	__u64 per_cpu = datapath_bytes_per_cpu(p), bytes;
 	unsigned int i;
 	int err;
 
@@ -305,18 +317,18 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	json_object_object_add(a, "pin_dir",
 			       json_object_new_string(d->opts.pin_dir));
 	json_object_object_add(a, "datapath",
-			       json_object_new_string(d->loader.kfunc ? "kfunc" : "bpf"));
+			       json_object_new_string(d->loader.obj.kfunc ? "kfunc" : "bpf"));
 	/* Restarts (loader.h, winstore.h): whether this daemon took over a
 	 * pinned datapath, and what its history has on disk. */
-	json_object_object_add(a, "adopted", json_object_new_boolean(d->loader.adopted));
+	json_object_object_add(a, "adopted", json_object_new_boolean(d->loader.obj.adopted));
 	json_object_object_add(a, "keep", json_object_new_boolean(d->opts.keep));
 	json_object_object_add(a, "state_dir", json_object_new_string(d->opts.state_dir));
-	add_u64(a, "windows_restored", d->windows_restored);
-	add_u64(a, "windows_stored", d->store.stored);
-	add_u64(a, "windows_store_errors", d->store.errors);
-	json_object_object_add(a, "state_dir_usable", json_object_new_boolean(d->store.usable));
-	add_u64(a, "journal_errors", d->store.journal_errors);
-	add_u64(a, "windows_evicted", d->store.evicted);
+	add_u64(a, "windows_restored", d->fe[FSD_FE_IN].windows_restored);
+	add_u64(a, "windows_stored", d->fe[FSD_FE_IN].store.stored);
+	add_u64(a, "windows_store_errors", d->fe[FSD_FE_IN].store.errors);
+	json_object_object_add(a, "state_dir_usable", json_object_new_boolean(d->fe[FSD_FE_IN].store.usable));
+	add_u64(a, "journal_errors", d->fe[FSD_FE_IN].store.journal_errors);
+	add_u64(a, "windows_evicted", d->fe[FSD_FE_IN].store.evicted);
 	/* The state directory's budget, shared by every frontend's store
 	 * (statebudget.h): what is charged now, and windows given up for it
 	 * (for_room: for want of free space rather than of budget). */
@@ -333,7 +345,7 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	json_object_object_add(a, "unattributed", unattributed_json(d));
 	add_u64(a, "window_seconds", d->opts.window_sec);
 	add_u64(a, "history_seconds", d->opts.history_sec);
-	add_u64(a, "windows_kept", d->history.count);
+	add_u64(a, "windows_kept", d->fe[FSD_FE_IN].history.count);
 
 	o = json_object_new_object();
 	add_u64(o, "cms_width", 1ULL << p->cms_log2_width);
@@ -349,12 +361,13 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 
 	o = json_object_new_object();
 	add_u64(o, "datapath_bytes_per_cpu", per_cpu);
-	add_u64(o, "datapath_bytes", per_cpu * d->loader.ncpus +
+	add_u64(o, "datapath_bytes", per_cpu * d->loader.obj.ncpus +
 		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
 	/* Every frontend's history (the worst case too, options.h). */
-	add_u64(o, "history_bytes", fsd_history_bytes(&d->history) +
-		(d->out.history_ready ? fsd_history_bytes(&d->out.history) : 0) +
-		(d->conn.history_ready ? fsd_history_bytes(&d->conn.history) : 0));
+	for (i = 0, bytes = 0; i < FSD_FE_MAX; i++)
+		if (d->fe[i].history_ready)
+			bytes += fsd_history_bytes(&d->fe[i].history);
+	add_u64(o, "history_bytes", bytes);
 	add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(&d->opts));
 	/* What a packet costs in memory traffic, from the running layout. */
 	add_u64(o, "sketch_lines_per_packet",
@@ -363,8 +376,8 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	json_object_object_add(a, "memory", o);
 
 	o = json_object_new_object();
-	add_u64(o, "packets", d->history.totals.packets);
-	add_u64(o, "bytes", d->history.totals.bytes);
+	add_u64(o, "packets", d->fe[FSD_FE_IN].history.totals.packets);
+	add_u64(o, "bytes", d->fe[FSD_FE_IN].history.totals.bytes);
 	json_object_object_add(a, "totals", o);
 
 	o = counters_json(d, &err);

@@ -11,7 +11,8 @@
  * context writes it, and each of these runs in whatever context its
  * tracepoint fires in.  What differs between them is described by a
  * struct fsd_tp_kind (egress.c, conn.c: the skeleton's open and set-up,
- * the hook, the maps pinned); the rest is here, on the bpf_object.
+ * the hook, the maps pinned); the object's load and pins are object.h's,
+ * the tracepoint link and the pin subdirectory are here.
  *
  * Like the XDP object (loader.h), each calls the kernel module's kfunc for
  * the sketch update when the module is loaded (the kfunc set is
@@ -34,46 +35,35 @@
 #ifndef FLOWSKETCHD_TP_OBJECT_H
 #define FLOWSKETCHD_TP_OBJECT_H
 
-#include <limits.h>
 #include <stdbool.h>
-#include "flowsketch/hash.h"
-#include "flowsketch/maps.h"
-#include "options.h"
-#include "rotation.h"
-
-struct bpf_object;
-struct bpf_program;
+#include "object.h"
 
 /* What makes a tracepoint frontend one. */
 struct fsd_tp_kind {
 	const char *name;	/* "egress": pin and state subdirectory, status */
-	const char *direction;	/* "out", "connections": status */
+	const char *direction;	/* "what the interfaces send": the log */
 	const char *hook;	/* "tp_btf/net_dev_start_xmit" */
 	bool ifaces;		/* counts the -i interfaces (fs_ifaces) */
-	/* Open the skeleton, set up its .rodata and sizes for params p
-	 * (FS_DATAPATH_SETUP, the kfunc update or the pure BPF one) and o;
-	 * *obj and *prog its object and program.  Returns the skeleton, or
-	 * NULL with errno set. */
-	void *(*open)(const struct fs_sketch_params *p, const struct fsd_options *o,
-		      bool kfunc, struct bpf_object **obj, struct bpf_program **prog);
-	int (*load)(void *skel);
-	void (*destroy)(void *skel);
+	/* Its skeleton and pins (fsd_tp_pins, all or the first
+	 * FSD_TP_PINS_NO_IFACES); label "NAME ". */
+	struct fsd_object_ops ops;
 };
 
 struct fsd_tp_object {
 	const struct fsd_tp_kind *kind;
-	void *skel;
-	struct bpf_object *obj;
-	struct bpf_program *prog;
-	char dir[PATH_MAX - 16];	/* PIN_DIR/NAME */
+	struct fsd_object bpf;		/* its maps and program */
 	bool dir_made;			/* by us: removed with the pins */
-	bool adopted;
-	bool kfunc;			/* the module's kfunc does the update */
 	int link_fd;			/* -1 until attached */
-	unsigned int pinned;		/* bit i: pin i is ours */
-	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
-	unsigned int ncpus;
 };
+
+/* The pins of the table above, ctl first (pinned last). */
+extern const struct fsd_pin fsd_tp_pins[];
+#define FSD_TP_PINS_ALL 10
+#define FSD_TP_PINS_NO_IFACES 7
+
+/* For a kind's open: log that it failed with err (a negative errno), set
+ * errno; NULL. */
+void *fsd_tp_open_failed(const char *name, int err);
 
 /* Is a datapath of kind k pinned under pin_dir? */
 bool fsd_tp_is_pinned(const struct fsd_tp_kind *k, const char *pin_dir);
@@ -85,10 +75,6 @@ int fsd_tp_load(struct fsd_tp_object *t, const struct fsd_tp_kind *k,
 int fsd_tp_pin(struct fsd_tp_object *t);
 /* Attach (or keep the pinned link).  0 or -errno. */
 int fsd_tp_attach(struct fsd_tp_object *t);
-/* The object's map called name (fs_cms, ...); -1 if it has none. */
-int fsd_tp_map_fd(const struct fsd_tp_object *t, const char *name);
-/* What the rotation needs. */
-void fsd_tp_rotation_maps(const struct fsd_tp_object *t, struct fsd_rotation_maps *m);
 /* Detach, unpin, unload; keep: leave the link and pins. */
 void fsd_tp_close(struct fsd_tp_object *t, bool keep);
 /* flowsketchd --detach: kind k's pins and their directory.  1 if there
