@@ -49,9 +49,8 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "flowsketch/params.h"
-
-struct fsd_history;
-struct fsd_winstore;
+#include "history.h"
+#include "winstore.h"
 
 #define FSD_STATE_SHARE_PCT 25
 /* The metrics' counter file and its temporary copy (metrics.c). */
@@ -67,6 +66,7 @@ struct fsd_state_user {
 };
 
 struct fsd_state_budget {
+	struct fsd_winstore_room room;	/* what each store calls */
 	unsigned long long max;		/* bytes the directory may hold */
 	unsigned long long used;	/* charged, FSD_STATE_RESERVE included */
 	unsigned long long block;	/* allocation unit (f_frsize) */
@@ -111,7 +111,8 @@ unsigned long long fsd_state_default_max(unsigned long long f_blocks,
 /* Set up for dir (which exists): max bytes, or the default when 0. */
 void fsd_state_budget_init(struct fsd_state_budget *b, const char *dir,
 			   unsigned long long max);
-/* A history and its store share the budget from now on. */
+/* A history and its store share the budget from now on: the store's
+ * budget is b's room (winstore.h). */
 void fsd_state_budget_add(struct fsd_state_budget *b, struct fsd_history *h,
 			  struct fsd_winstore *ws);
 

@@ -204,8 +204,8 @@ static void remove_charged(struct fsd_winstore *ws, const char *path)
 	bool charged = ws->budget && !lstat(path, &st) && S_ISREG(st.st_mode);
 
 	if (!unlink(path) && charged)
-		fsd_state_release(ws->budget,
-				  fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+		ws->budget->charge(ws->budget,
+				   -(long long)ws->budget->round(ws->budget, (unsigned long long)st.st_size));
 }
 
 /*
@@ -228,9 +228,9 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		err = fd < 0 ? errno : EINVAL;
 	} else if (ws->budget &&
-		   (grow = fsd_state_round(ws->budget, (unsigned long long)st.st_size + len) -
-			   fsd_state_round(ws->budget, (unsigned long long)st.st_size)) &&
-		   fsd_state_budget_reserve(ws->budget, grow)) {
+		   (grow = ws->budget->round(ws->budget, (unsigned long long)st.st_size + len) -
+			   ws->budget->round(ws->budget, (unsigned long long)st.st_size)) &&
+		   ws->budget->reserve(ws->budget, grow)) {
 		err = ENOSPC;	/* nothing left to evict: these records go */
 	} else {
 		w = write(fd, ws->note + i, len);
@@ -240,7 +240,7 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 			if (ftruncate(fd, st.st_size))
 				err = errno;
 		} else if (ws->budget) {
-			fsd_state_charge(ws->budget, grow);
+			ws->budget->charge(ws->budget, (long long)grow);
 		}
 	}
 	if (fd >= 0)
@@ -307,8 +307,8 @@ static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
 	else if (st.st_size % sizeof(rec))
 		st.st_size -= st.st_size % (off_t)sizeof(rec);
 	if (ws->budget)
-		fsd_state_charge(ws->budget,
-				 fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+		ws->budget->charge(ws->budget, (long long)
+				   ws->budget->round(ws->budget, (unsigned long long)st.st_size));
 	while (read(fd, &rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
 		if (rec.key.family != FS_FAMILY_IPV4 && rec.key.family != FS_FAMILY_IPV6)
 			continue;
@@ -349,21 +349,36 @@ __u64 fsd_winstore_replay(struct fsd_winstore *ws, struct fsd_history *h,
 	return n;
 }
 
-static size_t cms_bytes(const struct fs_sketch_params *p)
+size_t fsd_winfile_bytes(const struct fs_sketch_params *p, __u64 ncandidates)
 {
-	return (size_t)p->cms_depth << p->cms_log2_width;
+	return FSD_WINFILE_DATA + fs_sketch_bytes(p) +
+	       (size_t)ncandidates * sizeof(struct fsd_candidate);
 }
 
-/* The sketch whose cells are in a mapping of a file of this layout. */
-static void view_of(const struct fsd_winstore *ws, const struct fsd_winfile_header *hd,
-		    void *addr, struct fs_sketch *view)
+/*
+ * The sketch whose parts are in a mapping of a file of this layout (the
+ * kinds' parts one after the other, in their order); the candidates
+ * after them.
+ */
+static const struct fsd_candidate *view_of(const struct fsd_winstore *ws,
+					   const struct fsd_winfile_header *hd,
+					   void *addr, struct fs_sketch *view)
 {
+	char *at = (char *)addr + FSD_WINFILE_DATA;
+	int k;
+
 	memset(view, 0, sizeof(*view));
 	view->params = ws->params;
-	view->cms = (struct fs_cms_cell *)((char *)addr + FSD_WINFILE_DATA);
-	view->hll = (__u8 *)addr + FSD_WINFILE_DATA + hd->cms_bytes;
+	for (k = 0; k < FS_NKINDS; k++) {
+		view->part[k] = at;
+		at += hd->part_bytes[k];
+	}
 	view->totals = hd->totals;
+	return (const struct fsd_candidate *)at;
 }
+
+/* A window file's pieces: header, zeros, the kinds' parts, candidates. */
+#define WINFILE_IOV (3 + FS_NKINDS)
 
 /* write() all of iov, or -errno. */
 static int write_all(int fd, struct iovec *iov, int n)
@@ -393,7 +408,7 @@ static int write_all(int fd, struct iovec *iov, int n)
  * nothing left behind. */
 static int write_tmp(const char *tmp, const struct iovec *iov_in)
 {
-	struct iovec iov[5];
+	struct iovec iov[WINFILE_IOV];
 	int fd, err;
 
 	memcpy(iov, iov_in, sizeof(iov));	/* write_all() consumes it */
@@ -403,7 +418,7 @@ static int write_tmp(const char *tmp, const struct iovec *iov_in)
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, iov, 5);
+	err = write_all(fd, iov, WINFILE_IOV);
 	if (err) {
 		close(fd);
 		unlink(tmp);
@@ -427,12 +442,12 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	struct fsd_winfile_header hd;
 	struct fsd_candidate *cand = NULL;
 	char tmp[PATH_MAX], path[PATH_MAX];
-	struct iovec iov[5];
+	struct iovec iov[WINFILE_IOV];
 	unsigned long long need = 0;
 	size_t len;
 	void *addr;
 	__u32 i, n = 0;
-	int fd = -1, err;
+	int fd = -1, err, k;
 
 	if (!ws->usable)
 		return -ENOENT;
@@ -472,20 +487,20 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	hd.totals = s->totals;
 	hd.ever = *ever;
 	hd.ever_windows = ever_windows;
-	hd.cms_bytes = cms_bytes(&ws->params) * sizeof(struct fs_cms_cell);
-	hd.hll_bytes = (__u64)FS_HLL_NSKETCH << ws->params.hll_p;
 	hd.candidates = n;
 	iov[0] = (struct iovec){ &hd, sizeof(hd) };
 	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(hd) };
-	iov[2] = (struct iovec){ s->cms, hd.cms_bytes };
-	iov[3] = (struct iovec){ s->hll, hd.hll_bytes };
-	iov[4] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
-	len = FSD_WINFILE_DATA + hd.cms_bytes + hd.hll_bytes + (size_t)n * sizeof(*cand);
+	for (k = 0; k < FS_NKINDS; k++) {
+		hd.part_bytes[k] = fs_kind_slot_bytes(k, &ws->params);
+		iov[2 + k] = (struct iovec){ s->part[k], hd.part_bytes[k] };
+	}
+	iov[2 + k] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
+	len = fsd_winfile_bytes(&ws->params, n);
 	if (ws->budget) {
 		/* Room first, so that neither the budget nor the file system
 		 * is passed even while the file is written. */
-		need = fsd_state_round(ws->budget, len);
-		err = fsd_state_budget_reserve(ws->budget, need);
+		need = ws->budget->round(ws->budget, len);
+		err = ws->budget->reserve(ws->budget, need);
 		if (err)
 			goto fail;
 	}
@@ -493,7 +508,7 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	 * the oldest window makes way and the write is tried again, until
 	 * none is left.  Each try evicts one window, so this ends. */
 	while ((fd = write_tmp(tmp, iov)) < 0 && ws->budget && no_room(fd) &&
-	       !fsd_state_budget_evict_one(ws->budget, true))
+	       !ws->budget->evict_one(ws->budget))
 		;
 	if (fd < 0) {
 		err = fd;
@@ -519,7 +534,7 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	ws->stored++;
 	ws->files++;
 	if (ws->budget)
-		fsd_state_charge(ws->budget, need);
+		ws->budget->charge(ws->budget, (long long)need);
 	return 0;
 
 fail_unlink:
@@ -551,8 +566,8 @@ void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq)
 	if (unlink(path))
 		return;
 	if (ws->budget)
-		fsd_state_release(ws->budget,
-				  fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+		ws->budget->charge(ws->budget,
+				   -(long long)ws->budget->round(ws->budget, (unsigned long long)st.st_size));
 	if (ws->files)
 		ws->files--;
 }
@@ -626,6 +641,20 @@ static bool candidates_valid(const struct fsd_candidate *c, __u64 n)
 	return true;
 }
 
+/* Each kind's part as large as the parameters make it, and the file as
+ * long as its parts and candidates. */
+static bool sizes_agree(const struct fsd_winstore *ws,
+			const struct fsd_winfile_header *hd, __u64 file_bytes)
+{
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		if (hd->part_bytes[k] != fs_kind_slot_bytes(k, &ws->params))
+			return false;
+	return hd->candidates <= (1ULL << 32) &&
+	       file_bytes == fsd_winfile_bytes(&ws->params, hd->candidates);
+}
+
 /* Map and check one file: 0 with r filled; -EINVAL for a file that is
  * not a window of ours (message given: the caller removes it); another
  * -errno when it could not be read now (it stays). */
@@ -679,16 +708,12 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 		why = "another datapath's parameters or secret";
 	else if (hd->seq != seq)
 		why = "its name and sequence disagree";
-	else if (hd->cms_bytes != cms_bytes(&ws->params) * sizeof(struct fs_cms_cell) ||
-		 hd->hll_bytes != (__u64)FS_HLL_NSKETCH << ws->params.hll_p ||
-		 hd->candidates > (1ULL << 32) ||
-		 (__u64)st.st_size != FSD_WINFILE_DATA + hd->cms_bytes + hd->hll_bytes +
-				      hd->candidates * sizeof(struct fsd_candidate))
+	else if (!sizes_agree(ws, hd, (__u64)st.st_size))
 		why = "sizes that disagree with its parameters or its length";
 	else if (!hd->ever_windows)
 		why = "no history count";
 	else if (!candidates_valid((const struct fsd_candidate *)
-				   ((const char *)addr + FSD_WINFILE_DATA + hd->cms_bytes + hd->hll_bytes),
+				   ((const char *)addr + fsd_winfile_bytes(&ws->params, 0)),
 				   hd->candidates))
 		why = "a candidate of no address family";
 	if (why) {
@@ -700,11 +725,9 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 	r->seq = seq;
 	r->start_ns = hd->start_ns;
 	r->end_ns = hd->end_ns;
-	view_of(ws, hd, addr, &r->view);
+	r->candidates = view_of(ws, hd, addr, &r->view);
 	r->m.addr = addr;
 	r->m.len = (size_t)st.st_size;
-	r->candidates = (const struct fsd_candidate *)((const char *)addr + FSD_WINFILE_DATA +
-						      hd->cms_bytes + hd->hll_bytes);
 	r->ncandidates = hd->candidates;
 	r->ever = hd->ever;
 	r->ever_windows = hd->ever_windows;
@@ -760,7 +783,8 @@ int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 		restored++;
 		ws->files++;
 		if (ws->budget)
-			fsd_state_charge(ws->budget, fsd_state_round(ws->budget, r[i].m.len));
+			ws->budget->charge(ws->budget,
+					   (long long)ws->budget->round(ws->budget, r[i].m.len));
 	}
 	if (err)
 		fsd_warn("could read back only %d of %zu windows: %s", restored, got,
