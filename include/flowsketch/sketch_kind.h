@@ -3,11 +3,10 @@
  * sketch_kind.h - every sketch kind's facts, once: what rotation, the
  * history, the window store, the native format and the loaders loop over.
  *
- *  kind  map     element           per slot E        chunk    merge       fold mask
- *  ----  ------  ----------------  ----------------  -------  ----------  -----------------
- *  cms   fs_cms  fs_cms_cell, 16   d << log2w        2^11     sum of u64  FS_CMS_COUNT_MASK
- *  hll   fs_hll  register, 1       FS_HLL_NSKETCH    2^15     max of u8   (none)
- *                                  << p
+ *  kind  map (pin)     element          per slot E       chunk  merge       fold mask
+ *  ----  ------------  ---------------  ---------------  -----  ----------  -----------------
+ *  cms   fs_cms (cms)  fs_cms_cell, 16  d << log2w       2^11   sum of u64  FS_CMS_COUNT_MASK
+ *  hll   fs_hll (hll)  register, 1      3 << p           2^15   max of u8   (none)
  *
  * Layout: chunk.h (slots in per-CPU map elements of 32 KiB).  Zeroing:
  * zero is empty for every kind (a cell counts nothing, a register has
@@ -21,8 +20,9 @@
  *
  * The per-packet update is not here: it stays hand-written in update.h,
  * where the verifier sees every access.  Adding a kind: its header (the
- * element, its chunk and update), a row below, its map in bpf/maps.bpf.h,
- * its update in update.h.
+ * element, its chunk shift and update), its enum value and row below, its
+ * map in bpf/maps.bpf.h, its update in update.h, and what a reader says of
+ * its part in user/lib/native.c (part_noun and the two messages).
  */
 #ifndef FLOWSKETCH_SKETCH_KIND_H
 #define FLOWSKETCH_SKETCH_KIND_H
@@ -46,6 +46,7 @@ enum fs_merge {
 
 struct fs_sketch_kind {
 	const char *map;		/* the datapath's map (maps.h) */
+	const char *pin;		/* its pin, in the pin directory */
 	__u32 elem_bytes;		/* one cell or register */
 	__u32 word_bytes;		/* 8 or 1, as merge says */
 	__u32 chunk_shift;		/* elements a chunk: 1 << chunk_shift */
@@ -57,6 +58,7 @@ struct fs_sketch_kind {
 static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	[FS_KIND_CMS] = {
 		.map = "fs_cms",
+		.pin = "cms",
 		.elem_bytes = sizeof(struct fs_cms_cell),
 		.word_bytes = 8,
 		.chunk_shift = FS_CMS_CHUNK_SHIFT,
@@ -66,6 +68,7 @@ static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	},
 	[FS_KIND_HLL] = {
 		.map = "fs_hll",
+		.pin = "hll",
 		.elem_bytes = 1,
 		.word_bytes = 1,
 		.chunk_shift = FS_HLL_CHUNK_SHIFT,
@@ -101,6 +104,18 @@ FS_INLINE __u32 fs_kind_chunks(enum fs_kind k, const struct fs_sketch_params *p,
 {
 	return fs_chunk_count(fs_sketch_kinds[k].per_slot(p),
 			      fs_sketch_kinds[k].chunk_shift, nslots);
+}
+
+/* Per-CPU bytes of every kind's map holding nslots slots (what a CPU's
+ * copy of the datapath's sketches takes). */
+FS_INLINE __u64 fs_kinds_percpu_bytes(const struct fs_sketch_params *p, __u32 nslots)
+{
+	__u64 bytes = 0;
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		bytes += (__u64)fs_kind_chunks((enum fs_kind)k, p, nslots) * FS_CHUNK_BYTES;
+	return bytes;
 }
 
 #endif /* FLOWSKETCH_SKETCH_KIND_H */
