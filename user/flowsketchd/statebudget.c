@@ -94,71 +94,6 @@ void fsd_state_budget_init(struct fsd_state_budget *b, const char *dir,
 			(unsigned long long)(page > 0 ? page : 0));
 }
 
-/* The budget behind a store's room. */
-static struct fsd_state_budget *of_room(const struct fsd_winstore_room *r)
-{
-	return (struct fsd_state_budget *)((char *)r - offsetof(struct fsd_state_budget, room));
-}
-
-static unsigned long long room_round(const struct fsd_winstore_room *r,
-				     unsigned long long bytes)
-{
-	return fsd_state_round(of_room(r), bytes);
-}
-
-static int room_reserve(struct fsd_winstore_room *r, unsigned long long need)
-{
-	return fsd_state_budget_reserve(of_room(r), need);
-}
-
-static int room_evict_one(struct fsd_winstore_room *r)
-{
-	return fsd_state_budget_evict_one(of_room(r), true);
-}
-
-static void room_charge(struct fsd_winstore_room *r, long long bytes)
-{
-	if (bytes >= 0)
-		fsd_state_charge(of_room(r), (unsigned long long)bytes);
-	else
-		fsd_state_release(of_room(r), (unsigned long long)-bytes);
-}
-
-void fsd_state_budget_add(struct fsd_state_budget *b, struct fsd_history *h,
-			  struct fsd_winstore *ws)
-{
-	static const struct fsd_winstore_room room = {
-		.round = room_round,
-		.reserve = room_reserve,
-		.evict_one = room_evict_one,
-		.charge = room_charge,
-	};
-
-	if (b->nusers == FSD_STATE_USERS)
-		return;
-	b->room = room;
-	b->users[b->nusers].h = h;
-	b->users[b->nusers].ws = ws;
-	b->nusers++;
-	ws->budget = &b->room;
-}
-
-unsigned long long fsd_state_round(const struct fsd_state_budget *b,
-				   unsigned long long bytes)
-{
-	return round_up(bytes, b->block);
-}
-
-void fsd_state_charge(struct fsd_state_budget *b, unsigned long long bytes)
-{
-	b->used += bytes;
-}
-
-void fsd_state_release(struct fsd_state_budget *b, unsigned long long bytes)
-{
-	b->used = b->used > bytes ? b->used - bytes : 0;
-}
-
 int fsd_state_budget_victim(const struct fsd_state_budget *b)
 {
 	__u64 best_end = 0;
@@ -214,8 +149,33 @@ static unsigned long long free_bytes(const struct fsd_state_budget *b)
 	return (unsigned long long)v.f_bavail * v.f_frsize;
 }
 
-int fsd_state_budget_reserve(struct fsd_state_budget *b, unsigned long long need)
+/* The budget behind a store's room. */
+static struct fsd_state_budget *of_room(const struct fsd_winstore_room *r)
 {
+	return (struct fsd_state_budget *)((char *)r - offsetof(struct fsd_state_budget, room));
+}
+
+static unsigned long long room_round(const struct fsd_winstore_room *r,
+				     unsigned long long bytes)
+{
+	return round_up(bytes, of_room(r)->block);
+}
+
+static void room_charge(struct fsd_winstore_room *r, long long bytes)
+{
+	struct fsd_state_budget *b = of_room(r);
+	unsigned long long give = bytes < 0 ? (unsigned long long)-bytes : 0;
+
+	if (bytes >= 0)
+		b->used += (unsigned long long)bytes;
+	else
+		b->used = b->used > give ? b->used - give : 0;
+}
+
+static int room_reserve(struct fsd_winstore_room *r, unsigned long long need)
+{
+	struct fsd_state_budget *b = of_room(r);
+
 	while (b->used + need > b->max) {
 		if (fsd_state_budget_evict_one(b, false))
 			return -ENOSPC;
@@ -225,6 +185,30 @@ int fsd_state_budget_reserve(struct fsd_state_budget *b, unsigned long long need
 			return -ENOSPC;
 	}
 	return 0;
+}
+
+static int room_evict_one(struct fsd_winstore_room *r)
+{
+	return fsd_state_budget_evict_one(of_room(r), true);
+}
+
+void fsd_state_budget_add(struct fsd_state_budget *b, struct fsd_history *h,
+			  struct fsd_winstore *ws)
+{
+	static const struct fsd_winstore_room room = {
+		.round = room_round,
+		.reserve = room_reserve,
+		.evict_one = room_evict_one,
+		.charge = room_charge,
+	};
+
+	if (b->nusers == FSD_STATE_USERS)
+		return;
+	b->room = room;
+	b->users[b->nusers].h = h;
+	b->users[b->nusers].ws = ws;
+	b->nusers++;
+	ws->budget = &b->room;
 }
 
 void fsd_state_budget_enforce(struct fsd_state_budget *b)

@@ -197,6 +197,14 @@ void fsd_winstore_note(struct fsd_winstore *ws, __u64 seq,
 	ws->nnote++;
 }
 
+/* A file of size bytes is now taken (sign 1) or given back (-1): charged
+ * to the budget, if any, rounded to its block. */
+static void charge_file(struct fsd_winstore *ws, unsigned long long size, int sign)
+{
+	if (ws->budget)
+		ws->budget->charge(ws->budget, sign * (long long)ws->budget->round(ws->budget, size));
+}
+
 /* Remove path, giving its rounded size back to the budget. */
 static void remove_charged(struct fsd_winstore *ws, const char *path)
 {
@@ -204,8 +212,7 @@ static void remove_charged(struct fsd_winstore *ws, const char *path)
 	bool charged = ws->budget && !lstat(path, &st) && S_ISREG(st.st_mode);
 
 	if (!unlink(path) && charged)
-		ws->budget->charge(ws->budget,
-				   -(long long)ws->budget->round(ws->budget, (unsigned long long)st.st_size));
+		charge_file(ws, (unsigned long long)st.st_size, -1);
 }
 
 /*
@@ -306,9 +313,7 @@ static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
 		fsd_warn("cannot cut the partial record off %s: %s", path, strerror(errno));
 	else if (st.st_size % sizeof(rec))
 		st.st_size -= st.st_size % (off_t)sizeof(rec);
-	if (ws->budget)
-		ws->budget->charge(ws->budget, (long long)
-				   ws->budget->round(ws->budget, (unsigned long long)st.st_size));
+	charge_file(ws, (unsigned long long)st.st_size, 1);
 	while (read(fd, &rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
 		if (rec.key.family != FS_FAMILY_IPV4 && rec.key.family != FS_FAMILY_IPV6)
 			continue;
@@ -432,13 +437,59 @@ static bool no_room(int err)
 	return err == -ENOSPC || err == -EDQUOT;
 }
 
+/* The set is a hash table: its keys, packed (*n of them; NULL: no memory). */
+static struct fsd_candidate *pack_candidates(const struct fsd_candidates *c, __u32 *n)
+{
+	struct fsd_candidate *cand = malloc(((size_t)c->count + 1) * sizeof(*cand));
+	__u32 i;
+
+	for (i = 0, *n = 0; cand && i < c->capacity && *n < c->count; i++)
+		if (c->slots[i].key.family)
+			cand[(*n)++] = c->slots[i];
+	return cand;
+}
+
+/* A window file's pieces: header hd (its window's fields set, the rest
+ * set here), zeros up to the data, each kind's part of s, candidates. */
+static void file_pieces(const struct fsd_winstore *ws, struct fsd_winfile_header *hd,
+			const struct fs_sketch *s, const struct fsd_candidate *cand,
+			__u32 n, struct iovec *iov)
+{
+	static const char zeros[FSD_WINFILE_DATA];
+	int k;
+
+	memcpy(hd->magic, FSD_WINFILE_MAGIC, sizeof(hd->magic));
+	hd->version = FSD_WINFILE_VERSION;
+	hd->data_offset = FSD_WINFILE_DATA;
+	hd->params = ws->params;
+	hd->fingerprint = ws->fingerprint;
+	hd->candidates = n;
+	iov[0] = (struct iovec){ hd, sizeof(*hd) };
+	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(*hd) };
+	for (k = 0; k < FS_NKINDS; k++) {
+		hd->part_bytes[k] = fs_kind_slot_bytes(k, &ws->params);
+		iov[2 + k] = (struct iovec){ s->part[k], hd->part_bytes[k] };
+	}
+	iov[2 + k] = (struct iovec){ (void *)cand, (size_t)n * sizeof(*cand) };
+}
+
+/* Room for a file of len bytes, first, so that neither the budget nor
+ * the file system is passed even while it is written: 0 with *need what
+ * to charge once written, or -ENOSPC. */
+static int make_room(struct fsd_winstore *ws, size_t len, unsigned long long *need)
+{
+	if (!ws->budget)
+		return 0;
+	*need = ws->budget->round(ws->budget, len);
+	return ws->budget->reserve(ws->budget, *need);
+}
+
 int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		     __u64 end_ns, const struct fs_sketch *s,
 		     const struct fsd_candidates *c,
 		     const struct fs_window_totals *ever, __u64 ever_windows,
 		     struct fs_sketch *view, struct fsd_window_map *m)
 {
-	static const char zeros[FSD_WINFILE_DATA];
 	struct fsd_winfile_header hd;
 	struct fsd_candidate *cand = NULL;
 	char tmp[PATH_MAX], path[PATH_MAX];
@@ -446,8 +497,8 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	unsigned long long need = 0;
 	size_t len;
 	void *addr;
-	__u32 i, n = 0;
-	int fd = -1, err, k;
+	__u32 n = 0;
+	int fd = -1, err;
 
 	if (!ws->usable)
 		return -ENOENT;
@@ -466,44 +517,23 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		err = win_path(ws, path, sizeof(path), seq, false);
 	if (err)
 		goto fail;
-	/* The set is a hash table: its keys, packed. */
-	cand = malloc(((size_t)c->count + 1) * sizeof(*cand));
+	cand = pack_candidates(c, &n);
 	if (!cand) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < c->capacity && n < c->count; i++)
-		if (c->slots[i].key.family)
-			cand[n++] = c->slots[i];
 	memset(&hd, 0, sizeof(hd));
-	memcpy(hd.magic, FSD_WINFILE_MAGIC, sizeof(hd.magic));
-	hd.version = FSD_WINFILE_VERSION;
-	hd.data_offset = FSD_WINFILE_DATA;
-	hd.params = ws->params;
-	hd.fingerprint = ws->fingerprint;
 	hd.seq = seq;
 	hd.start_ns = start_ns;
 	hd.end_ns = end_ns;
 	hd.totals = s->totals;
 	hd.ever = *ever;
 	hd.ever_windows = ever_windows;
-	hd.candidates = n;
-	iov[0] = (struct iovec){ &hd, sizeof(hd) };
-	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(hd) };
-	for (k = 0; k < FS_NKINDS; k++) {
-		hd.part_bytes[k] = fs_kind_slot_bytes(k, &ws->params);
-		iov[2 + k] = (struct iovec){ s->part[k], hd.part_bytes[k] };
-	}
-	iov[2 + k] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
+	file_pieces(ws, &hd, s, cand, n, iov);
 	len = fsd_winfile_bytes(&ws->params, n);
-	if (ws->budget) {
-		/* Room first, so that neither the budget nor the file system
-		 * is passed even while the file is written. */
-		need = ws->budget->round(ws->budget, len);
-		err = ws->budget->reserve(ws->budget, need);
-		if (err)
-			goto fail;
-	}
+	err = make_room(ws, len, &need);
+	if (err)
+		goto fail;
 	/* Full after all (another writer took the room since the check):
 	 * the oldest window makes way and the write is tried again, until
 	 * none is left.  Each try evicts one window, so this ends. */
@@ -565,9 +595,7 @@ void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq)
 		return;
 	if (unlink(path))
 		return;
-	if (ws->budget)
-		ws->budget->charge(ws->budget,
-				   -(long long)ws->budget->round(ws->budget, (unsigned long long)st.st_size));
+	charge_file(ws, (unsigned long long)st.st_size, -1);
 	if (ws->files)
 		ws->files--;
 }
@@ -782,9 +810,7 @@ int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 		*last_end_ns = r[i].end_ns;
 		restored++;
 		ws->files++;
-		if (ws->budget)
-			ws->budget->charge(ws->budget,
-					   (long long)ws->budget->round(ws->budget, r[i].m.len));
+		charge_file(ws, r[i].m.len, 1);
 	}
 	if (err)
 		fsd_warn("could read back only %d of %zu windows: %s", restored, got,

@@ -145,21 +145,12 @@ static int short_part(enum fs_kind k, __u64 n, size_t left, char *err)
 		    (unsigned long long)n, left);
 }
 
-/* Every kind's part with its count: 8 + E * element bytes each. */
-static __u64 parts_bytes(const struct fs_sketch_params *p)
-{
-	__u64 bytes = 0;
-	int k;
-
-	for (k = 0; k < FS_NKINDS; k++)
-		bytes += 8 + fs_kind_slot_bytes(k, p);
-	return bytes;
-}
-
 size_t fs_native_size(const struct fs_native *n)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
-	__u64 fixed = FS_NATIVE_HEADER + parts_bytes(p) + FS_NATIVE_TRAILER;
+	/* Each kind's part: its count (8 bytes) and its elements. */
+	__u64 fixed = FS_NATIVE_HEADER + 8 * FS_NKINDS + fs_sketch_bytes(p) +
+		      FS_NATIVE_TRAILER;
 
 	/* The parts are bounded by the parameters (512 MiB at most); only
 	 * the candidates' count can be anything. */
