@@ -18,16 +18,10 @@
  * row, which is what the Count-Min bound assumes.  With the defaults
  * (d = 5, w = 2^12) one word serves all rows, so no extra mixing is done.
  *
- * Memory layout (what the datapath maps hold; see maps.h).  Cells are
- * numbered
- *     cell = slot * stride + ((row << log2w) | column),
- *     stride = (d << log2w) rounded up to a multiple of FS_CMS_CHUNK_CELLS,
- * and stored in chunks of FS_CMS_CHUNK_CELLS cells (32 KiB, the largest
- * per-CPU map value the kernel allows): chunk = cell >> FS_CMS_CHUNK_SHIFT,
- * offset = cell & FS_CMS_CHUNK_MASK.  The stride keeps every chunk inside
- * one slot: the daemon rewrites a closed slot's elements whole while the
- * datapath writes the other slot, and a shared element would lose those
- * writes.  A merged sketch in user space keeps the numbering of slot 0.
+ * Memory layout (what the datapath maps hold; see maps.h): chunk.h, with
+ * E = d << log2w cells a slot, numbered within the slot
+ *     cell = (row << log2w) | column,
+ * 2048 cells a chunk (FS_CMS_CHUNK_SHIFT).
  *
  * Update.  Standard: every row's cell += (1, bytes).  Conservative update
  * (Estan and Varghese): raise each row's cell only to min + increment.  It
@@ -41,6 +35,7 @@
 #include "compat.h"
 #include "hash.h"
 #include "params.h"
+#include "chunk.h"
 
 struct fs_cms_cell {
 	__u64 packets;
@@ -55,6 +50,8 @@ struct fs_cms_cell {
 struct fs_cms_chunk {
 	struct fs_cms_cell cells[FS_CMS_CHUNK_CELLS];
 };
+
+_Static_assert(sizeof(struct fs_cms_chunk) == FS_CHUNK_BYTES, "chunk.h");
 
 #define FS_GOLDEN64 0x9e3779b97f4a7c15ULL
 
@@ -103,11 +100,9 @@ FS_INLINE __u64 fs_cms_cells_per_slot(const struct fs_sketch_params *p)
 	return (__u64)p->cms_depth << p->cms_log2_width;
 }
 
-/* Cells from one slot's first cell to the next one's (whole chunks). */
 FS_INLINE __u64 fs_cms_slot_stride(const struct fs_sketch_params *p)
 {
-	return (fs_cms_cells_per_slot(p) + FS_CMS_CHUNK_MASK) &
-	       ~(__u64)FS_CMS_CHUNK_MASK;
+	return fs_chunk_stride(fs_cms_cells_per_slot(p), FS_CMS_CHUNK_SHIFT);
 }
 
 /* Global cell number of (slot, row, column); see the header comment. */
@@ -121,7 +116,7 @@ FS_INLINE __u64 fs_cms_cell_number(const struct fs_sketch_params *p,
 /* Number of chunks (map elements) holding `nslots` slots. */
 FS_INLINE __u32 fs_cms_chunks(const struct fs_sketch_params *p, __u32 nslots)
 {
-	return (__u32)((nslots * fs_cms_slot_stride(p)) >> FS_CMS_CHUNK_SHIFT);
+	return fs_chunk_count(fs_cms_cells_per_slot(p), FS_CMS_CHUNK_SHIFT, nslots);
 }
 
 /*

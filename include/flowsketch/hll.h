@@ -18,20 +18,17 @@
  * improved estimator: see user/lib/hll_estimate.c.  Relative standard error
  * 1.04 / sqrt(m): 0.81 % at p = 14.
  *
- * Memory layout.  Per slot there are FS_HLL_NSKETCH sketches (enum below).
- * Registers are numbered
- *     register = slot * stride + ((sketch << p) | index),
- *     stride = (FS_HLL_NSKETCH << p) rounded up to whole chunks,
- * and stored in chunks of FS_HLL_CHUNK_REGS bytes (32 KiB): chunk =
- * register >> FS_HLL_CHUNK_SHIFT, offset = register & FS_HLL_CHUNK_MASK.
- * As in cms.h, the stride keeps each chunk inside one slot, so that the
- * daemon can rewrite a closed slot without touching the live one.
+ * Memory layout (maps.h): chunk.h, with E = FS_HLL_NSKETCH << p registers
+ * a slot (enum below), numbered within the slot
+ *     register = (sketch << p) | index,
+ * 32768 registers a chunk (FS_HLL_CHUNK_SHIFT).
  */
 #ifndef FLOWSKETCH_HLL_H
 #define FLOWSKETCH_HLL_H
 
 #include "compat.h"
 #include "params.h"
+#include "chunk.h"
 
 enum fs_hll_sketch {
 	FS_HLL_FLOWS = 0,	/* distinct five-tuples */
@@ -49,6 +46,8 @@ struct fs_hll_chunk {
 	__u8 regs[FS_HLL_CHUNK_REGS];
 };
 
+_Static_assert(sizeof(struct fs_hll_chunk) == FS_CHUNK_BYTES, "chunk.h");
+
 FS_INLINE __u32 fs_hll_index(__u64 h, __u32 p)
 {
 	return (__u32)(h & ((1ULL << p) - 1));
@@ -64,11 +63,9 @@ FS_INLINE __u64 fs_hll_regs_per_slot(const struct fs_sketch_params *p)
 	return (__u64)FS_HLL_NSKETCH << p->hll_p;
 }
 
-/* Registers from one slot's first register to the next one's. */
 FS_INLINE __u64 fs_hll_slot_stride(const struct fs_sketch_params *p)
 {
-	return (fs_hll_regs_per_slot(p) + FS_HLL_CHUNK_MASK) &
-	       ~(__u64)FS_HLL_CHUNK_MASK;
+	return fs_chunk_stride(fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT);
 }
 
 FS_INLINE __u64 fs_hll_register_number(const struct fs_sketch_params *p,
@@ -80,7 +77,7 @@ FS_INLINE __u64 fs_hll_register_number(const struct fs_sketch_params *p,
 
 FS_INLINE __u32 fs_hll_chunks(const struct fs_sketch_params *p, __u32 nslots)
 {
-	return (__u32)((nslots * fs_hll_slot_stride(p)) >> FS_HLL_CHUNK_SHIFT);
+	return fs_chunk_count(fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT, nslots);
 }
 
 /* Raise a register to rank; returns 1 when it changed. */

@@ -35,35 +35,33 @@ int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
 {
 	struct fsd_rotation_maps m = {
 		.ctl = l->obj.ctl,
-		.cms_fd = bpf_map__fd(l->skel->maps.fs_cms),
-		.hll_fd = bpf_map__fd(l->skel->maps.fs_hll),
 		.hot_fd = bpf_map__fd(l->skel->maps.fs_hot),
 		.barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier),
 		.barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner),
 		.ncpus = l->obj.ncpus,
 		.adopted = l->obj.adopted,
 	};
+	int k;
 
+	for (k = 0; k < FS_NKINDS; k++)
+		m.sketch_fd[k] = bpf_object__find_map_fd_by_name(l->skel->obj,
+								 fs_sketch_kinds[k].map);
 	return fsd_rotation_init_maps(r, &m, p, hh_fraction);
 }
 
 int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *l,
 			   const struct fs_sketch_params *p, double hh_fraction)
 {
-	size_t chunk = sizeof(struct fs_cms_chunk);
+	size_t chunk = FS_CHUNK_BYTES;	/* one lookup buffer serves every map */
 
-	_Static_assert(sizeof(struct fs_cms_chunk) == sizeof(struct fs_hll_chunk),
-		       "one lookup buffer serves both maps");
-	_Static_assert(sizeof(struct fs_hot_line) <= sizeof(struct fs_cms_chunk),
-		       "and fs_hot");
+	_Static_assert(sizeof(struct fs_hot_line) <= FS_CHUNK_BYTES, "and fs_hot");
 	memset(r, 0, sizeof(*r));
 	r->ctl = l->ctl;
 	r->params = *p;
 	r->ncpus = l->ncpus;
 	r->map_lookup = bpf_map_lookup_elem;
 	r->map_update = bpf_map_update_elem;
-	r->cms_fd = l->cms_fd;
-	r->hll_fd = l->hll_fd;
+	memcpy(r->sketch_fd, l->sketch_fd, sizeof(r->sketch_fd));
 	r->hot_fd = l->hot_fd;
 	r->barrier_fd = l->barrier_fd;
 	r->barrier_inner_fd = l->barrier_inner_fd;
@@ -93,104 +91,74 @@ void fsd_rotation_free(struct fsd_rotation *r)
 }
 
 /*
- * The chunks [*first, *last] holding elements [begin, end) of a slot, for
- * chunks of 1 << shift elements.
+ * Read slot's chunks of kind k and fold each CPU's copy into s as it
+ * comes (s NULL: read only).  The lookup buffer is the only copy: the
+ * fold reads it while it is still in this CPU's cache, and no image of
+ * the maps is kept, so the daemon's memory does not grow with CPUs times
+ * map size.
  */
-static void chunk_range(__u64 begin, __u64 end, unsigned int shift,
-			__u32 *first, __u32 *last)
+static int read_chunks(struct fsd_rotation *r, enum fs_kind k, __u32 slot,
+		       struct fs_sketch *s)
 {
-	*first = (__u32)(begin >> shift);
-	*last = (__u32)((end - 1) >> shift);
-}
-
-/*
- * Read chunks [first, last] of a per-CPU map and fold each CPU's copy
- * into s as it comes (s NULL: read only).  The lookup buffer is the only
- * copy: the fold reads it while it is still in this CPU's cache, and no
- * image of the maps is kept, so the daemon's memory does not grow with
- * CPUs times map size.
- */
-static int read_chunks(struct fsd_rotation *r, int fd, bool cms, __u32 slot,
-		       __u32 first, __u32 last, struct fs_sketch *s)
-{
-	size_t chunk = sizeof(struct fs_cms_chunk);
+	__u32 c = fs_kind_first(k, &r->params, slot) >> fs_sketch_kinds[k].chunk_shift;
+	__u32 end = c + fs_kind_slot_chunks(k, &r->params);
 	unsigned int cpu;
-	__u32 k;
 
-	for (k = first; k <= last; k++) {
-		if (r->map_lookup(fd, &k, r->value))
+	for (; c < end; c++) {
+		if (r->map_lookup(r->sketch_fd[k], &c, r->value))
 			return -errno;
-		for (cpu = 0; s && cpu < r->ncpus; cpu++) {
-			const void *c = (const char *)r->value + cpu * chunk;
-
-			if (cms)
-				fs_sketch_add_cms_chunk(s, slot, k, c);
-			else
-				fs_sketch_add_hll_chunk(s, slot, k, c);
-		}
+		for (cpu = 0; s && cpu < r->ncpus; cpu++)
+			fs_sketch_add_chunk(s, k, slot, c,
+					    (const char *)r->value + cpu * FS_CHUNK_BYTES);
 	}
 	return 0;
 }
 
 /*
- * Zero chunks [first, last] on every CPU, from a buffer of zeros kept for
- * it.  Slots start on chunk boundaries (cms.h, hll.h), so these chunks
- * hold only the closed slot and no write of the datapath, which is on the
- * other slot now, can be lost.
+ * Zero slot's chunks of kind k on every CPU, from a buffer of zeros kept
+ * for it (zero is empty for every kind, sketch_kind.h).  Slots start on
+ * chunk boundaries (chunk.h), so these chunks hold only the closed slot
+ * and no write of the datapath, which is on the other slot now, can be
+ * lost.
  */
-static int zero_chunks(struct fsd_rotation *r, int fd, __u32 first,
-		       __u32 last)
+static int zero_chunks(struct fsd_rotation *r, enum fs_kind k, __u32 slot)
 {
-	__u32 k;
+	__u32 c = fs_kind_first(k, &r->params, slot) >> fs_sketch_kinds[k].chunk_shift;
+	__u32 end = c + fs_kind_slot_chunks(k, &r->params);
 
-	for (k = first; k <= last; k++)
-		if (r->map_update(fd, &k, r->zeros, BPF_EXIST))
+	for (; c < end; c++)
+		if (r->map_update(r->sketch_fd[k], &c, r->zeros, BPF_EXIST))
 			return -errno;
 	return 0;
 }
 
-/* Fold slot into s from the maps (every CPU). */
+/* Fold slot into s from the maps (every kind, every CPU). */
 static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 {
-	const struct fs_sketch_params *p = &r->params;
-	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
-	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
-	__u32 first, last;
-	int err;
+	int k, err = 0;
 
-	chunk_range(cell0, cell0 + fs_cms_cells_per_slot(p),
-		    FS_CMS_CHUNK_SHIFT, &first, &last);
-	err = read_chunks(r, r->cms_fd, true, slot, first, last, s);
-	if (err)
-		return err;
-	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
-		    &first, &last);
-	return read_chunks(r, r->hll_fd, false, slot, first, last, s);
+	for (k = 0; k < FS_NKINDS && !err; k++)
+		err = read_chunks(r, k, slot, s);
+	return err;
 }
 
 /*
  * Zero the sketches of slot: its chunks.  Not its totals, which the
  * datapath restarts by their tag (maps.h): a window whose totals were not
  * read (a failed read, a lost window) cannot leak them into the slot's
- * next window, whose packets carry another seq.
+ * next window, whose packets carry another seq.  The crash point before
+ * the last kind leaves a slot half zeroed (restart.sh).
  */
 static int zero_slot(struct fsd_rotation *r, __u32 slot)
 {
-	const struct fs_sketch_params *p = &r->params;
-	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
-	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
-	__u32 first, last;
-	int err;
+	int k, err = 0;
 
-	chunk_range(cell0, cell0 + fs_cms_cells_per_slot(p),
-		    FS_CMS_CHUNK_SHIFT, &first, &last);
-	err = zero_chunks(r, r->cms_fd, first, last);
-	if (err)
-		return err;
-	chunk_range(reg0, reg0 + fs_hll_regs_per_slot(p), FS_HLL_CHUNK_SHIFT,
-		    &first, &last);
-	fsd_crash_point("zeroing");
-	return zero_chunks(r, r->hll_fd, first, last);
+	for (k = 0; k < FS_NKINDS && !err; k++) {
+		if (k == FS_NKINDS - 1)
+			fsd_crash_point("zeroing");
+		err = zero_chunks(r, k, slot);
+	}
+	return err;
 }
 
 /*

@@ -54,7 +54,11 @@ struct ring_buffer;
 struct fsd_rotation {
 	struct fs_ctl *ctl;
 	struct fs_sketch_params params;
-	int cms_fd, hll_fd, hot_fd, barrier_fd, barrier_inner_fd;
+	union {
+		struct { int cms_fd, hll_fd; };
+		int sketch_fd[FS_NKINDS];	/* by kind (sketch_kind.h) */
+	};
+	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	void *value;			/* one element, all CPUs: lookups */
 	void *zeros;			/* one element of zeros, all CPUs */
@@ -89,7 +93,11 @@ struct fsd_rotation {
 /* The maps a rotation works on: one frontend's (loader.h, egress.h). */
 struct fsd_rotation_maps {
 	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
-	int cms_fd, hll_fd, hot_fd, barrier_fd, barrier_inner_fd;
+	union {
+		struct { int cms_fd, hll_fd; };
+		int sketch_fd[FS_NKINDS];	/* map fs_sketch_kinds[k].map */
+	};
+	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	bool adopted;			/* the window goes on from fs_ctl */
 };

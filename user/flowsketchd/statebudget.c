@@ -6,10 +6,9 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include "history.h"
+#include <stddef.h>
 #include "log.h"
 #include "statebudget.h"
-#include "winstore.h"
 
 int fsd_parse_size(const char *s, unsigned long long *out)
 {
@@ -47,10 +46,7 @@ static unsigned long long round_up(unsigned long long v, unsigned long long bloc
 unsigned long long fsd_state_window_bytes(const struct fs_sketch_params *p,
 					  unsigned long long block)
 {
-	/* Header page, Count-Min cells (16 bytes), HyperLogLog registers. */
-	return round_up(FSD_WINFILE_DATA +
-			((unsigned long long)p->cms_depth << p->cms_log2_width) * 16 +
-			((unsigned long long)FS_HLL_NSKETCH << p->hll_p), block);
+	return round_up(fsd_winfile_bytes(p, 0), block);
 }
 
 unsigned long long fsd_state_min_bytes(const struct fs_sketch_params *p)
@@ -96,33 +92,6 @@ void fsd_state_budget_init(struct fsd_state_budget *b, const char *dir,
 	b->max = max ? max : fsd_state_default_max(v.f_blocks, b->block,
 			(unsigned long long)(pages > 0 ? pages : 0) *
 			(unsigned long long)(page > 0 ? page : 0));
-}
-
-void fsd_state_budget_add(struct fsd_state_budget *b, struct fsd_history *h,
-			  struct fsd_winstore *ws)
-{
-	if (b->nusers == FSD_STATE_USERS)
-		return;
-	b->users[b->nusers].h = h;
-	b->users[b->nusers].ws = ws;
-	b->nusers++;
-	ws->budget = b;
-}
-
-unsigned long long fsd_state_round(const struct fsd_state_budget *b,
-				   unsigned long long bytes)
-{
-	return round_up(bytes, b->block);
-}
-
-void fsd_state_charge(struct fsd_state_budget *b, unsigned long long bytes)
-{
-	b->used += bytes;
-}
-
-void fsd_state_release(struct fsd_state_budget *b, unsigned long long bytes)
-{
-	b->used = b->used > bytes ? b->used - bytes : 0;
 }
 
 int fsd_state_budget_victim(const struct fsd_state_budget *b)
@@ -180,8 +149,33 @@ static unsigned long long free_bytes(const struct fsd_state_budget *b)
 	return (unsigned long long)v.f_bavail * v.f_frsize;
 }
 
-int fsd_state_budget_reserve(struct fsd_state_budget *b, unsigned long long need)
+/* The budget behind a store's room. */
+static struct fsd_state_budget *of_room(const struct fsd_winstore_room *r)
 {
+	return (struct fsd_state_budget *)((char *)r - offsetof(struct fsd_state_budget, room));
+}
+
+static unsigned long long room_round(const struct fsd_winstore_room *r,
+				     unsigned long long bytes)
+{
+	return round_up(bytes, of_room(r)->block);
+}
+
+static void room_charge(struct fsd_winstore_room *r, long long bytes)
+{
+	struct fsd_state_budget *b = of_room(r);
+	unsigned long long give = bytes < 0 ? (unsigned long long)-bytes : 0;
+
+	if (bytes >= 0)
+		b->used += (unsigned long long)bytes;
+	else
+		b->used = b->used > give ? b->used - give : 0;
+}
+
+static int room_reserve(struct fsd_winstore_room *r, unsigned long long need)
+{
+	struct fsd_state_budget *b = of_room(r);
+
 	while (b->used + need > b->max) {
 		if (fsd_state_budget_evict_one(b, false))
 			return -ENOSPC;
@@ -191,6 +185,30 @@ int fsd_state_budget_reserve(struct fsd_state_budget *b, unsigned long long need
 			return -ENOSPC;
 	}
 	return 0;
+}
+
+static int room_evict_one(struct fsd_winstore_room *r)
+{
+	return fsd_state_budget_evict_one(of_room(r), true);
+}
+
+void fsd_state_budget_add(struct fsd_state_budget *b, struct fsd_history *h,
+			  struct fsd_winstore *ws)
+{
+	static const struct fsd_winstore_room room = {
+		.round = room_round,
+		.reserve = room_reserve,
+		.evict_one = room_evict_one,
+		.charge = room_charge,
+	};
+
+	if (b->nusers == FSD_STATE_USERS)
+		return;
+	b->room = room;
+	b->users[b->nusers].h = h;
+	b->users[b->nusers].ws = ws;
+	b->nusers++;
+	ws->budget = &b->room;
 }
 
 void fsd_state_budget_enforce(struct fsd_state_budget *b)

@@ -49,9 +49,8 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "flowsketch/params.h"
-
-struct fsd_history;
-struct fsd_winstore;
+#include "history.h"
+#include "winstore.h"
 
 #define FSD_STATE_SHARE_PCT 25
 /* The metrics' counter file and its temporary copy (metrics.c). */
@@ -67,6 +66,7 @@ struct fsd_state_user {
 };
 
 struct fsd_state_budget {
+	struct fsd_winstore_room room;	/* what each store calls */
 	unsigned long long max;		/* bytes the directory may hold */
 	unsigned long long used;	/* charged, FSD_STATE_RESERVE included */
 	unsigned long long block;	/* allocation unit (f_frsize) */
@@ -111,15 +111,13 @@ unsigned long long fsd_state_default_max(unsigned long long f_blocks,
 /* Set up for dir (which exists): max bytes, or the default when 0. */
 void fsd_state_budget_init(struct fsd_state_budget *b, const char *dir,
 			   unsigned long long max);
-/* A history and its store share the budget from now on. */
+/* A history and its store share the budget from now on: the store's
+ * budget is b's room (winstore.h), which charges sizes rounded up to the
+ * block, and reserves room for more by evicting oldest first until it
+ * fits the budget and the file system's free space (-ENOSPC when
+ * evicting every window would not make it). */
 void fsd_state_budget_add(struct fsd_state_budget *b, struct fsd_history *h,
 			  struct fsd_winstore *ws);
-
-/* bytes rounded up to the budget's block. */
-unsigned long long fsd_state_round(const struct fsd_state_budget *b,
-				   unsigned long long bytes);
-void fsd_state_charge(struct fsd_state_budget *b, unsigned long long bytes);
-void fsd_state_release(struct fsd_state_budget *b, unsigned long long bytes);
 
 /*
  * The user whose history's oldest finished window ended first, among
@@ -131,14 +129,6 @@ int fsd_state_budget_victim(const struct fsd_state_budget *b);
 /* Evict the oldest window (above).  0, or -ENOENT when no store holds a
  * window any more. */
 int fsd_state_budget_evict_one(struct fsd_state_budget *b, bool for_room);
-
-/*
- * Room for need more bytes: evict oldest first until used + need fits the
- * budget and need fits the file system's free space.  0 (need not yet
- * charged: the caller charges what it wrote), or -ENOSPC when evicting
- * every window would not make the room.
- */
-int fsd_state_budget_reserve(struct fsd_state_budget *b, unsigned long long need);
 
 /* Evict until what is charged fits (after windows were read back). */
 void fsd_state_budget_enforce(struct fsd_state_budget *b);

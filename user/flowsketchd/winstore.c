@@ -197,6 +197,14 @@ void fsd_winstore_note(struct fsd_winstore *ws, __u64 seq,
 	ws->nnote++;
 }
 
+/* A file of size bytes is now taken (sign 1) or given back (-1): charged
+ * to the budget, if any, rounded to its block. */
+static void charge_file(struct fsd_winstore *ws, unsigned long long size, int sign)
+{
+	if (ws->budget)
+		ws->budget->charge(ws->budget, sign * (long long)ws->budget->round(ws->budget, size));
+}
+
 /* Remove path, giving its rounded size back to the budget. */
 static void remove_charged(struct fsd_winstore *ws, const char *path)
 {
@@ -204,8 +212,7 @@ static void remove_charged(struct fsd_winstore *ws, const char *path)
 	bool charged = ws->budget && !lstat(path, &st) && S_ISREG(st.st_mode);
 
 	if (!unlink(path) && charged)
-		fsd_state_release(ws->budget,
-				  fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+		charge_file(ws, (unsigned long long)st.st_size, -1);
 }
 
 /*
@@ -228,9 +235,9 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		err = fd < 0 ? errno : EINVAL;
 	} else if (ws->budget &&
-		   (grow = fsd_state_round(ws->budget, (unsigned long long)st.st_size + len) -
-			   fsd_state_round(ws->budget, (unsigned long long)st.st_size)) &&
-		   fsd_state_budget_reserve(ws->budget, grow)) {
+		   (grow = ws->budget->round(ws->budget, (unsigned long long)st.st_size + len) -
+			   ws->budget->round(ws->budget, (unsigned long long)st.st_size)) &&
+		   ws->budget->reserve(ws->budget, grow)) {
 		err = ENOSPC;	/* nothing left to evict: these records go */
 	} else {
 		w = write(fd, ws->note + i, len);
@@ -240,7 +247,7 @@ static void journal_append(struct fsd_winstore *ws, __u32 i, __u32 j)
 			if (ftruncate(fd, st.st_size))
 				err = errno;
 		} else if (ws->budget) {
-			fsd_state_charge(ws->budget, grow);
+			ws->budget->charge(ws->budget, (long long)grow);
 		}
 	}
 	if (fd >= 0)
@@ -306,9 +313,7 @@ static __u64 replay_one(struct fsd_winstore *ws, struct fsd_history *h,
 		fsd_warn("cannot cut the partial record off %s: %s", path, strerror(errno));
 	else if (st.st_size % sizeof(rec))
 		st.st_size -= st.st_size % (off_t)sizeof(rec);
-	if (ws->budget)
-		fsd_state_charge(ws->budget,
-				 fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+	charge_file(ws, (unsigned long long)st.st_size, 1);
 	while (read(fd, &rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
 		if (rec.key.family != FS_FAMILY_IPV4 && rec.key.family != FS_FAMILY_IPV6)
 			continue;
@@ -349,21 +354,36 @@ __u64 fsd_winstore_replay(struct fsd_winstore *ws, struct fsd_history *h,
 	return n;
 }
 
-static size_t cms_bytes(const struct fs_sketch_params *p)
+size_t fsd_winfile_bytes(const struct fs_sketch_params *p, __u64 ncandidates)
 {
-	return (size_t)p->cms_depth << p->cms_log2_width;
+	return FSD_WINFILE_DATA + fs_sketch_bytes(p) +
+	       (size_t)ncandidates * sizeof(struct fsd_candidate);
 }
 
-/* The sketch whose cells are in a mapping of a file of this layout. */
-static void view_of(const struct fsd_winstore *ws, const struct fsd_winfile_header *hd,
-		    void *addr, struct fs_sketch *view)
+/*
+ * The sketch whose parts are in a mapping of a file of this layout (the
+ * kinds' parts one after the other, in their order); the candidates
+ * after them.
+ */
+static const struct fsd_candidate *view_of(const struct fsd_winstore *ws,
+					   const struct fsd_winfile_header *hd,
+					   void *addr, struct fs_sketch *view)
 {
+	char *at = (char *)addr + FSD_WINFILE_DATA;
+	int k;
+
 	memset(view, 0, sizeof(*view));
 	view->params = ws->params;
-	view->cms = (struct fs_cms_cell *)((char *)addr + FSD_WINFILE_DATA);
-	view->hll = (__u8 *)addr + FSD_WINFILE_DATA + hd->cms_bytes;
+	for (k = 0; k < FS_NKINDS; k++) {
+		view->part[k] = at;
+		at += hd->part_bytes[k];
+	}
 	view->totals = hd->totals;
+	return (const struct fsd_candidate *)at;
 }
+
+/* A window file's pieces: header, zeros, the kinds' parts, candidates. */
+#define WINFILE_IOV (3 + FS_NKINDS)
 
 /* write() all of iov, or -errno. */
 static int write_all(int fd, struct iovec *iov, int n)
@@ -393,7 +413,7 @@ static int write_all(int fd, struct iovec *iov, int n)
  * nothing left behind. */
 static int write_tmp(const char *tmp, const struct iovec *iov_in)
 {
-	struct iovec iov[5];
+	struct iovec iov[WINFILE_IOV];
 	int fd, err;
 
 	memcpy(iov, iov_in, sizeof(iov));	/* write_all() consumes it */
@@ -403,7 +423,7 @@ static int write_tmp(const char *tmp, const struct iovec *iov_in)
 	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, iov, 5);
+	err = write_all(fd, iov, WINFILE_IOV);
 	if (err) {
 		close(fd);
 		unlink(tmp);
@@ -417,21 +437,67 @@ static bool no_room(int err)
 	return err == -ENOSPC || err == -EDQUOT;
 }
 
+/* The set is a hash table: its keys, packed (*n of them; NULL: no memory). */
+static struct fsd_candidate *pack_candidates(const struct fsd_candidates *c, __u32 *n)
+{
+	struct fsd_candidate *cand = malloc(((size_t)c->count + 1) * sizeof(*cand));
+	__u32 i;
+
+	for (i = 0, *n = 0; cand && i < c->capacity && *n < c->count; i++)
+		if (c->slots[i].key.family)
+			cand[(*n)++] = c->slots[i];
+	return cand;
+}
+
+/* A window file's pieces: header hd (its window's fields set, the rest
+ * set here), zeros up to the data, each kind's part of s, candidates. */
+static void file_pieces(const struct fsd_winstore *ws, struct fsd_winfile_header *hd,
+			const struct fs_sketch *s, const struct fsd_candidate *cand,
+			__u32 n, struct iovec *iov)
+{
+	static const char zeros[FSD_WINFILE_DATA];
+	int k;
+
+	memcpy(hd->magic, FSD_WINFILE_MAGIC, sizeof(hd->magic));
+	hd->version = FSD_WINFILE_VERSION;
+	hd->data_offset = FSD_WINFILE_DATA;
+	hd->params = ws->params;
+	hd->fingerprint = ws->fingerprint;
+	hd->candidates = n;
+	iov[0] = (struct iovec){ hd, sizeof(*hd) };
+	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(*hd) };
+	for (k = 0; k < FS_NKINDS; k++) {
+		hd->part_bytes[k] = fs_kind_slot_bytes(k, &ws->params);
+		iov[2 + k] = (struct iovec){ s->part[k], hd->part_bytes[k] };
+	}
+	iov[2 + k] = (struct iovec){ (void *)cand, (size_t)n * sizeof(*cand) };
+}
+
+/* Room for a file of len bytes, first, so that neither the budget nor
+ * the file system is passed even while it is written: 0 with *need what
+ * to charge once written, or -ENOSPC. */
+static int make_room(struct fsd_winstore *ws, size_t len, unsigned long long *need)
+{
+	if (!ws->budget)
+		return 0;
+	*need = ws->budget->round(ws->budget, len);
+	return ws->budget->reserve(ws->budget, *need);
+}
+
 int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		     __u64 end_ns, const struct fs_sketch *s,
 		     const struct fsd_candidates *c,
 		     const struct fs_window_totals *ever, __u64 ever_windows,
 		     struct fs_sketch *view, struct fsd_window_map *m)
 {
-	static const char zeros[FSD_WINFILE_DATA];
 	struct fsd_winfile_header hd;
 	struct fsd_candidate *cand = NULL;
 	char tmp[PATH_MAX], path[PATH_MAX];
-	struct iovec iov[5];
+	struct iovec iov[WINFILE_IOV];
 	unsigned long long need = 0;
 	size_t len;
 	void *addr;
-	__u32 i, n = 0;
+	__u32 n = 0;
 	int fd = -1, err;
 
 	if (!ws->usable)
@@ -451,49 +517,28 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		err = win_path(ws, path, sizeof(path), seq, false);
 	if (err)
 		goto fail;
-	/* The set is a hash table: its keys, packed. */
-	cand = malloc(((size_t)c->count + 1) * sizeof(*cand));
+	cand = pack_candidates(c, &n);
 	if (!cand) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < c->capacity && n < c->count; i++)
-		if (c->slots[i].key.family)
-			cand[n++] = c->slots[i];
 	memset(&hd, 0, sizeof(hd));
-	memcpy(hd.magic, FSD_WINFILE_MAGIC, sizeof(hd.magic));
-	hd.version = FSD_WINFILE_VERSION;
-	hd.data_offset = FSD_WINFILE_DATA;
-	hd.params = ws->params;
-	hd.fingerprint = ws->fingerprint;
 	hd.seq = seq;
 	hd.start_ns = start_ns;
 	hd.end_ns = end_ns;
 	hd.totals = s->totals;
 	hd.ever = *ever;
 	hd.ever_windows = ever_windows;
-	hd.cms_bytes = cms_bytes(&ws->params) * sizeof(struct fs_cms_cell);
-	hd.hll_bytes = (__u64)FS_HLL_NSKETCH << ws->params.hll_p;
-	hd.candidates = n;
-	iov[0] = (struct iovec){ &hd, sizeof(hd) };
-	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(hd) };
-	iov[2] = (struct iovec){ s->cms, hd.cms_bytes };
-	iov[3] = (struct iovec){ s->hll, hd.hll_bytes };
-	iov[4] = (struct iovec){ cand, (size_t)n * sizeof(*cand) };
-	len = FSD_WINFILE_DATA + hd.cms_bytes + hd.hll_bytes + (size_t)n * sizeof(*cand);
-	if (ws->budget) {
-		/* Room first, so that neither the budget nor the file system
-		 * is passed even while the file is written. */
-		need = fsd_state_round(ws->budget, len);
-		err = fsd_state_budget_reserve(ws->budget, need);
-		if (err)
-			goto fail;
-	}
+	file_pieces(ws, &hd, s, cand, n, iov);
+	len = fsd_winfile_bytes(&ws->params, n);
+	err = make_room(ws, len, &need);
+	if (err)
+		goto fail;
 	/* Full after all (another writer took the room since the check):
 	 * the oldest window makes way and the write is tried again, until
 	 * none is left.  Each try evicts one window, so this ends. */
 	while ((fd = write_tmp(tmp, iov)) < 0 && ws->budget && no_room(fd) &&
-	       !fsd_state_budget_evict_one(ws->budget, true))
+	       !ws->budget->evict_one(ws->budget))
 		;
 	if (fd < 0) {
 		err = fd;
@@ -519,7 +564,7 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 	ws->stored++;
 	ws->files++;
 	if (ws->budget)
-		fsd_state_charge(ws->budget, need);
+		ws->budget->charge(ws->budget, (long long)need);
 	return 0;
 
 fail_unlink:
@@ -550,9 +595,7 @@ void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq)
 		return;
 	if (unlink(path))
 		return;
-	if (ws->budget)
-		fsd_state_release(ws->budget,
-				  fsd_state_round(ws->budget, (unsigned long long)st.st_size));
+	charge_file(ws, (unsigned long long)st.st_size, -1);
 	if (ws->files)
 		ws->files--;
 }
@@ -626,6 +669,20 @@ static bool candidates_valid(const struct fsd_candidate *c, __u64 n)
 	return true;
 }
 
+/* Each kind's part as large as the parameters make it, and the file as
+ * long as its parts and candidates. */
+static bool sizes_agree(const struct fsd_winstore *ws,
+			const struct fsd_winfile_header *hd, __u64 file_bytes)
+{
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		if (hd->part_bytes[k] != fs_kind_slot_bytes(k, &ws->params))
+			return false;
+	return hd->candidates <= (1ULL << 32) &&
+	       file_bytes == fsd_winfile_bytes(&ws->params, hd->candidates);
+}
+
 /* Map and check one file: 0 with r filled; -EINVAL for a file that is
  * not a window of ours (message given: the caller removes it); another
  * -errno when it could not be read now (it stays). */
@@ -679,16 +736,12 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 		why = "another datapath's parameters or secret";
 	else if (hd->seq != seq)
 		why = "its name and sequence disagree";
-	else if (hd->cms_bytes != cms_bytes(&ws->params) * sizeof(struct fs_cms_cell) ||
-		 hd->hll_bytes != (__u64)FS_HLL_NSKETCH << ws->params.hll_p ||
-		 hd->candidates > (1ULL << 32) ||
-		 (__u64)st.st_size != FSD_WINFILE_DATA + hd->cms_bytes + hd->hll_bytes +
-				      hd->candidates * sizeof(struct fsd_candidate))
+	else if (!sizes_agree(ws, hd, (__u64)st.st_size))
 		why = "sizes that disagree with its parameters or its length";
 	else if (!hd->ever_windows)
 		why = "no history count";
 	else if (!candidates_valid((const struct fsd_candidate *)
-				   ((const char *)addr + FSD_WINFILE_DATA + hd->cms_bytes + hd->hll_bytes),
+				   ((const char *)addr + fsd_winfile_bytes(&ws->params, 0)),
 				   hd->candidates))
 		why = "a candidate of no address family";
 	if (why) {
@@ -700,11 +753,9 @@ static int load_one(struct fsd_winstore *ws, const char *path, __u64 seq,
 	r->seq = seq;
 	r->start_ns = hd->start_ns;
 	r->end_ns = hd->end_ns;
-	view_of(ws, hd, addr, &r->view);
+	r->candidates = view_of(ws, hd, addr, &r->view);
 	r->m.addr = addr;
 	r->m.len = (size_t)st.st_size;
-	r->candidates = (const struct fsd_candidate *)((const char *)addr + FSD_WINFILE_DATA +
-						      hd->cms_bytes + hd->hll_bytes);
 	r->ncandidates = hd->candidates;
 	r->ever = hd->ever;
 	r->ever_windows = hd->ever_windows;
@@ -759,8 +810,7 @@ int fsd_winstore_load(struct fsd_winstore *ws, struct fsd_history *h,
 		*last_end_ns = r[i].end_ns;
 		restored++;
 		ws->files++;
-		if (ws->budget)
-			fsd_state_charge(ws->budget, fsd_state_round(ws->budget, r[i].m.len));
+		charge_file(ws, r[i].m.len, 1);
 	}
 	if (err)
 		fsd_warn("could read back only %d of %zu windows: %s", restored, got,

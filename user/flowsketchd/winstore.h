@@ -72,7 +72,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include "history.h"
-#include "statebudget.h"
 
 #define FSD_WINFILE_MAGIC "FSWINDOW"
 #define FSD_WINFILE_VERSION 1
@@ -90,13 +89,31 @@ struct fsd_winfile_header {
 	struct fs_window_totals totals;
 	struct fs_window_totals ever;
 	__u64 ever_windows;
-	__u64 cms_bytes;
-	__u64 hll_bytes;
+	__u64 part_bytes[FS_NKINDS];	/* C and H: each kind's, in its order */
 	__u64 candidates;
 };
 
 _Static_assert(sizeof(struct fsd_winfile_header) == 144, "header layout");
 _Static_assert(sizeof(struct fsd_candidate) == 48, "candidate records");
+
+/*
+ * The room a store's files may take when stores share a directory.  The
+ * state budget (statebudget.h), which sits above the stores, implements
+ * it and gives each store it covers a pointer (fsd_state_budget_add());
+ * the store knows nothing else of it.  Sizes are bytes rounded up to the
+ * file system's block with round(), as du counts them.
+ */
+struct fsd_winstore_room {
+	unsigned long long (*round)(const struct fsd_winstore_room *r,
+				    unsigned long long bytes);
+	/* Evict older windows until need more bytes fit: 0 or -ENOSPC. */
+	int (*reserve)(struct fsd_winstore_room *r, unsigned long long need);
+	/* A write found the disk full: evict the oldest window.  0, or
+	 * -ENOENT when none is left. */
+	int (*evict_one)(struct fsd_winstore_room *r);
+	/* bytes now taken (> 0) or given back (< 0) */
+	void (*charge)(struct fsd_winstore_room *r, long long bytes);
+};
 
 struct fsd_winstore {
 	char dir[PATH_MAX - 64];
@@ -114,7 +131,7 @@ struct fsd_winstore {
 	__u32 backoff;			/* windows not tried after a full disk */
 	/* The state directory's budget, shared with the other histories
 	 * (statebudget.h); NULL: no budget, a full disk backs off. */
-	struct fsd_state_budget *budget;
+	struct fsd_winstore_room *budget;
 	__u64 files;			/* window files held now */
 	__u64 evicted;			/* of this store's, to keep the budget */
 };
@@ -153,6 +170,9 @@ int fsd_winstore_put(struct fsd_winstore *ws, __u64 seq, __u64 start_ns,
 		     const struct fsd_candidates *c,
 		     const struct fs_window_totals *ever, __u64 ever_windows,
 		     struct fs_sketch *view, struct fsd_window_map *m);
+
+/* Bytes of a window file of p with ncandidates (layout above). */
+size_t fsd_winfile_bytes(const struct fs_sketch_params *p, __u64 ncandidates);
 
 /* Remove window seq's file (the history dropped it). */
 void fsd_winstore_drop(struct fsd_winstore *ws, __u64 seq);

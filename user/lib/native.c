@@ -19,32 +19,29 @@
 #include <zlib.h>
 #include "native.h"
 
-static void put_le32(__u8 *b, __u32 v)
+/* Little-endian integers of n bytes (1, 4 or 8), whatever the host. */
+static void put_le(__u8 *b, __u64 v, __u32 n)
 {
-	int i;
+	__u32 i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < n; i++)
 		b[i] = (__u8)(v >> (8 * i));
 }
 
-static void put_le64(__u8 *b, __u64 v)
+static __u64 get_le(const __u8 *b, __u32 n)
 {
-	int i;
+	__u64 v = 0;
+	__u32 i;
 
-	for (i = 0; i < 8; i++)
-		b[i] = (__u8)(v >> (8 * i));
+	for (i = 0; i < n; i++)
+		v |= (__u64)b[i] << (8 * i);
+	return v;
 }
 
-static __u32 get_le32(const __u8 *b)
-{
-	return (__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 |
-	       (__u32)b[3] << 24;
-}
-
-static __u64 get_le64(const __u8 *b)
-{
-	return (__u64)get_le32(b) | (__u64)get_le32(b + 4) << 32;
-}
+#define put_le32(b, v) put_le(b, v, 4)
+#define put_le64(b, v) put_le(b, v, 8)
+#define get_le32(b) ((__u32)get_le(b, 4))
+#define get_le64(b) get_le(b, 8)
 
 /* zlib's crc32_z() takes any length (crc32() only 32-bit ones). */
 static __u32 checksum(const __u8 *b, size_t len)
@@ -117,29 +114,82 @@ void fs_native_sort(struct fs_native *n)
 	      candidate_cmp);
 }
 
-/* Cells and registers the parameters make. */
-static __u64 cells_of(const struct fs_sketch_params *p)
+/*
+ * What the reader says of each kind's part (sketch_kind.h): the only words
+ * of the format that differ by kind.
+ */
+static const char *const part_noun[FS_NKINDS] = {
+	[FS_KIND_CMS] = "Count-Min cells",
+	[FS_KIND_HLL] = "HyperLogLog registers",
+};
+
+static int wrong_count(enum fs_kind k, const struct fs_sketch_params *p,
+		       __u64 got, __u64 want, char *err)
 {
-	return fs_cms_cells_per_slot(p);
+	if (k == FS_KIND_CMS)
+		return fail(err, "it holds %llu Count-Min cells, and depth %u times width %u make %llu",
+			    (unsigned long long)got, p->cms_depth,
+			    1U << p->cms_log2_width, (unsigned long long)want);
+	return fail(err, "it holds %llu HyperLogLog registers, and precision %u makes %llu (3 sketches of 2^%u)",
+		    (unsigned long long)got, p->hll_p,
+		    (unsigned long long)want, p->hll_p);
 }
 
-static __u64 regs_of(const struct fs_sketch_params *p)
+static int short_part(enum fs_kind k, __u64 n, size_t left, char *err)
 {
-	return fs_hll_regs_per_slot(p);
+	if (k == FS_KIND_CMS)
+		return fail(err, "truncated: %llu Count-Min cells take %llu bytes, and only %zu are left",
+			    (unsigned long long)n,
+			    (unsigned long long)n * FS_NATIVE_CELL, left);
+	return fail(err, "truncated: %llu HyperLogLog registers, and only %zu bytes are left",
+		    (unsigned long long)n, left);
 }
 
 size_t fs_native_size(const struct fs_native *n)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
-	__u64 fixed = FS_NATIVE_HEADER + 8 + 8 + FS_NATIVE_TRAILER;
+	/* Each kind's part: its count (8 bytes) and its elements. */
+	__u64 fixed = FS_NATIVE_HEADER + 8 * FS_NKINDS + fs_sketch_bytes(p) +
+		      FS_NATIVE_TRAILER;
 
-	/* Cells and registers are bounded by the parameters (512 MiB at
-	 * most); only the candidates' count can be anything. */
-	if (n->ncandidates > (SIZE_MAX - fixed - cells_of(p) * FS_NATIVE_CELL -
-			      regs_of(p)) / FS_NATIVE_CANDIDATE(p->cms_depth))
+	/* The parts are bounded by the parameters (512 MiB at most); only
+	 * the candidates' count can be anything. */
+	if (n->ncandidates > (SIZE_MAX - fixed) / FS_NATIVE_CANDIDATE(p->cms_depth))
 		return 0;
-	return fixed + n->ncandidates * FS_NATIVE_CANDIDATE(p->cms_depth) +
-	       cells_of(p) * FS_NATIVE_CELL + regs_of(p);
+	return fixed + n->ncandidates * FS_NATIVE_CANDIDATE(p->cms_depth);
+}
+
+/*
+ * Kind k's part at b: its count E, then its words little-endian (kind
+ * k's word_bytes each); the bytes written.  get_part() reads it back
+ * into a sketch whose part has room (the count checked before).
+ */
+static __u64 put_part(__u8 *b, const struct fs_sketch *s, enum fs_kind k)
+{
+	__u32 w = fs_sketch_kinds[k].word_bytes;
+	__u64 i, n = fs_kind_slot_bytes(k, &s->params) / w;
+	const void *src = s->part[k];
+
+	put_le64(b, fs_sketch_kinds[k].per_slot(&s->params));
+	for (i = 0; i < n; i++)
+		put_le(b + 8 + i * w, w == 8 ? ((const __u64 *)src)[i] :
+				      ((const __u8 *)src)[i], w);
+	return 8 + n * w;
+}
+
+static __u64 get_part(const __u8 *b, struct fs_sketch *s, enum fs_kind k)
+{
+	__u32 w = fs_sketch_kinds[k].word_bytes;
+	__u64 i, n = fs_kind_slot_bytes(k, &s->params) / w;
+	void *dst = s->part[k];
+
+	for (i = 0; i < n; i++) {
+		if (w == 8)
+			((__u64 *)dst)[i] = get_le(b + 8 + i * w, w);
+		else
+			((__u8 *)dst)[i] = (__u8)get_le(b + 8 + i * w, w);
+	}
+	return 8 + n * w;
 }
 
 /* The parameters record's first 16 bytes (params.h layout). */
@@ -229,7 +279,7 @@ static int check_direction(__u32 dir, char *err)
 static int check_registers(const __u8 *regs, const struct fs_sketch_params *p,
 			   char *err)
 {
-	__u64 i, n = regs_of(p);
+	__u64 i, n = fs_hll_regs_per_slot(p);
 	__u32 max = 65 - p->hll_p;
 
 	for (i = 0; i < n; i++)
@@ -246,6 +296,7 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 	char err[FS_NATIVE_ERR_MAX];
 	__u8 *b = out;
 	__u64 i, off;
+	int k;
 
 	if (!len || check_params(p, err) || check_direction(n->direction, err) ||
 	    n->end_ns < n->start_ns || !n->window_ns ||
@@ -277,16 +328,8 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 			put_le32(b + off + sizeof(struct fs_flow_key) + 4 * row,
 				 n->candidates[i].cols[row]);
 	}
-	put_le64(b + off, cells_of(p));
-	off += 8;
-	for (i = 0; i < cells_of(p); i++, off += FS_NATIVE_CELL) {
-		put_le64(b + off, n->sketch.cms[i].packets);
-		put_le64(b + off + 8, n->sketch.cms[i].bytes);
-	}
-	put_le64(b + off, regs_of(p));
-	off += 8;
-	memcpy(b + off, n->sketch.hll, regs_of(p));
-	off += regs_of(p);
+	for (k = 0; k < FS_NKINDS; k++)
+		off += put_part(b + off, &n->sketch, k);
 	put_le32(b + off, checksum(b, off));
 	return 0;
 }
@@ -298,10 +341,10 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 static int check_layout(const __u8 *b, size_t len,
 			struct fs_sketch_params *params, __u64 *ncand, char *err)
 {
-	__u64 cells, regs, want;
 	__u32 version, stored;
 	size_t off;
-	int ret;
+	__u64 n;
+	int ret, k;
 
 	if (len < 8)
 		return fail(err, "truncated: %zu bytes, not even the 8-byte magic", len);
@@ -340,35 +383,20 @@ static int check_layout(const __u8 *b, size_t len,
 			    (unsigned long long)*ncand * FS_NATIVE_CANDIDATE(params->cms_depth),
 			    len - off);
 	off += *ncand * FS_NATIVE_CANDIDATE(params->cms_depth);
-	if (len - off < 8)
-		return fail(err, "truncated: it ends before its count of Count-Min cells (byte %zu)",
-			    off);
-	cells = get_le64(b + off);
-	want = cells_of(params);
-	if (cells != want)
-		return fail(err, "it holds %llu Count-Min cells, and depth %u times width %u make %llu",
-			    (unsigned long long)cells, params->cms_depth,
-			    1U << params->cms_log2_width, (unsigned long long)want);
-	off += 8;
-	if ((len - off) / FS_NATIVE_CELL < cells)
-		return fail(err, "truncated: %llu Count-Min cells take %llu bytes, and only %zu are left",
-			    (unsigned long long)cells,
-			    (unsigned long long)cells * FS_NATIVE_CELL, len - off);
-	off += cells * FS_NATIVE_CELL;
-	if (len - off < 8)
-		return fail(err, "truncated: it ends before its count of HyperLogLog registers (byte %zu)",
-			    off);
-	regs = get_le64(b + off);
-	want = regs_of(params);
-	if (regs != want)
-		return fail(err, "it holds %llu HyperLogLog registers, and precision %u makes %llu (3 sketches of 2^%u)",
-			    (unsigned long long)regs, params->hll_p,
-			    (unsigned long long)want, params->hll_p);
-	off += 8;
-	if (len - off < regs)
-		return fail(err, "truncated: %llu HyperLogLog registers, and only %zu bytes are left",
-			    (unsigned long long)regs, len - off);
-	off += regs;
+	for (k = 0; k < FS_NKINDS; k++) {
+		const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
+
+		if (len - off < 8)
+			return fail(err, "truncated: it ends before its count of %s (byte %zu)",
+				    part_noun[k], off);
+		n = get_le64(b + off);
+		if (n != d->per_slot(params))
+			return wrong_count(k, params, n, d->per_slot(params), err);
+		off += 8;
+		if ((len - off) / d->elem_bytes < n)
+			return short_part(k, n, len - off, err);
+		off += n * d->elem_bytes;
+	}
 	if (len - off < FS_NATIVE_TRAILER)
 		return fail(err, "truncated: it ends before its checksum (byte %zu)", off);
 	if (len - off > FS_NATIVE_TRAILER)
@@ -387,7 +415,7 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 	struct fs_sketch_params params;
 	const __u8 *b = buf;
 	__u64 ncand = 0, i, off;
-	int ret;
+	int ret, k;
 
 	memset(n, 0, sizeof(*n));
 	ret = check_layout(b, len, &params, &ncand, err);
@@ -425,13 +453,8 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 		if (ret)
 			goto err_free;
 	}
-	off += 8;
-	for (i = 0; i < cells_of(&params); i++, off += FS_NATIVE_CELL) {
-		n->sketch.cms[i].packets = get_le64(b + off);
-		n->sketch.cms[i].bytes = get_le64(b + off + 8);
-	}
-	off += 8;
-	memcpy(n->sketch.hll, b + off, regs_of(&params));
+	for (k = 0; k < FS_NKINDS; k++)
+		off += get_part(b + off, &n->sketch, k);
 	ret = check_registers(n->sketch.hll, &params, err);
 	if (ret)
 		goto err_free;

@@ -18,18 +18,19 @@
 
 int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p)
 {
-	int err;
+	int err, k;
 
 	memset(s, 0, sizeof(*s));
 	err = fs_params_check(p);
 	if (err)
 		return -EINVAL;
 	s->params = *p;
-	s->cms = calloc(fs_cms_cells_per_slot(p), sizeof(*s->cms));
-	s->hll = calloc(fs_hll_regs_per_slot(p), sizeof(*s->hll));
-	if (!s->cms || !s->hll) {
-		err = -ENOMEM;
-		goto err_free;
+	for (k = 0; k < FS_NKINDS; k++) {
+		s->part[k] = calloc(1, fs_kind_slot_bytes(k, p));
+		if (!s->part[k]) {
+			err = -ENOMEM;
+			goto err_free;
+		}
 	}
 	return 0;
 
@@ -40,84 +41,92 @@ err_free:
 
 void fs_sketch_free(struct fs_sketch *s)
 {
-	free(s->cms);
-	free(s->hll);
-	s->cms = NULL;
-	s->hll = NULL;
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++) {
+		free(s->part[k]);
+		s->part[k] = NULL;
+	}
 }
 
 void fs_sketch_reset(struct fs_sketch *s)
 {
-	memset(s->cms, 0, fs_cms_cells_per_slot(&s->params) * sizeof(*s->cms));
-	memset(s->hll, 0, fs_hll_regs_per_slot(&s->params));
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		memset(s->part[k], 0, fs_kind_slot_bytes(k, &s->params));
 	memset(&s->totals, 0, sizeof(s->totals));
 }
 
 size_t fs_sketch_bytes(const struct fs_sketch_params *p)
 {
-	return fs_cms_cells_per_slot(p) * sizeof(struct fs_cms_cell) +
-	       fs_hll_regs_per_slot(p);
+	size_t bytes = 0;
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		bytes += fs_kind_slot_bytes(k, p);
+	return bytes;
 }
 
 /*
- * The part of [lo, hi) (one chunk's global numbers) that is inside
- * [first, first + n) (one slot's): [*b, *e), empty when *b >= *e.
+ * dst = merge(dst, src & mask), n words of kind k's merge.  Straight
+ * loops over both arrays, so that the compiler vectorizes them: a
+ * rotation folds every cell of every CPU.
  */
-static void slot_overlap(__u64 lo, __u64 hi, __u64 first, __u64 n,
-			 __u64 *b, __u64 *e)
+static void combine(enum fs_merge op, void *dst, const void *src, __u64 n,
+		    __u64 mask)
 {
-	*b = lo > first ? lo : first;
-	*e = hi < first + n ? hi : first + n;
+	__u64 i;
+
+	if (op == FS_MERGE_SUM64) {
+		__u64 *d = dst;
+		const __u64 *v = src;
+
+		for (i = 0; i < n; i++)
+			d[i] += v[i] & mask;
+	} else {
+		__u8 *d = dst;
+		const __u8 *v = src;
+
+		for (i = 0; i < n; i++)
+			d[i] = v[i] > d[i] ? v[i] : d[i];
+	}
+}
+
+int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_kind k, __u32 slot,
+			__u32 chunk, const void *c)
+{
+	const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
+	const struct fs_sketch_params *p = &s->params;
+	__u64 first, lo, hi, b, e, n = d->per_slot(p);
+
+	if (slot >= p->nslots)
+		return -EINVAL;
+	/* The part of the chunk's elements [lo, hi) that is inside the
+	 * slot's [first, first + n): [b, e), empty when b >= e. */
+	first = fs_kind_first(k, p, slot);
+	lo = (__u64)chunk << d->chunk_shift;
+	hi = ((__u64)chunk + 1) << d->chunk_shift;
+	b = lo > first ? lo : first;
+	e = hi < first + n ? hi : first + n;
+	if (b >= e)
+		return 0;
+	combine(d->merge, (char *)s->part[k] + (b - first) * d->elem_bytes,
+		(const char *)c + (b - lo) * d->elem_bytes,
+		(e - b) * d->elem_bytes / d->word_bytes, d->fold_mask);
+	return 0;
 }
 
 int fs_sketch_add_cms_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
 			    const struct fs_cms_chunk *c)
 {
-	const struct fs_sketch_params *p = &s->params;
-	__u64 first, b, e, i;
-	struct fs_cms_cell *dst;
-	const struct fs_cms_cell *src;
-
-	if (slot >= p->nslots)
-		return -EINVAL;
-	first = fs_cms_cell_number(p, slot, 0, 0);
-	slot_overlap((__u64)chunk << FS_CMS_CHUNK_SHIFT,
-		     ((__u64)chunk + 1) << FS_CMS_CHUNK_SHIFT, first,
-		     fs_cms_cells_per_slot(p), &b, &e);
-	if (b >= e)
-		return 0;
-	/* Straight loops over both arrays, so that the compiler
-	 * vectorizes them: a rotation folds every cell of every CPU. */
-	dst = s->cms + (b - first);
-	src = c->cells + (b & FS_CMS_CHUNK_MASK);
-	for (i = 0; i < e - b; i++) {
-		dst[i].packets += fs_cms_count(src[i].packets);
-		dst[i].bytes += fs_cms_count(src[i].bytes);
-	}
-	return 0;
+	return fs_sketch_add_chunk(s, FS_KIND_CMS, slot, chunk, c);
 }
 
 int fs_sketch_add_hll_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
 			    const struct fs_hll_chunk *c)
 {
-	const struct fs_sketch_params *p = &s->params;
-	__u64 first, b, e, i;
-	const __u8 *src;
-	__u8 *dst;
-
-	if (slot >= p->nslots)
-		return -EINVAL;
-	first = fs_hll_register_number(p, slot, 0, 0);
-	slot_overlap((__u64)chunk << FS_HLL_CHUNK_SHIFT,
-		     ((__u64)chunk + 1) << FS_HLL_CHUNK_SHIFT, first,
-		     fs_hll_regs_per_slot(p), &b, &e);
-	if (b >= e)
-		return 0;
-	dst = s->hll + (b - first);
-	src = c->regs + (b & FS_HLL_CHUNK_MASK);
-	for (i = 0; i < e - b; i++)
-		dst[i] = src[i] > dst[i] ? src[i] : dst[i];
-	return 0;
+	return fs_sketch_add_chunk(s, FS_KIND_HLL, slot, chunk, c);
 }
 
 int fs_sketch_add_slot(struct fs_sketch *s,
@@ -125,22 +134,24 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
 		       __u32 slot)
 {
+	const void *chunks[FS_NKINDS] = { cms_chunks, hll_chunks };
+	const __u32 nchunks[FS_NKINDS] = { n_cms_chunks, n_hll_chunks };
 	const struct fs_sketch_params *p = &s->params;
-	__u32 k;
+	__u32 c;
+	int k;
 
 	if (slot >= p->nslots)
 		return -EINVAL;
-	/* A slot's cells (and registers) are consecutive in the global
-	 * numbering of cms.h (hll.h), from the slot's first one on. */
-	if ((__u64)n_cms_chunks * FS_CMS_CHUNK_CELLS <
-		    fs_cms_cell_number(p, slot, 0, 0) + fs_cms_cells_per_slot(p) ||
-	    (__u64)n_hll_chunks * FS_HLL_CHUNK_REGS <
-		    fs_hll_register_number(p, slot, 0, 0) + fs_hll_regs_per_slot(p))
-		return -EINVAL;
-	for (k = 0; k < n_cms_chunks; k++)
-		fs_sketch_add_cms_chunk(s, slot, k, &cms_chunks[k]);
-	for (k = 0; k < n_hll_chunks; k++)
-		fs_sketch_add_hll_chunk(s, slot, k, &hll_chunks[k]);
+	/* A slot's elements are consecutive in chunk.h's numbering, from
+	 * the slot's first one on. */
+	for (k = 0; k < FS_NKINDS; k++)
+		if ((__u64)nchunks[k] << fs_sketch_kinds[k].chunk_shift <
+		    fs_kind_first(k, p, slot) + fs_sketch_kinds[k].per_slot(p))
+			return -EINVAL;
+	for (k = 0; k < FS_NKINDS; k++)
+		for (c = 0; c < nchunks[k]; c++)
+			fs_sketch_add_chunk(s, k, slot, c,
+					    (const char *)chunks[k] + (size_t)c * FS_CHUNK_BYTES);
 	return 0;
 }
 
@@ -152,18 +163,14 @@ void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t)
 
 int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o)
 {
-	__u64 ncells, nregs, i;
+	int k;
 
 	if (!fs_params_mergeable(&s->params, &o->params))
 		return -EINVAL;
-	ncells = fs_cms_cells_per_slot(&s->params);
-	nregs = fs_hll_regs_per_slot(&s->params);
-	for (i = 0; i < ncells; i++) {
-		s->cms[i].packets += o->cms[i].packets;
-		s->cms[i].bytes += o->cms[i].bytes;
-	}
-	for (i = 0; i < nregs; i++)
-		fs_hll_register_max(&s->hll[i], o->hll[i]);
+	for (k = 0; k < FS_NKINDS; k++)
+		combine(fs_sketch_kinds[k].merge, s->part[k], o->part[k],
+			fs_kind_slot_bytes(k, &s->params) / fs_sketch_kinds[k].word_bytes,
+			~0ULL);
 	fs_sketch_add_totals(s, &o->totals);
 	return 0;
 }

@@ -23,21 +23,31 @@
 #include "flowsketch/cms.h"
 #include "flowsketch/hll.h"
 #include "flowsketch/maps.h"
+#include "flowsketch/sketch_kind.h"
 
 /* One window (or a sum of windows), merged over CPUs. */
 struct fs_sketch {
 	struct fs_sketch_params params;
-	struct fs_cms_cell *cms;	/* params.cms_depth << params.cms_log2_width cells */
-	__u8 *hll;			/* FS_HLL_NSKETCH << params.hll_p registers */
+	union {
+		struct {
+			struct fs_cms_cell *cms;	/* cms_depth << cms_log2_width cells */
+			__u8 *hll;	/* FS_HLL_NSKETCH << hll_p registers */
+		};
+		void *part[FS_NKINDS];	/* the same by kind (sketch_kind.h) */
+	};
 	struct fs_window_totals totals;
 };
+
+_Static_assert(__builtin_offsetof(struct fs_sketch, hll) ==
+	       __builtin_offsetof(struct fs_sketch, part[FS_KIND_HLL]), "parts by kind");
 
 /* Allocate an empty sketch: 0, -EINVAL (bad params) or -ENOMEM. */
 int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p);
 void fs_sketch_free(struct fs_sketch *s);
 /* Zero every cell, register and total; keeps the params and memory. */
 void fs_sketch_reset(struct fs_sketch *s);
-/* Memory of the Count-Min cells plus the HyperLogLog registers. */
+/* Memory of every kind's part (the Count-Min cells plus the HyperLogLog
+ * registers). */
 size_t fs_sketch_bytes(const struct fs_sketch_params *p);
 
 /*
@@ -53,11 +63,14 @@ int fs_sketch_add_slot(struct fs_sketch *s,
 		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
 		       __u32 slot);
 /*
- * Fold one CPU's copy of one chunk (map element `chunk`, as the maps hold
- * it) into s: the cells (registers) of slot that the chunk holds, none if
- * it holds none.  What a rotation does with each element it reads, so
- * that it never needs an image of all chunks.  -EINVAL for a bad slot.
+ * Fold one CPU's copy of one chunk of kind k (map element `chunk`, as the
+ * maps hold it) into s: the cells (registers) of slot that the chunk
+ * holds, none if it holds none.  What a rotation does with each element
+ * it reads, so that it never needs an image of all chunks.  -EINVAL for a
+ * bad slot.  The two below are it for one kind.
  */
+int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_kind k, __u32 slot,
+			__u32 chunk, const void *c);
 int fs_sketch_add_cms_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
 			    const struct fs_cms_chunk *c);
 int fs_sketch_add_hll_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
