@@ -157,6 +157,26 @@ struct rig {
 	__u64 flows_filed;		/* flows whose reports were filed */
 };
 
+/* The rotation's maps, as frontend.c hands them over for the XDP object
+ * (fsd_object_rotation_maps()), from the rig's skeleton. */
+static int rotation_init(struct rig *g, const struct fs_sketch_params *p)
+{
+	struct fsd_rotation_maps m = {
+		.ctl = g->loader.obj.ctl,
+		.hot_fd = bpf_map__fd(g->skel->maps.fs_hot),
+		.barrier_fd = bpf_map__fd(g->skel->maps.fs_barrier),
+		.barrier_inner_fd = bpf_map__fd(g->skel->maps.fs_barrier_inner),
+		.ncpus = g->loader.obj.ncpus,
+		.adopted = g->loader.obj.adopted,
+	};
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		m.sketch_fd[k] = bpf_object__find_map_fd_by_name(g->skel->obj,
+								 fs_sketch_kinds[k].map);
+	return fsd_rotation_init_maps(&g->r, &m, p, HH_FRACTION);
+}
+
 static int rig_setup(void **state)
 {
 	struct rig *g = calloc(1, sizeof(*g));
@@ -183,8 +203,7 @@ static int rig_setup(void **state)
 	/* The order of daemon.c's setup(). */
 	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
 					  g->loader.obj.ctl->window_seq), 0);
-	assert_int_equal(fsd_rotation_init(&g->r, &g->loader, &p,
-					   HH_FRACTION), 0);
+	assert_int_equal(rotation_init(g, &p), 0);
 	g->rb = fsd_reports_open(&g->reports, bpf_map__fd(g->skel->maps.fs_reports), &g->h);
 	assert_non_null(g->rb);
 	g->r.map_lookup = fault_lookup;
@@ -782,7 +801,7 @@ static void successor(struct rig *g, struct fsd_winstore *store,
 		assert_true(n >= 0);
 		*restored = (__u32)n;
 	}
-	assert_int_equal(fsd_rotation_init(&g->r, &g->loader, &p, HH_FRACTION), 0);
+	assert_int_equal(rotation_init(g, &p), 0);
 	g->r.store = store;
 	g->rb = fsd_reports_open(&g->reports, bpf_map__fd(g->skel->maps.fs_reports), &g->h);
 	assert_non_null(g->rb);

@@ -20,8 +20,7 @@
 #include "answer.h"
 #include "safedir.h"
 #include "blocklist.h"
-#include "daemon.h"
-#include "loader.h"
+#include "object.h"
 #include "log.h"
 #include "protocol.h"
 #include "flowsketch.skel.h"
@@ -544,10 +543,10 @@ out:
 	return err;
 }
 
-int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
+int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
+			const struct fsd_object *obj,
 			const struct fs_hash_secret *secret)
 {
-	struct flowsketch *skel = l->skel;
 	struct stale_key *stale = NULL;
 	size_t fbytes, nstale = 0;
 	size_t i;
@@ -560,8 +559,8 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 	bl->stats_fd = bpf_map__fd(skel->maps.fs_block_stats);
 	bl->barrier_fd = bpf_map__fd(skel->maps.fs_barrier);
 	bl->barrier_inner_fd = bpf_map__fd(skel->maps.fs_barrier_inner);
-	bl->ncpus = l->obj.ncpus;
-	bl->ctl_bloom = &l->obj.ctl->bloom;
+	bl->ncpus = obj->ncpus;
+	bl->ctl_bloom = &obj->ctl->bloom;
 	fs_bloom_key_derive(secret, &bl->key);
 	bl->filter[0] = map_mmap(skel->maps.fs_bloom, 2 * fbytes);
 	bl->filter[1] = bl->filter[0] ? bl->filter[0] + ((size_t)1 << bl->max_log2) : NULL;
@@ -576,7 +575,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
 		return -errno;
 	}
 	bl->started = true;
-	if (l->obj.adopted) {
+	if (obj->adopted) {
 		err = adopt_maps(bl, &stale, &nstale);
 		if (err) {
 			fsd_err("cannot load the blocklist into the adopted datapath: %s",

@@ -49,7 +49,8 @@
 #include "flowsketch/bloom.h"
 #include "flowsketch/maps.h"
 
-struct fsd_loader;
+struct flowsketch;
+struct fsd_object;
 struct json_object;
 
 #define FSD_BLOCKLIST_DEFAULT "/var/lib/flowsketch/blocklist"
@@ -121,7 +122,8 @@ unsigned int fsd_blocklist_max_log2(unsigned int max);
 int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 		       unsigned int max);
 /* Mirror the list into the loaded datapath's maps (before attach). */
-int fsd_blocklist_start(struct fsd_blocklist *bl, const struct fsd_loader *l,
+int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
+			const struct fsd_object *obj,
 			const struct fs_hash_secret *secret);
 void fsd_blocklist_free(struct fsd_blocklist *bl);
 

@@ -315,7 +315,7 @@ static int setup(struct fsd_daemon *d)
 	/* A tracepoint cannot drop: with --ingress tracepoint there is no
 	 * blocklist (its requests say so, query.c). */
 	if (!err && !o->ingress_tp)
-		err = fsd_blocklist_start(&d->blocklist, &d->loader, &secret);
+		err = fsd_blocklist_start(&d->blocklist, d->loader.skel, &d->loader.obj, &secret);
 	if (!err)
 		in->loaded = true;
 	for (i = 0; !err && i < FSD_FE_MAX; i++)

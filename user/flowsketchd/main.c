@@ -12,6 +12,7 @@
 #include <malloc.h>
 #include <unistd.h>
 #include "log.h"
+#include "cmdline.h"
 #include "daemon.h"
 #include "dispatch.h"
 

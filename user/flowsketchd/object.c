@@ -271,9 +271,11 @@ int fsd_object_remove_pins(const struct fsd_object_ops *ops, const char *dir)
 void fsd_object_rotation_maps(const struct fsd_object *t,
 			      struct fsd_rotation_maps *m)
 {
+	int k;
+
 	m->ctl = t->ctl;
-	m->cms_fd = fsd_object_map_fd(t, "fs_cms");
-	m->hll_fd = fsd_object_map_fd(t, "fs_hll");
+	for (k = 0; k < FS_NKINDS; k++)
+		m->sketch_fd[k] = fsd_object_map_fd(t, fs_sketch_kinds[k].map);
 	m->hot_fd = fsd_object_map_fd(t, "fs_hot");
 	m->barrier_fd = fsd_object_map_fd(t, "fs_barrier");
 	m->barrier_inner_fd = fsd_object_map_fd(t, "fs_barrier_inner");

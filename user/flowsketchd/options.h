@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * options.h - flowsketchd's command line, checked before anything else.
- *
- * Every check that needs no privilege and changes nothing on the host is
- * done here, so that bad input exits with one message before the daemon
- * mounts, pins or attaches anything.
+ * options.h - flowsketchd's settings, as its command line gave them
+ * (cmdline.h parses and checks them).  A plain struct, low in the layers:
+ * every module takes the options it needs from it.
  */
 #ifndef FLOWSKETCHD_OPTIONS_H
 #define FLOWSKETCHD_OPTIONS_H
@@ -75,19 +73,10 @@ struct fsd_options {
 	int verbose;
 };
 
-/*
- * Parse and check argv (the options are one table, options.c; the hidden
- * --roff prints them as the OPTIONS of flowsketchd(8)).  0: run; 1: --help
- * (or --roff) was printed, exit 0; -EINVAL: a message was printed, exit 1.
- */
-int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
-
-/* The most the window histories (one per frontend, FSD_HISTORIES) can
- * take with these options, with the query threads and rotation buffers
- * (history.h). */
-unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o);
-
 /* Windows the history keeps: ceil(history / window). */
-unsigned int fsd_options_windows_kept(const struct fsd_options *o);
+static inline unsigned int fsd_options_windows_kept(const struct fsd_options *o)
+{
+	return (o->history_sec + o->window_sec - 1) / o->window_sec;
+}
 
 #endif /* FLOWSKETCHD_OPTIONS_H */

@@ -30,25 +30,6 @@ __u64 fsd_wall_ns(__u64 mono_ns)
 	return mono_ns <= now ? wall - (now - mono_ns) : wall + (mono_ns - now);
 }
 
-int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
-		      const struct fs_sketch_params *p, double hh_fraction)
-{
-	struct fsd_rotation_maps m = {
-		.ctl = l->obj.ctl,
-		.hot_fd = bpf_map__fd(l->skel->maps.fs_hot),
-		.barrier_fd = bpf_map__fd(l->skel->maps.fs_barrier),
-		.barrier_inner_fd = bpf_map__fd(l->skel->maps.fs_barrier_inner),
-		.ncpus = l->obj.ncpus,
-		.adopted = l->obj.adopted,
-	};
-	int k;
-
-	for (k = 0; k < FS_NKINDS; k++)
-		m.sketch_fd[k] = bpf_object__find_map_fd_by_name(l->skel->obj,
-								 fs_sketch_kinds[k].map);
-	return fsd_rotation_init_maps(r, &m, p, hh_fraction);
-}
-
 int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *l,
 			   const struct fs_sketch_params *p, double hh_fraction)
 {

@@ -46,7 +46,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "history.h"
-#include "loader.h"
 #include "winstore.h"
 
 struct ring_buffer;
@@ -102,8 +101,6 @@ struct fsd_rotation_maps {
 	bool adopted;			/* the window goes on from fs_ctl */
 };
 
-int fsd_rotation_init(struct fsd_rotation *r, const struct fsd_loader *l,
-		      const struct fs_sketch_params *p, double hh_fraction);
 int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *m,
 			   const struct fs_sketch_params *p, double hh_fraction);
 void fsd_rotation_free(struct fsd_rotation *r);

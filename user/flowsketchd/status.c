@@ -10,6 +10,7 @@
 #include "stat_names.h"
 #include "hll_estimate.h"
 #include "sketch.h"
+#include "cmdline.h"
 #include "daemon.h"
 #include "sizing.h"
 #include "reports.h"

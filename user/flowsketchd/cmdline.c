@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* options.c - flowsketchd's command line (options.h). */
+/* cmdline.c - flowsketchd's command line (cmdline.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@
 #include "log.h"
 #include "history.h"
 #include "metrics.h"
-#include "options.h"
+#include "cmdline.h"
 #include "access.h"
 #include "server.h"
 #include "statebudget.h"
@@ -346,11 +346,6 @@ static const struct fs_optset fsd_optset = {
 	.help_col = 26,
 	.getopt_error = getopt_error,
 };
-
-unsigned int fsd_options_windows_kept(const struct fsd_options *o)
-{
-	return (o->history_sec + o->window_sec - 1) / o->window_sec;
-}
 
 /*
  * The history at its fullest, the query threads' scratch, the rotation's
