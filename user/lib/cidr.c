@@ -284,57 +284,74 @@ size_t fs_cidr_sort_unique(struct fs_cidr *c, size_t n)
 	return u;
 }
 
+/*
+ * One line of a list file into line (FS_CIDR_LINE_MAX + 2 bytes), its
+ * comment and surrounding blanks cut: *entry the text left (empty for a
+ * blank or comment line).  Fixed-size reads: a line longer than the limit
+ * is refused after FS_CIDR_LINE_MAX bytes, not read into memory first.
+ * 1: a line; 0: the end of the file; -EINVAL with msg.
+ */
+static int list_line(FILE *f, char *line, size_t size, const char *path,
+		     size_t line_no, char **entry, char *msg, size_t msg_len)
+{
+	size_t len;
+	char *s = line, *hash;
+
+	if (!fgets(line, (int)size, f))
+		return 0;
+	len = strlen(line);
+	/* fgets stops at a NUL only in the sense that strlen does: the
+	 * bytes it read up to the newline are len or more. */
+	if (len + 1 < size && !feof(f) && line[len - (len > 0)] != '\n') {
+		snprintf(msg, msg_len, "%s:%zu: the line holds a NUL byte (not a text file?)",
+			 path, line_no);
+		return -EINVAL;
+	}
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	else if (!feof(f))
+		len = FS_CIDR_LINE_MAX + 1;	/* cut short by the buffer */
+	if (len > FS_CIDR_LINE_MAX) {
+		snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
+			 path, line_no, FS_CIDR_LINE_MAX);
+		return -EINVAL;
+	}
+	hash = strchr(s, '#');
+	if (hash)
+		*hash = 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	len = strlen(s);
+	while (len && strchr(" \t\r", s[len - 1]))
+		s[--len] = 0;
+	*entry = s;
+	return 1;
+}
+
 int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 		       struct fs_cidr **out, size_t *n, char *msg, size_t msg_len)
 {
-	/* Fixed-size reads: a line longer than the limit is refused after
-	 * FS_CIDR_LINE_MAX bytes, not read into memory first, and a read
-	 * that stops short of the end is an error, never a shorter list. */
+	/* A read that stops short of the end is an error, never a shorter
+	 * list. */
 	char line[FS_CIDR_LINE_MAX + 2];
 	struct fs_cidr *c = NULL;
-	size_t cap = 0, count = 0, line_no = 0, len;
+	size_t cap = 0, count = 0, line_no = 0;
 	const size_t limit = 2 * (size_t)max + 2;	/* entries buffered */
-	int err = 0;
+	int err = 0, got;
+	char *s;
 
 	*out = NULL;
 	*n = 0;
-	while (fgets(line, sizeof(line), f)) {
+	while ((got = list_line(f, line, sizeof(line), path, line_no + 1, &s,
+				msg, msg_len)) != 0) {
 		const char *why;
-		char *s = line, *hash;
 
 		line_no++;
-		len = strlen(line);
-		/* fgets stops at a NUL only in the sense that strlen does:
-		 * the bytes it read up to the newline are len or more. */
-		if (len + 1 < sizeof(line) && !feof(f) && line[len - (len > 0)] != '\n') {
-			snprintf(msg, msg_len, "%s:%zu: the line holds a NUL byte (not a text file?)",
-				 path, line_no);
-			err = -EINVAL;
+		if (got < 0) {
+			err = got;
 			break;
 		}
-		if (len && line[len - 1] == '\n')
-			line[--len] = 0;
-		else if (!feof(f)) {
-			snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
-				 path, line_no, FS_CIDR_LINE_MAX);
-			err = -EINVAL;
-			break;
-		}
-		if (len > FS_CIDR_LINE_MAX) {
-			snprintf(msg, msg_len, "%s:%zu: line longer than %d bytes",
-				 path, line_no, FS_CIDR_LINE_MAX);
-			err = -EINVAL;
-			break;
-		}
-		hash = strchr(s, '#');
-		if (hash)
-			*hash = 0;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		len = strlen(s);
-		while (len && strchr(" \t\r", s[len - 1]))
-			s[--len] = 0;
-		if (!len)
+		if (!*s)
 			continue;
 		if (count == cap && cap == limit) {
 			/* Repeats do not count against max: squeeze them out
