@@ -346,11 +346,15 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 	int err = fsd_object_load(&l->obj, &xdp_ops, o->pin_dir, o, secret, adopt);
 
 	l->skel = l->obj.skel;
+	/* Loaded, even if fs_ctl's mapping then failed: teardown must
+	 * still find the pin directory to drop this object's links. */
+	if (l->skel) {
+		l->pin_dir = o->pin_dir;
+		fsd_info("loaded the %s datapath%s", l->obj.kfunc ? "kfunc" : "BPF",
+			 adopt ? " on the maps pinned under the pin directory" : "");
+	}
 	if (err)
 		return err;
-	l->pin_dir = o->pin_dir;
-	fsd_info("loaded the %s datapath%s", l->obj.kfunc ? "kfunc" : "BPF",
-		 adopt ? " on the maps pinned under the pin directory" : "");
 	err = fsd_ifslots_open(&l->ifslots, bpf_map__fd(l->skel->maps.fs_ifslot),
 			       bpf_map__fd(l->skel->maps.fs_ifcount),
 			       bpf_map__fd(l->skel->maps.fs_barrier),

@@ -101,6 +101,10 @@ struct fsd_rotation_maps {
 	bool adopted;			/* the window goes on from fs_ctl */
 };
 
+/* cms_fd and hll_fd name the kinds' slots of sketch_fd, in both structs. */
+_Static_assert(FS_KIND_CMS == 0 && FS_KIND_HLL == 1 && FS_NKINDS == 2,
+	       "cms_fd, hll_fd are sketch_fd[FS_KIND_CMS], [FS_KIND_HLL]");
+
 int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *m,
 			   const struct fs_sketch_params *p, double hh_fraction);
 void fsd_rotation_free(struct fsd_rotation *r);
