@@ -170,6 +170,9 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OB
 $(BUILD)/tests/test_blockset: $(BUILD)/user/flowsketchd/blockset.o
 $(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blockset.o
 $(BUILD)/tests/test_blockset: CFLAGS += -Iuser/flowsketchd
+$(BUILD)/tests/test_blockpace: $(BUILD)/user/flowsketchd/blockpace.o
+$(BUILD)/tests/test_blockpace: TEST_OBJS := $(BUILD)/user/flowsketchd/blockpace.o
+$(BUILD)/tests/test_blockpace: CFLAGS += -Iuser/flowsketchd
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
 # The request parser and the command list it reads (commands.h), as the

@@ -20,6 +20,7 @@
 #include "answer.h"
 #include "safedir.h"
 #include "blocklist.h"
+#include "blockpace.h"
 #include "object.h"
 #include "log.h"
 #include "protocol.h"
@@ -245,27 +246,6 @@ static void trie_delete(const struct fsd_blocklist *bl, const struct fs_cidr *c)
 		fs_cidr_trie_key6(c, &k);
 		bpf_map_delete_elem(bl->trie6_fd, &k);
 	}
-}
-
-/*
- * Each trie delete hands its nodes to RCU to free.  A million deletes in a
- * second and a half queue callbacks far past RCU's high mark (qhimark,
- * 10,000), past which the kernel runs them without a batch limit in
- * softirq on whichever CPU: work no nice level of this thread defers, and
- * measured here it put the loop's window timer 15-59 ms late in 4 of 5
- * `block clear`s of 1,000,000 entries.  A 1 ms pause every
- * FSD_BLOCK_DELETE_BURST deletes lets grace periods drain the queue as it
- * fills: 0 late in 3 of 3, the clear 2.2 s instead of 1.7 s.  Inserts
- * free nothing and need no pause.
- */
-#define FSD_BLOCK_DELETE_BURST 4096
-
-static void pace_deletes(size_t done)
-{
-	const struct timespec pause = { .tv_nsec = 1000000 };
-
-	if (done % FSD_BLOCK_DELETE_BURST == FSD_BLOCK_DELETE_BURST - 1)
-		nanosleep(&pause, NULL);
 }
 
 /* An RCU grace period (maps.h, "Windows and slots"): after it no packet
@@ -545,7 +525,8 @@ out:
 
 int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 			const struct fsd_object *obj,
-			const struct fs_hash_secret *secret)
+			const struct fs_hash_secret *secret,
+			const __u64 *rotation_due_ns)
 {
 	struct stale_key *stale = NULL;
 	size_t fbytes, nstale = 0;
@@ -560,6 +541,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 	bl->barrier_fd = bpf_map__fd(skel->maps.fs_barrier);
 	bl->barrier_inner_fd = bpf_map__fd(skel->maps.fs_barrier_inner);
 	bl->ncpus = obj->ncpus;
+	bl->rotation_due_ns = rotation_due_ns;
 	bl->ctl_bloom = &obj->ctl->bloom;
 	fs_bloom_key_derive(secret, &bl->key);
 	bl->filter[0] = map_mmap(skel->maps.fs_bloom, 2 * fbytes);
@@ -704,6 +686,7 @@ static int cidr_cmp(const void *a, const void *b)
 static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *after,
 			  size_t na, const struct fs_cidr *fresh, size_t m)
 {
+	struct fsd_block_pace pace = { .due_ns = bl->rotation_due_ns };
 	__u64 keys = 0;
 	size_t i, j;
 	int err = 0;
@@ -717,6 +700,7 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
 		if (err)
 			break;
 		memset(&bl->hits[e->id], 0, sizeof(bl->hits[e->id]));
+		fsd_block_pace(&pace, false);
 		err = trie_update(bl, &e->c, e->id);
 		if (err) {
 			bl->free_ids[bl->nfree++] = e->id;
@@ -818,6 +802,7 @@ static struct json_object *remove_sorted(struct fsd_blocklist *bl,
 {
 	struct fsd_block_entry *after = malloc((bl->n - m ? bl->n - m : 1) * sizeof(*after));
 	__u32 *ids = malloc((m ? m : 1) * sizeof(*ids));
+	struct fsd_block_pace pace = { .due_ns = bl->rotation_due_ns };
 	size_t i, na, ngone;
 	int err;
 
@@ -834,9 +819,9 @@ static struct json_object *remove_sorted(struct fsd_blocklist *bl,
 		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
 	}
 	for (i = 0; i < m; i++) {
+		fsd_block_pace(&pace, true);
 		trie_delete(bl, &drop[i]);
 		exact_change(bl, &drop[i], 0);
-		pace_deletes(i);
 	}
 	swap_list(bl, after, na);
 	/* Out of the tries and the list even if the rebuild fails: the old

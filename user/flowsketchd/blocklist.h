@@ -108,6 +108,7 @@ struct fsd_blocklist {
 	__u64 rebuilds;
 	struct fs_bloom_key key;
 	__u64 *ctl_bloom;		/* &fs_ctl.bloom, mmapped */
+	const __u64 *rotation_due_ns;	/* the loop's (blockpace.h) */
 	unsigned int ncpus;
 };
 
@@ -121,10 +122,13 @@ unsigned int fsd_blocklist_max_log2(unsigned int max);
  */
 int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 		       unsigned int max);
-/* Mirror the list into the loaded datapath's maps (before attach). */
+/* Mirror the list into the loaded datapath's maps (before attach).
+ * rotation_due_ns: the loop's next window boundary, which later changes
+ * keep quiet for (blockpace.h). */
 int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 			const struct fsd_object *obj,
-			const struct fs_hash_secret *secret);
+			const struct fs_hash_secret *secret,
+			const __u64 *rotation_due_ns);
 void fsd_blocklist_free(struct fsd_blocklist *bl);
 
 /*

@@ -118,7 +118,8 @@ static int arm_timer(struct fsd_daemon *d)
 	its.it_value.tv_nsec = (long)(left % 1000000000ULL);
 	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
 		return -errno;
-	d->timer_due_ns = monotonic_ns() + left;
+	/* Read by a blocklist change on a query thread (blockpace.h). */
+	__atomic_store_n(&d->timer_due_ns, monotonic_ns() + left, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -315,7 +316,8 @@ static int setup(struct fsd_daemon *d)
 	/* A tracepoint cannot drop: with --ingress tracepoint there is no
 	 * blocklist (its requests say so, query.c). */
 	if (!err && !o->ingress_tp)
-		err = fsd_blocklist_start(&d->blocklist, d->loader.skel, &d->loader.obj, &secret);
+		err = fsd_blocklist_start(&d->blocklist, d->loader.skel, &d->loader.obj, &secret,
+					  &d->timer_due_ns);
 	if (!err)
 		in->loaded = true;
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
