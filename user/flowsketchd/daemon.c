@@ -453,7 +453,7 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 			fsd_rotate(&d->fe[i].rotation, &d->fe[i].history,
 				   d->fe[i].reports);
 	fsd_state_budget_warn(&d->budget, fsd_now_ns());
-	fsd_metrics_update(d);
+	fsd_metrics_update(&d->metrics, &d->view);
 }
 
 /* Client events handled between two looks at the timer: a batch of
@@ -605,12 +605,16 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 	for (i = 0; i < FSD_FE_MAX; i++)
 		fsd_frontend_init(&d->fe[i], fsd_frontend_kind(i, d->opts.ingress_tp));
 	fsd_frontend_use_loader(&d->fe[FSD_FE_IN], &d->loader);
+	d->view = (struct fsd_view){ .opts = &d->opts, .loader = &d->loader,
+				     .fe = d->fe, .budget = &d->budget,
+				     .server = &d->server,
+				     .blocklist = &d->blocklist };
 	err = setup(d);
 	if (!err) {
 		fsd_info("running: window %u s, history %u s, %u windows kept",
 			 d->opts.window_sec, d->opts.history_sec,
 			 d->fe[FSD_FE_IN].history.capacity);
-		fsd_metrics_update(d);
+		fsd_metrics_update(&d->metrics, &d->view);
 		err = loop(d);
 	}
 	teardown(d);

@@ -26,11 +26,11 @@
 #include "rotation.h"
 #include "server.h"
 #include "statebudget.h"
+#include "view.h"
 #include "winstore.h"
 #include "workers.h"
 
 struct ring_buffer;
-struct json_object;
 
 struct fsd_daemon {
 	struct fsd_options opts;
@@ -45,6 +45,7 @@ struct fsd_daemon {
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
 	struct fsd_state_budget budget;	/* what every store may hold together */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */
+	struct fsd_view view;		/* what status and metrics read */
 	/* What exports relabel cells and registers with (export_perm.h):
 	 * derived from the secret, which setup() wipes. */
 	struct fs_hash_secret export_key;
@@ -68,9 +69,5 @@ struct fsd_daemon {
 int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request);
 /* flowsketchd --detach: 0 or -errno. */
 int fsd_daemon_detach(const struct fsd_options *o);
-
-/* Answers to the requests of protocol.h (query.c, status.c; a request
- * starts with fsd_request_start(), dispatch.h). */
-struct json_object *fsd_answer_status(struct fsd_daemon *d);
 
 #endif /* FLOWSKETCHD_DAEMON_H */

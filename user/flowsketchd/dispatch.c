@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "query.h"
 #include "request.h"
+#include "status.h"
 
 /* An FSD_IN_LOOP handler: *now the answer, or *job work of its own for
  * the query threads (the blocklist's, blockreq.h). */
@@ -24,7 +25,7 @@ static void status_now(struct fsd_daemon *d, const struct fsd_request *r,
 		       __u64 client, struct json_object **now,
 		       struct fsd_job **job)
 {
-	*now = fsd_answer_status(d);
+	*now = fsd_answer_status(&d->view);
 }
 
 static const struct fsd_command {

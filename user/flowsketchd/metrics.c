@@ -22,8 +22,13 @@
 #include "sketch.h"
 #include "tp_frontend.h"
 #include "topk.h"
-#include "daemon.h"
-#include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
+#include "blocklist.h"
+#include "frontend.h"
+#include "loader.h"
+#include "metrics.h"
+#include "statebudget.h"
+#include "view.h"
+#include "flowsketch.skel.h"	/* after loader.h: needs params.h's types */
 
 #define STATE_MAGIC "# flowsketchd metrics state 1"
 #define SERIES_MAX 256
@@ -711,13 +716,13 @@ struct source {
 	int link_fd;			/* its link; -1 if not attached */
 };
 
-static unsigned int sources_of(struct fsd_daemon *d, struct source s[FSD_FE_MAX])
+static unsigned int sources_of(const struct fsd_view *v, struct source s[FSD_FE_MAX])
 {
 	unsigned int i, n = 0;
 
 	memset(s, 0, FSD_FE_MAX * sizeof(*s));
 	for (i = 0; i < FSD_FE_MAX; i++) {
-		const struct fsd_frontend *fe = &d->fe[i];
+		const struct fsd_frontend *fe = &v->fe[i];
 
 		if (!fe->loaded)
 			continue;
@@ -749,13 +754,13 @@ static bool counts_interfaces(const struct source *s)
  * their own so that no interface name can clash with them.
  */
 static void put_interface_counts(struct text *t, struct fsd_metrics *m,
-				 const struct fsd_daemon *d,
+				 const struct fsd_view *v,
 				 const struct source *s, const char *name,
 				 bool bytes, bool unattributed)
 {
 	char l[96], esc[2 * IF_NAMESIZE + 1];
 	struct fs_if_counts c;
-	unsigned int i, n = unattributed ? 1 : d->loader.n_ifaces;
+	unsigned int i, n = unattributed ? 1 : v->loader->n_ifaces;
 	bool ok;
 
 	for (i = 0; i < n; i++) {
@@ -765,7 +770,7 @@ static void put_interface_counts(struct text *t, struct fsd_metrics *m,
 		if (unattributed) {
 			snprintf(l, sizeof(l), "direction=\"%s\"", s->direction);
 		} else {
-			escape(esc, sizeof(esc), d->loader.ifaces[i].iface->name);
+			escape(esc, sizeof(esc), v->loader->ifaces[i].iface->name);
 			snprintf(l, sizeof(l), "interface=\"%s\",direction=\"%s\"",
 				 esc, s->direction);
 		}
@@ -774,7 +779,7 @@ static void put_interface_counts(struct text *t, struct fsd_metrics *m,
 }
 
 static void put_totals(struct text *t, struct fsd_metrics *m,
-		       const struct fsd_daemon *d, const struct source *s,
+		       const struct fsd_view *v, const struct source *s,
 		       unsigned int n)
 {
 	static const struct {
@@ -801,7 +806,7 @@ static void put_totals(struct text *t, struct fsd_metrics *m,
 		family(t, families[f].name, "counter", families[f].help);
 		for (i = 0; i < n; i++)
 			if (counts_interfaces(&s[i]))
-				put_interface_counts(t, m, d, &s[i], families[f].name,
+				put_interface_counts(t, m, v, &s[i], families[f].name,
 						     families[f].bytes,
 						     families[f].unattributed);
 	}
@@ -928,31 +933,31 @@ static void put_distinct(struct text *t, const struct source *s, unsigned int n)
 }
 
 static void put_connections(struct text *t, struct fsd_metrics *m,
-			    const struct fsd_daemon *d)
+			    const struct fsd_view *v)
 {
-	if (!d->fe[FSD_FE_CONN].history_ready)
+	if (!v->fe[FSD_FE_CONN].history_ready)
 		return;
 	family(t, "flowsketch_connections_opened_total", "counter",
 	       "TCP connections opened in the daemon's network namespace (attempts: CLOSE->SYN_SENT and LISTEN->SYN_RECV), in finished windows.");
 	counter(t, m, "flowsketch_connections_opened_total", "",
-		d->fe[FSD_FE_CONN].history.totals.packets, true);
+		v->fe[FSD_FE_CONN].history.totals.packets, true);
 	family(t, "flowsketch_connections_established_total", "counter",
 	       "TCP connections established (handshake completed), in finished windows.");
 	counter(t, m, "flowsketch_connections_established_total", "",
-		d->fe[FSD_FE_CONN].history.totals.bytes, true);
+		v->fe[FSD_FE_CONN].history.totals.bytes, true);
 }
 
 /* The state directory's budget (statebudget.h), shared by every store. */
-static void put_state(struct text *t, const struct fsd_daemon *d)
+static void put_state(struct text *t, const struct fsd_view *v)
 {
-	if (!d->fe[FSD_FE_IN].store.usable)
+	if (!v->fe[FSD_FE_IN].store.usable)
 		return;
 	family(t, "flowsketch_state_bytes", "gauge",
 	       "Bytes the window files and journals take in the state directory (file system blocks), with a reserve for the metrics' counter file.");
-	put(t, "flowsketch_state_bytes %llu\n", d->budget.used);
+	put(t, "flowsketch_state_bytes %llu\n", v->budget->used);
 	family(t, "flowsketch_state_max_bytes", "gauge",
 	       "The state directory's budget (--state-max, or a quarter of its file system).");
-	put(t, "flowsketch_state_max_bytes %llu\n", d->budget.max);
+	put(t, "flowsketch_state_max_bytes %llu\n", v->budget->max);
 }
 
 static void put_blocklist(struct text *t, struct fsd_metrics *m,
@@ -1018,7 +1023,7 @@ static void offer_window(struct fsd_topk *top, const struct fsd_window *w,
  * together: what `flowsketch top -n N` answers for it (query.c), read
  * here from the windows themselves (the loop alone changes the ring).
  */
-static void put_top(struct text *t, struct fsd_daemon *d, unsigned int n)
+static void put_top(struct text *t, const struct fsd_view *v, unsigned int n)
 {
 	char src[FS_ADDR_STR_MAX] = "?", dst[FS_ADDR_STR_MAX] = "?";
 	char esrc[2 * FS_ADDR_STR_MAX], edst[2 * FS_ADDR_STR_MAX], num[4];
@@ -1033,9 +1038,9 @@ static void put_top(struct text *t, struct fsd_daemon *d, unsigned int n)
 		t->failed = true;
 		return;
 	}
-	offer_window(&top, fsd_history_window(&d->fe[FSD_FE_IN].history, 0), FSD_DIR_IN);
-	if (d->fe[FSD_FE_OUT].history_ready)
-		offer_window(&top, fsd_history_window(&d->fe[FSD_FE_OUT].history, 0),
+	offer_window(&top, fsd_history_window(&v->fe[FSD_FE_IN].history, 0), FSD_DIR_IN);
+	if (v->fe[FSD_FE_OUT].history_ready)
+		offer_window(&top, fsd_history_window(&v->fe[FSD_FE_OUT].history, 0),
 			     FSD_DIR_OUT);
 	got = fsd_topk_finish(&top);
 	for (i = 0; i < got; i++) {
@@ -1055,9 +1060,9 @@ static void put_top(struct text *t, struct fsd_daemon *d, unsigned int n)
 }
 
 /* The page from the daemon's state now: NULL when memory ran out. */
-static struct fsd_metrics_page *build(struct fsd_daemon *d)
+static struct fsd_metrics_page *build(struct fsd_metrics *m,
+				      const struct fsd_view *v)
 {
-	struct fsd_metrics *m = &d->metrics;
 	struct text t = { .cap = m->page_hint + m->page_hint / 4 + 4096 };
 	struct source s[FSD_FE_MAX];
 	unsigned int n;
@@ -1067,14 +1072,14 @@ static struct fsd_metrics_page *build(struct fsd_daemon *d)
 		return NULL;
 	t.page->refs = 1;
 	t.page->len = 0;
-	n = sources_of(d, s);
-	put_totals(&t, m, d, s, n);
+	n = sources_of(v, s);
+	put_totals(&t, m, v, s, n);
 	put_frontends(&t, m, s, n);
 	put_distinct(&t, s, n);
-	put_connections(&t, m, d);
-	put_state(&t, d);
-	put_blocklist(&t, m, &d->blocklist);
-	put_top(&t, d, d->opts.metrics_top);
+	put_connections(&t, m, v);
+	put_state(&t, v);
+	put_blocklist(&t, m, v->blocklist);
+	put_top(&t, v, v->opts->metrics_top);
 	if (t.failed) {
 		free(t.page);
 		return NULL;
@@ -1084,34 +1089,33 @@ static struct fsd_metrics_page *build(struct fsd_daemon *d)
 }
 
 /* Which datapath the counters belong to: fs_ctl's map id. */
-static __u32 datapath_id(const struct fsd_daemon *d)
+static __u32 datapath_id(const struct fsd_view *v)
 {
 	struct bpf_map_info info;
 	__u32 len = sizeof(info);
 
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_map__fd(d->loader.skel->maps.fs_ctl),
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(v->loader->skel->maps.fs_ctl),
 				   &info, &len))
 		return 0;
 	return info.id;
 }
 
-void fsd_metrics_update(struct fsd_daemon *d)
+void fsd_metrics_update(struct fsd_metrics *m, const struct fsd_view *v)
 {
-	struct fsd_metrics *m = &d->metrics;
 	struct fsd_metrics_page *p, *old;
 	__u64 t0;
 
 	if (!m->httpd)
 		return;
 	if (!m->restored) {
-		m->datapath_id = datapath_id(d);
-		if (d->fe[FSD_FE_IN].store.usable && m->datapath_id)
-			state_read(m, d->fe[FSD_FE_IN].store.dir);
+		m->datapath_id = datapath_id(v);
+		if (v->fe[FSD_FE_IN].store.usable && m->datapath_id)
+			state_read(m, v->fe[FSD_FE_IN].store.dir);
 		m->restored = true;
 	}
 	t0 = fsd_now_ns();
-	p = build(d);
+	p = build(m, v);
 	if (!p) {
 		if (!m->build_errors++)
 			fsd_warn("metrics: out of memory building the page: the last one is served");
@@ -1121,8 +1125,8 @@ void fsd_metrics_update(struct fsd_daemon *d)
 	fsd_debug("metrics: a page of %zu bytes in %llu us", p->len,
 		  (unsigned long long)(fsd_now_ns() - t0) / 1000);
 	/* Kept before it is served: nothing served is above the file. */
-	if (d->fe[FSD_FE_IN].store.usable && m->datapath_id)
-		state_write(m, d->fe[FSD_FE_IN].store.dir);
+	if (v->fe[FSD_FE_IN].store.usable && m->datapath_id)
+		state_write(m, v->fe[FSD_FE_IN].store.dir);
 	pthread_mutex_lock(&m->lock);
 	old = m->page;
 	m->page = p;

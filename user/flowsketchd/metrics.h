@@ -107,7 +107,7 @@
 #include "basicauth.h"
 #include "webconfig.h"
 
-struct fsd_daemon;
+struct fsd_view;
 struct MHD_Daemon;
 
 #define FSD_METRICS_TOP_DEFAULT 10
@@ -168,9 +168,10 @@ int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
  * without --metrics.  0 or -errno. */
 int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 		     socklen_t len, const char *arg, const char *web_config);
-/* Build the page from the daemon's state, keep its counters in the
- * state file and publish it: at start and after each rotation. */
-void fsd_metrics_update(struct fsd_daemon *d);
+/* Build the page from the daemon's state as v shows it, keep its
+ * counters in the state file and publish it: at start and after each
+ * rotation. */
+void fsd_metrics_update(struct fsd_metrics *m, const struct fsd_view *v);
 /* Stop serving and free (the state file stays). */
 void fsd_metrics_close(struct fsd_metrics *m);
 /* The datapath is gone: remove the state file from dir. */

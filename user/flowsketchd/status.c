@@ -9,18 +9,19 @@
 #include <json-c/json.h>
 #include "stat_names.h"
 #include "hll_estimate.h"
+#include "keys.h"
 #include "sketch.h"
-#include "cmdline.h"
-#include "daemon.h"
 #include "sizing.h"
-#include "reports.h"
+#include "answer.h"
+#include "blocklist.h"
+#include "cmdline.h"
+#include "frontend.h"
+#include "loader.h"
+#include "server.h"
+#include "statebudget.h"
+#include "status.h"
 #include "tp_frontend.h"
-
-
-static void add_u64(struct json_object *o, const char *key, __u64 v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
+#include "view.h"
 
 /* "malformed" (per reason) and "malformed_total" of one frontend. */
 static void add_malformed(struct json_object *o, const __u64 stats[FS_STAT_MAX])
@@ -30,11 +31,11 @@ static void add_malformed(struct json_object *o, const __u64 stats[FS_STAT_MAX])
 	size_t i;
 
 	for (i = 0; i < fs_malformed_reasons_n; i++) {
-		add_u64(m, fs_malformed_reasons[i].name, stats[fs_malformed_reasons[i].stat]);
+		fsd_add_u64(m, fs_malformed_reasons[i].name, stats[fs_malformed_reasons[i].stat]);
 		total += stats[fs_malformed_reasons[i].stat];
 	}
 	json_object_object_add(o, "malformed", m);
-	add_u64(o, "malformed_total", total);
+	fsd_add_u64(o, "malformed_total", total);
 }
 
 /*
@@ -98,7 +99,7 @@ static void add_misses(struct json_object *f, const struct fsd_frontend *fe)
 	__u64 misses = 0;
 
 	fsd_tp_recursion_misses(*fe->link_fd, &misses);
-	add_u64(f, "recursion_misses", misses);
+	fsd_add_u64(f, "recursion_misses", misses);
 }
 
 /* The figures of a tracepoint frontend (ops->tp) beside its name. */
@@ -108,32 +109,31 @@ static void tp_frontend_json(struct json_object *f, const struct fsd_frontend *f
 	__u64 stats[FS_STAT_MAX];
 
 	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
-	json_object_object_add(f, "datapath", json_object_new_string(
-			fe->bpf->kfunc ? "kfunc" : "bpf"));
+	fsd_add_string(f, "datapath", fe->bpf->kfunc ? "kfunc" : "bpf");
 	if (!read_stats(fe, stats)) {
-		add_u64(f, "rx", stats[FS_STAT_RX]);
-		add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
-		add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
-		add_u64(f, "fragments", stats[FS_STAT_FRAGMENTS]);
-		add_u64(f, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
+		fsd_add_u64(f, "rx", stats[FS_STAT_RX]);
+		fsd_add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
+		fsd_add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
+		fsd_add_u64(f, "fragments", stats[FS_STAT_FRAGMENTS]);
+		fsd_add_u64(f, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
 		add_malformed(f, stats);
-		add_u64(f, "reports", stats[FS_STAT_REPORTS]);
-		add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
+		fsd_add_u64(f, "reports", stats[FS_STAT_REPORTS]);
+		fsd_add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
 	}
 	add_misses(f, fe);
-	add_u64(f, "windows_finished", fe->history.windows_before +
+	fsd_add_u64(f, "windows_finished", fe->history.windows_before +
 		fe->history.windows_finished);
-	add_u64(f, "windows_lost", fe->rotation.errors);
-	add_u64(f, "windows_restored", fe->windows_restored);
+	fsd_add_u64(f, "windows_lost", fe->rotation.errors);
+	fsd_add_u64(f, "windows_restored", fe->windows_restored);
 	/* Its share of the memory and of the state directory. */
-	add_u64(f, "windows_kept", fe->history.count);
-	add_u64(f, "windows_stored", fe->store.stored);
-	add_u64(f, "windows_store_errors", fe->store.errors);
-	add_u64(f, "windows_evicted", fe->store.evicted);
-	add_u64(f, "history_bytes", fe->history_ready ? fsd_history_bytes(&fe->history) : 0);
+	fsd_add_u64(f, "windows_kept", fe->history.count);
+	fsd_add_u64(f, "windows_stored", fe->store.stored);
+	fsd_add_u64(f, "windows_store_errors", fe->store.errors);
+	fsd_add_u64(f, "windows_evicted", fe->store.evicted);
+	fsd_add_u64(f, "history_bytes", fe->history_ready ? fsd_history_bytes(&fe->history) : 0);
 	t = json_object_new_object();
-	add_u64(t, fe->ops->packets, fe->history.totals.packets);
-	add_u64(t, fe->ops->bytes, fe->history.totals.bytes);
+	fsd_add_u64(t, fe->ops->packets, fe->history.totals.packets);
+	fsd_add_u64(t, fe->ops->bytes, fe->history.totals.bytes);
 	json_object_object_add(f, "totals", t);
 }
 
@@ -142,22 +142,21 @@ static void tp_frontend_json(struct json_object *f, const struct fsd_frontend *f
  * is not loaded).  The "in" direction's other figures are the answer's
  * top level (counters, totals); a tracepoint frontend's are its entry's.
  */
-static struct json_object *frontends_json(struct fsd_daemon *d)
+static struct json_object *frontends_json(const struct fsd_view *v)
 {
 	struct json_object *a = json_object_new_array(), *f;
 	__u64 stats[FS_STAT_MAX];
 	unsigned int i;
 
 	for (i = 0; i < FSD_FE_MAX; i++) {
-		const struct fsd_frontend *fe = &d->fe[i];
+		const struct fsd_frontend *fe = &v->fe[i];
 
 		if (!fe->loaded)
 			continue;
 		f = json_object_new_object();
-		json_object_object_add(f, "name", json_object_new_string(fe->ops->name));
-		json_object_object_add(f, "direction",
-				       json_object_new_string(fe->ops->direction));
-		json_object_object_add(f, "hook", json_object_new_string(fe->ops->hook));
+		fsd_add_string(f, "name", fe->ops->name);
+		fsd_add_string(f, FS_KEY_DIRECTION, fe->ops->direction);
+		fsd_add_string(f, "hook", fe->ops->hook);
 		if (fe->ops->tracing)
 			json_object_object_add(f, "attached", json_object_new_boolean(
 					*fe->link_fd >= 0));
@@ -167,8 +166,8 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
 			if (fe->ops->tracing)
 				add_misses(f, fe);
 			if (!read_stats(fe, stats)) {
-				add_u64(f, "rx", stats[FS_STAT_RX]);
-				add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
+				fsd_add_u64(f, "rx", stats[FS_STAT_RX]);
+				fsd_add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 			}
 		}
 		json_object_array_add(a, f);
@@ -178,45 +177,46 @@ static struct json_object *frontends_json(struct fsd_daemon *d)
 
 /* The "counters" object, or NULL when the datapath's counters cannot be
  * read (*err says why): an answer without them would read as zeros. */
-static struct json_object *counters_json(struct fsd_daemon *d, int *err)
+static struct json_object *counters_json(const struct fsd_view *v, int *err)
 {
-	const struct fsd_report_counts *rc = &d->fe[FSD_FE_IN].report_state.counts;
+	const struct fsd_frontend *in = &v->fe[FSD_FE_IN];
+	const struct fsd_report_counts *rc = &in->report_state.counts;
 	struct json_object *c;
 	__u64 stats[FS_STAT_MAX];
 
-	*err = read_stats(&d->fe[FSD_FE_IN], stats);
+	*err = read_stats(in, stats);
 	if (*err)
 		return NULL;
 	c = json_object_new_object();
-	add_u64(c, "rx", stats[FS_STAT_RX]);
-	add_u64(c, "sketched", stats[FS_STAT_SKETCHED]);
-	add_u64(c, "non_ip", stats[FS_STAT_NON_IP]);
-	add_u64(c, "fragments", stats[FS_STAT_FRAGMENTS]);
+	fsd_add_u64(c, "rx", stats[FS_STAT_RX]);
+	fsd_add_u64(c, "sketched", stats[FS_STAT_SKETCHED]);
+	fsd_add_u64(c, "non_ip", stats[FS_STAT_NON_IP]);
+	fsd_add_u64(c, "fragments", stats[FS_STAT_FRAGMENTS]);
 	add_malformed(c, stats);
-	add_u64(c, "reports", stats[FS_STAT_REPORTS]);
-	add_u64(c, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
-	add_u64(c, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
+	fsd_add_u64(c, "reports", stats[FS_STAT_REPORTS]);
+	fsd_add_u64(c, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
+	fsd_add_u64(c, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
 	/* Every record taken from the ring buffer, and what became of it
 	 * (reports.h): "reports" == reports_received once drained, and
 	 * received is the sum of the five outcomes after it. */
-	add_u64(c, "reports_received", rc->received);
-	add_u64(c, "reports_filed", rc->filed);
-	add_u64(c, "reports_duplicate", rc->duplicates);
-	add_u64(c, "reports_stray", rc->stray);
-	add_u64(c, "reports_refused", rc->refused);
-	add_u64(c, "reports_malformed", rc->malformed + rc->failed);
+	fsd_add_u64(c, "reports_received", rc->received);
+	fsd_add_u64(c, "reports_filed", rc->filed);
+	fsd_add_u64(c, "reports_duplicate", rc->duplicates);
+	fsd_add_u64(c, "reports_stray", rc->stray);
+	fsd_add_u64(c, "reports_refused", rc->refused);
+	fsd_add_u64(c, "reports_malformed", rc->malformed + rc->failed);
 	/* The daemon's own losses, beyond protocol.h's list. */
-	add_u64(c, "candidates_dropped", d->fe[FSD_FE_IN].history.candidate_overflow);
-	add_u64(c, "stray_reports", d->fe[FSD_FE_IN].history.stray_reports);
+	fsd_add_u64(c, "candidates_dropped", in->history.candidate_overflow);
+	fsd_add_u64(c, "stray_reports", in->history.stray_reports);
 	/* Since the datapath was loaded, adopted or not. */
-	add_u64(c, "windows_finished", d->fe[FSD_FE_IN].history.windows_before +
-		d->fe[FSD_FE_IN].history.windows_finished);
-	add_u64(c, "windows_lost", d->fe[FSD_FE_IN].rotation.errors);
-	add_u64(c, "rotations_postponed", d->fe[FSD_FE_IN].rotation.postponed);
-	add_u64(c, "rotations_late", d->fe[FSD_FE_IN].rotation.late);
-	add_u64(c, "rotation_late_max_us", d->fe[FSD_FE_IN].rotation.late_max_ns / 1000);
-	add_u64(c, "clients_refused", d->server.refused);
-	add_u64(c, "client_timeouts", d->server.timeouts);
+	fsd_add_u64(c, "windows_finished", in->history.windows_before +
+		in->history.windows_finished);
+	fsd_add_u64(c, "windows_lost", in->rotation.errors);
+	fsd_add_u64(c, "rotations_postponed", in->rotation.postponed);
+	fsd_add_u64(c, "rotations_late", in->rotation.late);
+	fsd_add_u64(c, "rotation_late_max_us", in->rotation.late_max_ns / 1000);
+	fsd_add_u64(c, "clients_refused", v->server->refused);
+	fsd_add_u64(c, "client_timeouts", v->server->timeouts);
 	return c;
 }
 
@@ -245,22 +245,22 @@ static struct json_object *ifcount_json(const struct fsd_ifslots *s, __u32 slot)
 	if (!s->t || !s->counted || fsd_ifslots_read(s, slot, &c))
 		return NULL;
 	o = json_object_new_object();
-	add_u64(o, "packets", c.packets);
-	add_u64(o, "bytes", c.bytes);
+	fsd_add_u64(o, FS_KEY_PACKETS, c.packets);
+	fsd_add_u64(o, FS_KEY_BYTES, c.bytes);
 	return o;
 }
 
 /* What interface i (unattributed: no configured one) received ("in")
  * and sent ("out"): each frontend counting the -i interfaces, under its
  * direction. */
-static void add_ifcounts(struct json_object *o, const struct fsd_daemon *d,
+static void add_ifcounts(struct json_object *o, const struct fsd_view *v,
 			 unsigned int i, bool unattributed)
 {
 	struct json_object *c;
 	unsigned int k;
 
 	for (k = 0; k < FSD_FE_MAX; k++) {
-		const struct fsd_frontend *fe = &d->fe[k];
+		const struct fsd_frontend *fe = &v->fe[k];
 
 		if (!fe->loaded || !fe->counts)
 			continue;
@@ -273,115 +273,109 @@ static void add_ifcounts(struct json_object *o, const struct fsd_daemon *d,
 
 /* One configured interface as it is now (ifwatch.h keeps it true), and
  * what it received ("in") and sent ("out", with the egress frontend). */
-static struct json_object *iface_json(const struct fsd_daemon *d, unsigned int i)
+static struct json_object *iface_json(const struct fsd_view *v, unsigned int i)
 {
-	const struct fsd_loader *l = &d->loader;
+	const struct fsd_loader *l = v->loader;
 	const struct fsd_attachment *at = &l->ifaces[i];
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string(at->iface->name));
-	json_object_object_add(o, "state",
-			       json_object_new_string(state_names[at->state]));
-	add_u64(o, "ifindex", (__u64)at->ifindex);
-	json_object_object_add(o, "hook",
-			       json_object_new_string(d->fe[FSD_FE_IN].ops->hook));
+	fsd_add_string(o, "name", at->iface->name);
+	fsd_add_string(o, "state", state_names[at->state]);
+	fsd_add_u64(o, "ifindex", (__u64)at->ifindex);
+	fsd_add_string(o, "hook", v->fe[FSD_FE_IN].ops->hook);
 	if (!l->ingress_tp)
-		json_object_object_add(o, "xdp_mode", json_object_new_string(
-				l->xdp_generic ? "generic" : "native"));
-	add_u64(o, "reattached", at->reattached);
+		fsd_add_string(o, "xdp_mode", l->xdp_generic ? "generic" : "native");
+	fsd_add_u64(o, "reattached", at->reattached);
 	if (at->state == FSD_IFACE_FAILED)
-		json_object_object_add(o, "error",
-				       json_object_new_string(strerror(-at->err)));
-	add_ifcounts(o, d, i, false);
+		fsd_add_string(o, FS_KEY_ERROR, strerror(-at->err));
+	add_ifcounts(o, v, i, false);
 	return o;
 }
 
 /* Frames counted on no configured interface (maps.h, FS_IFSLOT_OTHER):
  * 0 but for an adopted link detached as the daemon starts. */
-static struct json_object *unattributed_json(const struct fsd_daemon *d)
+static struct json_object *unattributed_json(const struct fsd_view *v)
 {
 	struct json_object *o = json_object_new_object();
 
-	add_ifcounts(o, d, 0, true);
+	add_ifcounts(o, v, 0, true);
 	return o;
 }
 
-struct json_object *fsd_answer_status(struct fsd_daemon *d)
+struct json_object *fsd_answer_status(const struct fsd_view *v)
 {
-	const struct fs_sketch_params *p = &d->opts.params;
+	const struct fs_sketch_params *p = &v->opts->params;
+	const struct fsd_frontend *in = &v->fe[FSD_FE_IN];
 	struct json_object *a = json_object_new_object(), *o, *ifs;
 	__u64 per_cpu = datapath_bytes_per_cpu(p), bytes;
 	unsigned int i;
 	int err;
 
-	add_u64(a, "pid", (__u64)getpid());
-	json_object_object_add(a, "pin_dir",
-			       json_object_new_string(d->opts.pin_dir));
-	json_object_object_add(a, "datapath",
-			       json_object_new_string(d->loader.obj.kfunc ? "kfunc" : "bpf"));
+	fsd_add_u64(a, "pid", (__u64)getpid());
+	fsd_add_string(a, "pin_dir", v->opts->pin_dir);
+	fsd_add_string(a, "datapath", v->loader->obj.kfunc ? "kfunc" : "bpf");
 	/* Restarts (loader.h, winstore.h): whether this daemon took over a
 	 * pinned datapath, and what its history has on disk. */
-	json_object_object_add(a, "adopted", json_object_new_boolean(d->loader.obj.adopted));
-	json_object_object_add(a, "keep", json_object_new_boolean(d->opts.keep));
-	json_object_object_add(a, "state_dir", json_object_new_string(d->opts.state_dir));
-	add_u64(a, "windows_restored", d->fe[FSD_FE_IN].windows_restored);
-	add_u64(a, "windows_stored", d->fe[FSD_FE_IN].store.stored);
-	add_u64(a, "windows_store_errors", d->fe[FSD_FE_IN].store.errors);
-	json_object_object_add(a, "state_dir_usable", json_object_new_boolean(d->fe[FSD_FE_IN].store.usable));
-	add_u64(a, "journal_errors", d->fe[FSD_FE_IN].store.journal_errors);
-	add_u64(a, "windows_evicted", d->fe[FSD_FE_IN].store.evicted);
+	json_object_object_add(a, "adopted", json_object_new_boolean(v->loader->obj.adopted));
+	json_object_object_add(a, "keep", json_object_new_boolean(v->opts->keep));
+	fsd_add_string(a, "state_dir", v->opts->state_dir);
+	fsd_add_u64(a, "windows_restored", in->windows_restored);
+	fsd_add_u64(a, "windows_stored", in->store.stored);
+	fsd_add_u64(a, "windows_store_errors", in->store.errors);
+	json_object_object_add(a, "state_dir_usable", json_object_new_boolean(in->store.usable));
+	fsd_add_u64(a, "journal_errors", in->store.journal_errors);
+	fsd_add_u64(a, "windows_evicted", in->store.evicted);
 	/* The state directory's budget, shared by every frontend's store
 	 * (statebudget.h): what is charged now, and windows given up for it
 	 * (for_room: for want of free space rather than of budget). */
 	o = json_object_new_object();
-	add_u64(o, "max_bytes", d->budget.max);
-	add_u64(o, "used_bytes", d->budget.used);
-	add_u64(o, "windows_evicted", d->budget.evicted);
-	add_u64(o, "windows_evicted_for_room", d->budget.no_room);
+	fsd_add_u64(o, "max_bytes", v->budget->max);
+	fsd_add_u64(o, "used_bytes", v->budget->used);
+	fsd_add_u64(o, "windows_evicted", v->budget->evicted);
+	fsd_add_u64(o, "windows_evicted_for_room", v->budget->no_room);
 	json_object_object_add(a, "state_budget", o);
 	ifs = json_object_new_array();
-	for (i = 0; i < d->loader.n_ifaces; i++)
-		json_object_array_add(ifs, iface_json(d, i));
+	for (i = 0; i < v->loader->n_ifaces; i++)
+		json_object_array_add(ifs, iface_json(v, i));
 	json_object_object_add(a, "interfaces", ifs);
-	json_object_object_add(a, "unattributed", unattributed_json(d));
-	add_u64(a, "window_seconds", d->opts.window_sec);
-	add_u64(a, "history_seconds", d->opts.history_sec);
-	add_u64(a, "windows_kept", d->fe[FSD_FE_IN].history.count);
+	json_object_object_add(a, "unattributed", unattributed_json(v));
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, v->opts->window_sec);
+	fsd_add_u64(a, "history_seconds", v->opts->history_sec);
+	fsd_add_u64(a, "windows_kept", in->history.count);
 
 	o = json_object_new_object();
-	add_u64(o, "cms_width", 1ULL << p->cms_log2_width);
-	add_u64(o, "cms_depth", p->cms_depth);
-	json_object_object_add(o, "epsilon", json_object_new_double(fs_cms_epsilon(p)));
-	json_object_object_add(o, "delta", json_object_new_double(fs_cms_delta(p)));
+	fsd_add_u64(o, "cms_width", 1ULL << p->cms_log2_width);
+	fsd_add_u64(o, "cms_depth", p->cms_depth);
+	fsd_add_double(o, FS_KEY_EPSILON, fs_cms_epsilon(p));
+	fsd_add_double(o, FS_KEY_DELTA, fs_cms_delta(p));
 	json_object_object_add(o, "conservative", json_object_new_boolean(
 			!!(p->flags & FS_PARAM_F_CONSERVATIVE)));
-	add_u64(o, "hll_precision", p->hll_p);
-	json_object_object_add(o, "hll_relative_standard_error",
-			       json_object_new_double(fs_hll_rse(p->hll_p)));
+	fsd_add_u64(o, FS_KEY_HLL_PRECISION, p->hll_p);
+	fsd_add_double(o, "hll_relative_standard_error", fs_hll_rse(p->hll_p));
 	json_object_object_add(a, "params", o);
 
 	o = json_object_new_object();
-	add_u64(o, "datapath_bytes_per_cpu", per_cpu);
-	add_u64(o, "datapath_bytes", per_cpu * d->loader.obj.ncpus +
-		(__u64)d->opts.ringbuf_kib * 1024 + sizeof(struct fs_ctl));
+	fsd_add_u64(o, "datapath_bytes_per_cpu", per_cpu);
+	fsd_add_u64(o, "datapath_bytes", per_cpu * v->loader->obj.ncpus +
+		(__u64)v->opts->ringbuf_kib * 1024 + sizeof(struct fs_ctl));
 	/* Every frontend's history (the worst case too, options.h). */
 	for (i = 0, bytes = 0; i < FSD_FE_MAX; i++)
-		if (d->fe[i].history_ready)
-			bytes += fsd_history_bytes(&d->fe[i].history);
-	add_u64(o, "history_bytes", bytes);
-	add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(&d->opts));
+		if (v->fe[i].history_ready)
+			bytes += fsd_history_bytes(&v->fe[i].history);
+	fsd_add_u64(o, "history_bytes", bytes);
+	fsd_add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(v->opts));
 	/* What a packet costs in memory traffic, from the running layout. */
-	add_u64(o, "sketch_lines_per_packet",
+	fsd_add_u64(o, "sketch_lines_per_packet",
 		fs_sketch_lines_per_packet(p->cms_depth));
-	add_u64(o, "fixed_lines_per_packet", FS_FIXED_LINES_PER_PACKET);
+	fsd_add_u64(o, "fixed_lines_per_packet", FS_FIXED_LINES_PER_PACKET);
 	json_object_object_add(a, "memory", o);
 
 	o = json_object_new_object();
-	add_u64(o, "packets", d->fe[FSD_FE_IN].history.totals.packets);
-	add_u64(o, "bytes", d->fe[FSD_FE_IN].history.totals.bytes);
+	fsd_add_u64(o, FS_KEY_PACKETS, in->history.totals.packets);
+	fsd_add_u64(o, FS_KEY_BYTES, in->history.totals.bytes);
 	json_object_object_add(a, "totals", o);
 
-	o = counters_json(d, &err);
+	o = counters_json(v, &err);
 	if (!o) {
 		json_object_put(a);
 		return fsd_answer_error("cannot read the datapath counters: %s",
@@ -389,8 +383,8 @@ struct json_object *fsd_answer_status(struct fsd_daemon *d)
 	}
 	json_object_object_add(a, "counters", o);
 	/* None with --ingress tracepoint, which cannot drop. */
-	if (d->blocklist.started)
-		json_object_object_add(a, "blocklist", fsd_blocklist_status(&d->blocklist));
-	json_object_object_add(a, "frontends", frontends_json(d));
+	if (v->blocklist->started)
+		json_object_object_add(a, FS_KEY_BLOCKLIST, fsd_blocklist_status(v->blocklist));
+	json_object_object_add(a, "frontends", frontends_json(v));
 	return a;
 }

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * view.h - what the reporting side (status.h, metrics.h) reads of the
+ * daemon: pointers into struct fsd_daemon (daemon.h), which fills them
+ * once as it starts.  Only the event loop reads through them, as it alone
+ * changes what they point to.
+ */
+#ifndef FLOWSKETCHD_VIEW_H
+#define FLOWSKETCHD_VIEW_H
+
+struct fsd_blocklist;
+struct fsd_frontend;
+struct fsd_loader;
+struct fsd_options;
+struct fsd_server;
+struct fsd_state_budget;
+
+struct fsd_view {
+	const struct fsd_options *opts;
+	const struct fsd_loader *loader;	/* the in object, the -i links */
+	const struct fsd_frontend *fe;		/* [FSD_FE_MAX], frontend.h */
+	const struct fsd_state_budget *budget;
+	const struct fsd_server *server;	/* its refused and timeouts */
+	/* Not const: its status takes the list's lock (blocklist.h). */
+	struct fsd_blocklist *blocklist;
+};
+
+#endif /* FLOWSKETCHD_VIEW_H */
