@@ -679,29 +679,6 @@ static void escape(char *out, size_t len, const char *s)
 	out[n] = 0;
 }
 
-/* fs_stats of one frontend, summed over CPUs: 0 or -errno. */
-static int read_stats(int fd, unsigned int ncpus, __u64 stats[FS_STAT_MAX])
-{
-	__u64 *v = calloc(ncpus ? ncpus : 1, sizeof(*v));
-	unsigned int cpu;
-	__u32 k;
-	int err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (k = 0; k < FS_STAT_MAX; k++) {
-		stats[k] = 0;
-		if (bpf_map_lookup_elem(fd, &k, v)) {
-			err = -errno;
-			break;
-		}
-		for (cpu = 0; cpu < ncpus; cpu++)
-			stats[k] += v[cpu];
-	}
-	free(v);
-	return err;
-}
-
 /* One frontend as the page needs it. */
 struct source {
 	const char *frontend;		/* status's name */
@@ -732,8 +709,7 @@ static unsigned int sources_of(const struct fsd_view *v, struct source s[FSD_FE_
 		s[n].rotation = fe->rotation_ready ? &fe->rotation : NULL;
 		s[n].store = fe->store.usable ? &fe->store : NULL;
 		s[n].ifslots = fe->counts;
-		s[n].stats_ok = !read_stats(fsd_object_map_fd(fe->bpf, "fs_stats"),
-					    fe->bpf->ncpus, s[n].stats);
+		s[n].stats_ok = !fsd_object_read_stats(fe->bpf, s[n].stats);
 		s[n].tracing = fe->ops->tracing;
 		s[n].link_fd = fe->link_fd ? *fe->link_fd : -1;
 		n++;

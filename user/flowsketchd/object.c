@@ -2,6 +2,7 @@
 /* object.c - a frontend's BPF object, its load and its pins (object.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,6 +31,51 @@ int fsd_object_map_fd(const struct fsd_object *t, const char *name)
 	struct bpf_map *m = t->obj ? bpf_object__find_map_by_name(t->obj, name) : NULL;
 
 	return m ? bpf_map__fd(m) : -1;
+}
+
+/*
+ * Read from the last counter to the first, fs_hot last and, within its
+ * line, sketched before rx: the datapath counts a frame in rx before any
+ * other counter, so on a live link this order keeps rx >= the rest in one
+ * answer instead of showing more frames sketched than seen.
+ */
+int fsd_object_read_stats(const struct fsd_object *t, __u64 stats[FS_STAT_MAX])
+{
+	int fd = fsd_object_map_fd(t, "fs_stats");
+	int hot_fd = fsd_object_map_fd(t, "fs_hot");
+	unsigned int cpu, ncpus = t->ncpus;
+	struct fs_hot_line *hot = calloc(ncpus, sizeof(*hot));
+	__u64 *v = calloc(ncpus, sizeof(*v));
+	__u32 k, zero = 0;
+	int err = 0;
+
+	if (!v || !hot) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (k = FS_STAT_MAX; k-- > 0;) {
+		stats[k] = 0;
+		if (k == FS_STAT_RX || k == FS_STAT_SKETCHED)
+			continue;	/* fs_hot's */
+		if (bpf_map_lookup_elem(fd, &k, v)) {
+			err = -errno;
+			goto out;
+		}
+		for (cpu = 0; cpu < ncpus; cpu++)
+			stats[k] += v[cpu];
+	}
+	if (bpf_map_lookup_elem(hot_fd, &zero, hot)) {
+		err = -errno;
+		goto out;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		stats[FS_STAT_SKETCHED] += hot[cpu].sketched;
+		stats[FS_STAT_RX] += hot[cpu].rx;
+	}
+out:
+	free(v);
+	free(hot);
+	return err;
 }
 
 /* A pin an earlier release did not make, missing: made fresh. */

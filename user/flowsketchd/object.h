@@ -107,6 +107,9 @@ int fsd_object_path(char *buf, size_t len, const char *dir, const char *name);
 
 /* The object's map called name (fs_cms, ...); -1 if it has none. */
 int fsd_object_map_fd(const struct fsd_object *t, const char *name);
+/* Every counter since load, summed over the CPUs: the cold ones from
+ * fs_stats, rx and sketched from fs_hot (maps.h).  0 or -errno. */
+int fsd_object_read_stats(const struct fsd_object *t, __u64 stats[FS_STAT_MAX]);
 /* What the rotation needs. */
 void fsd_object_rotation_maps(const struct fsd_object *t,
 			      struct fsd_rotation_maps *m);

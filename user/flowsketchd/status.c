@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* status.c - the "status" answer of protocol.h. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <json-c/json.h>
 #include "stat_names.h"
 #include "hll_estimate.h"
@@ -38,60 +34,6 @@ static void add_malformed(struct json_object *o, const __u64 stats[FS_STAT_MAX])
 	fsd_add_u64(o, "malformed_total", total);
 }
 
-/*
- * Every counter since load, summed over the CPUs: the cold ones from
- * fs_stats, rx and sketched from fs_hot (maps.h); 0 or -errno.  Read
- * from the last counter to the first, fs_hot last and, within its line,
- * sketched before rx: the datapath counts a frame in rx before any other
- * counter, so on a live link this order keeps rx >= the rest in one
- * answer instead of showing more frames sketched than seen.
- */
-static int read_stats_of(int fd, int hot_fd, unsigned int ncpus,
-			 __u64 stats[FS_STAT_MAX])
-{
-	unsigned int cpu;
-	struct fs_hot_line *hot = calloc(ncpus, sizeof(*hot));
-	__u64 *v = calloc(ncpus, sizeof(*v));
-	__u32 k, zero = 0;
-	int err = 0;
-
-	if (!v || !hot) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (k = FS_STAT_MAX; k-- > 0;) {
-		stats[k] = 0;
-		if (k == FS_STAT_RX || k == FS_STAT_SKETCHED)
-			continue;	/* fs_hot's */
-		if (bpf_map_lookup_elem(fd, &k, v)) {
-			err = -errno;
-			goto out;
-		}
-		for (cpu = 0; cpu < ncpus; cpu++)
-			stats[k] += v[cpu];
-	}
-	if (bpf_map_lookup_elem(hot_fd, &zero, hot)) {
-		err = -errno;
-		goto out;
-	}
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		stats[FS_STAT_SKETCHED] += hot[cpu].sketched;
-		stats[FS_STAT_RX] += hot[cpu].rx;
-	}
-out:
-	free(v);
-	free(hot);
-	return err;
-}
-
-/* Every counter of fe's object (read_stats_of()). */
-static int read_stats(const struct fsd_frontend *fe, __u64 stats[FS_STAT_MAX])
-{
-	return read_stats_of(fsd_object_map_fd(fe->bpf, "fs_stats"),
-			     fsd_object_map_fd(fe->bpf, "fs_hot"), fe->bpf->ncpus,
-			     stats);
-}
-
 /* Runs the kernel skipped: the program was already running on that CPU
  * (a tracing program never nests on one, tp_frontend.h). */
 static void add_misses(struct json_object *f, const struct fsd_frontend *fe)
@@ -110,7 +52,7 @@ static void tp_frontend_json(struct json_object *f, const struct fsd_frontend *f
 
 	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
 	fsd_add_string(f, "datapath", fe->bpf->kfunc ? "kfunc" : "bpf");
-	if (!read_stats(fe, stats)) {
+	if (!fsd_object_read_stats(fe->bpf, stats)) {
 		fsd_add_u64(f, "rx", stats[FS_STAT_RX]);
 		fsd_add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 		fsd_add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
@@ -165,7 +107,7 @@ static struct json_object *frontends_json(const struct fsd_view *v)
 		} else {
 			if (fe->ops->tracing)
 				add_misses(f, fe);
-			if (!read_stats(fe, stats)) {
+			if (!fsd_object_read_stats(fe->bpf, stats)) {
 				fsd_add_u64(f, "rx", stats[FS_STAT_RX]);
 				fsd_add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
 			}
@@ -184,7 +126,7 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 	struct json_object *c;
 	__u64 stats[FS_STAT_MAX];
 
-	*err = read_stats(in, stats);
+	*err = fsd_object_read_stats(in->bpf, stats);
 	if (*err)
 		return NULL;
 	c = json_object_new_object();
