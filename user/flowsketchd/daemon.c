@@ -162,7 +162,7 @@ static int open_loop(struct fsd_daemon *d)
 	if (!err)
 		err = watch(d, d->signal_fd);
 	if (!err)
-		err = watch(d, d->listen_fd);
+		err = fsd_server_watch(&d->server, d->epoll_fd);
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].reports)
 			err = watch(d, ring_buffer__epoll_fd(d->fe[i].reports));
@@ -279,7 +279,8 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	d->adopting = adopt;
 	fs_export_key_derive(secret, &d->export_key);
 	raise_nofile();
-	err = fsd_server_open(d);
+	err = fsd_server_open(&d->server, o->socket_path, o->read_group,
+			      o->read_gid);
 	return err ? err : adopt;
 }
 
@@ -405,8 +406,8 @@ static void teardown(struct fsd_daemon *d)
 		if (d->fe[i].ops->tp)
 			fsd_frontend_teardown(&d->fe[i], keep);
 	fsd_loader_close(&d->loader, keep);
-	fsd_server_drop_clients(d);
-	fsd_server_close(d);
+	fsd_server_drop_clients(&d->server);
+	fsd_server_close(&d->server);
 	/* Before the history they read goes. */
 	if (d->workers_ready)
 		fsd_workers_stop(&d->workers);
@@ -498,7 +499,7 @@ static int loop(struct fsd_daemon *d)
 	for (;;) {
 		/* Clients' deadlines bound the wait: a client that never
 		 * sends is answered (or dropped) on time. */
-		while ((wait = fsd_server_expire(d)) == FSD_EXPIRE_MORE)
+		while ((wait = fsd_server_expire(&d->server)) == FSD_EXPIRE_MORE)
 			fsd_daemon_rotate_if_due(d);
 		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev), wait);
 		if (n < 0) {
@@ -515,7 +516,8 @@ static int loop(struct fsd_daemon *d)
 			if (i % FSD_EVENTS_PER_TIMER_LOOK == 0)
 				fsd_daemon_rotate_if_due(d);
 			if (ev[i].data.u64 & FSD_EV_CLIENT) {
-				fsd_server_client_event(d, ev[i].data.u64 & ~FSD_EV_CLIENT,
+				fsd_server_client_event(&d->server,
+							ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
 			} else if (fd == d->signal_fd) {
 				struct signalfd_siginfo si;
@@ -528,15 +530,15 @@ static int loop(struct fsd_daemon *d)
 				fsd_daemon_rotate_if_due(d);
 			} else if (drain_reports(d, fd)) {
 				continue;
-			} else if (fd == d->listen_fd) {
-				fsd_server_accept(d);
+			} else if (fd == d->server.listen_fd) {
+				fsd_server_accept(&d->server);
 			} else if (fd == d->workers.event_fd) {
 				struct fsd_job *job = fsd_workers_take_done(&d->workers);
 
 				while (job) {
 					struct fsd_job *next = job->next;
 
-					fsd_server_job_done(d, job);
+					fsd_server_job_done(&d->server, job);
 					job = next;
 				}
 			} else if (fd == d->ifwatch.fd) {
@@ -595,8 +597,7 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 	unsigned int i;
 	int err;
 
-	d->server.request = request;
-	d->listen_fd = -1;
+	fsd_server_init(&d->server, request, d, &d->workers);
 	d->timer_fd = -1;
 	d->signal_fd = -1;
 	d->epoll_fd = -1;
