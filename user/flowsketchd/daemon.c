@@ -284,9 +284,19 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	return err ? err : adopt;
 }
 
+/* What the frontends read of the daemon (frontend.h). */
+static struct fsd_frontend_env frontend_env(struct fsd_daemon *d)
+{
+	return (struct fsd_frontend_env){
+		.opts = &d->opts, .loader = &d->loader, .budget = &d->budget,
+		.started_ns = d->started_ns,
+	};
+}
+
 static int setup(struct fsd_daemon *d)
 {
 	const struct fsd_options *o = &d->opts;
+	struct fsd_frontend_env env = frontend_env(d);
 	struct fsd_frontend *in = &d->fe[FSD_FE_IN];
 	struct fs_hash_secret secret;
 	unsigned int i;
@@ -323,12 +333,12 @@ static int setup(struct fsd_daemon *d)
 		in->loaded = true;
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			err = fsd_frontend_setup(d, &d->fe[i], &secret, adopt);
+			err = fsd_frontend_setup(&env, &d->fe[i], &secret, adopt);
 	memset(&secret, 0, sizeof(secret));
 	if (err)
 		return err;
 	in->adopted = adopt;
-	err = fsd_frontend_open_windows(d, in);
+	err = fsd_frontend_open_windows(&env, in);
 	if (err)
 		return err;
 	err = fsd_workers_start(&d->workers, d);
@@ -355,10 +365,10 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_loader_pin(&d->loader, o->pin_dir);
 	if (err)
 		return err;
-	d->started_ns = fsd_now_ns();
+	env.started_ns = d->started_ns = fsd_now_ns();
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			err = fsd_frontend_pin(d, &d->fe[i]);
+			err = fsd_frontend_pin(&env, &d->fe[i]);
 	if (err)
 		return err;
 	if (adopt) {
@@ -377,7 +387,7 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_loader_attach(&d->loader, o);
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			err = fsd_frontend_attach(d, &d->fe[i]);
+			err = fsd_frontend_attach(&env, &d->fe[i]);
 	if (!err)
 		d->running = true;
 	return err;
@@ -482,12 +492,13 @@ static bool drain_reports(struct fsd_daemon *d, int fd)
  * count the -i interfaces follow. */
 static void follow_ifaces(struct fsd_daemon *d)
 {
+	const struct fsd_frontend_env env = frontend_env(d);
 	unsigned int i;
 
 	fsd_ifwatch_handle(&d->ifwatch, &d->loader);
 	for (i = 0; i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			fsd_frontend_sync_ifaces(d, &d->fe[i]);
+			fsd_frontend_sync_ifaces(&env, &d->fe[i]);
 }
 
 /* Returns when a stop signal arrives (or the loop cannot go on). */
