@@ -414,11 +414,11 @@ static void teardown(struct fsd_daemon *d)
 	 * the last set up first, ingress (the loader's) last. */
 	for (i = FSD_FE_MAX; i-- > 0;)
 		if (d->fe[i].ops->tp)
-			fsd_frontend_teardown(&d->fe[i], keep);
+			fsd_frontend_close_object(&d->fe[i], keep);
 	fsd_loader_close(&d->loader, keep);
 	fsd_server_drop_clients(&d->server);
 	fsd_server_close(&d->server);
-	/* Before the history they read goes. */
+	/* Before the histories they read go: a span query may be running. */
 	if (d->workers_ready)
 		fsd_workers_stop(&d->workers);
 	d->workers_ready = false;
@@ -427,7 +427,8 @@ static void teardown(struct fsd_daemon *d)
 	/* Cleared while still locked, and with nothing more journaled. */
 	if (!keep && d->fe[FSD_FE_IN].store.usable)
 		fsd_metrics_forget(d->fe[FSD_FE_IN].store.dir);
-	fsd_frontend_close_windows(&d->fe[FSD_FE_IN], keep);
+	for (i = FSD_FE_MAX; i-- > 0;)
+		fsd_frontend_close_windows(&d->fe[i], keep);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
 	d->lock.created = !keep && (d->lock.created || d->loader.obj.adopted ||

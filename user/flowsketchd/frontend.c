@@ -271,13 +271,12 @@ int fsd_frontend_attach(const struct fsd_frontend_env *env, struct fsd_frontend 
 	return 0;
 }
 
-void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep)
+void fsd_frontend_close_object(struct fsd_frontend *fe, bool keep)
 {
 	fsd_ifslots_close(&fe->ifslots);
 	if (fe->loaded)
 		fsd_tp_close(&fe->obj, keep);
 	fe->loaded = false;
-	fsd_frontend_close_windows(fe, keep);
 }
 
 void fsd_frontend_close_windows(struct fsd_frontend *fe, bool keep)

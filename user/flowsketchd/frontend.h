@@ -108,10 +108,10 @@ int fsd_frontend_attach(const struct fsd_frontend_env *env, struct fsd_frontend 
 void fsd_frontend_sync_ifaces(const struct fsd_frontend_env *env,
 			      struct fsd_frontend *fe);
 /* A tracepoint kind's: close its object (keep: leave it pinned and
- * counting), then its windows. */
-void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep);
-/* What fsd_frontend_open_windows() made; keep: the stored windows too
- * (else they are cleared). */
+ * counting).  Its windows stay for the span queries still running. */
+void fsd_frontend_close_object(struct fsd_frontend *fe, bool keep);
+/* What fsd_frontend_open_windows() made, once no query thread reads it
+ * (workers.h); keep: the stored windows too (else they are cleared). */
 void fsd_frontend_close_windows(struct fsd_frontend *fe, bool keep);
 /* flowsketchd --detach: kind k's pins and stored windows.  The number of
  * pin directories removed, or -errno. */
