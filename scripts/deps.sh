@@ -18,7 +18,8 @@ set -eu
 # nftables: tests/integration/vlan_stack.sh counts what the receiving
 # stack delivers.
 # systemd (systemd-analyze), strace and libcap2-bin (capsh): the unit's
-# sandbox is judged by tests/integration/systemd_unit.sh.
+# sandbox is judged by tests/integration/systemd_unit.sh.  gdb: the order
+# of the daemon's stop (tests/integration/stop_queries.sh).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 libjson-c-dev libcmocka-dev iproute2 iputils-ping jq util-linux procps
 libclang-rt-14-dev redis-server postgresql-15 postgresql-15-hll
@@ -26,7 +27,7 @@ qemu-system-x86 busybox-static linux-image-6.12-amd64
 linux-headers-6.12-amd64 zstd xz-utils cpio kmod dwarves dkms openssl python3
 libmicrohttpd-dev prometheus python3-prometheus-client curl
 libncurses-dev gnuplot-nox libyaml-dev libgnutls28-dev libcrypt-dev
-apache2-utils nftables systemd strace libcap2-bin"
+apache2-utils nftables systemd strace libcap2-bin gdb"
 
 missing=""
 for p in $PKGS; do

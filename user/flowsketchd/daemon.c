@@ -162,7 +162,7 @@ static int open_loop(struct fsd_daemon *d)
 	if (!err)
 		err = watch(d, d->signal_fd);
 	if (!err)
-		err = watch(d, d->listen_fd);
+		err = fsd_server_watch(&d->server, d->epoll_fd);
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].reports)
 			err = watch(d, ring_buffer__epoll_fd(d->fe[i].reports));
@@ -279,13 +279,24 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	d->adopting = adopt;
 	fs_export_key_derive(secret, &d->export_key);
 	raise_nofile();
-	err = fsd_server_open(d);
+	err = fsd_server_open(&d->server, o->socket_path, o->read_group,
+			      o->read_gid);
 	return err ? err : adopt;
+}
+
+/* What the frontends read of the daemon (frontend.h). */
+static struct fsd_frontend_env frontend_env(struct fsd_daemon *d)
+{
+	return (struct fsd_frontend_env){
+		.opts = &d->opts, .loader = &d->loader, .budget = &d->budget,
+		.started_ns = d->started_ns,
+	};
 }
 
 static int setup(struct fsd_daemon *d)
 {
 	const struct fsd_options *o = &d->opts;
+	struct fsd_frontend_env env = frontend_env(d);
 	struct fsd_frontend *in = &d->fe[FSD_FE_IN];
 	struct fs_hash_secret secret;
 	unsigned int i;
@@ -322,12 +333,12 @@ static int setup(struct fsd_daemon *d)
 		in->loaded = true;
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			err = fsd_frontend_setup(d, &d->fe[i], &secret, adopt);
+			err = fsd_frontend_setup(&env, &d->fe[i], &secret, adopt);
 	memset(&secret, 0, sizeof(secret));
 	if (err)
 		return err;
 	in->adopted = adopt;
-	err = fsd_frontend_open_windows(d, in);
+	err = fsd_frontend_open_windows(&env, in);
 	if (err)
 		return err;
 	err = fsd_workers_start(&d->workers, d);
@@ -354,10 +365,10 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_loader_pin(&d->loader, o->pin_dir);
 	if (err)
 		return err;
-	d->started_ns = fsd_now_ns();
+	env.started_ns = d->started_ns = fsd_now_ns();
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			err = fsd_frontend_pin(d, &d->fe[i]);
+			err = fsd_frontend_pin(&env, &d->fe[i]);
 	if (err)
 		return err;
 	if (adopt) {
@@ -376,7 +387,7 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_loader_attach(&d->loader, o);
 	for (i = 0; !err && i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			err = fsd_frontend_attach(d, &d->fe[i]);
+			err = fsd_frontend_attach(&env, &d->fe[i]);
 	if (!err)
 		d->running = true;
 	return err;
@@ -403,11 +414,11 @@ static void teardown(struct fsd_daemon *d)
 	 * the last set up first, ingress (the loader's) last. */
 	for (i = FSD_FE_MAX; i-- > 0;)
 		if (d->fe[i].ops->tp)
-			fsd_frontend_teardown(&d->fe[i], keep);
+			fsd_frontend_close_object(&d->fe[i], keep);
 	fsd_loader_close(&d->loader, keep);
-	fsd_server_drop_clients(d);
-	fsd_server_close(d);
-	/* Before the history they read goes. */
+	fsd_server_drop_clients(&d->server);
+	fsd_server_close(&d->server);
+	/* Before the histories they read go: a span query may be running. */
 	if (d->workers_ready)
 		fsd_workers_stop(&d->workers);
 	d->workers_ready = false;
@@ -416,7 +427,8 @@ static void teardown(struct fsd_daemon *d)
 	/* Cleared while still locked, and with nothing more journaled. */
 	if (!keep && d->fe[FSD_FE_IN].store.usable)
 		fsd_metrics_forget(d->fe[FSD_FE_IN].store.dir);
-	fsd_frontend_close_windows(&d->fe[FSD_FE_IN], keep);
+	for (i = FSD_FE_MAX; i-- > 0;)
+		fsd_frontend_close_windows(&d->fe[i], keep);
 	/* The pin directory is flowsketch's whoever made it; kept, it is
 	 * not empty. */
 	d->lock.created = !keep && (d->lock.created || d->loader.obj.adopted ||
@@ -481,12 +493,13 @@ static bool drain_reports(struct fsd_daemon *d, int fd)
  * count the -i interfaces follow. */
 static void follow_ifaces(struct fsd_daemon *d)
 {
+	const struct fsd_frontend_env env = frontend_env(d);
 	unsigned int i;
 
 	fsd_ifwatch_handle(&d->ifwatch, &d->loader);
 	for (i = 0; i < FSD_FE_MAX; i++)
 		if (d->fe[i].ops->tp)
-			fsd_frontend_sync_ifaces(d, &d->fe[i]);
+			fsd_frontend_sync_ifaces(&env, &d->fe[i]);
 }
 
 /* Returns when a stop signal arrives (or the loop cannot go on). */
@@ -498,7 +511,7 @@ static int loop(struct fsd_daemon *d)
 	for (;;) {
 		/* Clients' deadlines bound the wait: a client that never
 		 * sends is answered (or dropped) on time. */
-		while ((wait = fsd_server_expire(d)) == FSD_EXPIRE_MORE)
+		while ((wait = fsd_server_expire(&d->server)) == FSD_EXPIRE_MORE)
 			fsd_daemon_rotate_if_due(d);
 		n = epoll_wait(d->epoll_fd, ev, FS_ARRAY_SIZE(ev), wait);
 		if (n < 0) {
@@ -515,7 +528,8 @@ static int loop(struct fsd_daemon *d)
 			if (i % FSD_EVENTS_PER_TIMER_LOOK == 0)
 				fsd_daemon_rotate_if_due(d);
 			if (ev[i].data.u64 & FSD_EV_CLIENT) {
-				fsd_server_client_event(d, ev[i].data.u64 & ~FSD_EV_CLIENT,
+				fsd_server_client_event(&d->server,
+							ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
 			} else if (fd == d->signal_fd) {
 				struct signalfd_siginfo si;
@@ -528,15 +542,15 @@ static int loop(struct fsd_daemon *d)
 				fsd_daemon_rotate_if_due(d);
 			} else if (drain_reports(d, fd)) {
 				continue;
-			} else if (fd == d->listen_fd) {
-				fsd_server_accept(d);
+			} else if (fd == d->server.listen_fd) {
+				fsd_server_accept(&d->server);
 			} else if (fd == d->workers.event_fd) {
 				struct fsd_job *job = fsd_workers_take_done(&d->workers);
 
 				while (job) {
 					struct fsd_job *next = job->next;
 
-					fsd_server_job_done(d, job);
+					fsd_server_job_done(&d->server, job);
 					job = next;
 				}
 			} else if (fd == d->ifwatch.fd) {
@@ -595,8 +609,7 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 	unsigned int i;
 	int err;
 
-	d->server.request = request;
-	d->listen_fd = -1;
+	fsd_server_init(&d->server, request, d, &d->workers);
 	d->timer_fd = -1;
 	d->signal_fd = -1;
 	d->epoll_fd = -1;

@@ -53,9 +53,6 @@ struct fsd_daemon {
 	bool adopting;			/* a pinned datapath is being taken over:
 					   a failed setup leaves it as it was */
 	bool workers_ready;
-	int listen_fd;
-	bool socket_created;
-	bool socket_dir_created;
 	int timer_fd;
 	__u64 timer_due_ns;		/* CLOCK_MONOTONIC: next rotation due */
 	int signal_fd;

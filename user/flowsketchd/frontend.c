@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "frontend.h"
+#include "loader.h"
 #include "log.h"
-#include "daemon.h"
+#include "options.h"
+#include "statebudget.h"
 #include "tp_frontend.h"
 
 const struct fsd_frontend_ops fsd_fe_xdp = {
@@ -63,11 +66,11 @@ void fsd_frontend_use_loader(struct fsd_frontend *fe, const struct fsd_loader *l
 }
 
 /* fsd_frontend_setup() but for the message. */
-static int setup(struct fsd_daemon *d, struct fsd_frontend *fe,
+static int setup(const struct fsd_frontend_env *env, struct fsd_frontend *fe,
 		 const struct fs_hash_secret *secret, bool adopt)
 {
 	const struct fsd_tp_kind *k = fe->ops->tp;
-	const struct fsd_options *o = &d->opts;
+	const struct fsd_options *o = env->opts;
 	char dir[PATH_MAX];
 	int err;
 
@@ -87,12 +90,13 @@ static int setup(struct fsd_daemon *d, struct fsd_frontend *fe,
 	if (err)
 		return err;
 	fe->loaded = true;
-	return fsd_frontend_open_windows(d, fe);
+	return fsd_frontend_open_windows(env, fe);
 }
 
-int fsd_frontend_open_windows(struct fsd_daemon *d, struct fsd_frontend *fe)
+int fsd_frontend_open_windows(const struct fsd_frontend_env *env,
+			      struct fsd_frontend *fe)
 {
-	const struct fsd_options *o = &d->opts;
+	const struct fsd_options *o = env->opts;
 	/* The in direction names the step that failed; the others' setup
 	 * says "cannot set up the NAME frontend". */
 	bool in = !fe->ops->tp;
@@ -111,7 +115,7 @@ int fsd_frontend_open_windows(struct fsd_daemon *d, struct fsd_frontend *fe)
 		return err;
 	}
 	fe->history_ready = true;
-	fsd_state_budget_add(&d->budget, &fe->history, &fe->store);
+	fsd_state_budget_add(env->budget, &fe->history, &fe->store);
 	if (fe->adopted) {
 		err = fsd_winstore_load(&fe->store, &fe->history,
 					fe->bpf->ctl->window_seq, &fe->last_end_ns);
@@ -148,10 +152,10 @@ int fsd_frontend_open_windows(struct fsd_daemon *d, struct fsd_frontend *fe)
 	return 0;
 }
 
-int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
+int fsd_frontend_setup(const struct fsd_frontend_env *env, struct fsd_frontend *fe,
 		       const struct fs_hash_secret *secret, bool adopt)
 {
-	int err = setup(d, fe, secret, adopt);
+	int err = setup(env, fe, secret, adopt);
 
 	if (err)
 		fsd_err("cannot set up the %s frontend: %s", fe->ops->setup_what,
@@ -159,7 +163,7 @@ int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
 	return err;
 }
 
-int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
+int fsd_frontend_pin(const struct fsd_frontend_env *env, struct fsd_frontend *fe)
 {
 	int err = fsd_tp_pin(&fe->obj);
 
@@ -168,24 +172,26 @@ int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe)
 	if (fe->adopted) {
 		fsd_rotation_adopt(&fe->rotation, &fe->history, fe->reports,
 				   fe->last_end_ns,
-				   (__u64)d->opts.window_sec * 1000000000ULL);
+				   (__u64)env->opts->window_sec * 1000000000ULL);
 	} else {
-		fe->rotation.start_ns = d->started_ns;
-		__atomic_store_n(&fe->obj.bpf.ctl->window_start_ns, d->started_ns,
+		fe->rotation.start_ns = env->started_ns;
+		__atomic_store_n(&fe->obj.bpf.ctl->window_start_ns, env->started_ns,
 				 __ATOMIC_RELEASE);
 	}
 	return 0;
 }
 
-void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
+void fsd_frontend_sync_ifaces(const struct fsd_frontend_env *env,
+			      struct fsd_frontend *fe)
 {
+	const struct fsd_loader *l = env->loader;
 	int fd = fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), err;
 	unsigned int i;
 
 	if (!fe->loaded || !fe->obj.kind->ifaces)
 		return;
-	for (i = 0; i < d->loader.n_ifaces; i++) {
-		const struct fsd_attachment *a = &d->loader.ifaces[i];
+	for (i = 0; i < l->n_ifaces; i++) {
+		const struct fsd_attachment *a = &l->ifaces[i];
 		int want = a->state == FSD_IFACE_ATTACHED ? a->ifindex : 0;
 
 		if (want == fe->ifindex[i])
@@ -204,9 +210,8 @@ void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
 
 /* The per-interface counters' slots, before the first interface is
  * counted (ifslots.h). */
-static int open_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
+static int open_ifslots(const struct fsd_options *o, struct fsd_frontend *fe)
 {
-	const struct fsd_options *o = &d->opts;
 	int err;
 
 	err = fsd_ifslots_open(&fe->ifslots, fsd_object_map_fd(&fe->obj.bpf, "fs_ifslot"),
@@ -225,35 +230,35 @@ static int open_ifslots(struct fsd_daemon *d, struct fsd_frontend *fe)
 /* Once the -i interfaces are counted in their slots: an adopted filter's
  * entries for interfaces no -i gives now go, then the slots of names no
  * -i gives. */
-static int drop_foreign_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe)
+static int drop_foreign_ifaces(const struct fsd_frontend_env *env,
+			       struct fsd_frontend *fe)
 {
+	unsigned int i, n = env->loader->n_ifaces;
 	int keep[FSD_MAX_IFACES], err;
-	unsigned int i;
 
-	for (i = 0; i < d->loader.n_ifaces; i++)
+	for (i = 0; i < n; i++)
 		keep[i] = fe->ifindex[i];
-	err = fsd_tp_iface_keep_only(fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), keep,
-				     d->loader.n_ifaces);
+	err = fsd_tp_iface_keep_only(fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), keep, n);
 	if (err < 0) {
 		fsd_err("cannot clear the %s interface filter: %s",
 			fe->obj.kind->name, strerror(-err));
 		return err;
 	}
-	fsd_ifslots_release(&fe->ifslots, d->opts.ifaces, d->opts.n_ifaces);
+	fsd_ifslots_release(&fe->ifslots, env->opts->ifaces, env->opts->n_ifaces);
 	return 0;
 }
 
-int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
+int fsd_frontend_attach(const struct fsd_frontend_env *env, struct fsd_frontend *fe)
 {
 	int err;
 
 	if (!fe->obj.kind->ifaces)
 		return fsd_tp_attach(&fe->obj);
-	err = open_ifslots(d, fe);
+	err = open_ifslots(env->opts, fe);
 	if (err)
 		return err;
-	fsd_frontend_sync_ifaces(d, fe);
-	err = drop_foreign_ifaces(d, fe);
+	fsd_frontend_sync_ifaces(env, fe);
+	err = drop_foreign_ifaces(env, fe);
 	if (!err)
 		err = fsd_tp_attach(&fe->obj);
 	if (err)
@@ -266,13 +271,12 @@ int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe)
 	return 0;
 }
 
-void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep)
+void fsd_frontend_close_object(struct fsd_frontend *fe, bool keep)
 {
 	fsd_ifslots_close(&fe->ifslots);
 	if (fe->loaded)
 		fsd_tp_close(&fe->obj, keep);
 	fe->loaded = false;
-	fsd_frontend_close_windows(fe, keep);
 }
 
 void fsd_frontend_close_windows(struct fsd_frontend *fe, bool keep)

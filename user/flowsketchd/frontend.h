@@ -33,8 +33,9 @@
 #include "rotation.h"
 #include "winstore.h"
 
-struct fsd_daemon;
 struct fsd_loader;
+struct fsd_options;
+struct fsd_state_budget;
 struct ring_buffer;
 
 enum fsd_frontend_id { FSD_FE_IN, FSD_FE_OUT, FSD_FE_CONN, FSD_FE_MAX };
@@ -74,6 +75,14 @@ struct fsd_frontend {
 	__u64 last_end_ns;		/* the newest restored window's end */
 };
 
+/* What the frontends read of the daemon around them. */
+struct fsd_frontend_env {
+	const struct fsd_options *opts;
+	const struct fsd_loader *loader;	/* its XDP attachments, per -i */
+	struct fsd_state_budget *budget;	/* shared by every store */
+	__u64 started_ns;		/* the first window's start (at pin) */
+};
+
 /* The kind of list entry id (FSD_FE_*), --ingress tracepoint or not. */
 const struct fsd_frontend_ops *fsd_frontend_kind(unsigned int id, bool ingress_tp);
 /* Before setup: nothing held; ops: its kind. */
@@ -83,24 +92,26 @@ void fsd_frontend_use_loader(struct fsd_frontend *fe, const struct fsd_loader *l
 /* A tracepoint kind's (ops->tp): load it (adopting what is pinned for it
  * when the XDP datapath is adopted), the store, the history, the rotation
  * and the ring buffer.  0 or -errno, logged. */
-int fsd_frontend_setup(struct fsd_daemon *d, struct fsd_frontend *fe,
+int fsd_frontend_setup(const struct fsd_frontend_env *env, struct fsd_frontend *fe,
 		       const struct fs_hash_secret *secret, bool adopt);
 /* Once fe's object is loaded (fe->bpf) and its store open: its history
  * (with the stored windows when fe->adopted), rotation and reports.
  * 0 or -errno. */
-int fsd_frontend_open_windows(struct fsd_daemon *d, struct fsd_frontend *fe);
+int fsd_frontend_open_windows(const struct fsd_frontend_env *env,
+			      struct fsd_frontend *fe);
 /* After the XDP pins: pin, finish an adopted rotation or start the first
  * window.  0 or -errno. */
-int fsd_frontend_pin(struct fsd_daemon *d, struct fsd_frontend *fe);
+int fsd_frontend_pin(const struct fsd_frontend_env *env, struct fsd_frontend *fe);
 /* After the XDP attach: the interfaces, then the link.  0 or -errno. */
-int fsd_frontend_attach(struct fsd_daemon *d, struct fsd_frontend *fe);
+int fsd_frontend_attach(const struct fsd_frontend_env *env, struct fsd_frontend *fe);
 /* Follow the XDP attachments (interfaces come and go, ifwatch.h). */
-void fsd_frontend_sync_ifaces(struct fsd_daemon *d, struct fsd_frontend *fe);
+void fsd_frontend_sync_ifaces(const struct fsd_frontend_env *env,
+			      struct fsd_frontend *fe);
 /* A tracepoint kind's: close its object (keep: leave it pinned and
- * counting), then its windows. */
-void fsd_frontend_teardown(struct fsd_frontend *fe, bool keep);
-/* What fsd_frontend_open_windows() made; keep: the stored windows too
- * (else they are cleared). */
+ * counting).  Its windows stay for the span queries still running. */
+void fsd_frontend_close_object(struct fsd_frontend *fe, bool keep);
+/* What fsd_frontend_open_windows() made, once no query thread reads it
+ * (workers.h); keep: the stored windows too (else they are cleared). */
 void fsd_frontend_close_windows(struct fsd_frontend *fe, bool keep);
 /* flowsketchd --detach: kind k's pins and stored windows.  The number of
  * pin directories removed, or -errno. */

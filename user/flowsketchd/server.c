@@ -17,7 +17,6 @@
 #include "answer.h"
 #include "protocol.h"
 #include "log.h"
-#include "daemon.h"
 #include "safedir.h"
 #include "server.h"
 #include "workers.h"
@@ -79,19 +78,18 @@ static int remove_stale_socket(const struct sockaddr_un *addr)
  * so that the group can reach the socket) when missing; one that exists
  * must be safe (safedir.h) and, with --read-group, let the group through.
  */
-static int open_dir(struct fsd_daemon *d, const char *dir)
+static int open_dir(struct fsd_server *s, const char *dir)
 {
-	const struct fsd_options *o = &d->opts;
 	struct stat st;
 	int err;
 
 	if (!mkdir(dir, 0700)) {
-		d->socket_dir_created = true;
+		s->dir_created = true;
 		/* chmod after chown: never open to a group that is not it. */
-		if (o->read_group && (chown(dir, 0, o->read_gid) || chmod(dir, 0750))) {
+		if (s->read_group && (chown(dir, 0, s->read_gid) || chmod(dir, 0750))) {
 			err = -errno;
 			fsd_err("cannot give %s to group %s: %s", dir,
-				o->read_group, strerror(-err));
+				s->read_group, strerror(-err));
 			return err;
 		}
 		return 0;
@@ -102,7 +100,7 @@ static int open_dir(struct fsd_daemon *d, const char *dir)
 		return err;
 	}
 	err = fsd_safedir_check(dir, "socket directory");
-	if (err || !o->read_group)
+	if (err || !s->read_group)
 		return err;
 	if (stat(dir, &st)) {
 		err = -errno;
@@ -110,10 +108,10 @@ static int open_dir(struct fsd_daemon *d, const char *dir)
 		return err;
 	}
 	if (!(st.st_mode & S_IXOTH) &&
-	    !(st.st_gid == o->read_gid && (st.st_mode & S_IXGRP))) {
+	    !(st.st_gid == s->read_gid && (st.st_mode & S_IXGRP))) {
 		fsd_err("socket directory %s (mode %04o, gid %u) does not let group %s reach the socket: chgrp %s and chmod 0750 it, or remove it for flowsketchd to make",
 			dir, (unsigned int)(st.st_mode & 07777),
-			(unsigned int)st.st_gid, o->read_group, o->read_group);
+			(unsigned int)st.st_gid, s->read_group, s->read_group);
 		return -EACCES;
 	}
 	return 0;
@@ -121,10 +119,9 @@ static int open_dir(struct fsd_daemon *d, const char *dir)
 
 /* Root only (0600) or, with --read-group, 0660 root:GROUP.  Born 0600
  * under the umask: there is no moment where it is open to more. */
-static int bind_socket(struct fsd_daemon *d, int fd,
+static int bind_socket(struct fsd_server *s, int fd,
 		       const struct sockaddr_un *addr)
 {
-	const struct fsd_options *o = &d->opts;
 	mode_t old_umask;
 	int err;
 
@@ -135,24 +132,38 @@ static int bind_socket(struct fsd_daemon *d, int fd,
 		fsd_err("cannot bind %s: %s", addr->sun_path, strerror(-err));
 		return err;
 	}
-	d->socket_created = true;
+	s->socket_created = true;
 	/* By path: the directory was checked (no one else writes there). */
-	if (o->read_group &&
-	    (chown(addr->sun_path, 0, o->read_gid) || chmod(addr->sun_path, 0660))) {
+	if (s->read_group &&
+	    (chown(addr->sun_path, 0, s->read_gid) || chmod(addr->sun_path, 0660))) {
 		err = -errno;
 		fsd_err("cannot give %s to group %s: %s", addr->sun_path,
-			o->read_group, strerror(-err));
+			s->read_group, strerror(-err));
 		return err;
 	}
 	return 0;
 }
 
-int fsd_server_open(struct fsd_daemon *d)
+void fsd_server_init(struct fsd_server *s, fsd_request_fn *request,
+		     struct fsd_daemon *owner, struct fsd_workers *workers)
+{
+	s->request = request;
+	s->owner = owner;
+	s->workers = workers;
+	s->listen_fd = -1;
+	s->epoll_fd = -1;
+}
+
+int fsd_server_open(struct fsd_server *s, const char *path,
+		    const char *read_group, gid_t read_gid)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	const char *path = d->opts.socket_path;
 	char dir[PATH_MAX];
 	int fd, err;
+
+	s->path = path;
+	s->read_group = read_group;
+	s->read_gid = read_gid;
 
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
 	    (int)sizeof(addr.sun_path)) {
@@ -163,7 +174,7 @@ int fsd_server_open(struct fsd_daemon *d)
 	err = socket_dir(dir, sizeof(dir), path);
 	if (err)
 		return err;
-	err = open_dir(d, dir);
+	err = open_dir(s, dir);
 	if (err)
 		return err;
 	err = remove_stale_socket(&addr);
@@ -175,8 +186,8 @@ int fsd_server_open(struct fsd_daemon *d)
 		fsd_err("cannot create a unix socket: %s", strerror(-err));
 		return err;
 	}
-	d->listen_fd = fd;
-	err = bind_socket(d, fd, &addr);
+	s->listen_fd = fd;
+	err = bind_socket(s, fd, &addr);
 	if (err)
 		return err;
 	if (listen(fd, 16)) {
@@ -184,29 +195,27 @@ int fsd_server_open(struct fsd_daemon *d)
 		fsd_err("cannot listen on %s: %s", path, strerror(-err));
 		return err;
 	}
-	if (d->opts.read_group)
+	if (read_group)
 		fsd_info("listening on %s (root; group %s reads)", path,
-			 d->opts.read_group);
+			 read_group);
 	else
 		fsd_info("listening on %s (root only)", path);
 	return 0;
 }
 
-void fsd_server_close(struct fsd_daemon *d)
+void fsd_server_close(struct fsd_server *s)
 {
 	char dir[PATH_MAX];
 
-	if (d->listen_fd >= 0)
-		close(d->listen_fd);
-	d->listen_fd = -1;
-	if (d->socket_created && unlink(d->opts.socket_path))
-		fsd_warn("cannot remove %s: %s", d->opts.socket_path,
-			 strerror(errno));
-	d->socket_created = false;
-	if (d->socket_dir_created &&
-	    !socket_dir(dir, sizeof(dir), d->opts.socket_path))
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	s->listen_fd = -1;
+	if (s->socket_created && unlink(s->path))
+		fsd_warn("cannot remove %s: %s", s->path, strerror(errno));
+	s->socket_created = false;
+	if (s->dir_created && !socket_dir(dir, sizeof(dir), s->path))
 		rmdir(dir);
-	d->socket_dir_created = false;
+	s->dir_created = false;
 }
 
 __u64 fsd_monotonic_ms(void)
@@ -217,7 +226,7 @@ __u64 fsd_monotonic_ms(void)
 	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
 }
 
-static int client_watch(struct fsd_daemon *d, struct fsd_client *c,
+static int client_watch(struct fsd_server *s, struct fsd_client *c,
 			__u32 events, int op)
 {
 	struct epoll_event ev = {
@@ -225,25 +234,36 @@ static int client_watch(struct fsd_daemon *d, struct fsd_client *c,
 		.data.u64 = FSD_EV_CLIENT | c->id,
 	};
 
-	return epoll_ctl(d->epoll_fd, op, c->fd, &ev) ? -errno : 0;
+	return epoll_ctl(s->epoll_fd, op, c->fd, &ev) ? -errno : 0;
 }
 
 /* Take accepting up again once a descriptor is free (fsd_server_accept()
  * stops when there is none). */
-static void accept_resume(struct fsd_daemon *d)
+static int listen_watch(struct fsd_server *s, __u32 events, int op)
 {
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u64 = (__u32)d->listen_fd };
+	/* All 64 bits set: the loop tests FSD_EV_CLIENT, bit 63. */
+	struct epoll_event ev = { .events = events,
+				  .data.u64 = (__u32)s->listen_fd };
 
-	if (!d->server.accept_paused)
-		return;
-	if (!epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, d->listen_fd, &ev))
-		d->server.accept_paused = false;
+	return epoll_ctl(s->epoll_fd, op, s->listen_fd, &ev) ? -errno : 0;
 }
 
-static void client_close(struct fsd_daemon *d, struct fsd_client *c)
+int fsd_server_watch(struct fsd_server *s, int epoll_fd)
 {
-	struct fsd_server *s = &d->server;
+	s->epoll_fd = epoll_fd;
+	return listen_watch(s, EPOLLIN, EPOLL_CTL_ADD);
+}
+
+/* Take accepting up again once a descriptor is free (fsd_server_accept()
+ * stops when there is none). */
+static void accept_resume(struct fsd_server *s)
+{
+	if (s->accept_paused && !listen_watch(s, EPOLLIN, EPOLL_CTL_MOD))
+		s->accept_paused = false;
+}
+
+static void client_close(struct fsd_server *s, struct fsd_client *c)
+{
 	char drain[4096];
 	int i;
 
@@ -267,12 +287,12 @@ static void client_close(struct fsd_daemon *d, struct fsd_client *c)
 	s->clients[c->slot] = NULL;
 	s->nclients--;
 	free(c);
-	accept_resume(d);
+	accept_resume(s);
 }
 
 /* Send what the client takes now; close it once all is sent, or when it
  * is gone. */
-static void client_send(struct fsd_daemon *d, struct fsd_client *c)
+static void client_send(struct fsd_server *s, struct fsd_client *c)
 {
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off,
@@ -286,7 +306,7 @@ static void client_send(struct fsd_daemon *d, struct fsd_client *c)
 				c->state = FSD_CLIENT_WRITING;
 				c->deadline_ms = fsd_monotonic_ms() +
 						 FSD_CLIENT_SEND_MS;
-				if (client_watch(d, c, EPOLLOUT, EPOLL_CTL_MOD))
+				if (client_watch(s, c, EPOLLOUT, EPOLL_CTL_MOD))
 					break;
 			}
 			return;
@@ -295,27 +315,27 @@ static void client_send(struct fsd_daemon *d, struct fsd_client *c)
 			break;
 		c->out_off += (size_t)n;
 	}
-	client_close(d, c);
+	client_close(s, c);
 }
 
-static void client_answer(struct fsd_daemon *d, struct fsd_client *c,
+static void client_answer(struct fsd_server *s, struct fsd_client *c,
 			  char *text, size_t len)
 {
-	d->server.out_bytes -= c->out_len;
+	s->out_bytes -= c->out_len;
 	free(c->out);
 	c->out = text;
 	c->out_len = text ? len : 0;
 	c->out_off = 0;
-	d->server.out_bytes += c->out_len;
+	s->out_bytes += c->out_len;
 	if (!text) {
-		client_close(d, c);
+		client_close(s, c);
 		return;
 	}
-	client_send(d, c);
+	client_send(s, c);
 }
 
 /* Answer with an error object (no worker involved). */
-static void client_error(struct fsd_daemon *d, struct fsd_client *c,
+static void client_error(struct fsd_server *s, struct fsd_client *c,
 			 struct json_object *answer)
 {
 	const char *text = json_object_to_json_string_ext(answer,
@@ -329,11 +349,11 @@ static void client_error(struct fsd_daemon *d, struct fsd_client *c,
 		out[len + 1] = 0;
 	}
 	json_object_put(answer);
-	client_answer(d, c, out, out ? len + 1 : 0);
+	client_answer(s, c, out, out ? len + 1 : 0);
 }
 
 /* The request is complete: answer it now or hand it to a query thread. */
-static void client_request(struct fsd_daemon *d, struct fsd_client *c)
+static void client_request(struct fsd_server *s, struct fsd_client *c)
 {
 	struct json_object *now = NULL;
 	struct fsd_job *job = NULL;
@@ -344,13 +364,13 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 	 * only shut down its sending side raises neither and gets its
 	 * answer. */
 	c->state = FSD_CLIENT_WAITING;
-	if (client_watch(d, c, 0, EPOLL_CTL_MOD)) {
-		client_close(d, c);
+	if (client_watch(s, c, 0, EPOLL_CTL_MOD)) {
+		client_close(s, c);
 		return;
 	}
-	d->server.request(d, c->in, c->in_len, c->id, &c->peer, &now, &job);
+	s->request(s->owner, c->in, c->in_len, c->id, &c->peer, &now, &job);
 	if (job) {
-		if (!fsd_workers_submit(&d->workers, job)) {
+		if (!fsd_workers_submit(s->workers, job)) {
 			c->job = job;
 			c->deadline_ms = fsd_monotonic_ms() +
 					 (job->answer_ms ? job->answer_ms : FSD_QUERY_MS);
@@ -360,11 +380,11 @@ static void client_request(struct fsd_daemon *d, struct fsd_client *c)
 		now = fsd_answer_error("daemon busy: %d queries are waiting; try again",
 				       FSD_QUERY_QUEUE);
 	}
-	client_error(d, c, now ? now : fsd_answer_error("out of memory"));
+	client_error(s, c, now ? now : fsd_answer_error("out of memory"));
 }
 
 /* Read what the client has sent so far. */
-static void client_read(struct fsd_daemon *d, struct fsd_client *c)
+static void client_read(struct fsd_server *s, struct fsd_client *c)
 {
 	for (;;) {
 		ssize_t n = recv(c->fd, c->in + c->in_len,
@@ -375,48 +395,47 @@ static void client_read(struct fsd_daemon *d, struct fsd_client *c)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n < 0) {
-			client_close(d, c);	/* gone: nobody to answer */
+			client_close(s, c);	/* gone: nobody to answer */
 			return;
 		}
 		if (!n) {
 			/* Shut down its side without a newline: what it sent
 			 * is its request (the empty one is an error). */
-			client_request(d, c);
+			client_request(s, c);
 			return;
 		}
 		if (memchr(c->in + c->in_len, '\n', (size_t)n)) {
 			c->in_len += (size_t)n;
-			client_request(d, c);
+			client_request(s, c);
 			return;
 		}
 		c->in_len += (size_t)n;
 		if (c->in_len == sizeof(c->in)) {
-			client_error(d, c, fsd_answer_error("request longer than %d bytes",
+			client_error(s, c, fsd_answer_error("request longer than %d bytes",
 							    FS_REQUEST_MAX));
 			return;
 		}
 	}
 }
 
-void fsd_server_client_event(struct fsd_daemon *d, __u64 id, __u32 events)
+void fsd_server_client_event(struct fsd_server *s, __u64 id, __u32 events)
 {
-	struct fsd_client *c = d->server.clients[id % FSD_MAX_CLIENTS];
+	struct fsd_client *c = s->clients[id % FSD_MAX_CLIENTS];
 
 	/* An event left in this batch for a client closed meanwhile, whose
 	 * slot a newer one took, is not the newer one's. */
 	if (!c || c->id != id)
 		return;
 	if (c->state == FSD_CLIENT_READING)
-		client_read(d, c);
+		client_read(s, c);
 	else if (c->state == FSD_CLIENT_WRITING)
-		client_send(d, c);
+		client_send(s, c);
 	else if (events & (EPOLLHUP | EPOLLERR))
-		client_close(d, c);	/* waiting, and gone */
+		client_close(s, c);	/* waiting, and gone */
 }
 
-void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job)
+void fsd_server_job_done(struct fsd_server *s, struct fsd_job *job)
 {
-	struct fsd_server *s = &d->server;
 	__u32 slot = (__u32)(job->client % FSD_MAX_CLIENTS);
 	struct fsd_client *c = s->clients[slot];
 
@@ -427,21 +446,20 @@ void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job)
 		c->job = NULL;
 	if (c && c->id == job->client && c->state == FSD_CLIENT_WAITING) {
 		if (!job->answer)
-			client_error(d, c, fsd_answer_error("out of memory"));
+			client_error(s, c, fsd_answer_error("out of memory"));
 		else if (s->out_bytes + job->answer_len > FSD_ANSWER_BYTES_MAX)
-			client_error(d, c, fsd_answer_error("daemon busy: %llu MiB of answers wait for their clients; try again",
+			client_error(s, c, fsd_answer_error("daemon busy: %llu MiB of answers wait for their clients; try again",
 							    FSD_ANSWER_BYTES_MAX >> 20));
 		else {
-			client_answer(d, c, job->answer, job->answer_len);
+			client_answer(s, c, job->answer, job->answer_len);
 			job->answer = NULL;
 		}
 	}
 	fsd_job_free(job);
 }
 
-int fsd_server_expire(struct fsd_daemon *d)
+int fsd_server_expire(struct fsd_server *s)
 {
-	struct fsd_server *s = &d->server;
 	__u64 now = fsd_monotonic_ms(), next = ~0ULL;
 	__u32 i, expired = 0;
 
@@ -458,25 +476,25 @@ int fsd_server_expire(struct fsd_daemon *d)
 				return FSD_EXPIRE_MORE;
 			s->timeouts++;
 			if (c->state == FSD_CLIENT_READING)
-				client_error(d, c, fsd_answer_error("request not complete within %d ms",
+				client_error(s, c, fsd_answer_error("request not complete within %d ms",
 								    FSD_CLIENT_TIMEOUT_MS));
 			else if (c->state == FSD_CLIENT_WAITING && c->job &&
 				 c->job->must_run) {
 				unsigned int ms = c->job->answer_ms;
 
 				c->job = NULL;
-				client_error(d, c, fsd_answer_error("the change was not finished within %u ms; it goes on (status: blocklist.changing)",
+				client_error(s, c, fsd_answer_error("the change was not finished within %u ms; it goes on (status: blocklist.changing)",
 								    ms));
 			} else if (c->state == FSD_CLIENT_WAITING) {
 				if (c->job)
 					__atomic_store_n(&c->job->cancelled, 1,
 							 __ATOMIC_RELAXED);
 				c->job = NULL;
-				client_error(d, c, fsd_answer_error("query not answered within %d ms",
+				client_error(s, c, fsd_answer_error("query not answered within %d ms",
 								    FSD_QUERY_MS));
 			}
 			else
-				client_close(d, c);
+				client_close(s, c);
 			/* An error answer that could not be sent at once
 			 * waits with a new deadline; else the slot is free. */
 			c = s->clients[i];
@@ -499,30 +517,25 @@ int fsd_server_expire(struct fsd_daemon *d)
  * every slot taken, a newcomer is told so and closed: a flood of
  * connections costs a refusal each, never a rotation.
  */
-void fsd_server_accept(struct fsd_daemon *d)
+void fsd_server_accept(struct fsd_server *s)
 {
 	static const char busy[] = "{\"error\":\"daemon busy: too many clients; try again\"}\n";
-	struct fsd_server *s = &d->server;
 	int fd, accepted;
 
 	for (accepted = 0; accepted < FSD_ACCEPT_PER_WAKEUP; accepted++) {
 		struct fsd_client *c = NULL;
 		__u32 slot;
 
-		fd = accept4(d->listen_fd, NULL, NULL,
+		fd = accept4(s->listen_fd, NULL, NULL,
 			     SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
 			/* The connection stays queued and the listening
 			 * socket readable: stop watching it until a client
 			 * closes, or the loop would spin. */
-			struct epoll_event ev = { .events = 0,
-						  .data.u64 = (__u32)d->listen_fd };
-
 			if (!s->accept_paused)
 				fsd_warn("accept paused: %s; %u clients",
 					 strerror(errno), s->nclients);
-			if (!epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD,
-				       d->listen_fd, &ev))
+			if (!listen_watch(s, 0, EPOLL_CTL_MOD))
 				s->accept_paused = true;
 			return;
 		}
@@ -553,25 +566,24 @@ void fsd_server_accept(struct fsd_daemon *d)
 		c->slot = slot;
 		/* The credentials of connect() time: what the client may
 		 * ask is fixed before it sends anything. */
-		fsd_access_peer(fd, d->opts.read_group, d->opts.read_gid,
-				&c->peer);
+		fsd_access_peer(fd, s->read_group, s->read_gid, &c->peer);
 		c->state = FSD_CLIENT_READING;
 		c->deadline_ms = fsd_monotonic_ms() + FSD_CLIENT_TIMEOUT_MS;
 		s->clients[slot] = c;
 		s->nclients++;
-		if (client_watch(d, c, EPOLLIN, EPOLL_CTL_ADD)) {
-			client_close(d, c);
+		if (client_watch(s, c, EPOLLIN, EPOLL_CTL_ADD)) {
+			client_close(s, c);
 			continue;
 		}
-		client_read(d, c);	/* it may have sent already */
+		client_read(s, c);	/* it may have sent already */
 	}
 }
 
-void fsd_server_drop_clients(struct fsd_daemon *d)
+void fsd_server_drop_clients(struct fsd_server *s)
 {
 	__u32 i;
 
-	for (i = 0; i < FSD_MAX_CLIENTS && d->server.nclients; i++)
-		if (d->server.clients[i])
-			client_close(d, d->server.clients[i]);
+	for (i = 0; i < FSD_MAX_CLIENTS && s->nclients; i++)
+		if (s->clients[i])
+			client_close(s, s->clients[i]);
 }

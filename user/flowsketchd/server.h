@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "flowsketch/compat.h"
 #include "protocol.h"
 #include "access.h"
@@ -69,6 +70,7 @@ struct fsd_client {
 
 struct fsd_daemon;
 struct fsd_job;
+struct fsd_workers;
 struct json_object;
 
 /*
@@ -83,6 +85,14 @@ typedef void fsd_request_fn(struct fsd_daemon *d, const char *text,
 
 struct fsd_server {
 	fsd_request_fn *request;	/* given by the daemon's owner */
+	struct fsd_daemon *owner;	/* request's first argument, not read here */
+	struct fsd_workers *workers;	/* where span queries go */
+	const char *path;		/* the socket's, and who may read */
+	const char *read_group;
+	gid_t read_gid;
+	int listen_fd;
+	int epoll_fd;			/* the loop's, which serves the clients */
+	bool socket_created, dir_created;	/* removed at close */
 	struct fsd_client *clients[FSD_MAX_CLIENTS];
 	__u32 nclients;
 	__u64 next_id;
@@ -92,28 +102,36 @@ struct fsd_server {
 	bool accept_paused;		/* out of file descriptors */
 };
 
-/* Create the socket and listen: directory 0700 if missing, socket 0600;
- * with --read-group directory 0750 and socket 0660, group GROUP.  Its
- * requests go to the server's request (set before). */
-int fsd_server_open(struct fsd_daemon *d);
+/* Before anything else: nothing held; requests go to request(owner, ...),
+ * span queries to workers. */
+void fsd_server_init(struct fsd_server *s, fsd_request_fn *request,
+		     struct fsd_daemon *owner, struct fsd_workers *workers);
+/* Create the socket at path and listen: directory 0700 if missing, socket
+ * 0600; with a read_group directory 0750 and socket 0660, group
+ * read_gid. */
+int fsd_server_open(struct fsd_server *s, const char *path,
+		    const char *read_group, gid_t read_gid);
+/* Serve the socket from the event loop epoll_fd (its epoll data is the
+ * listening fd; its clients' FSD_EV_CLIENT | id).  0 or -errno. */
+int fsd_server_watch(struct fsd_server *s, int epoll_fd);
 /* Accept the connections waiting on the listening socket. */
-void fsd_server_accept(struct fsd_daemon *d);
+void fsd_server_accept(struct fsd_server *s);
 /* An epoll event on a client's fd (data FSD_EV_CLIENT | id). */
-void fsd_server_client_event(struct fsd_daemon *d, __u64 id, __u32 events);
+void fsd_server_client_event(struct fsd_server *s, __u64 id, __u32 events);
 /* A query thread finished a job: send its answer to its client if that
  * client still waits for it; frees the job. */
-void fsd_server_job_done(struct fsd_daemon *d, struct fsd_job *job);
+void fsd_server_job_done(struct fsd_server *s, struct fsd_job *job);
 /* Act on passed deadlines, at most FSD_EXPIRE_BATCH of them a call;
  * returns the milliseconds to the next one, -1 for none (an epoll_wait
  * timeout), or FSD_EXPIRE_MORE when more have passed: the loop closes the
  * window if its timer is due, and calls again. */
 #define FSD_EXPIRE_BATCH 16
 #define FSD_EXPIRE_MORE (-2)
-int fsd_server_expire(struct fsd_daemon *d);
+int fsd_server_expire(struct fsd_server *s);
 /* Close every client (at stop). */
-void fsd_server_drop_clients(struct fsd_daemon *d);
+void fsd_server_drop_clients(struct fsd_server *s);
 /* Close and remove the socket (and the directory if we made it). */
-void fsd_server_close(struct fsd_daemon *d);
+void fsd_server_close(struct fsd_server *s);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 __u64 fsd_monotonic_ms(void);
