@@ -21,11 +21,11 @@ _Static_assert(FSD_BLOCKLIST_MAX_LIMIT <= FS_BLOCK_LOAD_MAX,
 	       "a full list must fit one block load");
 
 /* On a query thread: the change or the page. */
-static struct json_object *run_block(struct fsd_daemon *d, const void *request,
+static struct json_object *run_block(const struct fsd_query_ctx *qc, const void *request,
 				     struct fsd_query_scratch *q)
 {
 	const struct fsd_block_change *ch = request;
-	struct fsd_blocklist *bl = &d->blocklist;
+	struct fsd_blocklist *bl = qc->blocklist;
 
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	struct json_object *a;

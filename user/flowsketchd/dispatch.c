@@ -87,5 +87,5 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 	if (c->loop)
 		c->loop(d, &r, client, now, job);
 	else
-		fsd_span_job(d, &r, client, c->span, now, job);
+		fsd_span_job(&d->query, &r, client, c->span, now, job);
 }
