@@ -27,6 +27,14 @@ static void status_now(struct fsd_daemon *d, const struct fsd_request *r,
 	*now = fsd_answer_status(d);
 }
 
+/* The blocklist's requests need the list alone. */
+static void block_request(struct fsd_daemon *d, const struct fsd_request *r,
+			  __u64 client, struct json_object **now,
+			  struct fsd_job **job)
+{
+	fsd_block_request(&d->blocklist, r, client, now, job);
+}
+
 static const struct fsd_command {
 	const char *who;		/* as the CLI says it */
 	enum fsd_cmd_need need;
