@@ -13,7 +13,6 @@
 #include "answer.h"
 #include "blocklist.h"
 #include "blockreq.h"
-#include "daemon.h"
 #include "server.h"
 #include "workers.h"
 
@@ -21,11 +20,11 @@ _Static_assert(FSD_BLOCKLIST_MAX_LIMIT <= FS_BLOCK_LOAD_MAX,
 	       "a full list must fit one block load");
 
 /* On a query thread: the change or the page. */
-static struct json_object *run_block(struct fsd_daemon *d, const void *request,
+static struct json_object *run_block(const struct fsd_query_ctx *qc, const void *request,
 				     struct fsd_query_scratch *q)
 {
 	const struct fsd_block_change *ch = request;
-	struct fsd_blocklist *bl = &d->blocklist;
+	struct fsd_blocklist *bl = qc->blocklist;
 
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	struct json_object *a;
@@ -76,10 +75,9 @@ static struct fsd_block_change *change_new(enum fsd_block_op op, size_t cap)
 
 /* The job that carries ch (freed with it); a change marks the list busy
  * until the job is freed.  cidrs: the CIDRs it changes (status). */
-static struct fsd_job *job_of(struct fsd_daemon *d, struct fsd_block_change *ch,
+static struct fsd_job *job_of(struct fsd_blocklist *bl, struct fsd_block_change *ch,
 			      __u64 client, size_t cidrs)
 {
-	struct fsd_blocklist *bl = &d->blocklist;
 	struct fsd_job *j = calloc(1, sizeof(*j));
 
 	if (!j) {
@@ -176,10 +174,9 @@ static struct json_object *load_part(struct fsd_blocklist *bl, const struct fsd_
 }
 
 /* The list sent becomes one change: *job, or *now an error. */
-static void load_commit(struct fsd_daemon *d, const struct fsd_request *r, __u64 client,
+static void load_commit(struct fsd_blocklist *bl, const struct fsd_request *r, __u64 client,
 			struct json_object **now, struct fsd_job **job)
 {
-	struct fsd_blocklist *bl = &d->blocklist;
 	struct fsd_block_stage *st = &bl->stage;
 	struct fsd_block_change *ch;
 	size_t got;
@@ -202,14 +199,13 @@ static void load_commit(struct fsd_daemon *d, const struct fsd_request *r, __u64
 	ch = st->ch;
 	st->ch = NULL;
 	stage_drop(st);
-	*job = job_of(d, ch, client, ch->n);
+	*job = job_of(bl, ch, client, ch->n);
 }
 
-void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
+void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 		       __u64 client, struct json_object **now,
 		       struct fsd_job **job)
 {
-	struct fsd_blocklist *bl = &d->blocklist;
 	struct fsd_block_change *ch;
 	enum fsd_block_op op;
 	size_t cidrs = 0;
@@ -228,13 +224,13 @@ void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
 		*now = load_part(bl, r);
 		return;
 	case FSD_CMD_BLOCK_LOAD_COMMIT:
-		load_commit(d, r, client, now, job);
+		load_commit(bl, r, client, now, job);
 		break;
 	case FSD_CMD_BLOCK_LIST:
 		ch = change_new(FSD_BLOCK_LIST, 0);
 		if (ch) {
 			ch->offset = r->offset;
-			*job = job_of(d, ch, client, 0);
+			*job = job_of(bl, ch, client, 0);
 		}
 		break;
 	default:
@@ -252,7 +248,7 @@ void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
 			ch->n = cidrs = r->ncidrs;
 		}
 		if (ch)
-			*job = job_of(d, ch, client, cidrs);
+			*job = job_of(bl, ch, client, cidrs);
 		break;
 	}
 	if (!*now && !*job)

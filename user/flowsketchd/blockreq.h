@@ -15,13 +15,13 @@
 #include <stdbool.h>
 #include "request.h"
 
-struct fsd_daemon;
+struct fsd_blocklist;
 struct fsd_job;
 struct json_object;
 
-/* The FSD_IN_LOOP handler of the block_* rows (commands.h): *now an
- * answer, or *job a job. */
-void fsd_block_request(struct fsd_daemon *d, const struct fsd_request *r,
+/* What the block_* rows (commands.h) do with bl: *now an answer, or
+ * *job a job, which runs on bl (fsd_query_ctx's blocklist). */
+void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 		       __u64 client, struct json_object **now,
 		       struct fsd_job **job);
 

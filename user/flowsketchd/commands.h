@@ -55,26 +55,26 @@
 	  status_now, "status",					\
 	  "the datapath, interfaces, history and counters")		\
 	X(BLOCK_ADD, "block_add", FSD_KEYS(FS_KEY_CIDRS), parse_cidrs,	\
-	  FSD_IN_LOOP, ROOT, fsd_block_request, "block add",		\
+	  FSD_IN_LOOP, ROOT, block_request, "block add",		\
 	  "add CIDRs to the blocklist")					\
 	X(BLOCK_DEL, "block_del", FSD_KEYS(FS_KEY_CIDRS), parse_cidrs,	\
-	  FSD_IN_LOOP, ROOT, fsd_block_request, "block del",		\
+	  FSD_IN_LOOP, ROOT, block_request, "block del",		\
 	  "delete CIDRs from the blocklist")				\
 	X(BLOCK_LIST, "block_list", FSD_KEYS(FS_KEY_OFFSET), parse_offset, \
-	  FSD_IN_LOOP, READ, fsd_block_request, "block list",		\
+	  FSD_IN_LOOP, READ, block_request, "block list",		\
 	  "a page of the blocklist, with what each entry dropped")	\
 	X(BLOCK_CLEAR, "block_clear", FSD_NO_KEYS, NULL, FSD_IN_LOOP,	\
-	  ROOT, fsd_block_request, "block clear",			\
+	  ROOT, block_request, "block clear",				\
 	  "empty the blocklist")					\
 	X(BLOCK_LOAD_BEGIN, "block_load_begin", FSD_KEYS(FS_KEY_TOTAL),	\
-	  parse_total, FSD_IN_LOOP, ROOT, fsd_block_request, "block load", \
+	  parse_total, FSD_IN_LOOP, ROOT, block_request, "block load",	\
 	  "start sending a list of CIDRs, answered with its token")	\
 	X(BLOCK_LOAD_PART, "block_load_part",				\
 	  FSD_KEYS(FS_KEY_LOAD, FS_KEY_CIDRS), parse_part, FSD_IN_LOOP,	\
-	  ROOT, fsd_block_request, "block load",			\
+	  ROOT, block_request, "block load",				\
 	  "a part of the list being sent")				\
 	X(BLOCK_LOAD_COMMIT, "block_load_commit", FSD_KEYS(FS_KEY_LOAD),	\
-	  parse_token, FSD_IN_LOOP, ROOT, fsd_block_request, "block load", \
+	  parse_token, FSD_IN_LOOP, ROOT, block_request, "block load",	\
 	  "add the list sent, as one change")
 
 #define FSD_CMD_ENUM(id, ...) FSD_CMD_##id,

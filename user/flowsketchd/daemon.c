@@ -341,7 +341,7 @@ static int setup(struct fsd_daemon *d)
 	err = fsd_frontend_open_windows(&env, in);
 	if (err)
 		return err;
-	err = fsd_workers_start(&d->workers, d);
+	err = fsd_workers_start(&d->workers, &d->query, &o->params);
 	if (err)
 		return err;
 	d->workers_ready = true;
@@ -604,6 +604,25 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	return 0;
 }
 
+/* The query threads' context (workers.h): once all it names is set up,
+ * before the loop hands over a job. */
+static void fill_query(struct fsd_daemon *d)
+{
+	d->query = (struct fsd_query_ctx){
+		.params = &d->opts.params,
+		.window_sec = d->opts.window_sec,
+		.started_ns = d->started_ns,
+		.in = &d->fe[FSD_FE_IN].history,
+		.out = &d->fe[FSD_FE_OUT].history,
+		.conn = &d->fe[FSD_FE_CONN].history,
+		.out_ready = &d->fe[FSD_FE_OUT].history_ready,
+		.conn_ready = &d->fe[FSD_FE_CONN].history_ready,
+		.blocklist = &d->blocklist,
+		.export_key = &d->export_key,
+		.fingerprint = d->fe[FSD_FE_IN].store.fingerprint,
+	};
+}
+
 int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 {
 	unsigned int i;
@@ -624,6 +643,7 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 				     .blocklist = &d->blocklist };
 	err = setup(d);
 	if (!err) {
+		fill_query(d);
 		fsd_info("running: window %u s, history %u s, %u windows kept",
 			 d->opts.window_sec, d->opts.history_sec,
 			 d->fe[FSD_FE_IN].history.capacity);

@@ -5,9 +5,9 @@
  * One epoll loop (daemon.c) serves the window timer, signals, the report
  * ring buffer, the query socket's clients (server.h) and link changes
  * (ifwatch.h); it alone changes the daemon's state.  Span queries run on
- * query threads (workers.h), which share only the history, under its lock
- * (history.h, "Threads"), so a query always sees whole windows and never
- * holds up a rotation.
+ * query threads (workers.h), which share only what query names (struct
+ * fsd_query_ctx): the histories under their locks (history.h, "Threads"),
+ * so a query always sees whole windows and never holds up a rotation.
  */
 #ifndef FLOWSKETCHD_DAEMON_H
 #define FLOWSKETCHD_DAEMON_H
@@ -42,6 +42,7 @@ struct fsd_daemon {
 	struct fsd_ifwatch ifwatch;	/* interfaces coming and going */
 	struct fsd_server server;	/* clients of the query socket */
 	struct fsd_workers workers;	/* query threads */
+	struct fsd_query_ctx query;	/* what they answer from */
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
 	struct fsd_state_budget budget;	/* what every store may hold together */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */

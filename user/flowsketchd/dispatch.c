@@ -28,6 +28,14 @@ static void status_now(struct fsd_daemon *d, const struct fsd_request *r,
 	*now = fsd_answer_status(&d->view);
 }
 
+/* The blocklist's requests need the list alone. */
+static void block_request(struct fsd_daemon *d, const struct fsd_request *r,
+			  __u64 client, struct json_object **now,
+			  struct fsd_job **job)
+{
+	fsd_block_request(&d->blocklist, r, client, now, job);
+}
+
 static const struct fsd_command {
 	const char *who;		/* as the CLI says it */
 	enum fsd_cmd_need need;
@@ -88,5 +96,5 @@ void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
 	if (c->loop)
 		c->loop(d, &r, client, now, job);
 	else
-		fsd_span_job(d, &r, client, c->span, now, job);
+		fsd_span_job(&d->query, &r, client, c->span, now, job);
 }

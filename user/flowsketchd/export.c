@@ -28,11 +28,12 @@
 #include "answer.h"
 #include "flow_json.h"
 #include "base64.h"
-#include "daemon.h"
 #include "export.h"
 #include "export_perm.h"
 #include "flow_fmt.h"
 #include "protocol.h"
+#include "rotation.h"
+#include "workers.h"
 
 /* The most one candidate's JSON takes: two IPv6 addresses of 39
  * characters, the key names, numbers of 20 digits and up to
@@ -208,7 +209,7 @@ static void span_fold(struct fsd_span *sum, const struct fsd_span *s)
 
 /* The answer's members before the candidates: the span, its direction,
  * the parameters and totals (protocol.h, export). */
-static struct json_object *export_head(const struct fsd_daemon *d,
+static struct json_object *export_head(const struct fsd_query_ctx *qc,
 				       const struct fsd_span *span,
 				       unsigned int dirs,
 				       const struct fs_sketch *sum)
@@ -221,28 +222,28 @@ static struct json_object *export_head(const struct fsd_daemon *d,
 		end = start;
 	fsd_add_u64(a, FS_KEY_SPAN_SECONDS, (end - start + 500000000ULL) / 1000000000ULL);
 	fsd_add_u64(a, FS_KEY_WINDOWS, span->windows);
-	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, qc->window_sec);
 	fsd_add_u64(a, FS_KEY_WINDOW_START, start / 1000000000ULL);
 	fsd_add_u64(a, FS_KEY_WINDOW_END, end / 1000000000ULL);
 	fsd_add_u64(a, FS_KEY_WINDOW_START_NS, start);
 	fsd_add_u64(a, FS_KEY_WINDOW_END_NS, end);
 	fsd_add_string(a, FS_KEY_DIRECTION, dir_name(dirs));
-	json_object_object_add(a, "params", params_json(&d->opts.params));
-	add_hex(a, "secret_fingerprint", d->fe[FSD_FE_IN].store.fingerprint);
+	json_object_object_add(a, "params", params_json(qc->params));
+	add_hex(a, "secret_fingerprint", qc->fingerprint);
 	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, sum->totals.packets);
 	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, sum->totals.bytes);
 	return a;
 }
 
-struct json_object *fsd_answer_export(struct fsd_daemon *d,
+struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 				      enum fsd_direction dir,
 				      const struct fsd_span_select *sel_in,
 				      const struct fsd_span_select *sel_out,
 				      struct fsd_query_scratch *q)
 {
-	const struct fs_sketch_params *p = &d->opts.params;
+	const struct fs_sketch_params *p = qc->params;
 	unsigned int dirs = (unsigned int)dir &
-			    (d->fe[FSD_FE_OUT].history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
+			    (*qc->out_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
 	size_t sketch_text = fs_base64_encoded_len(fs_sketch_bytes(p)), i;
 	struct json_object *a = NULL, *cands, *sk;
 	struct export_cands c = { 0 };
@@ -256,7 +257,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 
 	if (!dirs)
 		return fsd_answer_error("this daemon counts no sent traffic (its egress frontend is not running): export --direction in");
-	if (!d->fe[FSD_FE_IN].store.fingerprint)
+	if (!qc->fingerprint)
 		return fsd_answer_error("this daemon has no fingerprint of its hash secret: it cannot export");
 	if (sketch_text + FSD_EXPORT_FIXED_JSON > FS_EXPORT_ANSWER_MAX)
 		return fsd_answer_error("a sketch of these parameters takes %zu MiB in base64, more than the %u MiB an export may take: restart with a smaller --width, --depth or --precision",
@@ -267,7 +268,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 		goto out;
 	}
 	if (dirs & FSD_DIR_IN) {
-		err = fsd_history_top(&d->fe[FSD_FE_IN].history, sel_in, q, &top, &one);
+		err = fsd_history_top(qc->in, sel_in, q, &top, &one);
 		if (!err)
 			err = fs_sketch_merge(&sum, &q->sum) ?:
 			      cands_gather(&c, q, FSD_DIR_IN);
@@ -276,7 +277,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 		span_fold(&span, &one);
 	}
 	if (dirs & FSD_DIR_OUT) {
-		err = fsd_history_top(&d->fe[FSD_FE_OUT].history, sel_out, q, &top, &one);
+		err = fsd_history_top(qc->out, sel_out, q, &top, &one);
 		if (!err)
 			err = fs_sketch_merge(&sum, &q->sum) ?:
 			      cands_gather(&c, q, FSD_DIR_OUT);
@@ -304,7 +305,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 	}
 	for (i = 0; i < c.n; i++)
 		hashes[i] = c.v[i].hash;
-	err = fs_export_permute(&sum, &d->export_key, hashes, c.n, cols, &out);
+	err = fs_export_permute(&sum, qc->export_key, hashes, c.n, cols, &out);
 	if (err)
 		goto out;
 	sk = sketch_json(&out);
@@ -312,7 +313,7 @@ struct json_object *fsd_answer_export(struct fsd_daemon *d,
 		err = -ENOMEM;
 		goto out;
 	}
-	a = export_head(d, &span, dirs, &sum);
+	a = export_head(qc, &span, dirs, &sum);
 	cands = json_object_new_array_ext((int)(c.n ? c.n : 1));
 	for (i = 0; i < c.n; i++)
 		json_object_array_add(cands, cand_json(&c.v[i],

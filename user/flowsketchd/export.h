@@ -15,16 +15,16 @@
 #include "history.h"
 #include "request.h"
 
-struct fsd_daemon;
+struct fsd_query_ctx;
 struct json_object;
 
 /*
  * The answer to export over direction dir: sel_in selects the windows of
- * the "in" history, sel_out those of the "out" one (unused when the
- * daemon has none).  An error answer when the daemon counts none of dir,
+ * qc's "in" history, sel_out those of its "out" one (unused when it has
+ * none).  An error answer when the daemon counts none of dir,
  * no window has finished, or the answer would pass FS_EXPORT_ANSWER_MAX.
  */
-struct json_object *fsd_answer_export(struct fsd_daemon *d,
+struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 				      enum fsd_direction dir,
 				      const struct fsd_span_select *sel_in,
 				      const struct fsd_span_select *sel_out,

@@ -4,7 +4,7 @@
  * export in export.c.
  *
  * The request is parsed and checked in request.c, which needs no daemon;
- * what is left here depends on the daemon's state (the history kept).
+ * what is left here depends on the history kept (struct fsd_query_ctx).
  */
 #include <errno.h>
 #include <math.h>
@@ -17,9 +17,10 @@
 #include "flow_fmt.h"
 #include "hll_estimate.h"
 #include "answer.h"
-#include "daemon.h"
+#include "blocklist.h"
 #include "export.h"
 #include "query.h"
+#include "rotation.h"
 #include "workers.h"
 
 /*
@@ -27,11 +28,11 @@
  * the last window; S seconds, the windows that ended in the last S
  * seconds, measured when the request arrived.  NULL or an error answer.
  */
-static struct json_object *span_select(struct fsd_daemon *d,
+static struct json_object *span_select(const struct fsd_query_ctx *qc,
 				       const struct fsd_history *h, double span,
 				       struct fsd_span_select *sel)
 {
-	unsigned int window = d->opts.window_sec;
+	unsigned int window = qc->window_sec;
 	__u64 now, back;
 
 	memset(sel, 0, sizeof(*sel));
@@ -54,7 +55,7 @@ static struct json_object *span_select(struct fsd_daemon *d,
 	return NULL;
 }
 
-static struct json_object *flow_json(const struct fsd_daemon *d,
+static struct json_object *flow_json(const struct fsd_query_ctx *qc,
 				     const struct fsd_flow_count *c, double share)
 {
 	struct json_object *f = fs_flow_key_json(&c->key);
@@ -66,7 +67,7 @@ static struct json_object *flow_json(const struct fsd_daemon *d,
 	/* The source as the blocklist stands now (its packets were counted
 	 * before the verdict dropped them). */
 	json_object_object_add(f, FS_KEY_BLOCKED, json_object_new_boolean(
-			fsd_blocklist_covers(&d->blocklist, c->key.family, c->key.src)));
+			fsd_blocklist_covers(qc->blocklist, c->key.family, c->key.src)));
 	return f;
 }
 
@@ -75,17 +76,17 @@ static struct json_object *flow_json(const struct fsd_daemon *d,
  * really cover, from the first one's start to the last one's end (longer
  * than whole windows when a rotation was late, see status).
  */
-static void add_span(struct fsd_daemon *d, struct json_object *a,
+static void add_span(const struct fsd_query_ctx *qc, struct json_object *a,
 		     const struct fsd_span *span)
 {
-	__u64 end = span->windows ? span->end_ns : d->started_ns;
-	__u64 start = span->windows ? span->start_ns : d->started_ns;
+	__u64 end = span->windows ? span->end_ns : qc->started_ns;
+	__u64 start = span->windows ? span->start_ns : qc->started_ns;
 
 	if (end < start)	/* cannot happen on one monotonic clock */
 		end = start;
 	fsd_add_u64(a, FS_KEY_SPAN_SECONDS, (end - start + 500000000ULL) / 1000000000ULL);
 	fsd_add_u64(a, FS_KEY_WINDOWS, span->windows);
-	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, qc->window_sec);
 	fsd_add_u64(a, FS_KEY_WINDOW_START, fsd_wall_ns(start) / 1000000000ULL);
 	fsd_add_u64(a, FS_KEY_WINDOW_END, fsd_wall_ns(end) / 1000000000ULL);
 	/* To the ns, for lining windows up across hosts (daemon.c: they end
@@ -100,7 +101,7 @@ static __u64 bound(double eps, __u64 total)
 }
 
 /* The distinct counts of a span (summed into q) into a. */
-static void add_distinct(struct fsd_daemon *d, struct json_object *a,
+static void add_distinct(const struct fsd_query_ctx *qc, struct json_object *a,
 			 const struct fsd_query_scratch *q)
 {
 	double distinct[FS_HLL_NSKETCH];
@@ -112,9 +113,8 @@ static void add_distinct(struct fsd_daemon *d, struct json_object *a,
 	fsd_add_u64(a, FS_KEY_DISTINCT_SOURCES, (__u64)llround(distinct[FS_HLL_SOURCES]));
 	fsd_add_u64(a, FS_KEY_DISTINCT_DESTINATIONS,
 		(__u64)llround(distinct[FS_HLL_DESTS]));
-	fsd_add_double(a, FS_KEY_RSE,
-		   fs_hll_rse(d->opts.params.hll_p));
-	fsd_add_u64(a, FS_KEY_HLL_PRECISION, d->opts.params.hll_p);
+	fsd_add_double(a, FS_KEY_RSE, fs_hll_rse(qc->params->hll_p));
+	fsd_add_u64(a, FS_KEY_HLL_PRECISION, qc->params->hll_p);
 }
 
 /* A span query as the query threads get it: the request and the windows
@@ -132,9 +132,9 @@ static const char *direction_name(enum fsd_direction dir)
 }
 
 /* The directions a request covers that this daemon counts. */
-static unsigned int directions(const struct fsd_daemon *d, enum fsd_direction dir)
+static unsigned int directions(const struct fsd_query_ctx *qc, enum fsd_direction dir)
 {
-	return (unsigned int)dir & (d->fe[FSD_FE_OUT].history_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
+	return (unsigned int)dir & (*qc->out_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
 }
 
 /* One span of each direction queried, as one: windows and times of the
@@ -180,22 +180,22 @@ static void hll_union(struct fsd_query_scratch *q, const __u8 *hll, size_t n)
  * metric being connections opened and its bytes metric connections
  * established (bpf/conn.bpf.c); named so in the answer (protocol.h).
  */
-static struct json_object *answer_top_connections(struct fsd_daemon *d,
-						  const struct query_job *qj,
-						  struct fsd_query_scratch *q)
+static struct json_object *top_connections(const struct fsd_query_ctx *qc,
+					   const struct query_job *qj,
+					   struct fsd_query_scratch *q)
 {
-	const struct fs_sketch_params *p = &d->opts.params;
+	const struct fs_sketch_params *p = qc->params;
 	struct json_object *a, *flows, *eb, *f;
 	struct fsd_span span;
 	struct fsd_topk top;
 	size_t i, got;
 	int err;
 
-	if (!d->fe[FSD_FE_CONN].history_ready)
+	if (!*qc->conn_ready)
 		return fsd_answer_error("this daemon counts no connections");
 	if (fsd_topk_init(&top, qj->r.n, FSD_SORT_PACKETS))
 		return fsd_answer_error("out of memory");
-	err = fsd_history_top(&d->fe[FSD_FE_CONN].history, &qj->sel_conn, q, &top, &span);
+	err = fsd_history_top(qc->conn, &qj->sel_conn, q, &top, &span);
 	if (err) {
 		fsd_topk_free(&top);
 		if (err == -E2BIG)
@@ -205,7 +205,7 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	}
 	got = fsd_topk_finish(&top);
 	a = json_object_new_object();
-	add_span(d, a, &span);
+	add_span(qc, a, &span);
 	fsd_add_string(a, FS_KEY_SORT, "connections");
 	fsd_add_u64(a, FS_KEY_TOTAL_CONNECTIONS, span.totals.packets);
 	fsd_add_u64(a, FS_KEY_TOTAL_ESTABLISHED, span.totals.bytes);
@@ -219,7 +219,7 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	for (i = 0; i < got; i++) {
 		const struct fsd_flow_count *c = &top.heap[i];
 
-		f = flow_json(d, c, span.totals.packets ?
+		f = flow_json(qc, c, span.totals.packets ?
 			      (double)c->packets / (double)span.totals.packets : 0);
 		json_object_object_del(f, FS_KEY_PACKETS);
 		json_object_object_del(f, FS_KEY_BYTES);
@@ -231,41 +231,39 @@ static struct json_object *answer_top_connections(struct fsd_daemon *d,
 	json_object_object_add(a, FS_KEY_FLOWS, flows);
 	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
 	fsd_topk_free(&top);
-	add_distinct(d, a, q);
+	add_distinct(qc, a, q);
 	return a;
 }
 
-struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
+struct json_object *fsd_query_top(const struct fsd_query_ctx *qc, const void *job,
 				  struct fsd_query_scratch *q)
 {
-	const struct fsd_request *r = &((const struct query_job *)job)->r;
-	const struct fs_sketch_params *p = &d->opts.params;
+	const struct query_job *qj = job;
+	const struct fsd_request *r = &qj->r;
+	const struct fs_sketch_params *p = qc->params;
 	enum fsd_sort sort = r->sort;
 	struct json_object *a, *flows, *eb;
 	size_t i, got;
 	struct fsd_span span;
 	struct fsd_topk top;
 	__u64 total;
-	int err;
-
-	const struct query_job *qj = job;
-	unsigned int dirs = directions(d, r->direction);
+	int err = 0;
+	unsigned int dirs = directions(qc, r->direction);
 	size_t hll_n = (size_t)FS_HLL_NSKETCH << p->hll_p;
 	__u8 *hll = NULL;
 	struct fsd_span one;
 	bool first = true;
 
 	if (sort == FSD_SORT_CONNECTIONS)
-		return answer_top_connections(d, qj, q);
+		return top_connections(qc, qj, q);
 	if (fsd_topk_init(&top, r->n, sort))
 		return fsd_answer_error("out of memory");
-	err = 0;
 	memset(&span, 0, sizeof(span));
 	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
 		err = -ENOMEM;
 	if (!err && (dirs & FSD_DIR_IN)) {
 		top.direction = FSD_DIR_IN;
-		err = fsd_history_top(&d->fe[FSD_FE_IN].history, &qj->sel, q, &top, &one);
+		err = fsd_history_top(qc->in, &qj->sel, q, &top, &one);
 		if (!err)
 			span_add(&span, &one, first);
 		first = false;
@@ -274,7 +272,7 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 	}
 	if (!err && (dirs & FSD_DIR_OUT)) {
 		top.direction = FSD_DIR_OUT;
-		err = fsd_history_top(&d->fe[FSD_FE_OUT].history, &qj->sel_out, q, &top, &one);
+		err = fsd_history_top(qc->out, &qj->sel_out, q, &top, &one);
 		if (!err)
 			span_add(&span, &one, first);
 		if (!err && hll)
@@ -291,7 +289,7 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 	got = fsd_topk_finish(&top);
 
 	a = json_object_new_object();
-	add_span(d, a, &span);
+	add_span(qc, a, &span);
 	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
 	fsd_add_string(a, FS_KEY_SORT, sort == FSD_SORT_BYTES ? "bytes" : "packets");
 	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, span.totals.packets);
@@ -308,7 +306,7 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 		const struct fsd_flow_count *c = &top.heap[i];
 		__u64 m = sort == FSD_SORT_BYTES ? c->bytes : c->packets;
 
-		json_object_array_add(flows, flow_json(d, c, total ?
+		json_object_array_add(flows, flow_json(qc, c, total ?
 					(double)m / (double)total : 0));
 	}
 	json_object_object_add(a, FS_KEY_FLOWS, flows);
@@ -316,17 +314,17 @@ struct json_object *fsd_query_top(struct fsd_daemon *d, const void *job,
 	fsd_topk_free(&top);
 	/* The same span's distinct counts, so that a live `top` shows them
 	 * without a second request that could see another window. */
-	add_distinct(d, a, q);
+	add_distinct(qc, a, q);
 	return a;
 }
 
-struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
+struct json_object *fsd_query_flows(const struct fsd_query_ctx *qc, const void *job,
 				    struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 	const struct fsd_request *r = &qj->r;
-	unsigned int dirs = directions(d, r->direction);
-	size_t hll_n = (size_t)FS_HLL_NSKETCH << d->opts.params.hll_p;
+	unsigned int dirs = directions(qc, r->direction);
+	size_t hll_n = (size_t)FS_HLL_NSKETCH << qc->params->hll_p;
 	double unused[FS_HLL_NSKETCH];
 	struct fsd_span span, one;
 	struct json_object *a;
@@ -337,14 +335,14 @@ struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
 	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
 		err = -ENOMEM;
 	if (!err && (dirs & FSD_DIR_IN)) {
-		err = fsd_history_distinct(&d->fe[FSD_FE_IN].history, &qj->sel, q, unused, &one);
+		err = fsd_history_distinct(qc->in, &qj->sel, q, unused, &one);
 		if (!err)
 			span_add(&span, &one, true);
 		if (!err && hll)
 			hll_keep(q, hll, hll_n);
 	}
 	if (!err && (dirs & FSD_DIR_OUT)) {
-		err = fsd_history_distinct(&d->fe[FSD_FE_OUT].history, &qj->sel_out, q, unused, &one);
+		err = fsd_history_distinct(qc->out, &qj->sel_out, q, unused, &one);
 		if (!err)
 			span_add(&span, &one, !(dirs & FSD_DIR_IN));
 		if (!err && hll)
@@ -354,13 +352,13 @@ struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
 	if (err)
 		return fsd_answer_error("flows query failed: %s", strerror(-err));
 	a = json_object_new_object();
-	add_distinct(d, a, q);
-	add_span(d, a, &span);
+	add_distinct(qc, a, q);
+	add_span(qc, a, &span);
 	/* The same span of the connection frontend: who opened TCP
 	 * connections, and how many (after the directions' distinct counts:
 	 * it reuses q). */
-	if (d->fe[FSD_FE_CONN].history_ready &&
-	    !fsd_history_distinct(&d->fe[FSD_FE_CONN].history, &qj->sel_conn, q, unused, &one)) {
+	if (*qc->conn_ready &&
+	    !fsd_history_distinct(qc->conn, &qj->sel_conn, q, unused, &one)) {
 		struct json_object *c = json_object_new_object();
 
 		fsd_add_u64(c, FS_KEY_OPENED, one.totals.packets);
@@ -374,18 +372,17 @@ struct json_object *fsd_query_flows(struct fsd_daemon *d, const void *job,
 }
 
 /* export.c: the span's sketches themselves, from the same windows. */
-struct json_object *fsd_query_export(struct fsd_daemon *d, const void *job,
+struct json_object *fsd_query_export(const struct fsd_query_ctx *qc, const void *job,
 				     struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
 
-	return fsd_answer_export(d, qj->r.direction, &qj->sel, &qj->sel_out, q);
+	return fsd_answer_export(qc, qj->r.direction, &qj->sel, &qj->sel_out, q);
 }
 
 /* One direction's windows of a span, oldest first (fsd_history_series()). */
-static int add_series(struct fsd_daemon *d, struct json_object *arr,
-		      struct fsd_history *h, const struct fsd_span_select *sel,
-		      const char *direction)
+static int add_series(struct json_object *arr, struct fsd_history *h,
+		      const struct fsd_span_select *sel, const char *direction)
 {
 	struct fsd_window_point *pts = calloc(h->capacity, sizeof(*pts));
 	struct json_object *s, *ws, *w;
@@ -419,30 +416,30 @@ static int add_series(struct fsd_daemon *d, struct json_object *arr,
 }
 
 /* windows: the span window by window, per direction (`flowsketch plot`). */
-struct json_object *fsd_query_windows(struct fsd_daemon *d, const void *job,
+struct json_object *fsd_query_windows(const struct fsd_query_ctx *qc, const void *job,
 				      struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
-	unsigned int dirs = directions(d, qj->r.direction);
+	unsigned int dirs = directions(qc, qj->r.direction);
 	struct json_object *a = json_object_new_object(), *arr = json_object_new_array();
 	int err = 0;
 
 	if (dirs & FSD_DIR_IN)
-		err = add_series(d, arr, &d->fe[FSD_FE_IN].history, &qj->sel, "in");
+		err = add_series(arr, qc->in, &qj->sel, "in");
 	if (!err && (dirs & FSD_DIR_OUT))
-		err = add_series(d, arr, &d->fe[FSD_FE_OUT].history, &qj->sel_out, "out");
+		err = add_series(arr, qc->out, &qj->sel_out, "out");
 	if (err) {
 		json_object_put(arr);
 		json_object_put(a);
 		return fsd_answer_error("windows query failed: %s", strerror(-err));
 	}
-	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, d->opts.window_sec);
+	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, qc->window_sec);
 	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(qj->r.direction));
 	json_object_object_add(a, FS_KEY_SERIES, arr);
 	return a;
 }
 
-void fsd_span_job(struct fsd_daemon *d, const struct fsd_request *r,
+void fsd_span_job(const struct fsd_query_ctx *qc, const struct fsd_request *r,
 		  __u64 client, fsd_job_fn run, struct json_object **now,
 		  struct fsd_job **job)
 {
@@ -454,11 +451,11 @@ void fsd_span_job(struct fsd_daemon *d, const struct fsd_request *r,
 		goto fail;
 	}
 	qj->r = *r;
-	*now = span_select(d, &d->fe[FSD_FE_IN].history, r->span, &qj->sel);
-	if (!*now && d->fe[FSD_FE_OUT].history_ready)
-		*now = span_select(d, &d->fe[FSD_FE_OUT].history, r->span, &qj->sel_out);
-	if (!*now && d->fe[FSD_FE_CONN].history_ready)
-		*now = span_select(d, &d->fe[FSD_FE_CONN].history, r->span, &qj->sel_conn);
+	*now = span_select(qc, qc->in, r->span, &qj->sel);
+	if (!*now && *qc->out_ready)
+		*now = span_select(qc, qc->out, r->span, &qj->sel_out);
+	if (!*now && *qc->conn_ready)
+		*now = span_select(qc, qc->conn, r->span, &qj->sel_conn);
 	if (*now)
 		goto fail;
 	j->client = client;

@@ -8,7 +8,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "daemon.h"
 #include "log.h"
 #include "workers.h"
 
@@ -72,7 +71,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		if (job->must_run || !__atomic_load_n(&job->cancelled, __ATOMIC_RELAXED))
-			job_answer(job, job->run(w->d, job->request, q));
+			job_answer(job, job->run(w->ctx, job->request, q));
 		/* A large answer is many small json-c allocations, freed by
 		 * now; give them back, or each thread's malloc arena keeps
 		 * the peak of the largest answer so far and the daemon's
@@ -92,14 +91,14 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int fsd_workers_start(struct fsd_workers *w, struct fsd_daemon *d)
+int fsd_workers_start(struct fsd_workers *w, const struct fsd_query_ctx *ctx,
+		      const struct fs_sketch_params *p)
 {
-	const struct fs_sketch_params *p = &d->opts.params;
 	unsigned int i;
 	int err;
 
 	memset(w, 0, sizeof(*w));
-	w->d = d;
+	w->ctx = ctx;
 	w->queue_tail = &w->queue;
 	w->event_fd = -1;
 	err = -pthread_mutex_init(&w->lock, NULL);
@@ -159,7 +158,7 @@ void fsd_workers_stop(struct fsd_workers *w)
 {
 	unsigned int i;
 
-	if (!w->d)
+	if (!w->ctx)
 		return;		/* never started */
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
@@ -179,7 +178,7 @@ void fsd_workers_stop(struct fsd_workers *w)
 	w->event_fd = -1;
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
-	w->d = NULL;
+	w->ctx = NULL;
 }
 
 int fsd_workers_submit(struct fsd_workers *w, struct fsd_job *job)

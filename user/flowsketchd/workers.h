@@ -9,8 +9,8 @@
  * requests to FSD_QUERY_THREADS threads and goes on; a thread computes the
  * answer's text with its own scratch (history.h: allocated once, counted
  * in the daemon's memory cap) and hands it back through a queue whose
- * eventfd the loop watches.  The history's lock is the only thing a query
- * thread shares with the loop (history.h, "Threads").
+ * eventfd the loop watches.  What a query thread shares with the loop is
+ * struct fsd_query_ctx, and nothing else of the daemon.
  *
  * Jobs are bounded: at most FSD_QUERY_QUEUE wait, and a request that
  * would be one more is answered "busy" at once.
@@ -26,11 +26,36 @@
 #define FSD_QUERY_THREADS 2
 #define FSD_QUERY_QUEUE 256
 
-struct fsd_daemon;
+struct fs_hash_secret;
+struct fsd_blocklist;
 struct json_object;
 
+/*
+ * What the query threads answer from: filled once by the daemon's top
+ * after setup (daemon.c), before the loop hands over a job, and the same
+ * after, so read without a lock (by the loop too, selecting a request's
+ * windows, query.h).  What it points to is shared only as its owner
+ * allows: a history under its lock (history.h, "Threads"), the blocklist
+ * by its rules (blocklist.h, "Threads").
+ */
+struct fsd_query_ctx {
+	const struct fs_sketch_params *params;
+	unsigned int window_sec;
+	__u64 started_ns;		/* CLOCK_MONOTONIC: the daemon's start */
+	struct fsd_history *in, *out, *conn;	/* conn: the connections' */
+	/* The frontends' own marks that out and conn are kept, read as a
+	 * job runs: teardown clears one when it frees that history, and
+	 * jobs queued then still start until the threads stop. */
+	const bool *out_ready, *conn_ready;
+	struct fsd_blocklist *blocklist;	/* lookups, and its changes */
+	/* What exports relabel with (export_perm.h), and the fingerprint
+	 * of the hash secret (0: none, no export). */
+	const struct fs_hash_secret *export_key;
+	__u64 fingerprint;
+};
+
 /* What a query thread runs: the answer to one request. */
-typedef struct json_object *(*fsd_job_fn)(struct fsd_daemon *d,
+typedef struct json_object *(*fsd_job_fn)(const struct fsd_query_ctx *qc,
 					  const void *request,
 					  struct fsd_query_scratch *q);
 
@@ -57,7 +82,7 @@ struct fsd_job {
 };
 
 struct fsd_workers {
-	struct fsd_daemon *d;
+	const struct fsd_query_ctx *ctx;
 	pthread_t threads[FSD_QUERY_THREADS];
 	unsigned int started;
 	struct fsd_query_scratch scratch[FSD_QUERY_THREADS];
@@ -71,9 +96,11 @@ struct fsd_workers {
 	int event_fd;			/* readable when done is not empty */
 };
 
-/* Allocate the scratch and start the threads: 0 or -errno, nothing left
- * running on failure. */
-int fsd_workers_start(struct fsd_workers *w, struct fsd_daemon *d);
+/* Allocate the scratch for sketches of p and start the threads, whose
+ * jobs answer from ctx (read as each runs: it may be filled until the
+ * first is submitted): 0 or -errno, nothing left running on failure. */
+int fsd_workers_start(struct fsd_workers *w, const struct fsd_query_ctx *ctx,
+		      const struct fs_sketch_params *p);
 /* Stop and join the threads, free every job and the scratch. */
 void fsd_workers_stop(struct fsd_workers *w);
 /* Queue a job (the workers own it from here): 0, or -EBUSY when
