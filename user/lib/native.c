@@ -176,10 +176,13 @@ bool fs_native_bad_word(const struct fs_sketch *s, enum fs_kind *k, __u64 *i)
 
 	for (j = 0; j < FS_NKINDS; j++) {
 		const struct fs_sketch_kind *d = &fs_sketch_kinds[j];
-		__u64 n = fs_kind_slot_bytes(j, &s->params) / d->word_bytes;
+		__u64 n = fs_kind_slot_bytes(j, &s->params) / d->word_bytes, max;
 
-		for (*i = 0; d->word_max && *i < n; (*i)++)
-			if (fs_kind_word(j, s->part[j], *i) > d->word_max(&s->params)) {
+		if (!d->word_max)
+			continue;
+		max = d->word_max(&s->params);
+		for (*i = 0; *i < n; (*i)++)
+			if (fs_kind_word(j, s->part[j], *i) > max) {
 				*k = (enum fs_kind)j;
 				return true;
 			}
