@@ -23,25 +23,23 @@
  * in a file or an answer is refused (a HyperLogLog register above its
  * precision's largest rank).
  *
- * Adding a sketch kind (one of fixed size; a kind sized by a parameter of
- * its own also adds it to params.h and to what reads and checks the
- * parameters), the files to touch:
- *   include/flowsketch/KIND.h   new: its element, chunk shift, E, update
- *                               arithmetic (like cms.h, hll.h)
- *   include/flowsketch/sketch_kind.h  its entry in FS_SKETCH_KINDS and
- *                               its row below
- *   include/flowsketch/update.h its per-packet update, hand-written for
- *                               the verifier, and its env accessor's
- *                               declaration
- *   bpf/maps.bpf.h              its map fs_KIND and env accessor
- *   kmod/update_env.h, kmod/kfunc.c, include/flowsketch/kfunc.h,
- *   bpf/sketch_update.bpf.h     the kfunc's map argument and accessor
- *   user/lib/model.c, model.h   the user-space model's accessor and array
- *   user/flowsketchd/rotation.h its _Static_assert naming the two kinds
- * Pins, map sizes, the memory sums, merge, rotation, the history, the
- * window files, the native file, the export answer and its reader take
- * the kind from here.  Optional: user/flowsketch/pgsql.c (a table for it
- * in PostgreSQL) and whatever answers queries from it.
+ * Adding a sketch kind of fixed size touches 13 files (one sized by a
+ * parameter of its own adds it to params.h and to what reads, checks and
+ * prints the parameters):
+ *   include/flowsketch/KIND.h   new: element, chunk shift, E, update arithmetic
+ *   include/flowsketch/sketch_kind.h   its FS_SKETCH_KINDS entry and row
+ *   the per-packet update, hand-written for the verifier: update.h, and
+ *     its chunk accessor in each build: bpf/maps.bpf.h (with the map),
+ *     kmod/update_env.h, user/lib/model.c and model.h
+ *   the kfunc's new map argument (a new ABI version): include/flowsketch/
+ *     kfunc.h, kmod/kfunc.c, bpf/sketch_update.bpf.h
+ *   the versions and layout comments of the formats that gain a part:
+ *     user/lib/native.h, user/flowsketchd/winstore.h; protocol.h's
+ *     sketch.data comment
+ * Everything else takes the kind from here: pins, map sizes, memory sums,
+ * rotation, the history, merge, the window files, the native file, the
+ * export answer and its reader.  Optional: pgsql.c (its PostgreSQL
+ * tables) and whatever answers queries from it.
  */
 #ifndef FLOWSKETCH_SKETCH_KIND_H
 #define FLOWSKETCH_SKETCH_KIND_H
