@@ -116,11 +116,13 @@ static void write_cells(FILE *out, const struct fs_native *n, const char *host)
 	fprintf(out, "\\.\n");
 }
 
-static void write_candidates(FILE *out, const struct fs_native *n, const char *host)
+/* The cells, then the candidates' rows: where each is in fs_cms. */
+static int write_cms(FILE *out, const struct fs_native *n, const char *host)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
 	__u64 i;
 
+	write_cells(out, n, host);
 	fprintf(out, "COPY fs_candidate (host, family, proto, src, dst, sport, dport, cms_row, cms_col) FROM STDIN;\n");
 	for (i = 0; i < n->ncandidates; i++) {
 		const struct fs_native_candidate *c = &n->candidates[i];
@@ -141,12 +143,6 @@ static void write_candidates(FILE *out, const struct fs_native *n, const char *h
 				c->cols[row]);
 	}
 	fprintf(out, "\\.\n");
-}
-
-static int write_cms(FILE *out, const struct fs_native *n, const char *host)
-{
-	write_cells(out, n, host);
-	write_candidates(out, n, host);
 	return 0;
 }
 
