@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * sketch_kind.h - every sketch kind's facts, once: what rotation, the
- * history, the window store, the native format and the loaders loop over.
+ * history, the window store, the native format, the exports and the
+ * loaders loop over.  User space only (messages need stdio): the datapath
+ * reaches its kinds through their own headers.
  *
  *  kind  map (pin)     element          per slot E       chunk  merge       fold mask
  *  ----  ------------  ---------------  ---------------  -----  ----------  -----------------
@@ -13,30 +15,56 @@
  * seen no rank), so a slot is cleared by writing zeros over its chunks.
  * Merge: exact for both (cms.h, hll.h): words add, or take the max; a
  * fold of the datapath's copy masks each word first (Count-Min's report
- * flags, cms.h).  Serialised form (the native export, user/lib/native.h):
- * the element count E, 8 bytes, then the elements as words of word_bytes,
- * each little-endian; the window files (winstore.h) hold them in host
- * order, E * elem_bytes bytes.
+ * flags, cms.h).  Serialised form (the native export, user/lib/native.h,
+ * and the daemon's export answer, protocol.h): the elements as words of
+ * word_bytes, each little-endian, kind after kind (the native file puts
+ * each kind's count E, 8 bytes, first); the window files (winstore.h)
+ * hold them in host order, E * elem_bytes bytes.  A word above word_max
+ * in a file or an answer is refused (a HyperLogLog register above its
+ * precision's largest rank).
  *
- * The per-packet update is not here: it stays hand-written in update.h,
- * where the verifier sees every access.  Adding a kind: its header (the
- * element, its chunk shift and update), its enum value and row below, its
- * map in bpf/maps.bpf.h, its update in update.h, and what a reader says of
- * its part in user/lib/native.c (part_noun and the two messages).
+ * Adding a sketch kind of fixed size touches 13 files (one sized by a
+ * parameter of its own adds it to params.h and to what reads, checks and
+ * prints the parameters):
+ *   include/flowsketch/KIND.h   new: element, chunk shift, E, update arithmetic
+ *   include/flowsketch/sketch_kind.h   its FS_SKETCH_KINDS entry and row
+ *   the per-packet update, hand-written for the verifier: update.h, and
+ *     its chunk accessor in each build: bpf/maps.bpf.h (with the map),
+ *     kmod/update_env.h, user/lib/model.c and model.h
+ *   the kfunc's new map argument (a new ABI version): include/flowsketch/
+ *     kfunc.h, kmod/kfunc.c, bpf/sketch_update.bpf.h
+ *   the versions and layout comments of the formats that gain a part:
+ *     user/lib/native.h, user/flowsketchd/winstore.h; protocol.h's
+ *     sketch.data comment
+ * Everything else takes the kind from here: pins, map sizes, memory sums,
+ * rotation, the history, merge, the window files, the native file, the
+ * export answer and its reader.  Optional: pgsql.c (its PostgreSQL
+ * tables) and whatever answers queries from it.
  */
 #ifndef FLOWSKETCH_SKETCH_KIND_H
 #define FLOWSKETCH_SKETCH_KIND_H
 
+#include <stdio.h>
 #include "compat.h"
 #include "chunk.h"
 #include "cms.h"
 #include "hll.h"
 
+/*
+ * Every kind's name, in kind order, for what must be known while
+ * compiling (the enum, the daemon's pin tables): X(NAME, name) gives
+ * FS_KIND_NAME, its pin FS_KIND_PIN(name) and its map FS_KIND_MAP(name).
+ */
+#define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll)
+#define FS_KIND_PIN(name) #name
+#define FS_KIND_MAP(name) "fs_" #name
+
+#define FS_KIND_ENUM(NAME, name) FS_KIND_##NAME,
 enum fs_kind {
-	FS_KIND_CMS = 0,
-	FS_KIND_HLL = 1,
-	FS_NKINDS = 2,
+	FS_SKETCH_KINDS(FS_KIND_ENUM)
+	FS_NKINDS
 };
+#undef FS_KIND_ENUM
 
 /* The word type the merge works on says the word's size. */
 enum fs_merge {
@@ -47,36 +75,94 @@ enum fs_merge {
 struct fs_sketch_kind {
 	const char *map;		/* the datapath's map (maps.h) */
 	const char *pin;		/* its pin, in the pin directory */
+	const char *noun;		/* one element, in messages (+"s": many) */
+	const char *count_key;		/* E in an export answer: sketch.KEY */
 	__u32 elem_bytes;		/* one cell or register */
 	__u32 word_bytes;		/* 8 or 1, as merge says */
 	__u32 chunk_shift;		/* elements a chunk: 1 << chunk_shift */
 	enum fs_merge merge;
 	__u64 fold_mask;		/* on each datapath word folded */
 	__u64 (*per_slot)(const struct fs_sketch_params *p);	/* E */
+	/* The largest word a sketch can hold; NULL: any. */
+	__u64 (*word_max)(const struct fs_sketch_params *p);
+	/* For messages: how p makes E ("depth 2 times width 16 make 32"),
+	 * and, with word_max, what bounds a word ("precision 4"). */
+	void (*say_count)(char *buf, size_t len, const struct fs_sketch_params *p);
+	void (*say_bound)(char *buf, size_t len, const struct fs_sketch_params *p);
 };
+
+static inline void fs_cms_say_count(char *buf, size_t len,
+				    const struct fs_sketch_params *p)
+{
+	snprintf(buf, len, "depth %u times width %u make %llu", p->cms_depth,
+		 1U << p->cms_log2_width,
+		 (unsigned long long)fs_cms_cells_per_slot(p));
+}
+
+/* The rank a register can reach (hll.h); 0 is never set. */
+static inline __u64 fs_hll_word_max(const struct fs_sketch_params *p)
+{
+	return 65 - p->hll_p;
+}
+
+static inline void fs_hll_say_count(char *buf, size_t len,
+				    const struct fs_sketch_params *p)
+{
+	snprintf(buf, len, "precision %u makes %llu (3 sketches of 2^%u)",
+		 p->hll_p, (unsigned long long)fs_hll_regs_per_slot(p), p->hll_p);
+}
+
+static inline void fs_hll_say_bound(char *buf, size_t len,
+				    const struct fs_sketch_params *p)
+{
+	snprintf(buf, len, "precision %u", p->hll_p);
+}
 
 static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	[FS_KIND_CMS] = {
-		.map = "fs_cms",
-		.pin = "cms",
+		.map = FS_KIND_MAP(cms),
+		.pin = FS_KIND_PIN(cms),
+		.noun = "Count-Min cell",
+		.count_key = "cells",
 		.elem_bytes = sizeof(struct fs_cms_cell),
 		.word_bytes = 8,
 		.chunk_shift = FS_CMS_CHUNK_SHIFT,
 		.merge = FS_MERGE_SUM64,
 		.fold_mask = FS_CMS_COUNT_MASK,
 		.per_slot = fs_cms_cells_per_slot,
+		.say_count = fs_cms_say_count,
 	},
 	[FS_KIND_HLL] = {
-		.map = "fs_hll",
-		.pin = "hll",
+		.map = FS_KIND_MAP(hll),
+		.pin = FS_KIND_PIN(hll),
+		.noun = "HyperLogLog register",
+		.count_key = "registers",
 		.elem_bytes = 1,
 		.word_bytes = 1,
 		.chunk_shift = FS_HLL_CHUNK_SHIFT,
 		.merge = FS_MERGE_MAX8,
 		.fold_mask = 0xff,
 		.per_slot = fs_hll_regs_per_slot,
+		.word_max = fs_hll_word_max,
+		.say_count = fs_hll_say_count,
+		.say_bound = fs_hll_say_bound,
 	},
 };
+
+/* Word i of a part of kind k (a merged sketch's, sketch.h). */
+FS_INLINE __u64 fs_kind_word(enum fs_kind k, const void *part, __u64 i)
+{
+	return fs_sketch_kinds[k].word_bytes == 8 ? ((const __u64 *)part)[i] :
+						      ((const __u8 *)part)[i];
+}
+
+FS_INLINE void fs_kind_set_word(enum fs_kind k, void *part, __u64 i, __u64 v)
+{
+	if (fs_sketch_kinds[k].word_bytes == 8)
+		((__u64 *)part)[i] = v;
+	else
+		((__u8 *)part)[i] = (__u8)v;
+}
 
 /* Bytes of one slot of kind k (a merged sketch's part). */
 FS_INLINE __u64 fs_kind_slot_bytes(enum fs_kind k, const struct fs_sketch_params *p)

@@ -610,18 +610,18 @@ static void zero_fails_window_1(struct rig *g, int fd, int skip)
 
 static void test_zero_cms_fails(void **state)
 {
-	zero_fails_window_1(*state, ((struct rig *)*state)->r.cms_fd, 0);
+	zero_fails_window_1(*state, ((struct rig *)*state)->r.sketch_fd[FS_KIND_CMS], 0);
 }
 
 /* Half the slot's CMS zeroed, the rest not. */
 static void test_zero_cms_fails_halfway(void **state)
 {
-	zero_fails_window_1(*state, ((struct rig *)*state)->r.cms_fd, 1);
+	zero_fails_window_1(*state, ((struct rig *)*state)->r.sketch_fd[FS_KIND_CMS], 1);
 }
 
 static void test_zero_hll_fails(void **state)
 {
-	zero_fails_window_1(*state, ((struct rig *)*state)->r.hll_fd, 0);
+	zero_fails_window_1(*state, ((struct rig *)*state)->r.sketch_fd[FS_KIND_HLL], 0);
 }
 
 /*
@@ -684,14 +684,14 @@ static void test_read_cms_fails(void **state)
 {
 	struct rig *g = *state;
 
-	lose_window_1(g, FAULT_LOOKUP, g->r.cms_fd, 0, 1, 1);
+	lose_window_1(g, FAULT_LOOKUP, g->r.sketch_fd[FS_KIND_CMS], 0, 1, 1);
 }
 
 static void test_read_hll_fails(void **state)
 {
 	struct rig *g = *state;
 
-	lose_window_1(g, FAULT_LOOKUP, g->r.hll_fd, 0, 1, 1);
+	lose_window_1(g, FAULT_LOOKUP, g->r.sketch_fd[FS_KIND_HLL], 0, 1, 1);
 }
 
 /* Window 1's totals cannot be read: it is lost, and window 3 (its slot
@@ -761,7 +761,7 @@ static void test_clean_zeroing_fails(void **state)
 {
 	struct rig *g = *state;
 
-	postpone_window_2(g, FAULT_UPDATE, g->r.cms_fd, 1);
+	postpone_window_2(g, FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 1);
 }
 
 /* The cleaning's last step (there are no totals to zero any more). */
@@ -769,7 +769,7 @@ static void test_clean_hll_fails(void **state)
 {
 	struct rig *g = *state;
 
-	postpone_window_2(g, FAULT_UPDATE, g->r.hll_fd, 1);
+	postpone_window_2(g, FAULT_UPDATE, g->r.sketch_fd[FS_KIND_HLL], 1);
 }
 
 /*
@@ -851,7 +851,7 @@ static void test_adopt_while_zeroing(void **state)
 	send_batch(g, 0, 1);
 	rotate_ok(g);
 	send_batch(g, 1, 1);
-	fault_arm(FAULT_UPDATE, g->r.cms_fd, 1, 1);	/* half of it zeroed */
+	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 1, 1);	/* half of it zeroed */
 	rotate_ok(g);
 	fault_arm(FAULT_NONE, -1, 0, 0);
 	assert_true(g->r.dirty);
@@ -927,7 +927,7 @@ static void test_adopt_after_store_before_done(void **state)
 	send_batch(g, 0, 1);
 	rotate_ok(g);
 	send_batch(g, 1, 1);
-	fault_arm(FAULT_UPDATE, g->r.cms_fd, 0, 1000000);
+	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 0, 1000000);
 	rotate_ok(g);
 	fault_arm(FAULT_NONE, -1, 0, 0);
 	assert_int_equal(g->loader.obj.ctl->done_seq, 2);

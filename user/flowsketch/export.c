@@ -234,27 +234,54 @@ static int parse_candidate(struct json_object *f, const struct fs_sketch_params 
 	return 0;
 }
 
-/* sketch.data into n's cells and registers (protocol.h's layout). */
+/* The answer's sketch.KEY counts, each kind's (sketch_kind.h), and
+ * what p makes, in words for a message: 0 when they agree, 1 when not,
+ * or -errno. */
+static int sketch_counts(struct json_object *a, const struct fs_sketch_params *p,
+			 char *said, char *want, size_t len)
+{
+	size_t s = 0, w = 0;
+	bool wrong = false;
+	int k, err;
+
+	for (k = 0; k < FS_NKINDS; k++) {
+		const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
+		const char *and = k ? " and " : "";
+		char path[32];
+		__u64 n;
+
+		snprintf(path, sizeof(path), "sketch.%s", d->count_key);
+		err = fs_reply_u64(a, path, &n);
+		if (err)
+			return err;
+		wrong |= n != d->per_slot(p);
+		s += snprintf(said + s, len - s, "%s%llu %s", and,
+			      (unsigned long long)n, d->count_key);
+		w += snprintf(want + w, len - w, "%s%llu", and,
+			      (unsigned long long)d->per_slot(p));
+	}
+	return wrong ? 1 : 0;
+}
+
+/* sketch.data into n's parts (protocol.h's layout). */
 static int parse_sketch(struct json_object *a, struct fs_native *n)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
-	__u64 cells, regs, i, max = 65 - p->hll_p;
-	size_t raw_len, got;
+	char said[128], want[128], bound[64];
+	size_t raw_len, got, off = 0;
 	const char *enc, *data;
 	__u8 *raw = NULL;
-	int err;
+	enum fs_kind k;
+	__u64 i;
+	int err, wrong;
 
 	if ((err = fs_reply_string(a, "sketch.encoding", &enc)) ||
-	    (err = fs_reply_u64(a, "sketch.cells", &cells)) ||
-	    (err = fs_reply_u64(a, "sketch.registers", &regs)) ||
+	    (err = wrong = sketch_counts(a, p, said, want, sizeof(said))) < 0 ||
 	    (err = fs_reply_string(a, "sketch.data", &data)))
 		return err;
-	if (strcmp(enc, "base64") || cells != fs_cms_cells_per_slot(p) ||
-	    regs != fs_hll_regs_per_slot(p)) {
-		fs_error("flowsketchd's answer has a sketch of %llu cells and %llu registers in '%s', not the %llu and %llu in base64 its parameters make",
-			 (unsigned long long)cells, (unsigned long long)regs, enc,
-			 (unsigned long long)fs_cms_cells_per_slot(p),
-			 (unsigned long long)fs_hll_regs_per_slot(p));
+	if (wrong || strcmp(enc, "base64")) {
+		fs_error("flowsketchd's answer has a sketch of %s in '%s', not the %s in base64 its parameters make",
+			 said, enc, want);
 		return -EPROTO;
 	}
 	raw_len = fs_sketch_bytes(p);
@@ -269,24 +296,16 @@ static int parse_sketch(struct json_object *a, struct fs_native *n)
 		err = -EPROTO;
 		goto out;
 	}
-	for (i = 0; i < cells; i++) {
-		__u64 v[2] = { 0, 0 };
-		int k, w;
-
-		for (w = 0; w < 2; w++)
-			for (k = 7; k >= 0; k--)
-				v[w] = v[w] << 8 | raw[16 * i + 8 * w + k];
-		n->sketch.cms[i].packets = v[0];
-		n->sketch.cms[i].bytes = v[1];
+	for (k = 0; k < FS_NKINDS; k++)
+		off += fs_native_get_words(raw + off, &n->sketch, k);
+	if (fs_native_bad_word(&n->sketch, &k, &i)) {
+		fs_sketch_kinds[k].say_bound(bound, sizeof(bound), p);
+		fs_error("flowsketchd's answer has a %s of %llu, above the %llu of %s",
+			 fs_sketch_kinds[k].noun,
+			 (unsigned long long)fs_kind_word(k, n->sketch.part[k], i),
+			 (unsigned long long)fs_sketch_kinds[k].word_max(p), bound);
+		err = -EPROTO;
 	}
-	memcpy(n->sketch.hll, raw + 16 * cells, regs);
-	for (i = 0; i < regs; i++)
-		if (n->sketch.hll[i] > max) {
-			fs_error("flowsketchd's answer has a HyperLogLog register of %u, above the %llu of precision %u",
-				 n->sketch.hll[i], (unsigned long long)max, p->hll_p);
-			err = -EPROTO;
-			goto out;
-		}
 out:
 	free(raw);
 	return err;

@@ -34,7 +34,9 @@ static const char schema[] =
 "    bytes bigint NOT NULL,\n"
 "    CONSTRAINT fs_span_sketches_match_fs_fleet FOREIGN KEY (depth, log2w, p, fingerprint)\n"
 "        REFERENCES fs_fleet (depth, log2w, p, fingerprint)\n"
-");\n"
+");\n";
+
+static const char cms_schema[] =
 "CREATE TABLE IF NOT EXISTS fs_cms (\n"
 "    host text NOT NULL REFERENCES fs_span ON DELETE CASCADE,\n"
 "    cms_row smallint NOT NULL,\n"
@@ -54,7 +56,9 @@ static const char schema[] =
 "    cms_row smallint NOT NULL,\n"
 "    cms_col integer NOT NULL,\n"
 "    PRIMARY KEY (host, family, proto, src, dst, sport, dport, cms_row)\n"
-");\n"
+");\n";
+
+static const char hll_schema[] =
 "CREATE TABLE IF NOT EXISTS fs_hll (\n"
 "    host text NOT NULL REFERENCES fs_span ON DELETE CASCADE,\n"
 "    sketch text NOT NULL CHECK (sketch IN ('flows', 'sources', 'destinations')),\n"
@@ -112,11 +116,13 @@ static void write_cells(FILE *out, const struct fs_native *n, const char *host)
 	fprintf(out, "\\.\n");
 }
 
-static void write_candidates(FILE *out, const struct fs_native *n, const char *host)
+/* The cells, then the candidates' rows: where each is in fs_cms. */
+static int write_cms(FILE *out, const struct fs_native *n, const char *host)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
 	__u64 i;
 
+	write_cells(out, n, host);
 	fprintf(out, "COPY fs_candidate (host, family, proto, src, dst, sport, dport, cms_row, cms_col) FROM STDIN;\n");
 	for (i = 0; i < n->ncandidates; i++) {
 		const struct fs_native_candidate *c = &n->candidates[i];
@@ -137,6 +143,19 @@ static void write_candidates(FILE *out, const struct fs_native *n, const char *h
 				c->cols[row]);
 	}
 	fprintf(out, "\\.\n");
+	return 0;
+}
+
+static int check_hll(const struct fs_native *n)
+{
+	__u32 p = n->sketch.params.hll_p;
+
+	if (p < FS_PG_HLL_MIN_LOG2M || p > FS_PG_HLL_MAX_LOG2M) {
+		fs_error("export: postgresql-hll takes precisions %u to %u, and this sketch has p = %u",
+			 FS_PG_HLL_MIN_LOG2M, FS_PG_HLL_MAX_LOG2M, p);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int write_hlls(FILE *out, const struct fs_native *n, const char *host)
@@ -164,17 +183,30 @@ static int write_hlls(FILE *out, const struct fs_native *n, const char *host)
 	return 0;
 }
 
+/*
+ * Each sketch kind's tables (sketch_kind.h), its check before anything
+ * is written, and its rows: a kind without a part is not loaded.
+ */
+static const struct pg_part {
+	const char *schema;
+	int (*check)(const struct fs_native *n);
+	int (*write)(FILE *out, const struct fs_native *n, const char *host);
+} pg_parts[FS_NKINDS] = {
+	[FS_KIND_CMS] = { cms_schema, NULL, write_cms },
+	[FS_KIND_HLL] = { hll_schema, check_hll, write_hlls },
+};
+
 int fs_pgsql_write(FILE *out, const struct fs_native *n, const char *host)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
 	char start[48], end[48];
-	int err;
+	int err = 0, k;
 
-	if (p->hll_p < FS_PG_HLL_MIN_LOG2M || p->hll_p > FS_PG_HLL_MAX_LOG2M) {
-		fs_error("export: postgresql-hll takes precisions %u to %u, and this sketch has p = %u",
-			 FS_PG_HLL_MIN_LOG2M, FS_PG_HLL_MAX_LOG2M, p->hll_p);
-		return -EINVAL;
-	}
+	for (k = 0; k < FS_NKINDS && !err; k++)
+		if (pg_parts[k].check)
+			err = pg_parts[k].check(n);
+	if (err)
+		return err;
 	timestamp(start, sizeof(start), n->start_ns);
 	timestamp(end, sizeof(end), n->end_ns);
 	fprintf(out, "-- flowsketch export --format pg-sql: host %s, %s .. %s\n"
@@ -184,6 +216,9 @@ int fs_pgsql_write(FILE *out, const struct fs_native *n, const char *host)
 		"BEGIN;\n"
 		"SET LOCAL client_min_messages = warning;\n%s", host, start, end, (unsigned long long)n->windows,
 		dir_name(n->direction), schema);
+	for (k = 0; k < FS_NKINDS; k++)
+		if (pg_parts[k].schema)
+			fputs(pg_parts[k].schema, out);
 	fprintf(out, "INSERT INTO fs_fleet (depth, log2w, p, fingerprint)\n"
 		"    VALUES (%u, %u, %u, '%016llx') ON CONFLICT (one) DO NOTHING;\n",
 		p->cms_depth, p->cms_log2_width, p->hll_p,
@@ -198,9 +233,9 @@ int fs_pgsql_write(FILE *out, const struct fs_native *n, const char *host)
 		(unsigned long long)n->fingerprint,
 		(unsigned long long)n->sketch.totals.packets,
 		(unsigned long long)n->sketch.totals.bytes);
-	write_cells(out, n, host);
-	write_candidates(out, n, host);
-	err = write_hlls(out, n, host);
+	for (k = 0; k < FS_NKINDS && !err; k++)
+		if (pg_parts[k].write)
+			err = pg_parts[k].write(out, n, host);
 	if (err)
 		return err;
 	fprintf(out, "COMMIT;\n");

@@ -363,7 +363,7 @@ unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 	/* One history and one rotation per frontend; the query threads and
 	 * the answers are shared. */
 	rotation = (unsigned long long)(ncpus > 0 ? ncpus : 1) * 2 *
-		   sizeof(struct fs_cms_chunk);
+		   FS_CHUNK_BYTES;
 	return FSD_HISTORIES * (fsd_history_max_bytes(p, fsd_options_windows_kept(o),
 						      o->max_candidates) + rotation) +
 	       fsd_workers_max_bytes(p) + FSD_ANSWER_BYTES_MAX;
@@ -375,10 +375,7 @@ static int check_sizes(struct fsd_options *o)
 	const struct fs_sketch_params *p = &o->params;
 	unsigned long long per_cpu, history;
 
-	per_cpu = ((unsigned long long)fs_cms_chunks(p, FS_NSLOTS) *
-		   sizeof(struct fs_cms_chunk)) +
-		  ((unsigned long long)fs_hll_chunks(p, FS_NSLOTS) *
-		   sizeof(struct fs_hll_chunk));
+	per_cpu = fs_kinds_percpu_bytes(p, FS_NSLOTS);
 	if (per_cpu > FSD_MAX_BYTES_PER_CPU) {
 		fsd_err("width %u x depth %u and precision %u need %llu MiB per CPU, more than the %llu MiB cap",
 			1U << p->cms_log2_width, p->cms_depth, p->hll_p,

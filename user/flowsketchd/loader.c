@@ -20,9 +20,8 @@
 enum xdp_pin {
 	PIN_PARAMS,
 	PIN_CTL,
-	PIN_CMS,
-	PIN_HLL,
-	PIN_HOT,
+	PIN_KINDS,	/* FS_NKINDS of them */
+	PIN_HOT = PIN_KINDS + FS_NKINDS,
 	PIN_STATS,
 	PIN_REPORTS,
 	PIN_BARRIER,
@@ -48,8 +47,7 @@ enum xdp_pin {
 static const struct fsd_pin xdp_pins[PIN_MAX] = {
 	[PIN_PARAMS] = { "params", ".rodata", FSD_PIN_FRESH },
 	[PIN_CTL] = { "ctl", "fs_ctl", 0 },
-	[PIN_CMS] = { "cms", "fs_cms", 0 },
-	[PIN_HLL] = { "hll", "fs_hll", 0 },
+	[PIN_KINDS] = FSD_PIN_KINDS
 	[PIN_HOT] = { "hot", "fs_hot", 0 },
 	[PIN_STATS] = { "stats", "fs_stats", 0 },
 	[PIN_REPORTS] = { "reports", "fs_reports", 0 },

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include "flowsketch/hash.h"
 #include "flowsketch/maps.h"
+#include "flowsketch/sketch_kind.h"
 #include "options.h"
 
 struct bpf_object;
@@ -52,6 +53,11 @@ struct fsd_pin {
 	const char *map;	/* the object's map; NULL: its program */
 	unsigned int flags;
 };
+
+/* Every sketch kind's row (sketch_kind.h), in kind order: FSD_PIN_KINDS
+ * rows of a pin table. */
+#define FSD_PIN_KIND(NAME, name) { FS_KIND_PIN(name), FS_KIND_MAP(name), 0 },
+#define FSD_PIN_KINDS FS_SKETCH_KINDS(FSD_PIN_KIND)
 
 struct fsd_object_ops {
 	/* In messages: "" (the XDP or ingress datapath), "egress ". */

@@ -53,10 +53,7 @@ struct ring_buffer;
 struct fsd_rotation {
 	struct fs_ctl *ctl;
 	struct fs_sketch_params params;
-	union {
-		struct { int cms_fd, hll_fd; };
-		int sketch_fd[FS_NKINDS];	/* by kind (sketch_kind.h) */
-	};
+	int sketch_fd[FS_NKINDS];	/* by kind (sketch_kind.h) */
 	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	void *value;			/* one element, all CPUs: lookups */
@@ -92,18 +89,11 @@ struct fsd_rotation {
 /* The maps a rotation works on: one frontend's (loader.h, egress.h). */
 struct fsd_rotation_maps {
 	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
-	union {
-		struct { int cms_fd, hll_fd; };
-		int sketch_fd[FS_NKINDS];	/* map fs_sketch_kinds[k].map */
-	};
+	int sketch_fd[FS_NKINDS];	/* map fs_sketch_kinds[k].map */
 	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	bool adopted;			/* the window goes on from fs_ctl */
 };
-
-/* cms_fd and hll_fd name the kinds' slots of sketch_fd, in both structs. */
-_Static_assert(FS_KIND_CMS == 0 && FS_KIND_HLL == 1 && FS_NKINDS == 2,
-	       "cms_fd, hll_fd are sketch_fd[FS_KIND_CMS], [FS_KIND_HLL]");
 
 int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *m,
 			   const struct fs_sketch_params *p, double hh_fraction);

@@ -17,8 +17,7 @@
  * release's is adopted with fresh ones, pinned beside its maps. */
 const struct fsd_pin fsd_tp_pins[FSD_TP_PINS_ALL] = {
 	{ "ctl", "fs_ctl", 0 },
-	{ "cms", "fs_cms", 0 },
-	{ "hll", "fs_hll", 0 },
+	FSD_PIN_KINDS
 	{ "hot", "fs_hot", 0 },
 	{ "stats", "fs_stats", 0 },
 	{ "reports", "fs_reports", 0 },

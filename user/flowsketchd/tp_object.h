@@ -21,7 +21,8 @@
  *
  * Everything is pinned under PIN_DIR/NAME/ (NAME the kind's name):
  *
- *   ctl cms hll hot stats reports barrier      the object's maps
+ *   ctl KINDS hot stats reports barrier        the object's maps (KINDS:
+ *                                              cms hll, sketch_kind.h)
  *   [ifaces ifslot ifcount]                    and, counting -i, its filter
  *                                              and per-interface counts
  *   link                                               the tp_btf link
@@ -58,8 +59,8 @@ struct fsd_tp_object {
 
 /* The pins of the table above, ctl first (pinned last). */
 extern const struct fsd_pin fsd_tp_pins[];
-#define FSD_TP_PINS_ALL 10
-#define FSD_TP_PINS_NO_IFACES 7
+#define FSD_TP_PINS_NO_IFACES (5 + FS_NKINDS)
+#define FSD_TP_PINS_ALL (FSD_TP_PINS_NO_IFACES + 3)
 
 /* For a kind's open: log that it failed with err (a negative errno), set
  * errno; NULL. */

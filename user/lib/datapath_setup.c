@@ -6,27 +6,28 @@
 #include <bpf/libbpf.h>
 #include "datapath_setup.h"
 #include "flowsketch/maps.h"
-#include "flowsketch/cms.h"
-#include "flowsketch/hll.h"
+#include "flowsketch/sketch_kind.h"
 
 int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 		      struct fs_hash_key *rodata_key,
 		      struct fs_bloom_key *rodata_bloom_key,
-		      __u32 *rodata_use_kfunc,
-		      struct bpf_map *cms, struct bpf_map *hll,
+		      __u32 *rodata_use_kfunc, struct bpf_object *obj,
 		      const struct fs_sketch_params *p, bool use_kfunc)
 {
 	struct fs_hash_key key;
-	int err;
+	int err = 0, k;
 
 	fs_hash_key_derive(&p->secret, &key);
 	fs_bloom_key_derive(&p->secret, rodata_bloom_key);
 	*rodata_params = *p;
 	*rodata_key = key;
 	*rodata_use_kfunc = use_kfunc;
-	err = bpf_map__set_max_entries(cms, fs_cms_chunks(p, FS_NSLOTS));
-	if (!err)
-		err = bpf_map__set_max_entries(hll, fs_hll_chunks(p, FS_NSLOTS));
+	for (k = 0; k < FS_NKINDS && !err; k++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, fs_sketch_kinds[k].map);
+
+		err = m ? bpf_map__set_max_entries(m, fs_kind_chunks(k, p, FS_NSLOTS)) :
+			  -ENOENT;
+	}
 	return err;
 }
 

@@ -6,7 +6,7 @@
  * VM probes) takes the same settings between open and load: the sketch
  * parameters and the hash key expanded from their secret into .rodata,
  * the blocklist filter's key from the same secret, the kfunc switch, and
- * the sizes of fs_cms and fs_hll that the parameters
+ * the sizes of every sketch kind's map (sketch_kind.h) that the parameters
  * imply.  Doing it in one place keeps the key always derived from the
  * secret the parameters record, and the maps always as large as the
  * layout addresses.
@@ -19,14 +19,13 @@
 #include "flowsketch/bloom.h"
 #include "flowsketch/params.h"
 
-struct bpf_map;
+struct bpf_object;
 
-/* 0 or a negative errno from libbpf (the maps could not be resized). */
+/* 0 or a negative errno from libbpf (a map missing or not resized). */
 int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 		      struct fs_hash_key *rodata_key,
 		      struct fs_bloom_key *rodata_bloom_key,
-		      __u32 *rodata_use_kfunc,
-		      struct bpf_map *cms, struct bpf_map *hll,
+		      __u32 *rodata_use_kfunc, struct bpf_object *obj,
 		      const struct fs_sketch_params *p, bool use_kfunc);
 
 /* The same, for a skeleton `skel` of any such object. */
@@ -34,8 +33,8 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 	fs_datapath_setup(&(skel)->rodata->fs_params,                          \
 			  &(skel)->rodata->fs_hash_key,                        \
 			  &(skel)->rodata->fs_bloom_key,                       \
-			  &(skel)->rodata->fs_use_kfunc, (skel)->maps.fs_cms,  \
-			  (skel)->maps.fs_hll, (p), (use_kfunc))
+			  &(skel)->rodata->fs_use_kfunc, (skel)->obj,          \
+			  (p), (use_kfunc))
 
 /* After load, for the benchmarks: one interface, ifindex, in slot 0 of
  * fs_ifslot (map_fd), as the daemon sets it (maps.h, "Per-interface

@@ -114,35 +114,26 @@ void fs_native_sort(struct fs_native *n)
 	      candidate_cmp);
 }
 
-/*
- * What the reader says of each kind's part (sketch_kind.h): the only words
- * of the format that differ by kind.
- */
-static const char *const part_noun[FS_NKINDS] = {
-	[FS_KIND_CMS] = "Count-Min cells",
-	[FS_KIND_HLL] = "HyperLogLog registers",
-};
-
 static int wrong_count(enum fs_kind k, const struct fs_sketch_params *p,
-		       __u64 got, __u64 want, char *err)
+		       __u64 got, char *err)
 {
-	if (k == FS_KIND_CMS)
-		return fail(err, "it holds %llu Count-Min cells, and depth %u times width %u make %llu",
-			    (unsigned long long)got, p->cms_depth,
-			    1U << p->cms_log2_width, (unsigned long long)want);
-	return fail(err, "it holds %llu HyperLogLog registers, and precision %u makes %llu (3 sketches of 2^%u)",
-		    (unsigned long long)got, p->hll_p,
-		    (unsigned long long)want, p->hll_p);
+	char why[96];
+
+	fs_sketch_kinds[k].say_count(why, sizeof(why), p);
+	return fail(err, "it holds %llu %ss, and %s", (unsigned long long)got,
+		    fs_sketch_kinds[k].noun, why);
 }
 
 static int short_part(enum fs_kind k, __u64 n, size_t left, char *err)
 {
-	if (k == FS_KIND_CMS)
-		return fail(err, "truncated: %llu Count-Min cells take %llu bytes, and only %zu are left",
-			    (unsigned long long)n,
-			    (unsigned long long)n * FS_NATIVE_CELL, left);
-	return fail(err, "truncated: %llu HyperLogLog registers, and only %zu bytes are left",
-		    (unsigned long long)n, left);
+	const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
+
+	if (d->elem_bytes == 1)
+		return fail(err, "truncated: %llu %ss, and only %zu bytes are left",
+			    (unsigned long long)n, d->noun, left);
+	return fail(err, "truncated: %llu %ss take %llu bytes, and only %zu are left",
+		    (unsigned long long)n, d->noun,
+		    (unsigned long long)n * d->elem_bytes, left);
 }
 
 size_t fs_native_size(const struct fs_native *n)
@@ -159,37 +150,44 @@ size_t fs_native_size(const struct fs_native *n)
 	return fixed + n->ncandidates * FS_NATIVE_CANDIDATE(p->cms_depth);
 }
 
-/*
- * Kind k's part at b: its count E, then its words little-endian (kind
- * k's word_bytes each); the bytes written.  get_part() reads it back
- * into a sketch whose part has room (the count checked before).
- */
-static __u64 put_part(__u8 *b, const struct fs_sketch *s, enum fs_kind k)
+__u64 fs_native_put_words(__u8 *b, const struct fs_sketch *s, enum fs_kind k)
 {
 	__u32 w = fs_sketch_kinds[k].word_bytes;
 	__u64 i, n = fs_kind_slot_bytes(k, &s->params) / w;
-	const void *src = s->part[k];
 
-	put_le64(b, fs_sketch_kinds[k].per_slot(&s->params));
 	for (i = 0; i < n; i++)
-		put_le(b + 8 + i * w, w == 8 ? ((const __u64 *)src)[i] :
-				      ((const __u8 *)src)[i], w);
-	return 8 + n * w;
+		put_le(b + i * w, fs_kind_word(k, s->part[k], i), w);
+	return n * w;
 }
 
-static __u64 get_part(const __u8 *b, struct fs_sketch *s, enum fs_kind k)
+__u64 fs_native_get_words(const __u8 *b, struct fs_sketch *s, enum fs_kind k)
 {
 	__u32 w = fs_sketch_kinds[k].word_bytes;
 	__u64 i, n = fs_kind_slot_bytes(k, &s->params) / w;
-	void *dst = s->part[k];
 
-	for (i = 0; i < n; i++) {
-		if (w == 8)
-			((__u64 *)dst)[i] = get_le(b + 8 + i * w, w);
-		else
-			((__u8 *)dst)[i] = (__u8)get_le(b + 8 + i * w, w);
+	for (i = 0; i < n; i++)
+		fs_kind_set_word(k, s->part[k], i, get_le(b + i * w, w));
+	return n * w;
+}
+
+bool fs_native_bad_word(const struct fs_sketch *s, enum fs_kind *k, __u64 *i)
+{
+	int j;
+
+	for (j = 0; j < FS_NKINDS; j++) {
+		const struct fs_sketch_kind *d = &fs_sketch_kinds[j];
+		__u64 n = fs_kind_slot_bytes(j, &s->params) / d->word_bytes, max;
+
+		if (!d->word_max)
+			continue;
+		max = d->word_max(&s->params);
+		for (*i = 0; *i < n; (*i)++)
+			if (fs_kind_word(j, s->part[j], *i) > max) {
+				*k = (enum fs_kind)j;
+				return true;
+			}
 	}
-	return 8 + n * w;
+	return false;
 }
 
 /* The parameters record's first 16 bytes (params.h layout). */
@@ -275,18 +273,21 @@ static int check_direction(__u32 dir, char *err)
 	return 0;
 }
 
-/* The rank a register can reach: 65 - p (hll.h), 0 for never set. */
-static int check_registers(const __u8 *regs, const struct fs_sketch_params *p,
-			   char *err)
+/* Every word within its kind's bound (word_max). */
+static int check_words(const struct fs_sketch *s, char *err)
 {
-	__u64 i, n = fs_hll_regs_per_slot(p);
-	__u32 max = 65 - p->hll_p;
+	char bound[64];
+	enum fs_kind k;
+	__u64 i, w;
 
-	for (i = 0; i < n; i++)
-		if (regs[i] > max)
-			return fail(err, "HyperLogLog register %llu holds %u, more than precision %u allows (%u)",
-				    (unsigned long long)i, regs[i], p->hll_p, max);
-	return 0;
+	if (!fs_native_bad_word(s, &k, &i))
+		return 0;
+	w = fs_kind_word(k, s->part[k], i);
+	fs_sketch_kinds[k].say_bound(bound, sizeof(bound), &s->params);
+	return fail(err, "%s %llu holds %llu, more than %s allows (%llu)",
+		    fs_sketch_kinds[k].noun, (unsigned long long)i,
+		    (unsigned long long)w, bound,
+		    (unsigned long long)fs_sketch_kinds[k].word_max(&s->params));
 }
 
 int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
@@ -300,7 +301,7 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 
 	if (!len || check_params(p, err) || check_direction(n->direction, err) ||
 	    n->end_ns < n->start_ns || !n->window_ns ||
-	    check_registers(n->sketch.hll, p, err))
+	    check_words(&n->sketch, err))
 		return -EINVAL;
 	for (i = 0; i < n->ncandidates; i++)
 		if (check_candidate(&n->candidates[i], p, i, err))
@@ -328,8 +329,10 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 			put_le32(b + off + sizeof(struct fs_flow_key) + 4 * row,
 				 n->candidates[i].cols[row]);
 	}
-	for (k = 0; k < FS_NKINDS; k++)
-		off += put_part(b + off, &n->sketch, k);
+	for (k = 0; k < FS_NKINDS; k++) {
+		put_le64(b + off, fs_sketch_kinds[k].per_slot(p));
+		off += 8 + fs_native_put_words(b + off + 8, &n->sketch, k);
+	}
 	put_le32(b + off, checksum(b, off));
 	return 0;
 }
@@ -387,11 +390,11 @@ static int check_layout(const __u8 *b, size_t len,
 		const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
 
 		if (len - off < 8)
-			return fail(err, "truncated: it ends before its count of %s (byte %zu)",
-				    part_noun[k], off);
+			return fail(err, "truncated: it ends before its count of %ss (byte %zu)",
+				    d->noun, off);
 		n = get_le64(b + off);
 		if (n != d->per_slot(params))
-			return wrong_count(k, params, n, d->per_slot(params), err);
+			return wrong_count(k, params, n, err);
 		off += 8;
 		if ((len - off) / d->elem_bytes < n)
 			return short_part(k, n, len - off, err);
@@ -454,8 +457,8 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 			goto err_free;
 	}
 	for (k = 0; k < FS_NKINDS; k++)
-		off += get_part(b + off, &n->sketch, k);
-	ret = check_registers(n->sketch.hll, &params, err);
+		off += 8 + fs_native_get_words(b + off + 8, &n->sketch, k);
+	ret = check_words(&n->sketch, err);
 	if (ret)
 		goto err_free;
 	return 0;

@@ -68,6 +68,7 @@
 #ifndef FLOWSKETCH_NATIVE_H
 #define FLOWSKETCH_NATIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "sketch.h"
 #include "flowsketch/flow_key.h"
@@ -77,7 +78,6 @@
 #define FS_NATIVE_HEADER 96
 /* A candidate's bytes: its key and one 4-byte column per row. */
 #define FS_NATIVE_CANDIDATE(depth) (40 + 4 * (depth))
-#define FS_NATIVE_CELL 16
 #define FS_NATIVE_TRAILER 4
 
 #define FS_NATIVE_DIR_IN 1
@@ -119,6 +119,18 @@ void fs_native_free(struct fs_native *n);
 
 /* Sort the candidates into the file's order (ascending key bytes). */
 void fs_native_sort(struct fs_native *n);
+
+/*
+ * Kind k's part of s as little-endian words at b (sketch_kind.h: the
+ * native file's parts, each after its count, and an export answer's
+ * sketch.data, kind after kind), and back; the bytes either way.
+ */
+__u64 fs_native_put_words(__u8 *b, const struct fs_sketch *s, enum fs_kind k);
+__u64 fs_native_get_words(const __u8 *b, struct fs_sketch *s, enum fs_kind k);
+
+/* The first word of s above its kind's word_max (a register above its
+ * precision's largest rank): true, kind *k, index *i in its part. */
+bool fs_native_bad_word(const struct fs_sketch *s, enum fs_kind *k, __u64 *i);
 
 /* Bytes of n's file; 0 if it could not be represented in a size_t. */
 size_t fs_native_size(const struct fs_native *n);
