@@ -31,6 +31,7 @@
 #include "export.h"
 #include "export_perm.h"
 #include "flow_fmt.h"
+#include "native.h"
 #include "protocol.h"
 #include "rotation.h"
 #include "workers.h"
@@ -143,25 +144,17 @@ static struct json_object *cand_json(const struct export_cand *c,
  * then registers, in base64.  NULL when out of memory. */
 static struct json_object *sketch_json(const struct fs_sketch *sum)
 {
-	const struct fs_sketch_params *p = &sum->params;
-	__u64 ncells = fs_cms_cells_per_slot(p), nregs = fs_hll_regs_per_slot(p);
-	size_t raw_len = fs_sketch_bytes(p), i;
+	size_t raw_len = fs_sketch_bytes(&sum->params), off = 0;
 	struct json_object *o = NULL, *data;
 	char *text = NULL;
 	__u8 *raw;
+	int k;
 
 	raw = malloc(raw_len);
 	if (!raw)
 		goto out;
-	for (i = 0; i < ncells; i++) {
-		__u64 v[2] = { sum->cms[i].packets, sum->cms[i].bytes };
-		int k, w;
-
-		for (w = 0; w < 2; w++)
-			for (k = 0; k < 8; k++)
-				raw[16 * i + 8 * w + k] = (__u8)(v[w] >> (8 * k));
-	}
-	memcpy(raw + 16 * ncells, sum->hll, nregs);
+	for (k = 0; k < FS_NKINDS; k++)
+		off += fs_native_put_words(raw + off, sum, k);
 	text = malloc(fs_base64_encoded_len(raw_len));
 	if (!text)
 		goto out;
@@ -171,8 +164,9 @@ static struct json_object *sketch_json(const struct fs_sketch *sum)
 		goto out;
 	o = json_object_new_object();
 	fsd_add_string(o, "encoding", "base64");
-	fsd_add_u64(o, "cells", ncells);
-	fsd_add_u64(o, "registers", nregs);
+	for (k = 0; k < FS_NKINDS; k++)
+		fsd_add_u64(o, fs_sketch_kinds[k].count_key,
+			    fs_sketch_kinds[k].per_slot(&sum->params));
 	json_object_object_add(o, "data", data);
 out:
 	free(text);
