@@ -29,6 +29,7 @@
 #                                 CMD every 0.1 s until it succeeds, at most
 #                                 TRIES times and while PID lives: waits for
 #                                 an event, never for a time
+#   fs_gone PID                   0 once PID has exited (fs_until's CMD)
 #
 # The daemon (FSD CLI default to build/flowsketchd, build/flowsketch; GEN
 # to build/tools/fs-gen; a test may set them before fs_test):
@@ -46,12 +47,15 @@
 #                                 FSD_ST, FSD_ANSWERED when), 1 if it died
 #                                 or never did
 #   fsd_launch [OPTION...]        fsd_start without waiting for an answer
-#   fsd_stop, fsd_kill            SIGTERM (then SIGKILL), SIGKILL; reaped
+#   fsd_stop                      SIGTERM (SIGKILL if it is not gone in 5 s),
+#                                 reaped; its exit status (0: a clean stop)
+#   fsd_kill                      SIGKILL, reaped
 #   fsd_settle [FRONTEND...]      status until two more windows closed in
 #                                 XDP's and each FRONTEND's history (egress,
 #                                 conn): what was sent before is in
 #                                 finished windows
 #   fsd_front NAME JQ             JQ of frontend NAME in FSD_ST
+#   xdp_attached                  an XDP program is on VETH_RX
 #   cli ARG...                    the CLI on the daemon's socket
 #   jqe ARG...                    jq -e, quiet
 #
@@ -107,6 +111,8 @@ fs_test_pair() {
 	fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
 }
 
+fs_gone() { ! kill -0 "$1" 2>/dev/null; }
+
 fs_until() {
 	local tries=$1 pid=""; shift
 	[ "$1" = --while ] && { pid=$2; shift 2; }
@@ -145,8 +151,14 @@ _fsd_remove() {
 	return 0
 }
 
-# fsd_stop: SIGTERM (fs_daemon_stop); fsd_kill: SIGKILL.  Both reap it.
-fsd_stop() { fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""; }
+fsd_stop() {
+	local pid=$DAEMON_PID
+	DAEMON_PID=""
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	fs_until 50 fs_gone "$pid" || kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+}
 fsd_kill() { kill -KILL "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 
 fsd_daemon() { FSD_AT[$1]="$2 $3"; }
@@ -198,6 +210,7 @@ fsd_start() {
 fsd_status() { cli status --json >"$FSD_ST" 2>/dev/null && FSD_ANSWERED=$EPOCHREALTIME; }
 
 fsd_front() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$FSD_ST"; }
+xdp_attached() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -q 'prog/xdp'; }
 
 # The fewest windows finished of XDP's history and the named frontends'.
 fsd_windows_done() {

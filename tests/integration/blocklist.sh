@@ -121,7 +121,6 @@ test_cleanup() {
 tap_on_bail() { [ -n "$T" ] && [ -f "$T/daemon.log" ] && tail -n 20 "$T/daemon.log" | diag; }
 
 helper() { python3 "$HELPER" "$@"; }
-xdp_attached() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -q 'prog/xdp'; }
 
 # daemon_start [ARG...]: flowsketchd on VETH_RX with the list in $LIST (and
 # ARG...), until it answers status and its program is on the interface.
