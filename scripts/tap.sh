@@ -12,9 +12,10 @@
 #   check DESC CMD...     ok or not_ok as CMD succeeds
 #   diag                  stdin as "# " diagnostic lines
 #   bail DESC...          not_ok, then finish: the suite cannot go on
-#                         (calls tap_on_bail first if the suite defines it)
 #   finish                the closing plan "1..N"; exits 0 only if nothing
-#                         failed
+#                         failed, else 1 after tap_on_failure if the suite
+#                         (or its harness) defines it: what it shows of a
+#                         failed run, a daemon's log say
 #
 # A suite that stops early prints no plan, or one that does not match,
 # and tests/run.sh counts that as a failure.
@@ -36,11 +37,12 @@ check() {
 diag() { sed 's/^/# /'; }
 bail() {
 	not_ok "$*"
-	declare -F tap_on_bail >/dev/null && tap_on_bail
 	finish
 }
 finish() {
+	if [ "$tap_failed" -gt 0 ] && declare -F tap_on_failure >/dev/null; then
+		tap_on_failure
+	fi
 	echo "1..$tap_n"
-	[ "$tap_failed" -eq 0 ] && exit 0
-	exit 1
+	exit $((tap_failed > 0))
 }

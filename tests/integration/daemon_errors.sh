@@ -169,30 +169,13 @@ check "a trickling client gets a timeout error" \
 
 # Requests the parser must refuse with one {"error": ...} naming the
 # problem (request.c, jsoncheck.c), however json-c would have read them.
-# ask FILE: send FILE's bytes as they are, the answer into $WORK/answer.
-ask() {
-	python3 - "$SOCK" "$1" >"$WORK/answer" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall(open(sys.argv[2], "rb").read())
-answer = b""
-while True:
-    chunk = s.recv(4096)
-    if not chunk:
-        break
-    answer += chunk
-sys.stdout.write(answer.decode())
-PY
-}
 # refused DESC REQUEST(printf format) TEXT: one line, an object whose only
 # key is "error", its sentence containing TEXT.
 refused() {
 	local what=$1 text=$3
 	# shellcheck disable=SC2059
 	printf "$2" >"$WORK/request"
-	ask "$WORK/request" 2>"$WORK/err"
+	fsd_ask <"$WORK/request" >"$WORK/answer" 2>"$WORK/err"
 	if [ "$(wc -l <"$WORK/answer")" -eq 1 ] &&
 	   jq -e 'keys == ["error"]' "$WORK/answer" >/dev/null 2>&1 &&
 	   jq -r .error "$WORK/answer" | grep -qF -- "$text"; then
@@ -231,7 +214,7 @@ refused "still strict: a value of the wrong type" \
 refused "still strict: data after the object" \
 	'{"cmd":"status"} {}\n' 'request has data after its JSON value'
 printf '{"cmd":"status"}\n' >"$WORK/request"
-ask "$WORK/request" 2>"$WORK/err"
+fsd_ask <"$WORK/request" >"$WORK/answer" 2>"$WORK/err"
 check "after all those, a well-formed request is answered" \
 	eval 'jq -e ".pid > 0 and (has(\"error\") | not)" "$WORK/answer" >/dev/null'
 

@@ -93,7 +93,6 @@ if fsd_start --window "$WINDOW" --history "$HISTORY" &&
 	jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
 	ok "flowsketchd on $VETH_RX answers status"
 else
-	diag <"$WORK/daemon.log"
 	bail "flowsketchd on $VETH_RX answers status"
 fi
 MAX_BYTES=$(jq '.memory.history_bytes_max' "$WORK/status0.json")
