@@ -29,10 +29,17 @@
 #                                 CMD every 0.1 s until it succeeds, at most
 #                                 TRIES times and while PID lives: waits for
 #                                 an event, never for a time
+#   fs_gone PID                   0 once PID has exited (fs_until's CMD)
+#   gen_in ARG...                 fs-gen on VETH_TX to VETH_RX's MAC with
+#                                 ARG..., its stderr in $WORK/gen.log
+#   gen_out ARG...                the same from VETH_RX to VETH_TX
 #
 # The daemon (FSD CLI default to build/flowsketchd, build/flowsketch; GEN
 # to build/tools/fs-gen; a test may set them before fs_test):
 #
+#   tap_on_failure                a failed run (tap.sh's finish) shows the
+#                                 end of each daemon's log; a test may
+#                                 define its own after sourcing this
 #   fsd_cleanup                   the EXIT trap's part: stop the daemons,
 #                                 --detach what is pinned, namespaces,
 #                                 pins and WORK gone (FS_TEST_KEEP=1
@@ -46,13 +53,19 @@
 #                                 FSD_ST, FSD_ANSWERED when), 1 if it died
 #                                 or never did
 #   fsd_launch [OPTION...]        fsd_start without waiting for an answer
-#   fsd_stop, fsd_kill            SIGTERM (then SIGKILL), SIGKILL; reaped
+#   fsd_stop                      SIGTERM (SIGKILL if it is not gone in 5 s),
+#                                 reaped; its exit status (0: a clean stop)
+#   fsd_kill                      SIGKILL, reaped
 #   fsd_settle [FRONTEND...]      status until two more windows closed in
 #                                 XDP's and each FRONTEND's history (egress,
 #                                 conn): what was sent before is in
 #                                 finished windows
 #   fsd_front NAME JQ             JQ of frontend NAME in FSD_ST
+#   xdp_attached                  an XDP program is on VETH_RX
 #   cli ARG...                    the CLI on the daemon's socket
+#   fsd_ask                       stdin's bytes, as they are, to the
+#                                 daemon's socket; its answer (UTF-8, or
+#                                 fail) until it closes, on stdout
 #   jqe ARG...                    jq -e, quiet
 #
 # More daemons than one, each with paths of its own:
@@ -107,6 +120,16 @@ fs_test_pair() {
 	fs_pair_create "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" || bail "namespaces and veth pair"
 }
 
+fs_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+gen_in() { _fs_gen "$NS_TX" "$VETH_TX" "$NS_RX" "$VETH_RX" "$@"; }
+gen_out() { _fs_gen "$NS_RX" "$VETH_RX" "$NS_TX" "$VETH_TX" "$@"; }
+_fs_gen() {
+	local mac
+	mac=$(fs_mac "$3" "$4") || return 1
+	fs_in "$1" "$GEN" -i "$2" --dst-mac "$mac" "${@:5}" >/dev/null 2>>"$WORK/gen.log"
+}
+
 fs_until() {
 	local tries=$1 pid=""; shift
 	[ "$1" = --while ] && { pid=$2; shift 2; }
@@ -120,6 +143,15 @@ fs_until() {
 
 DAEMON_PID=""
 declare -A FSD_AT FSD_PIDS
+
+tap_on_failure() {
+	local log
+	[ -n "$WORK" ] || return 0
+	for log in "$WORK"/daemon*.log; do
+		[ -s "$log" ] && { echo "${log##*/}, its end:"; tail -n 30 "$log"; } | diag
+	done
+	return 0
+}
 
 fsd_cleanup() {
 	local name
@@ -145,8 +177,14 @@ _fsd_remove() {
 	return 0
 }
 
-# fsd_stop: SIGTERM (fs_daemon_stop); fsd_kill: SIGKILL.  Both reap it.
-fsd_stop() { fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""; }
+fsd_stop() {
+	local pid=$DAEMON_PID
+	DAEMON_PID=""
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	fs_until 50 fs_gone "$pid" || kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
 fsd_kill() { kill -KILL "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 
 fsd_daemon() { FSD_AT[$1]="$2 $3"; }
@@ -167,6 +205,20 @@ fsd_as() {
 
 cli() { "$CLI" --socket "$SOCK" "$@"; }
 jqe() { jq -e "$@" >/dev/null; }
+
+fsd_ask() {
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1])
+s.sendall(sys.stdin.buffer.read())
+out = b""
+while True:
+    b = s.recv(1 << 20)
+    if not b:
+        break
+    out += b
+sys.stdout.write(out.decode())' "$SOCK"
+}
 
 # FSD_ARGV: the daemon in NS_RX with the test's own paths, then OPTION...
 # A list file of the test's own, never the host's default; but --ingress
@@ -198,6 +250,7 @@ fsd_start() {
 fsd_status() { cli status --json >"$FSD_ST" 2>/dev/null && FSD_ANSWERED=$EPOCHREALTIME; }
 
 fsd_front() { jq -r "(.frontends[] | select(.name == \"$1\")) | $2" "$FSD_ST"; }
+xdp_attached() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -q 'prog/xdp'; }
 
 # The fewest windows finished of XDP's history and the named frontends'.
 fsd_windows_done() {

@@ -25,21 +25,9 @@ WORK=""
 DAEMON_PID=""
 GEN_PID=""
 
-stop_pid() {
-	local pid=$1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
-
 cleanup() {
-	stop_pid "$GEN_PID"
-	stop_pid "$DAEMON_PID"
+	fs_daemon_stop "$GEN_PID"
+	fs_daemon_stop "$DAEMON_PID"
 	fs_pair_destroy "$NS_TX" "$NS_RX"
 	rm -rf "$PIN_DIR"
 	[ -n "$WORK" ] && rm -rf "$WORK"

@@ -49,8 +49,7 @@ sleep 1.3
 fsd_as b fsd_launch --window 3
 
 # Until each has finished two windows: the second is a whole one.
-fs_until 120 two_windows a && fs_until 120 two_windows b ||
-	{ diag <"$WORK/daemon-a.log"; diag <"$WORK/daemon-b.log"; bail "both daemons closed two windows"; }
+fs_until 120 two_windows a && fs_until 120 two_windows b || bail "both daemons closed two windows"
 fsd_as a cli flows --json >"$WORK/a.json" &&
 	fsd_as b cli flows --json >"$WORK/b.json" || bail "both answer flows"
 ae=$(jq .window_end_ns "$WORK/a.json"); as=$(jq .window_start_ns "$WORK/a.json")

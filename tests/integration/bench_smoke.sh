@@ -18,46 +18,40 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/netns.sh
+. scripts/tap.sh
 
 BENCH=build/tools/fs-bench
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
+# A failed check shows the run's output; a failed claim (claims, whose
+# local in_claims this sees) says why instead.
+tap_on_not_ok() {
+	[ -n "${in_claims:-}" ] && return 0
 	sed 's/^/# stdout: /' "$T/out" | head -40
 	sed 's/^/# stderr: /' "$T/err" | head -10
-	return 0
 }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 run() { "$BENCH" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
-# Every claim of a report, from its own figures and the parameters
-# (tests/integration/bench_check.py): one TAP line each.
+# claims [--live|--tp] ARG...: every claim of the report in $T/out, from
+# its own figures and the parameters ARG (tests/integration/bench_check.py):
+# one TAP line each, a failed one saying why.
 claims() {
-	local verdict what why
+	local verdict what why mode="" in_claims=1
+	[[ $1 == --* ]] && { mode=" $1"; shift; }
 	while IFS=$'\t' read -r verdict what why; do
 		if [ "$verdict" = PASS ]; then
 			ok "$what"
 		else
-			n=$((n + 1)); failed=$((failed + 1))
-			echo "not ok $n - $what"
+			not_ok "$what"
 			echo "# $why"
 		fi
-	done < <(python3 tests/integration/bench_check.py "$T/out" "$1" 2>&1 ||
-		 printf 'FAIL\tbench_check.py ran to the end\t\n')
+	done < <(python3 tests/integration/bench_check.py $mode "$T/out" "$@" 2>&1 ||
+		 printf 'FAIL\tbench_check.py%s ran to the end\t\n' "$mode")
 }
 
 fs_require_root
 fs_bpffs_mount
-if [ ! -x "$BENCH" ]; then
-	echo "not ok 1 - $BENCH is built (run make)"
-	echo "1..1"
-	exit 1
-fi
+[ -x "$BENCH" ] || bail "$BENCH is built (run make)"
 
 for depth in 5 1; do
 	run --repeat 1000 --rounds 1 --candidates 100 --depth "$depth"
@@ -80,20 +74,7 @@ check "bench/live.sh writes nothing on stderr" [ ! -s "$T/err" ]
 left=$(ip netns list | grep -c -e "^fsb-tx-$live_pid\b" -e "^fsb-rx-$live_pid\b")
 check "bench/live.sh leaves no namespace behind ($left of fsb-{tx,rx}-$live_pid left)" \
 	[ "$left" -eq 0 ]
-live_claims() {
-	local verdict what why
-	while IFS=$'\t' read -r verdict what why; do
-		if [ "$verdict" = PASS ]; then
-			ok "$what"
-		else
-			n=$((n + 1)); failed=$((failed + 1))
-			echo "not ok $n - $what"
-			echo "# $why"
-		fi
-	done < <(python3 tests/integration/bench_check.py --live "$T/out" 1 2000 5 2>&1 ||
-		 printf 'FAIL\tbench_check.py --live ran to the end\t\n')
-}
-live_claims
+claims --live 1 2000 5
 
 # The tracepoint frontends: one round, short phases, 100 ms windows.
 bash bench/live.sh --tracepoints --rounds 1 --steady 0.2 --window 100 \
@@ -106,20 +87,7 @@ check "bench/live.sh --tracepoints writes nothing on stderr" [ ! -s "$T/err" ]
 left=$(ip netns list | grep -c -e "^fsb-tx-$tp_pid\b" -e "^fsb-rx-$tp_pid\b")
 check "bench/live.sh --tracepoints leaves no namespace behind ($left of fsb-{tx,rx}-$tp_pid left)" \
 	[ "$left" -eq 0 ]
-tp_claims() {
-	local verdict what why
-	while IFS=$'\t' read -r verdict what why; do
-		if [ "$verdict" = PASS ]; then
-			ok "$what"
-		else
-			n=$((n + 1)); failed=$((failed + 1))
-			echo "not ok $n - $what"
-			echo "# $why"
-		fi
-	done < <(python3 tests/integration/bench_check.py --tp "$T/out" 1 2>&1 ||
-		 printf 'FAIL\tbench_check.py --tp ran to the end\t\n')
-}
-tp_claims
+claims --tp 1
 
 TPB=build/tools/fs-tpbench
 for bad in "--rounds 0" "--steady x" "--rounds 1.5" "--bogus" "--rounds 1"; do
@@ -163,5 +131,4 @@ for bad in "--depth 0" "--depth 9" "--repeat x" "--bogus"; do
 	check "fs-bench $bad: nothing on stdout" [ ! -s "$T/out" ]
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

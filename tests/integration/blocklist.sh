@@ -118,10 +118,8 @@ test_cleanup() {
 	[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null && wait "$RECV_PID" 2>/dev/null
 	rm -rf "$PIN_BAD"
 }
-tap_on_bail() { [ -n "$T" ] && [ -f "$T/daemon.log" ] && tail -n 20 "$T/daemon.log" | diag; }
 
 helper() { python3 "$HELPER" "$@"; }
-xdp_attached() { ip -n "$NS_RX" -d link show dev "$VETH_RX" | grep -q 'prog/xdp'; }
 
 # daemon_start [ARG...]: flowsketchd on VETH_RX with the list in $LIST (and
 # ARG...), until it answers status and its program is on the interface.
@@ -133,20 +131,6 @@ daemon_start() {
 }
 # XDP on VETH_RX; if not yet, T_ANS is a fresh status answer's.
 attached_answering() { xdp_attached || { fsd_status && T_ANS=$FSD_ANSWERED; return 1; }; }
-
-# daemon_stop: SIGTERM, at most 5 s; its exit status.
-daemon_stop() {
-	local rc=0
-	kill -TERM "$DAEMON_PID" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$DAEMON_PID" 2>/dev/null && { kill -KILL "$DAEMON_PID"; rc=137; }
-	wait "$DAEMON_PID" || rc=$?
-	DAEMON_PID=""
-	return "$rc"
-}
 
 # wait_recv N: the receiver has read phase N's end marker.
 wait_recv() { fs_until 100 test -f "$T/recv-$1.json"; }
@@ -243,7 +227,7 @@ nsenter --net="/run/netns/$NS_RX" python3 "$HELPER" recv --port "$PORT" --dir "$
 RECV_PID=$!
 fs_until 100 test -f "$T/ready" || { diag <"$T/recv.err"; bail "the receiver listens on UDP $PORT"; }
 
-daemon_start || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on $VETH_RX with --blocklist $LIST (missing)"; }
+daemon_start || bail "flowsketchd starts on $VETH_RX with --blocklist $LIST (missing)"
 ok "flowsketchd starts on $VETH_RX with --blocklist naming a missing file"
 
 # ---------------------------------------------------------------- 1. empty list
@@ -305,7 +289,7 @@ block add 10.1.0.0/16 10.1.1.0/24
 MODEL=(10.1.0.0/16 10.1.1.0/24 10.2.3.5/32 10.3.4.7/32 fd00:1:0:1::/64 fd00:1:0:2::3/128)
 list_is "before restart"
 rc=0
-daemon_stop || rc=$?
+fsd_stop || rc=$?
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 file_is "after the daemon stopped"
 
@@ -323,7 +307,7 @@ check "... with no XDP program on $VETH_RX (ip -d link show)" eval '! xdp_attach
 check "... nothing pinned, no socket" [ -z "$(ls -A "$PIN_BAD" 2>/dev/null)" -a ! -e "$T/bad.sock" ]
 check "... and the file as it was" [ "$(sha256sum <"$T/bad.list")" = "$sum0" ]
 
-daemon_start || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd restarts with the same --blocklist"; }
+daemon_start || bail "flowsketchd restarts with the same --blocklist"
 ok "flowsketchd restarts with the same --blocklist"
 list_is "after restart"
 check "status after restart: blocklist.entries is ${#MODEL[@]} (got $(status_entries))" [ "$(status_entries)" = ${#MODEL[@]} ]
@@ -453,7 +437,7 @@ check "a list of $want entries, longer than one answer page, is listed whole and
 
 # ---------------------------------------------------------------- end
 rc=0
-daemon_stop || rc=$?
+fsd_stop || rc=$?
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 check "XDP detached from $VETH_RX after exit" eval '! xdp_attached'
 
@@ -481,7 +465,7 @@ RESTART_AFTER=1		# seconds of traffic after the daemon answered
 LIST=$T/blocklist-7
 printf '# phase 7, first part of the list\n10.1.0.0/16\n10.2.3.0/24\nfd00:1:0:1::/64\n' >"$LIST"
 daemon_start --state-dir "$STATE" ||
-	{ tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd starts on a fresh $PIN_DIR with --state-dir $STATE"; }
+	bail "flowsketchd starts on a fresh $PIN_DIR with --state-dir $STATE"
 ok "flowsketchd starts on a fresh $PIN_DIR with --state-dir $STATE"
 check "a fresh datapath: status .adopted false (got $(jq .adopted "$T/st.json"))" \
 	jqe '.adopted == false' "$T/st.json"
@@ -530,7 +514,7 @@ kill -TERM "$SEND_PID" 2>/dev/null
 rc=0
 wait "$SEND_PID" || rc=$?
 SEND_PID=""
-[ "$started" = 0 ] || { tail -n 20 "$T/daemon.log" | diag; bail "flowsketchd restarts on $PIN_DIR under traffic"; }
+[ "$started" = 0 ] || bail "flowsketchd restarts on $PIN_DIR under traffic"
 [ "$rc" = 0 ] || { diag <"$T/send.err"; bail "traffic through the restart sent (exit $rc)"; }
 wait_recv "$PHASE" || bail "traffic through the restart: end marker received"
 ok "flowsketchd restarts on $PIN_DIR, $STATE and $LIST under traffic (answered $(awk "BEGIN { printf \"%.3f\", $T_ANS - $T_START }") s after its launch)"
@@ -648,10 +632,9 @@ check "... each entry overlapping no other ($(jq -r '.exact | join(", ")' "$T/co
 	jqe '(.exact | length) == 5 and (.inexact | length) == 0' "$T/counters-7.json"
 jq -r '.below[], .inexact[]' "$T/counters-7.json" | diag
 rc=0
-daemon_stop || rc=$?
+fsd_stop || rc=$?
 check "the adopting daemon exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 check "... XDP detached from $VETH_RX, $PIN_DIR gone" eval "! xdp_attached && [ ! -e '$PIN_DIR' ]"
 check "the receiver saw nothing but test datagrams" \
 	jqe -s 'map(.stray + .late) | add == 0' "$T"/recv-*.json
-[ "$tap_failed" -gt 0 ] && tail -n 30 "$T/daemon.log" | diag
 finish

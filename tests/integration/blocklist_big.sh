@@ -37,7 +37,6 @@ N4=999993
 N6=4
 N=$((N4 + N6))
 
-tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
 fs_test bb
 LIST=$WORK/blocklist
@@ -179,19 +178,7 @@ present "block del" "$(host4 0)/32" "$(host4 $N4)/32" fd00:bb:5::/64
 
 # ------------------------------------------------------------ list
 # Two pages of block_list (on a query thread): the first and the last.
-page() {
-	python3 -c '
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1])
-s.sendall(json.dumps({"cmd": "block_list", "offset": int(sys.argv[2])}).encode() + b"\n")
-buf = b""
-while True:
-    b = s.recv(1 << 20)
-    if not b:
-        break
-    buf += b
-sys.stdout.write(buf.decode())' "$WORK/sock" "$1"
-}
+page() { printf '{"cmd":"block_list","offset":%d}\n' "$1" | fsd_ask; }
 page 0 >"$WORK/p0.json"
 page $((N + 1 - 8)) >"$WORK/p1.json"
 check "block_list page 0: total $((N + 1)), 50000 entries from 100.64.0.0/32" \
@@ -221,11 +208,7 @@ entries_are "block clear" 0
 absent "block clear" $SAMPLE_IN "$(host4 $N4)/32" fd00:bb:5::/64
 
 # ------------------------------------------------------------ no path
-printf '{"cmd":"block_load","file":"/etc/shadow"}\n' >"$WORK/req"
-ans=$(python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1]); s.sendall(open(sys.argv[2], "rb").read())
-print(s.makefile().readline().strip())' "$WORK/sock" "$WORK/req")
+ans=$(printf '{"cmd":"block_load","file":"/etc/shadow"}\n' | fsd_ask)
 echo "a request naming a file: $ans" | diag
 check "the daemon opens no file a request names (refused, nothing quoted)" \
 	eval '[[ $ans == *error* && $ans != *root:* ]]'

@@ -18,18 +18,10 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/fake_daemon.sh
 
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
+tap_on_not_ok() {
 	[ -s "$T/out" ] && sed 's/^/# stdout: /' "$T/out" | head -40
 	[ -s "$T/err" ] && sed 's/^/# stderr: /' "$T/err" | head -10
-	return 0
 }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 
 # run ARGS...: the CLI's stdout, stderr and status in $T/out, $T/err, $rc.
 run() { "$CLI" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
@@ -581,5 +573,4 @@ run size --bloom-n 1e6 --bloom-p 1%
 check "size --bloom-n 1e6 --bloom-p 1%: 9.6 bits per item, k = 7, 1.2 MB" \
 	out_has "^ +1% +9\.6 +7 +1 million +1\.2 MB "
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

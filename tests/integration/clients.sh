@@ -168,9 +168,6 @@ wins=$(jq '.windows' "$T/top.json")
 check "top --span 5 covers the last 5 s: $wins windows, $covered s" \
 	[ "$covered" -ge 4 -a "$covered" -le 6 -a "$wins" -ge 4 -a "$wins" -le 5 ]
 
-fs_daemon_stop "$DAEMON_PID"
-rc=$?
-DAEMON_PID=""
-check "daemon stops cleanly" [ "$rc" -eq 0 ]
+check "daemon stops cleanly" fsd_stop
 check "no pins left" [ ! -e "$PIN_DIR" ]
 finish

@@ -32,7 +32,6 @@ PIDS=()
 
 test_cleanup() { [ ${#PIDS[@]} -gt 0 ] && kill -KILL "${PIDS[@]}" 2>/dev/null; }
 
-start() { fsd_start "$@"; }
 cn() { fsd_front conn "$1"; }
 settle() { fsd_settle conn; }
 
@@ -75,7 +74,7 @@ listen "$NS_RX" 2 "$ADDR_RX" 8000 && listen "$NS_RX" 10 "::" 8001 &&
 	listen "$NS_TX" 2 "$ADDR_TX" 7000 && listen "$NS_TX" 2 127.0.0.1 9000 ||
 	bail "the listeners"
 
-start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+fsd_start || bail "flowsketchd answers status"
 ok "flowsketchd on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 check "status lists the conn frontend (tp_btf/inet_sock_set_state, attached)" \
@@ -133,9 +132,9 @@ check "--direction with --sort connections: exit 2, says why" \
 	[ "$rc" = 2 ] && grep -q "does not apply" "$WORK/bad.out"
 
 # ---------------------------------------------------------------- SIGKILL
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd_kill
 connect "$NS_TX" "$ADDR_RX" 8000 10 >"$WORK/d.out" || bail "connections while no daemon runs"
-start || { diag <"$WORK/daemon.log"; bail "a restart after SIGKILL answers status"; }
+fsd_start || bail "a restart after SIGKILL answers status"
 check "the restart adopts the connection frontend" jqe '[.frontends[] | select(.name == "conn")][0].adopted == true' "$WORK/st.json"
 settle || bail "two windows closed after the restart"
 check "the 10 opened while no daemon ran are counted ($(cn .totals.connections) vs $((OPENED + 10)))" \

@@ -7,102 +7,44 @@
 # Each refusal must exit non-zero with one precise message, and afterwards
 # the host must be as before: nothing pinned under the test's pin
 # directory, no XDP program on the test veth (`ip -d link show`), no
-# socket.  The attach cases use a veth pair in namespaces made here; the
-# daemon runs under `nsenter --net` so that it sees the host's bpffs
-# (scripts/netns.sh).  Pin directories live under /sys/fs/bpf/fs-test-*,
-# sockets under a private /tmp directory.
+# socket.  The names, namespaces, veth pair and cleanup are the harness's
+# (scripts/daemon_test.sh).
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-
 FSD=$PWD/build/flowsketchd
-TAG=fs-test-err-$$
-NS_TX=$TAG-tx
-NS_RX=$TAG-rx
-IF_TX=fse$$t
-IF_RX=fse$$r
-T=$(mktemp -d /tmp/$TAG.XXXXXX)
-PIN=/sys/fs/bpf/$TAG
-DAEMON_PIDS=()
-n=0
+. scripts/daemon_test.sh
 
-cleanup() {
-	local pid
-	for pid in "${DAEMON_PIDS[@]}"; do
-		kill -TERM "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	fs_pair_destroy "$NS_TX" "$NS_RX"
-	rm -rf "$PIN" "$PIN"-* 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	[ -s "$T/err" ] && sed 's/^/# stderr: /' "$T/err" | head -10
-	return 0
-}
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+tap_on_not_ok() { [ -s "$WORK/err" ] && sed 's/^/# stderr: /' "$WORK/err" | head -10; }
+# The refused attaches leave empty pin directories beside PIN_DIR.
+test_cleanup() { rm -rf "$PIN_DIR"-*; }
 
 # fsd ARGS...: run the daemon in the receiving namespace to completion;
-# stderr in $T/err, status in $rc.  Every call here expects a refusal, so a
+# stderr in $WORK/err, status in $rc.  Every call here expects a refusal, so a
 # daemon that starts after all is stopped (SIGTERM, its clean exit) after
 # 20 s and the check fails on its message instead of hanging the suite.
 # Every daemon here gets a list file of its own (never the host's).
 fsd() {
-	fs_in "$NS_RX" timeout -s TERM 20 "$FSD" --blocklist "$T/blocklist" "$@" >"$T/out" 2>"$T/err"
+	fs_in "$NS_RX" timeout -s TERM 20 "$FSD" --blocklist "$FSD_LIST" "$@" >"$WORK/out" 2>"$WORK/err"
 	rc=$?
 }
 
-# Start a daemon in the background and wait for its socket.
-fsd_start() {
-	local sock=$1; shift
-	# nsenter execs the daemon: $! is the daemon's pid.
-	nsenter --net="/run/netns/$NS_RX" "$FSD" --socket "$sock" --blocklist "$T/blocklist" "$@" \
-		>"$T/bg.out" 2>"$T/bg.err" &
-	DAEMON_PIDS+=($!)
-	bg_pid=$!
-	for _ in $(seq 50); do
-		[ -S "$sock" ] && xdp_attached && return 0
-		kill -0 "$bg_pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-fsd_stop() {
-	kill -TERM "$1" && wait "$1"
-}
-
 no_pins() { [ -z "$(ls -A "$1" 2>/dev/null)" ]; }
-xdp_attached() { ip -n "$NS_RX" -d link show dev "$IF_RX" | grep -q 'prog/xdp'; }
 no_xdp() { ! xdp_attached; }
-one_line() { [ "$(wc -l <"$T/err")" -eq 1 ]; }
-says() { grep -qF -- "$1" "$T/err"; }
+one_line() { [ "$(wc -l <"$WORK/err")" -eq 1 ]; }
+says() { grep -qF -- "$1" "$WORK/err"; }
 failed_with() { [ "$rc" -ne 0 ] && one_line && says "$1"; }
-host_clean() { no_pins "$1" && no_xdp && [ ! -e "$T/sock" ]; }
+host_clean() { no_pins "$1" && no_xdp && [ ! -e "$SOCK" ]; }
 
-fs_require_root
-fs_bpffs_mount
-if [ ! -x "$FSD" ]; then
-	echo "not ok 1 - $FSD is built"
-	exit 1
-fi
-fs_pair_create "$NS_TX" "$NS_RX" "$IF_TX" "$IF_RX" || {
-	echo "not ok 1 - create the veth pair"
-	exit 1
-}
+fs_test err
+fs_test_pair
 
-base=(--pin-dir "$PIN" --socket "$T/sock" --blocklist "$T/blocklist")
+base=(--pin-dir "$PIN_DIR" --socket "$SOCK" --blocklist "$FSD_LIST")
 
 # --- input errors: one message, nothing touched --------------------------
 fsd -i no-such-if0 "${base[@]}"
 check "unknown interface refused with one message" failed_with 'no interface named "no-such-if0"'
-check "unknown interface: host clean" host_clean "$PIN"
+check "unknown interface: host clean" host_clean "$PIN_DIR"
 
 for bad in "--width 8" "--width 8388608" "--width x" "--depth 0" "--depth 9" \
 	   "--precision 3" "--precision 19" "--window 0" "--window -1" \
@@ -110,70 +52,70 @@ for bad in "--width 8" "--width 8388608" "--width x" "--depth 0" "--depth 9" \
 	   "--xdp-mode turbo" "--max-candidates 0" "--max-candidates x" \
 	   "--max-candidates 4194305"; do
 	# shellcheck disable=SC2086
-	fsd -i "$IF_RX" "${base[@]}" $bad
+	fsd -i "$VETH_RX" "${base[@]}" $bad
 	opt=${bad%% *}
 	check "$bad refused with one message" failed_with "${opt}"
-	check "$bad: host clean" host_clean "$PIN"
+	check "$bad: host clean" host_clean "$PIN_DIR"
 done
 
-fsd -i "$IF_RX" "${base[@]}" --window 10 --history 5
+fsd -i "$VETH_RX" "${base[@]}" --window 10 --history 5
 check "history shorter than a window refused" failed_with "--history (5 s) must be at least one window (10 s)"
-fsd -i "$IF_RX" "${base[@]}" --epsilon 0.01
+fsd -i "$VETH_RX" "${base[@]}" --epsilon 0.01
 check "--epsilon without --delta refused" failed_with "--epsilon and --delta go together"
-fsd -i "$IF_RX" "${base[@]}" --width 65536 --depth 8 --precision 18 --history 3600
+fsd -i "$VETH_RX" "${base[@]}" --width 65536 --depth 8 --precision 18 --history 3600
 check "history over the memory cap refused" failed_with "more than the"
-check "memory cap: host clean" host_clean "$PIN"
+check "memory cap: host clean" host_clean "$PIN_DIR"
 # An hour of 1 s windows: 1.3 GiB of sketches fits the 8 GiB cap, but with
 # 65536 candidates a window (6 MiB of table each when full) it does not.
-fsd -i "$IF_RX" "${base[@]}" --history 3600
+fsd -i "$VETH_RX" "${base[@]}" --history 3600
 check "history whose candidate sets would pass the memory cap refused" \
 	failed_with "with 65536 candidates each, more than the 8192 MiB cap"
-check "candidate cap: host clean" host_clean "$PIN"
+check "candidate cap: host clean" host_clean "$PIN_DIR"
 
 fs_in "$NS_RX" setpriv --reuid=65534 --regid=65534 --clear-groups \
-	"$FSD" -i "$IF_RX" "${base[@]}" >"$T/out" 2>"$T/err"
+	"$FSD" -i "$VETH_RX" "${base[@]}" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 check "non-root refused with one message" failed_with "must run as root"
-check "non-root: host clean" host_clean "$PIN"
+check "non-root: host clean" host_clean "$PIN_DIR"
 
-echo -n 0123456789 >"$T/short-secret"
-fsd -i "$IF_RX" "${base[@]}" --secret-file "$T/short-secret"
+echo -n 0123456789 >"$WORK/short-secret"
+fsd -i "$VETH_RX" "${base[@]}" --secret-file "$WORK/short-secret"
 check "secret file of 10 bytes refused" failed_with "must hold exactly 16 bytes"
-check "bad secret: host clean" host_clean "$PIN"
+check "bad secret: host clean" host_clean "$PIN_DIR"
 
-fsd -i "$IF_RX" --pin-dir "$T/pins" --socket "$T/sock"
+fsd -i "$VETH_RX" --pin-dir "$WORK/pins" --socket "$SOCK"
 check "pin directory outside bpffs refused with one message" \
-	failed_with "pin directory $T/pins is not on a bpf filesystem"
-check "pin directory outside bpffs: removed again" test ! -e "$T/pins"
-check "pin directory outside bpffs: host clean" host_clean "$PIN"
+	failed_with "pin directory $WORK/pins is not on a bpf filesystem"
+check "pin directory outside bpffs: removed again" test ! -e "$WORK/pins"
+check "pin directory outside bpffs: host clean" host_clean "$PIN_DIR"
 
 # A --socket naming a file that is not a socket: refused, the file kept.
 # (connect() refuses on a regular file as on a dead daemon's socket.)
-echo keep >"$T/not-a-socket"
-fs_in "$NS_RX" timeout 10 "$FSD" -i "$IF_RX" --pin-dir "$PIN" \
-	--socket "$T/not-a-socket" --blocklist "$T/blocklist" >"$T/out" 2>"$T/err"
+echo keep >"$WORK/not-a-socket"
+fs_in "$NS_RX" timeout 10 "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR" \
+	--socket "$WORK/not-a-socket" --blocklist "$FSD_LIST" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 check "--socket on a regular file refused with one message" \
-	failed_with "$T/not-a-socket exists and is not a socket"
+	failed_with "$WORK/not-a-socket exists and is not a socket"
 check "--socket on a regular file: the file is kept" \
-	test "$(cat "$T/not-a-socket" 2>/dev/null)" = keep
-check "--socket on a regular file: host clean" host_clean "$PIN"
+	test "$(cat "$WORK/not-a-socket" 2>/dev/null)" = keep
+check "--socket on a regular file: host clean" host_clean "$PIN_DIR"
 
 # --- a running daemon, and what may not happen next to it ----------------
-if fsd_start "$T/sock" -i "$IF_RX" --pin-dir "$PIN"; then
+if fsd_start && xdp_attached; then
 	ok "daemon starts and attaches"
 else
 	not_ok "daemon starts and attaches"
-	sed 's/^/# daemon: /' "$T/bg.err"
+	sed 's/^/# daemon: /' "$FSD_LOG"
 fi
-first=$bg_pid
-pins_before=$(ls "$PIN" | sort | tr '\n' ' ')
+first=$DAEMON_PID
+pins_before=$(ls "$PIN_DIR" | sort | tr '\n' ' ')
 pins_want=$(printf '%s\n' barrier bexact block4 block6 bloom bstats cms ctl hits hll hot \
-	conn egress ifaces ifcount ifslot kfunc_args "link_$IF_RX" params prog_xdp reports stats | sort | tr '\n' ' ')
+	conn egress ifaces ifcount ifslot kfunc_args "link_$VETH_RX" params prog_xdp reports stats | sort | tr '\n' ' ')
 check "every map, the program and the interface's link are pinned" \
 	test "$pins_before" = "$pins_want"
 check "dump of a pinned map shows BTF field names" \
-	sh -c "bpftool map dump pinned '$PIN/ctl' | grep -q window_seq"
+	sh -c "bpftool map dump pinned '$PIN_DIR/ctl' | grep -q window_seq"
 
 # A client that sends its request a byte at a time is cut off once the
 # request's time (server.h, 200 ms) is up, however steadily it trickles;
@@ -219,45 +161,28 @@ print("%.2f" % elapsed)
 print(answer.decode(errors="replace").strip())
 PY
 }
-trickle "$T/sock" >"$T/trickle"
+trickle "$SOCK" >"$WORK/trickle"
 check "a trickling client is answered within a second" \
-	awk 'NR == 1 { exit !($1 < 1) }' "$T/trickle"
+	awk 'NR == 1 { exit !($1 < 1) }' "$WORK/trickle"
 check "a trickling client gets a timeout error" \
-	grep -qF '"error":"request not complete within 200 ms"' "$T/trickle"
+	grep -qF '"error":"request not complete within 200 ms"' "$WORK/trickle"
 
 # Requests the parser must refuse with one {"error": ...} naming the
 # problem (request.c, jsoncheck.c), however json-c would have read them.
-# ask FILE: send FILE's bytes as they are, the answer into $T/answer.
-ask() {
-	python3 - "$T/sock" "$1" >"$T/answer" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall(open(sys.argv[2], "rb").read())
-answer = b""
-while True:
-    chunk = s.recv(4096)
-    if not chunk:
-        break
-    answer += chunk
-sys.stdout.write(answer.decode())
-PY
-}
 # refused DESC REQUEST(printf format) TEXT: one line, an object whose only
 # key is "error", its sentence containing TEXT.
 refused() {
 	local what=$1 text=$3
 	# shellcheck disable=SC2059
-	printf "$2" >"$T/request"
-	ask "$T/request" 2>"$T/err"
-	if [ "$(wc -l <"$T/answer")" -eq 1 ] &&
-	   jq -e 'keys == ["error"]' "$T/answer" >/dev/null 2>&1 &&
-	   jq -r .error "$T/answer" | grep -qF -- "$text"; then
+	printf "$2" >"$WORK/request"
+	fsd_ask <"$WORK/request" >"$WORK/answer" 2>"$WORK/err"
+	if [ "$(wc -l <"$WORK/answer")" -eq 1 ] &&
+	   jq -e 'keys == ["error"]' "$WORK/answer" >/dev/null 2>&1 &&
+	   jq -r .error "$WORK/answer" | grep -qF -- "$text"; then
 		ok "$what"
 	else
 		not_ok "$what"
-		sed 's/^/# answer: /' "$T/answer"
+		sed 's/^/# answer: /' "$WORK/answer"
 	fi
 }
 refused "a NUL byte in the request is named, with its offset" \
@@ -288,32 +213,32 @@ refused "still strict: a value of the wrong type" \
 	'{"cmd":"top","n":"5"}\n' '"n" must be an integer from 1 to 10000'
 refused "still strict: data after the object" \
 	'{"cmd":"status"} {}\n' 'request has data after its JSON value'
-printf '{"cmd":"status"}\n' >"$T/request"
-ask "$T/request" 2>"$T/err"
+printf '{"cmd":"status"}\n' >"$WORK/request"
+fsd_ask <"$WORK/request" >"$WORK/answer" 2>"$WORK/err"
 check "after all those, a well-formed request is answered" \
-	eval 'jq -e ".pid > 0 and (has(\"error\") | not)" "$T/answer" >/dev/null'
+	eval 'jq -e ".pid > 0 and (has(\"error\") | not)" "$WORK/answer" >/dev/null'
 
-fsd -i "$IF_RX" --pin-dir "$PIN" --socket "$T/sock2"
+fsd -i "$VETH_RX" --pin-dir "$PIN_DIR" --socket "$WORK/sock2"
 check "second daemon on the same pins refused with one message" \
-	failed_with "another flowsketchd is using $PIN (pid $first)"
+	failed_with "another flowsketchd is using $PIN_DIR (pid $first)"
 check "first daemon's pins untouched" \
-	test "$(ls "$PIN" | sort | tr '\n' ' ')" = "$pins_before"
+	test "$(ls "$PIN_DIR" | sort | tr '\n' ' ')" = "$pins_before"
 check "first daemon still attached" xdp_attached
-check "second daemon left no socket" test ! -e "$T/sock2"
+check "second daemon left no socket" test ! -e "$WORK/sock2"
 
-fsd -i "$IF_RX" --pin-dir "$PIN-2" --socket "$T/sock2"
+fsd -i "$VETH_RX" --pin-dir "$PIN_DIR-2" --socket "$WORK/sock2"
 check "attach over an existing XDP program refused" \
-	sh -c "[ $rc -ne 0 ] && grep -q '$IF_RX already has an XDP program' '$T/err'"
-check "failed attach unpinned everything" no_pins "$PIN-2"
-check "failed attach left no socket" test ! -e "$T/sock2"
+	sh -c "[ $rc -ne 0 ] && grep -q '$VETH_RX already has an XDP program' '$WORK/err'"
+check "failed attach unpinned everything" no_pins "$PIN_DIR-2"
+check "failed attach left no socket" test ! -e "$WORK/sock2"
 check "failed attach left the first daemon attached" xdp_attached
 
-fsd -i "$IF_RX" --pin-dir "$PIN-3" --socket "$T/sock"
-check "second daemon on a live socket refused" failed_with "another daemon is listening on $T/sock"
-check "live socket: its pins are gone" no_pins "$PIN-3"
+fsd -i "$VETH_RX" --pin-dir "$PIN_DIR-3" --socket "$SOCK"
+check "second daemon on a live socket refused" failed_with "another daemon is listening on $WORK/sock"
+check "live socket: its pins are gone" no_pins "$PIN_DIR-3"
 
-check "SIGTERM stops the daemon with status 0" fsd_stop "$first"
-check "after SIGTERM: no pins, no XDP, no socket" host_clean "$PIN"
+check "SIGTERM stops the daemon with status 0" fsd_stop
+check "after SIGTERM: no pins, no XDP, no socket" host_clean "$PIN_DIR"
 
 # SIGINT during real setup (loading the datapath takes some 50 ms here)
 # and right after it: at fixed delays from the start, and once the socket
@@ -327,14 +252,13 @@ check "after SIGTERM: no pins, no XDP, no socket" host_clean "$PIN"
 # with SIGINT ignored, which would hide exactly the early case.
 sigint_run() { # sigint_run WHEN: a delay in seconds, or "socket"
 	local when=$1 pid rc="" st phase
-	rm -f "$T/sock"
+	rm -f "$SOCK"
 	env --default-signal=INT nsenter --net="/run/netns/$NS_RX" \
-		"$FSD" -i "$IF_RX" "${base[@]}" >"$T/out" 2>"$T/err" &
+		"$FSD" -i "$VETH_RX" "${base[@]}" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
-	DAEMON_PIDS+=("$pid")
 	if [ "$when" = socket ]; then
 		for _ in $(seq 1000); do
-			[ -S "$T/sock" ] && break
+			[ -S "$SOCK" ] && break
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.001
 		done
@@ -342,16 +266,9 @@ sigint_run() { # sigint_run WHEN: a delay in seconds, or "socket"
 		sleep "$when"
 	fi
 	# Where setup was when the signal went (attach is its last step).
-	if xdp_attached; then phase="after attach"; elif [ -S "$T/sock" ]; then phase="during load"; else phase="early"; fi
+	if xdp_attached; then phase="after attach"; elif [ -S "$SOCK" ]; then phase="during load"; else phase="early"; fi
 	kill -INT "$pid"
-	for _ in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		rc=timeout
-	fi
+	fs_until 100 fs_gone "$pid" || { kill -KILL "$pid"; rc=timeout; }
 	wait "$pid"
 	st=$?
 	[ "$rc" = timeout ] || rc=$st
@@ -360,24 +277,24 @@ sigint_run() { # sigint_run WHEN: a delay in seconds, or "socket"
 }
 # The log after a SIGINT: the stop line once, then only detaches.
 sigint_log_ok() {
-	awk -v ifn="$IF_RX" '
+	awk -v ifn="$VETH_RX" '
 		/[Ee]rror|[Ff]ail|[Cc]annot|[Ww]arn/ { bad = 1 }
 		$0 == "flowsketchd: Interrupt: stopping" { stops++; after = 1; next }
 		after && $0 != "flowsketchd: detached from " ifn { bad = 1 }
-		END { exit !(stops == 1 && !bad) }' "$T/err"
+		END { exit !(stops == 1 && !bad) }' "$WORK/err"
 }
 sigint_outcome() {
 	local when=$1 phase=$2 rc=$3 what="SIGINT at ${1}${1:+ s}"
 	[ "$when" = socket ] && what="SIGINT once the socket is open"
 	what="$what ($phase)"
-	if [ "$rc" = 130 ] && [ ! -s "$T/err" ] && [ "$phase" = early ]; then
+	if [ "$rc" = 130 ] && [ ! -s "$WORK/err" ] && [ "$phase" = early ]; then
 		ok "$what: killed before setup began, nothing logged"
 		ok "$what: log empty"
 	else
 		check "$what: exits 0 (got $rc)" [ "$rc" = 0 ]
 		check "$what: log says Interrupt: stopping, then only the detach" sigint_log_ok
 	fi
-	check "$what: no pins, no XDP on $IF_RX, no socket" host_clean "$PIN"
+	check "$what: no pins, no XDP on $VETH_RX, no socket" host_clean "$PIN_DIR"
 }
 during_load=0
 for when in 0 0.005 0.01 0.02 0.03 0.05 0.1 0.2 socket; do
@@ -386,12 +303,11 @@ done
 check "$during_load of the SIGINTs arrived during the load" [ "$during_load" -gt 0 ]
 
 # A secret from a pipe arrives in the pieces its writer makes: read it all.
-if fsd_start "$T/sock" -i "$IF_RX" --pin-dir "$PIN" \
-	--secret-file <(printf 01234567; sleep 0.3; printf 89abcdef); then
+if fsd_start --secret-file <(printf 01234567; sleep 0.3; printf 89abcdef); then
 	ok "secret read from a pipe in two pieces"
-	check "secret from a pipe: SIGTERM stops the daemon" fsd_stop "$bg_pid"
+	check "secret from a pipe: SIGTERM stops the daemon" fsd_stop
 else
 	not_ok "secret read from a pipe in two pieces"
-	sed 's/^/# daemon: /' "$T/bg.err"
+	sed 's/^/# daemon: /' "$FSD_LOG"
 fi
-echo "1..$n"
+finish

@@ -32,13 +32,12 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/daemon_test.sh
 
-start() { fsd_start "$@"; }
 
 settle() { fsd_settle egress; }
 
 fs_test dir "$GEN"
 fs_test_pair
-start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+fsd_start || bail "flowsketchd answers status"
 ok "flowsketchd on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 HLL_P=$(jq .params.hll_precision "$WORK/st.json")
@@ -48,16 +47,8 @@ check "the egress link and maps are pinned under $PIN_DIR/egress" \
 	test -e "$PIN_DIR/egress/link" -a -e "$PIN_DIR/egress/cms" -a -e "$PIN_DIR/egress/ctl"
 
 # ---------------------------------------------------------------- traffic
-mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
-mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
-send_in() {
-	fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac_rx" --flows 400 --packets "$1" \
-		--rate 20000 --zipf 1.2 --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
-}
-send_out() {
-	fs_in "$NS_RX" "$GEN" -i "$VETH_RX" --dst-mac "$mac_tx" --flows 300 --packets "$1" \
-		--rate 15000 --zipf 1.2 --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
-}
+send_in() { gen_in --flows 400 --packets "$1" --rate 20000 --zipf 1.2 --seed "$2" --truth "$3"; }
+send_out() { gen_out --flows 300 --packets "$1" --rate 15000 --zipf 1.2 --seed "$2" --truth "$3"; }
 send_in 60000 11 "$WORK/in1.json" & p1=$!
 send_out 45000 22 "$WORK/out1.json" & p2=$!
 wait $p1 && wait $p2 || bail "both generators sent their packets"
@@ -117,9 +108,9 @@ check "flows (both) within 3 rse of their union" flows_ok both "$WORK/in1.json" 
 send_in 60000 33 "$WORK/in2.json" & p1=$!
 send_out 45000 44 "$WORK/out2.json" & p2=$!
 sleep 1.3
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd_kill
 sleep 0.4
-start || { diag <"$WORK/daemon.log"; bail "a restart after SIGKILL answers status"; }
+fsd_start || bail "a restart after SIGKILL answers status"
 check "the restart adopts both directions ($(jq -c '[.adopted, .frontends[1].adopted]' "$WORK/st.json"))" \
 	jqe '.adopted == true and .frontends[1].adopted == true' "$WORK/st.json"
 wait $p1 && wait $p2 || bail "both generators sent their packets across the kill"

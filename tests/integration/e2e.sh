@@ -52,7 +52,6 @@ if fsd_start --window "$WINDOW" && cp "$WORK/st.json" "$WORK/status0.json" &&
 	jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
 	ok "flowsketchd on $VETH_RX answers status"
 else
-	diag <"$WORK/daemon.log"
 	bail "flowsketchd on $VETH_RX answers status"
 fi
 
@@ -385,5 +384,4 @@ DAEMON_PID=""
 check "flowsketchd exits 0 on SIGTERM (got $rc)" [ "$rc" = 0 ]
 xdp=$(ip -n "$NS_RX" -j link show dev "$VETH_RX" | jq '.[0].xdp // empty')
 check "XDP detached from $VETH_RX after exit" [ -z "$xdp" ]
-[ "$tap_failed" -gt 0 ] && tail -n 30 "$WORK/daemon.log" | diag
 finish

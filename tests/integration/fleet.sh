@@ -47,95 +47,25 @@
 # hosts).  The top checks must fail against each.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/netns.sh
-. scripts/tap.sh
-
-ID=$$
-NS_TXA="fs-fl-txa-$ID"; NS_RXA="fs-fl-rxa-$ID"; VETH_TXA="fsfta$ID"; VETH_RXA="fsfra$ID"
-NS_TXB="fs-fl-txb-$ID"; NS_RXB="fs-fl-rxb-$ID"; VETH_TXB="fsftb$ID"; VETH_RXB="fsfrb$ID"
-PIN_A="/sys/fs/bpf/fs-fleet-a-$ID"
-PIN_B="/sys/fs/bpf/fs-fleet-b-$ID"
-FSD=build/flowsketchd
 CLI=${FS_FLEET_CLI:-build/flowsketch}
+. scripts/daemon_test.sh
+
 FLEET_SQL=${FS_FLEET_SQL:-dist/fleet_top.sql}
-GEN=build/tools/fs-gen
 REF_HASH=build/tools/fs-ref-hash
 PG_BIN=/usr/lib/postgresql/15/bin
 SPAN=300
-WORK=""
 PGDIR=""
-PID_A=""
-PID_B=""
 REDIS_PID=""
 PG_UP=""
 
-cleanup() {
-	local p
-	for p in "$PID_A" "$PID_B"; do
-		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	for p in "a:$NS_RXA:$PIN_A" "b:$NS_RXB:$PIN_B"; do
-		IFS=: read -r name ns pin <<<"$p"
-		if [ -n "$WORK" ] && [ -e "/run/netns/$ns" ] && [ -e "$pin" ]; then
-			fs_in "$ns" timeout 10 "$FSD" --detach --pin-dir "$pin" \
-				--state-dir "$WORK/state-$name" >/dev/null 2>&1
-		fi
-	done
+test_cleanup() {
 	if [ -n "$REDIS_PID" ]; then
 		kill -TERM "$REDIS_PID" 2>/dev/null
 		wait "$REDIS_PID" 2>/dev/null
 	fi
 	[ -n "$PG_UP" ] && runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDIR/data" \
 		-m immediate -w stop >/dev/null 2>&1
-	fs_pair_destroy "$NS_TXA" "$NS_RXA" "$NS_TXB" "$NS_RXB"
-	rm -rf "$PIN_A" "$PIN_B"
 	[ -n "$PGDIR" ] && rm -rf "$PGDIR"
-	[ -n "$WORK" ] && [ -z "${FS_TEST_KEEP:-}" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# cli_a / cli_b ARG...: the CLI on that host's daemon.
-cli_a() { "$CLI" --socket "$WORK/a.sock" "$@"; }
-cli_b() { "$CLI" --socket "$WORK/b.sock" "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
-
-# start_daemon NAME NS VETH PIN OPTION...: in the background, its pid in
-# PID_NAME; 0 once it answers status.
-start_daemon() {
-	local name=$1 ns=$2 veth=$3 pin=$4 pid
-	shift 4
-	(exec nsenter --net="/run/netns/$ns" "$FSD" -i "$veth" --window 1 \
-		--pin-dir "$pin" --state-dir "$WORK/state-$name" --socket "$WORK/$name.sock" \
-		--blocklist "$WORK/no-blocklist" "$@" >>"$WORK/daemon-$name.log" 2>&1) &
-	pid=$!
-	eval "PID_${name^^}=$pid"
-	for _ in $(seq 150); do
-		"$CLI" --socket "$WORK/$name.sock" status --json >"$WORK/st-$name.json" 2>/dev/null &&
-			return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-stop_daemon() {
-	local name=$1 var="PID_${1^^}"
-	fs_daemon_stop "${!var}"
-	eval "$var="
-}
-
-# settle NAME: two more windows closed, so all that was sent is in
-# finished windows.
-settle() {
-	local n0 n
-	n0=$("$CLI" --socket "$WORK/$1.sock" status --json | jq .counters.windows_finished) || return 1
-	for _ in $(seq 60); do
-		sleep 0.2
-		n=$("$CLI" --socket "$WORK/$1.sock" status --json | jq .counters.windows_finished) || return 1
-		[ "$n" -ge $((n0 + 2)) ] && return 0
-	done
-	return 1
 }
 
 # send NS VETH MAC FLOWS PACKETS ZIPF SEED TRUTH
@@ -150,22 +80,21 @@ within_rse() {
 		'BEGIN { e = k * 1.04 / sqrt(2 ^ p) * w; exit !(g >= w - e && g <= w + e) }'
 }
 
-fs_require_root
-for b in "$FSD" "$CLI" "$GEN" "$REF_HASH" redis-server redis-cli psql "$PG_BIN/initdb" "$PG_BIN/pg_ctl"; do
-	command -v "$b" >/dev/null || [ -x "$b" ] || bail "$b is there (make; scripts/deps.sh)"
-done
+fs_test fleet "$GEN" "$REF_HASH" redis-server redis-cli psql "$PG_BIN/initdb" "$PG_BIN/pg_ctl"
 [ -f /usr/share/postgresql/15/extension/hll.control ] ||
 	bail "postgresql-15-hll is installed (scripts/deps.sh)"
-fs_bpffs_mount || bail "bpffs is mounted"
-WORK=$(mktemp -d /tmp/fs-fleet.XXXXXX) || bail "a work directory"
+# Host A on the harness's pair, host B on one more of its own.
+NS_TXA=$NS_TX NS_RXA=$NS_RX VETH_TXA=$VETH_TX VETH_RXA=$VETH_RX
+NS_TXB="fs-fleet-txb-$ID" NS_RXB="fs-fleet-rxb-$ID" VETH_TXB="fsfltb$ID" VETH_RXB="fsflrb$ID"
+FS_NAMESPACES+=("$NS_TXB" "$NS_RXB")
+fs_test_pair
+fs_pair_create "$NS_TXB" "$NS_RXB" "$VETH_TXB" "$VETH_RXB" || bail "namespaces and veth pair B"
+fsd_daemon a "$NS_RXA" "$VETH_RXA"
+fsd_daemon b "$NS_RXB" "$VETH_RXB"
 head -c 16 /dev/urandom >"$WORK/secret"
 head -c 16 /dev/urandom >"$WORK/other-secret"
-fs_pair_create "$NS_TXA" "$NS_RXA" "$VETH_TXA" "$VETH_RXA" || bail "namespaces and veth pair A"
-fs_pair_create "$NS_TXB" "$NS_RXB" "$VETH_TXB" "$VETH_RXB" || bail "namespaces and veth pair B"
-start_daemon a "$NS_RXA" "$VETH_RXA" "$PIN_A" --secret-file "$WORK/secret" ||
-	{ diag <"$WORK/daemon-a.log"; bail "flowsketchd A answers status"; }
-start_daemon b "$NS_RXB" "$VETH_RXB" "$PIN_B" --secret-file "$WORK/secret" ||
-	{ diag <"$WORK/daemon-b.log"; bail "flowsketchd B answers status"; }
+fsd_as a fsd_start --secret-file "$WORK/secret" || bail "flowsketchd A answers status"
+fsd_as b fsd_start --secret-file "$WORK/secret" || bail "flowsketchd B answers status"
 ok "flowsketchd A on $VETH_RXA and B on $VETH_RXB, one secret file, answer status"
 CMS_W=$(jq .params.cms_width "$WORK/st-a.json")
 HLL_P=$(jq .params.hll_precision "$WORK/st-a.json")
@@ -186,7 +115,7 @@ mac_b=$(fs_mac "$NS_RXB" "$VETH_RXB")
 	send "$NS_TXB" "$VETH_TXB" "$mac_b" 3 3600 0 500 "$WORK/t-b-local.json"
 ) & pb=$!
 wait $pa && wait $pb || { diag <"$WORK/gen.log"; bail "fs-gen sent the traffic of both hosts"; }
-settle a && settle b || bail "two windows closed on each host after the traffic"
+fsd_as a fsd_settle && fsd_as b fsd_settle || bail "two windows closed on each host after the traffic"
 ok "traffic sent to both hosts, in finished windows"
 
 # The truth: flows summed by key over the files given.
@@ -210,10 +139,10 @@ check "the traffic separates the union's top 10 from the rest by more than the b
 exports_ok=true
 for h in a b; do
 	for f in native:fsk redis:redis pg-hll:pghll; do
-		"cli_$h" export --format "${f%%:*}" --span $SPAN -o "$WORK/$h.${f#*:}" \
+		fsd_as "$h" cli export --format "${f%%:*}" --span $SPAN -o "$WORK/$h.${f#*:}" \
 			2>>"$WORK/export.err" || exports_ok=false
 	done
-	"cli_$h" export --format pg-sql --span $SPAN --host "host-$h" -o "$WORK/$h.sql" \
+	fsd_as "$h" cli export --format pg-sql --span $SPAN --host "host-$h" -o "$WORK/$h.sql" \
 		2>>"$WORK/export.err" || exports_ok=false
 done
 check "export --format native, redis, pg-hll and pg-sql on both hosts" $exports_ok
@@ -232,19 +161,8 @@ check "the pg-hll export is a FULL hll as text (\\x14 8e ...)" \
 # not at their raw columns (the columns the hash selects, cms.h), and
 # the cells at the 10 heaviest flows' raw columns do not hold their counts
 # (in the datapath's layout every one of them would).
-python3 - "$WORK/a.sock" "$SPAN" >"$WORK/a.json" <<'EOF_PY' || bail "the raw export answer of A"
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-s.sendall(json.dumps({"cmd": "export", "span": int(sys.argv[2])}).encode() + b"\n")
-out = b""
-while True:
-    b = s.recv(1 << 20)
-    if not b:
-        break
-    out += b
-sys.stdout.write(out.decode())
-EOF_PY
+printf '{"cmd":"export","span":%d}\n' "$SPAN" | fsd_as a fsd_ask >"$WORK/a.json" ||
+	bail "the raw export answer of A"
 jq -r '.flows[] | "\(.src) \(.dst) \(.sport) \(.dport) \(.proto_num)"' "$WORK"/t-a-*.json >"$WORK/a-flows"
 "$REF_HASH" "$WORK/secret" "$(jq .params.cms_depth "$WORK/a.json")" \
 	"$(jq .params.cms_log2_width "$WORK/a.json")" <"$WORK/a-flows" >"$WORK/a-ref" ||
@@ -384,13 +302,13 @@ check "merge flows: $got distinct flows, within 3 rse of the union's $TRUE_DISTI
 redis-server --port 0 --unixsocket "$WORK/redis.sock" --unixsocketperm 700 --save '' \
 	--appendonly no --dir "$WORK" --logfile "$WORK/redis.log" & REDIS_PID=$!
 rcli() { redis-cli -s "$WORK/redis.sock" "$@"; }
-for _ in $(seq 50); do [ "$(rcli ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
-[ "$(rcli ping 2>/dev/null)" = PONG ] || { diag <"$WORK/redis.log"; bail "a private redis-server on a unix socket"; }
+redis_up() { [ "$(rcli ping 2>/dev/null)" = PONG ]; }
+fs_until 50 --while "$REDIS_PID" redis_up || { diag <"$WORK/redis.log"; bail "a private redis-server on a unix socket"; }
 ok "a private redis-server on a unix socket"
 rcli -x set fs:a <"$WORK/a.redis" >/dev/null
 rcli -x set fs:b <"$WORK/b.redis" >/dev/null
 pf_a=$(rcli pfcount fs:a)
-flows_a=$(cli_a flows --span $SPAN --json | jq .distinct_flows)
+flows_a=$(fsd_as a cli flows --span $SPAN --json | jq .distinct_flows)
 check "PFCOUNT of A's export ($pf_a) within 0.5 % of A's flows ($flows_a)" \
 	awk -v a="$pf_a" -v b="$flows_a" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.005 * b) }'
 rcli pfmerge fs:union fs:a fs:b >/dev/null
@@ -440,19 +358,19 @@ check "hll_cardinality of A's pg-hll text ($pg_a) within 0.5 % of A's flows ($fl
 
 # ---------------------------------------------------------------- refusals
 # A third daemon on B's veth: another secret, then another width.
-stop_daemon b
-start_daemon b "$NS_RXB" "$VETH_RXB" "$PIN_B" --secret-file "$WORK/other-secret" ||
-	{ diag <"$WORK/daemon-b.log"; bail "flowsketchd B with another secret answers status"; }
-send "$NS_TXB" "$VETH_TXB" "$mac_b" 50 2000 1 9 "$WORK/t-c.json" && settle b ||
+fsd_as b fsd_stop
+fsd_as b fsd_start --secret-file "$WORK/other-secret" ||
+	bail "flowsketchd B with another secret answers status"
+send "$NS_TXB" "$VETH_TXB" "$mac_b" 50 2000 1 9 "$WORK/t-c.json" && fsd_as b fsd_settle ||
 	bail "traffic to the daemon of another secret"
-cli_b export --format native --span $SPAN -o "$WORK/c-secret.fsk" || bail "an export of another secret"
-stop_daemon b
-start_daemon b "$NS_RXB" "$VETH_RXB" "$PIN_B" --secret-file "$WORK/secret" --width 8192 --precision 12 ||
-	{ diag <"$WORK/daemon-b.log"; bail "flowsketchd B of another width answers status"; }
-send "$NS_TXB" "$VETH_TXB" "$mac_b" 50 2000 1 9 "$WORK/t-d.json" && settle b ||
+fsd_as b cli export --format native --span $SPAN -o "$WORK/c-secret.fsk" || bail "an export of another secret"
+fsd_as b fsd_stop
+fsd_as b fsd_start --secret-file "$WORK/secret" --width 8192 --precision 12 ||
+	bail "flowsketchd B of another width answers status"
+send "$NS_TXB" "$VETH_TXB" "$mac_b" 50 2000 1 9 "$WORK/t-d.json" && fsd_as b fsd_settle ||
 	bail "traffic to the daemon of another width"
-cli_b export --format native --span $SPAN -o "$WORK/d-width.fsk" || bail "an export of another width"
-cli_b export --format pg-sql --span $SPAN --host host-d -o "$WORK/d.sql" || bail "a pg-sql export of another width"
+fsd_as b cli export --format native --span $SPAN -o "$WORK/d-width.fsk" || bail "an export of another width"
+fsd_as b cli export --format pg-sql --span $SPAN --host host-d -o "$WORK/d.sql" || bail "a pg-sql export of another width"
 
 # refused WHAT PATTERN ARG...: merge exits 1 with one line matching PATTERN.
 refused() {
@@ -468,7 +386,7 @@ refused "a file of another secret, naming it" \
 refused "a file of another width, naming it" \
 	'd-width.fsk does not merge with .*a.fsk: its Count-Min width is 8192, .*a.fsk.s 4096' \
 	"$WORK/a.fsk" "$WORK/b.fsk" "$WORK/d-width.fsk"
-cli_b export --format redis --span $SPAN -o "$WORK/d.redis" 2>"$WORK/err"
+fsd_as b cli export --format redis --span $SPAN -o "$WORK/d.redis" 2>"$WORK/err"
 check "export --format redis at p = 12 is refused, saying Redis has p = 14 only ($(cat "$WORK/err"))" \
 	bash -c "[ ! -e '$WORK/d.redis' ] && grep -q 'precision 14 only' '$WORK/err'"
 psql -X -q -h "$PGDIR" -U postgres -d postgres -f "$WORK/d.sql" >/dev/null 2>"$WORK/err"
@@ -482,6 +400,6 @@ printf '\003' | dd of="$WORK/v3.fsk" bs=1 seek=8 conv=notrunc status=none
 refused "a file of format version 3, naming it" 'v3.fsk: format version 3' "$WORK/a.fsk" "$WORK/v3.fsk"
 head -c $(($(stat -c %s "$WORK/b.fsk") - 1000)) "$WORK/b.fsk" >"$WORK/short.fsk"
 refused "a truncated file, naming it" 'short.fsk: truncated' "$WORK/a.fsk" "$WORK/short.fsk"
-stop_daemon a
-stop_daemon b
+fsd_as a fsd_stop
+fsd_as b fsd_stop
 finish

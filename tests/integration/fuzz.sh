@@ -12,22 +12,17 @@
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. scripts/tap.sh
 
 SECS=${FUZZ_SECONDS:-8}
 CRASHES=build/fuzz/crashes
 T=$(mktemp -d "/tmp/fs-fuzz-$$.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
-	# The lines that say what broke, not libFuzzer's progress.
+# The lines that say what broke, not libFuzzer's progress.
+tap_on_not_ok() {
 	[ -s "$T/log" ] && grep -E 'ERROR|SUMMARY|runtime error|Test unit written|in LLVMFuzzerTestOneInput|in fs_|in fsd_' "$T/log" |
-		head -20 | sed 's/^/# /'
-	return 0
+		head -20 | diag
 }
 
 # Keep whatever input libFuzzer wrote as an artifact (crash-, leak-,
@@ -43,11 +38,7 @@ keep_artifacts() {
 }
 
 targets=(fuzz/*.c)
-if [ ! -e "${targets[0]}" ]; then
-	echo "not ok 1 - fuzz/ has targets"
-	echo "1..1"
-	exit 1
-fi
+[ -e "${targets[0]}" ] || bail "fuzz/ has targets"
 for src in "${targets[@]}"; do
 	name=$(basename "$src" .c)
 	bin=build/fuzz/$name
@@ -79,5 +70,4 @@ for src in "${targets[@]}"; do
 		keep_artifacts "$name"
 	fi
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -43,7 +43,7 @@ fs_test gso python3
 fs_test_pair
 fs_pair_addresses "$NS_TX" "$NS_RX" "$VETH_TX" "$VETH_RX" "$ADDR_TX" "$ADDR_RX" ||
 	bail "addresses on the veth pair"
-fsd_start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+fsd_start --ingress tracepoint || bail "flowsketchd answers status"
 ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 

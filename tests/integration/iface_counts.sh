@@ -37,7 +37,6 @@ PORT=9108		# in NS_RX, whose ports are all free
 PY=/usr/bin/python3	# Debian's, with python3-prometheus-client
 CHECK=tests/integration/metrics_check.py
 
-tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
 # start LINK... [-- OPTION...]: the daemon with -i RX[LINK] in that order,
 # in the background; 0 once it answers status and /metrics.
@@ -50,8 +49,6 @@ start() {
 	fsd_start --metrics "127.0.0.1:$PORT" "$@" &&
 		fs_until 150 --while "$DAEMON_PID" metrics "$WORK/first.prom"
 }
-kill9() { kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
-term() { kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; local rc=$?; DAEMON_PID=""; return $rc; }
 
 py() { fs_in "$NS_RX" "$PY" "$CHECK" "$@"; }
 metrics() { fs_in "$NS_RX" curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
@@ -173,7 +170,7 @@ done
 ok "three veth pairs A, B, C between $NS_TX and $NS_RX"
 
 # ---------------------------------------------------------------- 1: A B
-start A B || { diag <"$WORK/daemon.log"; bail "flowsketchd -i A -i B answers status and /metrics"; }
+start A B || bail "flowsketchd -i A -i B answers status and /metrics"
 check "1: status lists A, B in that order" \
 	jqe --arg a "${RX[A]}" --arg b "${RX[B]}" '[.interfaces[].name] == [$a, $b] and .adopted == false' "$WORK/st.json"
 send_in A 6000 1 "$WORK/in-1-A.json" & p1=$!
@@ -194,11 +191,11 @@ check "1: the window totals are the sum of both links, in ($(jq .totals.packets 
 send_in A 8000 5 "$WORK/in-2-A.json" 4000 & p1=$!
 send_in B 4000 6 "$WORK/in-2-B.json" 2000 & p2=$!
 sleep 0.7
-kill9
+fsd_kill
 send_in A 1500 7 "$WORK/in-2n-A.json" || bail "2: traffic on A with no daemon"
 send_in B 3500 8 "$WORK/in-2n-B.json" || bail "2: traffic on B with no daemon"
 check "2: after SIGKILL XDP is still on A and B" xdp_on A B
-start B A -- --keep || { diag <"$WORK/daemon.log"; bail "2: flowsketchd -i B -i A answers"; }
+start B A -- --keep || bail "2: flowsketchd -i B -i A answers"
 check "2: it adopted the pinned datapath; status lists B, A in that order" \
 	jqe --arg a "${RX[A]}" --arg b "${RX[B]}" '[.interfaces[].name] == [$b, $a] and .adopted == true' "$WORK/st.json"
 check "2: right after the restart, no counter of the page is below the one before the SIGKILL" \
@@ -214,10 +211,10 @@ slots | diag
 check "2: no counter of the page went back" py monotonic "$WORK/p1.prom" "$WORK/p2.prom"
 
 # ---------------------------------------------------------------- 3: A C
-term; rc=$?
+fsd_stop; rc=$?
 check "3: SIGTERM of the --keep daemon: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "3: ... and XDP still on A and B" xdp_on A B
-start A C || { diag <"$WORK/daemon.log"; bail "3: flowsketchd -i A -i C answers"; }
+start A C || bail "3: flowsketchd -i A -i C answers"
 slots | diag
 check "3: it adopted; status lists A, C in that order" \
 	jqe --arg a "${RX[A]}" --arg c "${RX[C]}" '[.interfaces[].name] == [$a, $c] and .adopted == true' "$WORK/st.json"
@@ -245,7 +242,7 @@ check "3: no counter of the page went back but B's, gone" \
 	py monotonic "$WORK/p2-no-B.prom" "$WORK/p3.prom"
 
 # ---------------------------------------------------------------- 4: stop
-term; rc=$?
+fsd_stop; rc=$?
 check "4: SIGTERM without --keep: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "4: no XDP on A, B or C" xdp_off A B C
 check "4: no pins left ($(ls "$PIN_DIR" 2>/dev/null | tr '\n' ' '))" [ ! -e "$PIN_DIR" ]

@@ -29,7 +29,7 @@ RX="fsiwr$ID"
 RX_RENAMED="fsiwn$ID"
 STOPPED=""
 
-tap_on_bail() { [ -n "$WORK" ] && diag <"$WORK/daemon.log"; }
+tap_on_failure() { [ -n "$WORK" ] && diag <"$WORK/daemon.log"; }
 
 # A stopped daemon would sit out fs_daemon_stop's SIGTERM.
 test_cleanup() { [ -n "$STOPPED" ] && kill -CONT "$DAEMON_PID" 2>/dev/null; }
@@ -132,8 +132,7 @@ check "totals: exactly what was sent before and after ($SENT)" totals_are "$SENT
 
 # ---- 3. renamed away and back
 ip -n "$NS_RX" link set dev "$RX" down &&
-	ip -n "$NS_RX" link set dev "$RX" name "$RX_RENAMED" ||
-	bail "rename $RX to $RX_RENAMED"
+	ip -n "$NS_RX" link set dev "$RX" name "$RX_RENAMED" || bail "rename $RX to $RX_RENAMED"
 check "renamed: status says gone" wait_state gone
 check "log: $RX (ifindex $idx1) was renamed to $RX_RENAMED" \
 	log_has "$RX \(ifindex $idx1\) was renamed to $RX_RENAMED"

@@ -32,13 +32,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/daemon_test.sh
 
-# The daemon in NS_RX, in the foreground (start(): in the background).
-fsd() { fsd_run "$@"; }
-start() { fsd_start "$@"; }
-stop() {
-	kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; local rc=$?; DAEMON_PID=""
-	return $rc
-}
 
 settle() { fsd_settle egress; }
 fe() { fsd_front "$@"; }
@@ -56,15 +49,15 @@ fs_test itp "$GEN"
 fs_test_pair
 
 # ---------------------------------------------------------------- options
-fsd --ingress bogus >"$WORK/bad.out" 2>&1; rc=$?
+fsd_run --ingress bogus >"$WORK/bad.out" 2>&1; rc=$?
 check "--ingress bogus: exit 1, one message naming the choices ($(head -c 120 "$WORK/bad.out"))" \
 	[ "$rc" = 1 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q 'xdp or tracepoint' "$WORK/bad.out"
-fsd --ingress tracepoint --blocklist "$WORK/list" >"$WORK/bad.out" 2>&1; rc=$?
+fsd_run --ingress tracepoint --blocklist "$WORK/list" >"$WORK/bad.out" 2>&1; rc=$?
 check "--ingress tracepoint --blocklist: exit 1, says the blocklist is XDP's ($(head -c 120 "$WORK/bad.out"))" \
 	[ "$rc" = 1 ] && grep -q -- '--blocklist works on XDP only' "$WORK/bad.out"
 check "neither left a pin behind" [ ! -e "$PIN_DIR/params" ]
 
-start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "flowsketchd --ingress tracepoint answers status"; }
+fsd_start --ingress tracepoint || bail "flowsketchd --ingress tracepoint answers status"
 ok "flowsketchd --ingress tracepoint on $VETH_RX answers status"
 CMS_W=$(jq .params.cms_width "$WORK/st.json")
 check "status: frontends ingress (in, tp_btf/netif_receive_skb, attached, recursion_misses) and egress" \
@@ -82,16 +75,8 @@ cli status >"$WORK/status.txt" 2>&1
 check "the status table names the receive tracepoint" grep -q "receive tracepoint" "$WORK/status.txt"
 
 # ---------------------------------------------------------------- traffic
-mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
-mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
-send_in() {
-	fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac_rx" --flows 400 --packets "$1" \
-		--rate 20000 --zipf 1.2 --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
-}
-send_out() {
-	fs_in "$NS_RX" "$GEN" -i "$VETH_RX" --dst-mac "$mac_tx" --flows 300 --packets "$1" \
-		--rate 15000 --zipf 1.2 --seed "$2" --truth "$3" >/dev/null 2>>"$WORK/gen.log"
-}
+send_in() { gen_in --flows 400 --packets "$1" --rate 20000 --zipf 1.2 --seed "$2" --truth "$3"; }
+send_out() { gen_out --flows 300 --packets "$1" --rate 15000 --zipf 1.2 --seed "$2" --truth "$3"; }
 send_in 50000 11 "$WORK/in1.json" & p1=$!
 send_out 30000 22 "$WORK/out1.json" & p2=$!
 wait $p1 && wait $p2 || bail "both generators sent their packets"
@@ -129,9 +114,9 @@ diag <"$WORK/top.bad"
 # ---------------------------------------------------------------- SIGKILL
 send_in 50000 33 "$WORK/in2.json" & p1=$!
 sleep 1.2
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd_kill
 sleep 0.4
-start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "a restart after SIGKILL answers status"; }
+fsd_start --ingress tracepoint || bail "a restart after SIGKILL answers status"
 check "the restart adopts the datapath and keeps the pinned tracepoint link" \
 	jqe '.adopted == true and .frontends[0].attached == true' "$WORK/st.json"
 grep -q "kept the pinned receive tracepoint link" "$WORK/daemon.log"
@@ -147,14 +132,14 @@ check "$VETH_RX's counts went on across the SIGKILL: in all $IN_P packets, $IN_B
 check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 
 # ---------------------------------------------------------------- modes
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
-fsd >"$WORK/bad.out" 2>&1; rc=$?
+fsd_kill
+fsd_run >"$WORK/bad.out" 2>&1; rc=$?
 check "a restart with --ingress xdp on the tracepoint datapath: exit 1, names --ingress ($(grep -m1 ingress "$WORK/bad.out" | head -c 160))" \
 	[ "$rc" = 1 ] && grep -q -- '--ingress tracepoint' "$WORK/bad.out"
 check "... and changed nothing: the tracepoint link still pinned, no XDP" \
 	bash -c "test -e '$PIN_DIR/tp_ingress' && ! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp"
 
-start --replace || { diag <"$WORK/daemon.log"; bail "--replace --ingress xdp answers status"; }
+fsd_start --replace || bail "--replace --ingress xdp answers status"
 check "--replace switches to XDP: xdp frontend, XDP on $VETH_RX, no tracepoint link left" \
 	bash -c "jq -e '.frontends[0].name == \"xdp\"' '$WORK/st.json' >/dev/null && ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && test ! -e '$PIN_DIR/tp_ingress'"
 send_in 20000 44 "$WORK/in3.json" || bail "the generator sent its packets"
@@ -166,10 +151,10 @@ check "... $VETH_RX's counts too, from 0: in $P3 packets, $B3 bytes, out nothing
 	[ "$(ifc)" = "$P3 $B3 0 0" ]
 # Killed, so its XDP links stay pinned, counting: the replace must drop
 # them once the tracepoint counts.
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd_kill
 check "after SIGKILL the XDP datapath is still pinned and attached" \
 	bash -c "ls '$PIN_DIR' | grep -q '^link_' && ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp"
-start --replace --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--replace --ingress tracepoint answers status"; }
+fsd_start --replace --ingress tracepoint || bail "--replace --ingress tracepoint answers status"
 check "--replace back to the tracepoint: no XDP on $VETH_RX, no XDP link pinned" \
 	bash -c "! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && ! ls '$PIN_DIR' | grep -q '^link_'"
 send_in 20000 55 "$WORK/in4.json" || bail "the generator sent its packets"
@@ -182,7 +167,7 @@ check "... $VETH_RX's counts too, from 0: in $P4 packets, $B4 bytes, out nothing
 check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 
 # ---------------------------------------------------------------- stop
-stop; rc=$?
+fsd_stop; rc=$?
 check "SIGTERM: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "SIGTERM without --keep: no pin directory left ($(ls "$PIN_DIR" 2>/dev/null | tr "\n" " "))" [ ! -e "$PIN_DIR" ]
 finish

@@ -7,14 +7,7 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-
-t=0
-failed=0
-check() {
-	local what=$1; shift
-	t=$((t + 1))
-	if "$@"; then echo "ok $t - $what"; else echo "not ok $t - $what"; failed=$((failed + 1)); fi
-}
+. scripts/tap.sh
 
 D=$(mktemp -d /tmp/fs-install.XXXXXX) || exit 1
 trap 'rm -rf "$D"' EXIT
@@ -43,5 +36,4 @@ done
 unit="$D/lib/systemd/system/flowsketchd.service"
 check "systemd unit installed" test -f "$unit"
 check "the unit starts the installed daemon" grep -qx 'ExecStart=/usr/sbin/flowsketchd --keep $FLOWSKETCHD_ARGS' "$unit"
-echo "1..$t"
-[ "$failed" -eq 0 ]
+finish

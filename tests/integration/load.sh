@@ -61,17 +61,9 @@ RSS_GROWTH_KIB=${RSS_GROWTH_KIB:-4096}
 RSS_ALLOWANCE_KIB=${RSS_ALLOWANCE_KIB:-32768}
 STATUS_MAX_MS=1000
 
-stop_pid() { # stop a helper this script started, by its pid
-	local pid=$1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
 test_cleanup() {
-	stop_pid "$SAMPLER_PID"
-	stop_pid "$GEN_PID"
+	fs_daemon_stop "$SAMPLER_PID"
+	fs_daemon_stop "$GEN_PID"
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -93,7 +85,6 @@ if fsd_start --window "$WINDOW" --history "$HISTORY" &&
 	jq -e '.counters' "$WORK/status0.json" >/dev/null 2>&1; then
 	ok "flowsketchd on $VETH_RX answers status"
 else
-	diag <"$WORK/daemon.log"
 	bail "flowsketchd on $VETH_RX answers status"
 fi
 MAX_BYTES=$(jq '.memory.history_bytes_max' "$WORK/status0.json")
@@ -217,7 +208,7 @@ check "the sending veth dropped nothing (tx dropped $tx_dropped)" [ "$tx_dropped
 # Every window holding traffic closed: two more rotations after the flood.
 fsd_settle || bail "status after the flood"
 cp "$WORK/st.json" "$WORK/status1.json"
-stop_pid "$SAMPLER_PID"
+fs_daemon_stop "$SAMPLER_PID"
 SAMPLER_PID=""
 
 # ---------------------------------------------------------------- totals

@@ -90,24 +90,14 @@ sandwich() {
 	return 1
 }
 
-mac_rx=""
-mac_tx=""
-send_in() {
-	fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac_rx" --flows 300 --packets "$1" \
-		--rate "$2" --zipf 1.2 --seed "$3" --truth "$4" >/dev/null 2>>"$WORK/gen.log"
-}
-send_out() {
-	fs_in "$NS_RX" "$GEN" -i "$VETH_RX" --dst-mac "$mac_tx" --flows 200 --packets "$1" \
-		--rate "$2" --zipf 1.2 --seed "$3" --truth "$4" >/dev/null 2>>"$WORK/gen.log"
-}
+send_in() { gen_in --flows 300 --packets "$1" --rate "$2" --zipf 1.2 --seed "$3" --truth "$4"; }
+send_out() { gen_out --flows 200 --packets "$1" --rate "$2" --zipf 1.2 --seed "$3" --truth "$4"; }
 
 fs_test met "$GEN" "$PY" /usr/bin/prometheus /usr/bin/curl
 "$PY" -c 'import prometheus_client.parser' 2>/dev/null ||
 	bail "python3-prometheus-client is installed (scripts/deps.sh)"
 fs_test_pair
-mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
-mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
-start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status and /metrics"; }
+start || bail "flowsketchd answers status and /metrics"
 ok "flowsketchd answers status and /metrics on 127.0.0.1:$PORT"
 
 # ---------------------------------------------------------------- refusals
@@ -209,9 +199,9 @@ send_in 8000 4000 33 "$WORK/in2.json" & p1=$!
 send_out 5000 2500 44 "$WORK/out2.json" & p2=$!
 sleep 1
 metrics "$WORK/kill1.prom" || not_ok "a page before the SIGKILL"
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd_kill
 sleep 0.3
-start || { diag <"$WORK/daemon.log"; bail "a restart after SIGKILL answers"; }
+start || bail "a restart after SIGKILL answers"
 check "the restart adopted the pinned datapath" jqe '.adopted == true' "$WORK/st.json"
 check "right after the restart, no counter is below the page before the SIGKILL" \
 	py monotonic "$WORK/kill1.prom" "$WORK/first.prom"
@@ -234,9 +224,9 @@ sent() { local k=$1; shift; jq -s "map(.total_$k) | add" "$@"; }
 ifc() { jq -r --arg n "$VETH_RX" ".interfaces[] | select(.name == \$n) | .$1.$2" "$WORK/st.json"; }
 IN12=("$WORK/in1.json" "$WORK/in2.json")
 OUT12=("$WORK/out1.json" "$WORK/out2.json")
-kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+fsd_kill
 find "$WORK/state" -name 'window-*' -delete
-start || { diag <"$WORK/daemon.log"; bail "a restart with the windows removed answers"; }
+start || bail "a restart with the windows removed answers"
 check "with its windows gone, status restores fewer packets than were sent ($(jq .totals.packets "$WORK/st.json") < $(sent packets "${IN12[@]}"))" \
 	[ "$(jq .totals.packets "$WORK/st.json")" -lt "$(sent packets "${IN12[@]}")" ]
 # Nothing was sent since the SIGKILL: what status shows at once is all.
@@ -299,7 +289,7 @@ check "SIGTERM without --keep: no state left, the metrics state included" [ ! -e
 check "SIGTERM: the port is free again" bash -c "! nsenter --net=/run/netns/$NS_RX curl -s -o /dev/null --max-time 2 '$URL/metrics'"
 
 # --ingress tracepoint: no blocklist, the ingress frontend's misses.
-start --ingress tracepoint || { diag <"$WORK/daemon.log"; bail "--ingress tracepoint starts"; }
+start --ingress tracepoint || bail "--ingress tracepoint starts"
 check "--ingress tracepoint: no blocklist metrics, recursion misses of frontend=\"ingress\"" \
 	bash -c "! grep -q '^flowsketch_blocklist' '$WORK/first.prom' && grep -q '^flowsketch_recursion_misses_total{frontend=\"ingress\"}' '$WORK/first.prom'"
 check "--ingress tracepoint: the parser reads the page" py families "$WORK/first.prom"

@@ -105,10 +105,9 @@ basic_auth_users:
 EOF
 
 fsd_start --blocklist "$WORK/blocklist" --metrics "127.0.0.1:$PORT" \
-	--metrics-web-config "$WORK/web.yml" -v ||
-	{ diag <"$WORK/daemon.log"; bail "flowsketchd starts with the web config"; }
+	--metrics-web-config "$WORK/web.yml" -v || bail "flowsketchd starts with the web config"
 up() { [ "$(code -u "scraper:$PASS")" = 200 ]; }
-until_ok 20 up || { tail -5 "$WORK/daemon.log" | diag; bail "/metrics answers 200 over HTTPS with the password"; }
+until_ok 20 up || bail "/metrics answers 200 over HTTPS with the password"
 ok "flowsketchd serves https://$NAME:$PORT/metrics ($(grep -o 'metrics at .*' "$WORK/daemon.log"))"
 
 # ---------------------------------------------------------------- access
@@ -209,7 +208,7 @@ check "meanwhile the cached password: 200 ($during)" [ "$during" = 200 ]
 
 # bcrypt ran for each distinct pair once: the right one, the wrong one,
 # nobody's, the empty one, prometheus's intruder, and the flood's 401s.
-kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; rc=$?; DAEMON_PID=""
+fsd_stop; rc=$?
 runs=$(sed -n 's/.*metrics: \([0-9]*\) bcrypt checks, \([0-9]*\) cache hits.*/\1/p' "$WORK/daemon.log")
 hits=$(sed -n 's/.*metrics: \([0-9]*\) bcrypt checks, \([0-9]*\) cache hits.*/\2/p' "$WORK/daemon.log")
 check "SIGTERM: exit 0 ($rc)" [ "$rc" = 0 ]
@@ -229,9 +228,9 @@ basic_auth_users:
 EOF
 fsd_start --blocklist "$WORK/blocklist" --metrics "127.0.0.1:$PORT" \
 	--metrics-web-config "$WORK/mtls.yml" ||
-	{ diag <"$WORK/daemon.log"; bail "flowsketchd starts with client certificates required"; }
+	bail "flowsketchd starts with client certificates required"
 mup() { [ "$(code --cert "$WORK/client.crt" --key "$WORK/client.key" -u "scraper:$PASS")" = 200 ]; }
-until_ok 20 mup || { tail -5 "$WORK/daemon.log" | diag; bail "/metrics answers 200 with a client certificate"; }
+until_ok 20 mup || bail "/metrics answers 200 with a client certificate"
 ok "RequireAndVerifyClientCert: the test CA's client certificate and the password: 200"
 c=$(code -u "scraper:$PASS")
 check "no client certificate: refused ($c: 403, or no HTTP answer)" [ "$c" = 403 -o "$c" = 000 ]
@@ -241,7 +240,7 @@ c=$(code --cert "$WORK/client.crt" --key "$WORK/client.key")
 check "the client certificate without the password: 401 ($c)" [ "$c" = 401 ]
 c=$(code --tls-max 1.2 --cert "$WORK/client.crt" --key "$WORK/client.key" -u "scraper:$PASS")
 check "min_version TLS13: a TLS 1.2 client gets no answer ($c)" [ "$c" = 000 ]
-fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""
+fsd_stop
 
 # ---------------------------------------------------------------- auth only
 # basic_auth_users without TLS: exporter-toolkit allows it; the daemon
@@ -249,8 +248,7 @@ fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""
 printf 'basic_auth_users:\n  scraper: %s\n' "$HASH" >"$WORK/auth.yml"
 : >"$WORK/daemon.log"
 fsd_start --blocklist "$WORK/blocklist" --metrics "127.0.0.1:$PORT" \
-	--metrics-web-config "$WORK/auth.yml" ||
-	{ diag <"$WORK/daemon.log"; bail "flowsketchd starts with basic auth only"; }
+	--metrics-web-config "$WORK/auth.yml" || bail "flowsketchd starts with basic auth only"
 hcode() { rx curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$@" "http://127.0.0.1:$PORT/metrics"; }
 hup() { [ "$(hcode -u "scraper:$PASS")" = 200 ]; }
 until_ok 20 hup || bail "/metrics answers 200 over HTTP with the password"
@@ -258,7 +256,7 @@ check "basic auth without TLS: a warning that passwords cross the network in cle
 	grep -q "basic_auth_users without tls_server_config: passwords cross the network in clear" "$WORK/daemon.log"
 check "basic auth without TLS: no credentials 401, a wrong password 401, the right one 200" \
 	[ "$(hcode)" = 401 -a "$(hcode -u "scraper:x$PASS")" = 401 -a "$(hcode -u "scraper:$PASS")" = 200 ]
-fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""
+fsd_stop
 
 # ---------------------------------------------------------------- bad files
 # refused WHAT TEXT [ARGS...]: $WORK/bad.yml (written by the caller) at

@@ -52,7 +52,6 @@ want=$(printf '%s\n' "$A_RX" "$B_RX" | sort | tr '\n' ' ' | sed 's/ $//')
 if [ "$names" = "$want" ]; then
 	ok "status lists both interfaces ($names)"
 else
-	diag <"$WORK/daemon.log"
 	bail "status lists both interfaces (got '$names')"
 fi
 

@@ -25,27 +25,19 @@
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. scripts/tap.sh
 
-n=0
-failed=0
 bins=(build/mutants/*)
-if [ ! -x "${bins[0]}" ]; then
-	echo "not ok 1 - mutants are built (make mutants)"
-	echo "1..1"
-	exit 1
-fi
+[ -x "${bins[0]}" ] || bail "mutants are built (make mutants)"
 for b in "${bins[@]}"; do
-	n=$((n + 1))
 	out=$("$b" 2>&1)
 	rc=$?
 	fails=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
 	if [ "$rc" -ne 0 ] && [ -n "$fails" ] && [ "$fails" -gt 0 ]; then
-		echo "ok $n - mutant $(basename "$b") is caught ($fails tests fail)"
+		ok "mutant $(basename "$b") is caught ($fails tests fail)"
 		printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \(test_.*\)/# caught by \1/p' | sort -u
 	else
-		failed=$((failed + 1))
-		echo "not ok $n - mutant $(basename "$b") is caught (exit $rc, every test passed)"
+		not_ok "mutant $(basename "$b") is caught (exit $rc, every test passed)"
 	fi
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -23,11 +23,9 @@ test_cleanup() { rm -f "/tmp/PWNED-$ID" "/tmp/PWNED-$ID-2"; }
 
 fs_test plot "$GEN" gnuplot
 fs_test_pair
-fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+fsd_start || bail "flowsketchd answers status"
 
-mac=$(fs_mac "$NS_RX" "$VETH_RX")
-fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac" --flows 300 --packets 40000 \
-	--rate 10000 --seed 5 --truth "$WORK/truth.json" >/dev/null 2>"$WORK/gen.log" ||
+gen_in --flows 300 --packets 40000 --rate 10000 --seed 5 --truth "$WORK/truth.json" ||
 	bail "the generator sent its packets"
 fsd_settle egress || bail "two windows closed after the traffic"
 

@@ -39,8 +39,7 @@ fs_test rg setpriv /usr/bin/python3
 chmod 0711 "$WORK"
 fs_test_pair
 groupadd --system "$GROUP" || bail "a temporary group"
-useradd --system -M -N -g nogroup -G "$GROUP" -s /usr/sbin/nologin "$USR" ||
-	bail "a temporary user"
+useradd --system -M -N -g nogroup -G "$GROUP" -s /usr/sbin/nologin "$USR" || bail "a temporary user"
 U=$(id -u "$USR")
 G=$(getent group "$GROUP" | cut -d: -f3)
 NOGROUP=$(getent group nogroup | cut -d: -f3)
@@ -92,7 +91,7 @@ check "unknown group: no pin directory, state, socket or XDP left" eval \
 
 # --- with --read-group ----------------------------------------------------
 fsd_start --socket "$SOCK" --blocklist "$LIST" --read-group "$GROUP" ||
-	{ diag <"$WORK/daemon.log"; bail "daemon starts with --read-group $GROUP"; }
+	bail "daemon starts with --read-group $GROUP"
 ok "daemon starts with --read-group $GROUP"
 check "socket is 0660 root:$GROUP" [ "$(stat -c '%a %U %G' "$SOCK")" = "660 root $GROUP" ]
 check "socket directory is 0750 root:$GROUP" \
@@ -177,10 +176,8 @@ check "root: block clear" [ $? -eq 0 ]
 check "root: status" eval 'cli status --json >/dev/null'
 
 # --- without the option: root only, as before -----------------------------
-fs_daemon_stop "$DAEMON_PID"
-DAEMON_PID=""
-fsd_start --socket "$SOCK" --blocklist "$LIST" ||
-	{ diag <"$WORK/daemon.log"; bail "daemon starts without --read-group"; }
+fsd_stop
+fsd_start --socket "$SOCK" --blocklist "$LIST" || bail "daemon starts without --read-group"
 check "no --read-group: socket 0600 root:root, directory 0700" \
 	[ "$(stat -c '%a %U %G' "$SOCK") $(stat -c '%a' "$WORK/run")" = "600 root root 700" ]
 ucli member status >"$WORK/s.out" 2>"$WORK/s.err"

@@ -99,8 +99,5 @@ for quiet in 0 3 5; do
 		[ "$missing" -eq 0 -a "$heavy" -gt 0 ]
 done
 
-fs_daemon_stop "$DAEMON_PID"
-rc=$?
-DAEMON_PID=""
-check "daemon stops cleanly" [ "$rc" -eq 0 ]
+check "daemon stops cleanly" fsd_stop
 finish

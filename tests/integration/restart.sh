@@ -59,7 +59,6 @@ test_cleanup() {
 		wait "$GEN_PID" 2>/dev/null
 	fi
 }
-tap_on_bail() { [ -n "$WORK" ] && [ -f "$WORK/daemon.log" ] && tail -n 20 "$WORK/daemon.log" | diag; }
 
 cli() { "$CLI" --socket "$SOCK" --timeout 5 "$@"; }
 jqe() { jq -e "$@" >/dev/null 2>&1; }
@@ -124,13 +123,8 @@ fsd_kill() {
 }
 # fsd_term: SIGTERM, its exit status in $rc (137 if it hung for 10 s).
 fsd_term() {
-
 	kill -TERM "$DAEMON_PID" 2>/dev/null
-	for _ in $(seq 100); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$DAEMON_PID" 2>/dev/null && kill -KILL "$DAEMON_PID"
+	fs_until 100 fs_gone "$DAEMON_PID" || kill -KILL "$DAEMON_PID"
 	wait "$DAEMON_PID"
 	rc=$?
 	echo "=== $(date +%T.%N) SIGTERM: exit $rc" >>"$WORK/daemon.log"
@@ -143,17 +137,13 @@ fsd_once() {
 	local pid
 	nsenter --net="/run/netns/$NS_RX" "$FSD" "$@" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if fs_until 50 fs_gone "$pid"; then
+		wait "$pid"
+		rc=$?
+	else
 		kill -KILL "$pid"
 		wait "$pid" 2>/dev/null
 		rc=-1
-	else
-		wait "$pid"
-		rc=$?
 	fi
 }
 # st FIELD: a field of the last status ($WORK/st.json), "missing" if absent.
@@ -512,5 +502,4 @@ check "--detach: $PIN_DIR removed" [ ! -e "$PIN_DIR" ]
 check "--detach: no state files left in $STATE_DIR ($(n_state_files))" [ "$(n_state_files)" = 0 ]
 
 echo "# ran in $(($(date +%s) - T0)) s (traffic $(jq .elapsed_seconds "$WORK/truth.json") s)"
-[ "$tap_failed" -gt 0 ] && tail -n 30 "$WORK/daemon.log" | diag
 finish

@@ -117,10 +117,8 @@ PIN_A=$PIN_DIR-a PIN_B=$PIN_DIR-b
 fsd_daemon a "$NS_TX" "$VETH_TX"
 fsd_daemon b "$NS_RX" "$VETH_RX"
 
-start a ||
-	{ diag <"$WORK/daemon-a.log"; bail "daemon A (egress on $VETH_TX) answers status"; }
-start b --ingress tracepoint ||
-	{ diag <"$WORK/daemon-b.log"; bail "daemon B (--ingress tracepoint on $VETH_RX) answers status"; }
+start a || bail "daemon A (egress on $VETH_TX) answers status"
+start b --ingress tracepoint || bail "daemon B (--ingress tracepoint on $VETH_RX) answers status"
 check "A counts what $VETH_TX sends: egress frontend attached on tp_btf/net_dev_start_xmit" \
 	jqe '.frontends[] | select(.name == "egress") | .attached == true and .hook == "tp_btf/net_dev_start_xmit" and .direction == "out"' "$WORK/st-a.json"
 check "B counts what $VETH_RX receives: ingress frontend attached on tp_btf/netif_receive_skb" \
@@ -299,8 +297,7 @@ check "b: flows --direction in within 4 rse of the truth" flows_ok b in
 # as a crash would; from there --replace is what switches modes
 # (ingress_tp.sh checks both ways).
 fsd_as b fsd_kill
-start b --replace ||
-	{ diag <"$WORK/daemon-b.log"; bail "daemon B (--replace, --ingress xdp on $VETH_RX) answers status"; }
+start b --replace || bail "daemon B (--replace, --ingress xdp on $VETH_RX) answers status"
 check "B counts what $VETH_RX receives with native XDP, afresh: frontend xdp, no tracepoint link left, counters and totals 0" \
 	jqe '.frontends[0].name == "xdp" and .frontends[0].hook == "xdp" and
 		.interfaces[0].state == "attached" and .interfaces[0].xdp_mode == "native" and

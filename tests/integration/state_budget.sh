@@ -41,7 +41,6 @@ test_cleanup() {
 	local p
 	for p in $GEN_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 }
-tap_on_bail() { [ -n "$WORK" ] && tail -n 30 "$WORK/daemon.log" | diag; }
 
 # One wide row: a window's file is 260 KiB plus 48 bytes a candidate, and
 # the flags that stop a flow being reported twice (cms.h) leave most of the
@@ -57,8 +56,6 @@ mount_state() { # SIZE
 
 fs_test sb "$GEN"
 fs_test_pair
-mac_rx=$(fs_mac "$NS_RX" "$VETH_RX")
-mac_tx=$(fs_mac "$NS_TX" "$VETH_TX")
 
 # ------------------------------------------------------------ 4. bad values
 for bad in 5X 0 -1 1.5G 12MB7 "" 99999999999999999999 100K; do
@@ -75,15 +72,8 @@ check "nothing pinned by the refused starts" [ ! -e "$PIN_DIR" ]
 # send DIR SECONDS SEED: distinct flows (uniform, no repeats worth the
 # name) at 15000 packets/s, in (to the counted veth) or out (from it).
 send() {
-	if [ "$1" = in ]; then
-		fs_in "$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$mac_rx" --flows 400000 \
-			--zipf 0 --rate 15000 --duration "$2" --seed "$3" \
-			--truth "$WORK/$1-$3.json" >/dev/null 2>>"$WORK/gen.log"
-	else
-		fs_in "$NS_RX" "$GEN" -i "$VETH_RX" --dst-mac "$mac_tx" --flows 400000 \
-			--zipf 0 --rate 15000 --duration "$2" --seed "$3" \
-			--truth "$WORK/$1-$3.json" >/dev/null 2>>"$WORK/gen.log"
-	fi
+	"gen_$1" --flows 400000 --zipf 0 --rate 15000 --duration "$2" --seed "$3" \
+		--truth "$WORK/$1-$3.json"
 }
 flood() { # SECONDS SEED
 	GEN_PIDS=""
@@ -165,7 +155,7 @@ metric() { # NAME: the sum of its series on the page
 # ------------------------------------------------------------ 1. the budget
 BUDGET=$((5 * 1024 * 1024))
 mount_state 24m || bail "a 24 MiB tmpfs for the state directory"
-start --state-max 5M || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status"; }
+start --state-max 5M || bail "flowsketchd answers status"
 ok "flowsketchd with --state-max 5M on a 24 MiB tmpfs answers status"
 check "status: state_budget.max_bytes is 5 MiB" jqe ".state_budget.max_bytes == $BUDGET" "$WORK/st.json"
 flood 14 100
@@ -225,12 +215,12 @@ check "/metrics: flowsketch_state_max_bytes is the budget, flowsketch_state_byte
 log=$(grep -c "windows evicted, oldest first" "$WORK/daemon.log")
 check "a warning was logged, and rate limited ($log lines in a flood of many evictions)" \
 	[ "$log" -ge 1 -a "$log" -le 2 ]
-fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""
+fsd_stop
 umount "$WORK/state" || bail "the first tmpfs unmounted"
 
 # ------------------------------------------------- 2. the file system first
 mount_state 10m || bail "a 10 MiB tmpfs for the state directory"
-start --state-max 1G || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status (2)"; }
+start --state-max 1G || bail "flowsketchd answers status (2)"
 ok "flowsketchd with --state-max 1G on a 10 MiB tmpfs answers status"
 grep -q "less than the state budget" "$WORK/daemon.log"
 check "it warns at start that the file system has less room than the budget" [ $? = 0 ]
@@ -249,15 +239,15 @@ check "no window lost, none kept in memory only, in any frontend" \
 n0=$(windows_done)
 fsd_settle egress conn
 check "rotations go on after the file system filled ($n0 -> $(windows_done) windows)" [ "$(windows_done)" -gt "$n0" ]
-fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""
+fsd_stop
 umount "$WORK/state" || bail "the second tmpfs unmounted"
 
 # ------------------------------------------------- 3. the default budget
 mount_state 16m || bail "a 16 MiB tmpfs for the state directory"
-start || { diag <"$WORK/daemon.log"; bail "flowsketchd answers status (3)"; }
+start || bail "flowsketchd answers status (3)"
 read -r blocks bsize < <(stat -f -c '%b %S' "$WORK/state")
 want=$((blocks * bsize / 100 * 25))
 check "without --state-max the budget is 25 % of the file system ($want B)" \
 	jqe ".state_budget.max_bytes == $want" "$WORK/st.json"
-fs_daemon_stop "$DAEMON_PID"; DAEMON_PID=""
+fsd_stop
 finish

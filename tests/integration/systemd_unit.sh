@@ -121,8 +121,7 @@ fs_test_pair
 # --read-group: the socket's chown must pass the bounding set and filter
 # (its directory, the work directory, lets the group through).
 chgrp nogroup "$WORK" && chmod 0750 "$WORK" || bail "the work directory is root:nogroup 0750"
-fsd_start --read-group nogroup ||
-	{ diag <"$WORK/daemon.log"; bail "flowsketchd with the unit's capabilities answers status"; }
+fsd_start --read-group nogroup || bail "flowsketchd with the unit's capabilities answers status"
 check "--read-group: the socket is root:nogroup 0660 ($(stat -c '%U:%G %a' "$WORK/sock"))" \
 	[ "$(stat -c '%U:%G %a' "$WORK/sock")" = "root:nogroup 660" ]
 ok "flowsketchd with the unit's capabilities ($bound) answers status"

@@ -102,7 +102,6 @@ else
 fi
 check "the daemon's state directory is 0700 root" \
 	[ "$(stat -c '%a %U' "$WORK/sticky/state")" = "700 root" ]
-fs_daemon_stop "$DAEMON_PID"
-DAEMON_PID=""
+fsd_stop
 
 finish

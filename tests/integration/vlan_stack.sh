@@ -122,7 +122,7 @@ N0=$((COUNT * 3))	# frames of a source the stack can take: VID 0 stacks
 NJ=$((COUNT * 6))	# frames of a source behind judged stacks
 ND=$((COUNT * 2))	# frames of a deep source
 
-fsd_start || { diag <"$WORK/daemon.log"; bail "flowsketchd starts on $VETH_RX"; }
+fsd_start || bail "flowsketchd starts on $VETH_RX"
 ok "flowsketchd starts with its own, empty, blocklist file"
 
 # ---------------------------------------------------------------- 1. empty list

@@ -18,34 +18,19 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 # shellcheck source=tests/vm/lib.sh
 . tests/vm/lib.sh
-
-n=0
-failed=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. scripts/tap.sh
 
 # Packages (qemu, busybox-static, the 6.12 image and headers, zstd, cpio,
 # kmod) come from the one list in scripts/deps.sh.
-if ! ./scripts/deps.sh >&2; then
-	tap fail "the VM's packages are installed (scripts/deps.sh)"
-	exit 1
-fi
+./scripts/deps.sh >&2 || bail "the VM's packages are installed (scripts/deps.sh)"
 
 log=$VM_DIR/build.log
 mkdir -p "$VM_DIR"
 if vm_build_module > "$log" 2>&1; then
-	tap ok "kmod/flowsketch.ko builds against $VM_KVER with BTF"
+	ok "kmod/flowsketch.ko builds against $VM_KVER with BTF"
 else
 	sed 's/^/# /' "$log"
-	tap fail "kmod/flowsketch.ko builds against $VM_KVER with BTF"
-	exit 1
+	bail "kmod/flowsketch.ko builds against $VM_KVER with BTF"
 fi
 
 # The module has no parameters (main.c says why); any it grows must be
@@ -56,10 +41,10 @@ if echo "$info" | grep -q '^license: *Dual BSD/GPL$' &&
    echo "$info" | grep -q '^author: *flowsketch$' &&
    echo "$info" | grep -q '^description: *flowsketch' &&
    [ -z "$undescribed" ]; then
-	tap ok "modinfo gives license, author, description and describes every parameter"
+	ok "modinfo gives license, author, description and describes every parameter"
 else
 	echo "$info" | sed 's/^/# /'
-	tap fail "modinfo gives license, author, description and describes every parameter"
+	not_ok "modinfo gives license, author, description and describes every parameter"
 fi
 
 # The module as operators install it: dkms add and dkms build, with a
@@ -90,18 +75,17 @@ if (
 	esac
 	readelf -S "$dkms_root/built.ko" | grep -q '\.BTF '
 ) > "$log" 2>&1; then
-	tap ok "dkms add and dkms build make the module, with BTF, from dkms.conf"
+	ok "dkms add and dkms build make the module, with BTF, from dkms.conf"
 else
 	sed 's/^/# /' "$log"
-	tap fail "dkms add and dkms build make the module, with BTF, from dkms.conf"
+	not_ok "dkms add and dkms build make the module, with BTF, from dkms.conf"
 fi
 
 if (vm_build_program && vm_build_initramfs) > "$log" 2>&1; then
-	tap ok "static test program and initramfs build"
+	ok "static test program and initramfs build"
 else
 	sed 's/^/# /' "$log"
-	tap fail "static test program and initramfs build"
-	exit 1
+	bail "static test program and initramfs build"
 fi
 
 out=$VM_DIR/console.log
@@ -113,18 +97,17 @@ secs=$(($(date +%s) - start))
 # Relay the VM's TAP lines with numbers, its comments as they are.
 while IFS= read -r line; do
 	case $line in
-	"ok - "*) tap ok "${line#ok - }" ;;
-	"not ok - "*) tap fail "${line#not ok - }" ;;
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) not_ok "${line#not ok - }" ;;
 	"# "*) echo "$line" ;;
 	esac
 done < "$out"
 
 if grep -q '^# FS_VM_DONE' "$out" && grep -q '^# vmtest exited 0$' "$out"; then
-	tap ok "VM ran the tests to the end in ${secs}s"
+	ok "VM ran the tests to the end in ${secs}s"
 else
 	tail -n 60 "$out" | sed 's/^/# console: /'
-	tap fail "VM ran the tests to the end (qemu exit $rc after ${secs}s; console in $out)"
+	not_ok "VM ran the tests to the end (qemu exit $rc after ${secs}s; console in $out)"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish
