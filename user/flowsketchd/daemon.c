@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "cmdline.h"
 #include "crashpoint.h"
 #include "export_perm.h"
 #include "log.h"
@@ -640,7 +641,9 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 	d->view = (struct fsd_view){ .opts = &d->opts, .loader = &d->loader,
 				     .fe = d->fe, .budget = &d->budget,
 				     .server = &d->server,
-				     .blocklist = &d->blocklist };
+				     .blocklist = &d->blocklist,
+				     .history_max_bytes =
+					fsd_options_history_max_bytes(&d->opts) };
 	err = setup(d);
 	if (!err) {
 		fill_query(d);

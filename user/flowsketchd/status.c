@@ -10,7 +10,6 @@
 #include "sizing.h"
 #include "answer.h"
 #include "blocklist.h"
-#include "cmdline.h"
 #include "frontend.h"
 #include "loader.h"
 #include "server.h"
@@ -303,7 +302,7 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 		if (v->fe[i].history_ready)
 			bytes += fsd_history_bytes(&v->fe[i].history);
 	fsd_add_u64(o, "history_bytes", bytes);
-	fsd_add_u64(o, "history_bytes_max", fsd_options_history_max_bytes(v->opts));
+	fsd_add_u64(o, "history_bytes_max", v->history_max_bytes);
 	/* What a packet costs in memory traffic, from the running layout. */
 	fsd_add_u64(o, "sketch_lines_per_packet",
 		fs_sketch_lines_per_packet(p->cms_depth));

@@ -23,6 +23,8 @@ struct fsd_view {
 	const struct fsd_server *server;	/* its refused and timeouts */
 	/* Not const: its status takes the list's lock (blocklist.h). */
 	struct fsd_blocklist *blocklist;
+	/* The most the histories may hold at these options (cmdline.h). */
+	unsigned long long history_max_bytes;
 };
 
 #endif /* FLOWSKETCHD_VIEW_H */
