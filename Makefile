@@ -25,7 +25,7 @@
 #   bpf/*.bpf.c          -> build/bpf/NAME.bpf.o, build/skel/NAME.skel.h
 #   bench/bpf/*.bpf.c    -> the same (programs only the benchmarks load)
 #   user/lib/*.c         -> build/libflowsketch.a (shared user-space code)
-#   user/flowsketchd/*.c -> build/flowsketchd
+#   user/flowsketchd/**.c -> build/flowsketchd
 #   user/flowsketch/*.c  -> build/flowsketch
 #   tools/*.c            -> build/tools/NAME (one file each)
 #   bench/tools/*.c      -> the same (the benchmarks; bench/tools/*.h theirs)
@@ -64,7 +64,7 @@ LDFLAGS   += $(HARDEN_LDFLAGS)
 LDLIBS    := -lbpf -lelf -lz -ljson-c -lm
 # The CLI's full-screen top (user/flowsketch/top_screen.c).
 CLI_LDLIBS := -lncursesw
-# The daemon's HTTP server for --metrics (user/flowsketchd/metrics.h), its
+# The daemon's HTTP server for --metrics (user/flowsketchd/service/metrics.h), its
 # TLS and basic auth (webconfig.h: libyaml, GnuTLS; basicauth.h: libcrypt).
 DAEMON_LDLIBS := -lmicrohttpd -lpthread -lyaml -lgnutls -lcrypt
 
@@ -88,10 +88,12 @@ BPF_HDRS   := $(wildcard bpf/*.h) $(wildcard include/flowsketch/*.h)
 LIB_SRCS   := $(wildcard user/lib/*.c)
 LIB_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libflowsketch.a
-USER_HDRS  := $(wildcard user/lib/*.h) $(wildcard user/*/*.h) \
+USER_HDRS  := $(wildcard user/lib/*.h) $(wildcard user/*/*.h) $(wildcard user/*/*/*.h) \
               $(wildcard include/flowsketch/*.h)
 
-DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/flowsketchd/*.c))
+DAEMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/flowsketchd/*.c user/flowsketchd/*/*.c))
+# The daemon includes across its folders as "folder/x.h".
+$(DAEMON_OBJS): CFLAGS += -Iuser/flowsketchd
 CLI_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/flowsketch/*.c))
 TOOLS       := $(patsubst %.c,$(BUILD)/tools/%,$(notdir $(wildcard tools/*.c bench/tools/*.c)))
 TESTS       := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -164,27 +166,27 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) $(USER_HDRS) 
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit $< $(TEST_OBJS) $(LIB) $(LDLIBS) -lcmocka -o $@
 
 # The daemon's BPF-free parts, linked into their own unit tests.
-FSD_PURE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,topk candidates history)
+FSD_PURE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,windows/topk windows/candidates windows/history)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OBJS)
-$(BUILD)/tests/test_blockset: $(BUILD)/user/flowsketchd/blockset.o
-$(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blockset.o
+$(BUILD)/tests/test_blockset: $(BUILD)/user/flowsketchd/blocklist/blockset.o
+$(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blocklist/blockset.o
 $(BUILD)/tests/test_blockset: CFLAGS += -Iuser/flowsketchd
-$(BUILD)/tests/test_blockpace: $(BUILD)/user/flowsketchd/blockpace.o
-$(BUILD)/tests/test_blockpace: TEST_OBJS := $(BUILD)/user/flowsketchd/blockpace.o
+$(BUILD)/tests/test_blockpace: $(BUILD)/user/flowsketchd/blocklist/blockpace.o
+$(BUILD)/tests/test_blockpace: TEST_OBJS := $(BUILD)/user/flowsketchd/blocklist/blockpace.o
 $(BUILD)/tests/test_blockpace: CFLAGS += -Iuser/flowsketchd
 $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: CFLAGS += -Iuser/flowsketchd
 
 # The request parser and the command list it reads (commands.h), as the
 # fuzzer links them: pure.
-FSD_REQUEST_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,request jsoncheck)
+FSD_REQUEST_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,service/request base/jsoncheck)
 $(BUILD)/tests/test_commands: $(FSD_REQUEST_OBJS)
 $(BUILD)/tests/test_commands: TEST_OBJS := $(FSD_REQUEST_OBJS)
 $(BUILD)/tests/test_commands: CFLAGS += -Iuser/flowsketchd
 
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
 # parts that close windows and file reports, with the pure ones they use.
-FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,rotation reports log winstore statebudget crashpoint) \
+FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,windows/rotation windows/reports base/log windows/winstore windows/statebudget base/crashpoint) \
                      $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_rotation: $(FSD_ROTATION_OBJS)
 $(BUILD)/tests/test_rotation: TEST_OBJS := $(FSD_ROTATION_OBJS)
@@ -192,14 +194,14 @@ $(BUILD)/tests/test_rotation: CFLAGS += -Iuser/flowsketchd
 
 # The window files, in a temporary directory of the test's own: the store
 # with the pure parts it fills.
-FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,winstore statebudget log crashpoint) \
+FSD_WINSTORE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,windows/winstore windows/statebudget base/log base/crashpoint) \
                      $(FSD_PURE_OBJS)
 $(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: TEST_OBJS := $(FSD_WINSTORE_OBJS)
 $(BUILD)/tests/test_winstore $(BUILD)/tests/test_state_budget: CFLAGS += -Iuser/flowsketchd
 
 # /metrics' password checks (libxcrypt's bcrypt, GnuTLS's HMAC).
-FSD_AUTH_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,basicauth log)
+FSD_AUTH_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,service/basicauth base/log)
 $(BUILD)/tests/test_basicauth: $(FSD_AUTH_OBJS)
 $(BUILD)/tests/test_basicauth: TEST_OBJS := $(FSD_AUTH_OBJS)
 $(BUILD)/tests/test_basicauth: CFLAGS += -Iuser/flowsketchd
@@ -240,7 +242,7 @@ FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
                -Wno-unknown-warning-option \
                -Iinclude -Iuser/lib -Iuser/flowsketch -Iuser/flowsketchd \
                -D_GNU_SOURCE
-FUZZ_FSD    := $(patsubst %,user/flowsketchd/%.c,request jsoncheck secret proclocks log)
+FUZZ_FSD    := $(patsubst %,user/flowsketchd/%.c,service/request base/jsoncheck base/secret base/proclocks base/log)
 FUZZ_CLI    := $(filter-out user/flowsketch/main.c,$(wildcard user/flowsketch/*.c))
 FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(FUZZ_CLI) $(FUZZ_FSD))
 FUZZERS     := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/*.c))

@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "proclocks.h"
+#include "base/proclocks.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * request.c - fuzz the daemon's request parser (user/flowsketchd/request.h).
+ * request.c - fuzz the daemon's request parser (user/flowsketchd/service/request.h).
  *
  * Besides crashes and sanitizer reports, aborts when a promise of
  * request.h breaks: the error is one non-empty sentence of valid UTF-8
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "request.h"
+#include "service/request.h"
 #include "utf8.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

@@ -6,7 +6,7 @@
  * fd00::/8, so that the benchmarks' own traffic (10.x and fd00:: sources)
  * is never blocked and probes every group its family has.  bb_size()
  * sizes the maps before load, bb_fill() fills the tries and the filter
- * after it the way the daemon does (user/flowsketchd/blocklist.c) and
+ * after it the way the daemon does (user/flowsketchd/blocklist/blocklist.c) and
  * returns the fs_ctl.bloom word that turns the list on.
  */
 #ifndef FLOWSKETCH_BENCH_BLOCKLIST_FILL_H

@@ -14,7 +14,7 @@
  * lb_phase_begin(), a budget for the generator, lb_phase_end()),
  * lb_windows_close(); lb_stop() before the report, lb_end() after.
  *
- * Windows (user/flowsketchd/rotation.c): window start and window_seq + 1,
+ * Windows (user/flowsketchd/windows/rotation.c): window start and window_seq + 1,
  * an fs_barrier update for the RCU grace period, the ring buffer drained,
  * done_seq, then the old slot's chunks read and zeroed on every CPU, as
  * the daemon folds and zeroes a closed slot; closed(ctx, slot, old) then

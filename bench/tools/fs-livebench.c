@@ -36,7 +36,7 @@
  * Windows.  The full program runs with fs_ctl.hh_phi_q32 set (reports
  * follow each window's running total, cms.h) and its windows are closed
  * here every --window ms with the daemon's protocol (maps.h, and
- * user/flowsketchd/rotation.c; lb_rotate() in bench_live_run.h): window
+ * user/flowsketchd/windows/rotation.c; lb_rotate() in bench_live_run.h): window
  * start and window_seq + 1, an fs_barrier update for the RCU grace
  * period, the ring buffer drained, done_seq, then the old slot's chunks
  * read and zeroed on every CPU and its totals taken from fs_hot (those

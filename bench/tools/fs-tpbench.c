@@ -36,7 +36,7 @@
  * the index and the namespace's inode, maps.h) and fs_ctl is set up as the
  * daemon does it (window start, report fraction; no blocklist), and the
  * windows are closed every --window ms with the daemon's protocol
- * (user/flowsketchd/rotation.c): window start, window_seq + 1, an
+ * (user/flowsketchd/windows/rotation.c): window start, window_seq + 1, an
  * fs_barrier update for the RCU grace period, the ring buffer drained,
  * done_seq, and the old slot's chunks read and zeroed on every CPU.
  *

@@ -93,7 +93,7 @@
  * The last two words are the daemon's alone (the datapath never reads
  * them): where the rotation protocol stands, kept in the pinned map so
  * that a daemon that adopts the datapath after a SIGKILL knows what its
- * predecessor finished (user/flowsketchd/rotation.c, "Adoption"):
+ * predecessor finished (user/flowsketchd/windows/rotation.c, "Adoption"):
  *   window_start_ns  CLOCK_MONOTONIC when window window_seq began
  *   done_seq         windows below it are finished: stored in the history
  *                    (or counted lost) before their slot is zeroed; so

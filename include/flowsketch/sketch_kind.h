@@ -34,7 +34,7 @@
  *   the kfunc's new map argument (a new ABI version): include/flowsketch/
  *     kfunc.h, kmod/kfunc.c, bpf/sketch_update.bpf.h
  *   the versions and layout comments of the formats that gain a part:
- *     user/lib/native.h, user/flowsketchd/winstore.h; protocol.h's
+ *     user/lib/native.h, user/flowsketchd/windows/winstore.h; protocol.h's
  *     sketch.data comment
  * Everything else takes the kind from here: pins, map sizes, memory sums,
  * rotation, the history, merge, the window files, the native file, the

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "basicauth.h"
-#include "webconfig.h"
+#include "service/basicauth.h"
+#include "service/webconfig.h"
 
 #define HASH_UU "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
 #define HASH_UUU "$2a$05$CCCCCCCCCCCCCCCCCCCCC.VGOzA784oUp/Z0DY336zx7pLYAy0lwK"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * test_blockpace.c - a long blocklist change keeps off the window
- * boundary (user/flowsketchd/blockpace.h).
+ * boundary (user/flowsketchd/blocklist/blockpace.h).
  *
  * Oracle: the rules as the issue and the header state them, in this
  * file's own numbers: no trie change from 100 ms before the loop's next
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <cmocka.h>
-#include "blockpace.h"
+#include "blocklist/blockpace.h"
 
 #define MS 1000000ULL
 #define QUIET (100 * MS)

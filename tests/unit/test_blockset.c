@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * test_blockset.c - the blocklist's merges (user/flowsketchd/blockset.h)
+ * test_blockset.c - the blocklist's merges (user/flowsketchd/blocklist/blockset.h)
  * at a million entries: right, and in linear time.
  *
  * Oracle: membership by the entry's own construction (entry i is host i
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
-#include "blockset.h"
+#include "blocklist/blockset.h"
 
 #define N 1000000U
 

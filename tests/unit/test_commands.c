@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * test_commands.c - the daemon's command list (user/flowsketchd/commands.h)
+ * test_commands.c - the daemon's command list (user/flowsketchd/service/commands.h)
  * against the protocol text and the request parser built from it.
  *
  * Oracles: user/lib/protocol.h's list of requests (every {"cmd":"NAME"}
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "request.h"
+#include "service/request.h"
 
 #define NAME_HELP(id, name, keys, parse, where, need, handler, who, help) \
 	{ name, who, help, keys },

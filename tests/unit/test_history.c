@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "history.h"
+#include "windows/history.h"
 #include "model.h"
 
 #define NFLOWS 400

@@ -4,7 +4,7 @@
  *
  * The real datapath (bpf/flowsketch.bpf.c) is loaded and run on frames
  * through BPF_PROG_TEST_RUN; the daemon's own rotation, history and report
- * code (user/flowsketchd/rotation.c, history.c, reports.c) closes its
+ * code (user/flowsketchd/windows/rotation.c, history.c, reports.c) closes its
  * windows, as daemon.c sets them up.  Faults are injected through the
  * rotation's map-access pointers (rotation.h): the barrier, a read or a
  * zeroing of one map fails, on the rotation that closes window 1 or on the
@@ -39,10 +39,10 @@
 #include "flowsketch/hash.h"
 #include "flowsketch/maps.h"
 #include "datapath_setup.h"
-#include "history.h"
-#include "loader.h"
-#include "reports.h"
-#include "rotation.h"
+#include "windows/history.h"
+#include "frontends/loader.h"
+#include "windows/reports.h"
+#include "windows/rotation.h"
 #include "flowsketch.skel.h"	/* after rotation.h: needs params.h's types */
 #include "pkt_build.h"
 

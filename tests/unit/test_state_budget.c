@@ -25,8 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "statebudget.h"
-#include "winstore.h"
+#include "windows/statebudget.h"
+#include "windows/winstore.h"
 
 #define DEPTH 4
 #define LOG2W 8

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "topk.h"
+#include "windows/topk.h"
 
 static enum fsd_sort oracle_sort;
 

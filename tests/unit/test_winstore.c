@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "winstore.h"
+#include "windows/winstore.h"
 
 #define DEPTH 4
 #define LOG2W 8

@@ -10,7 +10,7 @@
 #ifndef FLOWSKETCHD_CMDLINE_H
 #define FLOWSKETCHD_CMDLINE_H
 
-#include "options.h"
+#include "base/options.h"
 
 /*
  * Parse and check argv (the options are one table, cmdline.c; the hidden

@@ -36,13 +36,13 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cmdline.h"
-#include "crashpoint.h"
+#include "base/crashpoint.h"
 #include "export_perm.h"
-#include "log.h"
-#include "reports.h"
-#include "safedir.h"
-#include "secret.h"
-#include "server.h"
+#include "base/log.h"
+#include "windows/reports.h"
+#include "base/safedir.h"
+#include "base/secret.h"
+#include "service/server.h"
 #include "daemon.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
 

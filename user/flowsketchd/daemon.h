@@ -13,22 +13,22 @@
 #define FLOWSKETCHD_DAEMON_H
 
 #include <stdbool.h>
-#include "answer.h"
-#include "blocklist.h"
-#include "history.h"
-#include "ifwatch.h"
-#include "loader.h"
-#include "frontend.h"
-#include "metrics.h"
-#include "options.h"
-#include "pinlock.h"
-#include "reports.h"
-#include "rotation.h"
-#include "server.h"
-#include "statebudget.h"
-#include "view.h"
-#include "winstore.h"
-#include "workers.h"
+#include "base/answer.h"
+#include "blocklist/blocklist.h"
+#include "windows/history.h"
+#include "frontends/ifwatch.h"
+#include "frontends/loader.h"
+#include "frontends/frontend.h"
+#include "service/metrics.h"
+#include "base/options.h"
+#include "base/pinlock.h"
+#include "windows/reports.h"
+#include "windows/rotation.h"
+#include "service/server.h"
+#include "windows/statebudget.h"
+#include "service/view.h"
+#include "windows/winstore.h"
+#include "service/workers.h"
 
 struct ring_buffer;
 

@@ -5,13 +5,13 @@
  * handler that answers, in the loop or on a query thread.
  */
 #include <json-c/json.h>
-#include "answer.h"
-#include "blockreq.h"
+#include "base/answer.h"
+#include "service/blockreq.h"
 #include "daemon.h"
 #include "dispatch.h"
-#include "query.h"
-#include "request.h"
-#include "status.h"
+#include "service/query.h"
+#include "service/request.h"
+#include "service/status.h"
 
 /* An FSD_IN_LOOP handler: *now the answer, or *job work of its own for
  * the query threads (the blocklist's, blockreq.h). */

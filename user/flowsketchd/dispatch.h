@@ -9,7 +9,7 @@
 #ifndef FLOWSKETCHD_DISPATCH_H
 #define FLOWSKETCHD_DISPATCH_H
 
-#include "server.h"
+#include "service/server.h"
 
 /* Parse the request, refuse it if peer may not ask it, and run its row's
  * handler: *now the answer, or *job a job for the query threads. */

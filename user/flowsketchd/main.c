@@ -11,7 +11,7 @@
  */
 #include <malloc.h>
 #include <unistd.h>
-#include "log.h"
+#include "base/log.h"
 #include "cmdline.h"
 #include "daemon.h"
 #include "dispatch.h"

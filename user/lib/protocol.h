@@ -15,7 +15,7 @@
  * Answers are valid UTF-8 too, and the CLI refuses one that is not.
  *
  * Requests (unknown keys are an error, so a typo is never ignored; one
- * row each in the daemon's command table, user/flowsketchd/commands.h,
+ * row each in the daemon's command table, user/flowsketchd/service/commands.h,
  * which tests/unit/test_commands.c holds against this list; key names in
  * keys.h):
  *   {"cmd":"top",    "n":10, "sort":"packets"|"bytes"|"connections",

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * request.c - parse and check one request (request.h).
+ *
+ * Checked strictly: an unknown command, an unknown key or a value of the
+ * wrong type is an error, so a typo never silently returns the default
+ * answer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "base/jsoncheck.h"
+#include "request.h"
+#include "utf8.h"
+
+/* Format the error (cut between characters when too long); -EINVAL. */
+static int fail(char *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail(char *err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(err, FSD_REQUEST_ERROR_MAX, fmt, ap);
+	va_end(ap);
+	len = strlen(err);
+	err[fs_utf8_prefix(err, len, len)] = 0;
+	return -EINVAL;
+}
+
+/* How much of s to quote in a message: at most 64 bytes, whole
+ * characters (a request's strings are valid UTF-8 by now). */
+static int quoted(const char *s)
+{
+	return (int)fs_utf8_prefix(s, strlen(s), 64);
+}
+
+/* Every key of req is "cmd" or one of allowed[] (NULL-terminated). */
+static int check_keys(struct json_object *req, const char *cmd,
+		      const char *const *allowed, char *err)
+{
+	json_object_object_foreach(req, key, val) {
+		const char *const *a;
+
+		(void)val;
+		if (!strcmp(key, FS_KEY_CMD))
+			continue;
+		for (a = allowed; *a && strcmp(*a, key); a++)
+			;
+		if (!*a)
+			return fail(err, "unknown key \"%.*s\" for cmd \"%s\"",
+				    quoted(key), key, cmd);
+	}
+	return 0;
+}
+
+static int parse_seconds(struct json_object *req, struct fsd_request *r,
+			 char *err)
+{
+	struct json_object *v;
+
+	r->span = 0;
+	if (!json_object_object_get_ex(req, FS_KEY_SPAN, &v))
+		return 0;
+	if ((!json_object_is_type(v, json_type_int) &&
+	     !json_object_is_type(v, json_type_double)) ||
+	    !(json_object_get_double(v) > 0) ||
+	    !isfinite(json_object_get_double(v)))
+		return fail(err, "\"span\" must be a positive number of seconds");
+	r->span = json_object_get_double(v);
+	return 0;
+}
+
+static int parse_direction(struct json_object *req, struct fsd_request *r,
+			   char *err)
+{
+	struct json_object *v;
+	const char *s;
+
+	r->direction = FSD_DIR_BOTH;
+	if (!json_object_object_get_ex(req, FS_KEY_DIRECTION, &v))
+		return 0;
+	s = json_object_get_string(v);
+	if (!json_object_is_type(v, json_type_string) ||
+	    (strcmp(s, "in") && strcmp(s, "out") && strcmp(s, "both")))
+		return fail(err, "\"direction\" must be \"in\", \"out\" or \"both\"");
+	r->direction = !strcmp(s, "in") ? FSD_DIR_IN :
+		       !strcmp(s, "out") ? FSD_DIR_OUT : FSD_DIR_BOTH;
+	return 0;
+}
+
+/* flows, export, windows: "span" and "direction". */
+static int parse_span(struct json_object *req, struct fsd_request *r,
+		      char *err)
+{
+	return parse_seconds(req, r, err) ?: parse_direction(req, r, err);
+}
+
+static int parse_top(struct json_object *req, struct fsd_request *r,
+		     char *err)
+{
+	struct json_object *v;
+	int ret;
+
+	r->n = FSD_TOP_DEFAULT;
+	r->sort = FSD_SORT_PACKETS;
+	if ((ret = parse_span(req, r, err)))
+		return ret;
+	if (json_object_object_get_ex(req, FS_KEY_N, &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 1 ||
+		    json_object_get_int64(v) > FSD_TOP_MAX)
+			return fail(err, "\"n\" must be an integer from 1 to %d",
+				    FSD_TOP_MAX);
+		r->n = (size_t)json_object_get_int64(v);
+	}
+	if (json_object_object_get_ex(req, FS_KEY_SORT, &v)) {
+		const char *s = json_object_get_string(v);
+
+		if (!json_object_is_type(v, json_type_string) ||
+		    (strcmp(s, "packets") && strcmp(s, "bytes") &&
+		     strcmp(s, "connections")))
+			return fail(err, "\"sort\" must be \"packets\", \"bytes\" or \"connections\"");
+		r->sort = !strcmp(s, "bytes") ? FSD_SORT_BYTES :
+			  !strcmp(s, "connections") ? FSD_SORT_CONNECTIONS :
+			  FSD_SORT_PACKETS;
+	}
+	/* A connection is keyed by who opened it (bpf/conn.bpf.c), not by
+	 * the direction of its packets. */
+	if (r->sort == FSD_SORT_CONNECTIONS && r->direction != FSD_DIR_BOTH)
+		return fail(err, "\"direction\" does not apply to \"sort\": \"connections\" (a connection's source is the side that opened it)");
+	return 0;
+}
+
+/* "cidrs": a non-empty array of CIDR strings, each valid (blocklist.h);
+ * an error names the first bad one by its index. */
+static int parse_cidrs(struct json_object *req, struct fsd_request *r,
+		       char *err)
+{
+	struct json_object *v;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(req, FS_KEY_CIDRS, &v) ||
+	    !json_object_is_type(v, json_type_array) ||
+	    !(n = json_object_array_length(v)))
+		return fail(err, "\"cidrs\" must be a non-empty array of CIDR strings");
+	if (n > FSD_BLOCK_REQUEST_MAX)
+		return fail(err, "at most %d CIDRs a request (block load sends a list in parts)",
+			    FSD_BLOCK_REQUEST_MAX);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		const char *s, *why;
+
+		if (!json_object_is_type(e, json_type_string))
+			return fail(err, "cidrs[%zu] is not a string", i);
+		s = json_object_get_string(e);
+		if (fs_cidr_parse(s, &r->cidrs[i], &why))
+			return fail(err, "cidrs[%zu] \"%.*s\": %s", i, quoted(s), s, why);
+	}
+	r->ncidrs = n;
+	return 0;
+}
+
+/* "load": the token block_load_begin answered, 16 hex digits. */
+static int parse_token(struct json_object *req, struct fsd_request *r,
+		       char *err)
+{
+	struct json_object *v;
+	const char *s;
+	char *end;
+
+	if (!json_object_object_get_ex(req, FS_KEY_LOAD, &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    json_object_get_string_len(v) != 16)
+		return fail(err, "\"load\" must be the 16 hex digits block_load_begin answered");
+	s = json_object_get_string(v);
+	if (strspn(s, "0123456789abcdef") != 16)
+		return fail(err, "\"load\" must be the 16 hex digits block_load_begin answered");
+	r->load = strtoull(s, &end, 16);
+	return 0;
+}
+
+/* block_list: "offset", optional. */
+static int parse_offset(struct json_object *req, struct fsd_request *r,
+			char *err)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(req, FS_KEY_OFFSET, &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 0)
+			return fail(err, "\"offset\" must be a whole number, 0 or more");
+		r->offset = (size_t)json_object_get_int64(v);
+	}
+	return 0;
+}
+
+/* block_load_begin: "total", the CIDRs that the parts will send. */
+static int parse_total(struct json_object *req, struct fsd_request *r,
+		       char *err)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(req, FS_KEY_TOTAL, &v) ||
+	    !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 1 ||
+	    json_object_get_int64(v) > FS_BLOCK_LOAD_MAX)
+		return fail(err, "\"total\" must be the number of CIDRs to send, 1 to %d",
+			    FS_BLOCK_LOAD_MAX);
+	r->total = (size_t)json_object_get_int64(v);
+	return 0;
+}
+
+/* block_load_part: the load's token, then its CIDRs. */
+static int parse_part(struct json_object *req, struct fsd_request *r,
+		      char *err)
+{
+	return parse_token(req, r, err) ?: parse_cidrs(req, r, err);
+}
+
+/* What request.c reads of each row of commands.h. */
+typedef int parse_fn(struct json_object *req, struct fsd_request *r,
+		     char *err);
+#define SYNTAX(id, name, keys, parse, ...) { name, keys, parse },
+static const struct {
+	const char *name;
+	const char *const *keys;
+	parse_fn *parse;
+} syntax[FSD_CMD_COUNT] = { FSD_COMMANDS(SYNTAX) };
+#undef SYNTAX
+
+/* "unknown cmd", listing every command: "a, b or c". */
+static int unknown(const char *name, char *err)
+{
+	char list[FSD_REQUEST_ERROR_MAX] = "";
+	size_t i, len = 0;
+
+	for (i = 0; i < FSD_CMD_COUNT && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					!i ? "" : i + 1 < FSD_CMD_COUNT ? ", " : " or ",
+					syntax[i].name);
+	return fail(err, "unknown cmd \"%.*s\" (%s)", quoted(name), name, list);
+}
+
+static int parse_cmd(struct json_object *req, struct fsd_request *r,
+		     char *err)
+{
+	struct json_object *cmd;
+	const char *name;
+	size_t i;
+
+	if (!json_object_is_type(req, json_type_object))
+		return fail(err, "request is not a JSON object");
+	if (!json_object_object_get_ex(req, FS_KEY_CMD, &cmd) ||
+	    !json_object_is_type(cmd, json_type_string))
+		return fail(err, "request has no \"cmd\" string");
+	name = json_object_get_string(cmd);
+	for (i = 0; i < FSD_CMD_COUNT; i++) {
+		if (strcmp(name, syntax[i].name))
+			continue;
+		r->cmd = (enum fsd_cmd)i;
+		return check_keys(req, name, syntax[i].keys, err) ?:
+		       (syntax[i].parse ? syntax[i].parse(req, r, err) : 0);
+	}
+	/* The daemon opens no file a request names (it would read any file
+	 * as root and quote its lines): the CLI reads the list. */
+	if (!strcmp(name, "block_load"))
+		return fail(err, "block_load takes no file: the client reads the list and sends it (block_load_begin, block_load_part, block_load_commit)");
+	return unknown(name, err);
+}
+
+int fsd_request_parse(const char *text, size_t len, struct fsd_request *r,
+		      char err[FSD_REQUEST_ERROR_MAX])
+{
+	struct json_tokener *tok = NULL;
+	struct json_object *req = NULL;
+	struct fsd_json_fault fault;
+	size_t start = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = fsd_json_check(text, len, &fault);
+	if (ret) {
+		snprintf(err, FSD_REQUEST_ERROR_MAX, "%s", fault.msg);
+		goto out;
+	}
+	/* Only an object is a request; said before json-c runs, which
+	 * cannot tell where a bare number at the end of the text stops. */
+	while (start < len && strchr(" \t\r\n", text[start]))
+		start++;
+	if (start == len || text[start] != '{') {
+		ret = fail(err, "request is not a JSON object");
+		goto out;
+	}
+	tok = json_tokener_new();
+	if (!tok) {
+		snprintf(err, FSD_REQUEST_ERROR_MAX, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	req = json_tokener_parse_ex(tok, text, (int)len);
+	/* Plain JSON by now: json-c fails only on what jsoncheck does not
+	 * know, such as running out of memory. */
+	if (!req || json_tokener_get_error(tok) != json_tokener_success) {
+		ret = fail(err, "request could not be parsed: %s",
+			   json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto out;
+	}
+	ret = parse_cmd(req, r, err);
+out:
+	json_object_put(req);
+	if (tok)	/* json-c 0.16 does not take NULL here */
+		json_tokener_free(tok);
+	return ret;
+}
