@@ -102,9 +102,10 @@ vm_build_daemon() {
 		return 1
 	for prog in flowsketchd flowsketch; do
 		objs=()
-		for src in user/"$prog"/*.c; do
+		# The daemon's modules sit in folders (user/LAYERS).
+		while read -r src; do
 			objs+=("build/${src%.c}.o")
-		done
+		done < <(find user/"$prog" -name '*.c' | sort)
 		# Each program's own libraries (the Makefile's DAEMON_LDLIBS,
 		# CLI_LDLIBS), then the common ones.
 		case $prog in
