@@ -2,8 +2,9 @@
 /*
  * sketch_kind.h - every sketch kind's facts, once: what rotation, the
  * history, the window store, the native format, the exports and the
- * loaders loop over.  User space only (messages need stdio): the datapath
- * reaches its kinds through their own headers.
+ * loaders loop over.  The list of kinds is for every build (the datapath
+ * makes its maps, chunk lookups and kfunc arguments from it); the rows,
+ * which need stdio for their messages, are for user space only.
  *
  *  kind  map (pin)     element          per slot E       chunk  merge       fold mask
  *  ----  ------------  ---------------  ---------------  -----  ----------  -----------------
@@ -44,7 +45,6 @@
 #ifndef FLOWSKETCH_SKETCH_KIND_H
 #define FLOWSKETCH_SKETCH_KIND_H
 
-#include <stdio.h>
 #include "compat.h"
 #include "chunk.h"
 #include "cms.h"
@@ -52,8 +52,11 @@
 
 /*
  * Every kind's name, in kind order, for what must be known while
- * compiling (the enum, the daemon's pin tables): X(NAME, name) gives
- * FS_KIND_NAME, its pin FS_KIND_PIN(name) and its map FS_KIND_MAP(name).
+ * compiling: X(NAME, name) gives FS_KIND_NAME, its pin FS_KIND_PIN(name)
+ * and its map FS_KIND_MAP(name), a per-CPU array of struct fs_name_chunk
+ * (FS_CHUNK_BYTES each) with fs_name_chunks() elements, both from the
+ * kind's header.  The datapath's maps (maps.bpf.h), the module's map
+ * checks and the kfunc's map arguments (kfunc.h) are made from it.
  */
 #define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll)
 #define FS_KIND_PIN(name) #name
@@ -65,6 +68,9 @@ enum fs_kind {
 	FS_NKINDS
 };
 #undef FS_KIND_ENUM
+
+#if !defined(__bpf__) && !defined(__KERNEL__)
+#include <stdio.h>
 
 /* The word type the merge works on says the word's size. */
 enum fs_merge {
@@ -204,4 +210,5 @@ FS_INLINE __u64 fs_kinds_percpu_bytes(const struct fs_sketch_params *p, __u32 ns
 	return bytes;
 }
 
+#endif /* user space */
 #endif /* FLOWSKETCH_SKETCH_KIND_H */
