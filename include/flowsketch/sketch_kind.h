@@ -24,22 +24,24 @@
  * in a file or an answer is refused (a HyperLogLog register above its
  * precision's largest rank).
  *
- * Adding a sketch kind of fixed size touches 13 files (one sized by a
+ * Adding a sketch kind of fixed size touches 8 files (one sized by a
  * parameter of its own adds it to params.h and to what reads, checks and
  * prints the parameters):
- *   include/flowsketch/KIND.h   new: element, chunk shift, E, update arithmetic
+ *   include/flowsketch/KIND.h   new: element, struct fs_KIND_chunk, chunk
+ *     shift, E, fs_KIND_chunks(), update arithmetic
  *   include/flowsketch/sketch_kind.h   its FS_SKETCH_KINDS entry and row
- *   the per-packet update, hand-written for the verifier: update.h, and
- *     its chunk accessor in each build: bpf/maps.bpf.h (with the map),
- *     kmod/update_env.h, user/lib/model.c and model.h
- *   the kfunc's new map argument (a new ABI version): include/flowsketch/
- *     kfunc.h, kmod/kfunc.c, bpf/sketch_update.bpf.h
- *   the versions and layout comments of the formats that gain a part:
- *     user/lib/native.h, user/flowsketchd/windows/winstore.h; protocol.h's
- *     sketch.data comment
- * Everything else takes the kind from here: pins, map sizes, memory sums,
- * rotation, the history, merge, the window files, the native file, the
- * export answer and its reader.  Optional: pgsql.c (its PostgreSQL
+ *   include/flowsketch/update.h   the per-packet update, hand-written for
+ *     the verifier (each build's fs_env_chunk() takes the kind)
+ *   include/flowsketch/kfunc.h   a new ABI version (FS_KFUNC_UPDATE_FN):
+ *     the kind's map is one more kfunc argument, made from FS_SKETCH_KINDS
+ *     (room for a third kind only: a kfunc takes five arguments)
+ *   user/lib/native.h, user/flowsketchd/windows/winstore.h   the version
+ *     and the layout of each format that gains a part
+ *   user/lib/export_perm.c and .h   the part in export coordinates
+ * Everything else takes the kind from here: the datapath's maps, their
+ * lookups and the kfunc's map checks, the model, pins, map sizes, memory
+ * sums, rotation, the history, merge, the window files, the native file,
+ * the export answer and its reader.  Optional: pgsql.c (its PostgreSQL
  * tables) and whatever answers queries from it.
  */
 #ifndef FLOWSKETCH_SKETCH_KIND_H
