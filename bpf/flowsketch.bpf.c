@@ -18,8 +18,8 @@
  *                  bottom halves off.
  *
  * Skeleton: build/skel/flowsketch.skel.h, struct flowsketch.  Before load
- * the loader sets rodata->fs_params (and fs_use_kfunc) and sizes fs_cms and
- * fs_hll with fs_cms_chunks() / fs_hll_chunks() for FS_NSLOTS slots.
+ * the loader sets rodata->fs_params (and fs_use_kfunc) and sizes each
+ * sketch kind's map with fs_kind_chunks() for FS_NSLOTS slots.
  */
 #include "skb_frontend.bpf.h"
 #include <bpf/bpf_tracing.h>

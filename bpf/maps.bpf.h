@@ -3,8 +3,8 @@
  * maps.bpf.h - BPF definitions of the maps described in
  * include/flowsketch/maps.h, and the sketch parameters set before load.
  *
- * Sizes here are placeholders: the daemon sets max_entries of fs_cms and
- * fs_hll from the parameters (fs_cms_chunks(), fs_hll_chunks()) and the
+ * Sizes here are placeholders: the daemon sets max_entries of each sketch
+ * kind's map from the parameters (fs_kind_chunks(), sketch_kind.h) and the
  * ring buffer size from its options before it loads the object.
  */
 #ifndef FLOWSKETCH_MAPS_BPF_H
@@ -15,6 +15,7 @@
 #include "flowsketch/maps.h"
 #include "flowsketch/params.h"
 #include "flowsketch/hash.h"
+#include "flowsketch/sketch_kind.h"
 
 /*
  * Set by the loader before load; .rodata is frozen, so the verifier treats
@@ -54,19 +55,16 @@ struct {
 	__type(value, struct fs_ctl);
 } fs_ctl SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fs_cms_chunk);
-} fs_cms SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fs_hll_chunk);
-} fs_hll SEC(".maps");
+/* Each sketch kind's chunks: fs_cms, fs_hll (sketch_kind.h). */
+#define FS_KIND_BPF_MAP(NAME, name)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);		\
+		__uint(max_entries, 1);					\
+		__type(key, __u32);					\
+		__type(value, struct fs_##name##_chunk);		\
+	} fs_##name SEC(".maps");
+FS_SKETCH_KINDS(FS_KIND_BPF_MAP)
+#undef FS_KIND_BPF_MAP
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -175,16 +173,20 @@ struct fs_update_env {
 	int unused;
 };
 
-static __always_inline struct fs_cms_chunk *
-fs_env_cms_chunk(struct fs_update_env *env, __u32 chunk)
+/* A lookup must name its map, so the kind picks one: k is a constant at
+ * every call (update.h), and the switch folds into the one lookup. */
+static __always_inline void *fs_env_chunk(struct fs_update_env *env,
+					  enum fs_kind k, __u32 chunk)
 {
-	return bpf_map_lookup_elem(&fs_cms, &chunk);
-}
-
-static __always_inline struct fs_hll_chunk *
-fs_env_hll_chunk(struct fs_update_env *env, __u32 chunk)
-{
-	return bpf_map_lookup_elem(&fs_hll, &chunk);
+#define FS_KIND_LOOKUP(NAME, name)					\
+	case FS_KIND_##NAME:						\
+		return bpf_map_lookup_elem(&fs_##name, &chunk);
+	switch (k) {
+	FS_SKETCH_KINDS(FS_KIND_LOOKUP)
+	default:
+		return 0;
+	}
+#undef FS_KIND_LOOKUP
 }
 
 /* This CPU's fs_hot line; NULL cannot happen (one element). */

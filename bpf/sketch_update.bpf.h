@@ -32,9 +32,11 @@ struct {
 	__type(value, struct fs_kfunc_args);
 } fs_kfunc_args SEC(".maps");
 
-extern int bpf_flowsketch_update2(struct fs_kfunc_args *args, __u32 args__sz,
-				 struct bpf_map *cms,
-				 struct bpf_map *hll) __ksym __weak;
+extern int FS_KFUNC_UPDATE_FN(struct fs_kfunc_args *args, __u32 args__sz
+			      FS_SKETCH_KINDS(FS_KFUNC_MAP_PARAM)) __ksym __weak;
+
+/* Kind NAME's map, as the kfunc takes it. */
+#define FS_KFUNC_MAP_ARG(NAME, name) , (struct bpf_map *)&fs_##name
 
 /*
  * The kfunc's argument block lives in a per-CPU map value, not on the
@@ -58,9 +60,8 @@ static __always_inline int fs_update_sketches_kfunc(struct fs_packet_update *u)
 		args->key = fs_hash_key;
 	}
 	args->u = *u;
-	err = bpf_flowsketch_update2(args, sizeof(*args),
-				    (struct bpf_map *)&fs_cms,
-				    (struct bpf_map *)&fs_hll);
+	err = FS_KFUNC_UPDATE_FN(args, sizeof(*args)
+				 FS_SKETCH_KINDS(FS_KFUNC_MAP_ARG));
 	u->hash = args->u.hash;
 	u->report = args->u.report;
 	return err;

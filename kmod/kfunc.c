@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * kfunc.c - bpf_flowsketch_update2(): the per-packet sketch update, native.
+ * kfunc.c - the module's kfunc (FS_KFUNC_UPDATE_FN): the per-packet sketch
+ * update, native.
  *
  * The ABI (arguments, return values, struct fs_kfunc_args) is documented
  * in include/flowsketch/kfunc.h.  The arithmetic is fs_sketch_update()
@@ -31,16 +32,25 @@
 _Static_assert(FS_UPDATE_ENOENT == -ENOENT, "update.h mirrors errno");
 
 /*
- * A map the update may use: a per-CPU array of `value_size` values with at
- * least `min_entries` elements, i.e. every chunk the parameters address.
+ * Take map as kind k's: true if the update may use it, a per-CPU array of
+ * `value_size` values with at least `min_entries` elements, i.e. every
+ * chunk the parameters address.
  */
-static __always_inline bool fs_map_fits(const struct bpf_map *map,
+static __always_inline bool fs_env_take(struct fs_update_env *env,
+					enum fs_kind k, struct bpf_map *map,
 					u32 value_size, u32 min_entries)
 {
+	env->map[k] = container_of(map, struct bpf_array, map);
 	return map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY &&
 	       map->value_size == value_size &&
 	       map->max_entries >= min_entries;
 }
+
+/* One kind's map argument (kfunc.h), taken if it fits: a term of an &&. */
+#define FS_KFUNC_TAKE_MAP(NAME, name)					\
+	fs_env_take(&env, FS_KIND_##NAME, name,				\
+		    sizeof(struct fs_##name##_chunk),			\
+		    fs_##name##_chunks(&params, params.nslots)) &&
 
 /*
  * The update at the default sizes, with the sizes as constants: the
@@ -65,18 +75,18 @@ fs_update_default_sizes(struct fs_update_env *env,
 
 __bpf_kfunc_start_defs();
 
-/**
- * bpf_flowsketch_update2 - count one packet in the flowsketch sketches
+/*
+ * FS_KFUNC_UPDATE_FN (bpf_flowsketch_update2) - count one packet in the
+ * flowsketch sketches
  * @args: parameters and packet update (struct fs_kfunc_args), in and out
  * @args__sz: sizeof(struct fs_kfunc_args)
- * @cms: the program's fs_cms map
- * @hll: the program's fs_hll map
+ * then each kind's map, named as the kind (@cms: the program's fs_cms map,
+ * @hll: its fs_hll; kfunc.h)
  *
  * Return: 0, -EINVAL for arguments that break the ABI, or -ENOENT.
  */
-__bpf_kfunc int bpf_flowsketch_update2(struct fs_kfunc_args *args,
-				      u32 args__sz, struct bpf_map *cms,
-				      struct bpf_map *hll)
+__bpf_kfunc int FS_KFUNC_UPDATE_FN(struct fs_kfunc_args *args, u32 args__sz
+				   FS_SKETCH_KINDS(FS_KFUNC_MAP_PARAM))
 {
 	struct fs_sketch_params params;
 	struct fs_update_env env;
@@ -93,14 +103,8 @@ __bpf_kfunc int bpf_flowsketch_update2(struct fs_kfunc_args *args,
 	if (unlikely(fs_params_check(&params) ||
 		     args->u.slot >= params.nslots))
 		return -EINVAL;
-	if (unlikely(!fs_map_fits(cms, sizeof(struct fs_cms_chunk),
-				  fs_cms_chunks(&params, params.nslots)) ||
-		     !fs_map_fits(hll, sizeof(struct fs_hll_chunk),
-				  fs_hll_chunks(&params, params.nslots))))
+	if (unlikely(!(FS_SKETCH_KINDS(FS_KFUNC_TAKE_MAP) true)))
 		return -EINVAL;
-
-	env.cms = container_of(cms, struct bpf_array, map);
-	env.hll = container_of(hll, struct bpf_array, map);
 	if (params.cms_depth == FS_DEFAULT_CMS_DEPTH &&
 	    params.cms_log2_width == FS_DEFAULT_CMS_LOG2W &&
 	    params.hll_p == FS_DEFAULT_HLL_P && params.nslots == FS_NSLOTS)
@@ -112,11 +116,11 @@ __bpf_kfunc int bpf_flowsketch_update2(struct fs_kfunc_args *args,
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(fs_kfunc_ids)
-/* KF_TRUSTED_ARGS: the verifier then accepts for cms and hll only map
+/* KF_TRUSTED_ARGS: the verifier then accepts for the maps only map
  * pointers it can vouch for (&map in the program, a referenced or RCU
  * protected pointer), not one a tracing program read out of a kernel
  * structure, which may be NULL or a map being freed when the call runs. */
-BTF_ID_FLAGS(func, bpf_flowsketch_update2, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, FS_KFUNC_UPDATE_FN, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(fs_kfunc_ids)
 
 static const struct btf_kfunc_id_set fs_kfunc_set = {

@@ -2,7 +2,7 @@
 /*
  * update_env.h - how the module reaches the sketch memory for
  * include/flowsketch/update.h: this CPU's copy of an element of the
- * program's fs_cms / fs_hll per-CPU arrays.
+ * program's per-CPU array of a sketch kind (fs_cms, fs_hll: sketch_kind.h).
  *
  * The lookup is the one percpu_array_map_lookup_elem() does (bounds check,
  * index masked against speculation, this_cpu_ptr), written out here rather
@@ -22,12 +22,10 @@
 #include <linux/bpf.h>
 #include <linux/percpu.h>
 #include <linux/prefetch.h>
-#include "flowsketch/cms.h"
-#include "flowsketch/hll.h"
+#include "flowsketch/sketch_kind.h"
 
 struct fs_update_env {
-	struct bpf_array *cms;
-	struct bpf_array *hll;
+	struct bpf_array *map[FS_NKINDS];	/* by kind */
 };
 
 /* Native code can ask for a line before it needs it (update.h): for
@@ -42,16 +40,10 @@ static __always_inline void *fs_env_percpu_elem(struct bpf_array *array,
 	return this_cpu_ptr(array->pptrs[index & array->index_mask]);
 }
 
-static __always_inline struct fs_cms_chunk *
-fs_env_cms_chunk(struct fs_update_env *env, __u32 chunk)
+static __always_inline void *fs_env_chunk(struct fs_update_env *env,
+					  enum fs_kind k, __u32 chunk)
 {
-	return fs_env_percpu_elem(env->cms, chunk);
-}
-
-static __always_inline struct fs_hll_chunk *
-fs_env_hll_chunk(struct fs_update_env *env, __u32 chunk)
-{
-	return fs_env_percpu_elem(env->hll, chunk);
+	return fs_env_percpu_elem(env->map[k], chunk);
 }
 
 #endif /* FLOWSKETCH_KMOD_UPDATE_ENV_H */

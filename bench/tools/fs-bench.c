@@ -350,10 +350,7 @@ static int bench_fold_chunk(struct bench_rotation *rot, int fd, bool cms,
 	for (cpu = 0; cpu < rot->ncpus; cpu++) {
 		const void *c = rot->value + (size_t)cpu * size;
 
-		if (cms)
-			fs_sketch_add_cms_chunk(s, 0, k, c);
-		else
-			fs_sketch_add_hll_chunk(s, 0, k, c);
+		fs_sketch_add_chunk(s, cms ? FS_KIND_CMS : FS_KIND_HLL, 0, k, c);
 	}
 	if (bpf_map_update_elem(fd, &k, rot->zeros, BPF_ANY))
 		return -errno;

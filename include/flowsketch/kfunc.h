@@ -5,6 +5,10 @@
  *   int bpf_flowsketch_update2(struct fs_kfunc_args *args, u32 args__sz,
  *                              struct bpf_map *cms, struct bpf_map *hll);
  *
+ * (FS_KFUNC_UPDATE_FN below, its map arguments one a sketch kind in kind
+ * order, FS_KFUNC_MAP_PARAM: the module and the programs take both from
+ * here).
+ *
  * Runs fs_sketch_update() (update.h) natively over the same per-CPU map
  * memory the pure-BPF path updates, so both paths leave identical state
  * and user space reads it the same way.
@@ -13,7 +17,9 @@
  * struct fs_packet_update's report as 32 bits, before extra_packets took
  * half of it.  An older module has no symbol of this name, so programs
  * built against this ABI fail to load with it, and the daemon falls back
- * to the pure-BPF update instead of counting with the old semantics.
+ * to the pure-BPF update instead of counting with the old semantics.  A
+ * new sketch kind is a new map argument, so a new version: a module that
+ * took fewer maps would leave the new kind's uncounted.
  *
  *   args      BPF stack or map value memory (the datapath uses a per-CPU
  *             map value, fs_kfunc_args), args__sz == sizeof(struct
@@ -22,8 +28,11 @@
  *   cms       the program's fs_cms map (&fs_cms): BPF_MAP_TYPE_PERCPU_ARRAY
  *             of struct fs_cms_chunk, at least fs_cms_chunks(params, nslots);
  *   hll       the program's fs_hll map, same for struct fs_hll_chunk.
- *             Both must be pointers the verifier trusts (KF_TRUSTED_ARGS):
- *             &map in the program, not a pointer read from a kernel struct.
+ *             Each kind's map (sketch_kind.h) is one argument: only as an
+ *             argument is a map pointer one the verifier trusts
+ *             (KF_TRUSTED_ARGS: &map in the program, not a pointer read
+ *             from a kernel struct or a map value), and a kfunc takes at
+ *             most five, which leaves room for three kinds.
  *
  * The "__sz" suffix is how the verifier recognises a (pointer, size) pair.
  * The maps are typed struct bpf_map * arguments, which the verifier
@@ -57,10 +66,18 @@
 #include "hash.h"
 #include "params.h"
 #include "packet_update.h"
+#include "sketch_kind.h"
 
 #define FS_KFUNC_MODULE "flowsketch"
 #define FS_KFUNC_BTF_PATH "/sys/kernel/btf/" FS_KFUNC_MODULE
-#define FS_KFUNC_UPDATE "bpf_flowsketch_update2"
+#define FS_KFUNC_UPDATE_FN bpf_flowsketch_update2
+#define FS_KFUNC_STR_(fn) #fn
+#define FS_KFUNC_STR(fn) FS_KFUNC_STR_(fn)
+#define FS_KFUNC_UPDATE FS_KFUNC_STR(FS_KFUNC_UPDATE_FN)
+
+/* Kind NAME's map argument (FS_SKETCH_KINDS), after args and args__sz. */
+#define FS_KFUNC_MAP_PARAM(NAME, name) , struct bpf_map *name
+_Static_assert(2 + FS_NKINDS <= 5, "a kfunc takes at most five arguments");
 
 struct fs_kfunc_args {
 	struct fs_sketch_params params;

@@ -12,10 +12,9 @@
  *                                                   fs_hash_key (hash.h),
  *                                                   fs_use_kfunc
  *  ctl      fs_ctl      ARRAY, mmapable  0         struct fs_ctl              daemon
- *  cms      fs_cms      PERCPU_ARRAY     chunk     struct fs_cms_chunk        datapath; daemon zeroes
- *                                                   (bit 63 of each counter: report
- *                                                   flag, cms.h; mask it off to read)
- *  hll      fs_hll      PERCPU_ARRAY     chunk     struct fs_hll_chunk        datapath; daemon zeroes
+ *  KIND     fs_KIND     PERCPU_ARRAY     chunk     struct fs_KIND_chunk       datapath; daemon zeroes
+ *           one a sketch kind (sketch_kind.h), e.g. fs_cms (bit 63 of each
+ *           counter: report flag, cms.h; mask it off to read), fs_hll
  *  hot      fs_hot      PERCPU_ARRAY     0         struct fs_hot_line         datapath only; daemon
  *                                                   (rx, sketched, both slots'  reads, never writes
  *                                                   epoch-tagged totals)

@@ -2,8 +2,9 @@
 /*
  * sketch_kind.h - every sketch kind's facts, once: what rotation, the
  * history, the window store, the native format, the exports and the
- * loaders loop over.  User space only (messages need stdio): the datapath
- * reaches its kinds through their own headers.
+ * loaders loop over.  The list of kinds is for every build (the datapath
+ * makes its maps, chunk lookups and kfunc arguments from it); the rows,
+ * which need stdio for their messages, are for user space only.
  *
  *  kind  map (pin)     element          per slot E       chunk  merge       fold mask
  *  ----  ------------  ---------------  ---------------  -----  ----------  -----------------
@@ -23,28 +24,29 @@
  * in a file or an answer is refused (a HyperLogLog register above its
  * precision's largest rank).
  *
- * Adding a sketch kind of fixed size touches 13 files (one sized by a
+ * Adding a sketch kind of fixed size touches 8 files (one sized by a
  * parameter of its own adds it to params.h and to what reads, checks and
  * prints the parameters):
- *   include/flowsketch/KIND.h   new: element, chunk shift, E, update arithmetic
+ *   include/flowsketch/KIND.h   new: element, struct fs_KIND_chunk, chunk
+ *     shift, E, fs_KIND_chunks(), update arithmetic
  *   include/flowsketch/sketch_kind.h   its FS_SKETCH_KINDS entry and row
- *   the per-packet update, hand-written for the verifier: update.h, and
- *     its chunk accessor in each build: bpf/maps.bpf.h (with the map),
- *     kmod/update_env.h, user/lib/model.c and model.h
- *   the kfunc's new map argument (a new ABI version): include/flowsketch/
- *     kfunc.h, kmod/kfunc.c, bpf/sketch_update.bpf.h
- *   the versions and layout comments of the formats that gain a part:
- *     user/lib/native.h, user/flowsketchd/windows/winstore.h; protocol.h's
- *     sketch.data comment
- * Everything else takes the kind from here: pins, map sizes, memory sums,
- * rotation, the history, merge, the window files, the native file, the
- * export answer and its reader.  Optional: pgsql.c (its PostgreSQL
+ *   include/flowsketch/update.h   the per-packet update, hand-written for
+ *     the verifier (each build's fs_env_chunk() takes the kind)
+ *   include/flowsketch/kfunc.h   a new ABI version (FS_KFUNC_UPDATE_FN):
+ *     the kind's map is one more kfunc argument, made from FS_SKETCH_KINDS
+ *     (room for a third kind only: a kfunc takes five arguments)
+ *   user/lib/native.h, user/flowsketchd/windows/winstore.h   the version
+ *     and the layout of each format that gains a part
+ *   user/lib/export_perm.c and .h   the part in export coordinates
+ * Everything else takes the kind from here: the datapath's maps, their
+ * lookups and the kfunc's map checks, the model, pins, map sizes, memory
+ * sums, rotation, the history, merge, the window files, the native file,
+ * the export answer and its reader.  Optional: pgsql.c (its PostgreSQL
  * tables) and whatever answers queries from it.
  */
 #ifndef FLOWSKETCH_SKETCH_KIND_H
 #define FLOWSKETCH_SKETCH_KIND_H
 
-#include <stdio.h>
 #include "compat.h"
 #include "chunk.h"
 #include "cms.h"
@@ -52,8 +54,11 @@
 
 /*
  * Every kind's name, in kind order, for what must be known while
- * compiling (the enum, the daemon's pin tables): X(NAME, name) gives
- * FS_KIND_NAME, its pin FS_KIND_PIN(name) and its map FS_KIND_MAP(name).
+ * compiling: X(NAME, name) gives FS_KIND_NAME, its pin FS_KIND_PIN(name)
+ * and its map FS_KIND_MAP(name), a per-CPU array of struct fs_name_chunk
+ * (FS_CHUNK_BYTES each) with fs_name_chunks() elements, both from the
+ * kind's header.  The datapath's maps (maps.bpf.h), the module's map
+ * checks and the kfunc's map arguments (kfunc.h) are made from it.
  */
 #define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll)
 #define FS_KIND_PIN(name) #name
@@ -65,6 +70,9 @@ enum fs_kind {
 	FS_NKINDS
 };
 #undef FS_KIND_ENUM
+
+#if !defined(__bpf__) && !defined(__KERNEL__)
+#include <stdio.h>
 
 /* The word type the merge works on says the word's size. */
 enum fs_merge {
@@ -204,4 +212,5 @@ FS_INLINE __u64 fs_kinds_percpu_bytes(const struct fs_sketch_params *p, __u32 ns
 	return bytes;
 }
 
+#endif /* user space */
 #endif /* FLOWSKETCH_SKETCH_KIND_H */

@@ -9,12 +9,13 @@
  * so the including file defines, before including this header:
  *
  *   struct fs_update_env;   whatever the build needs to reach its memory
- *   static struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *, __u32 chunk);
- *   static struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *, __u32 chunk);
+ *   static void *fs_env_chunk(struct fs_update_env *, enum fs_kind k, __u32 chunk);
  *
- * (always-inline, returning NULL when the chunk does not exist).  In BPF
- * they are bpf_map_lookup_elem() on the per-CPU maps, in the module the
- * same maps' map_lookup_elem op, in user space plain arrays.
+ * (always-inline, returning NULL when the chunk does not exist; chunk
+ * `chunk` of kind k's map, a struct fs_KIND_chunk, sketch_kind.h).  k is a
+ * constant at every call, so each build's choice by kind folds away.  In
+ * BPF it is bpf_map_lookup_elem() on the kind's per-CPU map, in the module
+ * the same lookup written out, in user space plain arrays.
  *
  * Its input and output, struct fs_packet_update, is in packet_update.h,
  * which needs no environment.
@@ -28,6 +29,7 @@
 #include "params.h"
 #include "cms.h"
 #include "hll.h"
+#include "sketch_kind.h"
 #include "packet_update.h"
 
 /*
@@ -51,7 +53,8 @@ FS_INLINE __u8 *fs_hll_register(struct fs_update_env *env,
 					   fs_hll_index(h, p->hll_p));
 	struct fs_hll_chunk *chunk;
 
-	chunk = fs_env_hll_chunk(env, (__u32)(reg >> FS_HLL_CHUNK_SHIFT));
+	chunk = fs_env_chunk(env, FS_KIND_HLL,
+			     (__u32)(reg >> FS_HLL_CHUNK_SHIFT));
 	if (!chunk)
 		return 0;
 	return &chunk->regs[reg & FS_HLL_CHUNK_MASK];
@@ -166,7 +169,8 @@ FS_UNROLL
 			continue;
 		n = fs_cms_cell_number(p, u->slot, row,
 				       fs_cms_next_column(&cols));
-		chunk = fs_env_cms_chunk(env, (__u32)(n >> FS_CMS_CHUNK_SHIFT));
+		chunk = fs_env_chunk(env, FS_KIND_CMS,
+				     (__u32)(n >> FS_CMS_CHUNK_SHIFT));
 		if (!chunk)
 			return FS_UPDATE_ENOENT;
 		cell[row] = &chunk->cells[n & FS_CMS_CHUNK_MASK];

@@ -181,10 +181,7 @@ static void sketch_stream(struct stream *st, const struct fs_sketch_params *p,
 
 	assert_int_equal(fs_sketch_init(s, p), 0);
 	for (c = 0; c < NCPU; c++) {
-		assert_int_equal(fs_sketch_add_slot(s, cpu[c].env.cms,
-						    cpu[c].env.cms_chunks,
-						    cpu[c].env.hll,
-						    cpu[c].env.hll_chunks, slot), 0);
+		assert_int_equal(fs_sketch_add_slot(s, cpu[c].env.chunks, cpu[c].env.nchunks, slot), 0);
 		fs_model_free(&cpu[c]);
 	}
 }
@@ -427,14 +424,12 @@ static void test_counters_past_2_32(void **state)
 
 	assert_int_equal(fs_sketch_init(&s, &p), 0);
 	assert_int_equal(fs_sketch_init(&s2, &p), 0);
-	assert_int_equal(fs_sketch_add_slot(&s, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, 0), 0);
+	assert_int_equal(fs_sketch_add_slot(&s, m.env.chunks, m.env.nchunks, 0), 0);
 	fs_sketch_query(&s, h, &est);
 	assert_int_equal(est.packets, start + 6);
 	assert_int_equal(est.bytes, (1ULL << 32) - 100 + 5 * 1500);
 
-	assert_int_equal(fs_sketch_add_slot(&s2, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, 0), 0);
+	assert_int_equal(fs_sketch_add_slot(&s2, m.env.chunks, m.env.nchunks, 0), 0);
 	assert_int_equal(fs_sketch_merge(&s, &s2), 0);
 	fs_sketch_query(&s, h, &est);
 	assert_int_equal(est.packets, 2 * (start + 6));

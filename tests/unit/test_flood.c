@@ -193,8 +193,7 @@ static __u64 overcount(const struct fs_sketch_params *p, const struct attack *a,
 		*n += a->packets_each;
 	}
 	assert_int_equal(fs_sketch_init(&s, p), 0);
-	assert_int_equal(fs_sketch_add_slot(&s, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, 0), 0);
+	assert_int_equal(fs_sketch_add_slot(&s, m.env.chunks, m.env.nchunks, 0), 0);
 	fs_sketch_query(&s, target_hash, &est);
 	fs_sketch_free(&s);
 	fs_model_free(&m);

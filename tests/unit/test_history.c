@@ -110,8 +110,7 @@ static void run_window(struct fsd_history *h, struct traffic *t,
 		}
 	}
 	assert_int_equal(fsd_history_begin(h, &s), 0);
-	assert_int_equal(fs_sketch_add_slot(s, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, slot), 0);
+	assert_int_equal(fs_sketch_add_slot(s, m.env.chunks, m.env.nchunks, slot), 0);
 	fs_sketch_add_totals(s, &totals);
 	assert_int_equal(fsd_history_commit(h, seq, w * 1000ULL,
 					    (w + 1) * 1000ULL, NULL, NULL, NULL), 0);

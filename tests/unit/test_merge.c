@@ -143,8 +143,7 @@ static int teardown(void **state)
 static void fold(struct fs_sketch *s, const struct fs_model *m, __u32 slot,
 		 const struct fs_window_totals *t)
 {
-	assert_int_equal(fs_sketch_add_slot(s, m->env.cms, m->env.cms_chunks,
-					    m->env.hll, m->env.hll_chunks, slot), 0);
+	assert_int_equal(fs_sketch_add_slot(s, m->env.chunks, m->env.nchunks, slot), 0);
 	if (t)
 		fs_sketch_add_totals(s, t);
 }
@@ -247,6 +246,8 @@ static void test_mismatched_params_refused(void **state)
 	__u32 hll_short = (__u32)((fs_hll_register_number(&f->p, 1, 0, 0) +
 				   fs_hll_regs_per_slot(&f->p) - 1) >>
 				  FS_HLL_CHUNK_SHIFT);
+	const struct fs_update_env *env = &f->cpu[0].env;
+	__u32 n[FS_NKINDS];
 	int i;
 
 	assert_int_equal(fs_sketch_init(&base, &f->p), 0);
@@ -279,23 +280,18 @@ static void test_mismatched_params_refused(void **state)
 	assert_int_equal(fs_sketch_init(&other, &q), -EINVAL);
 
 	/* A slot past nslots, or chunk arrays too short for the slot. */
-	assert_int_equal(fs_sketch_add_slot(&base, f->cpu[0].env.cms,
-					    f->cpu[0].env.cms_chunks,
-					    f->cpu[0].env.hll,
-					    f->cpu[0].env.hll_chunks, FS_NSLOTS),
-			 -EINVAL);
-	assert_int_equal(fs_sketch_add_slot(&base, f->cpu[0].env.cms,
-					    cms_short,
-					    f->cpu[0].env.hll,
-					    f->cpu[0].env.hll_chunks, 1), -EINVAL);
-	assert_int_equal(fs_sketch_add_slot(&base, f->cpu[0].env.cms,
-					    f->cpu[0].env.cms_chunks,
-					    f->cpu[0].env.hll,
-					    hll_short, 1), -EINVAL);
+	assert_int_equal(fs_sketch_add_slot(&base, env->chunks, env->nchunks,
+					    FS_NSLOTS), -EINVAL);
+	n[FS_KIND_CMS] = cms_short;
+	n[FS_KIND_HLL] = env->hll_chunks;
+	assert_int_equal(fs_sketch_add_slot(&base, env->chunks, n, 1), -EINVAL);
+	n[FS_KIND_CMS] = env->cms_chunks;
+	n[FS_KIND_HLL] = hll_short;
+	assert_int_equal(fs_sketch_add_slot(&base, env->chunks, n, 1), -EINVAL);
 	/* ... and exactly long enough is accepted (into a scratch copy). */
-	assert_int_equal(fs_sketch_add_slot(&copy, f->cpu[0].env.cms,
-					    cms_short + 1, f->cpu[0].env.hll,
-					    hll_short + 1, 1), 0);
+	n[FS_KIND_CMS] = cms_short + 1;
+	n[FS_KIND_HLL] = hll_short + 1;
+	assert_int_equal(fs_sketch_add_slot(&copy, env->chunks, n, 1), 0);
 	fs_sketch_reset(&copy);
 	fold(&copy, &f->cpu[0], 0, &f->totals[0][0]);
 	assert_same_sketch(&base, &copy);

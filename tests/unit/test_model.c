@@ -159,10 +159,8 @@ static void test_one_packet_footprint(void **state)
 
 	assert_int_equal(fs_sketch_init(&s0, &p), 0);
 	assert_int_equal(fs_sketch_init(&s1, &p), 0);
-	assert_int_equal(fs_sketch_add_slot(&s0, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, 0), 0);
-	assert_int_equal(fs_sketch_add_slot(&s1, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, 1), 0);
+	assert_int_equal(fs_sketch_add_slot(&s0, m.env.chunks, m.env.nchunks, 0), 0);
+	assert_int_equal(fs_sketch_add_slot(&s1, m.env.chunks, m.env.nchunks, 1), 0);
 	for (i = 0; i < fs_cms_cells_per_slot(&p); i++) {
 		assert_int_equal(s0.cms[i].packets | s0.cms[i].bytes, 0);
 		if (s1.cms[i].packets) {
@@ -298,8 +296,7 @@ static void check_reports_once(int conservative)
 	}
 
 	assert_int_equal(fs_sketch_init(&s, &p), 0);
-	assert_int_equal(fs_sketch_add_slot(&s, m.env.cms, m.env.cms_chunks,
-					    m.env.hll, m.env.hll_chunks, 0), 0);
+	assert_int_equal(fs_sketch_add_slot(&s, m.env.chunks, m.env.nchunks, 0), 0);
 	for (f = 0; f < NFLOWS; f++) {
 		struct fs_cms_cell est;
 

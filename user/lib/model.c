@@ -5,16 +5,11 @@
 #include <string.h>
 #include "model.h"
 
-static inline struct fs_cms_chunk *fs_env_cms_chunk(struct fs_update_env *env,
-						   __u32 chunk)
+static inline void *fs_env_chunk(struct fs_update_env *env, enum fs_kind k,
+				__u32 chunk)
 {
-	return chunk < env->cms_chunks ? &env->cms[chunk] : NULL;
-}
-
-static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
-						   __u32 chunk)
-{
-	return chunk < env->hll_chunks ? &env->hll[chunk] : NULL;
+	return chunk < env->nchunks[k] ?
+	       (char *)env->chunks[k] + (size_t)chunk * FS_CHUNK_BYTES : NULL;
 }
 
 /*
@@ -27,7 +22,7 @@ static inline struct fs_hll_chunk *fs_env_hll_chunk(struct fs_update_env *env,
 
 int fs_model_init(struct fs_model *m, const struct fs_sketch_params *p)
 {
-	int err;
+	int err, k;
 
 	memset(m, 0, sizeof(*m));
 	err = fs_params_check(p);
@@ -35,13 +30,13 @@ int fs_model_init(struct fs_model *m, const struct fs_sketch_params *p)
 		return err;
 	m->params = *p;
 	fs_hash_key_derive(&p->secret, &m->key);
-	m->env.cms_chunks = fs_cms_chunks(p, FS_NSLOTS);
-	m->env.hll_chunks = fs_hll_chunks(p, FS_NSLOTS);
-	m->env.cms = calloc(m->env.cms_chunks, sizeof(*m->env.cms));
-	m->env.hll = calloc(m->env.hll_chunks, sizeof(*m->env.hll));
-	if (!m->env.cms || !m->env.hll) {
-		err = -ENOMEM;
-		goto err_free;
+	for (k = 0; k < FS_NKINDS; k++) {
+		m->env.nchunks[k] = fs_kind_chunks(k, p, FS_NSLOTS);
+		m->env.chunks[k] = calloc(m->env.nchunks[k], FS_CHUNK_BYTES);
+		if (!m->env.chunks[k]) {
+			err = -ENOMEM;
+			goto err_free;
+		}
 	}
 	return 0;
 
@@ -52,8 +47,10 @@ err_free:
 
 void fs_model_free(struct fs_model *m)
 {
-	free(m->env.cms);
-	free(m->env.hll);
+	int k;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		free(m->env.chunks[k]);
 	memset(&m->env, 0, sizeof(m->env));
 }
 
@@ -121,15 +118,13 @@ int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
 void fs_model_zero_slot(struct fs_model *m, __u32 slot)
 {
 	const struct fs_sketch_params *p = &m->params;
-	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
-	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
+	int k;
 
 	if (slot >= FS_NSLOTS)
 		return;
-	memset(&m->env.cms[cell0 >> FS_CMS_CHUNK_SHIFT], 0,
-	       (fs_cms_slot_stride(p) >> FS_CMS_CHUNK_SHIFT) *
-	       sizeof(struct fs_cms_chunk));
-	memset(&m->env.hll[reg0 >> FS_HLL_CHUNK_SHIFT], 0,
-	       (fs_hll_slot_stride(p) >> FS_HLL_CHUNK_SHIFT) *
-	       sizeof(struct fs_hll_chunk));
+	/* A slot's chunks are its own and consecutive (chunk.h). */
+	for (k = 0; k < FS_NKINDS; k++)
+		memset((char *)m->env.chunks[k] + FS_CHUNK_BYTES *
+		       (fs_kind_first(k, p, slot) >> fs_sketch_kinds[k].chunk_shift),
+		       0, (size_t)fs_kind_slot_chunks(k, p) * FS_CHUNK_BYTES);
 }

@@ -2,8 +2,8 @@
 /*
  * model.h - the datapath's sketch state, kept in user-space memory.
  *
- * A model holds exactly what one CPU's fs_cms / fs_hll map elements hold
- * (all FS_NSLOTS slots, chunked the same way) and updates it with the same
+ * A model holds exactly what one CPU's elements of every sketch kind's map
+ * hold (all FS_NSLOTS slots, chunked the same way) and updates it with the same
  * fs_sketch_update() from include/flowsketch/update.h.  Tests feed the same
  * packets to a model and to the BPF programs (or the kernel module's kfunc)
  * and compare the bytes: the three builds must agree bit for bit.
@@ -15,16 +15,31 @@
 #include "flowsketch/flow_key.h"
 #include "flowsketch/hash.h"
 #include "flowsketch/params.h"
-#include "flowsketch/cms.h"
-#include "flowsketch/hll.h"
+#include "flowsketch/sketch_kind.h"
 #include "flowsketch/maps.h"
 
+/* Each kind's chunks and their count, by kind (sketch_kind.h); the names
+ * are for the tests that read cells and registers. */
 struct fs_update_env {
-	struct fs_cms_chunk *cms;
-	struct fs_hll_chunk *hll;
-	__u32 cms_chunks;
-	__u32 hll_chunks;
+	union {
+		struct {
+			struct fs_cms_chunk *cms;
+			struct fs_hll_chunk *hll;
+		};
+		void *chunks[FS_NKINDS];
+	};
+	union {
+		struct {
+			__u32 cms_chunks;
+			__u32 hll_chunks;
+		};
+		__u32 nchunks[FS_NKINDS];
+	};
 };
+
+_Static_assert(__builtin_offsetof(struct fs_update_env, hll_chunks) ==
+	       __builtin_offsetof(struct fs_update_env, nchunks[FS_KIND_HLL]),
+	       "chunks by kind");
 
 struct fs_model {
 	struct fs_sketch_params params;

@@ -51,7 +51,10 @@
  *   B+8+R     4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
  *                every byte before it
  *
- * so a file is 96 + KN + 8 + 16C + 8 + R + 4 bytes: 376,948 for the
+ * From A to the checksum are the parts, one a sketch kind in
+ * sketch_kind.h's order, each its count and its elements as little-endian
+ * words: a new kind adds its part here, and so a new format version.  So
+ * a file is 96 + KN + 8 + 16C + 8 + R + 4 bytes: 376,948 for the
  * defaults (d = 5, w = 4096, p = 14) and no candidate.  A reader refuses,
  * each with one sentence saying what it found: another magic, a format
  * version it does not know, parameters out of range, a direction it does

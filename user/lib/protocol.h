@@ -120,7 +120,7 @@
  *                   "proto":"tcp", "proto_num":6, "family":4,
  *                   "columns":[C0, ...], "packets":N, "bytes":N,
  *                   "direction":"in"|"out"|"both"}, ...],
- *    "sketch":{"encoding":"base64", "cells":C, "registers":R,
+ *    "sketch":{"encoding":"base64", "cells":C, "registers":R, ...,
  *              "data":"..."}}
  *   The span is chosen as for top; its exact time range is
  *   window_start_ns .. window_end_ns (wall clock, as it reads now).
@@ -131,11 +131,11 @@
  *   key's bytes, with its exported column in each Count-Min row (what a
  *   reader queries the sketch with: the minimum over rows r of cell
  *   (r, columns[r])) and its estimates in the summed sketch; "direction"
- *   the directions it was reported in.  sketch.data: base64 (RFC 4648) of
- *   the span's summed sketch, C = depth << log2w Count-Min cells
- *   row-major, each packets then bytes as little-endian u64, then R = 3 << p
- *   HyperLogLog registers of a byte each (flows, sources, destinations).
- *   Columns and registers are in the secret's export coordinates
+ *   the directions it was reported in.  sketch: each kind's element
+ *   count under its count_key (sketch_kind.h: "cells" C, "registers" R)
+ *   and, in data, base64 (RFC 4648) of the span's summed sketch: the
+ *   parts of the native file (native.h) without their counts, kind after
+ *   kind.  Columns and registers are in the secret's export coordinates
  *   (export_perm.h): no keyed hash output is in the answer (hash.h).
  *   Direction "both" is the union: cells and totals added, registers the
  *   max.  An export that would take more than FS_EXPORT_ANSWER_MAX is

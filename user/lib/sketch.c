@@ -117,25 +117,9 @@ int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_kind k, __u32 slot,
 	return 0;
 }
 
-int fs_sketch_add_cms_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
-			    const struct fs_cms_chunk *c)
+int fs_sketch_add_slot(struct fs_sketch *s, void *const chunks[FS_NKINDS],
+		       const __u32 nchunks[FS_NKINDS], __u32 slot)
 {
-	return fs_sketch_add_chunk(s, FS_KIND_CMS, slot, chunk, c);
-}
-
-int fs_sketch_add_hll_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
-			    const struct fs_hll_chunk *c)
-{
-	return fs_sketch_add_chunk(s, FS_KIND_HLL, slot, chunk, c);
-}
-
-int fs_sketch_add_slot(struct fs_sketch *s,
-		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
-		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
-		       __u32 slot)
-{
-	const void *chunks[FS_NKINDS] = { cms_chunks, hll_chunks };
-	const __u32 nchunks[FS_NKINDS] = { n_cms_chunks, n_hll_chunks };
 	const struct fs_sketch_params *p = &s->params;
 	__u32 c;
 	int k;

@@ -52,29 +52,23 @@ size_t fs_sketch_bytes(const struct fs_sketch_params *p);
 
 /*
  * Fold one CPU's copy of one datapath slot into s (cms add, hll max).
- * cms_chunks/hll_chunks point at that CPU's chunk arrays as the maps hold
- * them (all slots, chunked: see cms.h/hll.h numbering); slot picks which
- * slot.  -EINVAL when the slot is out of range or the arrays are too short
- * to hold it.  The slot's totals live in another map: add them with
+ * chunks[k] points at that CPU's nchunks[k] chunks of kind k as its map
+ * holds them (all slots, chunked: chunk.h); slot picks which slot.
+ * -EINVAL when the slot is out of range or an array is too short to hold
+ * it.  The slot's totals live in another map: add them with
  * fs_sketch_add_totals().
  */
-int fs_sketch_add_slot(struct fs_sketch *s,
-		       const struct fs_cms_chunk *cms_chunks, __u32 n_cms_chunks,
-		       const struct fs_hll_chunk *hll_chunks, __u32 n_hll_chunks,
-		       __u32 slot);
+int fs_sketch_add_slot(struct fs_sketch *s, void *const chunks[FS_NKINDS],
+		       const __u32 nchunks[FS_NKINDS], __u32 slot);
 /*
  * Fold one CPU's copy of one chunk of kind k (map element `chunk`, as the
  * maps hold it) into s: the cells (registers) of slot that the chunk
  * holds, none if it holds none.  What a rotation does with each element
  * it reads, so that it never needs an image of all chunks.  -EINVAL for a
- * bad slot.  The two below are it for one kind.
+ * bad slot.
  */
 int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_kind k, __u32 slot,
 			__u32 chunk, const void *c);
-int fs_sketch_add_cms_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
-			    const struct fs_cms_chunk *c);
-int fs_sketch_add_hll_chunk(struct fs_sketch *s, __u32 slot, __u32 chunk,
-			    const struct fs_hll_chunk *c);
 /* s->totals += t, e.g. one CPU's totals of the window (fs_hot, maps.h). */
 void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t);
 
