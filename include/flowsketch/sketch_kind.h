@@ -97,7 +97,16 @@ struct fs_sketch_kind {
 	 * and, with word_max, what bounds a word ("precision 4"). */
 	void (*say_count)(char *buf, size_t len, const struct fs_sketch_params *p);
 	void (*say_bound)(char *buf, size_t len, const struct fs_sketch_params *p);
+	/* An export moves the elements whole, in runs of 1 << perm_shift
+	 * (a Count-Min row, a HyperLogLog sketch), each run through a
+	 * secret permutation of its own (export_perm.h). */
+	__u32 (*perm_shift)(const struct fs_sketch_params *p);
 };
+
+static inline __u32 fs_cms_perm_shift(const struct fs_sketch_params *p)
+{
+	return p->cms_log2_width;
+}
 
 static inline void fs_cms_say_count(char *buf, size_t len,
 				    const struct fs_sketch_params *p)
@@ -126,6 +135,11 @@ static inline void fs_hll_say_bound(char *buf, size_t len,
 	snprintf(buf, len, "precision %u", p->hll_p);
 }
 
+static inline __u32 fs_hll_perm_shift(const struct fs_sketch_params *p)
+{
+	return p->hll_p;
+}
+
 static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	[FS_KIND_CMS] = {
 		.map = FS_KIND_MAP(cms),
@@ -139,6 +153,7 @@ static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 		.fold_mask = FS_CMS_COUNT_MASK,
 		.per_slot = fs_cms_cells_per_slot,
 		.say_count = fs_cms_say_count,
+		.perm_shift = fs_cms_perm_shift,
 	},
 	[FS_KIND_HLL] = {
 		.map = FS_KIND_MAP(hll),
@@ -154,6 +169,7 @@ static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 		.word_max = fs_hll_word_max,
 		.say_count = fs_hll_say_count,
 		.say_bound = fs_hll_say_bound,
+		.perm_shift = fs_hll_perm_shift,
 	},
 };
 

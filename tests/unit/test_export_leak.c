@@ -445,17 +445,17 @@ static void test_permutations(void **state)
 	fs_export_key_derive(&other, &ek2);
 	/* Not the secret itself, nor a key of the per-packet hash. */
 	assert_true(ek.k0 != secret.k0 && ek.k1 != secret.k1);
-	fs_export_perm(&ek, FS_EXPORT_PERM_CMS, 0, 12, p0);
+	fs_export_perm(&ek, FS_KIND_CMS, 0, 12, p0);
 	for (i = 0; i < 4096; i++) {
 		assert_true(p0[i] < 4096 && !seen[p0[i]]);
 		seen[p0[i]] = 1;
 		fixed += p0[i] == i;
 	}
 	assert_true(fixed < 10);	/* a uniform one fixes 1 on average */
-	fs_export_perm(&ek, FS_EXPORT_PERM_CMS, 0, 12, p1);
+	fs_export_perm(&ek, FS_KIND_CMS, 0, 12, p1);
 	assert_memory_equal(p0, p1, 4096 * sizeof(*p0));
-	fs_export_perm(&ek, FS_EXPORT_PERM_CMS, 1, 12, p1);
-	fs_export_perm(&ek2, FS_EXPORT_PERM_CMS, 0, 12, p2);
+	fs_export_perm(&ek, FS_KIND_CMS, 1, 12, p1);
+	fs_export_perm(&ek2, FS_KIND_CMS, 0, 12, p2);
 	assert_memory_not_equal(p0, p1, 4096 * sizeof(*p0));
 	assert_memory_not_equal(p0, p2, 4096 * sizeof(*p0));
 	free(p0);

@@ -18,7 +18,7 @@ void fs_export_key_derive(const struct fs_hash_secret *secret,
 	export_key->k1 = fs_siphash_words(msg, 2, secret, 2, 4);
 }
 
-void fs_export_perm(const struct fs_hash_secret *export_key, __u32 what,
+void fs_export_perm(const struct fs_hash_secret *export_key, enum fs_kind k,
 		    __u32 index, __u32 log2n, __u32 *perm)
 {
 	__u64 n = 1ULL << log2n, i, msg;
@@ -29,7 +29,7 @@ void fs_export_perm(const struct fs_hash_secret *export_key, __u32 what,
 		__u64 r, j;
 		__u32 t;
 
-		msg = (__u64)what << 40 | (__u64)index << 32 | i;
+		msg = (__u64)(k + 1) << 40 | (__u64)index << 32 | i;
 		r = fs_siphash_words(&msg, 1, export_key, 2, 4);
 		j = (__u64)(((unsigned __int128)r * (i + 1)) >> 64);
 		t = perm[i];
@@ -38,26 +38,14 @@ void fs_export_perm(const struct fs_hash_secret *export_key, __u32 what,
 	}
 }
 
-int fs_export_permute(const struct fs_sketch *in,
-		      const struct fs_hash_secret *export_key,
-		      const __u64 *hashes, size_t n, __u32 *cols,
-		      struct fs_sketch *out)
+/* The candidates' datapath columns (cms.h's iterator runs over rows), for
+ * the Count-Min part's permutations to relabel row by row. */
+static void fs_export_columns(const struct fs_sketch_params *p,
+			      const __u64 *hashes, size_t n, __u32 *cols)
 {
-	const struct fs_sketch_params *p = &in->params;
-	__u32 w = 1U << p->cms_log2_width, m = 1U << p->hll_p;
-	__u32 *perm = malloc((w > m ? w : m) * sizeof(*perm));
-	__u32 row, s, c;
+	__u32 row;
 	size_t i;
-	int err;
 
-	if (!perm)
-		return -ENOMEM;
-	err = fs_sketch_init(out, p);
-	if (err)
-		goto out;
-	out->totals = in->totals;
-	/* The candidates' datapath columns first (cms.h's iterator runs
-	 * over rows), relabelled row by row below. */
 	for (i = 0; i < n; i++) {
 		struct fs_cms_columns it;
 
@@ -65,24 +53,57 @@ int fs_export_permute(const struct fs_sketch *in,
 		for (row = 0; row < p->cms_depth; row++)
 			cols[i * p->cms_depth + row] = fs_cms_next_column(&it);
 	}
-	for (row = 0; row < p->cms_depth; row++) {
-		const struct fs_cms_cell *src = in->cms + ((size_t)row << p->cms_log2_width);
-		struct fs_cms_cell *dst = out->cms + ((size_t)row << p->cms_log2_width);
+}
 
-		fs_export_perm(export_key, FS_EXPORT_PERM_CMS, row, p->cms_log2_width, perm);
-		for (c = 0; c < w; c++)
-			dst[perm[c]] = src[c];
+/* Kind k's part of in into out's, run by run (sketch_kind.h's
+ * perm_shift); a candidate's column moves with its Count-Min row. */
+static void fs_export_permute_part(const struct fs_sketch *in, enum fs_kind k,
+				   const struct fs_hash_secret *export_key,
+				   size_t n, __u32 *cols, __u32 *perm,
+				   struct fs_sketch *out)
+{
+	const struct fs_sketch_kind *kind = &fs_sketch_kinds[k];
+	const struct fs_sketch_params *p = &in->params;
+	__u32 shift = kind->perm_shift(p), run, c;
+	__u64 runs = kind->per_slot(p) >> shift;
+	size_t eb = kind->elem_bytes, i;
+
+	for (run = 0; run < runs; run++) {
+		const __u8 *src = (const __u8 *)in->part[k] + ((size_t)run << shift) * eb;
+		__u8 *dst = (__u8 *)out->part[k] + ((size_t)run << shift) * eb;
+
+		fs_export_perm(export_key, k, run, shift, perm);
+		for (c = 0; c < 1U << shift; c++)
+			memcpy(dst + perm[c] * eb, src + c * eb, eb);
+		if (k != FS_KIND_CMS)
+			continue;
 		for (i = 0; i < n; i++)
-			cols[i * p->cms_depth + row] = perm[cols[i * p->cms_depth + row]];
+			cols[i * p->cms_depth + run] = perm[cols[i * p->cms_depth + run]];
 	}
-	for (s = 0; s < FS_HLL_NSKETCH; s++) {
-		const __u8 *src = in->hll + ((size_t)s << p->hll_p);
-		__u8 *dst = out->hll + ((size_t)s << p->hll_p);
+}
 
-		fs_export_perm(export_key, FS_EXPORT_PERM_HLL, s, p->hll_p, perm);
-		for (c = 0; c < m; c++)
-			dst[perm[c]] = src[c];
-	}
+int fs_export_permute(const struct fs_sketch *in,
+		      const struct fs_hash_secret *export_key,
+		      const __u64 *hashes, size_t n, __u32 *cols,
+		      struct fs_sketch *out)
+{
+	__u32 most = 0, *perm;
+	int k, err;
+
+	for (k = 0; k < FS_NKINDS; k++)
+		if (most < 1U << fs_sketch_kinds[k].perm_shift(&in->params))
+			most = 1U << fs_sketch_kinds[k].perm_shift(&in->params);
+	perm = malloc(most * sizeof(*perm));
+	if (!perm)
+		return -ENOMEM;
+	err = fs_sketch_init(out, &in->params);
+	if (err)
+		goto out;
+	out->totals = in->totals;
+	fs_export_columns(&in->params, hashes, n, cols);
+	for (k = 0; k < FS_NKINDS; k++)
+		fs_export_permute_part(in, (enum fs_kind)k, export_key, n, cols,
+				       perm, out);
 out:
 	free(perm);
 	return err;

@@ -7,9 +7,10 @@
  * out tells whoever reads it those bits for every flow it can pick out
  * (its own heavy flows): enough, with the linear pair-multiply hash, to
  * learn the key and aim collisions (hash.h, "What leaves the host").
- * Exports therefore move every Count-Min row's columns through a secret
- * permutation pi_r of [0, w), and every HyperLogLog sketch's registers
- * through a secret permutation sigma_s of [0, 2^p):
+ * Exports therefore move every run of a kind's part (its perm_shift,
+ * sketch_kind.h) through a secret permutation of its own, elements whole:
+ * every Count-Min row's columns through pi_r of [0, w), and every
+ * HyperLogLog sketch's registers through sigma_s of [0, 2^p):
  *
  *     exported cell (r, pi_r(c))       = cell (r, c)
  *     exported register (s, sigma_s(i)) = register (s, i)
@@ -24,18 +25,18 @@
  *
  * The permutations are uniform given the secret: Fisher-Yates, each draw
  * j = floor(r * (i + 1) / 2^64) of r = SipHash-2-4 under the export key
- * of the word (what << 40 | index << 32 | k), what = 1 for Count-Min
- * rows, 2 for HyperLogLog sketches, k the draw.  The export key is two
- * words of SipHash-2-4 under the secret of the two-word messages
- * ("fsexport", 0) and ("fsexport", 1): two-word messages are a domain of
- * their own (the per-packet key and the fingerprint hash one word, hash.h,
- * params.h), and the daemon, which wipes the secret once the datapath is
- * loaded, keeps this key only, from which the per-packet key cannot be
- * had (SipHash is a PRF).  The draw's bias
- * is at most (i + 1) / 2^64 < 2^-41 per choice.  Built per export, one
- * row at a time: w or 2^p words of memory, d w + 3 2^p SipHash calls
- * (about 1 ms at the defaults; the 48 MiB answer cap bounds it to some
- * 3 million calls).
+ * of the word (what << 40 | index << 32 | k), what = 1 + the kind
+ * (sketch_kind.h: 1 Count-Min, 2 HyperLogLog), index the run, k the
+ * draw.  The export key is two words of SipHash-2-4 under the secret of
+ * the two-word messages ("fsexport", 0) and ("fsexport", 1): two-word
+ * messages are a domain of their own (the per-packet key and the
+ * fingerprint hash one word, hash.h, params.h), and the daemon, which
+ * wipes the secret once the datapath is loaded, keeps this key only, from
+ * which the per-packet key cannot be had (SipHash is a PRF).  The draw's
+ * bias is at most (i + 1) / 2^64 < 2^-41 per choice.  Built per export,
+ * one run at a time: the longest run's words of memory (w or 2^p), one
+ * SipHash call an element, d w + 3 2^p (about 1 ms at the defaults; the
+ * 48 MiB answer cap bounds it to some 3 million calls).
  */
 #ifndef FLOWSKETCH_EXPORT_PERM_H
 #define FLOWSKETCH_EXPORT_PERM_H
@@ -43,16 +44,13 @@
 #include <stddef.h>
 #include "sketch.h"
 
-#define FS_EXPORT_PERM_CMS 1
-#define FS_EXPORT_PERM_HLL 2
-
 /* The export key of a secret. */
 void fs_export_key_derive(const struct fs_hash_secret *secret,
 			  struct fs_hash_secret *export_key);
 
-/* The permutation (what, index) of [0, 2^log2n) under the export key
- * into perm. */
-void fs_export_perm(const struct fs_hash_secret *export_key, __u32 what,
+/* The permutation of run index of kind k's part, of [0, 2^log2n), under
+ * the export key into perm. */
+void fs_export_perm(const struct fs_hash_secret *export_key, enum fs_kind k,
 		    __u32 index, __u32 log2n, __u32 *perm);
 
 /*
