@@ -22,9 +22,11 @@
  * each kind's count E, 8 bytes, first); the window files (winstore.h)
  * hold them in host order, E * elem_bytes bytes.  A word above word_max
  * in a file or an answer is refused (a HyperLogLog register above its
- * precision's largest rank).
+ * precision's largest rank).  Exported, a part is in secret coordinates:
+ * each run of 1 << perm_shift elements (a Count-Min row, a HyperLogLog
+ * sketch) permuted, elements whole (export_perm.h).
  *
- * Adding a sketch kind of fixed size touches 8 files (one sized by a
+ * Adding a sketch kind of fixed size touches 6 files (one sized by a
  * parameter of its own adds it to params.h and to what reads, checks and
  * prints the parameters):
  *   include/flowsketch/KIND.h   new: element, struct fs_KIND_chunk, chunk
@@ -37,12 +39,12 @@
  *     (room for a third kind only: a kfunc takes five arguments)
  *   user/lib/native.h, user/flowsketchd/windows/winstore.h   the version
  *     and the layout of each format that gains a part
- *   user/lib/export_perm.c and .h   the part in export coordinates
  * Everything else takes the kind from here: the datapath's maps, their
  * lookups and the kfunc's map checks, the model, pins, map sizes, memory
  * sums, rotation, the history, merge, the window files, the native file,
- * the export answer and its reader.  Optional: pgsql.c (its PostgreSQL
- * tables) and whatever answers queries from it.
+ * the export's secret coordinates, the export answer and its reader.
+ * Optional: pgsql.c (its PostgreSQL tables) and whatever answers queries
+ * from it.
  */
 #ifndef FLOWSKETCH_SKETCH_KIND_H
 #define FLOWSKETCH_SKETCH_KIND_H
