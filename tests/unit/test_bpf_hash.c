@@ -27,18 +27,11 @@
 
 #include "flowsketch/hash.h"
 #include "ref_hash.h"
+#include "rng.h"
 #include "test_hash.skel.h"
 
 /* xorshift64*: reproducible random keys and secrets. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng_next(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
+static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
 
 static void rng_fill(void *buf, size_t len)
 {
@@ -46,7 +39,7 @@ static void rng_fill(void *buf, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(rng_next() >> 56);
+		p[i] = (uint8_t)(rng_next(&rng_state) >> 56);
 }
 
 static void rng_hash_key(struct fs_hash_key *k)
@@ -55,7 +48,7 @@ static void rng_hash_key(struct fs_hash_key *k)
 
 	for (half = 0; half < 2; half++)
 		for (i = 0; i < FS_HASH_KEY_WORDS; i++)
-			k->a[half][i] = rng_next();
+			k->a[half][i] = rng_next(&rng_state);
 	fs_hash_key_ipv4_terms(k);
 }
 
@@ -207,8 +200,8 @@ static void test_packet_hash_random_vs_reference(void **state)
 	int i;
 
 	for (i = 0; i < 10000; i++) {
-		s.k0 = rng_next();
-		s.k1 = rng_next();
+		s.k0 = rng_next(&rng_state);
+		s.k1 = rng_next(&rng_state);
 		fs_hash_key_derive(&s, &key);
 		ref_hash_key_derive(&s, &ref_key);
 		assert_memory_equal(key.a, ref_key.a, sizeof(key.a));
@@ -323,8 +316,8 @@ static void test_bpf_hash_random(void **state)
 	fs_hash_key_ipv4_terms(&k);
 	check_bpf_against_user(&k, 64);
 	for (i = 0; i < 16; i++) {
-		s.k0 = rng_next();
-		s.k1 = rng_next();
+		s.k0 = rng_next(&rng_state);
+		s.k1 = rng_next(&rng_state);
 		fs_hash_key_derive(&s, &k);
 		check_bpf_against_user(&k, 256);
 	}

@@ -38,6 +38,7 @@
 #include "model.h"
 #include "sketch.h"
 #include "flowsketch/hash.h"
+#include "rng.h"
 
 #define NCPU 2
 #define NFLOWS 20000
@@ -63,14 +64,6 @@ struct stream {
 	__u64 total_packets;
 	__u64 total_bytes;
 };
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
 
 static double rng_unit(__u64 *state)
 {

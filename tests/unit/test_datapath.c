@@ -35,6 +35,7 @@
 #include "datapath_setup.h"
 #include "pkt_build.h"
 #include "bursty.h"
+#include "rng.h"
 
 #define XDP_PASS_RET 2
 /* fs_ctl.hh_phi_q32 for phi = 1 and 1/2. */
@@ -1925,14 +1926,11 @@ static void test_bursty_reports(void **state)
 
 /* --- random traffic against the model ----------------------------------- */
 
-static uint64_t rng_state;
+static __u64 rng_state;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return rng_next(&rng_state);
 }
 
 static unsigned int rng_below(unsigned int n)

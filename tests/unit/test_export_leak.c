@@ -35,17 +35,10 @@
 #include "ref_hash.h"
 #include "export_perm.h"
 #include "sketch.h"
+#include "rng.h"
 
 static const struct fs_hash_secret secret = { 0x5d1f0e6a2b47c398ULL,
 					      0xa3b2c1d0e9f80716ULL };
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
 
 /* ---------------------------------------------------- the attack */
 

@@ -34,6 +34,7 @@
 #include "sketch.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/hash.h"
+#include "rng.h"
 
 #define TARGET_PACKETS 100
 /* Keys the attacker does not know, each tried with the same attack. */
@@ -42,14 +43,6 @@
 static const struct fs_hash_secret attacker_known = {
 	0x0123456789abcdefULL, 0xfedcba9876543210ULL
 };
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
 
 /* The victim: a TCP flow to a public service. */
 static void target_key(struct fs_flow_key *k)

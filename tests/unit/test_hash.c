@@ -29,21 +29,13 @@
 #include "flowsketch/cms.h"
 #include "flowsketch/hll.h"
 #include "ref_hash.h"
+#include "rng.h"
 
 /* Key bytes 00..0f of the SipHash paper, as two little-endian words. */
 static const struct fs_hash_secret ref_secret = {
 	.k0 = 0x0706050403020100ULL,
 	.k1 = 0x0f0e0d0c0b0a0908ULL,
 };
-
-/* xorshift64*: a fixed, seedable stream of test inputs. */
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
 
 static void rng_fill(__u64 *state, void *buf, size_t len)
 {

@@ -23,14 +23,7 @@
 #include "flowsketch/hash.h"
 #include "flowsketch/hll.h"
 #include "ref_hll.h"
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
+#include "rng.h"
 
 /* Registers of n distinct flows (IPv6 sources 2001:db8::i, i < 2^32)
  * hashed as the datapath hashes them, placed by the register definition

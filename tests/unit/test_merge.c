@@ -22,6 +22,7 @@
 #include "model.h"
 #include "sketch.h"
 #include "hll_estimate.h"
+#include "rng.h"
 
 #define NCPU 3
 #define NFLOWS 30000
@@ -30,14 +31,6 @@
  * three HyperLogLogs have different, known, truths. */
 #define NSOURCES 5000
 #define NDESTS 700
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
 
 static void params_of(struct fs_sketch_params *p)
 {

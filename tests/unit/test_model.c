@@ -26,6 +26,7 @@
 
 #include "flowsketch/packet_update.h"
 #include "bursty.h"
+#include "rng.h"
 
 static void params_of(struct fs_sketch_params *p, __u32 depth, __u32 log2w,
 		      int conservative)
@@ -246,14 +247,6 @@ static void test_lone_flow_reports_conservative(void **state)
 #define NFLOWS 200
 #define NPACKETS 20000
 #define THRESH 50
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
 
 /*
  * Many flows, per-flow report counts.  Both update rules raise a flow's

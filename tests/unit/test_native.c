@@ -25,14 +25,7 @@
 #include <cmocka.h>
 
 #include "native.h"
-
-static __u64 rng_next(__u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
+#include "rng.h"
 
 /* An export of depth d, width 2^log2w, precision p, with ncand
  * candidates (IPv4 and IPv6) and pseudo-random contents. */

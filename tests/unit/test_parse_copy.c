@@ -29,6 +29,7 @@
 
 #include "flowsketch/flow_key.h"
 #include "pkt_build.h"
+#include "rng.h"
 #include "test_parse.skel.h"
 
 #define FRAMES 1000000
@@ -44,14 +45,11 @@ struct pair {
 	struct outcome place, copy;
 };
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
+static __u64 rng_state = 0x2545f4914f6cdd1dULL;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return rng_next(&rng_state);
 }
 
 static uint32_t below(uint32_t n)
