@@ -72,6 +72,14 @@ static __u64 rnd(void)
 
 /* --- windows with known contents -------------------------------------- */
 
+/* Each test's directory, its params (DEPTH, secret) and the history's
+ * "ever" values its windows carry on from. */
+struct state {
+	char dir[PATH_MAX];
+	struct fs_sketch_params p;
+	struct fs_window_totals ever;
+};
+
 struct win {
 	struct fs_sketch_params params;	/* with the secret */
 	__u64 seq, start_ns, end_ns;
@@ -163,6 +171,20 @@ static void free_win(struct win *w)
 	fs_sketch_free(&w->s);
 	fsd_candidates_free(&w->c);
 	free(w);
+}
+
+/* Window seq of the test's params with ncand candidates. */
+static struct win *new_win(struct state *st, __u64 seq, __u32 ncand)
+{
+	return make_win(&st->p, seq, ncand, &st->ever);
+}
+
+static void free_wins(struct win *const *w, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free_win(w[i]);
 }
 
 static int cmp_record(const void *a, const void *b)
@@ -259,11 +281,20 @@ static void put_win(struct fsd_winstore *ws, const struct win *w)
 	assert_int_equal(munmap(m.addr, m.len), 0);
 }
 
-/* --- files, by hand ------------------------------------------------------ */
+/* n windows put by a store of their own, opened afresh on dir, closed. */
+static void store_wins(const char *dir, const struct fs_sketch_params *p,
+		       struct win *const *w, unsigned int n)
+{
+	struct fsd_winstore ws;
+	unsigned int i;
 
-struct state {
-	char dir[PATH_MAX];
-};
+	assert_int_equal(fsd_winstore_open(&ws, dir, p, false), 0);
+	for (i = 0; i < n; i++)
+		put_win(&ws, w[i]);
+	fsd_winstore_close(&ws);
+}
+
+/* --- files, by hand ------------------------------------------------------ */
 
 static int rm_entry(const char *path, const struct stat *st, int type,
 		    struct FTW *f)
@@ -282,6 +313,8 @@ static int setup(void **state)
 		free(s);
 		return -1;
 	}
+	make_params(&s->p, DEPTH, &secret);
+	s->ever = (struct fs_window_totals)EVER_BEFORE;
 	*state = s;
 	return 0;
 }
@@ -445,6 +478,17 @@ static unsigned char *build_image(const struct win *w, size_t *len)
 	return b;
 }
 
+/* w's image as window file seq of dir, its last cut bytes left off. */
+static void write_image(const char *dir, __u64 seq, const struct win *w,
+			size_t cut)
+{
+	size_t len;
+	unsigned char *img = build_image(w, &len);
+
+	write_win_file(dir, seq, img, len - cut);
+	free(img);
+}
+
 /* The names in dir, sorted, joined by spaces. */
 static void dir_listing(const char *dir, char *out, size_t len)
 {
@@ -479,8 +523,6 @@ static void touch(const char *dir, const char *name, const char *text)
 static void test_round_trip(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws, ws2, ws3;
 	struct fsd_history h;
 	struct win *w[3];
@@ -488,12 +530,11 @@ static void test_round_trip(void **state)
 	unsigned int i;
 
 	prng_seed(1);
-	make_params(&p, DEPTH, &secret);
-	w[0] = make_win(&p, 5, 300, &ever);
-	w[1] = make_win(&p, 6, 0, &ever);
-	w[2] = make_win(&p, 8, 257, &ever);
+	w[0] = new_win(st, 5, 300);
+	w[1] = new_win(st, 6, 0);
+	w[2] = new_win(st, 8, 257);
 
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, false), 0);
 	assert_true(ws.usable);
 	for (i = 0; i < 3; i++)
 		put_win(&ws, w[i]);
@@ -501,15 +542,15 @@ static void test_round_trip(void **state)
 
 	/* One daemon per directory: a second is refused, and removes
 	 * nothing even when it would start afresh. */
-	assert_int_equal(fsd_winstore_open(&ws2, st->dir, &p, false), -EBUSY);
+	assert_int_equal(fsd_winstore_open(&ws2, st->dir, &st->p, false), -EBUSY);
 	for (i = 0; i < 3; i++)
 		assert_true(win_exists(st->dir, w[i]->seq));
 	fsd_winstore_close(&ws);
 
-	assert_int_equal(fsd_winstore_open(&ws3, st->dir, &p, true), 0);
+	assert_int_equal(fsd_winstore_open(&ws3, st->dir, &st->p, true), 0);
 	for (i = 0; i < 3; i++)
 		assert_true(win_exists(st->dir, w[i]->seq));
-	assert_int_equal(fsd_history_init(&h, &p, 10, CAND_LIMIT, 9), 0);
+	assert_int_equal(fsd_history_init(&h, &st->p, 10, CAND_LIMIT, 9), 0);
 	assert_int_equal(fsd_winstore_load(&ws3, &h, 9, &last_end), 3);
 	assert_int_equal(h.count, 3);
 	assert_window_is(fsd_history_window(&h, 0), w[2]);
@@ -525,8 +566,7 @@ static void test_round_trip(void **state)
 		assert_true(win_exists(st->dir, w[i]->seq));
 	fsd_history_free(&h);
 	fsd_winstore_close(&ws3);
-	for (i = 0; i < 3; i++)
-		free_win(w[i]);
+	free_wins(w, 3);
 }
 
 /* The view reads the file's mapping: the same cells as the sketch put,
@@ -534,8 +574,6 @@ static void test_round_trip(void **state)
 static void test_view_reads_mapping(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws;
 	struct fsd_window_map m = { 0 };
 	struct fs_sketch view;
@@ -543,9 +581,8 @@ static void test_view_reads_mapping(void **state)
 	void *cms_copy, *hll_copy;
 
 	prng_seed(2);
-	make_params(&p, DEPTH, &secret);
-	w = make_win(&p, 41, 120, &ever);
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
+	w = new_win(st, 41, 120);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, false), 0);
 	assert_int_equal(fsd_winstore_put(&ws, w->seq, w->start_ns, w->end_ns,
 					  &w->s, &w->c, &w->ever,
 					  w->ever_windows, &view, &m), 0);
@@ -575,8 +612,6 @@ static void test_view_reads_mapping(void **state)
 static void test_file_layout(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws;
 	char dir[PATH_MAX], path[PATH_MAX], listing[4096];
 	unsigned char pb[32], *file, *image;
@@ -586,11 +621,10 @@ static void test_file_layout(void **state)
 	__u64 n;
 
 	prng_seed(3);
-	make_params(&p, DEPTH, &secret);
-	w = make_win(&p, 5, 300, &ever);
+	w = new_win(st, 5, 300);
 	/* A directory that is not there yet, two levels deep: made 0700. */
 	assert_true(snprintf(dir, sizeof(dir), "%s/state/sub", st->dir) < (int)sizeof(dir));
-	assert_int_equal(fsd_winstore_open(&ws, dir, &p, false), 0);
+	assert_int_equal(fsd_winstore_open(&ws, dir, &st->p, false), 0);
 	assert_true(ws.usable);
 	assert_int_equal(stat(dir, &sb), 0);
 	assert_true(S_ISDIR(sb.st_mode));
@@ -609,7 +643,7 @@ static void test_file_layout(void **state)
 	assert_memory_equal(file, "FSWINDOW", 8);
 	assert_int_equal(get32(file + 8), 1);
 	assert_int_equal(get32(file + 12), 4096);
-	params_bytes(pb, &p);
+	params_bytes(pb, &st->p);
 	assert_memory_equal(file + 16, pb, 32);
 	assert_int_equal(get64(file + 48), fs_params_fingerprint(&secret));
 	assert_int_equal(get64(file + 56), 5);
@@ -648,8 +682,7 @@ static void test_file_layout(void **state)
 static void test_refusals(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p, p3;
+	struct fs_sketch_params p3;
 	struct fsd_winstore ws;
 	struct fsd_history h;
 	char from[PATH_MAX], to[PATH_MAX], listing[4096];
@@ -660,17 +693,16 @@ static void test_refusals(void **state)
 	unsigned int i;
 
 	prng_seed(4);
-	make_params(&p, DEPTH, &secret);
 	make_params(&p3, DEPTH - 1, &secret);
-	good[0] = make_win(&p, 1, 100, &ever);
-	good[1] = make_win(&p, 2, 0, &ever);
-	good[2] = make_win(&p, 3, 60, &ever);
-	good[3] = make_win(&p, 4, 80, &ever);	/* written by the test */
-	good[4] = make_win(&p, 5, 30, &ever);	/* renamed to 7 */
-	bad = make_win(&p, 0, 40, &ever);	/* seq set per file */
-	bad3 = make_win(&p3, 13, 40, &ever);
+	good[0] = new_win(st, 1, 100);
+	good[1] = new_win(st, 2, 0);
+	good[2] = new_win(st, 3, 60);
+	good[3] = new_win(st, 4, 80);	/* written by the test */
+	good[4] = new_win(st, 5, 30);	/* renamed to 7 */
+	bad = new_win(st, 0, 40);	/* seq set per file */
+	bad3 = make_win(&p3, 13, 40, &st->ever);
 
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, false), 0);
 	put_win(&ws, good[0]);
 	put_win(&ws, good[1]);
 	put_win(&ws, good[2]);
@@ -678,9 +710,7 @@ static void test_refusals(void **state)
 	fsd_winstore_close(&ws);
 
 	/* A good file of the test's own making. */
-	img = build_image(good[3], &len);
-	write_win_file(st->dir, 4, img, len);
-	free(img);
+	write_image(st->dir, 4, good[3], 0);
 
 	/* Its name says 7, its header 5. */
 	win_name(from, sizeof(from), st->dir, 5);
@@ -689,9 +719,7 @@ static void test_refusals(void **state)
 
 	for (seq = 10; seq <= 20; seq++) {
 		if (seq == 13) {	/* another depth, sizes to match it */
-			img = build_image(bad3, &len);
-			write_win_file(st->dir, seq, img, len);
-			free(img);
+			write_image(st->dir, seq, bad3, 0);
 			continue;
 		}
 		bad->seq = seq;
@@ -734,9 +762,7 @@ static void test_refusals(void **state)
 	}
 	/* At or after before_seq: not a finished window's. */
 	bad->seq = 25;
-	img = build_image(bad, &len);
-	write_win_file(st->dir, 25, img, len);
-	free(img);
+	write_image(st->dir, 25, bad, 0);
 	bad->seq = 30;
 	img = build_image(bad, &len);
 	write_win_file(st->dir, 30, img, len);
@@ -747,14 +773,14 @@ static void test_refusals(void **state)
 	free(img);
 	touch(st->dir, "notes.txt", "not a window");
 
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, true), 0);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, true), 0);
 	/* The leftovers go at open, before any load. */
 	assert_false(exists(from));
 	assert_true(snprintf(from, sizeof(from), "%s/window-00000000000000000009.tmp",
 			     st->dir) < (int)sizeof(from));
 	assert_false(exists(from));
 
-	assert_int_equal(fsd_history_init(&h, &p, 32, CAND_LIMIT, 25), 0);
+	assert_int_equal(fsd_history_init(&h, &st->p, 32, CAND_LIMIT, 25), 0);
 	assert_int_equal(fsd_winstore_load(&ws, &h, 25, &last_end), 4);
 	assert_int_equal(h.count, 4);
 	for (i = 0; i < 4; i++)
@@ -772,8 +798,7 @@ static void test_refusals(void **state)
 			    "window-00000000000000000004");
 	fsd_history_free(&h);
 	fsd_winstore_close(&ws);
-	for (i = 0; i < 5; i++)
-		free_win(good[i]);
+	free_wins(good, 5);
 	free_win(bad);
 	free_win(bad3);
 }
@@ -782,8 +807,7 @@ static void test_refusals(void **state)
 static void test_other_secret_refused(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p, q;
+	struct fs_sketch_params q;
 	struct fsd_winstore ws;
 	struct fsd_history h;
 	char listing[4096];
@@ -791,14 +815,10 @@ static void test_other_secret_refused(void **state)
 	__u64 last_end = 777;
 
 	prng_seed(5);
-	make_params(&p, DEPTH, &secret);
 	make_params(&q, DEPTH, &other_secret);
-	w[0] = make_win(&p, 5, 50, &ever);
-	w[1] = make_win(&p, 6, 70, &ever);
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
-	put_win(&ws, w[0]);
-	put_win(&ws, w[1]);
-	fsd_winstore_close(&ws);
+	w[0] = new_win(st, 5, 50);
+	w[1] = new_win(st, 6, 70);
+	store_wins(st->dir, &st->p, w, 2);
 
 	assert_int_equal(fsd_winstore_open(&ws, st->dir, &q, true), 0);
 	assert_true(win_exists(st->dir, 5));
@@ -811,16 +831,13 @@ static void test_other_secret_refused(void **state)
 	assert_string_equal(listing, "");
 	fsd_history_free(&h);
 	fsd_winstore_close(&ws);
-	free_win(w[0]);
-	free_win(w[1]);
+	free_wins(w, 2);
 }
 
 /* keep_files=false: every window file goes at open, nothing else does. */
 static void test_open_without_keep(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws;
 	struct fsd_history h;
 	char listing[4096];
@@ -829,35 +846,28 @@ static void test_open_without_keep(void **state)
 	unsigned int i;
 
 	prng_seed(6);
-	make_params(&p, DEPTH, &secret);
 	for (i = 0; i < 3; i++)
-		w[i] = make_win(&p, 2 + i, 90, &ever);
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
-	for (i = 0; i < 3; i++)
-		put_win(&ws, w[i]);
-	fsd_winstore_close(&ws);
+		w[i] = new_win(st, 2 + i, 90);
+	store_wins(st->dir, &st->p, w, 3);
 	touch(st->dir, "window-00000000000000000005.tmp", "half a window");
 	touch(st->dir, "other", "not a window");
 
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, false), 0);
 	dir_listing(st->dir, listing, sizeof(listing));
 	assert_string_equal(listing, "other");
-	assert_int_equal(fsd_history_init(&h, &p, 10, CAND_LIMIT, 5), 0);
+	assert_int_equal(fsd_history_init(&h, &st->p, 10, CAND_LIMIT, 5), 0);
 	assert_int_equal(fsd_winstore_load(&ws, &h, 5, &last_end), 0);
 	assert_int_equal(h.count, 0);
 	assert_int_equal(last_end, 0);
 	fsd_history_free(&h);
 	fsd_winstore_close(&ws);
-	for (i = 0; i < 3; i++)
-		free_win(w[i]);
+	free_wins(w, 3);
 }
 
 /* Twelve windows into a history of five: the newest five. */
 static void test_capacity(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws;
 	struct fsd_history h;
 	struct win *w[12];
@@ -865,16 +875,12 @@ static void test_capacity(void **state)
 	unsigned int i;
 
 	prng_seed(7);
-	make_params(&p, DEPTH, &secret);
 	for (i = 0; i < 12; i++)
-		w[i] = make_win(&p, 1 + i, 20 + 3 * i, &ever);
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
-	for (i = 0; i < 12; i++)
-		put_win(&ws, w[i]);
-	fsd_winstore_close(&ws);
+		w[i] = new_win(st, 1 + i, 20 + 3 * i);
+	store_wins(st->dir, &st->p, w, 12);
 
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, true), 0);
-	assert_int_equal(fsd_history_init(&h, &p, 5, CAND_LIMIT, 13), 0);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, true), 0);
+	assert_int_equal(fsd_history_init(&h, &st->p, 5, CAND_LIMIT, 13), 0);
 	assert_int_equal(fsd_winstore_load(&ws, &h, 13, &last_end), 5);
 	assert_int_equal(h.count, 5);
 	for (i = 0; i < 5; i++)
@@ -888,8 +894,7 @@ static void test_capacity(void **state)
 		assert_int_equal(win_exists(st->dir, w[i]->seq), i >= 7);
 	fsd_history_free(&h);
 	fsd_winstore_close(&ws);
-	for (i = 0; i < 12; i++)
-		free_win(w[i]);
+	free_wins(w, 12);
 }
 
 /*
@@ -901,8 +906,6 @@ static void test_capacity(void **state)
 static void test_bad_files_take_no_room(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws;
 	struct fsd_history h;
 	struct win *w[5];
@@ -913,29 +916,23 @@ static void test_bad_files_take_no_room(void **state)
 	unsigned int i;
 
 	prng_seed(11);
-	make_params(&p, DEPTH, &secret);
 	for (i = 0; i < 5; i++)
-		w[i] = make_win(&p, 1 + i, 10 + 2 * i, &ever);
-	for (i = 0; i < 3; i++) {
-		img = build_image(w[i], &len);
-		write_win_file(st->dir, w[i]->seq, img, len);
-		free(img);
-	}
+		w[i] = new_win(st, 1 + i, 10 + 2 * i);
+	for (i = 0; i < 3; i++)
+		write_image(st->dir, w[i]->seq, w[i], 0);
 	img = build_image(w[3], &len);
 	assert_true(w[3]->n > 0);
 	memset(img + len - 48, 0, 40);		/* last record: family 0 */
 	write_win_file(st->dir, 4, img, len);
 	free(img);
-	img = build_image(w[4], &len);
-	write_win_file(st->dir, 5, img, len - 1);
-	free(img);
+	write_image(st->dir, 5, w[4], 1);
 	img = build_image(w[1], &len);
 	assert_true(snprintf(odd, sizeof(odd), "%s/window-+0000000000000000002", st->dir) < (int)sizeof(odd));
 	write_all(odd, img, len);
 	free(img);
 
-	assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, true), 0);
-	assert_int_equal(fsd_history_init(&h, &p, 3, CAND_LIMIT, 6), 0);
+	assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, true), 0);
+	assert_int_equal(fsd_history_init(&h, &st->p, 3, CAND_LIMIT, 6), 0);
 	assert_int_equal(fsd_winstore_load(&ws, &h, 6, &last_end), 3);
 	for (i = 0; i < 3; i++)
 		assert_window_is(fsd_history_window(&h, i), w[2 - i]);
@@ -947,8 +944,7 @@ static void test_bad_files_take_no_room(void **state)
 	assert_true(exists(odd));		/* not ours to read or remove */
 	fsd_history_free(&h);
 	fsd_winstore_close(&ws);
-	for (i = 0; i < 5; i++)
-		free_win(w[i]);
+	free_wins(w, 5);
 }
 
 /*
@@ -962,23 +958,19 @@ static void test_bad_files_take_no_room(void **state)
 static void test_span_after_restore(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_query_scratch q;
 	struct fsd_winstore ws;
+	struct fs_sketch_params hp;
 	struct win *w[7];
 	unsigned int cap, n, i;
 
-	struct fs_sketch_params hp;
-
 	prng_seed(13);
-	make_params(&p, DEPTH, &secret);
 	/* The history's parameters carry no secret, as the daemon's
 	 * (options.h): the store reads windows back without it. */
-	hp = p;
+	hp = st->p;
 	memset(&hp.secret, 0, sizeof(hp.secret));
 	for (i = 0; i < 7; i++)
-		w[i] = make_win(&p, 1 + i, 3, &ever);
+		w[i] = new_win(st, 1 + i, 3);
 	assert_int_equal(fsd_query_scratch_init(&q, &hp), 0);
 	for (cap = 1; cap <= 5; cap++)
 		for (n = 1; n <= 7; n++) {
@@ -990,11 +982,8 @@ static void test_span_after_restore(void **state)
 			__u64 last_end, pk = 0;
 			unsigned int got = n < cap ? n : cap, k;
 
-			assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, false), 0);
-			for (i = 0; i < n; i++)
-				put_win(&ws, w[i]);
-			fsd_winstore_close(&ws);
-			assert_int_equal(fsd_winstore_open(&ws, st->dir, &p, true), 0);
+			store_wins(st->dir, &st->p, w, n);
+			assert_int_equal(fsd_winstore_open(&ws, st->dir, &st->p, true), 0);
 			assert_int_equal(fsd_history_init(&h, &hp, cap, CAND_LIMIT, 100), 0);
 			assert_int_equal(fsd_winstore_load(&ws, &h, 100, &last_end), (int)got);
 			assert_int_equal(fsd_history_distinct(&h, &all, &q, distinct, &span), 0);
@@ -1015,8 +1004,7 @@ static void test_span_after_restore(void **state)
 			fsd_winstore_close(&ws);
 		}
 	fsd_query_scratch_free(&q);
-	for (i = 0; i < 7; i++)
-		free_win(w[i]);
+	free_wins(w, 7);
 }
 
 /*
@@ -1029,8 +1017,6 @@ static void test_span_after_restore(void **state)
 static void test_full_disk_backoff(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
 	struct fsd_winstore ws;
 	struct fsd_window_map m;
 	struct fs_sketch view;
@@ -1041,8 +1027,7 @@ static void test_full_disk_backoff(void **state)
 	int err;
 
 	prng_seed(17);
-	make_params(&p, DEPTH, &secret);
-	w = make_win(&p, 1, 10, &ever);
+	w = new_win(st, 1, 10);
 	one = file_len(w);
 	snprintf(mnt, sizeof(mnt), "%s/fs", st->dir);
 	assert_int_equal(mkdir(mnt, 0700), 0);
@@ -1051,7 +1036,7 @@ static void test_full_disk_backoff(void **state)
 		rmdir(mnt);
 		skip();		/* not root: nothing to test here */
 	}
-	assert_int_equal(fsd_winstore_open(&ws, mnt, &p, false), 0);
+	assert_int_equal(fsd_winstore_open(&ws, mnt, &st->p, false), 0);
 	for (i = 0; i < 2; i++) {
 		w->seq = 1 + i;
 		put_win(&ws, w);
@@ -1084,39 +1069,28 @@ static void test_full_disk_backoff(void **state)
 static void test_clear(void **state)
 {
 	struct state *st = *state;
-	struct fs_window_totals ever = EVER_BEFORE;
-	struct fs_sketch_params p;
-	struct fsd_winstore ws;
 	char a[PATH_MAX], b[PATH_MAX], listing[4096];
 	struct win *w[2];
 
 	prng_seed(8);
-	make_params(&p, DEPTH, &secret);
-	w[0] = make_win(&p, 3, 25, &ever);
-	w[1] = make_win(&p, 4, 35, &ever);
+	w[0] = new_win(st, 3, 25);
+	w[1] = new_win(st, 4, 35);
 	assert_true(snprintf(a, sizeof(a), "%s/a", st->dir) < (int)sizeof(a));
 	assert_true(snprintf(b, sizeof(b), "%s/b", st->dir) < (int)sizeof(b));
 
-	assert_int_equal(fsd_winstore_open(&ws, a, &p, false), 0);
-	put_win(&ws, w[0]);
-	put_win(&ws, w[1]);
-	fsd_winstore_close(&ws);
+	store_wins(a, &st->p, w, 2);
 	touch(a, "window-00000000000000000005.tmp", "half a window");
 	assert_true(win_exists(a, 3));
 	fsd_winstore_clear(a);
 	assert_false(exists(a));
 
-	assert_int_equal(fsd_winstore_open(&ws, b, &p, false), 0);
-	put_win(&ws, w[0]);
-	put_win(&ws, w[1]);
-	fsd_winstore_close(&ws);
+	store_wins(b, &st->p, w, 2);
 	touch(b, "keep-me", "not a window");
 	fsd_winstore_clear(b);
 	assert_true(exists(b));
 	dir_listing(b, listing, sizeof(listing));
 	assert_string_equal(listing, "keep-me");
-	free_win(w[0]);
-	free_win(w[1]);
+	free_wins(w, 2);
 }
 
 int main(void)
