@@ -337,6 +337,13 @@ static void rotate_ok(struct rig *g)
 	assert_int_equal(fsd_rotate(&g->r, &g->h, g->rb), 0);
 }
 
+/* Batch b as a whole window: sent (send_batch()), then rotated. */
+static void send_rotate(struct rig *g, unsigned int b, int drain)
+{
+	send_batch(g, b, drain);
+	rotate_ok(g);
+}
+
 /* Rotate with the armed fault: it must fail, and the fault must have been
  * reached (else the test tests nothing). */
 static int rotate_failing(struct rig *g)
@@ -506,10 +513,8 @@ static void test_no_fault(void **state)
 	struct rig *g = *state;
 	unsigned int b;
 
-	for (b = 0; b < 5; b++) {
-		send_batch(g, b, b % 2);
-		rotate_ok(g);
-	}
+	for (b = 0; b < 5; b++)
+		send_rotate(g, b, b % 2);
 	assert_history(g, kept, 5, 0, 0);
 	assert_reports_accounted(g);
 }
@@ -524,8 +529,7 @@ static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
 	static const __u64 kept[] = { 0, 2, 3, 4 };
 	__u64 raised;
 
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
 	raised = send_batch(g, 1, drain_lost);
 	fault_arm(op, fd, skip, count);
 	rotate_failing(g);
@@ -539,12 +543,9 @@ static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
 		g->stray_expected = raised;
 		g->flows_filed -= NFLOWS;
 	}
-	send_batch(g, 2, 1);
-	rotate_ok(g);
-	send_batch(g, 3, 1);
-	rotate_ok(g);
-	send_batch(g, 4, 0);
-	rotate_ok(g);
+	send_rotate(g, 2, 1);
+	send_rotate(g, 3, 1);
+	send_rotate(g, 4, 0);
 	assert_history(g, kept, 4, 1, 0);
 	assert_reports_accounted(g);
 }
@@ -570,14 +571,12 @@ static void test_barrier_retried(void **state)
 	static const __u64 kept[] = { 0, 1, 2 };
 	struct rig *g = *state;
 
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
 	fault_arm(FAULT_UPDATE, g->r.barrier_fd, 0, FSD_BARRIER_TRIES - 1);
 	rotate_ok(g);
 	assert_int_equal(fault.hits, FSD_BARRIER_TRIES - 1);
-	send_batch(g, 2, 1);
-	rotate_ok(g);
+	send_rotate(g, 2, 1);
 	assert_history(g, kept, 3, 0, 0);
 	assert_reports_accounted(g);
 }
@@ -592,17 +591,14 @@ static void zero_fails_window_1(struct rig *g, int fd, int skip)
 	static const __u64 kept[] = { 0, 1, 2, 3, 4 };
 	__u64 b;
 
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
 	fault_arm(FAULT_UPDATE, fd, skip, 1);
 	rotate_ok(g);
 	assert_true(g->r.dirty);
 	assert_non_null(window_of_seq(g, 1));
-	for (b = 2; b < 5; b++) {
-		send_batch(g, b, b < 4);
-		rotate_ok(g);
-	}
+	for (b = 2; b < 5; b++)
+		send_rotate(g, b, b < 4);
 	assert_false(g->r.dirty);
 	assert_history(g, kept, 5, 0, 0);
 	assert_reports_accounted(g);
@@ -637,10 +633,8 @@ static void test_hot_never_written(void **state)
 	unsigned int b;
 
 	fault_arm(FAULT_UPDATE, g->r.hot_fd, 0, 1 << 30);
-	for (b = 0; b < 5; b++) {
-		send_batch(g, b, b % 2);
-		rotate_ok(g);
-	}
+	for (b = 0; b < 5; b++)
+		send_rotate(g, b, b % 2);
 	assert_int_equal(fault.hits, 0);
 	fault_arm(FAULT_NONE, -1, 0, 0);
 	assert_history(g, kept, 5, 0, 0);
@@ -662,20 +656,15 @@ static void test_idle_cpu_window(void **state)
 
 	if (g->ncpus_run < 2)
 		skip();
-	send_batch(g, 0, 1);
-	rotate_ok(g);
-	send_batch(g, 1, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
+	send_rotate(g, 1, 1);
 	g->ncpus_run = 1;
-	send_batch(g, 2, 1);
-	rotate_ok(g);
+	send_rotate(g, 2, 1);
 	g->cpus[0] = c1;
-	send_batch(g, 3, 1);
-	rotate_ok(g);
+	send_rotate(g, 3, 1);
 	g->cpus[0] = c0;
 	g->ncpus_run = 2;
-	send_batch(g, 4, 1);
-	rotate_ok(g);
+	send_rotate(g, 4, 1);
 	assert_history(g, kept, 5, 0, 0);
 	assert_reports_accounted(g);
 }
@@ -716,8 +705,7 @@ static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
 	const struct fsd_window *w;
 	__u64 before, after, raised;
 
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
 	raised = send_batch(g, 1, 0);
 	g->stray_expected = raised;
 	g->flows_filed -= NFLOWS;
@@ -734,17 +722,14 @@ static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
 	assert_int_equal(g->r.postponed, 1);
 	assert_int_equal(g->r.errors, 1);
 	assert_int_equal(g->h.count, 1);
-	send_batch(g, 5, 1);
-	rotate_ok(g);
+	send_rotate(g, 5, 1);
 	/* One window from before the postponed rotation to after it. */
 	w = window_of_seq(g, 2);
 	assert_non_null(w);
 	assert_true(w->start_ns <= before);
 	assert_true(w->end_ns >= after);
-	send_batch(g, 3, 1);
-	rotate_ok(g);
-	send_batch(g, 4, 1);
-	rotate_ok(g);
+	send_rotate(g, 3, 1);
+	send_rotate(g, 4, 1);
 	assert_history(g, kept, 4, 1, 1);
 	assert_int_equal(g->truth[2].nflows, 2 * NFLOWS);
 	assert_reports_accounted(g);
@@ -814,6 +799,28 @@ static void successor(struct rig *g, struct fsd_winstore *store,
 					    1000000000ULL), 0);
 }
 
+/* A state directory made from the template dir, its store used by the
+ * rig's rotation and reports. */
+static void store_attach(struct rig *g, struct fsd_winstore *store, char *dir)
+{
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fsd_winstore_open(store, dir, &params, false), 0);
+	g->r.store = store;
+	g->reports.store = store;
+}
+
+/* The store closed and its directory cleared, the windows it mapped
+ * unmapped first (a fresh history for the teardown). */
+static void store_detach(struct rig *g, struct fsd_winstore *store,
+			 const char *dir)
+{
+	fsd_history_free(&g->h);
+	assert_int_equal(fsd_history_init(&g->h, &params, KEEP, 1024,
+					  g->loader.obj.ctl->window_seq), 0);
+	fsd_winstore_close(store);
+	fsd_winstore_clear(dir);
+}
+
 /*
  * Killed right after the flip (steps 1-3 of rotation.h): window 1 is
  * whole in its slot, with its reports still in the ring buffer; the
@@ -824,16 +831,14 @@ static void test_adopt_after_flip(void **state)
 	static const __u64 kept[] = { 1, 2 };
 	struct rig *g = *state;
 
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
 	send_batch(g, 1, 0);
 	__atomic_store_n(&g->loader.obj.ctl->window_seq, 2, __ATOMIC_RELEASE);
 	successor(g, NULL, NULL, NULL);
 	assert_int_equal(g->r.seq, 2);
 	assert_int_equal(g->loader.obj.ctl->done_seq, 2);
 	assert_window_exact(g, 1);
-	send_batch(g, 2, 1);
-	rotate_ok(g);
+	send_rotate(g, 2, 1);
 	/* Window 0 was the killed daemon's, in no store: gone with it. */
 	assert_history(g, kept, 2, 0, 0);
 }
@@ -848,8 +853,7 @@ static void test_adopt_while_zeroing(void **state)
 	static const __u64 kept[] = { 2, 3 };
 	struct rig *g = *state;
 
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
 	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 1, 1);	/* half of it zeroed */
 	rotate_ok(g);
@@ -857,10 +861,8 @@ static void test_adopt_while_zeroing(void **state)
 	assert_true(g->r.dirty);
 	successor(g, NULL, NULL, NULL);
 	assert_false(g->r.dirty);
-	send_batch(g, 2, 1);
-	rotate_ok(g);
-	send_batch(g, 3, 1);
-	rotate_ok(g);
+	send_rotate(g, 2, 1);
+	send_rotate(g, 3, 1);
 	assert_history(g, kept, 2, 0, 0);
 }
 
@@ -875,15 +877,11 @@ static void test_adopt_with_store(void **state)
 {
 	static const __u64 kept[] = { 0, 1 };
 	struct rig *g = *state;
-	struct fs_sketch_params p = params;
 	struct fsd_winstore store;
 	char dir[] = "/tmp/fs-test-rotation.XXXXXX";
 	__u32 restored = 0;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(fsd_winstore_open(&store, dir, &p, false), 0);
-	g->r.store = &store;
-	g->reports.store = &store;
+	store_attach(g, &store, dir);
 	send_batch(g, 0, 0);
 	fsd_reports_drain(g->rb, &g->reports);
 	rotate_ok(g);
@@ -895,11 +893,7 @@ static void test_adopt_with_store(void **state)
 	assert_window_exact(g, 0);
 	rotate_ok(g);
 	assert_history(g, kept, 2, 0, 0);
-	fsd_history_free(&g->h);	/* unmaps the windows */
-	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
-					  g->loader.obj.ctl->window_seq), 0);
-	fsd_winstore_close(&store);
-	fsd_winstore_clear(dir);
+	store_detach(g, &store, dir);
 	assert_int_equal(rmdir(dir), -1);	/* clear removed it */
 }
 
@@ -915,17 +909,12 @@ static void test_adopt_after_store_before_done(void **state)
 {
 	static const __u64 kept[] = { 0, 1, 2, 3 };
 	struct rig *g = *state;
-	struct fs_sketch_params p = params;
 	struct fsd_winstore store;
 	char dir[] = "/tmp/fs-test-rotation.XXXXXX";
 	__u32 restored = 0;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(fsd_winstore_open(&store, dir, &p, false), 0);
-	g->r.store = &store;
-	g->reports.store = &store;
-	send_batch(g, 0, 1);
-	rotate_ok(g);
+	store_attach(g, &store, dir);
+	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
 	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 0, 1000000);
 	rotate_ok(g);
@@ -935,16 +924,10 @@ static void test_adopt_after_store_before_done(void **state)
 	successor(g, &store, dir, &restored);
 	assert_int_equal(restored, 2);
 	assert_int_equal(g->loader.obj.ctl->done_seq, 2);
-	send_batch(g, 2, 1);
-	rotate_ok(g);
-	send_batch(g, 3, 1);
-	rotate_ok(g);
+	send_rotate(g, 2, 1);
+	send_rotate(g, 3, 1);
 	assert_history(g, kept, 4, 0, 0);
-	fsd_history_free(&g->h);
-	assert_int_equal(fsd_history_init(&g->h, &p, KEEP, 1024,
-					  g->loader.obj.ctl->window_seq), 0);
-	fsd_winstore_close(&store);
-	fsd_winstore_clear(dir);
+	store_detach(g, &store, dir);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
