@@ -164,6 +164,20 @@ static struct dp *dp_open(const struct fs_sketch_params *params)
 	return dp_open_full(params, 0, 0, 0);
 }
 
+/* The daemon's default sketch (with the fixed secret). */
+static struct fs_sketch_params default_params(void)
+{
+	return make_params(FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
+			   FS_DEFAULT_HLL_P, 0);
+}
+
+static struct dp *dp_open_default(void)
+{
+	struct fs_sketch_params params = default_params();
+
+	return dp_open(&params);
+}
+
 static struct dp *dp_open_sized(const struct fs_sketch_params *params,
 				__u32 cms_entries, __u32 hll_entries)
 {
@@ -405,6 +419,24 @@ static void assert_state_matches_model(struct dp *dp, const char *what)
 		fail_msg("%s: fs_hot differs from the model: %s", what, diff);
 }
 
+/* From before to after, rx and counters a and b (maybe the same) moved by
+ * one, every other counter not at all. */
+static void assert_moved(const char *what, const __u64 *before,
+			 const __u64 *after, unsigned int a, unsigned int b)
+{
+	unsigned int s;
+
+	for (s = 0; s < FS_STAT_MAX; s++) {
+		__u64 want = s == FS_STAT_RX || s == a || s == b;
+
+		if (after[s] - before[s] != want)
+			fail_msg("%s: counter %u moved by %llu, expected %llu",
+				 what, s,
+				 (unsigned long long)(after[s] - before[s]),
+				 (unsigned long long)want);
+	}
+}
+
 /* --- expected keys, written by hand ------------------------------------ */
 
 static struct fs_flow_key key4(__u8 proto, __u16 sport, __u16 dport)
@@ -435,6 +467,27 @@ static struct fs_flow_key key6(__u8 proto, __u16 sport, __u16 dport)
 	return k;
 }
 
+/* --- frames, from the test's fixed addresses ------------------------------ */
+
+static void eth_ipv4(struct pkt *p, __u8 proto, unsigned int ihl, __u16 frag_off)
+{
+	pkt_eth(p, PKT_ETH_P_IP);
+	pkt_ipv4(p, proto, a4_src, a4_dst, ihl, frag_off);
+}
+
+static void eth_ipv6(struct pkt *p, __u8 nexthdr)
+{
+	pkt_eth(p, PKT_ETH_P_IPV6);
+	pkt_ipv6(p, nexthdr, a6_src, a6_dst);
+}
+
+/* Finished, then cut to its first len bytes, as a truncated frame. */
+static void finish_cut(struct pkt *p, size_t len)
+{
+	pkt_finish(p);
+	p->len = len;
+}
+
 /* --- frames that must be keyed ------------------------------------------ */
 
 struct keyed_case {
@@ -443,10 +496,30 @@ struct keyed_case {
 	int fragment;		/* a non-first fragment: FS_STAT_FRAGMENTS */
 };
 
+/* The finished frame of build, and the key it must produce. */
+static void keyed_frame(struct pkt *p, struct fs_flow_key *k,
+			void (*build)(struct pkt *p, struct fs_flow_key *k))
+{
+	pkt_init(p);
+	build(p, k);
+	pkt_finish(p);
+}
+
+/* A UDP frame from src to a4_dst with payload bytes after the header. */
+static void udp4_frame(struct pkt *p, const __u8 *src, __u16 sport,
+		       __u16 dport, size_t payload)
+{
+	pkt_init(p);
+	pkt_eth(p, PKT_ETH_P_IP);
+	pkt_ipv4(p, 17, src, a4_dst, 5, 0);
+	pkt_udp(p, sport, dport);
+	pkt_payload(p, payload);
+	pkt_finish(p);
+}
+
 static void k_ipv4_tcp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 6, 5, 0);
 	pkt_tcp(p, 40000, 443, 5);
 	pkt_payload(p, 100);
 	*k = key4(6, 40000, 443);
@@ -454,16 +527,14 @@ static void k_ipv4_tcp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv4_tcp_options(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0x4000 /* DF */);
+	eth_ipv4(p, 6, 5, 0x4000 /* DF */);
 	pkt_tcp(p, 40001, 22, 15);	/* 40 bytes of TCP options */
 	*k = key4(6, 40001, 22);
 }
 
 static void k_ipv4_udp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 17, 5, 0);
 	pkt_udp(p, 5353, 53);
 	pkt_payload(p, 20);
 	*k = key4(17, 5353, 53);
@@ -472,24 +543,21 @@ static void k_ipv4_udp(struct pkt *p, struct fs_flow_key *k)
 /* An IPv4 header with 40 bytes of options (IHL 15). */
 static void k_ipv4_options_udp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 15, 0);
+	eth_ipv4(p, 17, 15, 0);
 	pkt_udp(p, 1000, 2000);
 	*k = key4(17, 1000, 2000);
 }
 
 static void k_ipv4_options_tcp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 6, 0);
+	eth_ipv4(p, 6, 6, 0);
 	pkt_tcp(p, 1001, 2001, 5);
 	*k = key4(6, 1001, 2001);
 }
 
 static void k_ipv4_icmp_echo(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 1, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 1, 5, 0);
 	pkt_icmp(p, 8, 0);
 	pkt_payload(p, 56);
 	*k = key4(1, 0, 8 << 8 | 0);
@@ -497,8 +565,7 @@ static void k_ipv4_icmp_echo(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv4_icmp_unreach(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 1, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 1, 5, 0);
 	pkt_icmp(p, 3, 3);
 	*k = key4(1, 0, 3 << 8 | 3);
 }
@@ -506,8 +573,7 @@ static void k_ipv4_icmp_unreach(struct pkt *p, struct fs_flow_key *k)
 /* GRE: a protocol without ports is keyed by addresses and protocol. */
 static void k_ipv4_gre(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 47, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 47, 5, 0);
 	pkt_payload(p, 64);
 	*k = key4(47, 0, 0);
 }
@@ -515,8 +581,7 @@ static void k_ipv4_gre(struct pkt *p, struct fs_flow_key *k)
 /* ICMPv6's number inside IPv4 is just another protocol. */
 static void k_ipv4_proto58(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 58, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 58, 5, 0);
 	pkt_icmp(p, 128, 0);
 	*k = key4(58, 0, 0);
 }
@@ -525,8 +590,7 @@ static void k_ipv4_proto58(struct pkt *p, struct fs_flow_key *k)
  * the bytes (the frame length) and ignored by the parser. */
 static void k_ipv4_padded(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 17, 5, 0);
 	pkt_udp(p, 7, 7);
 	pkt_finish(p);
 	pkt_payload(p, 60 - p->len);
@@ -564,8 +628,7 @@ static void k_qinq_reversed_ipv6_udp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv4_first_fragment(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0x2000 /* MF, offset 0 */);
+	eth_ipv4(p, 17, 5, 0x2000 /* MF, offset 0 */);
 	pkt_udp(p, 3000, 4000);
 	pkt_payload(p, 200);
 	*k = key4(17, 3000, 4000);
@@ -573,24 +636,21 @@ static void k_ipv4_first_fragment(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv4_middle_fragment(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0x2000 | 185);
+	eth_ipv4(p, 17, 5, 0x2000 | 185);
 	pkt_payload(p, 200);	/* would read as ports 0xa5a5 */
 	*k = key4(17, 0, 0);
 }
 
 static void k_ipv4_last_fragment(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 370);
+	eth_ipv4(p, 6, 5, 370);
 	pkt_payload(p, 3);	/* shorter than any TCP header: not read */
 	*k = key4(6, 0, 0);
 }
 
 static void k_ipv6_tcp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 6, a6_src, a6_dst);
+	eth_ipv6(p, 6);
 	pkt_tcp(p, 50000, 443, 8);
 	pkt_payload(p, 1000);
 	*k = key6(6, 50000, 443);
@@ -598,8 +658,7 @@ static void k_ipv6_tcp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_udp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 17, a6_src, a6_dst);
+	eth_ipv6(p, 17);
 	pkt_udp(p, 443, 50001);
 	pkt_payload(p, 1200);
 	*k = key6(17, 443, 50001);
@@ -607,16 +666,14 @@ static void k_ipv6_udp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_icmp_echo(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 58, a6_src, a6_dst);
+	eth_ipv6(p, 58);
 	pkt_icmp(p, 128, 0);
 	*k = key6(58, 0, 128 << 8 | 0);
 }
 
 static void k_ipv6_icmp_too_big(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 60, a6_src, a6_dst);
+	eth_ipv6(p, 60);
 	pkt_ipv6_opts(p, 58, 0);
 	pkt_icmp(p, 2, 0);
 	*k = key6(58, 0, 2 << 8 | 0);
@@ -625,16 +682,14 @@ static void k_ipv6_icmp_too_big(struct pkt *p, struct fs_flow_key *k)
 /* ICMP's (v4) number inside IPv6 has no type/code in the key. */
 static void k_ipv6_proto1(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 1, a6_src, a6_dst);
+	eth_ipv6(p, 1);
 	pkt_icmp(p, 8, 0);
 	*k = key6(1, 0, 0);
 }
 
 static void k_ipv6_hop_tcp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 6, 0);
 	pkt_tcp(p, 1111, 2222, 5);
 	*k = key6(6, 1111, 2222);
@@ -642,8 +697,7 @@ static void k_ipv6_hop_tcp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_hop_rt_dst_udp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 43, 1);	/* 16 bytes */
 	pkt_ipv6_opts(p, 60, 2);	/* routing, 24 bytes */
 	pkt_ipv6_opts(p, 17, 0);	/* destination options */
@@ -653,8 +707,7 @@ static void k_ipv6_hop_rt_dst_udp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_ah_tcp(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 51, a6_src, a6_dst);
+	eth_ipv6(p, 51);
 	pkt_ipv6_ah(p, 6, 4);		/* 24 bytes: 12 of header + 96-bit ICV */
 	pkt_tcp(p, 5555, 6666, 5);
 	*k = key6(6, 5555, 6666);
@@ -662,8 +715,7 @@ static void k_ipv6_ah_tcp(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_first_fragment(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 44, a6_src, a6_dst);
+	eth_ipv6(p, 44);
 	pkt_ipv6_frag(p, 17, 0, 1);
 	pkt_udp(p, 7777, 8888);
 	pkt_payload(p, 1000);
@@ -672,8 +724,7 @@ static void k_ipv6_first_fragment(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_middle_fragment(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 44, 0);
 	pkt_ipv6_frag(p, 17, 1448 / 8, 1);
 	pkt_payload(p, 1000);
@@ -682,8 +733,7 @@ static void k_ipv6_middle_fragment(struct pkt *p, struct fs_flow_key *k)
 
 static void k_ipv6_last_fragment(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 44, a6_src, a6_dst);
+	eth_ipv6(p, 44);
 	pkt_ipv6_frag(p, 6, 2896 / 8, 0);
 	pkt_payload(p, 2);
 	*k = key6(6, 0, 0);
@@ -692,8 +742,7 @@ static void k_ipv6_last_fragment(struct pkt *p, struct fs_flow_key *k)
 /* As many extension headers as the parser walks (FS_IPV6_MAX_EXT = 6). */
 static void k_ipv6_six_ext(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 60, 0);
 	pkt_ipv6_opts(p, 43, 0);
 	pkt_ipv6_opts(p, 51, 0);
@@ -707,8 +756,7 @@ static void k_ipv6_six_ext(struct pkt *p, struct fs_flow_key *k)
 /* A maximum-length hop-by-hop header: 2048 bytes. */
 static void k_ipv6_long_hop(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 6, 255);
 	pkt_tcp(p, 80, 8080, 5);
 	*k = key6(6, 80, 8080);
@@ -717,8 +765,7 @@ static void k_ipv6_long_hop(struct pkt *p, struct fs_flow_key *k)
 /* No next header (59): keyed, no ports. */
 static void k_ipv6_no_next(struct pkt *p, struct fs_flow_key *k)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 60, a6_src, a6_dst);
+	eth_ipv6(p, 60);
 	pkt_ipv6_opts(p, 59, 0);
 	*k = key6(59, 0, 0);
 }
@@ -758,13 +805,10 @@ static const struct keyed_case keyed_cases[] = {
 
 static void test_keyed_frames(void **state)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
-	struct dp *dp = dp_open(&params);
+	struct dp *dp = dp_open_default();
 	__u64 before[FS_STAT_MAX], after[FS_STAT_MAX];
 	struct fs_window_totals t0, t1;
-	unsigned int i, s;
+	unsigned int i;
 
 	dp_set_ctl(dp, 0, 0);
 	for (i = 0; i < FS_ARRAY_SIZE(keyed_cases); i++) {
@@ -772,9 +816,7 @@ static void test_keyed_frames(void **state)
 		struct fs_flow_key k;
 		struct pkt p;
 
-		pkt_init(&p);
-		c->build(&p, &k);
-		pkt_finish(&p);
+		keyed_frame(&p, &k, c->build);
 
 		dp_stats(dp, before);
 		t0 = dp_totals(dp, 0);
@@ -784,16 +826,8 @@ static void test_keyed_frames(void **state)
 		t1 = dp_totals(dp, 0);
 
 		assert_state_matches_model(dp, c->name);
-		for (s = 0; s < FS_STAT_MAX; s++) {
-			__u64 want = s == FS_STAT_RX || s == FS_STAT_SKETCHED ||
-				     (s == FS_STAT_FRAGMENTS && c->fragment);
-
-			if (after[s] - before[s] != want)
-				fail_msg("%s: counter %u moved by %llu, expected %llu",
-					 c->name, s,
-					 (unsigned long long)(after[s] - before[s]),
-					 (unsigned long long)want);
-		}
+		assert_moved(c->name, before, after, FS_STAT_SKETCHED,
+			     c->fragment ? FS_STAT_FRAGMENTS : FS_STAT_SKETCHED);
 		assert_int_equal(t1.packets - t0.packets, 1);
 		assert_int_equal(t1.bytes - t0.bytes, p.len);
 	}
@@ -807,6 +841,15 @@ struct bad_case {
 	void (*build)(struct pkt *p);
 	enum fs_stat reason;
 };
+
+/* The frame of c, finished (builders that truncate finish first). */
+static void bad_frame(struct pkt *p, const struct bad_case *c)
+{
+	pkt_init(p);
+	c->build(p);
+	if (!p->finished)
+		pkt_finish(p);
+}
 
 /*
  * No frame shorter than an Ethernet header reaches XDP: BPF_PROG_TEST_RUN,
@@ -878,10 +921,8 @@ static void b_vlan3(struct pkt *p)
 
 static void b_ipv4_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
-	pkt_finish(p);
-	p->len = 14 + 19;
+	eth_ipv4(p, 17, 5, 0);
+	finish_cut(p, 14 + 19);
 }
 
 static void b_vlan_ipv4_trunc(struct pkt *p)
@@ -889,37 +930,31 @@ static void b_vlan_ipv4_trunc(struct pkt *p)
 	pkt_eth(p, PKT_ETH_P_8021Q);
 	pkt_vlan(p, 5, PKT_ETH_P_IP);
 	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
-	pkt_finish(p);
-	p->len = 18 + 10;
+	finish_cut(p, 18 + 10);
 }
 
 static void b_ipv4_ihl4(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 4, 0);
+	eth_ipv4(p, 17, 4, 0);
 	pkt_udp(p, 1, 2);
 }
 
 static void b_ipv4_ihl0(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 0, 0);
+	eth_ipv4(p, 6, 0, 0);
 	pkt_tcp(p, 1, 2, 5);
 }
 
 /* IHL 15 announces 40 bytes of options; the frame holds 39. */
 static void b_ipv4_options_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 15, 0);
-	pkt_finish(p);
-	p->len = 14 + 59;
+	eth_ipv4(p, 17, 15, 0);
+	finish_cut(p, 14 + 59);
 }
 
 static void b_ipv4_tot_len_19(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 17, 5, 0);
 	pkt_udp(p, 1, 2);
 	pkt_ipv4_set_tot_len(p, 19);
 }
@@ -927,73 +962,59 @@ static void b_ipv4_tot_len_19(struct pkt *p)
 /* tot_len covers the 20 fixed bytes but not the options. */
 static void b_ipv4_tot_len_options(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 8, 0);
+	eth_ipv4(p, 17, 8, 0);
 	pkt_udp(p, 1, 2);
 	pkt_ipv4_set_tot_len(p, 31);
 }
 
 static void b_ipv6_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 17, a6_src, a6_dst);
-	pkt_finish(p);
-	p->len = 14 + 39;
+	eth_ipv6(p, 17);
+	finish_cut(p, 14 + 39);
 }
 
 static void b_ipv6_hop_trunc_fixed(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 17, 0);
-	pkt_finish(p);
-	p->len = 14 + 40 + 7;
+	finish_cut(p, 14 + 40 + 7);
 }
 
 /* hdrlen 1: 16 bytes announced, 12 present. */
 static void b_ipv6_hop_trunc_len(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 17, 1);
-	pkt_finish(p);
-	p->len = 14 + 40 + 12;
+	finish_cut(p, 14 + 40 + 12);
 }
 
 static void b_ipv6_routing_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 43, 0);
 	pkt_ipv6_opts(p, 17, 2);
-	pkt_finish(p);
-	p->len = 14 + 40 + 8 + 23;
+	finish_cut(p, 14 + 40 + 8 + 23);
 }
 
 static void b_ipv6_dstopts_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 60, a6_src, a6_dst);
+	eth_ipv6(p, 60);
 	pkt_finish(p);
 	pkt_put(p, 3);		/* 3 of at least 8 bytes */
 }
 
 static void b_ipv6_frag_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 44, a6_src, a6_dst);
+	eth_ipv6(p, 44);
 	pkt_ipv6_frag(p, 17, 10, 1);
-	pkt_finish(p);
-	p->len = 14 + 40 + 5;
+	finish_cut(p, 14 + 40 + 5);
 }
 
 static void b_ipv6_ah_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 51, a6_src, a6_dst);
+	eth_ipv6(p, 51);
 	pkt_ipv6_ah(p, 6, 4);
-	pkt_finish(p);
-	p->len = 14 + 40 + 23;
+	finish_cut(p, 14 + 40 + 23);
 }
 
 /* Seven extension headers: one more than the parser walks. */
@@ -1001,8 +1022,7 @@ static void b_ipv6_ext_chain(struct pkt *p)
 {
 	int i;
 
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 60, a6_src, a6_dst);
+	eth_ipv6(p, 60);
 	for (i = 0; i < 6; i++)
 		pkt_ipv6_opts(p, 60, 0);
 	pkt_ipv6_opts(p, 17, 0);
@@ -1011,82 +1031,66 @@ static void b_ipv6_ext_chain(struct pkt *p)
 
 static void b_ipv4_tcp_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 6, 5, 0);
 	pkt_tcp(p, 1, 2, 5);
-	pkt_finish(p);
-	p->len -= 1;
+	finish_cut(p, p->len - 1);
 }
 
 static void b_ipv6_tcp_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 6, a6_src, a6_dst);
+	eth_ipv6(p, 6);
 	pkt_tcp(p, 1, 2, 5);
-	pkt_finish(p);
-	p->len = 14 + 40 + 2;
+	finish_cut(p, 14 + 40 + 2);
 }
 
 /* Data offset 10 announces 20 bytes of options; the frame holds 19. */
 static void b_tcp_options_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 6, 5, 0);
 	pkt_tcp(p, 1, 2, 10);
-	pkt_finish(p);
-	p->len -= 1;
+	finish_cut(p, p->len - 1);
 }
 
 static void b_tcp_doff4(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 6, 5, 0);
 	pkt_tcp(p, 1, 2, 4);
 	pkt_payload(p, 20);
 }
 
 static void b_ipv6_tcp_doff0(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 6, a6_src, a6_dst);
+	eth_ipv6(p, 6);
 	pkt_tcp(p, 1, 2, 0);
 }
 
 static void b_ipv4_udp_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 17, 5, 0);
 	pkt_udp(p, 1, 2);
-	pkt_finish(p);
-	p->len -= 1;
+	finish_cut(p, p->len - 1);
 }
 
 static void b_ipv6_udp_after_ext_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 17, 0);
 	pkt_udp(p, 1, 2);
-	pkt_finish(p);
-	p->len -= 4;
+	finish_cut(p, p->len - 4);
 }
 
 static void b_ipv4_icmp_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 1, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 1, 5, 0);
 	pkt_icmp(p, 8, 0);
-	pkt_finish(p);
-	p->len -= 1;
+	finish_cut(p, p->len - 1);
 }
 
 static void b_ipv6_icmp_trunc(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 58, a6_src, a6_dst);
+	eth_ipv6(p, 58);
 	pkt_icmp(p, 128, 0);
-	pkt_finish(p);
-	p->len = 14 + 40 + 1;
+	finish_cut(p, 14 + 40 + 1);
 }
 
 /*
@@ -1096,16 +1100,14 @@ static void b_ipv6_icmp_trunc(struct pkt *p)
  */
 static void b_ipv4_udp_past_tot_len(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 17, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 17, 5, 0);
 	pkt_ipv4_set_tot_len(p, 20 + 4);
 	pkt_payload(p, 60 - p->len);
 }
 
 static void b_ipv4_tcp_options_past_tot_len(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IP);
-	pkt_ipv4(p, 6, a4_src, a4_dst, 5, 0);
+	eth_ipv4(p, 6, 5, 0);
 	pkt_tcp(p, 1, 2, 8);
 	pkt_ipv4_set_tot_len(p, 20 + 28);
 	pkt_payload(p, 8);
@@ -1113,16 +1115,14 @@ static void b_ipv4_tcp_options_past_tot_len(struct pkt *p)
 
 static void b_ipv6_udp_past_payload_len(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 17, a6_src, a6_dst);
+	eth_ipv6(p, 17);
 	pkt_ipv6_set_payload_len(p, 6);
 	pkt_payload(p, 8);
 }
 
 static void b_ipv6_hop_past_payload_len(struct pkt *p)
 {
-	pkt_eth(p, PKT_ETH_P_IPV6);
-	pkt_ipv6(p, 0, a6_src, a6_dst);
+	eth_ipv6(p, 0);
 	pkt_ipv6_opts(p, 17, 1);
 	pkt_udp(p, 1, 2);
 	pkt_ipv6_set_payload_len(p, 8);
@@ -1170,21 +1170,16 @@ static const struct bad_case bad_cases[] = {
 
 static void test_malformed_frames(void **state)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
-	struct dp *dp = dp_open(&params);
+	struct dp *dp = dp_open_default();
 	__u64 before[FS_STAT_MAX], after[FS_STAT_MAX];
 	struct fs_flow_key k;
 	struct pkt p;
-	unsigned int i, s;
+	unsigned int i;
 
 	dp_set_ctl(dp, 0, PHI_MIN);	/* any new flow would report */
 
 	/* One good packet first, so "unchanged" is not just "still zero". */
-	pkt_init(&p);
-	k_ipv4_udp(&p, &k);
-	pkt_finish(&p);
+	keyed_frame(&p, &k, k_ipv4_udp);
 	dp_run(dp, &p);
 	model_count(dp, &k, p.len, NULL);
 	dp->nreports = 0;
@@ -1193,10 +1188,7 @@ static void test_malformed_frames(void **state)
 		const struct bad_case *c = &bad_cases[i];
 		struct fs_window_totals t0, t1;
 
-		pkt_init(&p);
-		c->build(&p);
-		if (!p.finished)	/* builders that truncate finish first */
-			pkt_finish(&p);
+		bad_frame(&p, c);
 
 		dp_stats(dp, before);
 		t0 = dp_totals(dp, 0);
@@ -1204,15 +1196,7 @@ static void test_malformed_frames(void **state)
 		dp_stats(dp, after);
 		t1 = dp_totals(dp, 0);
 
-		for (s = 0; s < FS_STAT_MAX; s++) {
-			__u64 want = s == FS_STAT_RX || s == c->reason;
-
-			if (after[s] - before[s] != want)
-				fail_msg("%s: counter %u moved by %llu, expected %llu",
-					 c->name, s,
-					 (unsigned long long)(after[s] - before[s]),
-					 (unsigned long long)want);
-		}
+		assert_moved(c->name, before, after, c->reason, c->reason);
 		assert_int_equal(t1.packets, t0.packets);
 		assert_int_equal(t1.bytes, t0.bytes);
 		assert_int_equal(dp->nreports, 0);
@@ -1226,10 +1210,7 @@ static void test_malformed_frames(void **state)
  * cases above should gain short frames. */
 static void test_short_frames_refused(void **state)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
-	struct dp *dp = dp_open(&params);
+	struct dp *dp = dp_open_default();
 	__u8 frame[13] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = frame,
@@ -1277,12 +1258,8 @@ static void test_slots_and_totals(void **state)
 						    (__u16)(2000 + j));
 			struct pkt p;
 
-			pkt_init(&p);
-			pkt_eth(&p, PKT_ETH_P_IP);
-			pkt_ipv4(&p, 17, a4_src, a4_dst, 5, 0);
-			pkt_udp(&p, (__u16)(1000 + i), (__u16)(2000 + j));
-			pkt_payload(&p, phase[i].payload + (size_t)j);
-			pkt_finish(&p);
+			udp4_frame(&p, a4_src, (__u16)(1000 + i), (__u16)(2000 + j),
+				   phase[i].payload + (size_t)j);
 			dp_run(dp, &p);
 			model_count(dp, &k, p.len, NULL);
 			want_packets[i] += 1;
@@ -1327,9 +1304,7 @@ static __u32 probe_ingress_ifindex(__u32 ifindex)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
 	int fd;
 
-	pkt_init(&p);
-	k_ipv4_udp(&p, &(struct fs_flow_key){ 0 });
-	pkt_finish(&p);
+	keyed_frame(&p, &(struct fs_flow_key){ 0 }, k_ipv4_udp);
 	md.data_end = (__u32)p.len;
 	opts.data_in = p.data;
 	opts.data_size_in = (__u32)p.len;
@@ -1484,9 +1459,7 @@ static void check_if_scenario(struct dp *dp, const char *what, __u32 n,
 			if (i < FS_ARRAY_SIZE(keyed_cases)) {
 				const struct if_run *run = &runs[frame++ % nruns];
 
-				pkt_init(&p);
-				keyed_cases[i].build(&p, &k);
-				pkt_finish(&p);
+				keyed_frame(&p, &k, keyed_cases[i].build);
 				dp_run_on(dp, &p, run->ingress);
 				want[run->slot].packets += 1;
 				want[run->slot].bytes += p.len;
@@ -1494,10 +1467,7 @@ static void check_if_scenario(struct dp *dp, const char *what, __u32 n,
 				keyed_bytes += p.len;
 			}
 			if (i < FS_ARRAY_SIZE(bad_cases)) {
-				pkt_init(&p);
-				bad_cases[i].build(&p);
-				if (!p.finished)
-					pkt_finish(&p);
+				bad_frame(&p, &bad_cases[i]);
 				dp_run_on(dp, &p, runs[frame++ % nruns].ingress);
 			}
 		}
@@ -1538,10 +1508,7 @@ static void check_if_scenario(struct dp *dp, const char *what, __u32 n,
 
 static struct dp *dp_open_ifcount(void)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
-	struct dp *dp = dp_open(&params);
+	struct dp *dp = dp_open_default();
 
 	dp_set_ctl(dp, 0, 0);
 	return dp;
@@ -1717,12 +1684,8 @@ static void check_reports(int conservative)
 	struct pkt pa, pb;
 	int from, at_packets, at_bytes, i, expected;
 
-	pkt_init(&pa);
-	k_ipv4_tcp(&pa, &ka);
-	pkt_finish(&pa);
-	pkt_init(&pb);
-	k_ipv4_udp(&pb, &kb);
-	pkt_finish(&pb);
+	keyed_frame(&pa, &ka, k_ipv4_tcp);
+	keyed_frame(&pb, &kb, k_ipv4_udp);
 	assert_true(pb.len < pa.len);
 
 	/* Window 0, phi = 1/2: a lone flow holds all of its window from its
@@ -1787,9 +1750,7 @@ static void test_reports_conservative(void **state)
  */
 static void test_reports_dropped(void **state)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
+	struct fs_sketch_params params = default_params();
 	struct dp *dp;
 	__u64 stats[FS_STAT_MAX];
 	const int nflows = 200;
@@ -1802,11 +1763,7 @@ static void test_reports_dropped(void **state)
 		struct fs_flow_key k;
 		struct pkt p;
 
-		pkt_init(&p);
-		pkt_eth(&p, PKT_ETH_P_IP);
-		pkt_ipv4(&p, 17, a4_src, a4_dst, 5, 0);
-		pkt_udp(&p, (__u16)(10000 + i), 53);
-		pkt_finish(&p);
+		udp4_frame(&p, a4_src, (__u16)(10000 + i), 53, 0);
 		k = key4(17, (__u16)(10000 + i), 53);
 		dp_run(dp, &p);
 		/* Distinct flows in a 4096-wide sketch: the model says
@@ -1860,12 +1817,9 @@ static void test_bursty_reports(void **state)
 	static const struct {
 		unsigned int packets, mice;
 	} windows[] = { { 20000, 0 }, { 0, 0 }, { 20000, 2000 } };
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
 	const double phi = 0.01, eps = exp(1) / 4096;
 	static struct bursty b;
-	struct dp *dp = dp_open(&params);
+	struct dp *dp = dp_open_default();
 	unsigned int w, i;
 
 	bursty_init(&b, 0xb0757a11, 1500, 1500, 1.1, 4);
@@ -1884,12 +1838,7 @@ static void test_bursty_reports(void **state)
 			struct pkt p;
 			int report = 0;
 
-			pkt_init(&p);
-			pkt_eth(&p, PKT_ETH_P_IP);
-			pkt_ipv4(&p, 17, src, a4_dst, 5, 0);
-			pkt_udp(&p, 7000, 53);
-			pkt_payload(&p, bursty_len(f) - 42);
-			pkt_finish(&p);
+			udp4_frame(&p, src, 7000, 53, bursty_len(f) - 42);
 			assert_int_equal(p.len, bursty_len(f));
 			k = key4(17, 7000, 53);
 			memcpy(k.src, src, 4);
@@ -1949,10 +1898,7 @@ static unsigned int rng_below(unsigned int n)
  */
 static void test_mangled_frames_accounted(void **state)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
-	struct dp *dp = dp_open(&params);
+	struct dp *dp = dp_open_default();
 	__u64 before[FS_STAT_MAX], after[FS_STAT_MAX], d[FS_STAT_MAX];
 	__u64 accounted = 0, frames = 0, sketched_by_totals;
 	struct fs_window_totals t0, t1;
@@ -1968,9 +1914,7 @@ static void test_mangled_frames_accounted(void **state)
 			struct pkt p;
 			size_t hdr;
 
-			pkt_init(&p);
-			keyed_cases[i].build(&p, &k);
-			pkt_finish(&p);
+			keyed_frame(&p, &k, keyed_cases[i].build);
 			/* Mangle the headers (Ethernet to a little past L4),
 			 * where the parser looks. */
 			hdr = p.len < 96 ? p.len : 96;
@@ -2146,9 +2090,7 @@ static void check_random(const struct fs_sketch_params *params, int npackets,
 
 static void test_random_default(void **state)
 {
-	struct fs_sketch_params params = make_params(FS_DEFAULT_CMS_DEPTH,
-						     FS_DEFAULT_CMS_LOG2W,
-						     FS_DEFAULT_HLL_P, 0);
+	struct fs_sketch_params params = default_params();
 
 	check_random(&params, 5000, 500, PHI_HALF / 50);	/* phi = 1 % */
 }
@@ -2195,9 +2137,7 @@ static void test_params_range(void **state)
 			struct fs_flow_key k;
 			struct pkt p;
 
-			pkt_init(&p);
-			k_ipv4_tcp(&p, &k);
-			pkt_finish(&p);
+			keyed_frame(&p, &k, k_ipv4_tcp);
 			dp_run(dp, &p);
 			dp_stats(dp, stats);
 			/* Row 1 starts at cell 2^22, chunk 2048: missing. */
