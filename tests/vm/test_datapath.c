@@ -35,25 +35,7 @@ struct fs_vm_dp_truth {
 	__u64 reports;		/* packets on which the model reported */
 };
 
-static struct flowsketch *fs_vm_dp_open(const struct fs_sketch_params *p,
-					bool use_kfunc)
-{
-	struct flowsketch *skel;
-	int err;
-
-	skel = flowsketch__open();
-	if (!skel)
-		return NULL;
-	err = FS_DATAPATH_SETUP(skel, p, use_kfunc);
-	if (!err)
-		err = flowsketch__load(skel);
-	if (err) {
-		flowsketch__destroy(skel);
-		errno = -err;
-		return NULL;
-	}
-	return skel;
-}
+FS_VM_SKEL_OPENER(fs_vm_dp_open, flowsketch)
 
 static int fs_vm_dp_set_ctl(struct flowsketch *skel, __u64 seq)
 {

@@ -140,25 +140,7 @@ static void fs_vm_eg_key(const struct fs_vm_eg_flow *f, struct fs_flow_key *k)
 	}
 }
 
-static struct egress *fs_vm_eg_open(const struct fs_sketch_params *p,
-				    bool use_kfunc)
-{
-	struct egress *skel;
-	int err;
-
-	skel = egress__open();
-	if (!skel)
-		return NULL;
-	err = FS_DATAPATH_SETUP(skel, p, use_kfunc);
-	if (!err)
-		err = egress__load(skel);
-	if (err) {
-		egress__destroy(skel);
-		errno = -err;
-		return NULL;
-	}
-	return skel;
-}
+FS_VM_SKEL_OPENER(fs_vm_eg_open, egress)
 
 static int fs_vm_eg_set_ctl(struct egress *skel, __u64 seq)
 {

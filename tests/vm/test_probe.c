@@ -30,25 +30,7 @@ struct fs_vm_sent {
 	__u64 bytes[FS_NSLOTS];
 };
 
-static struct kfunc_probe *fs_vm_probe_open(const struct fs_sketch_params *p,
-					    bool use_kfunc)
-{
-	struct kfunc_probe *skel;
-	int err;
-
-	skel = kfunc_probe__open();
-	if (!skel)
-		return NULL;
-	err = FS_DATAPATH_SETUP(skel, p, use_kfunc);
-	if (!err)
-		err = kfunc_probe__load(skel);
-	if (err) {
-		kfunc_probe__destroy(skel);
-		errno = -err;
-		return NULL;
-	}
-	return skel;
-}
+FS_VM_SKEL_OPENER(fs_vm_probe_open, kfunc_probe)
 
 /* A random key: one of FS_VM_PROBE_FLOWS recurring flows or a fresh one. */
 static void fs_vm_probe_key(__u64 *rng, struct fs_flow_key *k)

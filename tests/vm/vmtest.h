@@ -35,6 +35,30 @@ void fs_vm_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The parameters every test loads: defaults with a fixed secret. */
 void fs_vm_params(struct fs_sketch_params *p);
 
+/*
+ * Defines static struct skel *fn(const struct fs_sketch_params *p, bool
+ * use_kfunc): skeleton `skel` opened, set up as the datapath for p with or
+ * without the kfuncs, and loaded; NULL with errno set if a step fails.
+ */
+#define FS_VM_SKEL_OPENER(fn, skel)					\
+static struct skel *fn(const struct fs_sketch_params *p, bool use_kfunc)	\
+{									\
+	struct skel *s = skel##__open();				\
+	int err;							\
+									\
+	if (!s)								\
+		return NULL;						\
+	err = FS_DATAPATH_SETUP(s, p, use_kfunc);			\
+	if (!err)							\
+		err = skel##__load(s);					\
+	if (err) {							\
+		skel##__destroy(s);					\
+		errno = -err;						\
+		return NULL;						\
+	}								\
+	return s;							\
+}
+
 /* finit_module(); 0 or -errno. */
 int fs_vm_module_load(const char *ko_path);
 /* delete_module(O_NONBLOCK), as rmmod does; 0 or -errno. */
