@@ -76,33 +76,25 @@ static void rng_flow_key(struct fs_flow_key *k, int n)
 
 /* --- 1. user space against the reference and pins ------------------------ */
 
-static struct fs_flow_key pinned_tcp_key(void)
-{
-	struct fs_flow_key k = {
-		.family = FS_FAMILY_IPV4,
-		.proto = 6,
-		.sport = __builtin_bswap16(49152),
-		.dport = __builtin_bswap16(443),
-		.src = { 10, 0, 0, 1 },
-		.dst = { 192, 0, 2, 7 },
-	};
+static const struct fs_flow_key pinned_zero_key;
 
-	return k;
-}
+static const struct fs_flow_key pinned_tcp_key = {
+	.family = FS_FAMILY_IPV4,
+	.proto = 6,
+	.sport = __builtin_bswap16(49152),
+	.dport = __builtin_bswap16(443),
+	.src = { 10, 0, 0, 1 },
+	.dst = { 192, 0, 2, 7 },
+};
 
-static struct fs_flow_key pinned_udp6_key(void)
-{
-	struct fs_flow_key k = {
-		.family = FS_FAMILY_IPV6,
-		.proto = 17,
-		.sport = __builtin_bswap16(5353),
-		.dport = __builtin_bswap16(53),
-		.src = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
-		.dst = { 0x20, 0x01, 0x0d, 0xb8, [14] = 0xab, [15] = 0xcd },
-	};
-
-	return k;
-}
+static const struct fs_flow_key pinned_udp6_key = {
+	.family = FS_FAMILY_IPV6,
+	.proto = 17,
+	.sport = __builtin_bswap16(5353),
+	.dport = __builtin_bswap16(53),
+	.src = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+	.dst = { 0x20, 0x01, 0x0d, 0xb8, [14] = 0xab, [15] = 0xcd },
+};
 
 static const struct fs_hash_secret pin_secret_a = {
 	0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL,
@@ -117,38 +109,25 @@ static const struct fs_hash_secret pin_secret_b = {
  * derivation, the key layout or the hash (which would silently make old
  * exports unmergeable) fails here.
  */
-struct pinned_vector {
+static const struct pinned_vector {
 	const char *name;
 	const struct fs_hash_secret *secret;
-	struct fs_flow_key key;
+	const struct fs_flow_key *key;
 	struct ref_hashes want;
+} pinned[] = {
+	{ "zero key, secret a", &pin_secret_a, &pinned_zero_key,
+	  { 0xd0631f6952e3a6dcULL, 0x9e43c16fe7b029caULL,
+	    0x387d5c91c746615dULL } },
+	{ "tcp4, secret a", &pin_secret_a, &pinned_tcp_key,
+	  { 0xd3d551583269125dULL, 0x0586ae082b12da65ULL,
+	    0x7ab73ae5f7d6a02aULL } },
+	{ "tcp4, secret b", &pin_secret_b, &pinned_tcp_key,
+	  { 0xcec0de63db090908ULL, 0x994c50144cf8de13ULL,
+	    0x6e29e3bc62876b24ULL } },
+	{ "udp6, secret b", &pin_secret_b, &pinned_udp6_key,
+	  { 0x074ec7e0cd4bd742ULL, 0x527f1a6a8d990e26ULL,
+	    0x451ffedebed05020ULL } },
 };
-
-static void pinned_vectors(struct pinned_vector v[4])
-{
-	struct fs_flow_key zero = { 0 };
-
-	v[0] = (struct pinned_vector){
-		"zero key, secret a", &pin_secret_a, zero,
-		{ 0xd0631f6952e3a6dcULL, 0x9e43c16fe7b029caULL,
-		  0x387d5c91c746615dULL },
-	};
-	v[1] = (struct pinned_vector){
-		"tcp4, secret a", &pin_secret_a, pinned_tcp_key(),
-		{ 0xd3d551583269125dULL, 0x0586ae082b12da65ULL,
-		  0x7ab73ae5f7d6a02aULL },
-	};
-	v[2] = (struct pinned_vector){
-		"tcp4, secret b", &pin_secret_b, pinned_tcp_key(),
-		{ 0xcec0de63db090908ULL, 0x994c50144cf8de13ULL,
-		  0x6e29e3bc62876b24ULL },
-	};
-	v[3] = (struct pinned_vector){
-		"udp6, secret b", &pin_secret_b, pinned_udp6_key(),
-		{ 0x074ec7e0cd4bd742ULL, 0x527f1a6a8d990e26ULL,
-		  0x451ffedebed05020ULL },
-	};
-}
 
 static void check_hashes(const char *what, const struct fs_packet_hashes *got,
 			 const struct ref_hashes *want)
@@ -166,11 +145,10 @@ static void check_hashes(const char *what, const struct fs_packet_hashes *got,
 
 static void test_packet_hash_pinned_vectors(void **state)
 {
-	struct pinned_vector v[4];
+	const struct pinned_vector *v = pinned;
 	unsigned int i;
 
-	pinned_vectors(v);
-	for (i = 0; i < FS_ARRAY_SIZE(v); i++) {
+	for (i = 0; i < FS_ARRAY_SIZE(pinned); i++) {
 		struct fs_hash_key key, ref_key;
 		struct fs_packet_hashes got;
 		struct ref_hashes ref;
@@ -179,14 +157,14 @@ static void test_packet_hash_pinned_vectors(void **state)
 		fs_hash_key_derive(v[i].secret, &key);
 		ref_hash_key_derive(v[i].secret, &ref_key);
 		assert_memory_equal(key.a, ref_key.a, sizeof(key.a));
-		fs_packet_hash(&v[i].key, &key, &got);
-		ref = ref_packet_hash(&v[i].key, &ref_key);
+		fs_packet_hash(v[i].key, &key, &got);
+		ref = ref_packet_hash(v[i].key, &ref_key);
 		snprintf(what, sizeof(what), "%s, against the reference",
 			 v[i].name);
 		check_hashes(what, &got, &ref);
 		snprintf(what, sizeof(what), "%s, against the pin", v[i].name);
 		check_hashes(what, &got, &v[i].want);
-		assert_int_equal(fs_flow_hash(&v[i].key, &key), v[i].want.flow);
+		assert_int_equal(fs_flow_hash(v[i].key, &key), v[i].want.flow);
 	}
 }
 
@@ -279,11 +257,10 @@ static void check_bpf_against_user(const struct fs_hash_key *k, int nkeys)
 
 static void test_bpf_hash_pinned(void **state)
 {
-	struct pinned_vector v[4];
+	const struct pinned_vector *v = pinned;
 	unsigned int i;
 
-	pinned_vectors(v);
-	for (i = 0; i < FS_ARRAY_SIZE(v); i++) {
+	for (i = 0; i < FS_ARRAY_SIZE(pinned); i++) {
 		struct fs_packet_hashes got;
 		struct test_hash *skel;
 		struct fs_hash_key key;
@@ -294,7 +271,7 @@ static void test_bpf_hash_pinned(void **state)
 		if (!skel)
 			fail_msg("cannot load bpf/test_hash.bpf.c: %s",
 				 strerror(errno));
-		bpf_hash(skel, &v[i].key, &got);
+		bpf_hash(skel, v[i].key, &got);
 		snprintf(what, sizeof(what), "BPF, %s", v[i].name);
 		check_hashes(what, &got, &v[i].want);
 		test_hash__destroy(skel);
