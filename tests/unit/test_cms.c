@@ -320,42 +320,28 @@ static void check_rows_independent(__u32 depth, __u32 log2w, __u32 nkeys)
 	free(col);
 }
 
-/* The depths and widths the bound tests use, one test each. */
-static void test_rows_independent_d2(void **state)
+/* A sketch shape a check runs on (nkeys: 0 for check_bounds), one cmocka
+ * test each (SHAPE_TEST). */
+struct shape {
+	__u32 depth, log2w, nkeys;
+};
+
+static void run_rows_independent(void **state)
 {
-	check_rows_independent(2, 10, 3000);
+	const struct shape *sh = *state;
+
+	check_rows_independent(sh->depth, sh->log2w, sh->nkeys);
 }
 
-static void test_rows_independent_d3(void **state)
+static void run_bounds(void **state)
 {
-	check_rows_independent(3, 8, 1000);
+	const struct shape *sh = *state;
+
+	check_bounds(sh->depth, sh->log2w);
 }
 
-static void test_rows_independent_default(void **state)
-{
-	check_rows_independent(FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, 4000);
-}
-
-/* Past 64 bits of columns: rows 5..7 come from a second word. */
-static void test_rows_independent_d8(void **state)
-{
-	check_rows_independent(8, 12, 4000);
-}
-
-static void test_bounds_d2(void **state)
-{
-	check_bounds(2, 10);
-}
-
-static void test_bounds_d3(void **state)
-{
-	check_bounds(3, 8);
-}
-
-static void test_bounds_default(void **state)
-{
-	check_bounds(FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W);
-}
+#define SHAPE_TEST(name, run, ...)					\
+	{ #name, run, NULL, NULL, &(struct shape){ __VA_ARGS__ } }
 
 static void test_conservative_update(void **state)
 {
@@ -436,13 +422,17 @@ static void test_counters_past_2_32(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows_independent_d2),
-		cmocka_unit_test(test_rows_independent_d3),
-		cmocka_unit_test(test_rows_independent_default),
-		cmocka_unit_test(test_rows_independent_d8),
-		cmocka_unit_test(test_bounds_d2),
-		cmocka_unit_test(test_bounds_d3),
-		cmocka_unit_test(test_bounds_default),
+		/* The depths and widths the bound tests use. */
+		SHAPE_TEST(test_rows_independent_d2, run_rows_independent, 2, 10, 3000),
+		SHAPE_TEST(test_rows_independent_d3, run_rows_independent, 3, 8, 1000),
+		SHAPE_TEST(test_rows_independent_default, run_rows_independent,
+			   FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, 4000),
+		/* Past 64 bits of columns: rows 5..7 come from a second word. */
+		SHAPE_TEST(test_rows_independent_d8, run_rows_independent, 8, 12, 4000),
+		SHAPE_TEST(test_bounds_d2, run_bounds, 2, 10, 0),
+		SHAPE_TEST(test_bounds_d3, run_bounds, 3, 8, 0),
+		SHAPE_TEST(test_bounds_default, run_bounds,
+			   FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, 0),
 		cmocka_unit_test(test_conservative_update),
 		cmocka_unit_test(test_counters_past_2_32),
 	};

@@ -36,6 +36,7 @@
 #include "pkt_build.h"
 #include "bursty.h"
 #include "rng.h"
+#include "variant.h"
 
 #define XDP_PASS_RET 2
 /* fs_ctl.hh_phi_q32 for phi = 1 and 1/2. */
@@ -1733,16 +1734,6 @@ static void check_reports(int conservative)
 	dp_close(dp);
 }
 
-static void test_reports(void **state)
-{
-	check_reports(0);
-}
-
-static void test_reports_conservative(void **state)
-{
-	check_reports(1);
-}
-
 /*
  * A full ring buffer loses reports but counts each one: with a one-page
  * ring (56 records of 8 + 64 bytes) and a threshold of one packet, every
@@ -2161,8 +2152,8 @@ int main(void)
 		cmocka_unit_test(test_ifcount_slot1_and_past_n),
 		cmocka_unit_test(test_ifcount_empty_table),
 		cmocka_unit_test(test_ifcount_devices),
-		cmocka_unit_test(test_reports),
-		cmocka_unit_test(test_reports_conservative),
+		VARIANT(test_reports, check_reports, 0),
+		VARIANT(test_reports_conservative, check_reports, 1),
 		cmocka_unit_test(test_reports_dropped),
 		cmocka_unit_test(test_bursty_reports),
 		cmocka_unit_test(test_mangled_frames_accounted),

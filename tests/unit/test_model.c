@@ -27,6 +27,7 @@
 #include "flowsketch/packet_update.h"
 #include "bursty.h"
 #include "rng.h"
+#include "variant.h"
 
 static void params_of(struct fs_sketch_params *p, __u32 depth, __u32 log2w,
 		      int conservative)
@@ -234,16 +235,6 @@ static void check_lone_flow_reports(int conservative)
 	fs_model_free(&m);
 }
 
-static void test_lone_flow_reports_standard(void **state)
-{
-	check_lone_flow_reports(0);
-}
-
-static void test_lone_flow_reports_conservative(void **state)
-{
-	check_lone_flow_reports(1);
-}
-
 #define NFLOWS 200
 #define NPACKETS 20000
 #define THRESH 50
@@ -307,16 +298,6 @@ static void check_reports_once(int conservative)
 	fs_model_free(&m);
 }
 
-static void test_reports_once_standard(void **state)
-{
-	check_reports_once(0);
-}
-
-static void test_reports_once_conservative(void **state)
-{
-	check_reports_once(1);
-}
-
 /*
  * In a narrow sketch flows share cells, estimates exceed the truth and a
  * flow's minimum can be pushed past the threshold by others; still no
@@ -349,16 +330,6 @@ static void check_reports_at_most_once_shared(int conservative)
 		assert_true(reports[f] <= 1);
 	assert_true(total > 0);
 	fs_model_free(&m);
-}
-
-static void test_reports_at_most_once_shared_standard(void **state)
-{
-	check_reports_at_most_once_shared(0);
-}
-
-static void test_reports_at_most_once_shared_conservative(void **state)
-{
-	check_reports_at_most_once_shared(1);
 }
 
 /*
@@ -541,46 +512,26 @@ static void test_update_without_packets(void **state)
 	fs_model_free(&b);
 }
 
-static void test_segs_equal_singles_standard(void **state)
-{
-	(void)state;
-	segs_equal_singles(0);
-}
-
-static void test_segs_equal_singles_conservative(void **state)
-{
-	(void)state;
-	segs_equal_singles(1);
-}
-
-static void test_bursty_reports_standard(void **state)
-{
-	check_bursty(0);
-}
-
-static void test_bursty_reports_conservative(void **state)
-{
-	check_bursty(1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_params_rejected),
 		cmocka_unit_test(test_slot_bounds),
 		cmocka_unit_test(test_one_packet_footprint),
-		cmocka_unit_test(test_lone_flow_reports_standard),
-		cmocka_unit_test(test_lone_flow_reports_conservative),
-		cmocka_unit_test(test_reports_once_standard),
-		cmocka_unit_test(test_reports_once_conservative),
-		cmocka_unit_test(test_reports_at_most_once_shared_standard),
-		cmocka_unit_test(test_reports_at_most_once_shared_conservative),
+		VARIANT(test_lone_flow_reports_standard, check_lone_flow_reports, 0),
+		VARIANT(test_lone_flow_reports_conservative, check_lone_flow_reports, 1),
+		VARIANT(test_reports_once_standard, check_reports_once, 0),
+		VARIANT(test_reports_once_conservative, check_reports_once, 1),
+		VARIANT(test_reports_at_most_once_shared_standard,
+			check_reports_at_most_once_shared, 0),
+		VARIANT(test_reports_at_most_once_shared_conservative,
+			check_reports_at_most_once_shared, 1),
 		cmocka_unit_test(test_reports_after_others_raised_the_estimate),
-		cmocka_unit_test(test_segs_equal_singles_standard),
+		VARIANT(test_segs_equal_singles_standard, segs_equal_singles, 0),
 		cmocka_unit_test(test_update_without_packets),
-		cmocka_unit_test(test_segs_equal_singles_conservative),
-		cmocka_unit_test(test_bursty_reports_standard),
-		cmocka_unit_test(test_bursty_reports_conservative),
+		VARIANT(test_segs_equal_singles_conservative, segs_equal_singles, 1),
+		VARIANT(test_bursty_reports_standard, check_bursty, 0),
+		VARIANT(test_bursty_reports_conservative, check_bursty, 1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
