@@ -121,6 +121,22 @@ static int fault_update(int fd, const void *key, const void *value,
 	return bpf_map_update_elem(fd, key, value, flags);
 }
 
+/*
+ * A fault case (main's FAULT_TEST rows): a scenario below run with the
+ * fault it arms, op on map (FS_KIND_CMS, FS_KIND_HLL, ON_BARRIER or
+ * ON_HOT) after skip calls, count times; drain as the scenario says.
+ */
+#define ON_BARRIER (-1)
+#define ON_HOT (-2)
+
+struct rig;
+
+struct fault_case {
+	void (*scenario)(struct rig *g, const struct fault_case *c, int fd);
+	enum fault_op op;
+	int map, skip, count, drain;
+};
+
 /* --- the rig: datapath, rotation, history, ground truth --------------- */
 
 struct flow {
@@ -155,6 +171,7 @@ struct rig {
 	int cpus[2], ncpus_run;		/* CPUs packets alternate on */
 	__u64 stray_expected;		/* reports of no pending window */
 	__u64 flows_filed;		/* flows whose reports were filed */
+	const struct fault_case *fault_case;	/* the test's, or NULL */
 };
 
 /* The rotation's maps, as frontend.c hands them over for the XDP object
@@ -186,6 +203,7 @@ static int rig_setup(void **state)
 
 	assert_non_null(g);
 	assert_true(ncpus > 0);
+	g->fault_case = *state;
 	g->percpu = calloc((size_t)ncpus, sizeof(__u64));
 	assert_non_null(g->percpu);
 	g->skel = flowsketch__open();
@@ -523,15 +541,14 @@ static void test_no_fault(void **state)
  * Window 1 is lost on its rotation, by the fault armed; windows 0, 2, 3
  * (the lost one's slot again) and 4 must be exact.
  */
-static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
-			  int count, int drain_lost)
+static void lose_window_1(struct rig *g, const struct fault_case *c, int fd)
 {
 	static const __u64 kept[] = { 0, 2, 3, 4 };
 	__u64 raised;
 
 	send_rotate(g, 0, 1);
-	raised = send_batch(g, 1, drain_lost);
-	fault_arm(op, fd, skip, count);
+	raised = send_batch(g, 1, c->drain);
+	fault_arm(c->op, fd, c->skip, c->count);
 	rotate_failing(g);
 	/* The datapath moved on all the same: window 2, the other slot. */
 	assert_int_equal(g->loader.obj.ctl->window_seq, 2);
@@ -539,7 +556,7 @@ static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
 	assert_null(window_of_seq(g, 1));
 	/* Reports still in the ring buffer when window 1 was given up are
 	 * of no pending window when they are drained. */
-	if (!drain_lost && fd == g->r.barrier_fd) {
+	if (!c->drain && fd == g->r.barrier_fd) {
 		g->stray_expected = raised;
 		g->flows_filed -= NFLOWS;
 	}
@@ -548,21 +565,6 @@ static void lose_window_1(struct rig *g, enum fault_op op, int fd, int skip,
 	send_rotate(g, 4, 0);
 	assert_history(g, kept, 4, 1, 0);
 	assert_reports_accounted(g);
-}
-
-static void test_barrier_fails(void **state)
-{
-	struct rig *g = *state;
-
-	lose_window_1(g, FAULT_UPDATE, g->r.barrier_fd, 0, FSD_BARRIER_TRIES, 0);
-}
-
-/* Its reports filed before the loss: dropped with the window. */
-static void test_barrier_fails_reports_drained(void **state)
-{
-	struct rig *g = *state;
-
-	lose_window_1(g, FAULT_UPDATE, g->r.barrier_fd, 0, FSD_BARRIER_TRIES, 1);
 }
 
 /* A barrier that fails fewer times than it is tried loses nothing. */
@@ -586,14 +588,15 @@ static void test_barrier_retried(void **state)
  * the window is kept, whole, and its slot is cleaned before the datapath
  * comes back to it (window 3), so 0 .. 4 are all exact and none is lost.
  */
-static void zero_fails_window_1(struct rig *g, int fd, int skip)
+static void zero_fails_window_1(struct rig *g, const struct fault_case *c,
+				int fd)
 {
 	static const __u64 kept[] = { 0, 1, 2, 3, 4 };
 	__u64 b;
 
 	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
-	fault_arm(FAULT_UPDATE, fd, skip, 1);
+	fault_arm(c->op, fd, c->skip, c->count);
 	rotate_ok(g);
 	assert_true(g->r.dirty);
 	assert_non_null(window_of_seq(g, 1));
@@ -602,22 +605,6 @@ static void zero_fails_window_1(struct rig *g, int fd, int skip)
 	assert_false(g->r.dirty);
 	assert_history(g, kept, 5, 0, 0);
 	assert_reports_accounted(g);
-}
-
-static void test_zero_cms_fails(void **state)
-{
-	zero_fails_window_1(*state, ((struct rig *)*state)->r.sketch_fd[FS_KIND_CMS], 0);
-}
-
-/* Half the slot's CMS zeroed, the rest not. */
-static void test_zero_cms_fails_halfway(void **state)
-{
-	zero_fails_window_1(*state, ((struct rig *)*state)->r.sketch_fd[FS_KIND_CMS], 1);
-}
-
-static void test_zero_hll_fails(void **state)
-{
-	zero_fails_window_1(*state, ((struct rig *)*state)->r.sketch_fd[FS_KIND_HLL], 0);
 }
 
 /*
@@ -669,37 +656,14 @@ static void test_idle_cpu_window(void **state)
 	assert_reports_accounted(g);
 }
 
-static void test_read_cms_fails(void **state)
-{
-	struct rig *g = *state;
-
-	lose_window_1(g, FAULT_LOOKUP, g->r.sketch_fd[FS_KIND_CMS], 0, 1, 1);
-}
-
-static void test_read_hll_fails(void **state)
-{
-	struct rig *g = *state;
-
-	lose_window_1(g, FAULT_LOOKUP, g->r.sketch_fd[FS_KIND_HLL], 0, 1, 1);
-}
-
-/* Window 1's totals cannot be read: it is lost, and window 3 (its slot
- * again) starts its totals afresh by their tag, with nothing zeroed. */
-static void test_read_totals_fails(void **state)
-{
-	struct rig *g = *state;
-
-	lose_window_1(g, FAULT_LOOKUP, g->r.hot_fd, 0, 1, 1);
-}
-
 /*
  * Window 1 lost to its barrier, so its slot is dirty; the first rotation
  * of window 2 cannot clean it (the fault armed) and is postponed: window
  * 2 goes on and takes a second batch, one longer window, exact; windows
  * 3 (the dirty slot, cleaned at last) and 4 exact.
  */
-static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
-			      int count)
+static void postpone_window_2(struct rig *g, const struct fault_case *c,
+			      int fd)
 {
 	static const __u64 kept[] = { 0, 2, 3, 4 };
 	const struct fsd_window *w;
@@ -713,7 +677,7 @@ static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
 	rotate_failing(g);
 	send_batch(g, 2, 1);
 	before = fsd_now_ns();
-	fault_arm(op, fd, 0, count);
+	fault_arm(c->op, fd, c->skip, c->count);
 	rotate_failing(g);
 	after = fsd_now_ns();
 	/* Put off: the datapath still writes window 2, nothing committed. */
@@ -735,26 +699,15 @@ static void postpone_window_2(struct rig *g, enum fault_op op, int fd,
 	assert_reports_accounted(g);
 }
 
-static void test_clean_barrier_fails(void **state)
+/* main's FAULT_TEST rows: the rig's fault case, its map's fd looked up. */
+static void test_fault_case(void **state)
 {
 	struct rig *g = *state;
+	const struct fault_case *c = g->fault_case;
+	int fd = c->map == ON_BARRIER ? g->r.barrier_fd :
+		 c->map == ON_HOT ? g->r.hot_fd : g->r.sketch_fd[c->map];
 
-	postpone_window_2(g, FAULT_UPDATE, g->r.barrier_fd, FSD_BARRIER_TRIES);
-}
-
-static void test_clean_zeroing_fails(void **state)
-{
-	struct rig *g = *state;
-
-	postpone_window_2(g, FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 1);
-}
-
-/* The cleaning's last step (there are no totals to zero any more). */
-static void test_clean_hll_fails(void **state)
-{
-	struct rig *g = *state;
-
-	postpone_window_2(g, FAULT_UPDATE, g->r.sketch_fd[FS_KIND_HLL], 1);
+	c->scenario(g, c, fd);
 }
 
 /*
@@ -931,25 +884,45 @@ static void test_adopt_after_store_before_done(void **state)
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
+#define FAULT_TEST(f, scenario, op, map, skip, count, drain)		\
+	{ #f, test_fault_case, rig_setup, rig_teardown,			\
+	  &(struct fault_case){ scenario, op, map, skip, count, drain } }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_no_fault),
-		T(test_barrier_fails),
-		T(test_barrier_fails_reports_drained),
+		FAULT_TEST(test_barrier_fails, lose_window_1,
+			   FAULT_UPDATE, ON_BARRIER, 0, FSD_BARRIER_TRIES, 0),
+		/* Its reports filed before the loss: dropped with the window. */
+		FAULT_TEST(test_barrier_fails_reports_drained, lose_window_1,
+			   FAULT_UPDATE, ON_BARRIER, 0, FSD_BARRIER_TRIES, 1),
 		T(test_barrier_retried),
-		T(test_zero_cms_fails),
-		T(test_zero_cms_fails_halfway),
-		T(test_zero_hll_fails),
+		FAULT_TEST(test_zero_cms_fails, zero_fails_window_1,
+			   FAULT_UPDATE, FS_KIND_CMS, 0, 1, 0),
+		/* Half the slot's CMS zeroed, the rest not. */
+		FAULT_TEST(test_zero_cms_fails_halfway, zero_fails_window_1,
+			   FAULT_UPDATE, FS_KIND_CMS, 1, 1, 0),
+		FAULT_TEST(test_zero_hll_fails, zero_fails_window_1,
+			   FAULT_UPDATE, FS_KIND_HLL, 0, 1, 0),
 		T(test_hot_never_written),
 		T(test_idle_cpu_window),
-		T(test_read_cms_fails),
-		T(test_read_hll_fails),
-		T(test_read_totals_fails),
-		T(test_clean_barrier_fails),
-		T(test_clean_zeroing_fails),
-		T(test_clean_hll_fails),
+		FAULT_TEST(test_read_cms_fails, lose_window_1,
+			   FAULT_LOOKUP, FS_KIND_CMS, 0, 1, 1),
+		FAULT_TEST(test_read_hll_fails, lose_window_1,
+			   FAULT_LOOKUP, FS_KIND_HLL, 0, 1, 1),
+		/* Window 1's totals cannot be read: it is lost, and window 3 (its
+		 * slot again) starts its totals afresh by their tag, with nothing
+		 * zeroed. */
+		FAULT_TEST(test_read_totals_fails, lose_window_1,
+			   FAULT_LOOKUP, ON_HOT, 0, 1, 1),
+		FAULT_TEST(test_clean_barrier_fails, postpone_window_2,
+			   FAULT_UPDATE, ON_BARRIER, 0, FSD_BARRIER_TRIES, 0),
+		FAULT_TEST(test_clean_zeroing_fails, postpone_window_2,
+			   FAULT_UPDATE, FS_KIND_CMS, 0, 1, 0),
+		/* The cleaning's last step (there are no totals to zero any more). */
+		FAULT_TEST(test_clean_hll_fails, postpone_window_2,
+			   FAULT_UPDATE, FS_KIND_HLL, 0, 1, 0),
 		T(test_adopt_after_flip),
 		T(test_adopt_while_zeroing),
 		T(test_adopt_with_store),
