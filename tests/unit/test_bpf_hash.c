@@ -33,15 +33,6 @@
 /* xorshift64*: reproducible random keys and secrets. */
 static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
 
-static void rng_fill(void *buf, size_t len)
-{
-	uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(rng_next(&rng_state) >> 56);
-}
-
 static void rng_hash_key(struct fs_hash_key *k)
 {
 	int half, i;
@@ -59,7 +50,7 @@ static void rng_hash_key(struct fs_hash_key *k)
  */
 static void rng_flow_key(struct fs_flow_key *k, int n)
 {
-	rng_fill(k, sizeof(*k));
+	rng_fill(&rng_state, k, sizeof(*k));
 	switch (n % 4) {
 	case 1:
 		memset(k->src + 4, 0, 12);

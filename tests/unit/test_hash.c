@@ -37,15 +37,6 @@ static const struct fs_hash_secret ref_secret = {
 	.k1 = 0x0f0e0d0c0b0a0908ULL,
 };
 
-static void rng_fill(__u64 *state, void *buf, size_t len)
-{
-	__u8 *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (__u8)(rng_next(state) >> 56);
-}
-
 static void test_siphash24_reference(void **state)
 {
 	/* Aumasson & Bernstein's vectors.c: message bytes 0, 1, 2, ... */
