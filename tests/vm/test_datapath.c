@@ -37,17 +37,6 @@ struct fs_vm_dp_truth {
 
 FS_VM_SKEL_OPENER(fs_vm_dp_open, flowsketch)
 
-static int fs_vm_dp_set_ctl(struct flowsketch *skel, __u64 seq)
-{
-	struct fs_ctl ctl = {
-		.window_seq = seq,
-		.hh_phi_q32 = FS_VM_DP_PHI_Q32,
-	};
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0);
-}
-
 /*
  * Frame of flow `flow` with `payload` bytes, and its key.  Flows cycle
  * through TCP, UDP and ICMP over IPv4 and IPv6, every fifth one behind a
@@ -249,7 +238,8 @@ void fs_vm_test_datapath(void)
 	fs_vm_tap(bp, "datapath: flowsketch.bpf.c loads with fs_use_kfunc = 0%s%s",
 		  bp ? "" : ": ", bp ? "" : strerror(errno));
 	if (!pk || !kf || !bp || fs_model_init(&m, &p) ||
-	    fs_vm_dp_set_ctl(kf, seq) || fs_vm_dp_set_ctl(bp, seq))
+	    fs_vm_set_ctl(kf->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32) ||
+	    fs_vm_set_ctl(bp->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32))
 		goto out;
 
 	for (i = 0; i < FS_VM_PACKETS; i++) {
@@ -261,7 +251,8 @@ void fs_vm_test_datapath(void)
 		if (i == FS_VM_PACKETS / 2) {
 			seq = 1;
 			slot = 1;
-			if (fs_vm_dp_set_ctl(kf, seq) || fs_vm_dp_set_ctl(bp, seq))
+			if (fs_vm_set_ctl(kf->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32) ||
+			    fs_vm_set_ctl(bp->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32))
 				bad++;
 		}
 		t.frames++;

@@ -142,18 +142,6 @@ static void fs_vm_eg_key(const struct fs_vm_eg_flow *f, struct fs_flow_key *k)
 
 FS_VM_SKEL_OPENER(fs_vm_eg_open, egress)
 
-static int fs_vm_eg_set_ctl(struct egress *skel, __u64 seq)
-{
-	struct fs_ctl ctl = {
-		.window_seq = seq,
-		.hh_phi_q32 = FS_VM_EG_PHI_Q32,
-	};
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl), &zero, &ctl, 0) ?
-	       -errno : 0;
-}
-
 static int fs_vm_eg_set_iface(struct egress *skel, const struct fs_vm_eg_iface *k)
 {
 	__u32 one = 1;
@@ -612,9 +600,9 @@ static int fs_vm_eg_traffic(struct egress *kf, struct egress *bp,
 	}
 	err = fs_vm_eg_window(snd, 0);
 	if (!err)
-		err = fs_vm_eg_set_ctl(kf, 1);
+		err = fs_vm_set_ctl(kf->maps.fs_ctl, 1, FS_VM_EG_PHI_Q32);
 	if (!err)
-		err = fs_vm_eg_set_ctl(bp, 1);
+		err = fs_vm_set_ctl(bp->maps.fs_ctl, 1, FS_VM_EG_PHI_Q32);
 	if (!err)
 		err = fs_vm_eg_window(snd, 1);
 out:
@@ -682,9 +670,9 @@ void fs_vm_test_egress(void)
 	if (!err)
 		err = fs_vm_eg_set_iface(bp, &iface);
 	if (!err)
-		err = fs_vm_eg_set_ctl(kf, 0);
+		err = fs_vm_set_ctl(kf->maps.fs_ctl, 0, FS_VM_EG_PHI_Q32);
 	if (!err)
-		err = fs_vm_eg_set_ctl(bp, 0);
+		err = fs_vm_set_ctl(bp->maps.fs_ctl, 0, FS_VM_EG_PHI_Q32);
 	fs_vm_tap(!err, "egress: own network namespace with lo up (ifindex %u, netns inode %u) in both copies' fs_ifaces, window 0%s%s",
 		  iface.ifindex, iface.netns_ino, err ? ": " : "",
 		  err ? strerror(-err) : "");

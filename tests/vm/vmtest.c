@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "flowsketch/maps.h"
 #include "vmtest.h"
 
 int fs_vm_cpu;
@@ -57,6 +58,14 @@ void fs_vm_params(struct fs_sketch_params *p)
 
 	fs_params_init(p, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &s);
+}
+
+int fs_vm_set_ctl(const struct bpf_map *ctl, __u64 seq, __u64 phi_q32)
+{
+	struct fs_ctl c = { .window_seq = seq, .hh_phi_q32 = phi_q32 };
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(ctl), &zero, &c, 0) ? -errno : 0;
 }
 
 int fs_vm_module_load(const char *ko_path)

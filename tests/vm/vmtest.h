@@ -34,6 +34,8 @@ void fs_vm_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The parameters every test loads: defaults with a fixed secret. */
 void fs_vm_params(struct fs_sketch_params *p);
+/* fs_ctl (map ctl) = window seq, report fraction phi_q32; 0 or -errno. */
+int fs_vm_set_ctl(const struct bpf_map *ctl, __u64 seq, __u64 phi_q32);
 
 /*
  * Defines static struct skel *fn(const struct fs_sketch_params *p, bool
