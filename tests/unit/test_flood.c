@@ -92,47 +92,21 @@ struct attack {
 };
 
 /*
- * Full collisions: n flows that each share the target's cell in every row.
- * One flow costs w^d candidates on average, which is why the caller picks
- * a small sketch for this one.
+ * The attacker's search: candidates in order until n flows are taken.
+ * per_row 0: full collisions, flows that each share the target's cell in
+ * every row; one costs w^d candidates on average, which is why the caller
+ * picks a small sketch for this one.  Else row by row: per_row flows for
+ * each row (n = d * per_row) that share the target's cell in that row.
+ * The estimate is the minimum over rows, so raising every row by its own
+ * set of flows raises the estimate as much as full collisions would, for
+ * d * per_row * w candidates instead of w^d per flow: this attack is
+ * cheap at the production sketch size.
  */
-static void search_full(const struct fs_sketch_params *p, __u32 n,
-			struct attack *a)
-{
-	struct fs_flow_key t, k;
-	struct fs_hash_key key;
-	__u32 tcol[FS_CMS_MAX_DEPTH], col[FS_CMS_MAX_DEPTH], row;
-	__u64 i;
-
-	fs_hash_key_derive(&attacker_known, &key);
-	target_key(&t);
-	columns_of(&t, &key, p, tcol);
-	a->flows = calloc(n, sizeof(*a->flows));
-	assert_non_null(a->flows);
-	a->n = 0;
-	for (i = 0; a->n < n; i++) {
-		assert_true(i < (1ULL << 38));
-		candidate_key(i, &k);
-		columns_of(&k, &key, p, col);
-		for (row = 0; row < p->cms_depth && col[row] == tcol[row]; row++)
-			;
-		if (row == p->cms_depth)
-			a->flows[a->n++] = i;
-	}
-}
-
-/*
- * Row by row: per_row flows for each row that share the target's cell in
- * that row.  The estimate is the minimum over rows, so raising every row
- * by its own set of flows raises the estimate as much as full collisions
- * would, for d * per_row * w candidates instead of w^d per flow: this
- * attack is cheap at the production sketch size.
- */
-static void search_per_row(const struct fs_sketch_params *p, __u32 per_row,
-			   struct attack *a)
+static void search(const struct fs_sketch_params *p, __u32 n, __u32 per_row,
+		   struct attack *a)
 {
 	__u32 tcol[FS_CMS_MAX_DEPTH], col[FS_CMS_MAX_DEPTH];
-	__u32 have[FS_CMS_MAX_DEPTH] = { 0 }, row, n = per_row * p->cms_depth;
+	__u32 have[FS_CMS_MAX_DEPTH] = { 0 }, row;
 	struct fs_flow_key t, k;
 	struct fs_hash_key key;
 	__u64 i;
@@ -147,6 +121,13 @@ static void search_per_row(const struct fs_sketch_params *p, __u32 per_row,
 		assert_true(i < (1ULL << 38));
 		candidate_key(i, &k);
 		columns_of(&k, &key, p, col);
+		if (!per_row) {
+			for (row = 0; row < p->cms_depth && col[row] == tcol[row]; row++)
+				;
+			if (row == p->cms_depth)
+				a->flows[a->n++] = i;
+			continue;
+		}
 		for (row = 0; row < p->cms_depth; row++) {
 			if (col[row] == tcol[row] && have[row] < per_row) {
 				have[row]++;
@@ -246,20 +227,21 @@ static void test_full_collisions(void **state)
 {
 	struct attack a = { .packets_each = 200 };
 
-	search_full(&(struct fs_sketch_params){ .cms_depth = 3,
-						 .cms_log2_width = 8 }, 8, &a);
+	search(&(struct fs_sketch_params){ .cms_depth = 3,
+					    .cms_log2_width = 8 }, 8, 0, &a);
 	check_attack(3, 8, &a);
 	free(a.flows);
 }
 
-/* The production sketch, attacked row by row (search_per_row()). */
+/* The production sketch, attacked row by row (search()). */
 static void test_per_row_defaults(void **state)
 {
 	struct attack a = { .packets_each = 20 };
 
-	search_per_row(&(struct fs_sketch_params){
-				.cms_depth = FS_DEFAULT_CMS_DEPTH,
-				.cms_log2_width = FS_DEFAULT_CMS_LOG2W }, 100, &a);
+	search(&(struct fs_sketch_params){
+			.cms_depth = FS_DEFAULT_CMS_DEPTH,
+			.cms_log2_width = FS_DEFAULT_CMS_LOG2W },
+	       100 * FS_DEFAULT_CMS_DEPTH, 100, &a);
 	check_attack(FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, &a);
 	free(a.flows);
 }
