@@ -145,7 +145,7 @@ static int bind_socket(struct fsd_server *s, int fd,
 }
 
 void fsd_server_init(struct fsd_server *s, fsd_request_fn *request,
-		     struct fsd_daemon *owner, struct fsd_workers *workers)
+		     void *owner, struct fsd_workers *workers)
 {
 	s->request = request;
 	s->owner = owner;
