@@ -30,8 +30,12 @@
 /* The field of struct fsd_options a row stores into. */
 #define FIELD(o, type) ((type *)((char *)(o) + opt->off))
 
-/* A whole decimal number in [min, max], or -EINVAL with a message. */
-static int parse_uint(const struct fs_opt *opt, const char *s,
+/*
+ * A whole decimal number in the row's [min, max], stored at its field (a
+ * __u8 with u8, else an unsigned int) and in *out when out is given: 0,
+ * or -EINVAL with a message.
+ */
+static int parse_uint(const struct fs_opt *opt, const char *s, void *o, bool u8,
 		      unsigned long long *out)
 {
 	unsigned long long v;
@@ -46,32 +50,26 @@ static int parse_uint(const struct fs_opt *opt, const char *s,
 			(unsigned long long)opt->max, s);
 		return -EINVAL;
 	}
-	*out = v;
+	if (u8)
+		*FIELD(o, __u8) = (__u8)v;
+	else
+		*FIELD(o, unsigned int) = (unsigned int)v;
+	if (out)
+		*out = v;
 	return 0;
 }
 
-/* An unsigned int in the row's [min, max]. */
 static int opt_uint(const struct fs_optset *set, const struct fs_opt *opt,
 		    const char *arg, void *o)
 {
-	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
-
-	if (!err)
-		*FIELD(o, unsigned int) = (unsigned int)v;
-	return err;
+	return parse_uint(opt, arg, o, false, NULL);
 }
 
-/* A __u8 of the sketch parameters in [min, max]. */
+/* A __u8 of the sketch parameters. */
 static int opt_u8(const struct fs_optset *set, const struct fs_opt *opt,
 		  const char *arg, void *o)
 {
-	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
-
-	if (!err)
-		*FIELD(o, __u8) = (__u8)v;
-	return err;
+	return parse_uint(opt, arg, o, true, NULL);
 }
 
 static __u32 log2_ceil(unsigned long long v)
@@ -88,7 +86,7 @@ static int opt_width(const struct fs_optset *set, const struct fs_opt *opt,
 		     const char *arg, void *o)
 {
 	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
+	int err = parse_uint(opt, arg, o, true, &v);
 
 	if (!err)
 		*FIELD(o, __u8) = (__u8)log2_ceil(v);
@@ -99,14 +97,12 @@ static int opt_ringbuf(const struct fs_optset *set, const struct fs_opt *opt,
 		       const char *arg, void *o)
 {
 	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
+	int err = parse_uint(opt, arg, o, false, &v);
 
 	if (!err && (v & (v - 1))) {
 		fsd_err("--ringbuf-kib must be a power of two, not %llu", v);
 		err = -EINVAL;
 	}
-	if (!err)
-		*FIELD(o, unsigned int) = (unsigned int)v;
 	return err;
 }
 
