@@ -172,7 +172,7 @@ static int open_loop(struct fsd_daemon *d)
 	if (!err)
 		err = watch(d, d->ifwatch.fd);
 	if (err)
-		fsd_err("cannot set up the event loop: %s", strerror(-err));
+		fsd_fail(err, "cannot set up the event loop");
 	return err;
 }
 
@@ -239,10 +239,8 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	int err, adopt;
 
 	err = open_signals(d);
-	if (err) {
-		fsd_err("cannot set up signal handling: %s", strerror(-err));
-		return err;
-	}
+	if (err)
+		return fsd_fail(err, "cannot set up signal handling");
 	err = check_dirs(o);
 	if (err)
 		return err;
@@ -520,8 +518,7 @@ static int loop(struct fsd_daemon *d)
 
 			if (err == -EINTR)
 				continue;
-			fsd_err("epoll_wait failed: %s", strerror(-err));
-			return err;
+			return fsd_fail(err, "epoll_wait failed");
 		}
 		for (i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;

@@ -110,7 +110,6 @@ int fsd_safedir_check(const char *path, const char *what)
 	char cwd[PATH_MAX], abs[PATH_MAX];
 	const char *dir = path;
 	struct stat st;
-	int err;
 
 	/* A relative path's directories above are the working directory's. */
 	if (*path != '/') {
@@ -124,12 +123,8 @@ int fsd_safedir_check(const char *path, const char *what)
 	if (strlen(dir) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (lstat(dir, &st)) {
-		if (errno != ENOENT) {
-			err = -errno;
-			fsd_err("%s %s: cannot look at it: %s", what, dir,
-				strerror(-err));
-			return err;
-		}
+		if (errno != ENOENT)
+			return fsd_fail(-errno, "%s %s: cannot look at it", what, dir);
 		return check_ancestors(what, dir);
 	}
 	if (S_ISLNK(st.st_mode))

@@ -247,8 +247,7 @@ out:
 		fsd_err("the datapath pinned under %s is another version's; stop it with flowsketchd --detach --pin-dir %s, or start with --replace",
 			pin_dir, pin_dir);
 	else if (err)
-		fsd_err("cannot read the datapath pinned under %s: %s",
-			pin_dir, strerror(-err));
+		fsd_fail(err, "cannot read the datapath pinned under %s", pin_dir);
 	free(value);
 	if (fd >= 0)
 		close(fd);
@@ -306,8 +305,7 @@ static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options
 	int err;
 
 	if (!skel) {
-		err = -errno;
-		fsd_err("cannot open the BPF object: %s", strerror(-err));
+		err = fsd_fail(-errno, "cannot open the BPF object");
 		errno = -err;
 		return NULL;
 	}
@@ -328,7 +326,7 @@ static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options
 		err = bpf_map__set_max_entries(skel->maps.fs_bloom,
 					       2U << fsd_blocklist_max_log2(o->blocklist_max));
 	if (err) {
-		fsd_err("cannot size the BPF maps: %s", strerror(-err));
+		fsd_fail(err, "cannot size the BPF maps");
 		flowsketch__destroy(skel);
 		errno = -err;
 		return NULL;
@@ -359,7 +357,7 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 			       bpf_map__fd(l->skel->maps.fs_barrier_inner),
 			       l->obj.ncpus);
 	if (err)
-		fsd_err("cannot mmap fs_ifslot: %s", strerror(-err));
+		fsd_fail(err, "cannot mmap fs_ifslot");
 	return err;
 }
 
@@ -489,8 +487,7 @@ static int tp_attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 	a->link_fd = -1;
 	a->link_pinned = false;
 	if (err) {
-		fsd_err("cannot count %s on the receive tracepoint: %s",
-			a->iface->name, strerror(-err));
+		fsd_fail(err, "cannot count %s on the receive tracepoint", a->iface->name);
 		a->state = FSD_IFACE_FAILED;
 		a->err = err;
 		return err;
@@ -549,15 +546,12 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 			fsd_err("cannot attach native XDP to %s (%s); if its driver lacks XDP support, use --xdp-mode generic",
 				name, strerror(-err));
 		else
-			fsd_err("cannot attach generic XDP to %s: %s",
-				name, strerror(-err));
+			fsd_fail(err, "cannot attach generic XDP to %s", name);
 		goto fail;
 	}
 	a->link_fd = fd;
 	if (bpf_obj_pin(fd, path)) {
-		err = -errno;
-		fsd_err("cannot pin the link of %s at %s: %s", name, path,
-			strerror(-err));
+		err = fsd_fail(-errno, "cannot pin the link of %s at %s", name, path);
 		link_drop(fd, NULL);
 		a->link_fd = -1;
 		goto fail;
@@ -653,12 +647,9 @@ static int tp_attach_link(struct fsd_loader *l)
 		}
 	}
 	link = bpf_program__attach(l->skel->progs.fs_ingress_tp);
-	if (!link) {
-		err = -errno;
-		fsd_err("cannot attach the ingress program (tp_btf/netif_receive_skb): %s",
-			strerror(-err));
-		return err;
-	}
+	if (!link)
+		return fsd_fail(-errno,
+				"cannot attach the ingress program (tp_btf/netif_receive_skb)");
 	l->tp_link_fd = dup(bpf_link__fd(link));
 	err = l->tp_link_fd < 0 ? -errno : 0;
 	bpf_link__destroy(link);	/* the dup (and the pin) hold it */
@@ -671,8 +662,7 @@ static int tp_attach_link(struct fsd_loader *l)
 	if (!err && bpf_obj_pin(l->tp_link_fd, path))
 		err = -errno;
 	if (err) {
-		fsd_err("cannot pin the receive tracepoint link at %s: %s", path,
-			strerror(-err));
+		fsd_fail(err, "cannot pin the receive tracepoint link at %s", path);
 		link_drop(l->tp_link_fd, NULL);
 		l->tp_link_fd = -1;
 		return err;
@@ -694,10 +684,8 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 		keep[i] = o->ifaces[i].ifindex;
 	l->ifslots.counted = true;
 	err = fsd_ifslots_assign(&l->ifslots, o->ifaces, o->n_ifaces);
-	if (err) {
-		fsd_err("cannot set up the per-interface counters: %s", strerror(-err));
-		return err;
-	}
+	if (err)
+		return fsd_fail(err, "cannot set up the per-interface counters");
 	for (i = 0; i < o->n_ifaces; i++) {
 		struct fsd_attachment *a = &l->ifaces[i];
 
@@ -724,11 +712,8 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 	/* An adopted filter may name interfaces no -i gives now. */
 	err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces), keep,
 				     o->n_ifaces);
-	if (err < 0) {
-		fsd_err("cannot clear the receive tracepoint's interface filter: %s",
-			strerror(-err));
-		return err;
-	}
+	if (err < 0)
+		return fsd_fail(err, "cannot clear the receive tracepoint's interface filter");
 	fsd_ifslots_release(&l->ifslots, o->ifaces, o->n_ifaces);
 	err = tp_attach_link(l);
 	if (err)

@@ -348,11 +348,8 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 		port = ntohs(a->sin_port);
 	}
 	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = -errno;
-		fsd_err("--metrics %s: cannot make a socket: %s", arg, strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return fsd_fail(-errno, "--metrics %s: cannot make a socket", arg);
 	/* A restart binds again at once, whatever TIME_WAIT is left; a port
 	 * another socket listens on is still refused. */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -367,7 +364,7 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 	err = pthread_mutex_init(&m->lock, NULL);
 	if (err) {
 		err = -err;
-		fsd_err("--metrics: %s", strerror(-err));
+		fsd_fail(err, "--metrics");
 		goto fail;
 	}
 	m->lock_ready = true;
@@ -383,8 +380,7 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 			MHD_OPTION_END);
 	if (!m->httpd) {
 		err = errno ? -errno : -EIO;
-		fsd_err("--metrics %s: cannot start the HTTP server: %s", arg,
-			strerror(-err));
+		fsd_fail(err, "--metrics %s: cannot start the HTTP server", arg);
 		goto fail;
 	}
 	fsd_info("metrics at http%s://%s%s%s:%u/metrics%s%s",
