@@ -116,24 +116,6 @@ static int pinned_info(const char *dir, enum xdp_pin p, struct bpf_map_info *inf
 	return err;
 }
 
-static int pinned_value_size(const char *dir, enum xdp_pin p, __u32 *out)
-{
-	struct bpf_map_info info;
-	int err = pinned_info(dir, p, &info);
-
-	*out = info.value_size;
-	return err;
-}
-
-static int pinned_max_entries(const char *dir, enum xdp_pin p, __u32 *out)
-{
-	struct bpf_map_info info;
-	int err = pinned_info(dir, p, &info);
-
-	*out = info.max_entries;
-	return err;
-}
-
 /* This build's .rodata section size, as libbpf makes its map. */
 static __u32 rodata_size(void)
 {
@@ -171,7 +153,7 @@ static enum fsd_pinned_ingress pinned_ingress(const char *pin_dir)
 int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 {
 	struct bpf_map_info info;
-	__u32 len = sizeof(info), zero = 0, v;
+	__u32 zero = 0, v;
 	char path[PATH_MAX];
 	void *value = NULL;
 	int fd = -1, err;
@@ -180,20 +162,16 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	err = pin_path(path, sizeof(path), pin_dir, PIN_PARAMS);
 	if (err)
 		return err;
+	/* fs_params opens the .rodata (maps.bpf.h); a value of another
+	 * size is another build's, whose maps this one cannot read. */
+	err = pinned_info(pin_dir, PIN_PARAMS, &info);
+	if (!err && info.value_size != rodata_size())
+		err = -EPROTO;
+	if (err)
+		goto out;
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = -errno;
-		goto out;
-	}
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		err = -errno;
-		goto out;
-	}
-	/* fs_params opens the .rodata (maps.bpf.h); a value of another
-	 * size is another build's, whose maps this one cannot read. */
-	if (info.value_size != rodata_size()) {
-		err = -EPROTO;
 		goto out;
 	}
 	value = calloc(1, info.value_size);
@@ -213,20 +191,20 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	}
 	/* fs_ctl grew with the adoption words (maps.h): an older datapath's
 	 * is shorter, and the program would not load on it. */
-	err = pinned_value_size(pin_dir, PIN_CTL, &v);
-	if (!err && v != sizeof(struct fs_ctl))
+	err = pinned_info(pin_dir, PIN_CTL, &info);
+	if (!err && info.value_size != sizeof(struct fs_ctl))
 		err = -EPROTO;
 	/* Counters a later version added. */
 	if (!err)
-		err = pinned_max_entries(pin_dir, PIN_STATS, &v);
-	if (!err && v != FS_STAT_MAX)
+		err = pinned_info(pin_dir, PIN_STATS, &info);
+	if (!err && info.max_entries != FS_STAT_MAX)
 		err = -EPROTO;
 	if (!err)
-		err = pinned_max_entries(pin_dir, PIN_REPORTS, &v);
-	out->ringbuf_kib = v / 1024;
+		err = pinned_info(pin_dir, PIN_REPORTS, &info);
+	out->ringbuf_kib = info.max_entries / 1024;
 	if (!err)
-		err = pinned_max_entries(pin_dir, PIN_BLOCK4, &v);
-	out->blocklist_max = v;
+		err = pinned_info(pin_dir, PIN_BLOCK4, &info);
+	out->blocklist_max = info.max_entries;
 	out->ingress = pinned_ingress(pin_dir);
 	/* Every map this build reuses must be there, but ifaces: the
 	 * previous release had none (no --ingress tracepoint), and its XDP
@@ -442,6 +420,14 @@ static void link_drop(int fd, const char *path)
 		unlink(path);
 }
 
+/* a attached (err 0) or failed to (err, a negative errno): err. */
+static int attach_outcome(struct fsd_attachment *a, int err)
+{
+	a->state = err ? FSD_IFACE_FAILED : FSD_IFACE_ATTACHED;
+	a->err = err;
+	return err;
+}
+
 /*
  * Take over the link pinned for a's name: if it holds XDP on a's
  * interface, move it to our program (1); a link of another interface
@@ -473,8 +459,7 @@ static int adopt_link(struct fsd_loader *l, struct fsd_attachment *a,
 	}
 	a->link_fd = fd;
 	a->link_pinned = true;
-	a->state = FSD_IFACE_ATTACHED;
-	a->err = 0;
+	attach_outcome(a, 0);
 	return 1;
 }
 
@@ -486,15 +471,9 @@ static int tp_attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 
 	a->link_fd = -1;
 	a->link_pinned = false;
-	if (err) {
+	if (err)
 		fsd_fail(err, "cannot count %s on the receive tracepoint", a->iface->name);
-		a->state = FSD_IFACE_FAILED;
-		a->err = err;
-		return err;
-	}
-	a->state = FSD_IFACE_ATTACHED;
-	a->err = 0;
-	return 0;
+	return attach_outcome(a, err);
 }
 
 /* Attach to a->ifindex and record the outcome in a; 0 or -errno. */
@@ -557,13 +536,9 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 		goto fail;
 	}
 	a->link_pinned = true;
-	a->state = FSD_IFACE_ATTACHED;
-	a->err = 0;
-	return 0;
+	err = 0;
 fail:
-	a->state = FSD_IFACE_FAILED;
-	a->err = err;
-	return err;
+	return attach_outcome(a, err);
 }
 
 /* Links pinned for names this daemon does not count: detached, or they
