@@ -199,11 +199,9 @@ static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 		err = fsd_loader_check_pinned(&pin, o);
 	if (err)
 		return err;
-	if (o->secret_file && memcmp(secret, &pin.params.secret, sizeof(*secret))) {
-		fsd_err("the datapath pinned under %s was loaded with another hash secret than %s: start with its secret file, or with --replace to discard it",
-			o->pin_dir, o->secret_file);
-		return -ESTALE;
-	}
+	if (o->secret_file && memcmp(secret, &pin.params.secret, sizeof(*secret)))
+		return fsd_reject(-ESTALE, "the datapath pinned under %s was loaded with another hash secret than %s: start with its secret file, or with --replace to discard it",
+				  o->pin_dir, o->secret_file);
 	*secret = pin.params.secret;
 	memset(&pin, 0, sizeof(pin));
 	return 1;
@@ -592,11 +590,9 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	fsd_pinlock_release(&lock);
 	if (n < 0)
 		return n;
-	if (!access(o->pin_dir, F_OK)) {
-		fsd_err("%s is not empty: something other than flowsketch's pins is there",
-			o->pin_dir);
-		return -ENOTEMPTY;
-	}
+	if (!access(o->pin_dir, F_OK))
+		return fsd_reject(-ENOTEMPTY, "%s is not empty: something other than flowsketch's pins is there",
+				  o->pin_dir);
 	fsd_info("detached: removed %d pins and links under %s, and %s", n,
 		 o->pin_dir, o->state_dir);
 	return 0;

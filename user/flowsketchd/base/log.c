@@ -44,6 +44,16 @@ int fsd_fail(int err, const char *fmt, ...)
 	return err;
 }
 
+int fsd_reject(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(FSD_LOG_ERR, NULL, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {

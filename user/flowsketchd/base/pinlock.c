@@ -68,10 +68,8 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
-	if (snprintf(l->path, sizeof(l->path), "%s", dir) >= (int)sizeof(l->path)) {
-		fsd_err("pin directory path too long");
-		return -ENAMETOOLONG;
-	}
+	if (snprintf(l->path, sizeof(l->path), "%s", dir) >= (int)sizeof(l->path))
+		return fsd_reject(-ENAMETOOLONG, "pin directory path too long");
 	if (!mkdir(dir, 0700)) {
 		l->created = true;
 	} else if (errno != EEXIST) {

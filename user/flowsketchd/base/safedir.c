@@ -114,10 +114,9 @@ int fsd_safedir_check(const char *path, const char *what)
 	/* A relative path's directories above are the working directory's. */
 	if (*path != '/') {
 		if (!getcwd(cwd, sizeof(cwd)) ||
-		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs)) {
-			fsd_err("%s %s: cannot make it an absolute path", what, path);
-			return -ENAMETOOLONG;
-		}
+		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs))
+			return fsd_reject(-ENAMETOOLONG, "%s %s: cannot make it an absolute path",
+					  what, path);
 		dir = abs;
 	}
 	if (strlen(dir) >= PATH_MAX)

@@ -253,17 +253,13 @@ int fsd_loader_check_pinned(const struct fsd_pinned *pin,
 		opt = "--ringbuf-kib", was = pin->ringbuf_kib, now = o->ringbuf_kib;
 	else if (pin->blocklist_max != o->blocklist_max)
 		opt = "--blocklist-max", was = pin->blocklist_max, now = o->blocklist_max;
-	if (!opt && pin->no_ifaces && o->ingress_tp) {
-		fsd_err("the datapath pinned under %s predates --ingress tracepoint: start it with --replace",
-			o->pin_dir);
-		return -ESTALE;
-	}
+	if (!opt && pin->no_ifaces && o->ingress_tp)
+		return fsd_reject(-ESTALE, "the datapath pinned under %s predates --ingress tracepoint: start it with --replace",
+				  o->pin_dir);
 	if (!opt && pin->ingress != FSD_PINNED_NONE &&
-	    (pin->ingress == FSD_PINNED_TP) != o->ingress_tp) {
-		fsd_err("the datapath pinned under %s counts ingress with --ingress %s: start with the same, or with --replace to switch",
-			o->pin_dir, o->ingress_tp ? "xdp" : "tracepoint");
-		return -ESTALE;
-	}
+	    (pin->ingress == FSD_PINNED_TP) != o->ingress_tp)
+		return fsd_reject(-ESTALE, "the datapath pinned under %s counts ingress with --ingress %s: start with the same, or with --replace to switch",
+				  o->pin_dir, o->ingress_tp ? "xdp" : "tracepoint");
 	if (!opt)
 		return 0;
 	if (!strcmp(opt, "--conservative"))

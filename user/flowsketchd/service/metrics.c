@@ -49,10 +49,9 @@ int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
 	if (*arg == '[') {
 		/* [IPv6]:PORT */
 		end = strchr(arg, ']');
-		if (!end) {
-			fsd_err("--metrics \"%s\": no ] after the IPv6 address", arg);
-			return -EINVAL;
-		}
+		if (!end)
+			return fsd_reject(-EINVAL, "--metrics \"%s\": no ] after the IPv6 address",
+					  arg);
 		host_at = arg + 1;
 		n = (size_t)(end - host_at);
 		if (end[1] == ':')
@@ -64,41 +63,31 @@ int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
 		n = end ? (size_t)(end - arg) : strlen(arg);
 		if (end)
 			port = end + 1;
-		if (memchr(arg, ':', n)) {
-			fsd_err("--metrics \"%s\": an IPv6 address goes in brackets, e.g. [::1]:9108",
-				arg);
-			return -EINVAL;
-		}
+		if (memchr(arg, ':', n))
+			return fsd_reject(-EINVAL, "--metrics \"%s\": an IPv6 address goes in brackets, e.g. [::1]:9108",
+					  arg);
 	}
-	if (!port || !*port) {
-		fsd_err("--metrics \"%s\": no port: give ADDR:PORT, e.g. 127.0.0.1:9108",
-			arg);
-		return -EINVAL;
-	}
-	if (!n) {
-		fsd_err("--metrics \"%s\": no address before the port (0.0.0.0 or [::] for every address)",
-			arg);
-		return -EINVAL;
-	}
-	if (n >= sizeof(host)) {
-		fsd_err("--metrics: the address is longer than %zu bytes", sizeof(host) - 1);
-		return -EINVAL;
-	}
+	if (!port || !*port)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": no port: give ADDR:PORT, e.g. 127.0.0.1:9108",
+				  arg);
+	if (!n)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": no address before the port (0.0.0.0 or [::] for every address)",
+				  arg);
+	if (n >= sizeof(host))
+		return fsd_reject(-EINVAL, "--metrics: the address is longer than %zu bytes",
+				  sizeof(host) - 1);
 	memcpy(host, host_at, n);
 	host[n] = 0;
 	errno = 0;
 	v = strtoul(port, (char **)&end, 10);
-	if (*end || errno || *port < '0' || *port > '9' || v < 1 || v > 65535) {
-		fsd_err("--metrics \"%s\": the port must be a number from 1 to 65535, not \"%s\"",
-			arg, port);
-		return -EINVAL;
-	}
+	if (*end || errno || *port < '0' || *port > '9' || v < 1 || v > 65535)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": the port must be a number from 1 to 65535, not \"%s\"",
+				  arg, port);
 	err = getaddrinfo(host, NULL, &hints, &res);
-	if (err || !res) {
-		fsd_err("--metrics \"%s\": cannot resolve \"%s\": %s", arg, host,
-			err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
-		return -EINVAL;
-	}
+	if (err || !res)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": cannot resolve \"%s\": %s",
+				  arg, host,
+				  err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
 	memset(addr, 0, sizeof(*addr));
 	memcpy(addr, res->ai_addr, res->ai_addrlen);
 	*len = res->ai_addrlen;
@@ -285,11 +274,9 @@ static int web_open(struct fsd_metrics *m, const char *web_config)
 	err = fsd_webconfig_load(&m->web, web_config);
 	if (err)
 		return err;
-	if (m->web.tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
-		fsd_err("--metrics-web-config %s: this libmicrohttpd is built without TLS",
-			web_config);
-		return -ENOTSUP;
-	}
+	if (m->web.tls && !MHD_is_feature_supported(MHD_FEATURE_TLS))
+		return fsd_reject(-ENOTSUP, "--metrics-web-config %s: this libmicrohttpd is built without TLS",
+				  web_config);
 	if (m->web.nusers) {
 		err = fsd_basicauth_init(&m->auth, m->web.users, m->web.nusers);
 		if (err)

@@ -48,10 +48,8 @@ static int remove_stale_socket(const struct sockaddr_un *addr)
 			return 0;
 		return fsd_fail(-errno, "cannot stat %s", addr->sun_path);
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		fsd_err("%s exists and is not a socket", addr->sun_path);
-		return -EEXIST;
-	}
+	if (!S_ISSOCK(st.st_mode))
+		return fsd_reject(-EEXIST, "%s exists and is not a socket", addr->sun_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -93,12 +91,10 @@ static int open_dir(struct fsd_server *s, const char *dir)
 	if (stat(dir, &st))
 		return fsd_fail(-errno, "cannot stat %s", dir);
 	if (!(st.st_mode & S_IXOTH) &&
-	    !(st.st_gid == s->read_gid && (st.st_mode & S_IXGRP))) {
-		fsd_err("socket directory %s (mode %04o, gid %u) does not let group %s reach the socket: chgrp %s and chmod 0750 it, or remove it for flowsketchd to make",
-			dir, (unsigned int)(st.st_mode & 07777),
-			(unsigned int)st.st_gid, s->read_group, s->read_group);
-		return -EACCES;
-	}
+	    !(st.st_gid == s->read_gid && (st.st_mode & S_IXGRP)))
+		return fsd_reject(-EACCES, "socket directory %s (mode %04o, gid %u) does not let group %s reach the socket: chgrp %s and chmod 0750 it, or remove it for flowsketchd to make",
+				  dir, (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_gid,
+				  s->read_group, s->read_group);
 	return 0;
 }
 
@@ -146,11 +142,9 @@ int fsd_server_open(struct fsd_server *s, const char *path,
 	s->read_gid = read_gid;
 
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
-	    (int)sizeof(addr.sun_path)) {
-		fsd_err("socket path %s is longer than %zu bytes", path,
-			sizeof(addr.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
+	    (int)sizeof(addr.sun_path))
+		return fsd_reject(-ENAMETOOLONG, "socket path %s is longer than %zu bytes",
+				  path, sizeof(addr.sun_path) - 1);
 	err = socket_dir(dir, sizeof(dir), path);
 	if (err)
 		return err;
