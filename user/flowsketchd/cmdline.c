@@ -30,8 +30,12 @@
 /* The field of struct fsd_options a row stores into. */
 #define FIELD(o, type) ((type *)((char *)(o) + opt->off))
 
-/* A whole decimal number in [min, max], or -EINVAL with a message. */
-static int parse_uint(const struct fs_opt *opt, const char *s,
+/*
+ * A whole decimal number in the row's [min, max], stored at its field (a
+ * __u8 with u8, else an unsigned int) and in *out when out is given: 0,
+ * or -EINVAL with a message.
+ */
+static int parse_uint(const struct fs_opt *opt, const char *s, void *o, bool u8,
 		      unsigned long long *out)
 {
 	unsigned long long v;
@@ -40,38 +44,30 @@ static int parse_uint(const struct fs_opt *opt, const char *s,
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (!*s || *end || errno || *s == '-' || v < (unsigned long long)opt->min ||
-	    v > (unsigned long long)opt->max) {
-		fsd_err("--%s must be a whole number from %llu to %llu, not \"%s\"",
-			opt->name, (unsigned long long)opt->min,
-			(unsigned long long)opt->max, s);
-		return -EINVAL;
-	}
-	*out = v;
+	    v > (unsigned long long)opt->max)
+		return fsd_reject(-EINVAL, "--%s must be a whole number from %llu to %llu, not \"%s\"",
+				  opt->name, (unsigned long long)opt->min,
+				  (unsigned long long)opt->max, s);
+	if (u8)
+		*FIELD(o, __u8) = (__u8)v;
+	else
+		*FIELD(o, unsigned int) = (unsigned int)v;
+	if (out)
+		*out = v;
 	return 0;
 }
 
-/* An unsigned int in the row's [min, max]. */
 static int opt_uint(const struct fs_optset *set, const struct fs_opt *opt,
 		    const char *arg, void *o)
 {
-	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
-
-	if (!err)
-		*FIELD(o, unsigned int) = (unsigned int)v;
-	return err;
+	return parse_uint(opt, arg, o, false, NULL);
 }
 
-/* A __u8 of the sketch parameters in [min, max]. */
+/* A __u8 of the sketch parameters. */
 static int opt_u8(const struct fs_optset *set, const struct fs_opt *opt,
 		  const char *arg, void *o)
 {
-	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
-
-	if (!err)
-		*FIELD(o, __u8) = (__u8)v;
-	return err;
+	return parse_uint(opt, arg, o, true, NULL);
 }
 
 static __u32 log2_ceil(unsigned long long v)
@@ -88,7 +84,7 @@ static int opt_width(const struct fs_optset *set, const struct fs_opt *opt,
 		     const char *arg, void *o)
 {
 	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
+	int err = parse_uint(opt, arg, o, true, &v);
 
 	if (!err)
 		*FIELD(o, __u8) = (__u8)log2_ceil(v);
@@ -99,14 +95,12 @@ static int opt_ringbuf(const struct fs_optset *set, const struct fs_opt *opt,
 		       const char *arg, void *o)
 {
 	unsigned long long v;
-	int err = parse_uint(opt, arg, &v);
+	int err = parse_uint(opt, arg, o, false, &v);
 
 	if (!err && (v & (v - 1))) {
 		fsd_err("--ringbuf-kib must be a power of two, not %llu", v);
 		err = -EINVAL;
 	}
-	if (!err)
-		*FIELD(o, unsigned int) = (unsigned int)v;
 	return err;
 }
 
@@ -120,11 +114,9 @@ static int opt_fraction(const struct fs_optset *set, const struct fs_opt *opt,
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (!*arg || *end || errno || !(v > 0) || v > 1 || (v == 1 && !one_ok)) {
-		fsd_err("--%s must be a number in (0, 1%c, not \"%s\"", opt->name,
-			one_ok ? ']' : ')', arg);
-		return -EINVAL;
-	}
+	if (!*arg || *end || errno || !(v > 0) || v > 1 || (v == 1 && !one_ok))
+		return fsd_reject(-EINVAL, "--%s must be a number in (0, 1%c, not \"%s\"",
+				  opt->name, one_ok ? ']' : ')', arg);
 	*FIELD(o, double) = v;
 	return 0;
 }
@@ -137,20 +129,14 @@ static int opt_iface(const struct fs_optset *set, const struct fs_opt *opt,
 	unsigned int i;
 	int ifindex;
 
-	if (o->n_ifaces == FSD_MAX_IFACES) {
-		fsd_err("at most %d interfaces", FSD_MAX_IFACES);
-		return -EINVAL;
-	}
+	if (o->n_ifaces == FSD_MAX_IFACES)
+		return fsd_reject(-EINVAL, "at most %d interfaces", FSD_MAX_IFACES);
 	ifindex = strlen(name) < IF_NAMESIZE ? (int)if_nametoindex(name) : 0;
-	if (!ifindex) {
-		fsd_err("no interface named \"%s\"", name);
-		return -EINVAL;
-	}
+	if (!ifindex)
+		return fsd_reject(-EINVAL, "no interface named \"%s\"", name);
 	for (i = 0; i < o->n_ifaces; i++) {
-		if (o->ifaces[i].ifindex == ifindex) {
-			fsd_err("interface %s given twice", name);
-			return -EINVAL;
-		}
+		if (o->ifaces[i].ifindex == ifindex)
+			return fsd_reject(-EINVAL, "interface %s given twice", name);
 	}
 	it = &o->ifaces[o->n_ifaces++];
 	snprintf(it->name, sizeof(it->name), "%s", name);
@@ -172,8 +158,8 @@ static int opt_either(const struct fs_optset *set, const struct fs_opt *opt,
 	if (!strcmp(arg, yes)) {
 		*FIELD(o, bool) = true;
 	} else if (strcmp(arg, no)) {
-		fsd_err("--%s must be %s or %s, not \"%s\"", opt->name, no, yes, arg);
-		return -EINVAL;
+		return fsd_reject(-EINVAL, "--%s must be %s or %s, not \"%s\"",
+				  opt->name, no, yes, arg);
 	}
 	return 0;
 }
@@ -193,10 +179,8 @@ static int opt_ingress(const struct fs_optset *set, const struct fs_opt *opt,
 static int opt_blocklist(const struct fs_optset *set, const struct fs_opt *opt,
 			 const char *arg, void *o)
 {
-	if (!*arg) {
-		fsd_err("--blocklist needs a file path");
-		return -EINVAL;
-	}
+	if (!*arg)
+		return fsd_reject(-EINVAL, "--blocklist needs a file path");
 	((struct fsd_options *)o)->blocklist = arg;
 	return 0;
 }
@@ -206,11 +190,9 @@ static int opt_state_max(const struct fs_optset *set, const struct fs_opt *opt,
 {
 	unsigned long long v;
 
-	if (fsd_parse_size(arg, &v) || !v) {
-		fsd_err("--state-max must be a size such as 64M or 2G (K, M, G, T: powers of 1024), not \"%s\"",
-			arg);
-		return -EINVAL;
-	}
+	if (fsd_parse_size(arg, &v) || !v)
+		return fsd_reject(-EINVAL, "--state-max must be a size such as 64M or 2G (K, M, G, T: powers of 1024), not \"%s\"",
+				  arg);
 	((struct fsd_options *)o)->state_max = v;
 	return 0;
 }
@@ -376,29 +358,21 @@ static int check_sizes(struct fsd_options *o)
 	unsigned long long per_cpu, history;
 
 	per_cpu = fs_kinds_percpu_bytes(p, FS_NSLOTS);
-	if (per_cpu > FSD_MAX_BYTES_PER_CPU) {
-		fsd_err("width %u x depth %u and precision %u need %llu MiB per CPU, more than the %llu MiB cap",
-			1U << p->cms_log2_width, p->cms_depth, p->hll_p,
-			per_cpu >> 20, FSD_MAX_BYTES_PER_CPU >> 20);
-		return -EINVAL;
-	}
-	if (o->history_sec < o->window_sec) {
-		fsd_err("--history (%u s) must be at least one window (%u s)",
-			o->history_sec, o->window_sec);
-		return -EINVAL;
-	}
+	if (per_cpu > FSD_MAX_BYTES_PER_CPU)
+		return fsd_reject(-EINVAL, "width %u x depth %u and precision %u need %llu MiB per CPU, more than the %llu MiB cap",
+				  1U << p->cms_log2_width, p->cms_depth, p->hll_p, per_cpu >> 20,
+				  FSD_MAX_BYTES_PER_CPU >> 20);
+	if (o->history_sec < o->window_sec)
+		return fsd_reject(-EINVAL, "--history (%u s) must be at least one window (%u s)",
+				  o->history_sec, o->window_sec);
 	history = fsd_options_history_max_bytes(o);
-	if (history > FSD_MAX_HISTORY_BYTES) {
-		fsd_err("%u windows of history in each of %d frontends need up to %llu MiB with %u candidates each, more than the %llu MiB cap; keep less history, use longer windows or fewer candidates",
-			fsd_options_windows_kept(o), FSD_HISTORIES, history >> 20,
-			o->max_candidates, FSD_MAX_HISTORY_BYTES >> 20);
-		return -EINVAL;
-	}
-	if (o->state_max && o->state_max < fsd_state_min_bytes(p)) {
-		fsd_err("--state-max %llu KiB is less than one window of each frontend takes at these sizes (%llu KiB)",
-			o->state_max >> 10, fsd_state_min_bytes(p) >> 10);
-		return -EINVAL;
-	}
+	if (history > FSD_MAX_HISTORY_BYTES)
+		return fsd_reject(-EINVAL, "%u windows of history in each of %d frontends need up to %llu MiB with %u candidates each, more than the %llu MiB cap; keep less history, use longer windows or fewer candidates",
+				  fsd_options_windows_kept(o), FSD_HISTORIES, history >> 20,
+				  o->max_candidates, FSD_MAX_HISTORY_BYTES >> 20);
+	if (o->state_max && o->state_max < fsd_state_min_bytes(p))
+		return fsd_reject(-EINVAL, "--state-max %llu KiB is less than one window of each frontend takes at these sizes (%llu KiB)",
+				  o->state_max >> 10, fsd_state_min_bytes(p) >> 10);
 	return 0;
 }
 
@@ -409,10 +383,9 @@ static int default_state_dir(struct fsd_options *o)
 
 	base = base && base[1] ? base + 1 : "flowsketch";
 	if (snprintf(o->state_dir_buf, sizeof(o->state_dir_buf), "%s/%s",
-		     FSD_STATE_DIR_DEFAULT, base) >= (int)sizeof(o->state_dir_buf)) {
-		fsd_err("--pin-dir %s makes too long a state directory name", o->pin_dir);
-		return -EINVAL;
-	}
+		     FSD_STATE_DIR_DEFAULT, base) >= (int)sizeof(o->state_dir_buf))
+		return fsd_reject(-EINVAL, "--pin-dir %s makes too long a state directory name",
+				  o->pin_dir);
 	o->state_dir = o->state_dir_buf;
 	return 0;
 }
@@ -424,21 +397,15 @@ static int size_for_error(struct fsd_options *o, uint64_t given)
 
 	if (!o->epsilon && !o->delta)
 		return 0;
-	if (!o->epsilon || !o->delta) {
-		fsd_err("--epsilon and --delta go together");
-		return -EINVAL;
-	}
+	if (!o->epsilon || !o->delta)
+		return fsd_reject(-EINVAL, "--epsilon and --delta go together");
 	if (fs_opt_given(&fsd_optset, given, "width") ||
-	    fs_opt_given(&fsd_optset, given, "depth")) {
-		fsd_err("give either --epsilon/--delta or --width/--depth, not both");
-		return -EINVAL;
-	}
-	if (fs_cms_size_for(o->epsilon, o->delta, &log2w, &depth)) {
-		fsd_err("--epsilon %g --delta %g needs a Count-Min sketch beyond width %u and depth %u",
-			o->epsilon, o->delta, 1U << FS_CMS_MAX_LOG2W,
-			FS_CMS_MAX_DEPTH);
-		return -EINVAL;
-	}
+	    fs_opt_given(&fsd_optset, given, "depth"))
+		return fsd_reject(-EINVAL,
+				  "give either --epsilon/--delta or --width/--depth, not both");
+	if (fs_cms_size_for(o->epsilon, o->delta, &log2w, &depth))
+		return fsd_reject(-EINVAL, "--epsilon %g --delta %g needs a Count-Min sketch beyond width %u and depth %u",
+				  o->epsilon, o->delta, 1U << FS_CMS_MAX_LOG2W, FS_CMS_MAX_DEPTH);
 	o->params.cms_log2_width = (__u8)log2w;
 	o->params.cms_depth = (__u8)depth;
 	return 0;
@@ -450,27 +417,19 @@ static int check_combinations(struct fsd_options *o, uint64_t given)
 	bool metrics_top_given = fs_opt_given(&fsd_optset, given, "metrics-top");
 	int err;
 
-	if (!o->n_ifaces) {
-		fsd_err("no interface given: use -i IFACE");
-		return -EINVAL;
-	}
+	if (!o->n_ifaces)
+		return fsd_reject(-EINVAL, "no interface given: use -i IFACE");
 	err = size_for_error(o, given);
 	if (err)
 		return err;
-	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic)) {
-		fsd_err("%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
-			o->blocklist_given ? "--blocklist" : "--xdp-mode");
-		return -EINVAL;
-	}
-	if ((metrics_top_given || o->metrics_web_config) && !o->metrics) {
-		fsd_err("%s needs --metrics ADDR:PORT",
-			metrics_top_given ? "--metrics-top" : "--metrics-web-config");
-		return -EINVAL;
-	}
-	if (*o->socket_path != '/') {
-		fsd_err("--socket must be an absolute path");
-		return -EINVAL;
-	}
+	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic))
+		return fsd_reject(-EINVAL, "%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
+				  o->blocklist_given ? "--blocklist" : "--xdp-mode");
+	if ((metrics_top_given || o->metrics_web_config) && !o->metrics)
+		return fsd_reject(-EINVAL, "%s needs --metrics ADDR:PORT",
+				  metrics_top_given ? "--metrics-top" : "--metrics-web-config");
+	if (*o->socket_path != '/')
+		return fsd_reject(-EINVAL, "--socket must be an absolute path");
 	return check_sizes(o);
 }
 
@@ -487,22 +446,17 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	if (err)
 		return err;
 	o->blocklist_given = fs_opt_given(&fsd_optset, given, "blocklist");
-	if (optind < argc) {
-		fsd_err("unexpected argument \"%s\" (see --help)", argv[optind]);
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return fsd_reject(-EINVAL, "unexpected argument \"%s\" (see --help)", argv[optind]);
 	if (!o->state_dir && (err = default_state_dir(o)))
 		return err;
-	if (*o->pin_dir != '/' || *o->state_dir != '/') {
-		fsd_err("--pin-dir and --state-dir must be absolute paths");
-		return -EINVAL;
-	}
+	if (*o->pin_dir != '/' || *o->state_dir != '/')
+		return fsd_reject(-EINVAL, "--pin-dir and --state-dir must be absolute paths");
 	if (o->detach) {
 		if (o->n_ifaces || o->keep || o->replace || o->metrics ||
-		    o->metrics_web_config || o->read_group) {
-			fsd_err("--detach takes only --pin-dir, --state-dir and -v");
-			return -EINVAL;
-		}
+		    o->metrics_web_config || o->read_group)
+			return fsd_reject(-EINVAL,
+					  "--detach takes only --pin-dir, --state-dir and -v");
 		return 0;
 	}
 	return check_combinations(o, given);

@@ -172,7 +172,7 @@ static int open_loop(struct fsd_daemon *d)
 	if (!err)
 		err = watch(d, d->ifwatch.fd);
 	if (err)
-		fsd_err("cannot set up the event loop: %s", strerror(-err));
+		fsd_fail(err, "cannot set up the event loop");
 	return err;
 }
 
@@ -199,11 +199,9 @@ static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 		err = fsd_loader_check_pinned(&pin, o);
 	if (err)
 		return err;
-	if (o->secret_file && memcmp(secret, &pin.params.secret, sizeof(*secret))) {
-		fsd_err("the datapath pinned under %s was loaded with another hash secret than %s: start with its secret file, or with --replace to discard it",
-			o->pin_dir, o->secret_file);
-		return -ESTALE;
-	}
+	if (o->secret_file && memcmp(secret, &pin.params.secret, sizeof(*secret)))
+		return fsd_reject(-ESTALE, "the datapath pinned under %s was loaded with another hash secret than %s: start with its secret file, or with --replace to discard it",
+				  o->pin_dir, o->secret_file);
 	*secret = pin.params.secret;
 	memset(&pin, 0, sizeof(pin));
 	return 1;
@@ -239,10 +237,8 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	int err, adopt;
 
 	err = open_signals(d);
-	if (err) {
-		fsd_err("cannot set up signal handling: %s", strerror(-err));
-		return err;
-	}
+	if (err)
+		return fsd_fail(err, "cannot set up signal handling");
 	err = check_dirs(o);
 	if (err)
 		return err;
@@ -520,8 +516,7 @@ static int loop(struct fsd_daemon *d)
 
 			if (err == -EINTR)
 				continue;
-			fsd_err("epoll_wait failed: %s", strerror(-err));
-			return err;
+			return fsd_fail(err, "epoll_wait failed");
 		}
 		for (i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;
@@ -595,11 +590,9 @@ int fsd_daemon_detach(const struct fsd_options *o)
 	fsd_pinlock_release(&lock);
 	if (n < 0)
 		return n;
-	if (!access(o->pin_dir, F_OK)) {
-		fsd_err("%s is not empty: something other than flowsketch's pins is there",
-			o->pin_dir);
-		return -ENOTEMPTY;
-	}
+	if (!access(o->pin_dir, F_OK))
+		return fsd_reject(-ENOTEMPTY, "%s is not empty: something other than flowsketch's pins is there",
+				  o->pin_dir);
 	fsd_info("detached: removed %d pins and links under %s, and %s", n,
 		 o->pin_dir, o->state_dir);
 	return 0;

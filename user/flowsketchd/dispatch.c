@@ -70,10 +70,11 @@ static struct json_object *refusal(const struct fsd_daemon *d,
 	return fsd_answer_error("permission denied: this socket is for root only (flowsketchd --read-group GROUP lets a group read)");
 }
 
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
+void fsd_request_start(void *daemon, const char *text, size_t len,
 		       __u64 client, const struct fsd_peer *peer,
 		       struct json_object **now, struct fsd_job **job)
 {
+	struct fsd_daemon *d = daemon;
 	char err[FSD_REQUEST_ERROR_MAX];
 	const struct fsd_command *c;
 	struct fsd_request r;

@@ -13,7 +13,7 @@
 
 /* Parse the request, refuse it if peer may not ask it, and run its row's
  * handler: *now the answer, or *job a job for the query threads. */
-void fsd_request_start(struct fsd_daemon *d, const char *text, size_t len,
+void fsd_request_start(void *daemon, const char *text, size_t len,
 		       __u64 client, const struct fsd_peer *peer,
 		       struct json_object **now, struct fsd_job **job);
 

@@ -27,6 +27,12 @@ void fsd_log(enum fsd_log_level level, const char *fmt, ...)
 #define fsd_info(...) fsd_log(FSD_LOG_INFO, __VA_ARGS__)
 #define fsd_debug(...) fsd_log(FSD_LOG_DEBUG, __VA_ARGS__)
 
+/* An error's message followed by ": " and err's text (err a negative
+ * errno); returns err, for `return fsd_fail(err, ...)`. */
+int fsd_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same without err's text, for a refusal that says why itself. */
+int fsd_reject(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Route libbpf's messages here: warnings always, the rest with -v. */
 void fsd_log_libbpf(void);
 

@@ -24,12 +24,8 @@ int fsd_bpffs_mount(void)
 
 	if (!statfs(FSD_BPFFS, &st) && st.f_type == BPF_FS_MAGIC)
 		return 0;
-	if (mount("bpf", FSD_BPFFS, "bpf", 0, "mode=0700")) {
-		int err = -errno;
-
-		fsd_err("cannot mount bpffs on %s: %s", FSD_BPFFS, strerror(-err));
-		return err;
-	}
+	if (mount("bpf", FSD_BPFFS, "bpf", 0, "mode=0700"))
+		return fsd_fail(-errno, "cannot mount bpffs on %s", FSD_BPFFS);
 	fsd_info("mounted bpffs on %s", FSD_BPFFS);
 	return 0;
 }
@@ -61,7 +57,7 @@ static int lock_or_say(int fd, const char *dir, bool only_busy)
 		fsd_err("another flowsketchd is using %s (pid %ld)", dir,
 			lock_holder(st.st_dev, st.st_ino));
 	else if (!only_busy)
-		fsd_err("cannot lock %s: %s", dir, strerror(-err));
+		fsd_fail(err, "cannot lock %s", dir);
 	return err;
 }
 
@@ -72,16 +68,12 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
-	if (snprintf(l->path, sizeof(l->path), "%s", dir) >= (int)sizeof(l->path)) {
-		fsd_err("pin directory path too long");
-		return -ENAMETOOLONG;
-	}
+	if (snprintf(l->path, sizeof(l->path), "%s", dir) >= (int)sizeof(l->path))
+		return fsd_reject(-ENAMETOOLONG, "pin directory path too long");
 	if (!mkdir(dir, 0700)) {
 		l->created = true;
 	} else if (errno != EEXIST) {
-		err = -errno;
-		fsd_err("cannot create pin directory %s: %s", dir, strerror(-err));
-		return err;
+		return fsd_fail(-errno, "cannot create pin directory %s", dir);
 	} else if ((err = fsd_safedir_check(dir, "pin directory"))) {
 		/* Looked at again now that bpffs is mounted, and after a
 		 * mkdir another user could have raced under a sticky parent. */
@@ -89,15 +81,13 @@ int fsd_pinlock_take(struct fsd_pinlock *l, const char *dir)
 	}
 	l->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (l->fd < 0) {
-		err = -errno;
-		fsd_err("cannot open pin directory %s: %s", dir, strerror(-err));
+		err = fsd_fail(-errno, "cannot open pin directory %s", dir);
 		goto err_release;
 	}
 	/* Checked here, before anything loads: bpf_obj_pin() elsewhere
 	 * fails only later, with a bare EPERM. */
 	if (fstatfs(l->fd, &fs)) {
-		err = -errno;
-		fsd_err("cannot stat pin directory %s: %s", dir, strerror(-err));
+		err = fsd_fail(-errno, "cannot stat pin directory %s", dir);
 		goto err_release;
 	}
 	if (fs.f_type != BPF_FS_MAGIC) {

@@ -110,26 +110,20 @@ int fsd_safedir_check(const char *path, const char *what)
 	char cwd[PATH_MAX], abs[PATH_MAX];
 	const char *dir = path;
 	struct stat st;
-	int err;
 
 	/* A relative path's directories above are the working directory's. */
 	if (*path != '/') {
 		if (!getcwd(cwd, sizeof(cwd)) ||
-		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs)) {
-			fsd_err("%s %s: cannot make it an absolute path", what, path);
-			return -ENAMETOOLONG;
-		}
+		    snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= (int)sizeof(abs))
+			return fsd_reject(-ENAMETOOLONG, "%s %s: cannot make it an absolute path",
+					  what, path);
 		dir = abs;
 	}
 	if (strlen(dir) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (lstat(dir, &st)) {
-		if (errno != ENOENT) {
-			err = -errno;
-			fsd_err("%s %s: cannot look at it: %s", what, dir,
-				strerror(-err));
-			return err;
-		}
+		if (errno != ENOENT)
+			return fsd_fail(-errno, "%s %s: cannot look at it", what, dir);
 		return check_ancestors(what, dir);
 	}
 	if (S_ISLNK(st.st_mode))

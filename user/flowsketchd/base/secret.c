@@ -61,15 +61,12 @@ static int read_secret_file(const char *path, struct fs_hash_secret *s)
 	int fd, err = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		fsd_err("cannot open secret file %s: %s", path, strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return fsd_fail(-errno, "cannot open secret file %s", path);
 	n = read_full(fd, buf, sizeof(buf));
 	if (n < 0) {
 		err = (int)n;
-		fsd_err("cannot read secret file %s: %s", path, strerror(-err));
+		fsd_fail(err, "cannot read secret file %s", path);
 	} else if ((err = fsd_secret_parse(buf, (size_t)n, s))) {
 		fsd_err("secret file %s must hold exactly %d bytes", path,
 			FSD_SECRET_LEN);
@@ -86,11 +83,8 @@ int fsd_secret_get(const char *path, struct fs_hash_secret *s)
 
 	if (path)
 		return read_secret_file(path, s);
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
-		err = -errno;
-		fsd_err("getrandom failed: %s", strerror(-err));
-		return err;
-	}
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return fsd_fail(-errno, "getrandom failed");
 	err = fsd_secret_parse(b, sizeof(b), s);
 	memset(b, 0, sizeof(b));
 	return err;

@@ -559,21 +559,15 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 	bl->started = true;
 	if (obj->adopted) {
 		err = adopt_maps(bl, &stale, &nstale);
-		if (err) {
-			fsd_err("cannot load the blocklist into the adopted datapath: %s",
-				strerror(-err));
-			return err;
-		}
+		if (err)
+			return fsd_fail(err, "cannot load the blocklist into the adopted datapath");
 		/* The rebuild fills the half the datapath is not probing. */
 		bl->live = *bl->ctl_bloom && FS_BLOOM_CTL_BASE(*bl->ctl_bloom) ? 1 : 0;
 	} else {
 		for (i = 0; i < bl->n; i++) {
 			err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
-			if (err) {
-				fsd_err("cannot load the blocklist into the datapath: %s",
-					strerror(-err));
-				return err;
-			}
+			if (err)
+				return fsd_fail(err, "cannot load the blocklist into the datapath");
 			exact_change(bl, &bl->e[i].c, 1);
 		}
 		bl->live = 1;	/* so that the first rebuild fills filter 0 */
@@ -588,7 +582,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 		}
 	free(stale);
 	if (err)
-		fsd_err("cannot build the blocklist filter: %s", strerror(-err));
+		fsd_fail(err, "cannot build the blocklist filter");
 	else if (bl->n)
 		fsd_info("blocklist: %zu entries from %s", bl->n, bl->path);
 	return err;

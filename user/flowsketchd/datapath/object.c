@@ -103,17 +103,12 @@ static int reuse_pins(struct fsd_object *t)
 		fd = err ? -1 : bpf_obj_get(path);
 		if (fd < 0) {
 			err = err ? err : -errno;
-			fsd_err("cannot open the pinned %smap %s: %s", ops->label,
-				path, strerror(-err));
-			return err;
+			return fsd_fail(err, "cannot open the pinned %smap %s", ops->label, path);
 		}
 		err = bpf_map__reuse_fd(bpf_object__find_map_by_name(t->obj, p->map), fd);
 		close(fd);	/* reuse_fd holds its own */
-		if (err) {
-			fsd_err("cannot reuse the pinned %smap %s: %s", ops->label,
-				path, strerror(-err));
-			return err;
-		}
+		if (err)
+			return fsd_fail(err, "cannot reuse the pinned %smap %s", ops->label, path);
 	}
 	return 0;
 }
@@ -254,10 +249,8 @@ int fsd_object_pin(struct fsd_object *t)
 			continue;
 		}
 		err = pin_one(t, p, path);
-		if (err) {
-			fsd_err("cannot pin %s: %s", path, strerror(-err));
-			return err;
-		}
+		if (err)
+			return fsd_fail(err, "cannot pin %s", path);
 		t->pinned |= 1U << i;
 	}
 	return 0;
@@ -305,8 +298,7 @@ int fsd_object_remove_pins(const struct fsd_object_ops *ops, const char *dir)
 		if (access(path, F_OK))
 			continue;
 		if (unlink(path)) {
-			err = -errno;
-			fsd_err("cannot remove %s: %s", path, strerror(-err));
+			err = fsd_fail(-errno, "cannot remove %s", path);
 			continue;
 		}
 		n++;

@@ -29,7 +29,7 @@ const struct fsd_pin fsd_tp_pins[FSD_TP_PINS_ALL] = {
 
 void *fsd_tp_open_failed(const char *name, int err)
 {
-	fsd_err("cannot open or size the %s datapath: %s", name, strerror(-err));
+	fsd_fail(err, "cannot open or size the %s datapath", name);
 	errno = -err;
 	return NULL;
 }
@@ -63,13 +63,8 @@ int fsd_tp_load(struct fsd_tp_object *t, const struct fsd_tp_kind *k,
 
 int fsd_tp_pin(struct fsd_tp_object *t)
 {
-	int err;
-
-	if (mkdir(t->bpf.dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		fsd_err("cannot create %s: %s", t->bpf.dir, strerror(-err));
-		return err;
-	}
+	if (mkdir(t->bpf.dir, 0700) && errno != EEXIST)
+		return fsd_fail(-errno, "cannot create %s", t->bpf.dir);
 	t->dir_made = true;
 	return fsd_object_pin(&t->bpf);
 }
@@ -94,20 +89,16 @@ int fsd_tp_attach(struct fsd_tp_object *t)
 	}
 	unlink(path);	/* a discarded datapath's */
 	link = bpf_program__attach(t->bpf.prog);
-	if (!link) {
-		err = -errno;
-		fsd_err("cannot attach the %s program (%s): %s", t->kind->name,
-			t->kind->hook, strerror(-err));
-		return err;
-	}
+	if (!link)
+		return fsd_fail(-errno, "cannot attach the %s program (%s)",
+				t->kind->name, t->kind->hook);
 	t->link_fd = dup(bpf_link__fd(link));
 	err = t->link_fd < 0 ? -errno : 0;
 	if (!err && bpf_obj_pin(t->link_fd, path))
 		err = -errno;
 	bpf_link__destroy(link);	/* the dup and the pin hold it */
 	if (err) {
-		fsd_err("cannot pin the %s link at %s: %s", t->kind->name, path,
-			strerror(-err));
+		fsd_fail(err, "cannot pin the %s link at %s", t->kind->name, path);
 		if (t->link_fd >= 0) {
 			bpf_link_detach(t->link_fd);
 			close(t->link_fd);

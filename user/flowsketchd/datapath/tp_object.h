@@ -10,7 +10,7 @@
  * own (frontend.h).  Per-CPU state is only correct while one program
  * context writes it, and each of these runs in whatever context its
  * tracepoint fires in.  What differs between them is described by a
- * struct fsd_tp_kind (egress.c, conn.c: the skeleton's open and set-up,
+ * struct fsd_tp_kind (tp_kinds.c: the skeleton's open and set-up,
  * the hook, the maps pinned); the object's load and pins are object.h's,
  * the tracepoint link and the pin subdirectory are here.
  *
@@ -82,7 +82,7 @@ void fsd_tp_close(struct fsd_tp_object *t, bool keep);
  * were any, 0, or -errno. */
 int fsd_tp_remove_pins(const struct fsd_tp_kind *k, const char *pin_dir);
 
-/* The kinds (egress.c, conn.c). */
+/* The kinds (tp_kinds.c). */
 extern const struct fsd_tp_kind fsd_tp_egress;
 extern const struct fsd_tp_kind fsd_tp_conn;
 

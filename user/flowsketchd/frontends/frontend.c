@@ -111,7 +111,7 @@ int fsd_frontend_open_windows(const struct fsd_frontend_env *env,
 			       o->max_candidates, fe->first);
 	if (err) {
 		if (in)
-			fsd_err("cannot allocate the window history: %s", strerror(-err));
+			fsd_fail(err, "cannot allocate the window history");
 		return err;
 	}
 	fe->history_ready = true;
@@ -121,8 +121,7 @@ int fsd_frontend_open_windows(const struct fsd_frontend_env *env,
 					fe->bpf->ctl->window_seq, &fe->last_end_ns);
 		if (err < 0) {
 			if (in)
-				fsd_err("cannot read the windows kept in %s: %s",
-					o->state_dir, strerror(-err));
+				fsd_fail(err, "cannot read the windows kept in %s", o->state_dir);
 			return err;
 		}
 		fe->windows_restored = (__u32)err;
@@ -131,7 +130,7 @@ int fsd_frontend_open_windows(const struct fsd_frontend_env *env,
 	err = fsd_rotation_init_maps(&fe->rotation, &m, &o->params, o->hh_fraction);
 	if (err) {
 		if (in)
-			fsd_err("cannot allocate the rotation buffers: %s", strerror(-err));
+			fsd_fail(err, "cannot allocate the rotation buffers");
 		return err;
 	}
 	fe->rotation.store = &fe->store;
@@ -158,8 +157,7 @@ int fsd_frontend_setup(const struct fsd_frontend_env *env, struct fsd_frontend *
 	int err = setup(env, fe, secret, adopt);
 
 	if (err)
-		fsd_err("cannot set up the %s frontend: %s", fe->ops->setup_what,
-			strerror(-err));
+		fsd_fail(err, "cannot set up the %s frontend", fe->ops->setup_what);
 	return err;
 }
 
@@ -222,8 +220,7 @@ static int open_ifslots(const struct fsd_options *o, struct fsd_frontend *fe)
 	if (!err)
 		err = fsd_ifslots_assign(&fe->ifslots, o->ifaces, o->n_ifaces);
 	if (err)
-		fsd_err("cannot set up the %s per-interface counters: %s",
-			fe->obj.kind->name, strerror(-err));
+		fsd_fail(err, "cannot set up the %s per-interface counters", fe->obj.kind->name);
 	return err;
 }
 
@@ -239,11 +236,8 @@ static int drop_foreign_ifaces(const struct fsd_frontend_env *env,
 	for (i = 0; i < n; i++)
 		keep[i] = fe->ifindex[i];
 	err = fsd_tp_iface_keep_only(fsd_object_map_fd(&fe->obj.bpf, "fs_ifaces"), keep, n);
-	if (err < 0) {
-		fsd_err("cannot clear the %s interface filter: %s",
-			fe->obj.kind->name, strerror(-err));
-		return err;
-	}
+	if (err < 0)
+		return fsd_fail(err, "cannot clear the %s interface filter", fe->obj.kind->name);
 	fsd_ifslots_release(&fe->ifslots, env->opts->ifaces, env->opts->n_ifaces);
 	return 0;
 }

@@ -19,7 +19,7 @@
  * of each other.  Finished windows are stored in STATE_DIR (in) or
  * STATE_DIR/NAME (the tracepoint kind's name).
  *
- * Adding a frontend: a BPF program, a tracepoint kind (egress.c is one),
+ * Adding a frontend: a BPF program, a tracepoint kind (tp_kinds.c),
  * its ops row here and in frontend.c, and its FSD_FE_ index.
  */
 #ifndef FLOWSKETCHD_FRONTEND_H

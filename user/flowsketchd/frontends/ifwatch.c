@@ -48,8 +48,7 @@ err_close:
 	close(w->fd);
 	w->fd = -1;
 err_log:
-	fsd_err("cannot listen to link changes (rtnetlink): %s", strerror(-err));
-	return err;
+	return fsd_fail(err, "cannot listen to link changes (rtnetlink)");
 }
 
 void fsd_ifwatch_close(struct fsd_ifwatch *w)

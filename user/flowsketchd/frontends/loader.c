@@ -116,24 +116,6 @@ static int pinned_info(const char *dir, enum xdp_pin p, struct bpf_map_info *inf
 	return err;
 }
 
-static int pinned_value_size(const char *dir, enum xdp_pin p, __u32 *out)
-{
-	struct bpf_map_info info;
-	int err = pinned_info(dir, p, &info);
-
-	*out = info.value_size;
-	return err;
-}
-
-static int pinned_max_entries(const char *dir, enum xdp_pin p, __u32 *out)
-{
-	struct bpf_map_info info;
-	int err = pinned_info(dir, p, &info);
-
-	*out = info.max_entries;
-	return err;
-}
-
 /* This build's .rodata section size, as libbpf makes its map. */
 static __u32 rodata_size(void)
 {
@@ -171,7 +153,7 @@ static enum fsd_pinned_ingress pinned_ingress(const char *pin_dir)
 int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 {
 	struct bpf_map_info info;
-	__u32 len = sizeof(info), zero = 0, v;
+	__u32 zero = 0, v;
 	char path[PATH_MAX];
 	void *value = NULL;
 	int fd = -1, err;
@@ -180,20 +162,16 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	err = pin_path(path, sizeof(path), pin_dir, PIN_PARAMS);
 	if (err)
 		return err;
+	/* fs_params opens the .rodata (maps.bpf.h); a value of another
+	 * size is another build's, whose maps this one cannot read. */
+	err = pinned_info(pin_dir, PIN_PARAMS, &info);
+	if (!err && info.value_size != rodata_size())
+		err = -EPROTO;
+	if (err)
+		goto out;
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = -errno;
-		goto out;
-	}
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		err = -errno;
-		goto out;
-	}
-	/* fs_params opens the .rodata (maps.bpf.h); a value of another
-	 * size is another build's, whose maps this one cannot read. */
-	if (info.value_size != rodata_size()) {
-		err = -EPROTO;
 		goto out;
 	}
 	value = calloc(1, info.value_size);
@@ -213,20 +191,20 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	}
 	/* fs_ctl grew with the adoption words (maps.h): an older datapath's
 	 * is shorter, and the program would not load on it. */
-	err = pinned_value_size(pin_dir, PIN_CTL, &v);
-	if (!err && v != sizeof(struct fs_ctl))
+	err = pinned_info(pin_dir, PIN_CTL, &info);
+	if (!err && info.value_size != sizeof(struct fs_ctl))
 		err = -EPROTO;
 	/* Counters a later version added. */
 	if (!err)
-		err = pinned_max_entries(pin_dir, PIN_STATS, &v);
-	if (!err && v != FS_STAT_MAX)
+		err = pinned_info(pin_dir, PIN_STATS, &info);
+	if (!err && info.max_entries != FS_STAT_MAX)
 		err = -EPROTO;
 	if (!err)
-		err = pinned_max_entries(pin_dir, PIN_REPORTS, &v);
-	out->ringbuf_kib = v / 1024;
+		err = pinned_info(pin_dir, PIN_REPORTS, &info);
+	out->ringbuf_kib = info.max_entries / 1024;
 	if (!err)
-		err = pinned_max_entries(pin_dir, PIN_BLOCK4, &v);
-	out->blocklist_max = v;
+		err = pinned_info(pin_dir, PIN_BLOCK4, &info);
+	out->blocklist_max = info.max_entries;
 	out->ingress = pinned_ingress(pin_dir);
 	/* Every map this build reuses must be there, but ifaces: the
 	 * previous release had none (no --ingress tracepoint), and its XDP
@@ -247,8 +225,7 @@ out:
 		fsd_err("the datapath pinned under %s is another version's; stop it with flowsketchd --detach --pin-dir %s, or start with --replace",
 			pin_dir, pin_dir);
 	else if (err)
-		fsd_err("cannot read the datapath pinned under %s: %s",
-			pin_dir, strerror(-err));
+		fsd_fail(err, "cannot read the datapath pinned under %s", pin_dir);
 	free(value);
 	if (fd >= 0)
 		close(fd);
@@ -276,17 +253,13 @@ int fsd_loader_check_pinned(const struct fsd_pinned *pin,
 		opt = "--ringbuf-kib", was = pin->ringbuf_kib, now = o->ringbuf_kib;
 	else if (pin->blocklist_max != o->blocklist_max)
 		opt = "--blocklist-max", was = pin->blocklist_max, now = o->blocklist_max;
-	if (!opt && pin->no_ifaces && o->ingress_tp) {
-		fsd_err("the datapath pinned under %s predates --ingress tracepoint: start it with --replace",
-			o->pin_dir);
-		return -ESTALE;
-	}
+	if (!opt && pin->no_ifaces && o->ingress_tp)
+		return fsd_reject(-ESTALE, "the datapath pinned under %s predates --ingress tracepoint: start it with --replace",
+				  o->pin_dir);
 	if (!opt && pin->ingress != FSD_PINNED_NONE &&
-	    (pin->ingress == FSD_PINNED_TP) != o->ingress_tp) {
-		fsd_err("the datapath pinned under %s counts ingress with --ingress %s: start with the same, or with --replace to switch",
-			o->pin_dir, o->ingress_tp ? "xdp" : "tracepoint");
-		return -ESTALE;
-	}
+	    (pin->ingress == FSD_PINNED_TP) != o->ingress_tp)
+		return fsd_reject(-ESTALE, "the datapath pinned under %s counts ingress with --ingress %s: start with the same, or with --replace to switch",
+				  o->pin_dir, o->ingress_tp ? "xdp" : "tracepoint");
 	if (!opt)
 		return 0;
 	if (!strcmp(opt, "--conservative"))
@@ -306,8 +279,7 @@ static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options
 	int err;
 
 	if (!skel) {
-		err = -errno;
-		fsd_err("cannot open the BPF object: %s", strerror(-err));
+		err = fsd_fail(-errno, "cannot open the BPF object");
 		errno = -err;
 		return NULL;
 	}
@@ -328,7 +300,7 @@ static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options
 		err = bpf_map__set_max_entries(skel->maps.fs_bloom,
 					       2U << fsd_blocklist_max_log2(o->blocklist_max));
 	if (err) {
-		fsd_err("cannot size the BPF maps: %s", strerror(-err));
+		fsd_fail(err, "cannot size the BPF maps");
 		flowsketch__destroy(skel);
 		errno = -err;
 		return NULL;
@@ -359,7 +331,7 @@ int fsd_loader_load(struct fsd_loader *l, const struct fsd_options *o,
 			       bpf_map__fd(l->skel->maps.fs_barrier_inner),
 			       l->obj.ncpus);
 	if (err)
-		fsd_err("cannot mmap fs_ifslot: %s", strerror(-err));
+		fsd_fail(err, "cannot mmap fs_ifslot");
 	return err;
 }
 
@@ -444,6 +416,14 @@ static void link_drop(int fd, const char *path)
 		unlink(path);
 }
 
+/* a attached (err 0) or failed to (err, a negative errno): err. */
+static int attach_outcome(struct fsd_attachment *a, int err)
+{
+	a->state = err ? FSD_IFACE_FAILED : FSD_IFACE_ATTACHED;
+	a->err = err;
+	return err;
+}
+
 /*
  * Take over the link pinned for a's name: if it holds XDP on a's
  * interface, move it to our program (1); a link of another interface
@@ -475,8 +455,7 @@ static int adopt_link(struct fsd_loader *l, struct fsd_attachment *a,
 	}
 	a->link_fd = fd;
 	a->link_pinned = true;
-	a->state = FSD_IFACE_ATTACHED;
-	a->err = 0;
+	attach_outcome(a, 0);
 	return 1;
 }
 
@@ -488,16 +467,9 @@ static int tp_attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 
 	a->link_fd = -1;
 	a->link_pinned = false;
-	if (err) {
-		fsd_err("cannot count %s on the receive tracepoint: %s",
-			a->iface->name, strerror(-err));
-		a->state = FSD_IFACE_FAILED;
-		a->err = err;
-		return err;
-	}
-	a->state = FSD_IFACE_ATTACHED;
-	a->err = 0;
-	return 0;
+	if (err)
+		fsd_fail(err, "cannot count %s on the receive tracepoint", a->iface->name);
+	return attach_outcome(a, err);
 }
 
 /* Attach to a->ifindex and record the outcome in a; 0 or -errno. */
@@ -549,27 +521,20 @@ static int attach_one(struct fsd_loader *l, struct fsd_attachment *a)
 			fsd_err("cannot attach native XDP to %s (%s); if its driver lacks XDP support, use --xdp-mode generic",
 				name, strerror(-err));
 		else
-			fsd_err("cannot attach generic XDP to %s: %s",
-				name, strerror(-err));
+			fsd_fail(err, "cannot attach generic XDP to %s", name);
 		goto fail;
 	}
 	a->link_fd = fd;
 	if (bpf_obj_pin(fd, path)) {
-		err = -errno;
-		fsd_err("cannot pin the link of %s at %s: %s", name, path,
-			strerror(-err));
+		err = fsd_fail(-errno, "cannot pin the link of %s at %s", name, path);
 		link_drop(fd, NULL);
 		a->link_fd = -1;
 		goto fail;
 	}
 	a->link_pinned = true;
-	a->state = FSD_IFACE_ATTACHED;
-	a->err = 0;
-	return 0;
+	err = 0;
 fail:
-	a->state = FSD_IFACE_FAILED;
-	a->err = err;
-	return err;
+	return attach_outcome(a, err);
 }
 
 /* Links pinned for names this daemon does not count: detached, or they
@@ -653,12 +618,9 @@ static int tp_attach_link(struct fsd_loader *l)
 		}
 	}
 	link = bpf_program__attach(l->skel->progs.fs_ingress_tp);
-	if (!link) {
-		err = -errno;
-		fsd_err("cannot attach the ingress program (tp_btf/netif_receive_skb): %s",
-			strerror(-err));
-		return err;
-	}
+	if (!link)
+		return fsd_fail(-errno,
+				"cannot attach the ingress program (tp_btf/netif_receive_skb)");
 	l->tp_link_fd = dup(bpf_link__fd(link));
 	err = l->tp_link_fd < 0 ? -errno : 0;
 	bpf_link__destroy(link);	/* the dup (and the pin) hold it */
@@ -671,8 +633,7 @@ static int tp_attach_link(struct fsd_loader *l)
 	if (!err && bpf_obj_pin(l->tp_link_fd, path))
 		err = -errno;
 	if (err) {
-		fsd_err("cannot pin the receive tracepoint link at %s: %s", path,
-			strerror(-err));
+		fsd_fail(err, "cannot pin the receive tracepoint link at %s", path);
 		link_drop(l->tp_link_fd, NULL);
 		l->tp_link_fd = -1;
 		return err;
@@ -694,10 +655,8 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 		keep[i] = o->ifaces[i].ifindex;
 	l->ifslots.counted = true;
 	err = fsd_ifslots_assign(&l->ifslots, o->ifaces, o->n_ifaces);
-	if (err) {
-		fsd_err("cannot set up the per-interface counters: %s", strerror(-err));
-		return err;
-	}
+	if (err)
+		return fsd_fail(err, "cannot set up the per-interface counters");
 	for (i = 0; i < o->n_ifaces; i++) {
 		struct fsd_attachment *a = &l->ifaces[i];
 
@@ -724,11 +683,8 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 	/* An adopted filter may name interfaces no -i gives now. */
 	err = fsd_tp_iface_keep_only(bpf_map__fd(l->skel->maps.fs_ifaces), keep,
 				     o->n_ifaces);
-	if (err < 0) {
-		fsd_err("cannot clear the receive tracepoint's interface filter: %s",
-			strerror(-err));
-		return err;
-	}
+	if (err < 0)
+		return fsd_fail(err, "cannot clear the receive tracepoint's interface filter");
 	fsd_ifslots_release(&l->ifslots, o->ifaces, o->n_ifaces);
 	err = tp_attach_link(l);
 	if (err)

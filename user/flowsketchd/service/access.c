@@ -24,16 +24,13 @@ int fsd_access_group(const char *name, gid_t *gid)
 		if (!*end && v == (gid_t)v)
 			g = getgrgid((gid_t)v);
 	}
-	if (!g) {
-		fsd_err("--read-group %s: no such group", name);
-		return -EINVAL;
-	}
+	if (!g)
+		return fsd_reject(-EINVAL, "--read-group %s: no such group", name);
 	if (!g->gr_gid) {
 		/* Group 0 would let its members read with no group made
 		 * for it: say root only by leaving the option out. */
-		fsd_err("--read-group %s is gid 0: name a group made for readers",
-			name);
-		return -EINVAL;
+		return fsd_reject(-EINVAL, "--read-group %s is gid 0: name a group made for readers",
+				  name);
 	}
 	*gid = g->gr_gid;
 	return 0;

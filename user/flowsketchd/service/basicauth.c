@@ -55,10 +55,9 @@ int fsd_basicauth_init(struct fsd_basicauth *a, const struct fsd_webuser *users,
 	memset(a, 0, sizeof(*a));
 	a->users = users;
 	a->nusers = nusers;
-	if (gnutls_rnd(GNUTLS_RND_KEY, a->key, sizeof(a->key)) < 0) {
-		fsd_err("--metrics-web-config: no random bytes for the password cache's key");
-		return -EIO;
-	}
+	if (gnutls_rnd(GNUTLS_RND_KEY, a->key, sizeof(a->key)) < 0)
+		return fsd_reject(-EIO,
+				  "--metrics-web-config: no random bytes for the password cache's key");
 	err = pthread_mutex_init(&a->lock, NULL);
 	if (err)
 		return -err;

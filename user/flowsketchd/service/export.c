@@ -107,11 +107,6 @@ static void cands_unique(struct export_cands *c)
 	c->n = out;
 }
 
-static const char *dir_name(__u32 dirs)
-{
-	return dirs == FSD_DIR_IN ? "in" : dirs == FSD_DIR_OUT ? "out" : "both";
-}
-
 static void add_hex(struct json_object *o, const char *key, __u64 v)
 {
 	char hex[17];
@@ -136,7 +131,7 @@ static struct json_object *cand_json(const struct export_cand *c,
 	json_object_object_add(f, "columns", cells);
 	fsd_add_u64(f, FS_KEY_PACKETS, est.packets);
 	fsd_add_u64(f, FS_KEY_BYTES, est.bytes);
-	fsd_add_string(f, FS_KEY_DIRECTION, dir_name(c->dirs));
+	fsd_add_string(f, FS_KEY_DIRECTION, fsd_direction_name(c->dirs));
 	return f;
 }
 
@@ -221,7 +216,7 @@ static struct json_object *export_head(const struct fsd_query_ctx *qc,
 	fsd_add_u64(a, FS_KEY_WINDOW_END, end / 1000000000ULL);
 	fsd_add_u64(a, FS_KEY_WINDOW_START_NS, start);
 	fsd_add_u64(a, FS_KEY_WINDOW_END_NS, end);
-	fsd_add_string(a, FS_KEY_DIRECTION, dir_name(dirs));
+	fsd_add_string(a, FS_KEY_DIRECTION, fsd_direction_name(dirs));
 	json_object_object_add(a, "params", params_json(qc->params));
 	add_hex(a, "secret_fingerprint", qc->fingerprint);
 	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, sum->totals.packets);
@@ -230,14 +225,15 @@ static struct json_object *export_head(const struct fsd_query_ctx *qc,
 }
 
 struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
-				      enum fsd_direction dir,
+				      unsigned int dirs,
 				      const struct fsd_span_select *sel_in,
 				      const struct fsd_span_select *sel_out,
 				      struct fsd_query_scratch *q)
 {
+	static const enum fsd_direction dir[] = { FSD_DIR_IN, FSD_DIR_OUT };
+	struct fsd_history *const h[] = { qc->in, qc->out };
+	const struct fsd_span_select *const sel[] = { sel_in, sel_out };
 	const struct fs_sketch_params *p = qc->params;
-	unsigned int dirs = (unsigned int)dir &
-			    (*qc->out_ready ? FSD_DIR_BOTH : FSD_DIR_IN);
 	size_t sketch_text = fs_base64_encoded_len(fs_sketch_bytes(p)), i;
 	struct json_object *a = NULL, *cands, *sk;
 	struct export_cands c = { 0 };
@@ -247,7 +243,7 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 	__u64 *hashes = NULL;
 	__u32 *cols = NULL;
 	unsigned long long need;
-	int err = 0;
+	int d, err = 0;
 
 	if (!dirs)
 		return fsd_answer_error("this daemon counts no sent traffic (its egress frontend is not running): export --direction in");
@@ -261,20 +257,11 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 		err = -ENOMEM;
 		goto out;
 	}
-	if (dirs & FSD_DIR_IN) {
-		err = fsd_history_top(qc->in, sel_in, q, &top, &one);
-		if (!err)
-			err = fs_sketch_merge(&sum, &q->sum) ?:
-			      cands_gather(&c, q, FSD_DIR_IN);
-		if (err)
-			goto out;
-		span_fold(&span, &one);
-	}
-	if (dirs & FSD_DIR_OUT) {
-		err = fsd_history_top(qc->out, sel_out, q, &top, &one);
-		if (!err)
-			err = fs_sketch_merge(&sum, &q->sum) ?:
-			      cands_gather(&c, q, FSD_DIR_OUT);
+	for (d = 0; d < 2; d++) {
+		if (!(dirs & dir[d]))
+			continue;
+		err = fsd_history_top(h[d], sel[d], q, &top, &one) ?:
+		      fs_sketch_merge(&sum, &q->sum) ?: cands_gather(&c, q, dir[d]);
 		if (err)
 			goto out;
 		span_fold(&span, &one);

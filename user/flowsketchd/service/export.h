@@ -19,13 +19,13 @@ struct fsd_query_ctx;
 struct json_object;
 
 /*
- * The answer to export over direction dir: sel_in selects the windows of
- * qc's "in" history, sel_out those of its "out" one (unused when it has
- * none).  An error answer when the daemon counts none of dir,
+ * The answer to export over the directions dirs (FSD_DIR_* bits that the
+ * daemon counts): sel_in selects the windows of qc's "in" history,
+ * sel_out those of its "out" one.  An error answer when dirs is none,
  * no window has finished, or the answer would pass FS_EXPORT_ANSWER_MAX.
  */
 struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
-				      enum fsd_direction dir,
+				      unsigned int dirs,
 				      const struct fsd_span_select *sel_in,
 				      const struct fsd_span_select *sel_out,
 				      struct fsd_query_scratch *q);

@@ -49,10 +49,9 @@ int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
 	if (*arg == '[') {
 		/* [IPv6]:PORT */
 		end = strchr(arg, ']');
-		if (!end) {
-			fsd_err("--metrics \"%s\": no ] after the IPv6 address", arg);
-			return -EINVAL;
-		}
+		if (!end)
+			return fsd_reject(-EINVAL, "--metrics \"%s\": no ] after the IPv6 address",
+					  arg);
 		host_at = arg + 1;
 		n = (size_t)(end - host_at);
 		if (end[1] == ':')
@@ -64,41 +63,31 @@ int fsd_metrics_parse_addr(const char *arg, struct sockaddr_storage *addr,
 		n = end ? (size_t)(end - arg) : strlen(arg);
 		if (end)
 			port = end + 1;
-		if (memchr(arg, ':', n)) {
-			fsd_err("--metrics \"%s\": an IPv6 address goes in brackets, e.g. [::1]:9108",
-				arg);
-			return -EINVAL;
-		}
+		if (memchr(arg, ':', n))
+			return fsd_reject(-EINVAL, "--metrics \"%s\": an IPv6 address goes in brackets, e.g. [::1]:9108",
+					  arg);
 	}
-	if (!port || !*port) {
-		fsd_err("--metrics \"%s\": no port: give ADDR:PORT, e.g. 127.0.0.1:9108",
-			arg);
-		return -EINVAL;
-	}
-	if (!n) {
-		fsd_err("--metrics \"%s\": no address before the port (0.0.0.0 or [::] for every address)",
-			arg);
-		return -EINVAL;
-	}
-	if (n >= sizeof(host)) {
-		fsd_err("--metrics: the address is longer than %zu bytes", sizeof(host) - 1);
-		return -EINVAL;
-	}
+	if (!port || !*port)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": no port: give ADDR:PORT, e.g. 127.0.0.1:9108",
+				  arg);
+	if (!n)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": no address before the port (0.0.0.0 or [::] for every address)",
+				  arg);
+	if (n >= sizeof(host))
+		return fsd_reject(-EINVAL, "--metrics: the address is longer than %zu bytes",
+				  sizeof(host) - 1);
 	memcpy(host, host_at, n);
 	host[n] = 0;
 	errno = 0;
 	v = strtoul(port, (char **)&end, 10);
-	if (*end || errno || *port < '0' || *port > '9' || v < 1 || v > 65535) {
-		fsd_err("--metrics \"%s\": the port must be a number from 1 to 65535, not \"%s\"",
-			arg, port);
-		return -EINVAL;
-	}
+	if (*end || errno || *port < '0' || *port > '9' || v < 1 || v > 65535)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": the port must be a number from 1 to 65535, not \"%s\"",
+				  arg, port);
 	err = getaddrinfo(host, NULL, &hints, &res);
-	if (err || !res) {
-		fsd_err("--metrics \"%s\": cannot resolve \"%s\": %s", arg, host,
-			err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
-		return -EINVAL;
-	}
+	if (err || !res)
+		return fsd_reject(-EINVAL, "--metrics \"%s\": cannot resolve \"%s\": %s",
+				  arg, host,
+				  err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
 	memset(addr, 0, sizeof(*addr));
 	memcpy(addr, res->ai_addr, res->ai_addrlen);
 	*len = res->ai_addrlen;
@@ -126,8 +115,10 @@ static void page_sent(void *cls)
 
 /* ------------------------------------------------------------ HTTP */
 
+/* A plain text answer with status, and a header when name is given;
+ * status 0: the basic auth challenge (401 and WWW-Authenticate). */
 static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status,
-				  const char *text, const char *allow)
+				  const char *text, const char *name, const char *value)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -138,9 +129,10 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status,
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"text/plain; charset=utf-8");
-	if (allow)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	ret = MHD_queue_response(c, status, r);
+	if (name)
+		MHD_add_response_header(r, name, value);
+	ret = status ? MHD_queue_response(c, status, r) :
+	      MHD_queue_basic_auth_fail_response(c, "flowsketch", r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -167,18 +159,14 @@ static bool client_cert_ok(struct MHD_Connection *c)
 static enum MHD_Result access_check(struct fsd_metrics *m,
 				    struct MHD_Connection *c, bool *refused)
 {
-	static const char denied[] = "unauthorized: /metrics needs a user and password\n";
-	static const char busy[] = "too many new passwords: try again\n";
 	enum fsd_auth_result res = FSD_AUTH_DENIED;
-	struct MHD_Response *r;
-	enum MHD_Result ret;
 	char *user, *pass = NULL;
 
 	*refused = true;
 	if (m->web.client_auth == FSD_CLIENT_CERT_REQUIRE && !client_cert_ok(c))
 		return reply_text(c, MHD_HTTP_FORBIDDEN,
 				  "forbidden: /metrics needs a client certificate of client_ca_file\n",
-				  NULL);
+				  NULL, NULL);
 	if (!m->auth_ready) {
 		*refused = false;
 		return MHD_YES;
@@ -196,27 +184,12 @@ static enum MHD_Result access_check(struct fsd_metrics *m,
 		*refused = false;
 		return MHD_YES;
 	}
-	if (res == FSD_AUTH_BUSY) {
-		r = MHD_create_response_from_buffer(sizeof(busy) - 1, (void *)busy,
-						    MHD_RESPMEM_PERSISTENT);
-		if (!r)
-			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"text/plain; charset=utf-8");
-		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-		ret = MHD_queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
-		MHD_destroy_response(r);
-		return ret;
-	}
-	r = MHD_create_response_from_buffer(sizeof(denied) - 1, (void *)denied,
-					    MHD_RESPMEM_PERSISTENT);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				"text/plain; charset=utf-8");
-	ret = MHD_queue_basic_auth_fail_response(c, "flowsketch", r);
-	MHD_destroy_response(r);
-	return ret;
+	if (res == FSD_AUTH_BUSY)
+		return reply_text(c, MHD_HTTP_TOO_MANY_REQUESTS,
+				  "too many new passwords: try again\n",
+				  MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	return reply_text(c, 0, "unauthorized: /metrics needs a user and password\n",
+			  NULL, NULL);
 }
 
 /*
@@ -245,12 +218,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	}
 	if (strcmp(url, "/metrics"))
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
-				  "not found: the metrics are at /metrics\n", NULL);
+				  "not found: the metrics are at /metrics\n", NULL, NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				  "method not allowed: GET or HEAD /metrics\n",
-				  "GET, HEAD");
+				  MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (!*req) {
 		*req = m;	/* seen: the next call has the whole request */
 		return MHD_YES;
@@ -266,7 +239,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	pthread_mutex_unlock(&m->lock);
 	if (!p)
 		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  "flowsketchd is starting: no metrics yet\n", NULL);
+				  "flowsketchd is starting: no metrics yet\n", NULL, NULL);
 	r = MHD_create_response_from_buffer_with_free_callback_cls(
 			p->len, p->text, page_sent, p);
 	if (!r) {
@@ -301,11 +274,9 @@ static int web_open(struct fsd_metrics *m, const char *web_config)
 	err = fsd_webconfig_load(&m->web, web_config);
 	if (err)
 		return err;
-	if (m->web.tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
-		fsd_err("--metrics-web-config %s: this libmicrohttpd is built without TLS",
-			web_config);
-		return -ENOTSUP;
-	}
+	if (m->web.tls && !MHD_is_feature_supported(MHD_FEATURE_TLS))
+		return fsd_reject(-ENOTSUP, "--metrics-web-config %s: this libmicrohttpd is built without TLS",
+				  web_config);
 	if (m->web.nusers) {
 		err = fsd_basicauth_init(&m->auth, m->web.users, m->web.nusers);
 		if (err)
@@ -364,11 +335,8 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 		port = ntohs(a->sin_port);
 	}
 	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = -errno;
-		fsd_err("--metrics %s: cannot make a socket: %s", arg, strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return fsd_fail(-errno, "--metrics %s: cannot make a socket", arg);
 	/* A restart binds again at once, whatever TIME_WAIT is left; a port
 	 * another socket listens on is still refused. */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -383,7 +351,7 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 	err = pthread_mutex_init(&m->lock, NULL);
 	if (err) {
 		err = -err;
-		fsd_err("--metrics: %s", strerror(-err));
+		fsd_fail(err, "--metrics");
 		goto fail;
 	}
 	m->lock_ready = true;
@@ -399,8 +367,7 @@ int fsd_metrics_open(struct fsd_metrics *m, const struct sockaddr_storage *addr,
 			MHD_OPTION_END);
 	if (!m->httpd) {
 		err = errno ? -errno : -EIO;
-		fsd_err("--metrics %s: cannot start the HTTP server: %s", arg,
-			strerror(-err));
+		fsd_fail(err, "--metrics %s: cannot start the HTTP server", arg);
 		goto fail;
 	}
 	fsd_info("metrics at http%s://%s%s%s:%u/metrics%s%s",
@@ -802,73 +769,65 @@ static void put_totals(struct text *t, struct fsd_metrics *m,
 	}
 }
 
+/* Source s's sample of a per-frontend counter. */
+static void frontend_counter(struct text *t, struct fsd_metrics *m, const char *name,
+			     const struct source *s, __u64 v, bool valid)
+{
+	char l[64];
+
+	snprintf(l, sizeof(l), "frontend=\"%s\"", s->frontend);
+	counter(t, m, name, l, v, valid);
+}
+
 static void put_frontends(struct text *t, struct fsd_metrics *m,
 			  const struct source *s, unsigned int n)
 {
-	char l[64];
 	unsigned int i;
-	__u64 v;
+	__u64 v = 0;
+	bool ok;
 
 	family(t, "flowsketch_reports_total", "counter",
 	       "Heavy-hitter reports the datapath put in its ring buffer, by frontend.");
-	for (i = 0; i < n; i++) {
-		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
-		counter(t, m, "flowsketch_reports_total", l,
-			s[i].stats[FS_STAT_REPORTS], s[i].stats_ok);
-	}
+	for (i = 0; i < n; i++)
+		frontend_counter(t, m, "flowsketch_reports_total", &s[i],
+				 s[i].stats[FS_STAT_REPORTS], s[i].stats_ok);
 	family(t, "flowsketch_reports_dropped_total", "counter",
 	       "Heavy-hitter reports lost because the ring buffer was full, by frontend.");
-	for (i = 0; i < n; i++) {
-		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
-		counter(t, m, "flowsketch_reports_dropped_total", l,
-			s[i].stats[FS_STAT_REPORTS_DROPPED], s[i].stats_ok);
-	}
+	for (i = 0; i < n; i++)
+		frontend_counter(t, m, "flowsketch_reports_dropped_total", &s[i],
+				 s[i].stats[FS_STAT_REPORTS_DROPPED], s[i].stats_ok);
 	family(t, "flowsketch_windows_finished_total", "counter",
 	       "Windows closed into the history since the datapath was loaded, by frontend.");
-	for (i = 0; i < n; i++) {
-		if (!s[i].history)
-			continue;
-		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
-		counter(t, m, "flowsketch_windows_finished_total", l,
-			s[i].history->windows_before + s[i].history->windows_finished,
-			true);
-	}
+	for (i = 0; i < n; i++)
+		if (s[i].history)
+			frontend_counter(t, m, "flowsketch_windows_finished_total", &s[i],
+					 s[i].history->windows_before +
+					 s[i].history->windows_finished, true);
 	family(t, "flowsketch_windows_lost_total", "counter",
 	       "Windows a failed rotation gave up (none of their counts kept), by frontend.");
-	for (i = 0; i < n; i++) {
-		if (!s[i].rotation)
-			continue;
-		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
-		counter(t, m, "flowsketch_windows_lost_total", l,
-			s[i].rotation->errors, true);
-	}
+	for (i = 0; i < n; i++)
+		if (s[i].rotation)
+			frontend_counter(t, m, "flowsketch_windows_lost_total", &s[i],
+					 s[i].rotation->errors, true);
 	family(t, "flowsketch_state_windows_evicted_total", "counter",
 	       "Finished windows given up, oldest first across every frontend, to keep the state directory within --state-max and its file system's free space, by frontend.");
-	for (i = 0; i < n; i++) {
-		if (!s[i].store)
-			continue;
-		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
-		counter(t, m, "flowsketch_state_windows_evicted_total", l,
-			s[i].store->evicted, true);
-	}
+	for (i = 0; i < n; i++)
+		if (s[i].store)
+			frontend_counter(t, m, "flowsketch_state_windows_evicted_total",
+					 &s[i], s[i].store->evicted, true);
 	family(t, "flowsketch_history_bytes", "gauge",
 	       "Memory a frontend's window history holds now (sketches, mapped or not, and candidate sets), by frontend.");
-	for (i = 0; i < n; i++) {
-		if (!s[i].history)
-			continue;
-		put(t, "flowsketch_history_bytes{frontend=\"%s\"} %zu\n", s[i].frontend,
-		    fsd_history_bytes(s[i].history));
-	}
+	for (i = 0; i < n; i++)
+		if (s[i].history)
+			put(t, "flowsketch_history_bytes{frontend=\"%s\"} %zu\n",
+			    s[i].frontend, fsd_history_bytes(s[i].history));
 	family(t, "flowsketch_recursion_misses_total", "counter",
 	       "Runs of a tracing frontend the kernel skipped because it was already running on that CPU, by frontend.");
 	for (i = 0; i < n; i++) {
-		bool ok;
-
 		if (!s[i].tracing)
 			continue;	/* XDP has no such thing */
 		ok = !fsd_tp_recursion_misses(s[i].link_fd, &v);
-		snprintf(l, sizeof(l), "frontend=\"%s\"", s[i].frontend);
-		counter(t, m, "flowsketch_recursion_misses_total", l, v, ok);
+		frontend_counter(t, m, "flowsketch_recursion_misses_total", &s[i], v, ok);
 	}
 }
 
@@ -975,23 +934,9 @@ static void put_blocklist(struct text *t, struct fsd_metrics *m,
 static void offer_window(struct fsd_topk *top, const struct fsd_window *w,
 			 __u32 direction)
 {
-	__u32 j;
-
-	if (!w)
-		return;
-	for (j = 0; j < w->candidates.capacity; j++) {
-		const struct fsd_candidate *e = &w->candidates.slots[j];
-		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash,
-					     .direction = direction };
-		struct fs_cms_cell est;
-
-		if (!fsd_candidate_used(e))
-			continue;
-		fs_sketch_query(&w->sketch, e->hash, &est);
-		fc.packets = est.packets;
-		fc.bytes = est.bytes;
-		fsd_topk_offer(top, &fc);
-	}
+	top->direction = direction;
+	if (w)
+		fsd_offer_candidates(top, &w->candidates, &w->sketch);
 }
 
 /*

@@ -126,11 +126,6 @@ struct query_job {
 	struct fsd_span_select sel_conn;	/* of the connections' */
 };
 
-static const char *direction_name(enum fsd_direction dir)
-{
-	return dir == FSD_DIR_IN ? "in" : dir == FSD_DIR_OUT ? "out" : "both";
-}
-
 /* The directions a request covers that this daemon counts. */
 static unsigned int directions(const struct fsd_query_ctx *qc, enum fsd_direction dir)
 {
@@ -157,198 +152,166 @@ static void span_add(struct fsd_span *sum, const struct fsd_span *s, bool first)
 }
 
 /*
- * The union of the directions' distinct counts: the HyperLogLog of one
- * summed span kept (hll) and merged by register max into the next one's
- * sum in q, which is then the sketch of the union.
+ * The span of each direction the job asks for, as one (span_add), with
+ * top's candidates (top NULL: the distinct counts only).  The distinct
+ * counts are those of the union: the HyperLogLog of the first direction's
+ * sum kept (hll) and merged by register max into the next one's sum in q,
+ * which is then the sketch of the union.  0 or -errno.
  */
-static void hll_keep(const struct fsd_query_scratch *q, __u8 *hll, size_t n)
+static int span_directions(const struct fsd_query_ctx *qc, const struct query_job *qj,
+			   struct fsd_query_scratch *q, struct fsd_topk *top,
+			   struct fsd_span *span)
 {
-	memcpy(hll, q->sum.hll, n);
+	static const enum fsd_direction dir[] = { FSD_DIR_IN, FSD_DIR_OUT };
+	struct fsd_history *const h[] = { qc->in, qc->out };
+	const struct fsd_span_select *const sel[] = { &qj->sel, &qj->sel_out };
+	unsigned int dirs = directions(qc, qj->r.direction), d;
+	size_t hll_n = (size_t)FS_HLL_NSKETCH << qc->params->hll_p, i;
+	double unused[FS_HLL_NSKETCH];
+	struct fsd_span one;
+	__u8 *hll = NULL;
+	int err = 0;
+
+	memset(span, 0, sizeof(*span));
+	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
+		return -ENOMEM;
+	for (d = 0; d < 2 && !err; d++) {
+		if (!(dirs & dir[d]))
+			continue;
+		if (top)
+			top->direction = dir[d];
+		err = top ? fsd_history_top(h[d], sel[d], q, top, &one) :
+		      fsd_history_distinct(h[d], sel[d], q, unused, &one);
+		if (err)
+			break;
+		span_add(span, &one, !(dirs & dir[0]) || !d);
+		for (i = 0; hll && i < hll_n; i++) {
+			if (!d)
+				hll[i] = q->sum.hll[i];
+			else if (hll[i] > q->sum.hll[i])
+				q->sum.hll[i] = hll[i];
+		}
+	}
+	free(hll);
+	return err;
 }
 
-static void hll_union(struct fsd_query_scratch *q, const __u8 *hll, size_t n)
-{
-	size_t i;
+/* A top answer's two metrics, as named in the answer (protocol.h). */
+struct top_names {
+	const char *sort[2];		/* by the first, by the second */
+	const char *total[2];
+	const char *metric[2];		/* the error bound's and each flow's */
+};
 
-	for (i = 0; i < n; i++)
-		if (hll[i] > q->sum.hll[i])
-			q->sum.hll[i] = hll[i];
-}
+static const struct top_names flow_names = {
+	{ "packets", "bytes" },
+	{ FS_KEY_TOTAL_PACKETS, FS_KEY_TOTAL_BYTES },
+	{ FS_KEY_PACKETS, FS_KEY_BYTES },
+};
+
+/* The connection frontend's: its packets metric is connections opened
+ * and its bytes metric connections established (bpf/conn.bpf.c). */
+static const struct top_names connection_names = {
+	{ "connections", "connections" },
+	{ FS_KEY_TOTAL_CONNECTIONS, FS_KEY_TOTAL_ESTABLISHED },
+	{ FS_KEY_CONNECTIONS, FS_KEY_ESTABLISHED },
+};
 
 /*
- * top --sort connections: the connection frontend's history, its packets
- * metric being connections opened and its bytes metric connections
- * established (bpf/conn.bpf.c); named so in the answer (protocol.h).
+ * The answer of a top query that gathered into top (err: it failed),
+ * its metrics named by m; direction NULL for the connections, whose
+ * flows have none.
  */
-static struct json_object *top_connections(const struct fsd_query_ctx *qc,
-					   const struct query_job *qj,
-					   struct fsd_query_scratch *q)
+static struct json_object *top_answer(const struct fsd_query_ctx *qc,
+				      struct fsd_query_scratch *q, struct fsd_topk *top,
+				      int err, const struct fsd_span *span,
+				      const struct top_names *m, const char *direction)
 {
-	const struct fs_sketch_params *p = qc->params;
+	double eps = fs_cms_epsilon(qc->params);
+	__u64 total[2] = { span->totals.packets, span->totals.bytes };
+	int by = top->sort == FSD_SORT_BYTES;
 	struct json_object *a, *flows, *eb, *f;
-	struct fsd_span span;
-	struct fsd_topk top;
 	size_t i, got;
-	int err;
 
-	if (!*qc->conn_ready)
-		return fsd_answer_error("this daemon counts no connections");
-	if (fsd_topk_init(&top, qj->r.n, FSD_SORT_PACKETS))
-		return fsd_answer_error("out of memory");
-	err = fsd_history_top(qc->conn, &qj->sel_conn, q, &top, &span);
 	if (err) {
-		fsd_topk_free(&top);
+		fsd_topk_free(top);
 		if (err == -E2BIG)
 			return fsd_answer_error("the span holds more than %u distinct candidates; ask a shorter span",
 						FSD_QUERY_CANDIDATES);
 		return fsd_answer_error("top query failed: %s", strerror(-err));
 	}
-	got = fsd_topk_finish(&top);
+	got = fsd_topk_finish(top);
 	a = json_object_new_object();
-	add_span(qc, a, &span);
-	fsd_add_string(a, FS_KEY_SORT, "connections");
-	fsd_add_u64(a, FS_KEY_TOTAL_CONNECTIONS, span.totals.packets);
-	fsd_add_u64(a, FS_KEY_TOTAL_ESTABLISHED, span.totals.bytes);
+	add_span(qc, a, span);
+	if (direction)
+		fsd_add_string(a, FS_KEY_DIRECTION, direction);
+	fsd_add_string(a, FS_KEY_SORT, m->sort[by]);
+	fsd_add_u64(a, m->total[0], total[0]);
+	fsd_add_u64(a, m->total[1], total[1]);
 	eb = json_object_new_object();
-	fsd_add_double(eb, FS_KEY_EPSILON, fs_cms_epsilon(p));
-	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
-	fsd_add_u64(eb, FS_KEY_CONNECTIONS, bound(fs_cms_epsilon(p), span.totals.packets));
-	fsd_add_u64(eb, FS_KEY_ESTABLISHED, bound(fs_cms_epsilon(p), span.totals.bytes));
+	fsd_add_double(eb, FS_KEY_EPSILON, eps);
+	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(qc->params));
+	fsd_add_u64(eb, m->metric[0], bound(eps, total[0]));
+	fsd_add_u64(eb, m->metric[1], bound(eps, total[1]));
 	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	flows = json_object_new_array();
 	for (i = 0; i < got; i++) {
-		const struct fsd_flow_count *c = &top.heap[i];
+		const struct fsd_flow_count *c = &top->heap[i];
+		__u64 v[2] = { c->packets, c->bytes };
 
-		f = flow_json(qc, c, span.totals.packets ?
-			      (double)c->packets / (double)span.totals.packets : 0);
-		json_object_object_del(f, FS_KEY_PACKETS);
-		json_object_object_del(f, FS_KEY_BYTES);
-		json_object_object_del(f, FS_KEY_DIRECTION);
-		fsd_add_u64(f, FS_KEY_CONNECTIONS, c->packets);
-		fsd_add_u64(f, FS_KEY_ESTABLISHED, c->bytes);
+		f = flow_json(qc, c, total[by] ? (double)v[by] / (double)total[by] : 0);
+		if (!direction) {
+			json_object_object_del(f, FS_KEY_PACKETS);
+			json_object_object_del(f, FS_KEY_BYTES);
+			json_object_object_del(f, FS_KEY_DIRECTION);
+			fsd_add_u64(f, m->metric[0], v[0]);
+			fsd_add_u64(f, m->metric[1], v[1]);
+		}
 		json_object_array_add(flows, f);
 	}
 	json_object_object_add(a, FS_KEY_FLOWS, flows);
-	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
-	fsd_topk_free(&top);
-	add_distinct(qc, a, q);
-	return a;
-}
-
-struct json_object *fsd_query_top(const struct fsd_query_ctx *qc, const void *job,
-				  struct fsd_query_scratch *q)
-{
-	const struct query_job *qj = job;
-	const struct fsd_request *r = &qj->r;
-	const struct fs_sketch_params *p = qc->params;
-	enum fsd_sort sort = r->sort;
-	struct json_object *a, *flows, *eb;
-	size_t i, got;
-	struct fsd_span span;
-	struct fsd_topk top;
-	__u64 total;
-	int err = 0;
-	unsigned int dirs = directions(qc, r->direction);
-	size_t hll_n = (size_t)FS_HLL_NSKETCH << p->hll_p;
-	__u8 *hll = NULL;
-	struct fsd_span one;
-	bool first = true;
-
-	if (sort == FSD_SORT_CONNECTIONS)
-		return top_connections(qc, qj, q);
-	if (fsd_topk_init(&top, r->n, sort))
-		return fsd_answer_error("out of memory");
-	memset(&span, 0, sizeof(span));
-	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
-		err = -ENOMEM;
-	if (!err && (dirs & FSD_DIR_IN)) {
-		top.direction = FSD_DIR_IN;
-		err = fsd_history_top(qc->in, &qj->sel, q, &top, &one);
-		if (!err)
-			span_add(&span, &one, first);
-		first = false;
-		if (!err && hll)
-			hll_keep(q, hll, hll_n);
-	}
-	if (!err && (dirs & FSD_DIR_OUT)) {
-		top.direction = FSD_DIR_OUT;
-		err = fsd_history_top(qc->out, &qj->sel_out, q, &top, &one);
-		if (!err)
-			span_add(&span, &one, first);
-		if (!err && hll)
-			hll_union(q, hll, hll_n);
-	}
-	free(hll);
-	if (err) {
-		fsd_topk_free(&top);
-		if (err == -E2BIG)
-			return fsd_answer_error("the span holds more than %u distinct candidates; ask a shorter span",
-						FSD_QUERY_CANDIDATES);
-		return fsd_answer_error("top query failed: %s", strerror(-err));
-	}
-	got = fsd_topk_finish(&top);
-
-	a = json_object_new_object();
-	add_span(qc, a, &span);
-	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
-	fsd_add_string(a, FS_KEY_SORT, sort == FSD_SORT_BYTES ? "bytes" : "packets");
-	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, span.totals.packets);
-	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, span.totals.bytes);
-	eb = json_object_new_object();
-	fsd_add_double(eb, FS_KEY_EPSILON, fs_cms_epsilon(p));
-	fsd_add_double(eb, FS_KEY_DELTA, fs_cms_delta(p));
-	fsd_add_u64(eb, FS_KEY_PACKETS, bound(fs_cms_epsilon(p), span.totals.packets));
-	fsd_add_u64(eb, FS_KEY_BYTES, bound(fs_cms_epsilon(p), span.totals.bytes));
-	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
-	total = sort == FSD_SORT_BYTES ? span.totals.bytes : span.totals.packets;
-	flows = json_object_new_array();
-	for (i = 0; i < got; i++) {
-		const struct fsd_flow_count *c = &top.heap[i];
-		__u64 m = sort == FSD_SORT_BYTES ? c->bytes : c->packets;
-
-		json_object_array_add(flows, flow_json(qc, c, total ?
-					(double)m / (double)total : 0));
-	}
-	json_object_object_add(a, FS_KEY_FLOWS, flows);
-	fsd_add_u64(a, FS_KEY_CANDIDATES, span.candidates);
-	fsd_topk_free(&top);
+	fsd_add_u64(a, FS_KEY_CANDIDATES, span->candidates);
+	fsd_topk_free(top);
 	/* The same span's distinct counts, so that a live `top` shows them
 	 * without a second request that could see another window. */
 	add_distinct(qc, a, q);
 	return a;
 }
 
+/* top: the directions asked, or with --sort connections the connection
+ * frontend's history. */
+struct json_object *fsd_query_top(const struct fsd_query_ctx *qc, const void *job,
+				  struct fsd_query_scratch *q)
+{
+	const struct query_job *qj = job;
+	bool conns = qj->r.sort == FSD_SORT_CONNECTIONS;
+	struct fsd_span span;
+	struct fsd_topk top;
+	int err;
+
+	if (conns && !*qc->conn_ready)
+		return fsd_answer_error("this daemon counts no connections");
+	if (fsd_topk_init(&top, qj->r.n, conns ? FSD_SORT_PACKETS : qj->r.sort))
+		return fsd_answer_error("out of memory");
+	if (conns) {
+		err = fsd_history_top(qc->conn, &qj->sel_conn, q, &top, &span);
+		return top_answer(qc, q, &top, err, &span, &connection_names, NULL);
+	}
+	err = span_directions(qc, qj, q, &top, &span);
+	return top_answer(qc, q, &top, err, &span, &flow_names,
+			  fsd_direction_name(qj->r.direction));
+}
+
 struct json_object *fsd_query_flows(const struct fsd_query_ctx *qc, const void *job,
 				    struct fsd_query_scratch *q)
 {
 	const struct query_job *qj = job;
-	const struct fsd_request *r = &qj->r;
-	unsigned int dirs = directions(qc, r->direction);
-	size_t hll_n = (size_t)FS_HLL_NSKETCH << qc->params->hll_p;
 	double unused[FS_HLL_NSKETCH];
 	struct fsd_span span, one;
 	struct json_object *a;
-	__u8 *hll = NULL;
-	int err = 0;
+	int err;
 
-	memset(&span, 0, sizeof(span));
-	if (dirs == FSD_DIR_BOTH && !(hll = malloc(hll_n)))
-		err = -ENOMEM;
-	if (!err && (dirs & FSD_DIR_IN)) {
-		err = fsd_history_distinct(qc->in, &qj->sel, q, unused, &one);
-		if (!err)
-			span_add(&span, &one, true);
-		if (!err && hll)
-			hll_keep(q, hll, hll_n);
-	}
-	if (!err && (dirs & FSD_DIR_OUT)) {
-		err = fsd_history_distinct(qc->out, &qj->sel_out, q, unused, &one);
-		if (!err)
-			span_add(&span, &one, !(dirs & FSD_DIR_IN));
-		if (!err && hll)
-			hll_union(q, hll, hll_n);
-	}
-	free(hll);
+	err = span_directions(qc, qj, q, NULL, &span);
 	if (err)
 		return fsd_answer_error("flows query failed: %s", strerror(-err));
 	a = json_object_new_object();
@@ -367,7 +330,7 @@ struct json_object *fsd_query_flows(const struct fsd_query_ctx *qc, const void *
 		fsd_add_u64(c, FS_KEY_DISTINCT_DESTINATIONS, (__u64)llround(unused[FS_HLL_DESTS]));
 		json_object_object_add(a, FS_KEY_CONNECTIONS, c);
 	}
-	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(r->direction));
+	fsd_add_string(a, FS_KEY_DIRECTION, fsd_direction_name(qj->r.direction));
 	return a;
 }
 
@@ -377,7 +340,8 @@ struct json_object *fsd_query_export(const struct fsd_query_ctx *qc, const void 
 {
 	const struct query_job *qj = job;
 
-	return fsd_answer_export(qc, qj->r.direction, &qj->sel, &qj->sel_out, q);
+	return fsd_answer_export(qc, directions(qc, qj->r.direction), &qj->sel,
+				 &qj->sel_out, q);
 }
 
 /* One direction's windows of a span, oldest first (fsd_history_series()). */
@@ -434,7 +398,7 @@ struct json_object *fsd_query_windows(const struct fsd_query_ctx *qc, const void
 		return fsd_answer_error("windows query failed: %s", strerror(-err));
 	}
 	fsd_add_u64(a, FS_KEY_WINDOW_SECONDS, qc->window_sec);
-	fsd_add_string(a, FS_KEY_DIRECTION, direction_name(qj->r.direction));
+	fsd_add_string(a, FS_KEY_DIRECTION, fsd_direction_name(qj->r.direction));
 	json_object_object_add(a, FS_KEY_SERIES, arr);
 	return a;
 }

@@ -75,6 +75,11 @@ static int parse_seconds(struct json_object *req, struct fsd_request *r,
 	return 0;
 }
 
+const char *fsd_direction_name(enum fsd_direction dir)
+{
+	return dir == FSD_DIR_IN ? "in" : dir == FSD_DIR_OUT ? "out" : "both";
+}
+
 static int parse_direction(struct json_object *req, struct fsd_request *r,
 			   char *err)
 {

@@ -32,6 +32,9 @@ enum fsd_direction {
 	FSD_DIR_BOTH = 3,
 };
 
+/* "in", "out" or "both", as a request and its answer say it. */
+const char *fsd_direction_name(enum fsd_direction dir);
+
 struct fsd_request {
 	enum fsd_cmd cmd;
 	enum fsd_direction direction;	/* top, flows, export (default both) */

@@ -46,14 +46,10 @@ static int remove_stale_socket(const struct sockaddr_un *addr)
 	if (lstat(addr->sun_path, &st)) {
 		if (errno == ENOENT)
 			return 0;
-		err = -errno;
-		fsd_err("cannot stat %s: %s", addr->sun_path, strerror(-err));
-		return err;
+		return fsd_fail(-errno, "cannot stat %s", addr->sun_path);
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		fsd_err("%s exists and is not a socket", addr->sun_path);
-		return -EEXIST;
-	}
+	if (!S_ISSOCK(st.st_mode))
+		return fsd_reject(-EEXIST, "%s exists and is not a socket", addr->sun_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -61,13 +57,10 @@ static int remove_stale_socket(const struct sockaddr_un *addr)
 		fsd_err("another daemon is listening on %s", addr->sun_path);
 		err = -EADDRINUSE;
 	} else if (errno != ECONNREFUSED) {
-		err = -errno;
-		fsd_err("cannot tell whether a daemon listens on %s: %s",
-			addr->sun_path, strerror(-err));
+		err = fsd_fail(-errno, "cannot tell whether a daemon listens on %s",
+			       addr->sun_path);
 	} else if (unlink(addr->sun_path)) {
-		err = -errno;
-		fsd_err("cannot remove stale socket %s: %s", addr->sun_path,
-			strerror(-err));
+		err = fsd_fail(-errno, "cannot remove stale socket %s", addr->sun_path);
 	}
 	close(fd);
 	return err;
@@ -86,34 +79,22 @@ static int open_dir(struct fsd_server *s, const char *dir)
 	if (!mkdir(dir, 0700)) {
 		s->dir_created = true;
 		/* chmod after chown: never open to a group that is not it. */
-		if (s->read_group && (chown(dir, 0, s->read_gid) || chmod(dir, 0750))) {
-			err = -errno;
-			fsd_err("cannot give %s to group %s: %s", dir,
-				s->read_group, strerror(-err));
-			return err;
-		}
+		if (s->read_group && (chown(dir, 0, s->read_gid) || chmod(dir, 0750)))
+			return fsd_fail(-errno, "cannot give %s to group %s", dir, s->read_group);
 		return 0;
 	}
-	if (errno != EEXIST) {
-		err = -errno;
-		fsd_err("cannot create %s: %s", dir, strerror(-err));
-		return err;
-	}
+	if (errno != EEXIST)
+		return fsd_fail(-errno, "cannot create %s", dir);
 	err = fsd_safedir_check(dir, "socket directory");
 	if (err || !s->read_group)
 		return err;
-	if (stat(dir, &st)) {
-		err = -errno;
-		fsd_err("cannot stat %s: %s", dir, strerror(-err));
-		return err;
-	}
+	if (stat(dir, &st))
+		return fsd_fail(-errno, "cannot stat %s", dir);
 	if (!(st.st_mode & S_IXOTH) &&
-	    !(st.st_gid == s->read_gid && (st.st_mode & S_IXGRP))) {
-		fsd_err("socket directory %s (mode %04o, gid %u) does not let group %s reach the socket: chgrp %s and chmod 0750 it, or remove it for flowsketchd to make",
-			dir, (unsigned int)(st.st_mode & 07777),
-			(unsigned int)st.st_gid, s->read_group, s->read_group);
-		return -EACCES;
-	}
+	    !(st.st_gid == s->read_gid && (st.st_mode & S_IXGRP)))
+		return fsd_reject(-EACCES, "socket directory %s (mode %04o, gid %u) does not let group %s reach the socket: chgrp %s and chmod 0750 it, or remove it for flowsketchd to make",
+				  dir, (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_gid,
+				  s->read_group, s->read_group);
 	return 0;
 }
 
@@ -128,24 +109,19 @@ static int bind_socket(struct fsd_server *s, int fd,
 	old_umask = umask(0177);
 	err = bind(fd, (const struct sockaddr *)addr, sizeof(*addr)) ? -errno : 0;
 	umask(old_umask);
-	if (err) {
-		fsd_err("cannot bind %s: %s", addr->sun_path, strerror(-err));
-		return err;
-	}
+	if (err)
+		return fsd_fail(err, "cannot bind %s", addr->sun_path);
 	s->socket_created = true;
 	/* By path: the directory was checked (no one else writes there). */
 	if (s->read_group &&
-	    (chown(addr->sun_path, 0, s->read_gid) || chmod(addr->sun_path, 0660))) {
-		err = -errno;
-		fsd_err("cannot give %s to group %s: %s", addr->sun_path,
-			s->read_group, strerror(-err));
-		return err;
-	}
+	    (chown(addr->sun_path, 0, s->read_gid) || chmod(addr->sun_path, 0660)))
+		return fsd_fail(-errno, "cannot give %s to group %s",
+				addr->sun_path, s->read_group);
 	return 0;
 }
 
 void fsd_server_init(struct fsd_server *s, fsd_request_fn *request,
-		     struct fsd_daemon *owner, struct fsd_workers *workers)
+		     void *owner, struct fsd_workers *workers)
 {
 	s->request = request;
 	s->owner = owner;
@@ -166,11 +142,9 @@ int fsd_server_open(struct fsd_server *s, const char *path,
 	s->read_gid = read_gid;
 
 	if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path) >=
-	    (int)sizeof(addr.sun_path)) {
-		fsd_err("socket path %s is longer than %zu bytes", path,
-			sizeof(addr.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
+	    (int)sizeof(addr.sun_path))
+		return fsd_reject(-ENAMETOOLONG, "socket path %s is longer than %zu bytes",
+				  path, sizeof(addr.sun_path) - 1);
 	err = socket_dir(dir, sizeof(dir), path);
 	if (err)
 		return err;
@@ -181,20 +155,14 @@ int fsd_server_open(struct fsd_server *s, const char *path,
 	if (err)
 		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = -errno;
-		fsd_err("cannot create a unix socket: %s", strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return fsd_fail(-errno, "cannot create a unix socket");
 	s->listen_fd = fd;
 	err = bind_socket(s, fd, &addr);
 	if (err)
 		return err;
-	if (listen(fd, 16)) {
-		err = -errno;
-		fsd_err("cannot listen on %s: %s", path, strerror(-err));
-		return err;
-	}
+	if (listen(fd, 16))
+		return fsd_fail(-errno, "cannot listen on %s", path);
 	if (read_group)
 		fsd_info("listening on %s (root; group %s reads)", path,
 			 read_group);

@@ -68,7 +68,6 @@ struct fsd_client {
 	struct fsd_peer peer;		/* who connected, what it may ask */
 };
 
-struct fsd_daemon;
 struct fsd_job;
 struct fsd_workers;
 struct json_object;
@@ -78,14 +77,14 @@ struct json_object;
  * server, dispatch.h): either *now gets the answer, or *job a query for
  * the query threads, tagged with the client's id.
  */
-typedef void fsd_request_fn(struct fsd_daemon *d, const char *text,
+typedef void fsd_request_fn(void *owner, const char *text,
 			    size_t len, __u64 client,
 			    const struct fsd_peer *peer,
 			    struct json_object **now, struct fsd_job **job);
 
 struct fsd_server {
 	fsd_request_fn *request;	/* given by the daemon's owner */
-	struct fsd_daemon *owner;	/* request's first argument, not read here */
+	void *owner;			/* request's first argument, opaque here */
 	struct fsd_workers *workers;	/* where span queries go */
 	const char *path;		/* the socket's, and who may read */
 	const char *read_group;
@@ -105,7 +104,7 @@ struct fsd_server {
 /* Before anything else: nothing held; requests go to request(owner, ...),
  * span queries to workers. */
 void fsd_server_init(struct fsd_server *s, fsd_request_fn *request,
-		     struct fsd_daemon *owner, struct fsd_workers *workers);
+		     void *owner, struct fsd_workers *workers);
 /* Create the socket at path and listen: directory 0700 if missing, socket
  * 0600; with a read_group directory 0750 and socket 0660, group
  * read_gid. */

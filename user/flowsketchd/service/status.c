@@ -18,19 +18,35 @@
 #include "datapath/tp_frontend.h"
 #include "view.h"
 
-/* "malformed" (per reason) and "malformed_total" of one frontend. */
-static void add_malformed(struct json_object *o, const __u64 stats[FS_STAT_MAX])
+/*
+ * One frontend's datapath counters (fs_stats), with "malformed" per reason
+ * and "malformed_total"; update_errors comes before those (errors_first,
+ * a tracepoint frontend's entry) or after reports_dropped (the top
+ * level's "counters"), as each has always had it.
+ */
+static void add_stats(struct json_object *o, const __u64 stats[FS_STAT_MAX],
+		      bool errors_first)
 {
 	struct json_object *m = json_object_new_object();
 	__u64 total = 0;
 	size_t i;
 
+	fsd_add_u64(o, "rx", stats[FS_STAT_RX]);
+	fsd_add_u64(o, "sketched", stats[FS_STAT_SKETCHED]);
+	fsd_add_u64(o, "non_ip", stats[FS_STAT_NON_IP]);
+	fsd_add_u64(o, "fragments", stats[FS_STAT_FRAGMENTS]);
+	if (errors_first)
+		fsd_add_u64(o, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
 	for (i = 0; i < fs_malformed_reasons_n; i++) {
 		fsd_add_u64(m, fs_malformed_reasons[i].name, stats[fs_malformed_reasons[i].stat]);
 		total += stats[fs_malformed_reasons[i].stat];
 	}
 	json_object_object_add(o, "malformed", m);
 	fsd_add_u64(o, "malformed_total", total);
+	fsd_add_u64(o, "reports", stats[FS_STAT_REPORTS]);
+	fsd_add_u64(o, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
+	if (!errors_first)
+		fsd_add_u64(o, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
 }
 
 /* Runs the kernel skipped: the program was already running on that CPU
@@ -51,16 +67,8 @@ static void tp_frontend_json(struct json_object *f, const struct fsd_frontend *f
 
 	json_object_object_add(f, "adopted", json_object_new_boolean(fe->adopted));
 	fsd_add_string(f, "datapath", fe->bpf->kfunc ? "kfunc" : "bpf");
-	if (!fsd_object_read_stats(fe->bpf, stats)) {
-		fsd_add_u64(f, "rx", stats[FS_STAT_RX]);
-		fsd_add_u64(f, "sketched", stats[FS_STAT_SKETCHED]);
-		fsd_add_u64(f, "non_ip", stats[FS_STAT_NON_IP]);
-		fsd_add_u64(f, "fragments", stats[FS_STAT_FRAGMENTS]);
-		fsd_add_u64(f, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
-		add_malformed(f, stats);
-		fsd_add_u64(f, "reports", stats[FS_STAT_REPORTS]);
-		fsd_add_u64(f, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
-	}
+	if (!fsd_object_read_stats(fe->bpf, stats))
+		add_stats(f, stats, true);
 	add_misses(f, fe);
 	fsd_add_u64(f, "windows_finished", fe->history.windows_before +
 		fe->history.windows_finished);
@@ -129,14 +137,7 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 	if (*err)
 		return NULL;
 	c = json_object_new_object();
-	fsd_add_u64(c, "rx", stats[FS_STAT_RX]);
-	fsd_add_u64(c, "sketched", stats[FS_STAT_SKETCHED]);
-	fsd_add_u64(c, "non_ip", stats[FS_STAT_NON_IP]);
-	fsd_add_u64(c, "fragments", stats[FS_STAT_FRAGMENTS]);
-	add_malformed(c, stats);
-	fsd_add_u64(c, "reports", stats[FS_STAT_REPORTS]);
-	fsd_add_u64(c, "reports_dropped", stats[FS_STAT_REPORTS_DROPPED]);
-	fsd_add_u64(c, "update_errors", stats[FS_STAT_UPDATE_ERRORS]);
+	add_stats(c, stats, false);
 	/* Every record taken from the ring buffer, and what became of it
 	 * (reports.h): "reports" == reports_received once drained, and
 	 * received is the sum of the five outcomes after it. */

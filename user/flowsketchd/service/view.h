@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * view.h - what the reporting side (status.h, metrics.h) reads of the
- * daemon: pointers into struct fsd_daemon (daemon.h), which fills them
+ * daemon: pointers into the daemon's state (daemon.h), which fills them
  * once as it starts.  Only the event loop reads through them, as it alone
  * changes what they point to.
  */

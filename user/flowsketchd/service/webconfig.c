@@ -45,9 +45,8 @@ static int refuse(const struct walk *w, const yaml_node_t *at, const char *key,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fsd_err("--metrics-web-config %s:%zu: %s: %s", w->wc->path, line_of(at),
-		key, what);
-	return -EINVAL;
+	return fsd_reject(-EINVAL, "--metrics-web-config %s:%zu: %s: %s",
+			  w->wc->path, line_of(at), key, what);
 }
 
 /*
@@ -180,10 +179,8 @@ static int check_tls(struct walk *w, const yaml_node_t *cert_at,
 			       (unsigned int)strlen(wc->key_pem) };
 	int rc, err = 0;
 
-	if (gnutls_certificate_allocate_credentials(&cred) < 0) {
-		fsd_err("--metrics-web-config %s: out of memory", wc->path);
-		return -ENOMEM;
-	}
+	if (gnutls_certificate_allocate_credentials(&cred) < 0)
+		return fsd_reject(-ENOMEM, "--metrics-web-config %s: out of memory", wc->path);
 	rc = gnutls_certificate_set_x509_key_mem2(cred, &cert, &key,
 						  GNUTLS_X509_FMT_PEM, NULL, 0);
 	if (rc < 0) {
@@ -372,11 +369,9 @@ static int walk_root(struct walk *w)
 	yaml_node_pair_t *p;
 	int err;
 
-	if (!root) {
-		fsd_err("--metrics-web-config %s: empty: give tls_server_config, basic_auth_users or both",
-			w->wc->path);
-		return -EINVAL;
-	}
+	if (!root)
+		return fsd_reject(-EINVAL, "--metrics-web-config %s: empty: give tls_server_config, basic_auth_users or both",
+				  w->wc->path);
 	if (root->type != YAML_MAPPING_NODE)
 		return refuse(w, root, "(top level)",
 			      "must be a mapping with tls_server_config and/or basic_auth_users");
@@ -398,11 +393,9 @@ static int walk_root(struct walk *w)
 		if (err)
 			return err;
 	}
-	if (!seen) {
-		fsd_err("--metrics-web-config %s: configures nothing: give tls_server_config, basic_auth_users or both",
-			w->wc->path);
-		return -EINVAL;
-	}
+	if (!seen)
+		return fsd_reject(-EINVAL, "--metrics-web-config %s: configures nothing: give tls_server_config, basic_auth_users or both",
+				  w->wc->path);
 	return 0;
 }
 

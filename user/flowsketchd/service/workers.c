@@ -139,7 +139,7 @@ int fsd_workers_start(struct fsd_workers *w, const struct fsd_query_ctx *ctx,
 	return 0;
 
 err_stop:
-	fsd_err("cannot start the query threads: %s", strerror(-err));
+	fsd_fail(err, "cannot start the query threads");
 	fsd_workers_stop(w);
 	return err;
 }

@@ -412,6 +412,26 @@ static int gather_window(const struct fsd_window *w, void *arg)
 	return 0;
 }
 
+void fsd_offer_candidates(struct fsd_topk *t, const struct fsd_candidates *set,
+			  const struct fs_sketch *sketch)
+{
+	__u32 j;
+
+	for (j = 0; j < set->capacity; j++) {
+		const struct fsd_candidate *e = &set->slots[j];
+		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash,
+					     .direction = t->direction };
+		struct fs_cms_cell est;
+
+		if (!fsd_candidate_used(e))
+			continue;
+		fs_sketch_query(sketch, e->hash, &est);
+		fc.packets = est.packets;
+		fc.bytes = est.bytes;
+		fsd_topk_offer(t, &fc);
+	}
+}
+
 int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
 		    struct fsd_query_scratch *q, struct fsd_topk *t,
 		    struct fsd_span *span)
@@ -452,19 +472,7 @@ int fsd_history_top(struct fsd_history *h, const struct fsd_span_select *sel,
 			break;	/* dropped by the ring meanwhile */
 	}
 	/* Estimates from the query's own sum: no lock. */
-	for (j = 0; j < q->seen.capacity; j++) {
-		const struct fsd_candidate *e = &q->seen.slots[j];
-		struct fsd_flow_count fc = { .key = e->key, .hash = e->hash,
-					     .direction = t->direction };
-		struct fs_cms_cell est;
-
-		if (!fsd_candidate_used(e))
-			continue;
-		fs_sketch_query(&q->sum, e->hash, &est);
-		fc.packets = est.packets;
-		fc.bytes = est.bytes;
-		fsd_topk_offer(t, &fc);
-	}
+	fsd_offer_candidates(t, &q->seen, &q->sum);
 	span->candidates = q->seen.count;
 	return 0;
 }

@@ -212,6 +212,11 @@ int fsd_history_evict_oldest(struct fsd_history *h, __u64 *seq, bool *mapped);
 const struct fsd_window *fsd_history_window(const struct fsd_history *h,
 					    __u32 i);
 
+/* Offer t every candidate of set, estimated in sketch and tagged
+ * t->direction. */
+void fsd_offer_candidates(struct fsd_topk *t, const struct fsd_candidates *set,
+			  const struct fs_sketch *sketch);
+
 /*
  * Top flows over the selected windows into t (initialized by the caller;
  * fsd_topk_finish() afterwards): every candidate of the span, estimated in

@@ -215,8 +215,7 @@ static void lose_window(struct fsd_rotation *r, struct fsd_history *h,
 {
 	fsd_history_drop(h, seq);
 	r->errors++;
-	fsd_err("window %llu lost: %s", (unsigned long long)seq,
-		strerror(-err));
+	fsd_fail(err, "window %llu lost", (unsigned long long)seq);
 }
 
 void fsd_rotation_note_late(struct fsd_rotation *r, __u64 late_ns)
@@ -344,9 +343,8 @@ int fsd_rotate(struct fsd_rotation *r, struct fsd_history *h,
 	err = clean_dirty_slot(r);
 	if (err) {
 		r->postponed++;
-		fsd_err("window %llu extended: slot %u cannot be cleaned: %s",
-			(unsigned long long)old, r->dirty_slot, strerror(-err));
-		return err;
+		return fsd_fail(err, "window %llu extended: slot %u cannot be cleaned",
+				(unsigned long long)old, r->dirty_slot);
 	}
 	now = fsd_now_ns();
 	/* The start first: killed between the two, the window goes on with

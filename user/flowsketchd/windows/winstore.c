@@ -139,7 +139,7 @@ int fsd_winstore_open(struct fsd_winstore *ws, const char *dir,
 			fsd_err("another flowsketchd keeps its windows in %s: give each its own --state-dir",
 				dir);
 		else
-			fsd_err("cannot lock the state directory %s: %s", dir, strerror(-err));
+			fsd_fail(err, "cannot lock the state directory %s", dir);
 		fsd_winstore_close(ws);
 		return err;
 	}
