@@ -13,6 +13,7 @@
 #include "flowsketch/maps.h"
 #include "protocol.h"
 #include "blocklist/blocklist.h"
+#include "frontends/frontend.h"
 #include "sizing.h"
 #include "sketch.h"
 #include "base/log.h"
@@ -346,7 +347,7 @@ unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 	 * the answers are shared. */
 	rotation = (unsigned long long)(ncpus > 0 ? ncpus : 1) * 2 *
 		   FS_CHUNK_BYTES;
-	return FSD_HISTORIES * (fsd_history_max_bytes(p, fsd_options_windows_kept(o),
+	return FSD_FE_MAX * (fsd_history_max_bytes(p, fsd_options_windows_kept(o),
 						      o->max_candidates) + rotation) +
 	       fsd_workers_max_bytes(p) + FSD_ANSWER_BYTES_MAX;
 }
@@ -368,7 +369,7 @@ static int check_sizes(struct fsd_options *o)
 	history = fsd_options_history_max_bytes(o);
 	if (history > FSD_MAX_HISTORY_BYTES)
 		return fsd_reject(-EINVAL, "%u windows of history in each of %d frontends need up to %llu MiB with %u candidates each, more than the %llu MiB cap; keep less history, use longer windows or fewer candidates",
-				  fsd_options_windows_kept(o), FSD_HISTORIES, history >> 20,
+				  fsd_options_windows_kept(o), FSD_FE_MAX, history >> 20,
 				  o->max_candidates, FSD_MAX_HISTORY_BYTES >> 20);
 	if (o->state_max && o->state_max < fsd_state_min_bytes(p))
 		return fsd_reject(-EINVAL, "--state-max %llu KiB is less than one window of each frontend takes at these sizes (%llu KiB)",

@@ -19,7 +19,7 @@
  */
 int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
 
-/* The most the window histories (one per frontend, FSD_HISTORIES) can
+/* The most the window histories (one per frontend, FSD_FE_MAX) can
  * take with these options, with the query threads and rotation buffers
  * (history.h). */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o);

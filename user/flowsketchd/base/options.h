@@ -15,10 +15,6 @@
 
 #define FSD_MAX_IFACES 64
 
-/* Histories the daemon keeps: ingress (XDP or tracepoint), egress and
- * connections (frontend.h), each of --history with its own candidates. */
-#define FSD_HISTORIES 3
-
 /* Datapath memory one CPU may hold (all slots of fs_cms and fs_hll). */
 #define FSD_MAX_BYTES_PER_CPU (256ULL << 20)
 /* User-space memory the window history may take. */
