@@ -72,9 +72,8 @@ static struct json_object *cidr_request(const char *cmd, const char *what,
 				      what, FS_BLOCK_REQUEST_MAX);
 		return NULL;
 	}
-	req = json_object_new_object();
+	req = fs_request(cmd);
 	arr = json_object_new_array();
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string(cmd));
 	json_object_object_add(req, FS_KEY_CIDRS, arr);
 	for (i = 0; i < argc; i++) {
 		struct fs_cidr c;
@@ -159,18 +158,14 @@ static int list_all(const struct fs_cli *cli, bool json)
 	int ret = FS_EXIT_RUNTIME;
 
 	for (;;) {
-		struct json_object *req = json_object_new_object(), *arr;
+		struct json_object *req = fs_request("block_list"), *arr;
 		__u64 got_offset;
 		size_t i, n;
 
-		json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_list"));
 		json_object_object_add(req, FS_KEY_OFFSET, json_object_new_uint64(offset));
 		page = NULL;
-		if (fs_client_call(cli, req, &page)) {
-			json_object_put(req);
+		if (fs_client_call(cli, req, &page))
 			goto out;
-		}
-		json_object_put(req);
 		if (show_list(page, false) || fs_reply_u64(page, FS_KEY_TOTAL, &total) ||
 		    fs_reply_u64(page, FS_KEY_OFFSET, &got_offset) ||
 		    fs_reply_array(page, FS_KEY_ENTRIES, &arr))
@@ -196,7 +191,7 @@ static int list_all(const struct fs_cli *cli, bool json)
 		if (!n || offset >= total)
 			break;
 	}
-	if (json ? fs_client_print_json(all, show_list) : show_list(all, true))
+	if (fs_client_present(all, json, show_list))
 		goto out;
 	ret = FS_EXIT_OK;
 out:
@@ -236,14 +231,10 @@ static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_
 	struct fs_cli commit;
 	size_t i = 0;
 
-	req = json_object_new_object();
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_load_begin"));
+	req = fs_request("block_load_begin");
 	json_object_object_add(req, FS_KEY_TOTAL, json_object_new_uint64(n));
-	if (fs_client_call(cli, req, &a)) {
-		json_object_put(req);
+	if (fs_client_call(cli, req, &a))
 		return FS_EXIT_RUNTIME;
-	}
-	json_object_put(req);
 	if (fs_reply_string(a, FS_KEY_LOAD, &t) || strlen(t) != 16) {
 		json_object_put(a);
 		return FS_EXIT_RUNTIME;
@@ -253,9 +244,8 @@ static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_
 	while (i < n) {
 		size_t bytes = base, k = 0;
 
-		req = json_object_new_object();
+		req = fs_request("block_load_part");
 		arr = json_object_new_array();
-		json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_load_part"));
 		json_object_object_add(req, FS_KEY_LOAD, json_object_new_string(token));
 		json_object_object_add(req, FS_KEY_CIDRS, arr);
 		for (; i < n && k < FS_BLOCK_REQUEST_MAX; i++, k++) {
@@ -266,15 +256,11 @@ static int send_list(const struct fs_cli *cli, const struct fs_cidr *list, size_
 			json_object_array_add(arr, json_object_new_string(text));
 		}
 		a = NULL;
-		if (fs_client_call(cli, req, &a)) {
-			json_object_put(req);
+		if (fs_client_call(cli, req, &a))
 			return FS_EXIT_RUNTIME;
-		}
-		json_object_put(req);
 		json_object_put(a);
 	}
-	req = json_object_new_object();
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_load_commit"));
+	req = fs_request("block_load_commit");
 	json_object_object_add(req, FS_KEY_LOAD, json_object_new_string(token));
 	commit = change_cli(cli, n);
 	return fs_client_show(&commit, req, false, show_change);
@@ -347,9 +333,7 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 
 		if (argc != 2)
 			return fs_usage_error("block", "clear takes no arguments");
-		req = json_object_new_object();
-		json_object_object_add(req, FS_KEY_CMD, json_object_new_string("block_clear"));
-		return fs_client_show(&c, req, false, show_change);
+		return fs_client_show(&c, fs_request("block_clear"), false, show_change);
 	}
 	return fs_usage_error("block", "unknown command '%s' (add, del, list, load or clear)", sub);
 }

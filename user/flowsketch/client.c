@@ -285,6 +285,25 @@ fail:
 	return err;
 }
 
+struct json_object *fs_request(const char *cmd)
+{
+	struct json_object *req = json_object_new_object();
+
+	json_object_object_add(req, FS_KEY_CMD, json_object_new_string(cmd));
+	return req;
+}
+
+struct json_object *fs_request_span(struct json_object *req, __u32 span,
+				    const char *direction)
+{
+	if (span)
+		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(span));
+	if (direction)
+		json_object_object_add(req, FS_KEY_DIRECTION,
+				       json_object_new_string(direction));
+	return req;
+}
+
 int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer)
 {
@@ -322,17 +341,20 @@ int fs_client_call_max(const struct fs_cli *cli, struct json_object *request,
 	obj = NULL;
 out:
 	json_object_put(obj);
+	json_object_put(request);
 	free(buf);
 	if (fd >= 0)
 		close(fd);
 	return err;
 }
 
-int fs_client_print_json(struct json_object *answer, fs_show_fn *show)
+int fs_client_present(struct json_object *answer, bool json, fs_show_fn *show)
 {
 	struct json_object *copy = NULL;
 	int err;
 
+	if (!json)
+		return show(answer, true);
 	/* show() cleans strings in place; the JSON shows them as sent. */
 	if (json_object_deep_copy(answer, &copy, NULL)) {
 		fs_error("out of memory");
@@ -349,15 +371,11 @@ int fs_client_show(const struct fs_cli *cli, struct json_object *request,
 		   bool json, fs_show_fn *show)
 {
 	struct json_object *answer = NULL;
-	int ret = FS_EXIT_RUNTIME;
+	int err;
 
-	if (fs_client_call(cli, request, &answer))
-		goto out;
-	if (json ? fs_client_print_json(answer, show) : show(answer, true))
-		goto out;
-	ret = FS_EXIT_OK;
-out:
+	err = fs_client_call(cli, request, &answer);
+	if (!err)
+		err = fs_client_present(answer, json, show);
 	json_object_put(answer);
-	json_object_put(request);
-	return ret;
+	return err ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }

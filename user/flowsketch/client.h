@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <json-c/json.h>
+#include <linux/types.h>
 #include "cli.h"
 #include "show.h"
 
@@ -25,13 +26,21 @@
 /* Longest socket path (sun_path minus its terminating zero). */
 unsigned int fs_client_max_path(void);
 
+/* {"cmd": cmd}, for the caller to add to. */
+struct json_object *fs_request(const char *cmd);
+/* req with "span" and "direction" where given (0 and NULL leave the
+ * daemon's defaults, one window and both): returns req. */
+struct json_object *fs_request_span(struct json_object *req, __u32 span,
+				    const char *direction);
+
 /*
- * Send `request` to the daemon at cli->socket_path; on success *answer is
- * the answer object, to be released with json_object_put().  The whole
- * exchange has cli->timeout_s seconds: a daemon that trickles its answer
- * out a byte at a time cannot hold the CLI longer than that.  Errors:
- * -ENOENT, -ECONNREFUSED, ... (cannot connect), -ETIMEDOUT, -EPROTO
- * (malformed answer), -EREMOTEIO (the daemon answered with an error).
+ * Send `request` (released here) to the daemon at cli->socket_path; on
+ * success *answer is the answer object, to be released with
+ * json_object_put().  The whole exchange has cli->timeout_s seconds: a
+ * daemon that trickles its answer out a byte at a time cannot hold the
+ * CLI longer than that.  Errors: -ENOENT, -ECONNREFUSED, ... (cannot
+ * connect), -ETIMEDOUT, -EPROTO (malformed answer), -EREMOTEIO (the
+ * daemon answered with an error).
  */
 int fs_client_call(const struct fs_cli *cli, struct json_object *request,
 		   struct json_object **answer);
@@ -49,8 +58,8 @@ int fs_client_call_max(const struct fs_cli *cli, struct json_object *request,
 int fs_client_show(const struct fs_cli *cli, struct json_object *request,
 		   bool json, fs_show_fn *show);
 
-/* --json: check the answer with show() (on a copy), then print it;
- * 0 or -errno, having said what was wrong. */
-int fs_client_print_json(struct json_object *answer, fs_show_fn *show);
+/* An answer in hand shown as fs_client_show() does; 0 or -errno, having
+ * said what was wrong. */
+int fs_client_present(struct json_object *answer, bool json, fs_show_fn *show);
 
 #endif /* FLOWSKETCH_CLI_CLIENT_H */

@@ -380,21 +380,16 @@ err_free:
 static int from_daemon(const struct fs_cli *cli, const struct export_opts *o,
 		       struct fs_native *n)
 {
-	struct json_object *req = json_object_new_object(), *answer = NULL;
+	struct json_object *req = fs_request_span(fs_request("export"), o->span,
+						  o->direction), *answer = NULL;
 	int err;
 
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("export"));
-	if (o->span)
-		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
-	if (o->direction)
-		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
 	/* The answer's JSON escapes each "/" of the base64 as "\/". */
 	err = fs_client_call_max(cli, req, FS_EXPORT_ANSWER_MAX + (FS_EXPORT_ANSWER_MAX >> 2),
 				 &answer);
 	if (!err)
 		err = parse_answer(answer, n);
 	json_object_put(answer);
-	json_object_put(req);
 	return err;
 }
 
@@ -541,10 +536,8 @@ int fs_cmd_export(const struct fs_cli *cli, int argc, char **argv)
 	int ret;
 
 	ret = parse_opts(argc, argv, &o);
-	if (ret == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
 	if (ret)
-		return ret;
+		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	if (o.format == FMT_PG_SQL && !o.host) {
 		if (gethostname(host, sizeof(host)) || (host[sizeof(host) - 1] = 0,
 							fs_pgsql_host_ok(host)))

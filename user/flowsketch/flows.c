@@ -60,15 +60,10 @@ const struct fs_optset fs_flows_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-static int parse_opts(int argc, char **argv, __u32 *span, const char **dir,
-		      bool *json)
+static int parse_opts(int argc, char **argv, struct flows_opts *o)
 {
-	struct flows_opts o = { 0 };
-	int ret = fs_cli_parse(&fs_flows_optset, argc, argv, &o, NULL);
+	int ret = fs_cli_parse(&fs_flows_optset, argc, argv, o, NULL);
 
-	*span = o.span;
-	*dir = o.dir;
-	*json = o.json;
 	return ret ? ret : fs_no_operands("flows", argc, argv);
 }
 
@@ -148,22 +143,12 @@ int fs_flows_show(struct json_object *answer, bool print)
 
 int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 {
-	struct json_object *req;
-	const char *dir = NULL;
-	__u32 span = 0;
-	bool json = false;
+	struct flows_opts o = { 0 };
 	int ret;
 
-	ret = parse_opts(argc, argv, &span, &dir, &json);
-	if (ret == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
+	ret = parse_opts(argc, argv, &o);
 	if (ret)
-		return ret;
-	req = json_object_new_object();
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("flows"));
-	if (span)
-		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(span));
-	if (dir)
-		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(dir));
-	return fs_client_show(cli, req, json, fs_flows_show);
+		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
+	return fs_client_show(cli, fs_request_span(fs_request("flows"), o.span, o.dir),
+			      o.json, fs_flows_show);
 }

@@ -429,10 +429,8 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 	int r;
 
 	r = parse_opts(argc, argv, &o);
-	if (r == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
 	if (r)
-		return r;
+		return r == FS_HELP_SHOWN ? FS_EXIT_OK : r;
 	f = calloc(o.nfiles, sizeof(*f));
 	if (!f) {
 		fs_error("out of memory");
@@ -468,14 +466,10 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 		answer = answer_common(&o, f, &f[0].sketch);
 	if (!answer)
 		goto out;
-	if (o.json) {
-		if (fs_client_print_json(answer, o.top ? fs_top_show : fs_flows_show))
-			goto out;
-	} else {
+	if (!o.json)
 		printf("flowsketch merge: %zu export%s\n", o.nfiles, o.nfiles == 1 ? "" : "s");
-		if ((o.top ? fs_top_show : fs_flows_show)(answer, true))
-			goto out;
-	}
+	if (fs_client_present(answer, o.json, o.top ? fs_top_show : fs_flows_show))
+		goto out;
 	ret = FS_EXIT_OK;
 out:
 	json_object_put(answer);

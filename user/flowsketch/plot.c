@@ -35,6 +35,7 @@
 #include "cli.h"
 #include "client.h"
 #include "reply.h"
+#include "flowsketch/compat.h"
 
 #define PLOT_DEFAULT_SPAN 300
 #define PLOT_DEFAULT_TOP 8
@@ -95,11 +96,8 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 
 static struct json_object *request(const char *cmd, const struct plot_opts *o)
 {
-	struct json_object *req = json_object_new_object();
+	struct json_object *req = fs_request_span(fs_request(cmd), o->span, o->direction);
 
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string(cmd));
-	json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
-	json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
 	if (!strcmp(cmd, "top")) {
 		json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->top));
 		json_object_object_add(req, FS_KEY_SORT, json_object_new_string("bytes"));
@@ -341,46 +339,38 @@ out:
 	return err;
 }
 
-static int plot(const struct fs_cli *cli, const struct plot_opts *o)
-{
-	struct json_object *req_w = request("windows", o), *req_t = request("top", o);
-	struct json_object *windows = NULL, *top = NULL;
-	char dir[] = "/tmp/flowsketch-plot.XXXXXX", path[64];
-	FILE *series = NULL, *tops = NULL, *script = NULL, *data = NULL;
-	int err, nwin = 0, ntop = 0;
-	bool made = false;
+/* What plot() makes in its directory: the first three written by draw(). */
+static const char *const plot_files[] = {
+	"series.tsv", "top.tsv", "plot.gp", "gnuplot.log", "plot.png"
+};
 
-	if (!mkdtemp(dir)) {
-		err = -errno;
-		fs_error("cannot make a temporary directory: %s", strerror(-err));
-		goto out;
+/* The answers' figures and gnuplot's script into dir, then the PNG drawn
+ * and placed at o->out. */
+static int draw(const char *dir, struct json_object *windows,
+		struct json_object *top, const struct plot_opts *o)
+{
+	FILE *f[4] = { NULL };	/* series, top talkers, script, --data */
+	char path[64], log[64];
+	int err = 0, nwin, ntop, i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, plot_files[i]);
+		f[i] = fopen(path, "w");
 	}
-	made = true;
-	err = fs_client_call(cli, req_w, &windows);
-	if (!err)
-		err = fs_client_call(cli, req_t, &top);
-	if (err)
-		goto out;
-	snprintf(path, sizeof(path), "%s/series.tsv", dir);
-	series = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/top.tsv", dir);
-	tops = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/plot.gp", dir);
-	script = fopen(path, "w");
-	if (!series || !tops || !script) {
+	if (!f[0] || !f[1] || !f[2]) {
 		err = -errno;
 		fs_error("cannot write in %s: %s", dir, strerror(-err));
 		goto out;
 	}
-	if (o->data && !(data = fopen(o->data, "w"))) {
+	if (o->data && !(f[3] = fopen(o->data, "w"))) {
 		err = -errno;
 		fs_error("cannot write %s: %s", o->data, strerror(-err));
 		goto out;
 	}
-	nwin = write_series(windows, series);
-	if (nwin > 0 && data)
-		write_series(windows, data);
-	ntop = nwin < 0 ? 0 : write_top(top, tops);
+	nwin = write_series(windows, f[0]);
+	if (nwin > 0 && f[3])
+		write_series(windows, f[3]);
+	ntop = nwin < 0 ? 0 : write_top(top, f[1]);
 	if (nwin < 0 || ntop < 0) {
 		err = nwin < 0 ? nwin : ntop;
 		goto out;
@@ -390,53 +380,54 @@ static int plot(const struct fs_cli *cli, const struct plot_opts *o)
 		err = -ENODATA;
 		goto out;
 	}
-	write_script(script, dir, ntop, o);
-	err = fclose(series) ? -errno : 0;
-	err = fclose(tops) && !err ? -errno : err;
-	err = fclose(script) && !err ? -errno : err;
-	series = tops = script = NULL;
-	if (data) {
-		err = fclose(data) && !err ? -errno : err;
-		data = NULL;
+	write_script(f[2], dir, ntop, o);
+	for (i = 0; i < 4; i++) {
+		if (f[i])
+			err = fclose(f[i]) && !err ? -errno : err;
+		f[i] = NULL;
 	}
 	if (err) {
 		fs_error("cannot write the plot's data: %s", strerror(-err));
 		goto out;
 	}
-	{
-		char log[64];
-
-		snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-		err = run_gnuplot(path, log);
-	}
+	snprintf(path, sizeof(path), "%s/plot.gp", dir);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	err = run_gnuplot(path, log);
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/plot.png", dir);
 		err = place_png(path, o->out);
 	}
 out:
-	if (series)
-		fclose(series);
-	if (tops)
-		fclose(tops);
-	if (script)
-		fclose(script);
-	if (data)
-		fclose(data);
-	if (made) {
-		const char *files[] = { "series.tsv", "top.tsv", "plot.gp", "gnuplot.log",
-					"plot.png" };
-		size_t i;
+	for (i = 0; i < 4; i++)
+		if (f[i])
+			fclose(f[i]);
+	return err;
+}
 
-		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-			unlink(path);
-		}
-		rmdir(dir);
+static int plot(const struct fs_cli *cli, const struct plot_opts *o)
+{
+	struct json_object *windows = NULL, *top = NULL;
+	char dir[] = "/tmp/flowsketch-plot.XXXXXX", path[64];
+	size_t i;
+	int err;
+
+	if (!mkdtemp(dir)) {
+		err = -errno;
+		fs_error("cannot make a temporary directory: %s", strerror(-err));
+		return err;
 	}
+	err = fs_client_call(cli, request("windows", o), &windows);
+	if (!err)
+		err = fs_client_call(cli, request("top", o), &top);
+	if (!err)
+		err = draw(dir, windows, top, o);
+	for (i = 0; i < FS_ARRAY_SIZE(plot_files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, plot_files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 	json_object_put(windows);
 	json_object_put(top);
-	json_object_put(req_w);
-	json_object_put(req_t);
 	return err;
 }
 
@@ -446,9 +437,7 @@ int fs_cmd_plot(const struct fs_cli *cli, int argc, char **argv)
 			       .direction = "both" };
 	int ret = parse_opts(argc, argv, &o);
 
-	if (ret == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
 	if (ret)
-		return ret;
+		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	return plot(cli, &o) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }

@@ -520,10 +520,8 @@ int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv)
 	int ret;
 
 	ret = parse_opts(argc, argv, &o);
-	if (ret == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
 	if (ret)
-		return ret;
+		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	if (o.cms || o.hll || o.bloom_n)
 		requested_rows(&o, &t);
 	else

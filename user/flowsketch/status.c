@@ -525,16 +525,11 @@ int fs_status_show(struct json_object *answer, bool print)
 
 int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 {
-	struct json_object *req;
 	bool json = false;
 	int ret;
 
 	ret = parse_opts(argc, argv, &json);
-	if (ret == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
 	if (ret)
-		return ret;
-	req = json_object_new_object();
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("status"));
-	return fs_client_show(cli, req, json, fs_status_show);
+		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
+	return fs_client_show(cli, fs_request("status"), json, fs_status_show);
 }

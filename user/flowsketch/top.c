@@ -10,14 +10,12 @@
  * printed after the last, for a pipe or a log.
  */
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "keys.h"
 #include "args.h"
 #include "cli.h"
 #include "client.h"
@@ -111,27 +109,6 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	return fs_no_operands("top", argc, argv);
 }
 
-/* One request, one table (or the JSON); returns 0 or a negative errno. */
-static int top_once(const struct fs_cli *cli, const struct top_opts *o,
-		    struct top_window *w)
-{
-	struct json_object *req = fs_top_request(o), *answer = NULL;
-	int err;
-
-	memset(w, 0, sizeof(*w));
-	err = fs_client_call(cli, req, &answer);
-	if (err)
-		goto out;
-	if (o->json)
-		err = fs_client_print_json(answer, fs_top_show);
-	else
-		err = fs_top_render(answer, stdout, &w->end, &w->seconds);
-out:
-	json_object_put(answer);
-	json_object_put(req);
-	return err;
-}
-
 /* Sleep until shortly after the window following `w` closes, or until a
  * signal unblocked in `mask` arrives. */
 static void wait_next_window(const struct top_window *w, const sigset_t *mask)
@@ -160,12 +137,10 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	int ret, err;
 
 	ret = parse_opts(argc, argv, &o);
-	if (ret == FS_HELP_SHOWN)
-		return FS_EXIT_OK;
 	if (ret)
-		return ret;
+		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	if (o.once)
-		return top_once(cli, &o, &w) ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+		return fs_client_show(cli, fs_top_request(&o), o.json, fs_top_show);
 	if (tty) {
 		err = fs_top_screen(cli, &o);
 		if (err != -ENOTTY)
@@ -181,7 +156,7 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	for (;;) {
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
-		err = top_once(cli, &o, &w);
+		err = fs_top_table(cli, &o, stdout, &w.end, &w.seconds);
 		fflush(stdout);
 		if (err)
 			return FS_EXIT_RUNTIME;

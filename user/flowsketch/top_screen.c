@@ -4,7 +4,7 @@
  * top(1), redrawn after every window the daemon closes.
  *
  * Each screen is one request and the same table as the plain view
- * (fs_top_render(), top_table.c), drawn with ncurses: the header lines (span,
+ * (fs_top_table(), top_table.c), drawn with ncurses: the header lines (span,
  * totals, the Count-Min bound, the distinct counts with their error), the
  * flows, and a last line with the view's state and its keys:
  *
@@ -28,7 +28,6 @@
 #include <string.h>
 #include <time.h>
 #include "args.h"
-#include "client.h"
 #include "top_screen.h"
 
 /* Redraw this long after the window should have closed (as top.c). */
@@ -105,7 +104,6 @@ static void draw_state(const struct top_opts *o, unsigned int span_i,
 static void screen_once(const struct fs_cli *cli, const struct top_opts *o,
 			unsigned int span_i, int *wait_ms)
 {
-	struct json_object *req = fs_top_request(o), *answer = NULL;
 	char error[256], *text = NULL;
 	__u64 end = 0, secs = 0;
 	size_t len = 0;
@@ -116,8 +114,7 @@ static void screen_once(const struct fs_cli *cli, const struct top_opts *o,
 	out = open_memstream(&text, &len);
 	if (!out)
 		snprintf(error, sizeof(error), "out of memory");
-	else if (!fs_client_call(cli, req, &answer) &&
-		 !fs_top_render(answer, out, &end, &secs))
+	else if (!fs_top_table(cli, o, out, &end, &secs))
 		*wait_ms = ms_to_next_window(end, secs);
 	if (out)
 		fclose(out);
@@ -128,8 +125,6 @@ static void screen_once(const struct fs_cli *cli, const struct top_opts *o,
 	draw_state(o, span_i, error);
 	refresh();
 	free(text);
-	json_object_put(answer);
-	json_object_put(req);
 }
 
 /* Apply key ch to o; false for q. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include "keys.h"
 #include "args.h"
+#include "client.h"
 #include "format.h"
 #include "reply.h"
 #include "show.h"
@@ -48,16 +49,11 @@ struct top_view {
 
 struct json_object *fs_top_request(const struct top_opts *o)
 {
-	struct json_object *req = json_object_new_object();
+	struct json_object *req = fs_request("top");
 
-	json_object_object_add(req, FS_KEY_CMD, json_object_new_string("top"));
 	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
 	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
-	if (o->span)
-		json_object_object_add(req, FS_KEY_SPAN, json_object_new_int64(o->span));
-	if (o->direction)
-		json_object_object_add(req, FS_KEY_DIRECTION, json_object_new_string(o->direction));
-	return req;
+	return fs_request_span(req, o->span, o->direction);
 }
 
 static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
@@ -320,15 +316,15 @@ out:
 	return 0;
 }
 
-int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
-		  __u64 *window_seconds)
+/* Check answer and, given out, print its table there. */
+static int show_top(struct json_object *answer, FILE *out, __u64 *window_end,
+		    __u64 *window_seconds)
 {
-	struct top_view v;
+	struct top_view v = { 0 };
 	int err;
 
-	memset(&v, 0, sizeof(v));
 	err = parse_top(answer, &v);
-	if (!err)
+	if (!err && out)
 		err = print_top(out, &v);
 	*window_end = v.window_end;
 	*window_seconds = v.window_seconds;
@@ -338,14 +334,21 @@ int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
 
 int fs_top_show(struct json_object *answer, bool print)
 {
-	struct top_view v;
-	int err;
+	__u64 end, seconds;
 
-	memset(&v, 0, sizeof(v));
-	err = parse_top(answer, &v);
-	if (!err && print)
-		err = print_top(stdout, &v);
-	free(v.flows);
-	return err;
+	return show_top(answer, print ? stdout : NULL, &end, &seconds);
 }
 
+int fs_top_table(const struct fs_cli *cli, const struct top_opts *o, FILE *out,
+		 __u64 *window_end, __u64 *window_seconds)
+{
+	struct json_object *answer = NULL;
+	int err;
+
+	*window_end = *window_seconds = 0;
+	err = fs_client_call(cli, fs_top_request(o), &answer);
+	if (!err)
+		err = show_top(answer, out, window_end, window_seconds);
+	json_object_put(answer);
+	return err;
+}

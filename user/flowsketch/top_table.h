@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include <json-c/json.h>
+#include "cli.h"
 
 struct top_opts {
 	__u32 n;
@@ -20,11 +21,11 @@ struct top_opts {
 	bool json;
 };
 
-/* The request for o (the caller puts it). */
+/* The request for o (released by the call it is given to). */
 struct json_object *fs_top_request(const struct top_opts *o);
-/* Check answer and print its table to out; the window it ended and the
- * window length, for the next redraw.  0 or -EPROTO (with a message). */
-int fs_top_render(struct json_object *answer, FILE *out, __u64 *window_end,
-		  __u64 *window_seconds);
+/* Ask for o's table and print it to out; the window it ended and the
+ * window length, for the next redraw.  0 or -errno, having said why. */
+int fs_top_table(const struct fs_cli *cli, const struct top_opts *o, FILE *out,
+		 __u64 *window_end, __u64 *window_seconds);
 
 #endif /* FLOWSKETCH_CLI_TOP_TABLE_H */
