@@ -67,6 +67,23 @@ static int parse_opts(int argc, char **argv, bool *json)
 	return ret ? ret : fs_no_operands("status", argc, argv);
 }
 
+/* What obj received ("in") and sent ("out"), where it has them. */
+static int check_counts(struct json_object *obj)
+{
+	__u64 u;
+	int err;
+
+	if (json_object_object_get_ex(obj, "in", NULL) &&
+	    ((err = fs_reply_u64(obj, "in.packets", &u)) ||
+	     (err = fs_reply_u64(obj, "in.bytes", &u))))
+		return err;
+	if (json_object_object_get_ex(obj, "out", NULL) &&
+	    ((err = fs_reply_u64(obj, "out.packets", &u)) ||
+	     (err = fs_reply_u64(obj, "out.bytes", &u))))
+		return err;
+	return 0;
+}
+
 static int parse_interfaces(struct json_object *ifs)
 {
 	size_t i, n = json_object_array_length(ifs);
@@ -93,13 +110,7 @@ static int parse_interfaces(struct json_object *ifs)
 		    (err = fs_reply_string(itf, "xdp_mode", &s)))
 			return err;
 		/* What it received and sent, where the daemon counts it. */
-		if (json_object_object_get_ex(itf, "in", NULL) &&
-		    ((err = fs_reply_u64(itf, "in.packets", &u)) ||
-		     (err = fs_reply_u64(itf, "in.bytes", &u))))
-			return err;
-		if (json_object_object_get_ex(itf, "out", NULL) &&
-		    ((err = fs_reply_u64(itf, "out.packets", &u)) ||
-		     (err = fs_reply_u64(itf, "out.bytes", &u))))
+		if ((err = check_counts(itf)))
 			return err;
 	}
 	return 0;
@@ -108,21 +119,10 @@ static int parse_interfaces(struct json_object *ifs)
 /* Optional (daemons before the per-interface counts have none). */
 static int parse_unattributed(struct json_object *a, struct json_object **out)
 {
-	__u64 u;
-	int err;
-
 	*out = NULL;
 	if (!json_object_object_get_ex(a, "unattributed", out))
 		return 0;
-	if (json_object_object_get_ex(*out, "in", NULL) &&
-	    ((err = fs_reply_u64(*out, "in.packets", &u)) ||
-	     (err = fs_reply_u64(*out, "in.bytes", &u))))
-		return err;
-	if (json_object_object_get_ex(*out, "out", NULL) &&
-	    ((err = fs_reply_u64(*out, "out.packets", &u)) ||
-	     (err = fs_reply_u64(*out, "out.bytes", &u))))
-		return err;
-	return 0;
+	return check_counts(*out);
 }
 
 /*
@@ -245,25 +245,33 @@ static void print_interface(struct json_object *itf)
 	printf(")");
 }
 
-/* " in 1,234 packets (56.7 kB)", if itf has the direction. */
-static void print_interface_count(struct json_object *itf, const char *dir)
+/* "  veth0          in  1,234 packets (56.7 kB)  out ..., since load":
+ * each direction obj has. */
+static void print_counts(const char *label, struct json_object *obj)
 {
+	static const char *const dirs[] = { "in", "out" };
 	char path[16], p[FS_FMT_MAX], b[FS_FMT_MAX];
 	__u64 packets, bytes;
+	int i;
 
-	if (!json_object_object_get_ex(itf, dir, NULL))
-		return;
-	snprintf(path, sizeof(path), "%s.packets", dir);
-	fs_reply_u64(itf, path, &packets);
-	snprintf(path, sizeof(path), "%s.bytes", dir);
-	fs_reply_u64(itf, path, &bytes);
-	printf("  %-3s %s packets (%s)", dir, fs_fmt_grouped(p, packets),
-	       fs_fmt_bytes(b, (double)bytes));
+	printf("  %-12s", label);
+	for (i = 0; i < 2; i++) {
+		if (!json_object_object_get_ex(obj, dirs[i], NULL))
+			continue;
+		snprintf(path, sizeof(path), "%s.packets", dirs[i]);
+		fs_reply_u64(obj, path, &packets);
+		snprintf(path, sizeof(path), "%s.bytes", dirs[i]);
+		fs_reply_u64(obj, path, &bytes);
+		printf("  %-3s %s packets (%s)", dirs[i], fs_fmt_grouped(p, packets),
+		       fs_fmt_bytes(b, (double)bytes));
+	}
+	printf(", since load\n");
 }
 
 static void print_interfaces(const struct status_view *v)
 {
 	size_t i, n = json_object_array_length(v->interfaces);
+	__u64 in = 0, out = 0;
 
 	printf("interfaces:   ");
 	if (!n)
@@ -283,26 +291,17 @@ static void print_interfaces(const struct status_view *v)
 		    !json_object_object_get_ex(itf, "out", NULL))
 			continue;
 		fs_reply_string(itf, "name", &name);
-		printf("  %-12s", name);
-		print_interface_count(itf, "in");
-		print_interface_count(itf, "out");
-		printf(", since load\n");
+		print_counts(name, itf);
 	}
 	/* Frames of no -i interface: shown only when there are some. */
-	if (v->unattributed) {
-		__u64 in = 0, out = 0;
-
-		if (json_object_object_get_ex(v->unattributed, "in", NULL))
-			fs_reply_u64(v->unattributed, "in.packets", &in);
-		if (json_object_object_get_ex(v->unattributed, "out", NULL))
-			fs_reply_u64(v->unattributed, "out.packets", &out);
-		if (in || out) {
-			printf("  %-12s", "(no -i)");
-			print_interface_count(v->unattributed, "in");
-			print_interface_count(v->unattributed, "out");
-			printf(", since load\n");
-		}
-	}
+	if (!v->unattributed)
+		return;
+	if (json_object_object_get_ex(v->unattributed, "in", NULL))
+		fs_reply_u64(v->unattributed, "in.packets", &in);
+	if (json_object_object_get_ex(v->unattributed, "out", NULL))
+		fs_reply_u64(v->unattributed, "out.packets", &out);
+	if (in || out)
+		print_counts("(no -i)", v->unattributed);
 }
 
 static void print_sketches(const struct status_view *v)

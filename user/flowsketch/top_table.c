@@ -238,43 +238,35 @@ static void print_header(FILE *out, const struct top_view *v)
 		       (unsigned long long)v->window_seconds);
 		return;
 	}
-	if (v->conns) {
-		fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s TCP connections opened, %s established\n",
-		       (unsigned long long)v->span_seconds,
-		       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
-		       (unsigned long long)v->window_seconds, v->window_end_str,
-		       fs_fmt_grouped(pk, v->total_packets),
-		       fs_fmt_grouped(by, v->total_bytes));
-		fprintf(out, "counts are upper bounds, at most +%s opened (+%s established) over the truth with probability %s (epsilon %s of the total)\n",
-		       fs_fmt_grouped(bp, v->bound_packets),
-		       fs_fmt_grouped(bb, v->bound_bytes),
-		       fs_fmt_percent(prob, 1 - v->delta, 1),
-		       fs_fmt_percent(eps, v->epsilon, 3));
-		fprintf(out, "distinct: %s source-service pairs, %s sources opened connections to %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
-		       fs_fmt_grouped(df, v->distinct_flows),
-		       fs_fmt_grouped(ds, v->distinct_sources),
-		       fs_fmt_grouped(dd, v->distinct_dests),
-		       fs_fmt_percent(rse, v->distinct_rse, 2));
-		return;
-	}
-	fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), %s packets, %s, by %s%s\n",
-	       (unsigned long long)v->span_seconds,
-	       (unsigned long long)v->windows, v->windows == 1 ? "" : "s",
-	       (unsigned long long)v->window_seconds, v->window_end_str,
-	       fs_fmt_grouped(pk, v->total_packets),
-	       fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
-	       !strcmp(v->direction, "in") ? ", received only" :
-	       !strcmp(v->direction, "out") ? ", sent only" : "");
-	fprintf(out, "counts are upper bounds, at most +%s packets (+%s) over the truth with probability %s (epsilon %s of the total)\n",
-	       fs_fmt_grouped(bp, v->bound_packets),
-	       fs_fmt_bytes(bb, (double)v->bound_bytes),
-	       fs_fmt_percent(prob, 1 - v->delta, 1),
-	       fs_fmt_percent(eps, v->epsilon, 3));
-	fprintf(out, "distinct: %s flows, %s sources, %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
-	       fs_fmt_grouped(df, v->distinct_flows),
-	       fs_fmt_grouped(ds, v->distinct_sources),
-	       fs_fmt_grouped(dd, v->distinct_dests),
-	       fs_fmt_percent(rse, v->distinct_rse, 2));
+	fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), ",
+		(unsigned long long)v->span_seconds,
+		(unsigned long long)v->windows, v->windows == 1 ? "" : "s",
+		(unsigned long long)v->window_seconds, v->window_end_str);
+	/* --sort connections: connections opened and established, where
+	 * the others have packets and bytes. */
+	if (v->conns)
+		fprintf(out, "%s TCP connections opened, %s established\n",
+			fs_fmt_grouped(pk, v->total_packets),
+			fs_fmt_grouped(by, v->total_bytes));
+	else
+		fprintf(out, "%s packets, %s, by %s%s\n", fs_fmt_grouped(pk, v->total_packets),
+			fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
+			!strcmp(v->direction, "in") ? ", received only" :
+			!strcmp(v->direction, "out") ? ", sent only" : "");
+	fprintf(out, "counts are upper bounds, at most +%s %s (+%s%s) over the truth with probability %s (epsilon %s of the total)\n",
+		fs_fmt_grouped(bp, v->bound_packets), v->conns ? "opened" : "packets",
+		v->conns ? fs_fmt_grouped(bb, v->bound_bytes) :
+			   fs_fmt_bytes(bb, (double)v->bound_bytes),
+		v->conns ? " established" : "",
+		fs_fmt_percent(prob, 1 - v->delta, 1),
+		fs_fmt_percent(eps, v->epsilon, 3));
+	fprintf(out, "distinct: %s %s, %s sources%s %s destinations (HyperLogLog, ±%s at 1 sigma)\n",
+		fs_fmt_grouped(df, v->distinct_flows),
+		v->conns ? "source-service pairs" : "flows",
+		fs_fmt_grouped(ds, v->distinct_sources),
+		v->conns ? " opened connections to" : ",",
+		fs_fmt_grouped(dd, v->distinct_dests),
+		fs_fmt_percent(rse, v->distinct_rse, 2));
 }
 
 static int print_top(FILE *out, const struct top_view *v)
