@@ -221,9 +221,24 @@ static void overfill_row(double load, unsigned int *k, struct overfill_row *r)
 	r->fp = fs_bloom_false_positive(load * n, m, *k);
 }
 
+#define MAX_ROWS 8
+
+enum { SEC_BLOOM, SEC_CMS, SEC_HLL, SEC_OVERFILL, NSECTIONS };
+
+/* The rows to show, a table of each section (SEC_*). */
+struct size_tables {
+	struct bloom_row bloom[MAX_ROWS];
+	struct cms_row cms[MAX_ROWS];
+	struct hll_row hll[MAX_ROWS];
+	struct overfill_row overfill[MAX_ROWS];
+	size_t n[NSECTIONS];
+	unsigned int overfill_k;
+	bool per_billion;
+};
+
 /* --- text -------------------------------------------------------------- */
 
-static void print_bloom(const struct bloom_row *rows, size_t n, bool per_billion)
+static void print_bloom(const struct size_tables *t)
 {
 	char p[FS_FMT_MAX], mem[FS_FMT_MAX], items[FS_FMT_MAX], fp[FS_FMT_MAX];
 	size_t i;
@@ -232,10 +247,10 @@ static void print_bloom(const struct bloom_row *rows, size_t n, bool per_billion
 	printf("  %15s  %13s  %6s  %15s  %15s  %15s  |  %18s\n", "false positives",
 	       "bits per item", "best k", "items", "memory", "rate at best k",
 	       "blocked: bits, k");
-	for (i = 0; i < n; i++) {
-		const struct bloom_row *r = &rows[i];
+	for (i = 0; i < t->n[SEC_BLOOM]; i++) {
+		const struct bloom_row *r = &t->bloom[i];
 
-		if (per_billion)
+		if (t->per_billion)
 			snprintf(mem, sizeof(mem), "%.1f GB", r->bytes / 1e9);
 		else
 			fs_fmt_bytes(mem, r->bytes);
@@ -255,7 +270,7 @@ static void print_bloom(const struct bloom_row *rows, size_t n, bool per_billion
 	       "   base prefix without being inside the entry; never a wrong drop)\n");
 }
 
-static void print_cms(const struct cms_row *rows, size_t n)
+static void print_cms(const struct size_tables *t)
 {
 	char eps[FS_FMT_MAX], delta[FS_FMT_MAX], w[FS_FMT_MAX], wd[FS_FMT_MAX];
 	char mem[FS_FMT_MAX], over[FS_FMT_MAX], items[FS_FMT_MAX];
@@ -266,8 +281,8 @@ static void print_cms(const struct cms_row *rows, size_t n)
 	printf("  %8s  %5s  %13s  %13s  %13s  %17s  |  %17s  %10s  %14s\n",
 	       "epsilon", "delta", "width x depth", "memory at 4 B", "N",
 	       "overcount at most", "flowsketch w x d", "epsilon", "memory at 16 B");
-	for (i = 0; i < n; i++) {
-		const struct cms_row *r = &rows[i];
+	for (i = 0; i < t->n[SEC_CMS]; i++) {
+		const struct cms_row *r = &t->cms[i];
 
 		snprintf(wd, sizeof(wd), "%s x %u",
 			 fs_fmt_grouped(w, (__u64)r->width), r->depth);
@@ -285,7 +300,7 @@ static void print_cms(const struct cms_row *rows, size_t n)
 	   "   a cell holds 8-byte packet and byte counters; memory is one window on one CPU)\n");
 }
 
-static void print_hll(const struct hll_row *rows, size_t n)
+static void print_hll(const struct size_tables *t)
 {
 	char regs[FS_FMT_MAX], rse[FS_FMT_MAX], mem[FS_FMT_MAX], fmem[FS_FMT_MAX];
 	size_t i;
@@ -293,8 +308,8 @@ static void print_hll(const struct hll_row *rows, size_t n)
 	printf("HyperLogLog: m = 2^p registers, standard error 1.04 / sqrt(m), 6 bits per register\n");
 	printf("  %3s  %10s  %14s  %16s  %22s\n", "p", "registers",
 	       "standard error", "memory at 6 bits", "flowsketch, 1 B/register");
-	for (i = 0; i < n; i++) {
-		const struct hll_row *r = &rows[i];
+	for (i = 0; i < t->n[SEC_HLL]; i++) {
+		const struct hll_row *r = &t->hll[i];
 
 		printf("  %3u  %10s  %14s  %16s  %22s\n", r->p,
 		       fs_fmt_grouped(regs, r->registers),
@@ -304,21 +319,20 @@ static void print_hll(const struct hll_row *rows, size_t n)
 	}
 }
 
-static void print_overfill(const struct overfill_row *rows, size_t n,
-			   unsigned int k)
+static void print_overfill(const struct size_tables *t)
 {
 	char p[FS_FMT_MAX], load[FS_FMT_MAX], fill[FS_FMT_MAX], fp[FS_FMT_MAX];
 	size_t i;
 
 	printf("Bloom filter past its capacity (sized for %s, k = %u): bits set 1 - e^(-kn/m), false positives (bits set)^k\n",
-	       fs_fmt_percent_short(p, SIZE_OVERFILL_P), k);
+	       fs_fmt_percent_short(p, SIZE_OVERFILL_P), t->overfill_k);
 	printf("  %17s  %8s  %15s\n", "items vs capacity", "bits set",
 	       "false positives");
-	for (i = 0; i < n; i++) {
-		snprintf(load, sizeof(load), "%gx", rows[i].load);
+	for (i = 0; i < t->n[SEC_OVERFILL]; i++) {
+		snprintf(load, sizeof(load), "%gx", t->overfill[i].load);
 		printf("  %17s  %8s  %15s\n", load,
-		       fs_fmt_percent(fill, rows[i].fill, 0),
-		       fs_fmt_percent(fp, rows[i].fp, 2));
+		       fs_fmt_percent(fill, t->overfill[i].fill, 0),
+		       fs_fmt_percent(fp, t->overfill[i].fp, 2));
 	}
 }
 
@@ -334,35 +348,35 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
 	json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
-static struct json_object *json_bloom(const struct bloom_row *rows, size_t n)
+static struct json_object *json_bloom(const struct size_tables *t)
 {
 	struct json_object *arr = json_object_new_array();
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < t->n[SEC_BLOOM]; i++) {
 		struct json_object *o = json_object_new_object();
 
-		add_double(o, "false_positive_target", rows[i].p);
-		add_u64(o, "items", (__u64)rows[i].items);
-		add_double(o, "bits", rows[i].bits);
-		add_double(o, "bits_per_item", rows[i].bits_per_item);
-		add_u64(o, "hashes", rows[i].k);
-		add_double(o, "bytes", rows[i].bytes);
-		add_double(o, "false_positive_rate", rows[i].fp);
-		add_double(o, "blocked_bits_per_item", rows[i].blocked_bits_per_item);
-		add_u64(o, "blocked_hashes", rows[i].blocked_k);
+		add_double(o, "false_positive_target", t->bloom[i].p);
+		add_u64(o, "items", (__u64)t->bloom[i].items);
+		add_double(o, "bits", t->bloom[i].bits);
+		add_double(o, "bits_per_item", t->bloom[i].bits_per_item);
+		add_u64(o, "hashes", t->bloom[i].k);
+		add_double(o, "bytes", t->bloom[i].bytes);
+		add_double(o, "false_positive_rate", t->bloom[i].fp);
+		add_double(o, "blocked_bits_per_item", t->bloom[i].blocked_bits_per_item);
+		add_u64(o, "blocked_hashes", t->bloom[i].blocked_k);
 		json_object_array_add(arr, o);
 	}
 	return arr;
 }
 
-static struct json_object *json_cms(const struct cms_row *rows, size_t n)
+static struct json_object *json_cms(const struct size_tables *t)
 {
 	struct json_object *arr = json_object_new_array();
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct cms_row *r = &rows[i];
+	for (i = 0; i < t->n[SEC_CMS]; i++) {
+		const struct cms_row *r = &t->cms[i];
 		struct json_object *o = json_object_new_object();
 		struct json_object *f = json_object_new_object();
 
@@ -386,58 +400,57 @@ static struct json_object *json_cms(const struct cms_row *rows, size_t n)
 	return arr;
 }
 
-static struct json_object *json_hll(const struct hll_row *rows, size_t n)
+static struct json_object *json_hll(const struct size_tables *t)
 {
 	struct json_object *arr = json_object_new_array();
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < t->n[SEC_HLL]; i++) {
 		struct json_object *o = json_object_new_object();
 
-		add_u64(o, "p", rows[i].p);
-		add_u64(o, "registers", rows[i].registers);
-		add_double(o, "relative_standard_error", rows[i].rse);
-		add_double(o, "bytes_at_6_bits", rows[i].bytes);
-		add_double(o, "flowsketch_bytes", rows[i].fs_bytes);
+		add_u64(o, "p", t->hll[i].p);
+		add_u64(o, "registers", t->hll[i].registers);
+		add_double(o, "relative_standard_error", t->hll[i].rse);
+		add_double(o, "bytes_at_6_bits", t->hll[i].bytes);
+		add_double(o, "flowsketch_bytes", t->hll[i].fs_bytes);
 		json_object_array_add(arr, o);
 	}
 	return arr;
 }
 
-static struct json_object *json_overfill(const struct overfill_row *rows,
-					 size_t n, unsigned int k)
+static struct json_object *json_overfill(const struct size_tables *t)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	size_t i;
 
 	add_double(o, "false_positive_target", SIZE_OVERFILL_P);
-	add_u64(o, "hashes", k);
-	for (i = 0; i < n; i++) {
+	add_u64(o, "hashes", t->overfill_k);
+	for (i = 0; i < t->n[SEC_OVERFILL]; i++) {
 		struct json_object *r = json_object_new_object();
 
-		add_double(r, "load", rows[i].load);
-		add_double(r, "bits_set", rows[i].fill);
-		add_double(r, "false_positive_rate", rows[i].fp);
+		add_double(r, "load", t->overfill[i].load);
+		add_double(r, "bits_set", t->overfill[i].fill);
+		add_double(r, "false_positive_rate", t->overfill[i].fp);
 		json_object_array_add(arr, r);
 	}
 	json_object_object_add(o, "rows", arr);
 	return o;
 }
 
-/* --- the command ------------------------------------------------------- */
-
-#define MAX_ROWS 8
-
-struct size_tables {
-	struct bloom_row bloom[MAX_ROWS];
-	struct cms_row cms[MAX_ROWS];
-	struct hll_row hll[MAX_ROWS];
-	struct overfill_row overfill[MAX_ROWS];
-	size_t nbloom, ncms, nhll, noverfill;
-	unsigned int overfill_k;
-	bool per_billion;
+/* Each table's text and its JSON, under its key. */
+static const struct {
+	const char *key;
+	void (*print)(const struct size_tables *t);
+	struct json_object *(*json)(const struct size_tables *t);
+} sections[NSECTIONS] = {
+	[SEC_BLOOM] = { "bloom", print_bloom, json_bloom },
+	[SEC_CMS] = { "count_min", print_cms, json_cms },
+	[SEC_HLL] = { "hyperloglog", print_hll, json_hll },
+	[SEC_OVERFILL] = { "bloom_over_capacity", print_overfill, json_overfill },
 };
+
+/* --- the command ------------------------------------------------------- */
 
 /* The reference tables: the targets every sizing discussion starts from. */
 static void reference_tables(struct size_tables *t)
@@ -449,66 +462,51 @@ static void reference_tables(struct size_tables *t)
 	size_t i;
 
 	for (i = 0; i < FS_ARRAY_SIZE(bloom_p); i++)
-		bloom_row(bloom_p[i], 1e9, &t->bloom[t->nbloom++]);
+		bloom_row(bloom_p[i], 1e9, &t->bloom[t->n[SEC_BLOOM]++]);
 	for (i = 0; i < FS_ARRAY_SIZE(cms_eps); i++)
 		cms_row(cms_eps[i], SIZE_DEFAULT_DELTA, SIZE_DEFAULT_ITEMS,
-			&t->cms[t->ncms++]);
+			&t->cms[t->n[SEC_CMS]++]);
 	for (i = 0; i < FS_ARRAY_SIZE(hll_p); i++)
-		hll_row(hll_p[i], &t->hll[t->nhll++]);
+		hll_row(hll_p[i], &t->hll[t->n[SEC_HLL]++]);
 	for (i = 0; i < FS_ARRAY_SIZE(loads); i++)
 		overfill_row(loads[i], &t->overfill_k,
-			     &t->overfill[t->noverfill++]);
+			     &t->overfill[t->n[SEC_OVERFILL]++]);
 	t->per_billion = true;
 }
 
 static void requested_rows(const struct size_opts *o, struct size_tables *t)
 {
 	if (o->bloom_n)
-		bloom_row(o->bloom_fp, o->bloom_items, &t->bloom[t->nbloom++]);
+		bloom_row(o->bloom_fp, o->bloom_items, &t->bloom[t->n[SEC_BLOOM]++]);
 	if (o->cms)
-		cms_row(o->cms_epsilon, o->cms_delta, o->items, &t->cms[t->ncms++]);
+		cms_row(o->cms_epsilon, o->cms_delta, o->items, &t->cms[t->n[SEC_CMS]++]);
 	if (o->hll)
-		hll_row(o->hll_p, &t->hll[t->nhll++]);
+		hll_row(o->hll_p, &t->hll[t->n[SEC_HLL]++]);
 }
 
 static void print_text(const struct size_tables *t)
 {
 	bool sep = false;
+	int i;
 
-	if (t->nbloom) {
-		print_bloom(t->bloom, t->nbloom, t->per_billion);
+	for (i = 0; i < NSECTIONS; i++) {
+		if (!t->n[i])
+			continue;
+		if (sep)
+			putchar('\n');
+		sections[i].print(t);
 		sep = true;
-	}
-	if (t->ncms) {
-		printf(sep ? "\n" : "");
-		print_cms(t->cms, t->ncms);
-		sep = true;
-	}
-	if (t->nhll) {
-		printf(sep ? "\n" : "");
-		print_hll(t->hll, t->nhll);
-		sep = true;
-	}
-	if (t->noverfill) {
-		printf(sep ? "\n" : "");
-		print_overfill(t->overfill, t->noverfill, t->overfill_k);
 	}
 }
 
 static void print_json(const struct size_tables *t)
 {
 	struct json_object *o = json_object_new_object();
+	int i;
 
-	if (t->nbloom)
-		json_object_object_add(o, "bloom", json_bloom(t->bloom, t->nbloom));
-	if (t->ncms)
-		json_object_object_add(o, "count_min", json_cms(t->cms, t->ncms));
-	if (t->nhll)
-		json_object_object_add(o, "hyperloglog", json_hll(t->hll, t->nhll));
-	if (t->noverfill)
-		json_object_object_add(o, "bloom_over_capacity",
-				       json_overfill(t->overfill, t->noverfill,
-						     t->overfill_k));
+	for (i = 0; i < NSECTIONS; i++)
+		if (t->n[i])
+			json_object_object_add(o, sections[i].key, sections[i].json(t));
 	fs_reply_print_json(o);
 	json_object_put(o);
 }
