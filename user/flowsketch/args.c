@@ -163,7 +163,7 @@ int fs_bad_value(const struct fs_optset *set, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int fs_option_error(const char *cmd, int ret, char **argv)
+int fs_cli_getopt_error(const struct fs_optset *set, int ret, char **argv)
 {
 	/*
 	 * getopt_long has stepped past a long option or a short option that
@@ -172,25 +172,19 @@ int fs_option_error(const char *cmd, int ret, char **argv)
 	 * unknown long option, and a long option's val otherwise: '?' for a
 	 * known long option means it was given a value it does not take.
 	 */
-	const char *word = argv[optind - 1];
+	const char *word = argv[optind - 1], *cmd = set->name;
 	char shortopt[3] = { '-', (char)optopt, 0 };
 	bool long_word = !strncmp(word, "--", 2);
 
 	if (optopt && !long_word)
 		word = shortopt;
 	if (ret == ':')
-		return fs_usage_error(cmd, "option %s needs a value", word);
+		return fs_bad_value(set, "option %s needs a value", word);
 	if (optopt && long_word)
-		return fs_usage_error(cmd, "option %.*s takes no value",
-				      (int)strcspn(word, "="), word);
-	return fs_usage_error(cmd, "unknown option %s (see 'flowsketch%s%s --help')",
-			      word, cmd ? " " : "", cmd ? cmd : "");
-}
-
-int fs_cli_getopt_error(const struct fs_optset *set, int ret, char **argv)
-{
-	fs_option_error(set->name, ret, argv);
-	return -EINVAL;
+		return fs_bad_value(set, "option %.*s takes no value",
+				    (int)strcspn(word, "="), word);
+	return fs_bad_value(set, "unknown option %s (see 'flowsketch%s%s --help')",
+			    word, cmd ? " " : "", cmd ? cmd : "");
 }
 
 int fs_cli_parse(const struct fs_optset *set, int argc, char **argv,

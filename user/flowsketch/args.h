@@ -38,13 +38,6 @@ void fs_error_capture(char *buf, size_t len);
 int fs_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * The message for what getopt_long() returned as '?' (unknown option) or
- * ':' (missing value), naming the offending word; returns FS_EXIT_USAGE.
- * Needs opterr = 0 and an optstring starting with ':'.
- */
-int fs_option_error(const char *cmd, int ret, char **argv);
-
 /* Refuses words left after the options; FS_EXIT_OK when there are none. */
 int fs_no_operands(const char *cmd, int argc, char **argv);
 
@@ -53,7 +46,11 @@ int fs_no_operands(const char *cmd, int argc, char **argv);
 int fs_bad_value(const struct fs_optset *set, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Every command set's getopt_error: fs_option_error()'s message. */
+/*
+ * Every command set's getopt_error: the message for what getopt_long()
+ * returned as '?' (unknown option) or ':' (missing value), naming the
+ * offending word; returns -EINVAL.
+ */
 int fs_cli_getopt_error(const struct fs_optset *set, int ret, char **argv);
 
 /* fs_opt_parse() for a command: FS_EXIT_OK (optind at the first operand),

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "format.h"
+#include "flowsketch/compat.h"
 
 /* v as the tables print it: one decimal below 10, whole from 10 up. */
 static double printed_value(double v)
@@ -35,8 +36,7 @@ char *fs_fmt_count(char *buf, double n)
 {
 	static const char *const units[] = { "", "K", "M", "G", "T", "P", "E" };
 
-	return fmt_scaled(buf, n, 1000, units, sizeof(units) / sizeof(units[0]),
-			  "");
+	return fmt_scaled(buf, n, 1000, units, FS_ARRAY_SIZE(units), "");
 }
 
 char *fs_fmt_bytes(char *buf, double bytes)
@@ -44,8 +44,7 @@ char *fs_fmt_bytes(char *buf, double bytes)
 	static const char *const units[] = { "B", "KB", "MB", "GB", "TB",
 					     "PB", "EB" };
 
-	return fmt_scaled(buf, bytes, 1000, units,
-			  sizeof(units) / sizeof(units[0]), " ");
+	return fmt_scaled(buf, bytes, 1000, units, FS_ARRAY_SIZE(units), " ");
 }
 
 char *fs_fmt_bytes_iec(char *buf, double bytes)
@@ -53,8 +52,7 @@ char *fs_fmt_bytes_iec(char *buf, double bytes)
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB",
 					     "PiB", "EiB" };
 
-	return fmt_scaled(buf, bytes, 1024, units,
-			  sizeof(units) / sizeof(units[0]), " ");
+	return fmt_scaled(buf, bytes, 1024, units, FS_ARRAY_SIZE(units), " ");
 }
 
 char *fs_fmt_grouped(char *buf, __u64 n)

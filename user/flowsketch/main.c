@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "client.h"
 #include "protocol.h"
+#include "flowsketch/compat.h"
 
 static const struct {
 	const char *name;
@@ -30,8 +31,6 @@ static const struct {
 	{ "plot", fs_cmd_plot, "a span's packets, bytes, flows and top talkers, as a PNG", &fs_plot_optset },
 };
 
-#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-
 static int show_help(const struct fs_optset *set, const struct fs_opt *opt,
 		     const char *arg, void *base)
 {
@@ -43,7 +42,7 @@ static int show_help(const struct fs_optset *set, const struct fs_opt *opt,
 	       "exports, or size a sketch.\n"
 	       "\n"
 	       "Commands:\n");
-	for (i = 0; i < N_COMMANDS; i++)
+	for (i = 0; i < FS_ARRAY_SIZE(commands); i++)
 		printf("  %-8s %s\n", commands[i].name, commands[i].summary);
 	fs_opt_help(stdout, set);
 	return FS_OPT_STOP;
@@ -59,7 +58,7 @@ static int show_man(const struct fs_optset *set, const struct fs_opt *opt,
 	printf(".SH GLOBAL OPTIONS\n");
 	fs_opt_man(stdout, set);
 	printf(".SH COMMANDS\n");
-	for (i = 0; i < N_COMMANDS; i++) {
+	for (i = 0; i < FS_ARRAY_SIZE(commands); i++) {
 		printf(".SS %s\n%s.\n", commands[i].name, commands[i].summary);
 		if (commands[i].opts)
 			fs_opt_man(stdout, commands[i].opts);
@@ -113,7 +112,7 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return fs_usage_error(NULL, "no command given (see 'flowsketch --help')");
 	name = argv[optind];
-	for (i = 0; i < N_COMMANDS; i++) {
+	for (i = 0; i < FS_ARRAY_SIZE(commands); i++) {
 		if (strcmp(name, commands[i].name))
 			continue;
 		/* The command's argv[0] is its name (fs_opt_parse() starts
