@@ -395,12 +395,6 @@ static int from_daemon(const struct fs_cli *cli, const struct export_opts *o,
 
 /* --------------------------------------------------------- the output */
 
-/* The registers of the sketch chosen. */
-static const __u8 *registers(const struct fs_native *n, enum fs_hll_sketch s)
-{
-	return n->sketch.hll + ((size_t)s << n->sketch.params.hll_p);
-}
-
 static int write_all(FILE *out, const void *buf, size_t len)
 {
 	return fwrite(buf, 1, len, out) == len ? 0 : -EIO;
@@ -413,7 +407,7 @@ static int write_format(FILE *out, const struct export_opts *o,
 {
 	__u32 p = n->sketch.params.hll_p;
 	__u8 *buf = NULL;
-	size_t len, i;
+	size_t len;
 	int err = 0;
 
 	switch (o->format) {
@@ -427,24 +421,18 @@ static int write_format(FILE *out, const struct export_opts *o,
 		buf = malloc(len);
 		if (!buf)
 			goto nomem;
-		err = fs_hll_export_redis(registers(n, o->sketch), p, buf, len);
+		err = fs_hll_export_redis(n->sketch.hll + ((size_t)o->sketch << p), p,
+					  buf, len);
 		if (!err)
 			err = write_all(out, buf, len);
 		break;
 	case FMT_PG_HLL:
-		if (p < FS_PG_HLL_MIN_LOG2M || p > FS_PG_HLL_MAX_LOG2M) {
-			fs_error("export: postgresql-hll takes precisions %u to %u, and this sketch has p = %u",
-				 FS_PG_HLL_MIN_LOG2M, FS_PG_HLL_MAX_LOG2M, p);
+		if (fs_pgsql_hll_check(n))
 			return -EINVAL;
-		}
-		len = fs_hll_pg_bytes(p);
-		buf = malloc(len);
+		buf = malloc(fs_hll_pg_bytes(p));
 		if (!buf)
 			goto nomem;
-		err = fs_hll_export_pg(registers(n, o->sketch), p, buf, len);
-		fputs("\\x", out);
-		for (i = 0; !err && i < len; i++)
-			fprintf(out, "%02x", buf[i]);
+		fs_pgsql_hll_text(out, n, o->sketch, buf);
 		fputc('\n', out);
 		break;
 	case FMT_NATIVE:

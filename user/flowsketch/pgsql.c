@@ -146,7 +146,7 @@ static int write_cms(FILE *out, const struct fs_native *n, const char *host)
 	return 0;
 }
 
-static int check_hll(const struct fs_native *n)
+int fs_pgsql_hll_check(const struct fs_native *n)
 {
 	__u32 p = n->sketch.params.hll_p;
 
@@ -158,14 +158,26 @@ static int check_hll(const struct fs_native *n)
 	return 0;
 }
 
+void fs_pgsql_hll_text(FILE *out, const struct fs_native *n,
+		       enum fs_hll_sketch s, __u8 *buf)
+{
+	__u32 p = n->sketch.params.hll_p;
+	size_t len = fs_hll_pg_bytes(p), i;
+
+	/* Cannot fail: p is checked and buf is len bytes. */
+	fs_hll_export_pg(n->sketch.hll + ((size_t)s << p), p, buf, len);
+	fputs("\\x", out);
+	for (i = 0; i < len; i++)
+		fprintf(out, "%02x", buf[i]);
+}
+
 static int write_hlls(FILE *out, const struct fs_native *n, const char *host)
 {
 	static const char *const names[FS_HLL_NSKETCH] = {
 		"flows", "sources", "destinations"
 	};
-	__u32 p = n->sketch.params.hll_p, s;
-	size_t len = fs_hll_pg_bytes(p), i;
-	__u8 *blob = malloc(len);
+	__u8 *blob = malloc(fs_hll_pg_bytes(n->sketch.params.hll_p));
+	__u32 s;
 
 	if (!blob) {
 		fs_error("out of memory");
@@ -173,10 +185,8 @@ static int write_hlls(FILE *out, const struct fs_native *n, const char *host)
 	}
 	fprintf(out, "INSERT INTO fs_hll (host, sketch, value) VALUES\n");
 	for (s = 0; s < FS_HLL_NSKETCH; s++) {
-		fs_hll_export_pg(n->sketch.hll + ((size_t)s << p), p, blob, len);
-		fprintf(out, "    ('%s', '%s', '\\x", host, names[s]);
-		for (i = 0; i < len; i++)
-			fprintf(out, "%02x", blob[i]);
+		fprintf(out, "    ('%s', '%s', '", host, names[s]);
+		fs_pgsql_hll_text(out, n, s, blob);
 		fprintf(out, "'::hll)%s\n", s + 1 < FS_HLL_NSKETCH ? "," : ";");
 	}
 	free(blob);
@@ -193,7 +203,7 @@ static const struct pg_part {
 	int (*write)(FILE *out, const struct fs_native *n, const char *host);
 } pg_parts[FS_NKINDS] = {
 	[FS_KIND_CMS] = { cms_schema, NULL, write_cms },
-	[FS_KIND_HLL] = { hll_schema, check_hll, write_hlls },
+	[FS_KIND_HLL] = { hll_schema, fs_pgsql_hll_check, write_hlls },
 };
 
 int fs_pgsql_write(FILE *out, const struct fs_native *n, const char *host)

@@ -68,6 +68,15 @@
 /* 0 when host is a name fs_pgsql_write() takes. */
 int fs_pgsql_host_ok(const char *host);
 
+/* 0 when postgresql-hll takes n's HyperLogLogs (precision 4..17), else
+ * -EINVAL with one line said. */
+int fs_pgsql_hll_check(const struct fs_native *n);
+
+/* Sketch s of n as postgresql-hll writes it, "\x" and hex digits, with
+ * buf for fs_hll_pg_bytes() of its precision (fs_pgsql_hll_check()ed). */
+void fs_pgsql_hll_text(FILE *out, const struct fs_native *n,
+		       enum fs_hll_sketch s, __u8 *buf);
+
 /*
  * Write n as host's span to out: 0, or -EINVAL (a precision outside
  * what postgresql-hll takes, 4..17) / -ENOMEM, with one line said.  Write
