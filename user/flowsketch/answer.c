@@ -19,17 +19,13 @@ static int check_bytes(const char *buf, size_t len)
 	const char *nul = memchr(buf, 0, len);
 	size_t bad;
 
-	if (nul) {
-		fs_error("flowsketchd's answer contains a NUL byte at byte %zu",
-			 (size_t)(nul - buf));
-		return -EPROTO;
-	}
+	if (nul)
+		return fs_bad_answer("flowsketchd's answer contains a NUL byte at byte %zu",
+				     (size_t)(nul - buf));
 	bad = fs_utf8_check(buf, len);
-	if (bad != len) {
-		fs_error("flowsketchd's answer is not valid UTF-8 at byte %zu",
-			 bad);
-		return -EPROTO;
-	}
+	if (bad != len)
+		return fs_bad_answer("flowsketchd's answer is not valid UTF-8 at byte %zu",
+				     bad);
 	return 0;
 }
 
@@ -58,8 +54,7 @@ int fs_answer_parse(const char *buf, size_t len, struct json_object **out)
 		goto out;
 	tok = json_tokener_new();
 	if (!tok) {
-		fs_error("out of memory");
-		err = -ENOMEM;
+		err = fs_no_memory();
 		goto out;
 	}
 	err = -EPROTO;
@@ -103,10 +98,8 @@ int fs_answer_check_error(struct json_object *answer)
 
 	if (!json_object_object_get_ex(answer, FS_KEY_ERROR, &msg))
 		return 0;
-	if (!json_object_is_type(msg, json_type_string)) {
-		fs_error("flowsketchd's error answer has no message string");
-		return -EPROTO;
-	}
+	if (!json_object_is_type(msg, json_type_string))
+		return fs_bad_answer("flowsketchd's error answer has no message string");
 	/* The daemon's own words, but through the same filter as every
 	 * other string it sends. */
 	err = fs_reply_string(answer, FS_KEY_ERROR, &text);

@@ -116,21 +116,40 @@ void fs_error_capture(char *buf, size_t len)
 		buf[0] = 0;
 }
 
+static void say(const char *fmt, va_list ap)
+{
+	if (error_buf && error_len) {
+		vsnprintf(error_buf, error_len, fmt, ap);
+		return;
+	}
+	fputs("flowsketch: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void fs_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (error_buf && error_len) {
-		va_start(ap, fmt);
-		vsnprintf(error_buf, error_len, fmt, ap);
-		va_end(ap);
-		return;
-	}
-	fputs("flowsketch: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+int fs_bad_answer(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+int fs_no_memory(void)
+{
+	fs_error("out of memory");
+	return -ENOMEM;
 }
 
 static void usage_message(const char *cmd, const char *fmt, va_list ap)

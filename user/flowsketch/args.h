@@ -29,6 +29,10 @@ int fs_parse_count(const char *s, double *out);
 
 /* "flowsketch: <message>" on stderr. */
 void fs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* fs_error() about a malformed answer of the daemon's; returns -EPROTO. */
+int fs_bad_answer(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* fs_error("out of memory"); returns -ENOMEM. */
+int fs_no_memory(void);
 /* From now on fs_error() keeps its last message in buf (len bytes, NUL
  * terminated) instead of printing it; NULL restores stderr. */
 void fs_error_capture(char *buf, size_t len);

@@ -201,10 +201,8 @@ static int send_request(int fd, struct json_object *request,
 
 	/* One write of object + "\n": the daemon reads a line. */
 	line = malloc(len + 2);
-	if (!line) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!line)
+		return fs_no_memory();
 	memcpy(line, json, len);
 	line[len++] = '\n';
 	while (off < len) {
@@ -278,8 +276,7 @@ static int read_answer(int fd, const struct deadline *d, size_t max,
 	*len_out = len;
 	return 0;
 nomem:
-	err = -ENOMEM;
-	fs_error("out of memory");
+	err = fs_no_memory();
 fail:
 	free(buf);
 	return err;
@@ -356,10 +353,8 @@ int fs_client_present(struct json_object *answer, bool json, fs_show_fn *show)
 	if (!json)
 		return show(answer, true);
 	/* show() cleans strings in place; the JSON shows them as sent. */
-	if (json_object_deep_copy(answer, &copy, NULL)) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (json_object_deep_copy(answer, &copy, NULL))
+		return fs_no_memory();
 	err = show(copy, false);
 	json_object_put(copy);
 	if (!err)

@@ -162,10 +162,8 @@ static int reply_hex64(struct json_object *obj, const char *path, __u64 *out)
 		return err;
 	errno = 0;
 	*out = strtoull(s, &end, 16);
-	if (strlen(s) != 16 || errno || *end || strspn(s, "0123456789abcdef") != 16) {
-		fs_error("flowsketchd's answer has a \"%s\" that is not 16 hex digits", path);
-		return -EPROTO;
-	}
+	if (strlen(s) != 16 || errno || *end || strspn(s, "0123456789abcdef") != 16)
+		return fs_bad_answer("flowsketchd's answer has a \"%s\" that is not 16 hex digits", path);
 	return 0;
 }
 
@@ -180,21 +178,17 @@ static int parse_columns(struct json_object *f, const struct fs_sketch_params *p
 	err = fs_reply_array(f, "columns", &cols);
 	if (err)
 		return err;
-	if (json_object_array_length(cols) != p->cms_depth) {
-		fs_error("flowsketchd's answer has a candidate of %zu columns, not one per row (%u)",
-			 json_object_array_length(cols), p->cms_depth);
-		return -EPROTO;
-	}
+	if (json_object_array_length(cols) != p->cms_depth)
+		return fs_bad_answer("flowsketchd's answer has a candidate of %zu columns, not one per row (%u)",
+				     json_object_array_length(cols), p->cms_depth);
 	for (row = 0; row < p->cms_depth; row++) {
 		struct json_object *v = json_object_array_get_idx(cols, row);
 		__s64 col = json_object_get_int64(v);
 
 		if (!json_object_is_type(v, json_type_int) || col < 0 ||
-		    col >> p->cms_log2_width) {
-			fs_error("flowsketchd's answer has a candidate whose column in row %u is not a whole number below the width %u",
-				 row, 1U << p->cms_log2_width);
-			return -EPROTO;
-		}
+		    col >> p->cms_log2_width)
+			return fs_bad_answer("flowsketchd's answer has a candidate whose column in row %u is not a whole number below the width %u",
+					     row, 1U << p->cms_log2_width);
 		c->cols[row] = (__u32)col;
 	}
 	return 0;
@@ -216,17 +210,13 @@ static int parse_candidate(struct json_object *f, const struct fs_sketch_params 
 	    (err = fs_reply_u64_in(f, FS_KEY_DPORT, 0, 65535, &dport)) ||
 	    (err = parse_columns(f, p, c)))
 		return err;
-	if (family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) {
-		fs_error("flowsketchd's answer has a candidate of family %llu",
-			 (unsigned long long)family);
-		return -EPROTO;
-	}
+	if (family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6)
+		return fs_bad_answer("flowsketchd's answer has a candidate of family %llu",
+				     (unsigned long long)family);
 	af = family == FS_FAMILY_IPV4 ? AF_INET : AF_INET6;
-	if (inet_pton(af, src, c->key.src) != 1 || inet_pton(af, dst, c->key.dst) != 1) {
-		fs_error("flowsketchd's answer has a candidate whose addresses are not IPv%llu ones",
-			 (unsigned long long)family);
-		return -EPROTO;
-	}
+	if (inet_pton(af, src, c->key.src) != 1 || inet_pton(af, dst, c->key.dst) != 1)
+		return fs_bad_answer("flowsketchd's answer has a candidate whose addresses are not IPv%llu ones",
+				     (unsigned long long)family);
 	c->key.family = (__u8)family;
 	c->key.proto = (__u8)proto;
 	c->key.sport = htons((__u16)sport);
@@ -279,32 +269,26 @@ static int parse_sketch(struct json_object *a, struct fs_native *n)
 	    (err = wrong = sketch_counts(a, p, said, want, sizeof(said))) < 0 ||
 	    (err = fs_reply_string(a, "sketch.data", &data)))
 		return err;
-	if (wrong || strcmp(enc, "base64")) {
-		fs_error("flowsketchd's answer has a sketch of %s in '%s', not the %s in base64 its parameters make",
-			 said, enc, want);
-		return -EPROTO;
-	}
+	if (wrong || strcmp(enc, "base64"))
+		return fs_bad_answer("flowsketchd's answer has a sketch of %s in '%s', not the %s in base64 its parameters make",
+				     said, enc, want);
 	raw_len = fs_sketch_bytes(p);
 	raw = malloc(fs_base64_decoded_max(strlen(data)) + 1);
-	if (!raw) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!raw)
+		return fs_no_memory();
 	if (fs_base64_decode(data, strlen(data), raw, &got) || got != raw_len) {
-		fs_error("flowsketchd's answer has a sketch that is not %zu bytes of base64",
-			 raw_len);
-		err = -EPROTO;
+		err = fs_bad_answer("flowsketchd's answer has a sketch that is not %zu bytes of base64",
+				    raw_len);
 		goto out;
 	}
 	for (k = 0; k < FS_NKINDS; k++)
 		off += fs_native_get_words(raw + off, &n->sketch, k);
 	if (fs_native_bad_word(&n->sketch, &k, &i)) {
 		fs_sketch_kinds[k].say_bound(bound, sizeof(bound), p);
-		fs_error("flowsketchd's answer has a %s of %llu, above the %llu of %s",
-			 fs_sketch_kinds[k].noun,
-			 (unsigned long long)fs_kind_word(k, n->sketch.part[k], i),
-			 (unsigned long long)fs_sketch_kinds[k].word_max(p), bound);
-		err = -EPROTO;
+		err = fs_bad_answer("flowsketchd's answer has a %s of %llu, above the %llu of %s",
+				    fs_sketch_kinds[k].noun,
+				    (unsigned long long)fs_kind_word(k, n->sketch.part[k], i),
+				    (unsigned long long)fs_sketch_kinds[k].word_max(p), bound);
 	}
 out:
 	free(raw);
@@ -336,20 +320,14 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &dir)) ||
 	    (err = fs_reply_array(a, FS_KEY_CANDIDATES, &cands)))
 		return err;
-	if (end < start) {
-		fs_error("flowsketchd's answer has a span that ends before it starts");
-		return -EPROTO;
-	}
-	if (strcmp(dir, "in") && strcmp(dir, "out") && strcmp(dir, "both")) {
-		fs_error("flowsketchd's answer has the direction '%s', not in, out or both", dir);
-		return -EPROTO;
-	}
+	if (end < start)
+		return fs_bad_answer("flowsketchd's answer has a span that ends before it starts");
+	if (strcmp(dir, "in") && strcmp(dir, "out") && strcmp(dir, "both"))
+		return fs_bad_answer("flowsketchd's answer has the direction '%s', not in, out or both", dir);
 	fs_params_init(&p, (__u32)depth, (__u32)log2w, (__u32)prec, (__u32)flags, &none);
 	ncand = json_object_array_length(cands);
-	if (fs_native_init(n, &p, ncand)) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (fs_native_init(n, &p, ncand))
+		return fs_no_memory();
 	n->start_ns = start;
 	n->end_ns = end;
 	n->window_ns = window_s * 1000000000ULL;
@@ -453,8 +431,7 @@ static int write_format(FILE *out, const struct export_opts *o,
 		fs_error("export: the span cannot be written in this format (its contents are out of range)");
 	return err;
 nomem:
-	fs_error("out of memory");
-	return -ENOMEM;
+	return fs_no_memory();
 }
 
 /* Write to o->output through a temporary file renamed when whole, or to

@@ -81,10 +81,8 @@ static int parse_flows(struct json_object *a, struct flows_view *v)
 				   FS_HLL_MAX_P, &v->hll_precision)))
 		return err;
 	if (v->flows < 0 || v->sources < 0 || v->destinations < 0 ||
-	    v->rse <= 0) {
-		fs_error("flowsketchd's answer has a negative estimate or error");
-		return -EPROTO;
-	}
+	    v->rse <= 0)
+		return fs_bad_answer("flowsketchd's answer has a negative estimate or error");
 	v->has_conns = json_object_object_get_ex(a, FS_KEY_CONNECTIONS, NULL);
 	if (v->has_conns &&
 	    ((err = fs_reply_u64(a, "connections.opened", &v->opened)) ||

@@ -179,10 +179,8 @@ static int write_hlls(FILE *out, const struct fs_native *n, const char *host)
 	__u8 *blob = malloc(fs_hll_pg_bytes(n->sketch.params.hll_p));
 	__u32 s;
 
-	if (!blob) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!blob)
+		return fs_no_memory();
 	fprintf(out, "INSERT INTO fs_hll (host, sketch, value) VALUES\n");
 	for (s = 0; s < FS_HLL_NSKETCH; s++) {
 		fprintf(out, "    ('%s', '%s', '", host, names[s]);

@@ -122,10 +122,8 @@ static int write_series(struct json_object *a, FILE *f)
 		if ((err = fs_reply_string(s, FS_KEY_DIRECTION, &dir)) ||
 		    (err = fs_reply_array(s, FS_KEY_WINDOWS, &windows)))
 			return err;
-		if (strcmp(dir, "in") && strcmp(dir, "out")) {
-			fs_error("flowsketchd's answer has a series of direction '%s'", dir);
-			return -EPROTO;
-		}
+		if (strcmp(dir, "in") && strcmp(dir, "out"))
+			return fs_bad_answer("flowsketchd's answer has a series of direction '%s'", dir);
 		for (j = 0; j < json_object_array_length(windows); j++) {
 			w = json_object_array_get_idx(windows, j);
 			if ((err = fs_reply_u64(w, FS_KEY_START_NS, &start)) ||
@@ -134,10 +132,8 @@ static int write_series(struct json_object *a, FILE *f)
 			    (err = fs_reply_u64(w, FS_KEY_BYTES, &bytes)) ||
 			    (err = fs_reply_u64(w, FS_KEY_DISTINCT_FLOWS, &flows)))
 				return err;
-			if (end < start) {
-				fs_error("flowsketchd's answer has a window that ends before it starts");
-				return -EPROTO;
-			}
+			if (end < start)
+				return fs_bad_answer("flowsketchd's answer has a window that ends before it starts");
 			fprintf(f, "%s\t%.3f\t%.3f\t%llu\t%llu\t%llu\n", dir, end / 1e9,
 				(end - start) / 1e9, (unsigned long long)packets,
 				(unsigned long long)bytes, (unsigned long long)flows);

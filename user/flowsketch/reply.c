@@ -22,9 +22,10 @@ void fs_reply_context(const char *cmd)
 	snprintf(reply_cmd, sizeof(reply_cmd), "%s", cmd ? cmd : "");
 }
 
-/* "flowsketchd's answer to status" or, before any request, "...answer". */
-static void say_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say_bad(const char *fmt, ...)
+/* "flowsketchd's answer to status" or, before any request, "...answer";
+ * returns -EPROTO. */
+static int say_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int say_bad(const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -33,9 +34,8 @@ static void say_bad(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (reply_cmd[0])
-		fs_error("flowsketchd's answer to %s %s", reply_cmd, msg);
-	else
-		fs_error("flowsketchd's answer %s", msg);
+		return fs_bad_answer("flowsketchd's answer to %s %s", reply_cmd, msg);
+	return fs_bad_answer("flowsketchd's answer %s", msg);
 }
 
 /* The value at a dotted path, or NULL when a component is missing. */
@@ -57,8 +57,7 @@ static struct json_object *lookup(struct json_object *obj, const char *path)
 
 static int bad_field(const char *path, const char *what)
 {
-	say_bad("has no %s \"%s\"", what, path);
-	return -EPROTO;
+	return say_bad("has no %s \"%s\"", what, path);
 }
 
 int fs_reply_u64(struct json_object *obj, const char *path, __u64 *out)
@@ -83,12 +82,10 @@ int fs_reply_u64_in(struct json_object *obj, const char *path, __u64 min,
 	err = fs_reply_u64(obj, path, &v);
 	if (err)
 		return err;
-	if (v < min || v > max) {
-		say_bad("has \"%s\" %llu, not %llu to %llu", path,
-			(unsigned long long)v, (unsigned long long)min,
-			(unsigned long long)max);
-		return -EPROTO;
-	}
+	if (v < min || v > max)
+		return say_bad("has \"%s\" %llu, not %llu to %llu", path,
+			       (unsigned long long)v, (unsigned long long)min,
+			       (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -128,18 +125,15 @@ int fs_reply_string(struct json_object *obj, const char *path,
 	 * and hide the rest. */
 	len = (size_t)json_object_get_string_len(v);
 	copy = malloc(len + 1);
-	if (!copy) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!copy)
+		return fs_no_memory();
 	memcpy(copy, json_object_get_string(v), len);
 	clean = fs_printable(copy, len);
 	/* Never fall back to the raw string: out of memory is an error. */
 	if ((clean != len || memcmp(copy, json_object_get_string(v), len)) &&
 	    !json_object_set_string_len(v, copy, (int)clean)) {
 		free(copy);
-		fs_error("out of memory");
-		return -ENOMEM;
+		return fs_no_memory();
 	}
 	free(copy);
 	*out = json_object_get_string(v);

@@ -194,16 +194,12 @@ static int parse_status(struct json_object *a, struct status_view *v)
 		return err;
 	/* Every malformed reason is a count; checked here, printed below. */
 	json_object_object_foreach(v->malformed, reason, count) {
-		if (!is_reason(reason)) {
-			fs_error("flowsketchd's answer to status has a malformed reason that is not a name (a to z, 0 to 9, _)");
-			return -EPROTO;
-		}
+		if (!is_reason(reason))
+			return fs_bad_answer("flowsketchd's answer to status has a malformed reason that is not a name (a to z, 0 to 9, _)");
 		if (!json_object_is_type(count, json_type_int) ||
-		    json_object_get_int64(count) < 0) {
-			fs_error("flowsketchd's answer to status has no non-negative integer \"counters.malformed.%s\"",
-				 reason);
-			return -EPROTO;
-		}
+		    json_object_get_int64(count) < 0)
+			return fs_bad_answer("flowsketchd's answer to status has no non-negative integer \"counters.malformed.%s\"",
+					     reason);
 	}
 	return 0;
 }

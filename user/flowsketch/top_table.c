@@ -83,20 +83,16 @@ static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
 
 		if ((err = fs_reply_string(f, FS_KEY_DIRECTION, &d)))
 			return err;
-		if (strcmp(d, "in") && strcmp(d, "out")) {
-			fs_error("flowsketchd's answer has a flow of direction '%s', not in or out", d);
-			return -EPROTO;
-		}
+		if (strcmp(d, "in") && strcmp(d, "out"))
+			return fs_bad_answer("flowsketchd's answer has a flow of direction '%s', not in or out", d);
 		out->sent = !strcmp(d, "out");
 	}
 	/* A flow key holds 16-bit ports and an 8-bit protocol (flow_key.h);
 	 * anything larger would print as a different flow. */
 	if (out->sport > 0xffff || out->dport > 0xffff ||
 	    out->proto_num > 0xff ||
-	    (out->family != FS_FAMILY_IPV4 && out->family != FS_FAMILY_IPV6)) {
-		fs_error("flowsketchd's answer has a flow with a port, protocol or family out of range");
-		return -EPROTO;
-	}
+	    (out->family != FS_FAMILY_IPV4 && out->family != FS_FAMILY_IPV6))
+		return fs_bad_answer("flowsketchd's answer has a flow with a port, protocol or family out of range");
 	return 0;
 }
 
@@ -109,11 +105,9 @@ static int format_window_end(struct top_view *v)
 
 	if (v->window_end > (__u64)INT64_MAX || !localtime_r(&t, &tm) ||
 	    !strftime(v->window_end_str, sizeof(v->window_end_str),
-		      "%H:%M:%S", &tm)) {
-		fs_error("flowsketchd's answer has a window_end that is not a time: %llu",
-			 (unsigned long long)v->window_end);
-		return -EPROTO;
-	}
+		      "%H:%M:%S", &tm))
+		return fs_bad_answer("flowsketchd's answer has a window_end that is not a time: %llu",
+				     (unsigned long long)v->window_end);
 	return 0;
 }
 
@@ -153,20 +147,16 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	if (json_object_object_get_ex(a, FS_KEY_DIRECTION, NULL) &&
 	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)))
 		return err;
-	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S) {
-		fs_error("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",
-			 (unsigned long long)v->window_seconds);
-		return -EPROTO;
-	}
+	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S)
+		return fs_bad_answer("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",
+				     (unsigned long long)v->window_seconds);
 	err = format_window_end(v);
 	if (err)
 		return err;
 	v->nflows = json_object_array_length(flows);
 	v->flows = calloc(v->nflows ? v->nflows : 1, sizeof(*v->flows));
-	if (!v->flows) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!v->flows)
+		return fs_no_memory();
 	for (i = 0; i < v->nflows; i++) {
 		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i],
 				 v->conns);
@@ -275,10 +265,8 @@ static int print_top(FILE *out, const struct top_view *v)
 	int wr = 1, ws = 6, wd = 11, wp = 5, wk = 7, wb = v->conns ? 11 : 5, wh = 5;
 	size_t i;
 
-	if (!rows) {
-		fs_error("out of memory");
-		return -ENOMEM;
-	}
+	if (!rows)
+		return fs_no_memory();
 	for (i = 0; i < v->nflows; i++) {
 		format_row(&v->flows[i], i + 1, v->conns, &rows[i]);
 		wr = width_of(wr, rows[i].rank);
