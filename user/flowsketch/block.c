@@ -56,45 +56,37 @@ static const struct fs_optset list_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-/* {"cmd": cmd, "cidrs": [argv...]}, each checked; NULL after a message. */
-static struct json_object *cidr_request(const char *cmd, const char *what,
-					int argc, char **argv, int *ret)
+/* *req = {"cmd": cmd, "cidrs": [argv...]}, each checked first: FS_EXIT_OK,
+ * or FS_EXIT_USAGE after a message. */
+static int cidr_request(const char *cmd, const char *what, int argc,
+			char **argv, struct json_object **req)
 {
-	struct json_object *req, *arr;
+	struct json_object *arr;
+	struct fs_cidr c;
+	const char *why;
 	int i;
 
-	if (argc < 1) {
-		*ret = fs_usage_error("block", "%s needs at least one CIDR", what);
-		return NULL;
-	}
-	if (argc > FS_BLOCK_REQUEST_MAX) {
-		*ret = fs_usage_error("block", "%s: at most %d CIDRs a request; put them in a file for 'block load'",
+	if (argc < 1)
+		return fs_usage_error("block", "%s needs at least one CIDR", what);
+	if (argc > FS_BLOCK_REQUEST_MAX)
+		return fs_usage_error("block", "%s: at most %d CIDRs a request; put them in a file for 'block load'",
 				      what, FS_BLOCK_REQUEST_MAX);
-		return NULL;
-	}
-	req = fs_request(cmd);
-	arr = json_object_new_array();
-	json_object_object_add(req, FS_KEY_CIDRS, arr);
-	for (i = 0; i < argc; i++) {
-		struct fs_cidr c;
-		const char *why;
-
-		if (fs_cidr_parse(argv[i], &c, &why)) {
-			*ret = fs_usage_error("block", "%s: argument %d \"%.64s\": %s",
+	for (i = 0; i < argc; i++)
+		if (fs_cidr_parse(argv[i], &c, &why))
+			return fs_usage_error("block", "%s: argument %d \"%.64s\": %s",
 					      what, i + 1, argv[i], why);
-			json_object_put(req);
-			return NULL;
-		}
+	*req = fs_request(cmd);
+	arr = json_object_new_array();
+	json_object_object_add(*req, FS_KEY_CIDRS, arr);
+	for (i = 0; i < argc; i++)
 		json_object_array_add(arr, json_object_new_string(argv[i]));
-	}
-	if (strlen(json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN)) + 1 >
+	if (strlen(json_object_to_json_string_ext(*req, JSON_C_TO_STRING_PLAIN)) + 1 >
 	    FS_REQUEST_MAX) {
-		*ret = fs_usage_error("block", "%s: %d CIDRs do not fit one request (%d bytes); put them in a file for 'block load'",
+		json_object_put(*req);
+		return fs_usage_error("block", "%s: %d CIDRs do not fit one request (%d bytes); put them in a file for 'block load'",
 				      what, argc, FS_REQUEST_MAX);
-		json_object_put(req);
-		return NULL;
 	}
-	return req;
+	return FS_EXIT_OK;
 }
 
 static int show_change(struct json_object *a, bool print)
@@ -163,7 +155,6 @@ static int list_all(const struct fs_cli *cli, bool json)
 		size_t i, n;
 
 		json_object_object_add(req, FS_KEY_OFFSET, json_object_new_uint64(offset));
-		page = NULL;
 		if (fs_client_call(cli, req, &page))
 			goto out;
 		if (show_list(page, false) || fs_reply_u64(page, FS_KEY_TOTAL, &total) ||
@@ -179,14 +170,13 @@ static int list_all(const struct fs_cli *cli, bool json)
 		if (!all) {
 			all = page;
 			entries = arr;
-			page = NULL;
 		} else {
 			for (i = 0; i < n; i++)
 				json_object_array_add(entries,
 						      json_object_get(json_object_array_get_idx(arr, i)));
 			json_object_put(page);
-			page = NULL;
 		}
+		page = NULL;
 		offset += n;
 		if (!n || offset >= total)
 			break;
@@ -294,7 +284,7 @@ static int load_file(const struct fs_cli *cli, const char *path)
 
 int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 {
-	struct json_object *req;
+	struct json_object *req = NULL;
 	const char *sub;
 	bool json = false;
 	int ret = 0;
@@ -309,11 +299,9 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 	if (!strcmp(sub, "add") || !strcmp(sub, "del")) {
 		struct fs_cli c = change_cli(cli, (size_t)argc);
 
-		req = cidr_request(sub[0] == 'a' ? "block_add" : "block_del", sub,
-				   argc - 2, argv + 2, &ret);
-		if (!req)
-			return ret;
-		return fs_client_show(&c, req, false, show_change);
+		ret = cidr_request(sub[0] == 'a' ? "block_add" : "block_del", sub,
+				   argc - 2, argv + 2, &req);
+		return ret ? ret : fs_client_show(&c, req, false, show_change);
 	}
 	if (!strcmp(sub, "list")) {
 		ret = fs_cli_parse(&list_optset, argc - 1, argv + 1, &json, NULL);

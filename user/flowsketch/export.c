@@ -434,6 +434,20 @@ nomem:
 	return fs_no_memory();
 }
 
+/* n to out in o's format, flushed: 0 or -errno, a failed write said as
+ * "cannot write <where>". */
+static int write_flushed(FILE *out, const char *where, const struct export_opts *o,
+			 const struct fs_native *n, const char *host)
+{
+	int err = write_format(out, o, n, host);
+
+	if ((fflush(out) || ferror(out) || err == -EIO) && (!err || err == -EIO)) {
+		fs_error("export: cannot write %s: %s", where, strerror(errno));
+		err = -EIO;
+	}
+	return err;
+}
+
 /* Write to o->output through a temporary file renamed when whole, or to
  * stdout. */
 static int write_output(const struct export_opts *o, const struct fs_native *n,
@@ -449,13 +463,7 @@ static int write_output(const struct export_opts *o, const struct fs_native *n,
 			fs_error("export: not writing a binary sketch to a terminal: give -o FILE or redirect stdout");
 			return -EINVAL;
 		}
-		err = write_format(stdout, o, n, host);
-		if ((fflush(stdout) || ferror(stdout) || err == -EIO) &&
-		    (!err || err == -EIO)) {
-			fs_error("export: cannot write to stdout: %s", strerror(errno));
-			err = -EIO;
-		}
-		return err;
+		return write_flushed(stdout, "to stdout", o, n, host);
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", o->output) >= (int)sizeof(tmp)) {
 		fs_error("export: the path %s is too long", o->output);
@@ -474,11 +482,7 @@ static int write_output(const struct export_opts *o, const struct fs_native *n,
 	}
 	/* mkstemp() makes it 0600; an export is as private as the
 	 * daemon's answers were (root's). */
-	err = write_format(out, o, n, host);
-	if ((ferror(out) || err == -EIO) && (!err || err == -EIO)) {
-		fs_error("export: cannot write %s: %s", o->output, strerror(errno));
-		err = -EIO;
-	}
+	err = write_flushed(out, o->output, o, n, host);
 	if (fclose(out) && !err) {
 		err = -errno;
 		fs_error("export: cannot write %s: %s", o->output, strerror(-err));
