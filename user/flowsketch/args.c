@@ -216,6 +216,14 @@ int fs_cli_parse(const struct fs_optset *set, int argc, char **argv,
 	return ret < 0 ? FS_EXIT_USAGE : FS_EXIT_OK;
 }
 
+int fs_cli_parse_all(const struct fs_optset *set, int argc, char **argv,
+		     void *base)
+{
+	int ret = fs_cli_parse(set, argc, argv, base, NULL);
+
+	return ret ? ret : fs_no_operands(set->name, argc, argv);
+}
+
 int fs_no_operands(const char *cmd, int argc, char **argv)
 {
 	if (optind < argc)

@@ -62,6 +62,11 @@ int fs_cli_getopt_error(const struct fs_optset *set, int ret, char **argv);
 int fs_cli_parse(const struct fs_optset *set, int argc, char **argv,
 		 void *base, uint64_t *given);
 
+/* fs_cli_parse() for a command that takes no operands: fs_no_operands()
+ * when the options are well-formed. */
+int fs_cli_parse_all(const struct fs_optset *set, int argc, char **argv,
+		     void *base);
+
 /* Which of the NULL-terminated words arg is, or -EINVAL after "--NAME must
  * be LIST, not 'ARG'". */
 int fs_opt_word(const struct fs_optset *set, const struct fs_opt *opt,

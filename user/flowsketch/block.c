@@ -304,9 +304,7 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 		return ret ? ret : fs_client_show(&c, req, false, show_change);
 	}
 	if (!strcmp(sub, "list")) {
-		ret = fs_cli_parse(&list_optset, argc - 1, argv + 1, &json, NULL);
-		if (!ret)
-			ret = fs_no_operands("block list", argc - 1, argv + 1);
+		ret = fs_cli_parse_all(&list_optset, argc - 1, argv + 1, &json);
 		if (ret)
 			return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 		return list_all(cli, json);

@@ -60,13 +60,6 @@ const struct fs_optset fs_flows_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-static int parse_opts(int argc, char **argv, struct flows_opts *o)
-{
-	int ret = fs_cli_parse(&fs_flows_optset, argc, argv, o, NULL);
-
-	return ret ? ret : fs_no_operands("flows", argc, argv);
-}
-
 static int parse_flows(struct json_object *a, struct flows_view *v)
 {
 	int err;
@@ -144,7 +137,7 @@ int fs_cmd_flows(const struct fs_cli *cli, int argc, char **argv)
 	struct flows_opts o = { 0 };
 	int ret;
 
-	ret = parse_opts(argc, argv, &o);
+	ret = fs_cli_parse_all(&fs_flows_optset, argc, argv, &o);
 	if (ret)
 		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	return fs_client_show(cli, fs_request_span(fs_request("flows"), o.span, o.dir),

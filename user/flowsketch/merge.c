@@ -138,7 +138,7 @@ static const struct fs_optset flows_optset = {
 static int parse_opts(int argc, char **argv, struct merge_opts *o)
 {
 	const struct fs_optset *set;
-	int k, ret;
+	int k;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fs_opt_help(stdout, &fs_merge_optset);
@@ -157,8 +157,7 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 	o->top = !strcmp(argv[k], "top");
 	set = o->top ? &fs_merge_optset : &flows_optset;
 	/* The subcommand's words, argv[0] its name. */
-	ret = fs_cli_parse(set, argc - k, argv + k, o, NULL);
-	return ret ? ret : fs_no_operands(set->name, argc - k, argv + k);
+	return fs_cli_parse_all(set, argc - k, argv + k, o);
 }
 
 /* ------------------------------------------------------------ checks */

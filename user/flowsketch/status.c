@@ -59,14 +59,6 @@ const struct fs_optset fs_status_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-/* --json, a bool at the start of the options (offset 0). */
-static int parse_opts(int argc, char **argv, bool *json)
-{
-	int ret = fs_cli_parse(&fs_status_optset, argc, argv, json, NULL);
-
-	return ret ? ret : fs_no_operands("status", argc, argv);
-}
-
 /* What obj received ("in") and sent ("out"), where it has them. */
 static int check_counts(struct json_object *obj)
 {
@@ -520,10 +512,10 @@ int fs_status_show(struct json_object *answer, bool print)
 
 int fs_cmd_status(const struct fs_cli *cli, int argc, char **argv)
 {
-	bool json = false;
+	bool json = false;	/* --json, the options' only field (offset 0) */
 	int ret;
 
-	ret = parse_opts(argc, argv, &json);
+	ret = fs_cli_parse_all(&fs_status_optset, argc, argv, &json);
 	if (ret)
 		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	return fs_client_show(cli, fs_request("status"), json, fs_status_show);
