@@ -115,15 +115,33 @@ static int wait_ready(int fd, short events, const struct deadline *d)
 	}
 }
 
-/* The one line for a failed wait, send or read: `late` when the deadline
- * passed ("flowsketchd did not <late> within N s"), else `failed`. */
-static void say_io_error(int err, const struct deadline *d, const char *late,
-			 const char *failed)
+/*
+ * One send (POLLOUT) or recv (POLLIN) of at most len bytes once fd is
+ * ready: the bytes moved, or -errno after one line, `late` when the
+ * deadline passed ("flowsketchd did not <late> within N s"), else `failed`.
+ */
+static ssize_t move_bytes(int fd, short events, const struct deadline *d,
+			  char *buf, size_t len, const char *late,
+			  const char *failed)
 {
+	ssize_t n;
+	int err;
+
+	do {
+		err = wait_ready(fd, events, d);
+		if (err)
+			break;
+		n = events == POLLOUT ? send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) :
+					recv(fd, buf, len, MSG_DONTWAIT);
+		if (n >= 0)
+			return n;
+		err = -errno;
+	} while (err == -EINTR || err == -EAGAIN);
 	if (err == -ETIMEDOUT)
 		fs_error("flowsketchd did not %s within %u s", late, d->seconds);
 	else
 		fs_error("cannot %s: %s", failed, strerror(-err));
+	return err;
 }
 
 /* What a file that is not a socket is, for the message. */
@@ -206,25 +224,16 @@ static int send_request(int fd, struct json_object *request,
 	memcpy(line, json, len);
 	line[len++] = '\n';
 	while (off < len) {
-		ssize_t n;
+		ssize_t n = move_bytes(fd, POLLOUT, d, line + off, len - off,
+				       "take the request",
+				       "send the request to flowsketchd");
 
-		err = wait_ready(fd, POLLOUT, d);
-		if (!err) {
-			n = send(fd, line + off, len - off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n < 0)
-				err = -errno;
-		}
-		if (err) {
-			say_io_error(err, d, "take the request",
-				     "send the request to flowsketchd");
-			goto out;
+		if (n < 0) {
+			err = (int)n;
+			break;
 		}
 		off += (size_t)n;
 	}
-out:
 	free(line);
 	return err;
 }
@@ -255,16 +264,10 @@ static int read_answer(int fd, const struct deadline *d, size_t max,
 			buf = bigger;
 			cap *= 2;
 		}
-		err = wait_ready(fd, POLLIN, d);
-		if (!err) {
-			n = recv(fd, buf + len, cap - len - 1, MSG_DONTWAIT);
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n < 0)
-				err = -errno;
-		}
-		if (err) {
-			say_io_error(err, d, "answer", "read flowsketchd's answer");
+		n = move_bytes(fd, POLLIN, d, buf + len, cap - len - 1, "answer",
+			       "read flowsketchd's answer");
+		if (n < 0) {
+			err = (int)n;
 			goto fail;
 		}
 		if (n == 0)
