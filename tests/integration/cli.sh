@@ -61,6 +61,13 @@ runtime_error() {
 	fi
 }
 
+# served_error NAME DESC TEXT ARGS...: runtime_error on a fake daemon
+# answering $T/NAME.json on $T/NAME.sock.
+served_error() {
+	serve "$1" "$T/$1.json" || exit 1
+	runtime_error "$2" "$3" --socket "$T/$1.sock" "${@:4}"
+}
+
 # ---------------------------------------------------------------- arguments
 usage_error "no command" 
 usage_error "unknown command" frobnicate
@@ -326,54 +333,40 @@ for cmd in "top --once" flows status; do
 done
 
 printf '{not json' >"$T/garbage.json"
-serve garbage "$T/garbage.json" || exit 1
-runtime_error "malformed JSON from the socket" "malformed JSON" \
-	--socket "$T/garbage.sock" status
+served_error garbage "malformed JSON from the socket" "malformed JSON" status
 
 printf '{"span_seconds":5, "windows"' >"$T/cut.json"
-serve cut "$T/cut.json" || exit 1
-runtime_error "truncated JSON from the socket" "ends in the middle" \
-	--socket "$T/cut.sock" flows
+served_error cut "truncated JSON from the socket" "ends in the middle" flows
 
 : >"$T/empty.json"
-serve empty "$T/empty.json" || exit 1
-runtime_error "no answer at all" "without answering" \
-	--socket "$T/empty.sock" flows
+served_error empty "no answer at all" "without answering" flows
 
 jq 'del(.distinct_sources)' "$T/flows.json" >"$T/partial.json"
-serve partial "$T/partial.json" || exit 1
-runtime_error "an answer without a field the table needs" \
-	'no number "distinct_sources"' --socket "$T/partial.sock" flows
+served_error partial "an answer without a field the table needs" \
+	'no number "distinct_sources"' flows
 
 jq '.flows[1].packets = -5' "$T/top.json" >"$T/negative.json"
-serve negative "$T/negative.json" || exit 1
-runtime_error "a negative count is refused before printing any row" \
-	'no non-negative integer "packets"' --socket "$T/negative.sock" top --once
+served_error negative "a negative count is refused before printing any row" \
+	'no non-negative integer "packets"' top --once
 
 jq '.window_end = 9223372036854775807' "$T/top.json" >"$T/farend.json"
-serve farend "$T/farend.json" || exit 1
-runtime_error "a window_end no calendar can show is refused, not a crash" \
-	'window_end that is not a time' --socket "$T/farend.sock" top --once
+served_error farend "a window_end no calendar can show is refused, not a crash" \
+	'window_end that is not a time' top --once
 
 jq '.window_seconds = 18446744073709551615' "$T/top.json" >"$T/hugewin.json"
-serve hugewin "$T/hugewin.json" || exit 1
-runtime_error "a window longer than a day is refused" \
-	'a window of 18446744073709551615 seconds' --socket "$T/hugewin.sock" top --once
+served_error hugewin "a window longer than a day is refused" \
+	'a window of 18446744073709551615 seconds' top --once
 
 jq '.flows[0].dport = 65616' "$T/top.json" >"$T/bigport.json"
-serve bigport "$T/bigport.json" || exit 1
-runtime_error "a port above 65535 is refused, not printed as another port" \
-	'port, protocol or family out of range' --socket "$T/bigport.sock" top --once
+served_error bigport "a port above 65535 is refused, not printed as another port" \
+	'port, protocol or family out of range' top --once
 
 jq '.params.hll_precision = 70' "$T/status.json" >"$T/badp.json"
-serve badp "$T/badp.json" || exit 1
-runtime_error "status: a HyperLogLog precision outside 4..18 is refused" \
-	'"params.hll_precision" 70, not 4 to 18' --socket "$T/badp.sock" status
+served_error badp "status: a HyperLogLog precision outside 4..18 is refused" \
+	'"params.hll_precision" 70, not 4 to 18' status
 
 echo '[1, 2]' >"$T/array.json"
-serve array "$T/array.json" || exit 1
-runtime_error "an answer that is not an object" "not a JSON object" \
-	--socket "$T/array.sock" status
+served_error array "an answer that is not an object" "not a JSON object" status
 
 # ------------------------------------------- answers of the wrong shape
 # Each command checks the answer for what it asked, with --json too: an
@@ -390,14 +383,11 @@ runtime_error "top --json answered with a status-shaped object is refused" \
 	"flowsketchd's answer to top has no non-negative integer \"span_seconds\"" \
 	--socket "$T/statusfortop.sock" top --json
 jq '.distinct_flows = "many"' "$T/flows.json" >"$T/flowsstr.json"
-serve flowsstr "$T/flowsstr.json" || exit 1
-runtime_error "flows --json: a field of the wrong type is refused" \
-	"flowsketchd's answer to flows has no number \"distinct_flows\"" \
-	--socket "$T/flowsstr.sock" flows --json
+served_error flowsstr "flows --json: a field of the wrong type is refused" \
+	"flowsketchd's answer to flows has no number \"distinct_flows\"" flows --json
 jq '.counters.malformed["bad\u001b[31m"] = 1' "$T/status.json" >"$T/badreason.json"
-serve badreason "$T/badreason.json" || exit 1
-runtime_error "status: a malformed reason that is not a name is refused" \
-	"malformed reason that is not a name" --socket "$T/badreason.sock" status
+served_error badreason "status: a malformed reason that is not a name is refused" \
+	"malformed reason that is not a name" status
 
 # -------------------------------------------- control characters on screen
 # Strings from the daemon never reach the terminal raw: C0 controls (ESC,
@@ -441,19 +431,16 @@ check "top: the sort key and protocol are cleaned too" \
 	eval 'out_has "by pack\?ets$" && out_has " u\?\[1mdp "'
 
 printf '{"error":"no \\u001b[2Jway\\u009b"}\n' >"$T/ctlerror.json"
-serve ctlerror "$T/ctlerror.json" || exit 1
-runtime_error "the daemon's error sentence is cleaned before it is printed" \
-	"flowsketchd: no ?[2Jway?" --socket "$T/ctlerror.sock" flows
+served_error ctlerror "the daemon's error sentence is cleaned before it is printed" \
+	"flowsketchd: no ?[2Jway?" flows
 check "the cleaned error sentence holds no control character" no_raw_ctl "$T/err"
 
 printf '{"error":"a\0b"}\n' >"$T/nul.json"
-serve nul "$T/nul.json" || exit 1
-runtime_error "an answer with a NUL byte is refused, with its offset" \
-	"flowsketchd's answer contains a NUL byte at byte 11" --socket "$T/nul.sock" status
+served_error nul "an answer with a NUL byte is refused, with its offset" \
+	"flowsketchd's answer contains a NUL byte at byte 11" status
 printf '{"error":"caf\351"}\n' >"$T/latin1.json"
-serve latin1 "$T/latin1.json" || exit 1
-runtime_error "an answer that is not UTF-8 is refused, with its offset" \
-	"flowsketchd's answer is not valid UTF-8 at byte 13" --socket "$T/latin1.sock" status
+served_error latin1 "an answer that is not UTF-8 is refused, with its offset" \
+	"flowsketchd's answer is not valid UTF-8 at byte 13" status
 
 # ------------------------------------------------ --socket that is no socket
 echo keep >"$T/regular"
