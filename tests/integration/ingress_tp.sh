@@ -132,6 +132,17 @@ check "$VETH_RX's counts went on across the SIGKILL: in all $IN_P packets, $IN_B
 check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 
 # ---------------------------------------------------------------- modes
+# After a switch the counts start from 0: FRONTEND SEED TRUTH
+counts_since_switch() {
+	local p b
+	send_in 20000 "$2" "$WORK/$3" || bail "the generator sent its packets"
+	settle || bail "two windows closed after the traffic"
+	p=$(jq .total_packets "$WORK/$3"); b=$(jq .total_bytes "$WORK/$3")
+	check "$1 after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $p)" \
+		[ "$(jq .totals.packets "$WORK/st.json")" = "$p" ]
+	check "... $VETH_RX's counts too, from 0: in $p packets, $b bytes, out nothing ($(ifc))" \
+		[ "$(ifc)" = "$p $b 0 0" ]
+}
 fsd_kill
 fsd_run >"$WORK/bad.out" 2>&1; rc=$?
 check "a restart with --ingress xdp on the tracepoint datapath: exit 1, names --ingress ($(grep -m1 ingress "$WORK/bad.out" | head -c 160))" \
@@ -142,13 +153,7 @@ check "... and changed nothing: the tracepoint link still pinned, no XDP" \
 fsd_start --replace || bail "--replace --ingress xdp answers status"
 check "--replace switches to XDP: xdp frontend, XDP on $VETH_RX, no tracepoint link left" \
 	bash -c "jq -e '.frontends[0].name == \"xdp\"' '$WORK/st.json' >/dev/null && ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && test ! -e '$PIN_DIR/tp_ingress'"
-send_in 20000 44 "$WORK/in3.json" || bail "the generator sent its packets"
-settle || bail "two windows closed after the traffic"
-P3=$(jq .total_packets "$WORK/in3.json"); B3=$(jq .total_bytes "$WORK/in3.json")
-check "XDP after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P3)" \
-	[ "$(jq .totals.packets "$WORK/st.json")" = "$P3" ]
-check "... $VETH_RX's counts too, from 0: in $P3 packets, $B3 bytes, out nothing ($(ifc))" \
-	[ "$(ifc)" = "$P3 $B3 0 0" ]
+counts_since_switch XDP 44 in3.json
 # Killed, so its XDP links stay pinned, counting: the replace must drop
 # them once the tracepoint counts.
 fsd_kill
@@ -157,13 +162,7 @@ check "after SIGKILL the XDP datapath is still pinned and attached" \
 fsd_start --replace --ingress tracepoint || bail "--replace --ingress tracepoint answers status"
 check "--replace back to the tracepoint: no XDP on $VETH_RX, no XDP link pinned" \
 	bash -c "! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp && ! ls '$PIN_DIR' | grep -q '^link_'"
-send_in 20000 55 "$WORK/in4.json" || bail "the generator sent its packets"
-settle || bail "two windows closed after the traffic"
-P4=$(jq .total_packets "$WORK/in4.json"); B4=$(jq .total_bytes "$WORK/in4.json")
-check "the tracepoint after the switch counts exactly what was sent since ($(jq .totals.packets "$WORK/st.json") vs $P4)" \
-	[ "$(jq .totals.packets "$WORK/st.json")" = "$P4" ]
-check "... $VETH_RX's counts too, from 0: in $P4 packets, $B4 bytes, out nothing ($(ifc))" \
-	[ "$(ifc)" = "$P4 $B4 0 0" ]
+counts_since_switch "the tracepoint" 55 in4.json
 check "nothing unattributed ($(unattributed))" [ "$(unattributed)" = "[0,0,0,0]" ]
 
 # ---------------------------------------------------------------- stop
