@@ -67,6 +67,11 @@
 #                                 daemon's socket; its answer (UTF-8, or
 #                                 fail) until it closes, on stdout
 #   jqe ARG...                    jq -e, quiet
+#   fsd_refused DESC TEXT OPTION...
+#                                 a daemon in NS_RX with OPTION... on pins,
+#                                 state and socket of its own (-bad) must
+#                                 exit 1 with one line holding TEXT and
+#                                 leave none of them: ok DESC or not_ok
 #
 # More daemons than one, each with paths of its own:
 #   fsd_daemon NAME NS IFACE      daemon NAME runs in NS on IFACE
@@ -205,6 +210,22 @@ fsd_as() {
 
 cli() { "$CLI" --socket "$SOCK" "$@"; }
 jqe() { jq -e "$@" >/dev/null; }
+
+fsd_refused() {
+	local what=$1 text=$2 rc; shift 2
+	fs_in "$NS_RX" "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR-bad" \
+		--state-dir "$WORK/bad-state" --socket "$WORK/bad.sock" \
+		--blocklist "$WORK/blocklist" "$@" >/dev/null 2>"$WORK/bad.err"
+	rc=$?
+	if [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] &&
+	   grep -qF -- "$text" "$WORK/bad.err" && [ ! -e "$PIN_DIR-bad" ] &&
+	   [ ! -e "$WORK/bad-state" ] && [ ! -e "$WORK/bad.sock" ]; then
+		ok "$what: exit 1, \"$(cat "$WORK/bad.err")\", nothing left"
+	else
+		not_ok "$what: exit $rc, one line with \"$text\", nothing left"
+		diag <"$WORK/bad.err"
+	fi
+}
 
 fsd_ask() {
 	python3 -c '

@@ -102,21 +102,7 @@ ok "flowsketchd answers status and /metrics on 127.0.0.1:$PORT"
 
 # ---------------------------------------------------------------- refusals
 # refused WHAT ARG TEXT: exit 1, one line naming TEXT, nothing left.
-refused() {
-	local rc
-	rx "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR-bad" --state-dir "$WORK/bad-state" \
-		--socket "$WORK/bad.sock" --blocklist "$WORK/blocklist" \
-		--metrics "$2" >/dev/null 2>"$WORK/bad.err"
-	rc=$?
-	if [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] &&
-	   grep -qF -- "$3" "$WORK/bad.err" && [ ! -e "$PIN_DIR-bad" ] &&
-	   [ ! -e "$WORK/bad-state" ] && [ ! -e "$WORK/bad.sock" ]; then
-		ok "--metrics $2 ($1): exit 1, \"$(cat "$WORK/bad.err")\", nothing left"
-	else
-		not_ok "--metrics $2 ($1): exit $rc, nothing left"
-		diag <"$WORK/bad.err"
-	fi
-}
+refused() { fsd_refused "--metrics $2 ($1)" "$3" --metrics "$2"; }
 refused "no port" 127.0.0.1 "no port"
 refused "port out of range" 127.0.0.1:65536 "from 1 to 65535"
 refused "unresolvable" no-such-host.invalid:$PORT "cannot resolve"

@@ -262,20 +262,9 @@ fsd_stop
 # refused WHAT TEXT [ARGS...]: $WORK/bad.yml (written by the caller) at
 # start: exit 1, one line with TEXT, nothing pinned, no state, no socket.
 refused() {
-	local what=$1 text=$2 rc; shift 2
-	rx "$FSD" -i "$VETH_RX" --pin-dir "$PIN_DIR-bad" --state-dir "$WORK/bad-state" \
-		--socket "$WORK/bad.sock" --blocklist "$WORK/blocklist" \
-		--metrics "127.0.0.1:$PORT" --metrics-web-config "$WORK/bad.yml" "$@" \
-		>/dev/null 2>"$WORK/bad.err"
-	rc=$?
-	if [ "$rc" = 1 ] && [ "$(wc -l <"$WORK/bad.err")" = 1 ] &&
-	   grep -qF -- "$text" "$WORK/bad.err" && [ ! -e "$PIN_DIR-bad" ] &&
-	   [ ! -e "$WORK/bad-state" ] && [ ! -e "$WORK/bad.sock" ]; then
-		ok "$what: exit 1, \"$(cat "$WORK/bad.err")\", nothing left"
-	else
-		not_ok "$what: exit $rc, one line with \"$text\", nothing left"
-		diag <"$WORK/bad.err"
-	fi
+	local what=$1 text=$2; shift 2
+	fsd_refused "$what" "$text" --metrics "127.0.0.1:$PORT" \
+		--metrics-web-config "$WORK/bad.yml" "$@"
 }
 B="$WORK/bad.yml"
 printf 'basic_auth_users:\n  scraper: %s\nhttp_server_config:\n  http2: false\n' "$HASH" >"$B"
