@@ -60,75 +60,56 @@ for depth in 5 1; do
 	claims "$depth"
 done
 
+# live DESC ARG...: bench/live.sh ARG... exits 0, silent on stderr, and
+# leaves none of its namespaces, named after its own pid: not anyone
+# else's benchmark running meanwhile.
+live() {
+	local what=$1 pid rc left; shift
+	bash bench/live.sh "$@" >"$T/out" 2>"$T/err" &
+	pid=$!
+	wait "$pid"
+	rc=$?
+	check "$what exits 0" [ "$rc" -eq 0 ]
+	check "$what writes nothing on stderr" [ ! -s "$T/err" ]
+	left=$(ip netns list | grep -c -e "^fsb-tx-$pid\b" -e "^fsb-rx-$pid\b")
+	check "$what leaves no namespace behind ($left of fsb-{tx,rx}-$pid left)" \
+		[ "$left" -eq 0 ]
+}
+
 # Live: one round, tiny phases, 100 ms windows so the full program closes
 # several of them.
-# live.sh names its namespaces after its own pid: look for exactly those,
-# not for anyone else's benchmark running meanwhile.
-bash bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
-	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05 >"$T/out" 2>"$T/err" &
-live_pid=$!
-wait "$live_pid"
-rc=$?
-check "bench/live.sh exits 0" [ "$rc" -eq 0 ]
-check "bench/live.sh writes nothing on stderr" [ ! -s "$T/err" ]
-left=$(ip netns list | grep -c -e "^fsb-tx-$live_pid\b" -e "^fsb-rx-$live_pid\b")
-check "bench/live.sh leaves no namespace behind ($left of fsb-{tx,rx}-$live_pid left)" \
-	[ "$left" -eq 0 ]
+live bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
+	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05
 claims --live 1 2000 5
 
 # The tracepoint frontends: one round, short phases, 100 ms windows.
-bash bench/live.sh --tracepoints --rounds 1 --steady 0.2 --window 100 \
-	--flows 10000 >"$T/out" 2>"$T/err" &
-tp_pid=$!
-wait "$tp_pid"
-rc=$?
-check "bench/live.sh --tracepoints exits 0" [ "$rc" -eq 0 ]
-check "bench/live.sh --tracepoints writes nothing on stderr" [ ! -s "$T/err" ]
-left=$(ip netns list | grep -c -e "^fsb-tx-$tp_pid\b" -e "^fsb-rx-$tp_pid\b")
-check "bench/live.sh --tracepoints leaves no namespace behind ($left of fsb-{tx,rx}-$tp_pid left)" \
-	[ "$left" -eq 0 ]
+live "bench/live.sh --tracepoints" --tracepoints --rounds 1 --steady 0.2 \
+	--window 100 --flows 10000
 claims --tp 1
 
-TPB=build/tools/fs-tpbench
-for bad in "--rounds 0" "--steady x" "--rounds 1.5" "--bogus" "--rounds 1"; do
-	# shellcheck disable=SC2086
-	"$TPB" $bad >"$T/out" 2>"$T/err"; rc=$?
-	check "fs-tpbench $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
-	check "fs-tpbench $bad: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
-	if [ "$bad" = "--rounds 1" ]; then
-		check "fs-tpbench without interfaces: the line names them" \
-			grep -qF -- "--rx-netns" "$T/err"
-	else
-		check "fs-tpbench $bad: the line names the option" \
-			grep -qF -- "${bad%% *}" "$T/err"
-	fi
-	check "fs-tpbench $bad: nothing on stdout" [ ! -s "$T/out" ]
-done
-
-LIVE=build/tools/fs-livebench
-for bad in "--rounds 0" "--burst x" "--ab-pairs 65" "--ab-seconds 0" "--bogus" "--rounds 1"; do
-	# shellcheck disable=SC2086
-	"$LIVE" $bad >"$T/out" 2>"$T/err"; rc=$?
-	check "fs-livebench $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
-	check "fs-livebench $bad: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
-	if [ "$bad" = "--rounds 1" ]; then
-		check "fs-livebench without interfaces: the line names them" \
-			grep -qF -- "--rx-netns" "$T/err"
-	else
-		check "fs-livebench $bad: the line names the option" \
-			grep -qF -- "${bad%% *}" "$T/err"
-	fi
-	check "fs-livebench $bad: nothing on stdout" [ ! -s "$T/out" ]
-done
-
-for bad in "--depth 0" "--depth 9" "--repeat x" "--bogus"; do
-	# shellcheck disable=SC2086
-	run $bad
-	check "fs-bench $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
-	check "fs-bench $bad: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
-	check "fs-bench $bad: the line names the option" \
-		grep -qF -- "${bad%% *}" "$T/err"
-	check "fs-bench $bad: nothing on stdout" [ ! -s "$T/out" ]
-done
+# refused TOOL NAME BAD...: each BAD option set: exit 2, nothing on stdout,
+# one line on stderr naming the option ("--rounds 1": the interfaces).
+refused() {
+	local tool=$1 name=$2 bad rc; shift 2
+	for bad in "$@"; do
+		# shellcheck disable=SC2086
+		"$tool" $bad >"$T/out" 2>"$T/err"; rc=$?
+		check "$name $bad: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+		check "$name $bad: one line on stderr" [ "$(wc -l <"$T/err")" -eq 1 ]
+		if [ "$bad" = "--rounds 1" ]; then
+			check "$name without interfaces: the line names them" \
+				grep -qF -- "--rx-netns" "$T/err"
+		else
+			check "$name $bad: the line names the option" \
+				grep -qF -- "${bad%% *}" "$T/err"
+		fi
+		check "$name $bad: nothing on stdout" [ ! -s "$T/out" ]
+	done
+}
+refused build/tools/fs-tpbench fs-tpbench "--rounds 0" "--steady x" "--rounds 1.5" \
+	"--bogus" "--rounds 1"
+refused build/tools/fs-livebench fs-livebench "--rounds 0" "--burst x" "--ab-pairs 65" \
+	"--ab-seconds 0" "--bogus" "--rounds 1"
+refused "$BENCH" fs-bench "--depth 0" "--depth 9" "--repeat x" "--bogus"
 
 finish
