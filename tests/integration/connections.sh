@@ -129,7 +129,7 @@ check "flows: 2 distinct sources opened connections, to 2 destinations; $OPENED 
 	jqe --argjson n "$OPENED" --argjson e "$EST" '.connections | .distinct_sources == 2 and .distinct_destinations == 2 and .opened == $n and .established == $e' "$WORK/flows.json"
 cli top --sort connections --direction in >"$WORK/bad.out" 2>&1; rc=$?
 check "--direction with --sort connections: exit 2, says why" \
-	[ "$rc" = 2 ] && grep -q "does not apply" "$WORK/bad.out"
+	eval '[ "$rc" = 2 ] && grep -q "does not apply" "$WORK/bad.out"'
 
 # ---------------------------------------------------------------- SIGKILL
 fsd_kill

@@ -29,7 +29,7 @@ for prog in "$B/flowsketchd" "$B/flowsketch"; do
 		bail "readelf reads $prog"
 	type=$(awk '/^ *Type:/ { print $2 }' <<<"$hdr")
 	check "$prog: PIE (ELF type $type, with a program interpreter)" \
-		[ "$type" = DYN ] && grep -q '^ *INTERP ' <<<"$phdr"
+		eval '[ "$type" = DYN ] && grep -q "^ *INTERP " <<<"$phdr"'
 	check "$prog: a GNU_RELRO segment" grep -q '^ *GNU_RELRO ' <<<"$phdr"
 	check "$prog: BIND_NOW (full RELRO: the GOT is read-only once loaded)" \
 		grep -Eq '\(FLAGS\) .*BIND_NOW|\(FLAGS_1\) .*Flags:.* NOW' <<<"$dyn"

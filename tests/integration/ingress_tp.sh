@@ -51,10 +51,10 @@ fs_test_pair
 # ---------------------------------------------------------------- options
 fsd_run --ingress bogus >"$WORK/bad.out" 2>&1; rc=$?
 check "--ingress bogus: exit 1, one message naming the choices ($(head -c 120 "$WORK/bad.out"))" \
-	[ "$rc" = 1 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q 'xdp or tracepoint' "$WORK/bad.out"
+	eval '[ "$rc" = 1 -a "$(wc -l <"$WORK/bad.out")" = 1 ] && grep -q "xdp or tracepoint" "$WORK/bad.out"'
 fsd_run --ingress tracepoint --blocklist "$WORK/list" >"$WORK/bad.out" 2>&1; rc=$?
 check "--ingress tracepoint --blocklist: exit 1, says the blocklist is XDP's ($(head -c 120 "$WORK/bad.out"))" \
-	[ "$rc" = 1 ] && grep -q -- '--blocklist works on XDP only' "$WORK/bad.out"
+	eval '[ "$rc" = 1 ] && grep -q -- "--blocklist works on XDP only" "$WORK/bad.out"'
 check "neither left a pin behind" [ ! -e "$PIN_DIR/params" ]
 
 fsd_start --ingress tracepoint || bail "flowsketchd --ingress tracepoint answers status"
@@ -70,7 +70,7 @@ check "no XDP program on $VETH_RX" bash -c "! ip -n '$NS_RX' link show dev '$VET
 check "status has no blocklist" jqe 'has("blocklist") | not' "$WORK/st.json"
 cli block add 10.0.0.0/8 >"$WORK/bad.out" 2>&1; rc=$?
 check "block add: non-zero exit, says why ($(head -c 150 "$WORK/bad.out"))" \
-	[ "$rc" != 0 ] && grep -q 'no blocklist' "$WORK/bad.out"
+	eval '[ "$rc" != 0 ] && grep -q "no blocklist" "$WORK/bad.out"'
 cli status >"$WORK/status.txt" 2>&1
 check "the status table names the receive tracepoint" grep -q "receive tracepoint" "$WORK/status.txt"
 
@@ -146,7 +146,7 @@ counts_since_switch() {
 fsd_kill
 fsd_run >"$WORK/bad.out" 2>&1; rc=$?
 check "a restart with --ingress xdp on the tracepoint datapath: exit 1, names --ingress ($(grep -m1 ingress "$WORK/bad.out" | head -c 160))" \
-	[ "$rc" = 1 ] && grep -q -- '--ingress tracepoint' "$WORK/bad.out"
+	eval '[ "$rc" = 1 ] && grep -q -- "--ingress tracepoint" "$WORK/bad.out"'
 check "... and changed nothing: the tracepoint link still pinned, no XDP" \
 	bash -c "test -e '$PIN_DIR/tp_ingress' && ! ip -n '$NS_RX' link show dev '$VETH_RX' | grep -q xdp"
 
