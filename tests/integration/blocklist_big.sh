@@ -26,7 +26,9 @@
 # blocklist.changing) is answered "busy" within a second and changes
 # nothing; `block load` of a file with a bad line
 # names FILE:LINE, exits non-zero and sends nothing; the daemon never
-# opens a client-named file (a request naming one is refused).
+# opens a client-named file (a request naming one is refused); a SIGTERM
+# while a load is applied lets it finish and keeps it, exits 0 and
+# leaves no pin.
 # Each request's wall time is printed as a diagnostic.
 # Runs in about 45 s on two shared cores.  Output: TAP.
 set -u
@@ -215,4 +217,24 @@ check "the daemon opens no file a request names (refused, nothing quoted)" \
 
 status
 check "the daemon still runs, nothing listed" jqe '.blocklist.entries == 0' "$WORK/st.json"
+
+# ------------------------------------------------------------ stop mid-change
+# SIGTERM while a load is applied on a query thread: the daemon lets the
+# change finish before it closes the maps the change writes (closed
+# first, the change failed on closed descriptors, or wrote through fs_ctl
+# unmapped under it), keeps it in the list file, exits 0 and leaves
+# nothing pinned.
+head -n 300001 "$WORK/big.list" >"$WORK/part.list"
+cli block load "$WORK/part.list" >"$WORK/part.out" 2>&1 &
+PART_PID=$!
+changing() { status && jqe '.blocklist.changing == 300000' "$WORK/st.json"; }
+fs_until 100 --while "$PART_PID" changing
+SEEN=$?
+fsd_stop; RC=$?
+wait "$PART_PID"
+check "SIGTERM while a load of 300,000 is applied (seen in status: $([ "$SEEN" = 0 ] && echo yes || echo no)): the daemon exits 0 (got $RC)" \
+	eval '[ "$SEEN" = 0 ] && [ "$RC" = 0 ]'
+check "... and leaves no pin behind" [ ! -e "$PIN_DIR/params" ]
+check "... and the load it let finish is in the list file: 300000 entries (got $(grep -vc '^#' "$LIST"))" \
+	[ "$(grep -vc '^#' "$LIST")" = 300000 ]
 finish

@@ -407,18 +407,21 @@ static void teardown(struct fsd_daemon *d)
 		fsd_winstore_flush(&d->fe[i].store);
 	for (i = 0; i < FSD_FE_MAX; i++)
 		d->fe[i].store.budget = NULL;
-	/* Detach and unpin first: the host is clean as soon as possible;
-	 * the last set up first, ingress (the loader's) last. */
+	/* The query threads stop before anything they use goes: a span
+	 * query reads the histories, and a blocklist change writes the
+	 * tries, fs_ctl and the filter until it is done (a change of a
+	 * million entries: seconds, which the stop waits for). */
+	fsd_server_drop_clients(&d->server);
+	fsd_server_close(&d->server);
+	if (d->workers_ready)
+		fsd_workers_stop(&d->workers);
+	d->workers_ready = false;
+	/* Then detach and unpin: the last set up first, ingress (the
+	 * loader's) last. */
 	for (i = FSD_FE_MAX; i-- > 0;)
 		if (d->fe[i].ops->tp)
 			fsd_frontend_close_object(&d->fe[i], keep);
 	fsd_loader_close(&d->loader, keep);
-	fsd_server_drop_clients(&d->server);
-	fsd_server_close(&d->server);
-	/* Before the histories they read go: a span query may be running. */
-	if (d->workers_ready)
-		fsd_workers_stop(&d->workers);
-	d->workers_ready = false;
 	fsd_blocklist_free(&d->blocklist);
 	fsd_ifwatch_close(&d->ifwatch);
 	/* Cleared while still locked, and with nothing more journaled. */

@@ -156,7 +156,7 @@ struct fsd_metrics {
 };
 
 /*
- * --metrics ADDR:PORT into *addr (options.c): ADDR an IPv4 address, an
+ * --metrics ADDR:PORT into *addr (cmdline.c): ADDR an IPv4 address, an
  * IPv6 one in brackets or a name (its first address); PORT 1 .. 65535.
  * 0, or -EINVAL with one message.
  */

@@ -205,8 +205,7 @@ static int client_watch(struct fsd_server *s, struct fsd_client *c,
 	return epoll_ctl(s->epoll_fd, op, c->fd, &ev) ? -errno : 0;
 }
 
-/* Take accepting up again once a descriptor is free (fsd_server_accept()
- * stops when there is none). */
+/* Watch the listening socket for events (op: EPOLL_CTL_ADD or _MOD). */
 static int listen_watch(struct fsd_server *s, __u32 events, int op)
 {
 	/* All 64 bits set: the loop tests FSD_EV_CLIENT, bit 63. */

@@ -298,7 +298,8 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 	fsd_add_u64(o, "datapath_bytes_per_cpu", per_cpu);
 	fsd_add_u64(o, "datapath_bytes", per_cpu * v->loader->obj.ncpus +
 		(__u64)v->opts->ringbuf_kib * 1024 + sizeof(struct fs_ctl));
-	/* Every frontend's history (the worst case too, options.h). */
+	/* Every frontend's history (the worst case too, from cmdline.h
+	 * through the view). */
 	for (i = 0, bytes = 0; i < FSD_FE_MAX; i++)
 		if (v->fe[i].history_ready)
 			bytes += fsd_history_bytes(&v->fe[i].history);

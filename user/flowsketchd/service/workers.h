@@ -43,9 +43,9 @@ struct fsd_query_ctx {
 	unsigned int window_sec;
 	__u64 started_ns;		/* CLOCK_MONOTONIC: the daemon's start */
 	struct fsd_history *in, *out, *conn;	/* conn: the connections' */
-	/* The frontends' own marks that out and conn are kept, read as a
-	 * job runs: teardown clears one when it frees that history, and
-	 * jobs queued then still start until the threads stop. */
+	/* The frontends' own marks that out and conn are kept: set in
+	 * setup, before the loop hands over a job, and cleared only once
+	 * the threads have stopped. */
 	const bool *out_ready, *conn_ready;
 	struct fsd_blocklist *blocklist;	/* lookups, and its changes */
 	/* What exports relabel with (export_perm.h), and the fingerprint

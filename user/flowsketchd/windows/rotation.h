@@ -86,7 +86,8 @@ struct fsd_rotation {
 /* A rotation this late (after its timer's due time) is counted late. */
 #define FSD_LATE_NS 10000000ULL
 
-/* The maps a rotation works on: one frontend's (loader.h, egress.h). */
+/* The maps a rotation works on: one frontend's (frontends/loader.h,
+ * datapath/tp_object.h). */
 struct fsd_rotation_maps {
 	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
 	int sketch_fd[FS_NKINDS];	/* map fs_sketch_kinds[k].map */
