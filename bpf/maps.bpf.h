@@ -3,8 +3,8 @@
  * maps.bpf.h - BPF definitions of the maps described in
  * include/flowsketch/maps.h, and the sketch parameters set before load.
  *
- * Sizes here are placeholders: the daemon sets max_entries of each sketch
- * kind's map from the parameters (fs_kind_chunks(), sketch_kind.h) and the
+ * Sizes here are placeholders: the daemon sets max_entries of each
+ * datapath map from the parameters (fs_dp_chunks(), sketch_kind.h) and the
  * ring buffer size from its options before it loads the object.
  */
 #ifndef FLOWSKETCH_MAPS_BPF_H
@@ -55,16 +55,17 @@ struct {
 	__type(value, struct fs_ctl);
 } fs_ctl SEC(".maps");
 
-/* Each sketch kind's chunks: fs_cms, fs_hll (sketch_kind.h). */
-#define FS_KIND_BPF_MAP(NAME, name)					\
+/* Each datapath map of sketch state: fs_cms, fs_cms_narrow, fs_hll,
+ * fs_hll_packed (sketch_kind.h, FS_DP_MAPS). */
+#define FS_DP_BPF_MAP(NAME, name, KIND)					\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);		\
 		__uint(max_entries, 1);					\
 		__type(key, __u32);					\
 		__type(value, struct fs_##name##_chunk);		\
 	} fs_##name SEC(".maps");
-FS_SKETCH_KINDS(FS_KIND_BPF_MAP)
-#undef FS_KIND_BPF_MAP
+FS_DP_MAPS(FS_DP_BPF_MAP)
+#undef FS_DP_BPF_MAP
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -173,20 +174,20 @@ struct fs_update_env {
 	int unused;
 };
 
-/* A lookup must name its map, so the kind picks one: k is a constant at
- * every call (update.h), and the switch folds into the one lookup. */
+/* A lookup must name its map: m is a constant at every call (update.h),
+ * and the switch folds into the one lookup. */
 static __always_inline void *fs_env_chunk(struct fs_update_env *env,
-					  enum fs_kind k, __u32 chunk)
+					  enum fs_dp_map m, __u32 chunk)
 {
-#define FS_KIND_LOOKUP(NAME, name)					\
-	case FS_KIND_##NAME:						\
+#define FS_DP_LOOKUP(NAME, name, KIND)					\
+	case FS_DP_##NAME:						\
 		return bpf_map_lookup_elem(&fs_##name, &chunk);
-	switch (k) {
-	FS_SKETCH_KINDS(FS_KIND_LOOKUP)
+	switch (m) {
+	FS_DP_MAPS(FS_DP_LOOKUP)
 	default:
 		return 0;
 	}
-#undef FS_KIND_LOOKUP
+#undef FS_DP_LOOKUP
 }
 
 /* This CPU's fs_hot line; NULL cannot happen (one element). */

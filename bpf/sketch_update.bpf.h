@@ -33,10 +33,10 @@ struct {
 } fs_kfunc_args SEC(".maps");
 
 extern int FS_KFUNC_UPDATE_FN(struct fs_kfunc_args *args, __u32 args__sz
-			      FS_SKETCH_KINDS(FS_KFUNC_MAP_PARAM)) __ksym __weak;
+			      FS_KFUNC_MAPS(FS_KFUNC_MAP_PARAM)) __ksym __weak;
 
-/* Kind NAME's map, as the kfunc takes it. */
-#define FS_KFUNC_MAP_ARG(NAME, name) , (struct bpf_map *)&fs_##name
+/* Map NAME, as the kfunc takes it. */
+#define FS_KFUNC_MAP_ARG(NAME, name, KIND) , (struct bpf_map *)&fs_##name
 
 /*
  * The kfunc's argument block lives in a per-CPU map value, not on the
@@ -61,21 +61,40 @@ static __always_inline int fs_update_sketches_kfunc(struct fs_packet_update *u)
 	}
 	args->u = *u;
 	err = FS_KFUNC_UPDATE_FN(args, sizeof(*args)
-				 FS_SKETCH_KINDS(FS_KFUNC_MAP_ARG));
+				 FS_KFUNC_MAPS(FS_KFUNC_MAP_ARG));
 	u->hash = args->u.hash;
 	u->report = args->u.report;
 	return err;
 }
 
-static __always_inline int fs_update_sketches(struct fs_packet_update *u)
+/*
+ * The pure-BPF update, a global function: the verifier checks it once, on
+ * its own, with u any 80 bytes of memory, instead of once for every path
+ * through the parser that reaches it (and every path through it again for
+ * what follows it, the report and the blocklist's verdict).  Its branches
+ * (a row that spills, a report check that reads a wide cell) would
+ * otherwise multiply the paths of everything after them.  Not static,
+ * not inlined: that is what makes it global; its own stack frame adds to
+ * the caller's (512 bytes together).
+ */
+__attribute__((noinline)) int fs_update_sketches_bpf(struct fs_packet_update *u)
 {
 	struct fs_update_env env = {};
 
-	if (fs_use_kfunc)
-		return fs_update_sketches_kfunc(u);
+	if (!u)		/* a global function's pointer may be NULL */
+		return FS_UPDATE_ENOENT;
 	return fs_sketch_update(&env,
 				(const struct fs_sketch_params *)&fs_params,
 				(const struct fs_hash_key *)&fs_hash_key, u);
+}
+
+static __always_inline int fs_update_sketches(struct fs_packet_update *u)
+{
+#ifndef FS_CMS_WIDE	/* the module counts in the narrow layout only */
+	if (fs_use_kfunc)
+		return fs_update_sketches_kfunc(u);
+#endif
+	return fs_update_sketches_bpf(u);
 }
 
 #endif /* FLOWSKETCH_SKETCH_UPDATE_BPF_H */

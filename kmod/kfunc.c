@@ -37,18 +37,18 @@ _Static_assert(FS_UPDATE_ENOENT == -ENOENT, "update.h mirrors errno");
  * chunk the parameters address.
  */
 static __always_inline bool fs_env_take(struct fs_update_env *env,
-					enum fs_kind k, struct bpf_map *map,
+					enum fs_dp_map m, struct bpf_map *map,
 					u32 value_size, u32 min_entries)
 {
-	env->map[k] = container_of(map, struct bpf_array, map);
+	env->map[m] = container_of(map, struct bpf_array, map);
 	return map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY &&
 	       map->value_size == value_size &&
 	       map->max_entries >= min_entries;
 }
 
-/* One kind's map argument (kfunc.h), taken if it fits: a term of an &&. */
-#define FS_KFUNC_TAKE_MAP(NAME, name)					\
-	fs_env_take(&env, FS_KIND_##NAME, name,				\
+/* One map argument (kfunc.h), taken if it fits: a term of an &&. */
+#define FS_KFUNC_TAKE_MAP(NAME, name, KIND)				\
+	fs_env_take(&env, FS_DP_##NAME, name,				\
 		    sizeof(struct fs_##name##_chunk),			\
 		    fs_##name##_chunks(&params, params.nslots)) &&
 
@@ -76,17 +76,17 @@ fs_update_default_sizes(struct fs_update_env *env,
 __bpf_kfunc_start_defs();
 
 /*
- * FS_KFUNC_UPDATE_FN (bpf_flowsketch_update2) - count one packet in the
+ * FS_KFUNC_UPDATE_FN (bpf_flowsketch_update3) - count one packet in the
  * flowsketch sketches
  * @args: parameters and packet update (struct fs_kfunc_args), in and out
  * @args__sz: sizeof(struct fs_kfunc_args)
- * then each kind's map, named as the kind (@cms: the program's fs_cms map,
- * @hll: its fs_hll; kfunc.h)
+ * then each map it writes, named as the map (@cms: the program's fs_cms
+ * map, @cms_narrow, @hll_packed; kfunc.h)
  *
  * Return: 0, -EINVAL for arguments that break the ABI, or -ENOENT.
  */
 __bpf_kfunc int FS_KFUNC_UPDATE_FN(struct fs_kfunc_args *args, u32 args__sz
-				   FS_SKETCH_KINDS(FS_KFUNC_MAP_PARAM))
+				   FS_KFUNC_MAPS(FS_KFUNC_MAP_PARAM))
 {
 	struct fs_sketch_params params;
 	struct fs_update_env env;
@@ -103,7 +103,7 @@ __bpf_kfunc int FS_KFUNC_UPDATE_FN(struct fs_kfunc_args *args, u32 args__sz
 	if (unlikely(fs_params_check(&params) ||
 		     args->u.slot >= params.nslots))
 		return -EINVAL;
-	if (unlikely(!(FS_SKETCH_KINDS(FS_KFUNC_TAKE_MAP) true)))
+	if (unlikely(!(FS_KFUNC_MAPS(FS_KFUNC_TAKE_MAP) true)))
 		return -EINVAL;
 	if (params.cms_depth == FS_DEFAULT_CMS_DEPTH &&
 	    params.cms_log2_width == FS_DEFAULT_CMS_LOG2W &&

@@ -2,11 +2,12 @@
 /*
  * update_env.h - how the module reaches the sketch memory for
  * include/flowsketch/update.h: this CPU's copy of an element of the
- * program's per-CPU array of a sketch kind (fs_cms, fs_hll: sketch_kind.h).
+ * program's per-CPU arrays of sketch state (fs_cms, fs_cms_narrow,
+ * fs_hll_packed: sketch_kind.h, FS_KFUNC_MAPS).
  *
  * The lookup is the one percpu_array_map_lookup_elem() does (bounds check,
  * index masked against speculation, this_cpu_ptr), written out here rather
- * than called through map->ops: a packet needs d + 3 lookups (8 with the
+ * than called through map->ops: a packet needs 2d + 3 lookups (13 with the
  * defaults) and each indirect call costs a retpoline on this kernel's
  * mitigations, which would eat what the native path saves.  It is valid
  * only for maps that kfunc.c has checked to be BPF_MAP_TYPE_PERCPU_ARRAY,
@@ -25,7 +26,8 @@
 #include "flowsketch/sketch_kind.h"
 
 struct fs_update_env {
-	struct bpf_array *map[FS_NKINDS];	/* by kind */
+	struct bpf_array *map[FS_NDPMAPS];	/* by datapath map; those of
+						   FS_KFUNC_MAPS are set */
 };
 
 /* Native code can ask for a line before it needs it (update.h): for
@@ -41,9 +43,9 @@ static __always_inline void *fs_env_percpu_elem(struct bpf_array *array,
 }
 
 static __always_inline void *fs_env_chunk(struct fs_update_env *env,
-					  enum fs_kind k, __u32 chunk)
+					  enum fs_dp_map m, __u32 chunk)
 {
-	return fs_env_percpu_elem(env->map[k], chunk);
+	return fs_env_percpu_elem(env->map[m], chunk);
 }
 
 #endif /* FLOWSKETCH_KMOD_UPDATE_ENV_H */

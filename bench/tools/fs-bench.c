@@ -284,10 +284,9 @@ static __u32 bench_slot0_last_chunk(__u64 per_slot, __u32 shift)
 }
 
 struct bench_rotation {
-	int cms_fd, hll_fd, hot_fd, ctl_fd;
+	int fd[FS_NDPMAPS], hot_fd, ctl_fd;	/* fd: by datapath map */
 	__u32 ncpus;
-	__u32 n_cms, n_hll;			/* chunks in the maps */
-	__u32 cms_last, hll_last;		/* slot 0: chunks [0, last] */
+	__u32 last[FS_NDPMAPS];			/* slot 0: chunks [0, last] */
 	__u8 *value;				/* one key, all CPUs */
 	__u8 *zeros;				/* the same size, zero */
 	struct fs_hot_line *hot;		/* [cpu] */
@@ -305,27 +304,29 @@ static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
 {
 	int ncpus = libbpf_num_possible_cpus();
 
-	/* One buffer reads elements of either map. */
-	_Static_assert(sizeof(struct fs_cms_chunk) == sizeof(struct fs_hll_chunk),
-		       "Count-Min and HyperLogLog chunks differ in size");
+	struct bpf_map *maps[FS_NDPMAPS] = {
+		[FS_DP_CMS] = skel->maps.fs_cms,
+		[FS_DP_CMS_NARROW] = skel->maps.fs_cms_narrow,
+		[FS_DP_HLL] = skel->maps.fs_hll,
+		[FS_DP_HLL_PACKED] = skel->maps.fs_hll_packed,
+	};
+	int m;
 
 	memset(rot, 0, sizeof(*rot));
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	rot->ncpus = (__u32)ncpus;
-	rot->cms_fd = bpf_map__fd(skel->maps.fs_cms);
-	rot->hll_fd = bpf_map__fd(skel->maps.fs_hll);
+	/* Slot 0: what the full program wrote with window_seq 0; every
+	 * map's chunks are FS_CHUNK_BYTES, so one buffer reads them all. */
+	for (m = 0; m < FS_NDPMAPS; m++) {
+		rot->fd[m] = bpf_map__fd(maps[m]);
+		rot->last[m] = bench_slot0_last_chunk(fs_dp_maps[m].per_slot(p),
+						      fs_dp_maps[m].chunk_shift);
+	}
 	rot->hot_fd = bpf_map__fd(skel->maps.fs_hot);
 	rot->ctl_fd = bpf_map__fd(skel->maps.fs_ctl);
-	rot->n_cms = fs_cms_chunks(p, FS_NSLOTS);
-	rot->n_hll = fs_hll_chunks(p, FS_NSLOTS);
-	/* Slot 0: what the full program wrote with window_seq 0. */
-	rot->cms_last = bench_slot0_last_chunk(fs_cms_cells_per_slot(p),
-					       FS_CMS_CHUNK_SHIFT);
-	rot->hll_last = bench_slot0_last_chunk(fs_hll_regs_per_slot(p),
-					       FS_HLL_CHUNK_SHIFT);
-	rot->value = malloc((size_t)rot->ncpus * sizeof(struct fs_cms_chunk));
-	rot->zeros = calloc(rot->ncpus, sizeof(struct fs_cms_chunk));
+	rot->value = malloc((size_t)rot->ncpus * FS_CHUNK_BYTES);
+	rot->zeros = calloc(rot->ncpus, FS_CHUNK_BYTES);
 	rot->hot = calloc(rot->ncpus, sizeof(*rot->hot));
 	if (!rot->value || !rot->zeros || !rot->hot) {
 		bench_rotation_free(rot);
@@ -339,20 +340,19 @@ static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
  * s and zero the chunk on every CPU, as the daemon does (rotation.c): the
  * chunk belongs to the closed slot alone.
  */
-static int bench_fold_chunk(struct bench_rotation *rot, int fd, bool cms,
+static int bench_fold_chunk(struct bench_rotation *rot, enum fs_dp_map m,
 			    __u32 k, struct fs_sketch *s)
 {
-	const size_t size = sizeof(struct fs_cms_chunk);
 	__u32 cpu;
 
-	if (bpf_map_lookup_elem(fd, &k, rot->value))
+	if (bpf_map_lookup_elem(rot->fd[m], &k, rot->value))
 		return -errno;
 	for (cpu = 0; cpu < rot->ncpus; cpu++) {
-		const void *c = rot->value + (size_t)cpu * size;
+		const void *c = rot->value + (size_t)cpu * FS_CHUNK_BYTES;
 
-		fs_sketch_add_chunk(s, cms ? FS_KIND_CMS : FS_KIND_HLL, 0, k, c);
+		fs_sketch_add_chunk(s, m, 0, k, c);
 	}
-	if (bpf_map_update_elem(fd, &k, rot->zeros, BPF_ANY))
+	if (bpf_map_update_elem(rot->fd[m], &k, rot->zeros, BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -380,19 +380,15 @@ static int bench_rotate(struct bench_rotation *rot, struct fs_sketch *s,
 {
 	const __u32 slot = 0, zero = 0;
 	__u32 k, cpu;
-	int err;
+	int err, m;
 
 	fs_sketch_reset(s);
-	for (k = 0; k <= rot->cms_last; k++) {
-		err = bench_fold_chunk(rot, rot->cms_fd, true, k, s);
-		if (err)
-			return err;
-	}
-	for (k = 0; k <= rot->hll_last; k++) {
-		err = bench_fold_chunk(rot, rot->hll_fd, false, k, s);
-		if (err)
-			return err;
-	}
+	for (m = 0; m < FS_NDPMAPS; m++)
+		for (k = 0; k <= rot->last[m]; k++) {
+			err = bench_fold_chunk(rot, m, k, s);
+			if (err)
+				return err;
+		}
 	if (bpf_map_lookup_elem(rot->hot_fd, &zero, rot->hot))
 		return -errno;
 	for (cpu = 0; cpu < rot->ncpus; cpu++) {
@@ -428,9 +424,12 @@ static int bench_restart_flows(struct bench *skel, __u32 ncpus)
 /* Bytes a rotation has to move at least: the slot's chunks, all CPUs. */
 static size_t bench_rotation_bytes(const struct bench_rotation *rot)
 {
-	return (size_t)rot->ncpus *
-	       ((rot->cms_last + 1) * sizeof(struct fs_cms_chunk) +
-		(rot->hll_last + 1) * sizeof(struct fs_hll_chunk));
+	size_t chunks = 0;
+	int m;
+
+	for (m = 0; m < FS_NDPMAPS; m++)
+		chunks += rot->last[m] + 1;
+	return (size_t)rot->ncpus * chunks * FS_CHUNK_BYTES;
 }
 
 struct bench_estimate {

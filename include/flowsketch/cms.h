@@ -95,6 +95,23 @@ FS_INLINE __u32 fs_cms_next_column(struct fs_cms_columns *it)
 	return column;
 }
 
+/*
+ * Row row's column alone, as the iterator gives it on its (row + 1)th
+ * call: word row / k of the stream, field row % k, k = floor(64 / log2w).
+ * For the datapath's rare paths (a spill, a report check), where its
+ * stack has no room for an iterator and a division does not matter.
+ */
+FS_INLINE __u32 fs_cms_column(__u64 h, __u32 log2w, __u32 row)
+{
+	__u32 k = 64 / log2w, word = row / k;
+	__u64 bits = word ? fs_mix64(h + word * FS_GOLDEN64) : h;
+
+#ifdef FS_MUTANT_CMS_ROW0	/* `make mutants` only: rows not independent */
+	return (__u32)h & ((1U << log2w) - 1);
+#endif
+	return (__u32)(bits >> ((row - word * k) * log2w)) & ((1U << log2w) - 1);
+}
+
 FS_INLINE __u64 fs_cms_cells_per_slot(const struct fs_sketch_params *p)
 {
 	return (__u64)p->cms_depth << p->cms_log2_width;
@@ -219,6 +236,208 @@ FS_INLINE __u64 fs_hh_threshold(__u64 running_total, __u64 phi_q32)
 FS_INLINE int fs_cms_reaches(__u64 after, __u64 threshold, __u64 all_flagged)
 {
 	return threshold && after >= threshold && !all_flagged;
+}
+
+/*
+ * Narrow cells: the datapath's working set.
+ *
+ * Every packet touches d cells.  At 16 bytes a cell the open slot's cells
+ * are 320 KiB a CPU at the defaults (d = 5, w = 4096), which with the
+ * HyperLogLogs is more than a 512 KiB L2 keeps once the stack and the
+ * sender have had it: most of a packet's cost live was those misses.  So
+ * the datapath counts in narrow cells of 4 bytes (fs_cms_narrow, 80 KiB a
+ * slot at the defaults) and moves a cell's count into its wide cell
+ * (fs_cms, struct fs_cms_cell above, same numbering) when a field would
+ * pass its capacity: a spill, in the datapath itself, on the same CPU, in
+ * the same slot, so it is never lost, never counted twice, never late for
+ * its window and survives a restart like any other map state.  Count-Min
+ * is linear in its cells, so
+ *
+ *     cell = wide + narrow        (fs_cms_narrow_fold(), rotation's fold)
+ *
+ * is exactly the cell a wide-only update would hold: the same estimates,
+ * the same eps * N bound with the same delta.  The OctoSketch design
+ * (NSDI 2024) hands the value to user space through a ring instead; that
+ * saves the wide copy's memory but makes a spill a message the daemon must
+ * take exactly once across kills and windows, and a full ring a case the
+ * datapath must survive.  A spill here is one write to a line the packet
+ * does not otherwise touch.
+ *
+ * A narrow cell, one __u32:
+ *
+ *   bits    field
+ *    0..8   packets   not yet spilled, <= FS_CMSN_PACKETS_MAX (511)
+ *    9..27  bytes     not yet spilled, <= FS_CMSN_BYTES_MAX (524287)
+ *   28      spilled   the wide cell may hold part of this cell's count
+ *   29      maybe     the wide cell's count plus a full narrow one reached
+ *                     a threshold when last looked at (reports, below)
+ *   30      reported  packets: the report flag (FS_CMS_REPORTED's role)
+ *   31      reported  bytes
+ *
+ * An add that would take either field past its capacity moves both
+ * fields plus the increment into the wide cell (u64 each: a year at 100
+ * Gbit/s stays below 2^63, as above) and leaves 0 and the spilled bit.  An
+ * increment larger than a capacity (a GSO skb's 64 KiB fits, BIG TCP's
+ * 512 KiB fits, more would not) goes straight through to the wide cell.
+ *
+ * Spill rate, worst case at 100 Gbit/s, one flow, one CPU (all of its
+ * packets on the same d cells; Ethernet adds 20 bytes of preamble and gap
+ * to each frame on the wire):
+ *   64-byte frames    100e9 / (84 * 8)   = 148.8 Mpps; packets fill
+ *                     first (512 * 64 B = 32 KiB < 512 KiB): a spill every
+ *                     512 packets a row, 290,000 a second a row;
+ *   9000-byte frames  100e9 / (9020 * 8) = 1.39 Mpps; bytes fill first:
+ *                     58 frames are 522,000 bytes, the 59th spills: a
+ *                     spill every 59 packets a row, 23,500 a second a row.
+ * So at most one packet in 59 writes one wide line per row; the other
+ * fields' sizes were chosen for that balance (9 + 19 bits: a packet count
+ * of 512 frames of up to 1024 bytes fills both together).
+ *
+ * Reports.  The report rule above needs a flow's estimate after each
+ * packet, min over rows of wide + narrow, and the wide cells are exactly
+ * the lines the narrow layout keeps out of the working set.  The rule only
+ * needs them when the estimate can have reached a threshold T, and the
+ * estimate is at most row 0's cell.  Row 0's narrow cell says when that
+ * cannot be:
+ *   - not spilled: the cell is its narrow count, compared as is;
+ *   - spilled, maybe clear: at the last look (its last spill, or the last
+ *     packet that read its wide cell) wide + capacity < T then; the wide
+ *     part has not changed since (it changes only by a spill, which looks
+ *     again), the narrow part is at most its capacity, and T has only
+ *     grown (a window's running total on a CPU only grows, and phi is
+ *     fixed while a daemon runs): the cell is still below T now.
+ * Only a spilled cell with maybe set, i.e. whose wide count is within a
+ * capacity of a threshold, costs its wide line, and such cells hold
+ * about phi of the window each: a few lines, which stay in the cache
+ * because their packets keep coming.  Both metrics share the maybe bit
+ * (set when either may reach its threshold), which only ever makes the
+ * check look more often.  A daemon that adopts the datapath with a
+ * smaller --hh-fraction lowers T within the window it adopts, for which
+ * a cleared maybe bit may then hide a report due (the next window is
+ * exact again): the candidates of that one window may miss a flow.
+ */
+#define FS_CMSN_PACKETS_BITS 9
+#define FS_CMSN_BYTES_BITS 19
+#define FS_CMSN_BYTES_SHIFT FS_CMSN_PACKETS_BITS
+#define FS_CMSN_PACKETS_MAX ((1U << FS_CMSN_PACKETS_BITS) - 1)
+#define FS_CMSN_BYTES_MAX ((1U << FS_CMSN_BYTES_BITS) - 1)
+#define FS_CMSN_SPILLED (1U << 28)
+#define FS_CMSN_MAYBE (1U << 29)
+#define FS_CMSN_REPORTED_PACKETS (1U << 30)
+#define FS_CMSN_REPORTED_BYTES (1U << 31)
+#define FS_CMSN_REPORTED (FS_CMSN_REPORTED_PACKETS | FS_CMSN_REPORTED_BYTES)
+
+_Static_assert(FS_CMSN_PACKETS_BITS + FS_CMSN_BYTES_BITS == 28,
+	       "narrow cell fields below the flags");
+
+#define FS_CMSN_CHUNK_SHIFT 13
+#define FS_CMSN_CHUNK_CELLS (1U << FS_CMSN_CHUNK_SHIFT)
+#define FS_CMSN_CHUNK_MASK (FS_CMSN_CHUNK_CELLS - 1)
+
+/* One per-CPU map element of fs_cms_narrow: 8192 cells, 32 KiB. */
+struct fs_cms_narrow_chunk {
+	__u32 cells[FS_CMSN_CHUNK_CELLS];
+};
+
+_Static_assert(sizeof(struct fs_cms_narrow_chunk) == FS_CHUNK_BYTES, "chunk.h");
+
+FS_INLINE __u32 fs_cmsn_packets(__u32 v)
+{
+	return v & FS_CMSN_PACKETS_MAX;
+}
+
+FS_INLINE __u32 fs_cmsn_bytes(__u32 v)
+{
+	return (v >> FS_CMSN_BYTES_SHIFT) & FS_CMSN_BYTES_MAX;
+}
+
+FS_INLINE __u64 fs_cms_narrow_stride(const struct fs_sketch_params *p)
+{
+	return fs_chunk_stride(fs_cms_cells_per_slot(p), FS_CMSN_CHUNK_SHIFT);
+}
+
+/* Narrow cell number of (slot, row, column): the wide numbering's cell
+ * within the slot, the narrow map's stride. */
+FS_INLINE __u64 fs_cms_narrow_number(const struct fs_sketch_params *p,
+				     __u32 slot, __u32 row, __u32 column)
+{
+	return slot * fs_cms_narrow_stride(p) +
+	       (((__u64)row << p->cms_log2_width) | column);
+}
+
+FS_INLINE __u32 fs_cms_narrow_chunks(const struct fs_sketch_params *p,
+				     __u32 nslots)
+{
+	return fs_chunk_count(fs_cms_cells_per_slot(p), FS_CMSN_CHUNK_SHIFT,
+			      nslots);
+}
+
+/* The maybe bit for a cell whose wide part is w (see "Reports" above).
+ * With reporting off (both thresholds 0) nothing is known of the
+ * thresholds to come: set, so that the first check looks. */
+FS_INLINE __u32 fs_cmsn_maybe(const struct fs_cms_cell *w, __u64 thresh_packets,
+			      __u64 thresh_bytes)
+{
+	if (!thresh_packets && !thresh_bytes)
+		return FS_CMSN_MAYBE;
+	return (thresh_packets &&
+		fs_cms_count(w->packets) + FS_CMSN_PACKETS_MAX >= thresh_packets) ||
+	       (thresh_bytes &&
+		fs_cms_count(w->bytes) + FS_CMSN_BYTES_MAX >= thresh_bytes) ?
+	       FS_CMSN_MAYBE : 0;
+}
+
+/* Whether packets and bytes fit in narrow cell v's fields. */
+FS_INLINE int fs_cmsn_fits(__u32 v, __u64 packets, __u64 bytes)
+{
+#ifdef FS_MUTANT_SPILL_EDGE	/* `make mutants` only: capacity off by one */
+	return fs_cmsn_packets(v) + packets <= FS_CMSN_PACKETS_MAX + 1 &&
+	       fs_cmsn_bytes(v) + bytes <= FS_CMSN_BYTES_MAX;
+#endif
+	return fs_cmsn_packets(v) + packets <= FS_CMSN_PACKETS_MAX &&
+	       fs_cmsn_bytes(v) + bytes <= FS_CMSN_BYTES_MAX;
+}
+
+/* Add what fits (fs_cmsn_fits()) to narrow cell *n, flags kept. */
+FS_INLINE void fs_cmsn_add_in(__u32 *n, __u64 packets, __u64 bytes)
+{
+	__u32 v = *n;
+
+	*n = v + (__u32)packets + ((__u32)bytes << FS_CMSN_BYTES_SHIFT);
+}
+
+/*
+ * Add what does not fit: the cell's narrow count plus packets and bytes
+ * go to its wide cell *w, the narrow fields restart from 0 with the
+ * spilled bit and the maybe bit for the packet's thresholds thresh_*;
+ * the report flags are kept.
+ */
+FS_INLINE void fs_cmsn_spill(__u32 *n, struct fs_cms_cell *w, __u64 packets,
+			     __u64 bytes, __u64 thresh_packets, __u64 thresh_bytes)
+{
+	__u32 v = *n;
+
+#ifndef FS_MUTANT_SPILL_LOST	/* `make mutants` only: the spill vanishes */
+	w->packets += fs_cmsn_packets(v) + packets;
+	w->bytes += fs_cmsn_bytes(v) + bytes;
+#endif
+#ifdef FS_MUTANT_SPILL_TWICE	/* `make mutants` only: narrow part kept */
+	*n = v | FS_CMSN_SPILLED;
+	return;
+#endif
+	*n = (v & FS_CMSN_REPORTED) | FS_CMSN_SPILLED |
+	     fs_cmsn_maybe(w, thresh_packets, thresh_bytes);
+}
+
+/* Add a wide cell's count to a narrow cell's (fs_cms_row_count()).  The
+ * wide part is masked: a datapath adopted from a release before the
+ * narrow cells kept its report flags there, and its programs may still be
+ * attached. */
+FS_INLINE void fs_cmsn_count_add(const struct fs_cms_cell *w, __u64 *packets,
+				 __u64 *bytes)
+{
+	*packets += fs_cms_count(w->packets);
+	*bytes += fs_cms_count(w->bytes);
 }
 
 #endif /* FLOWSKETCH_CMS_H */

@@ -89,4 +89,89 @@ FS_INLINE int fs_hll_register_max(__u8 *reg, __u8 rank)
 	return 1;
 }
 
+/*
+ * Packed registers: the datapath's working set.
+ *
+ * A rank is at most 65 - p <= 61 (p >= FS_HLL_MIN_P), so 6 bits hold it.
+ * The datapath keeps five registers in each 32-bit word (30 bits; the top
+ * two are zero) in fs_hll_packed: 3 << p registers a slot take
+ * ceil(3 * 2^p / 5) words, 38.4 KiB at p = 14 where bytes take 48 KiB.
+ * Register r of a slot (the numbering above) is
+ *     word  = slot * stride + r / 5,   field = r % 5,   bits 6 * field ..
+ * with stride the slot's words rounded up to a chunk (chunk.h), 8192
+ * words a chunk.  Aligned 32-bit words, so that every build reads and
+ * writes them the same way, whatever the architecture does with
+ * unaligned access.  The rest of flowsketch sees byte registers: the
+ * fold unpacks (fs_hll_packed_get()), and a register-wise max of packed
+ * fields is the max of the registers, so the merge stays exact.
+ *
+ * r / 5 without a division instruction (the BPF JIT emits a real divide
+ * for a constant one): floor(r / 5) = (r * 838861) >> 22 for r < 2^22.
+ * 838861 = ceil(2^22 / 5) = (2^22 + 1) / 5, so r * 838861 / 2^22 =
+ * r / 5 + r / (5 * 2^22), whose second term stays below the 1/5 that
+ * separates r / 5 from the next integer while r < 2^22 (tested
+ * exhaustively up to 3 << FS_HLL_MAX_P, which is below 2^20).
+ */
+#define FS_HLL_PACKED_PER_WORD 5
+#define FS_HLL_PACKED_BITS 6
+#define FS_HLL_PACKED_CHUNK_SHIFT 13
+#define FS_HLL_PACKED_CHUNK_WORDS (1U << FS_HLL_PACKED_CHUNK_SHIFT)
+#define FS_HLL_PACKED_CHUNK_MASK (FS_HLL_PACKED_CHUNK_WORDS - 1)
+
+_Static_assert(3ULL << FS_HLL_MAX_P < 1ULL << 22, "fs_div5() range");
+_Static_assert(65 - FS_HLL_MIN_P < 1 << FS_HLL_PACKED_BITS, "a rank fits");
+
+/* One per-CPU map element of fs_hll_packed: 8192 words, 32 KiB. */
+struct fs_hll_packed_chunk {
+	__u32 words[FS_HLL_PACKED_CHUNK_WORDS];
+};
+
+_Static_assert(sizeof(struct fs_hll_packed_chunk) == FS_CHUNK_BYTES, "chunk.h");
+
+FS_INLINE __u32 fs_div5(__u32 r)
+{
+	return (__u32)(((__u64)r * 838861) >> 22);
+}
+
+FS_INLINE __u64 fs_hll_packed_words_per_slot(const struct fs_sketch_params *p)
+{
+	return (fs_hll_regs_per_slot(p) + FS_HLL_PACKED_PER_WORD - 1) /
+	       FS_HLL_PACKED_PER_WORD;
+}
+
+FS_INLINE __u32 fs_hll_packed_chunks(const struct fs_sketch_params *p,
+				     __u32 nslots)
+{
+	return fs_chunk_count(fs_hll_packed_words_per_slot(p),
+			      FS_HLL_PACKED_CHUNK_SHIFT, nslots);
+}
+
+/* The word of register `reg` of the slot (its number within the slot, as
+ * fs_hll_register_number() without the slot) and its field's shift. */
+FS_INLINE __u64 fs_hll_packed_word(const struct fs_sketch_params *p,
+				   __u32 slot, __u32 reg, __u32 *shift)
+{
+	__u32 q = fs_div5(reg);
+
+	*shift = (reg - q * FS_HLL_PACKED_PER_WORD) * FS_HLL_PACKED_BITS;
+	return slot * fs_chunk_stride(fs_hll_packed_words_per_slot(p),
+				      FS_HLL_PACKED_CHUNK_SHIFT) + q;
+}
+
+FS_INLINE __u8 fs_hll_packed_get(__u32 word, __u32 field)
+{
+	return (__u8)((word >> (field * FS_HLL_PACKED_BITS)) & 63);
+}
+
+/* Raise the register at shift in *word to rank; 1 when it changed. */
+FS_INLINE int fs_hll_packed_max(__u32 *word, __u32 shift, __u8 rank)
+{
+	__u32 w = *word;
+
+	if (((w >> shift) & 63) >= rank)
+		return 0;
+	*word = (w & ~(63U << shift)) | ((__u32)rank << shift);
+	return 1;
+}
+
 #endif /* FLOWSKETCH_HLL_H */

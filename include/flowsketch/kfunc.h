@@ -2,20 +2,22 @@
 /*
  * kfunc.h - ABI of the flowsketch kernel module's kfunc (kmod/).
  *
- *   int bpf_flowsketch_update2(struct fs_kfunc_args *args, u32 args__sz,
- *                              struct bpf_map *cms, struct bpf_map *hll);
+ *   int bpf_flowsketch_update3(struct fs_kfunc_args *args, u32 args__sz,
+ *                              struct bpf_map *cms, struct bpf_map *cms_narrow,
+ *                              struct bpf_map *hll_packed);
  *
- * (FS_KFUNC_UPDATE_FN below, its map arguments one a sketch kind in kind
- * order, FS_KFUNC_MAP_PARAM: the module and the programs take both from
- * here).
+ * (FS_KFUNC_UPDATE_FN below, its map arguments the datapath maps it
+ * writes, FS_KFUNC_MAPS in sketch_kind.h, FS_KFUNC_MAP_PARAM: the module
+ * and the programs take both from here).
  *
  * Runs fs_sketch_update() (update.h) natively over the same per-CPU map
  * memory the pure-BPF path updates, so both paths leave identical state
  * and user space reads it the same way.
  *
- * The "2" is the ABI's version: version 1 (bpf_flowsketch_update) read
+ * The "3" is the ABI's version: version 1 (bpf_flowsketch_update) read
  * struct fs_packet_update's report as 32 bits, before extra_packets took
- * half of it.  An older module has no symbol of this name, so programs
+ * half of it; version 2 counted in the wide layout (fs_cms and fs_hll),
+ * before the narrow cells and packed registers (cms.h, hll.h).  An older module has no symbol of this name, so programs
  * built against this ABI fail to load with it, and the daemon falls back
  * to the pure-BPF update instead of counting with the old semantics.  A
  * new sketch kind is a new map argument, so a new version: a module that
@@ -27,12 +29,14 @@
  *             readable and initialised; the module checks the exact size);
  *   cms       the program's fs_cms map (&fs_cms): BPF_MAP_TYPE_PERCPU_ARRAY
  *             of struct fs_cms_chunk, at least fs_cms_chunks(params, nslots);
- *   hll       the program's fs_hll map, same for struct fs_hll_chunk.
- *             Each kind's map (sketch_kind.h) is one argument: only as an
- *             argument is a map pointer one the verifier trusts
- *             (KF_TRUSTED_ARGS: &map in the program, not a pointer read
- *             from a kernel struct or a map value), and a kfunc takes at
- *             most five, which leaves room for three kinds.
+ *   cms_narrow  its fs_cms_narrow, the same for struct fs_cms_narrow_chunk;
+ *   hll_packed  its fs_hll_packed, the same for struct fs_hll_packed_chunk.
+ *             Each map is one argument: only as an argument is a map
+ *             pointer one the verifier trusts (KF_TRUSTED_ARGS: &map in
+ *             the program, not a pointer read from a kernel struct or a
+ *             map value), and a kfunc takes at most five: these three
+ *             leave no room for another map (a new one needs the maps
+ *             gathered, e.g. a map of maps the module walks).
  *
  * The "__sz" suffix is how the verifier recognises a (pointer, size) pair.
  * The maps are typed struct bpf_map * arguments, which the verifier
@@ -70,14 +74,16 @@
 
 #define FS_KFUNC_MODULE "flowsketch"
 #define FS_KFUNC_BTF_PATH "/sys/kernel/btf/" FS_KFUNC_MODULE
-#define FS_KFUNC_UPDATE_FN bpf_flowsketch_update2
+#define FS_KFUNC_UPDATE_FN bpf_flowsketch_update3
 #define FS_KFUNC_STR_(fn) #fn
 #define FS_KFUNC_STR(fn) FS_KFUNC_STR_(fn)
 #define FS_KFUNC_UPDATE FS_KFUNC_STR(FS_KFUNC_UPDATE_FN)
 
-/* Kind NAME's map argument (FS_SKETCH_KINDS), after args and args__sz. */
-#define FS_KFUNC_MAP_PARAM(NAME, name) , struct bpf_map *name
-_Static_assert(2 + FS_NKINDS <= 5, "a kfunc takes at most five arguments");
+/* Map NAME's argument (FS_KFUNC_MAPS), after args and args__sz. */
+#define FS_KFUNC_MAP_PARAM(NAME, name, KIND) , struct bpf_map *name
+#define FS_KFUNC_MAP_ONE(NAME, name, KIND) + 1
+_Static_assert(2 FS_KFUNC_MAPS(FS_KFUNC_MAP_ONE) <= 5,
+	       "a kfunc takes at most five arguments");
 
 struct fs_kfunc_args {
 	struct fs_sketch_params params;

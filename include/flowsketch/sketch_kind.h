@@ -73,6 +73,42 @@ enum fs_kind {
 };
 #undef FS_KIND_ENUM
 
+/*
+ * The datapath's maps of sketch state.  A kind's part is held by one or
+ * more per-CPU maps, and the fold of a slot is every one of them folded
+ * into its kind's part (fs_dp_maps below):
+ *
+ *  map             element                per slot        chunk  fold into part
+ *  --------------  ---------------------  --------------  -----  -----------------------------
+ *  fs_cms          fs_cms_cell, 16 B      d << log2w      2^11   cms: += words & COUNT_MASK
+ *  fs_cms_narrow   __u32 narrow cell      d << log2w      2^13   cms: += its packets, bytes
+ *  fs_hll          register, 1 B          3 << p          2^15   hll: max
+ *  fs_hll_packed   __u32 of 5 registers   ceil(3 << p/5)  2^13   hll: max of each 6-bit field
+ *
+ * The datapath counts in fs_cms_narrow and fs_hll_packed, the working set
+ * a packet touches (cms.h, "Narrow cells"; hll.h, "Packed registers"), and
+ * spills into fs_cms.  fs_hll and fs_cms's report flags are what the
+ * datapath of a release before the narrow layout writes: a daemon that
+ * adopts such a datapath (its tracepoint programs stay attached until
+ * --replace) folds them like the rest, so nothing they count is lost; a
+ * new datapath never writes fs_hll, and the wide-cell build of the tests
+ * and the benchmark (FS_CMS_WIDE, update.h) writes only fs_cms and fs_hll.
+ * X(NAME, name, KIND): map "fs_" #name, pin #name, struct
+ * fs_name_chunk, fs_name_chunks(p, nslots), and the kind it folds into.
+ * FS_KFUNC_MAPS are the ones the kernel module's kfunc writes (kfunc.h).
+ */
+#define FS_DP_MAPS(X) X(CMS, cms, CMS) X(CMS_NARROW, cms_narrow, CMS)	\
+		      X(HLL, hll, HLL) X(HLL_PACKED, hll_packed, HLL)
+#define FS_KFUNC_MAPS(X) X(CMS, cms, CMS) X(CMS_NARROW, cms_narrow, CMS)	\
+			 X(HLL_PACKED, hll_packed, HLL)
+
+#define FS_DP_ENUM(NAME, name, KIND) FS_DP_##NAME,
+enum fs_dp_map {
+	FS_DP_MAPS(FS_DP_ENUM)
+	FS_NDPMAPS
+};
+#undef FS_DP_ENUM
+
 #if !defined(__bpf__) && !defined(__KERNEL__)
 #include <stdio.h>
 
@@ -83,15 +119,11 @@ enum fs_merge {
 };
 
 struct fs_sketch_kind {
-	const char *map;		/* the datapath's map (maps.h) */
-	const char *pin;		/* its pin, in the pin directory */
 	const char *noun;		/* one element, in messages (+"s": many) */
 	const char *count_key;		/* E in an export answer: sketch.KEY */
 	__u32 elem_bytes;		/* one cell or register */
 	__u32 word_bytes;		/* 8 or 1, as merge says */
-	__u32 chunk_shift;		/* elements a chunk: 1 << chunk_shift */
 	enum fs_merge merge;
-	__u64 fold_mask;		/* on each datapath word folded */
 	__u64 (*per_slot)(const struct fs_sketch_params *p);	/* E */
 	/* The largest word a sketch can hold; NULL: any. */
 	__u64 (*word_max)(const struct fs_sketch_params *p);
@@ -144,29 +176,21 @@ static inline __u32 fs_hll_perm_shift(const struct fs_sketch_params *p)
 
 static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	[FS_KIND_CMS] = {
-		.map = FS_KIND_MAP(cms),
-		.pin = FS_KIND_PIN(cms),
 		.noun = "Count-Min cell",
 		.count_key = "cells",
 		.elem_bytes = sizeof(struct fs_cms_cell),
 		.word_bytes = 8,
-		.chunk_shift = FS_CMS_CHUNK_SHIFT,
 		.merge = FS_MERGE_SUM64,
-		.fold_mask = FS_CMS_COUNT_MASK,
 		.per_slot = fs_cms_cells_per_slot,
 		.say_count = fs_cms_say_count,
 		.perm_shift = fs_cms_perm_shift,
 	},
 	[FS_KIND_HLL] = {
-		.map = FS_KIND_MAP(hll),
-		.pin = FS_KIND_PIN(hll),
 		.noun = "HyperLogLog register",
 		.count_key = "registers",
 		.elem_bytes = 1,
 		.word_bytes = 1,
-		.chunk_shift = FS_HLL_CHUNK_SHIFT,
 		.merge = FS_MERGE_MAX8,
-		.fold_mask = 0xff,
 		.per_slot = fs_hll_regs_per_slot,
 		.word_max = fs_hll_word_max,
 		.say_count = fs_hll_say_count,
@@ -196,38 +220,159 @@ FS_INLINE __u64 fs_kind_slot_bytes(enum fs_kind k, const struct fs_sketch_params
 	return fs_sketch_kinds[k].per_slot(p) * fs_sketch_kinds[k].elem_bytes;
 }
 
-/* The first element of slot (chunk.h numbering). */
-FS_INLINE __u64 fs_kind_first(enum fs_kind k, const struct fs_sketch_params *p,
-			      __u32 slot)
+/*
+ * A datapath map's facts (the table above).  fold adds the elements
+ * [b, e) of one CPU's chunk (c holds element b first) to the part of
+ * kind `kind`, whose element i is the slot's element i (b and e are
+ * numbered within the slot).
+ */
+struct fs_dp_map_desc {
+	const char *map;		/* the datapath's map (maps.h) */
+	const char *pin;		/* its pin, in the pin directory */
+	enum fs_kind kind;		/* the part it folds into */
+	__u32 chunk_shift;		/* elements a chunk: 1 << chunk_shift */
+	__u64 (*per_slot)(const struct fs_sketch_params *p);
+	void (*fold)(void *part, const void *c, __u64 b, __u64 e,
+		     const struct fs_sketch_params *p);
+};
+
+/* Folds, written as straight loops that the compiler vectorizes where it
+ * can: a rotation folds every element of every CPU. */
+static inline void fs_fold_cms(void *part, const void *c, __u64 b, __u64 e,
+			       const struct fs_sketch_params *p)
 {
-	return slot * fs_chunk_stride(fs_sketch_kinds[k].per_slot(p),
-				      fs_sketch_kinds[k].chunk_shift);
+	__u64 *d = (__u64 *)part + 2 * b;
+	const __u64 *v = c;
+	__u64 i, n = 2 * (e - b);
+
+	(void)p;
+	for (i = 0; i < n; i++)
+		d[i] += v[i] & FS_CMS_COUNT_MASK;
 }
 
-/* Chunks of one slot; map elements of all nslots. */
-FS_INLINE __u32 fs_kind_slot_chunks(enum fs_kind k, const struct fs_sketch_params *p)
+static inline void fs_fold_cms_narrow(void *part, const void *c, __u64 b,
+				      __u64 e, const struct fs_sketch_params *p)
 {
-	return fs_chunks_per_slot(fs_sketch_kinds[k].per_slot(p),
-				  fs_sketch_kinds[k].chunk_shift);
+	struct fs_cms_cell *d = (struct fs_cms_cell *)part + b;
+	const __u32 *v = c;
+	__u64 i, n = e - b;
+
+	(void)p;
+	for (i = 0; i < n; i++) {
+		d[i].packets += fs_cmsn_packets(v[i]);
+		d[i].bytes += fs_cmsn_bytes(v[i]);
+	}
 }
 
-FS_INLINE __u32 fs_kind_chunks(enum fs_kind k, const struct fs_sketch_params *p,
-			       __u32 nslots)
+static inline void fs_fold_hll(void *part, const void *c, __u64 b, __u64 e,
+			       const struct fs_sketch_params *p)
 {
-	return fs_chunk_count(fs_sketch_kinds[k].per_slot(p),
-			      fs_sketch_kinds[k].chunk_shift, nslots);
+	__u8 *d = (__u8 *)part + b;
+	const __u8 *v = c;
+	__u64 i, n = e - b;
+
+	(void)p;
+	for (i = 0; i < n; i++)
+		d[i] = v[i] > d[i] ? v[i] : d[i];
 }
 
-/* Per-CPU bytes of every kind's map holding nslots slots (what a CPU's
+/* Words [b, e) hold registers [5b, 5e), of which those below 3 << p are
+ * the slot's (the last word's top fields are padding, always zero). */
+static inline void fs_fold_hll_packed(void *part, const void *c, __u64 b,
+				      __u64 e, const struct fs_sketch_params *p)
+{
+	__u8 *d = part;
+	const __u32 *v = c;
+	__u64 regs = fs_hll_regs_per_slot(p), i;
+	__u32 f;
+
+	for (i = 0; i < e - b; i++)
+		for (f = 0; f < FS_HLL_PACKED_PER_WORD; f++) {
+			__u64 r = (b + i) * FS_HLL_PACKED_PER_WORD + f;
+			__u8 x = fs_hll_packed_get(v[i], f);
+
+			if (r < regs && x > d[r])
+				d[r] = x;
+		}
+}
+
+static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
+	[FS_DP_CMS] = {
+		.map = FS_KIND_MAP(cms), .pin = FS_KIND_PIN(cms),
+		.kind = FS_KIND_CMS, .chunk_shift = FS_CMS_CHUNK_SHIFT,
+		.per_slot = fs_cms_cells_per_slot, .fold = fs_fold_cms,
+	},
+	[FS_DP_CMS_NARROW] = {
+		.map = FS_KIND_MAP(cms_narrow), .pin = FS_KIND_PIN(cms_narrow),
+		.kind = FS_KIND_CMS, .chunk_shift = FS_CMSN_CHUNK_SHIFT,
+		.per_slot = fs_cms_cells_per_slot, .fold = fs_fold_cms_narrow,
+	},
+	[FS_DP_HLL] = {
+		.map = FS_KIND_MAP(hll), .pin = FS_KIND_PIN(hll),
+		.kind = FS_KIND_HLL, .chunk_shift = FS_HLL_CHUNK_SHIFT,
+		.per_slot = fs_hll_regs_per_slot, .fold = fs_fold_hll,
+	},
+	[FS_DP_HLL_PACKED] = {
+		.map = FS_KIND_MAP(hll_packed), .pin = FS_KIND_PIN(hll_packed),
+		.kind = FS_KIND_HLL, .chunk_shift = FS_HLL_PACKED_CHUNK_SHIFT,
+		.per_slot = fs_hll_packed_words_per_slot,
+		.fold = fs_fold_hll_packed,
+	},
+};
+
+/* The first element of slot in map m (chunk.h numbering). */
+FS_INLINE __u64 fs_dp_first(enum fs_dp_map m, const struct fs_sketch_params *p,
+			    __u32 slot)
+{
+	return slot * fs_chunk_stride(fs_dp_maps[m].per_slot(p),
+				      fs_dp_maps[m].chunk_shift);
+}
+
+/* Chunks of one slot of map m; map elements of all nslots. */
+FS_INLINE __u32 fs_dp_slot_chunks(enum fs_dp_map m, const struct fs_sketch_params *p)
+{
+	return fs_chunks_per_slot(fs_dp_maps[m].per_slot(p),
+				  fs_dp_maps[m].chunk_shift);
+}
+
+FS_INLINE __u32 fs_dp_chunks(enum fs_dp_map m, const struct fs_sketch_params *p,
+			     __u32 nslots)
+{
+	return fs_chunk_count(fs_dp_maps[m].per_slot(p),
+			      fs_dp_maps[m].chunk_shift, nslots);
+}
+
+/* Per-CPU bytes of every datapath map holding nslots slots (what a CPU's
  * copy of the datapath's sketches takes). */
-FS_INLINE __u64 fs_kinds_percpu_bytes(const struct fs_sketch_params *p, __u32 nslots)
+FS_INLINE __u64 fs_dp_percpu_bytes(const struct fs_sketch_params *p, __u32 nslots)
 {
 	__u64 bytes = 0;
-	int k;
+	int m;
 
-	for (k = 0; k < FS_NKINDS; k++)
-		bytes += (__u64)fs_kind_chunks((enum fs_kind)k, p, nslots) * FS_CHUNK_BYTES;
+	for (m = 0; m < FS_NDPMAPS; m++)
+		bytes += (__u64)fs_dp_chunks((enum fs_dp_map)m, p, nslots) * FS_CHUNK_BYTES;
 	return bytes;
+}
+
+/*
+ * The per-CPU bytes a packet can touch in the open slot: its narrow cells
+ * and packed registers (4 bytes each, d << log2w cells and ceil(3 << p / 5)
+ * words), the working set the caches must keep.  The wide cells a spill
+ * writes are left out: a row's spill comes at most once in 59 of its
+ * packets (cms.h), so their lines are not part of what every packet needs.
+ * 118.4 KiB at the defaults; the wide layout's was d << log2w cells of 16
+ * bytes and 3 << p byte registers, 368 KiB.
+ */
+FS_INLINE __u64 fs_dp_packet_bytes(const struct fs_sketch_params *p)
+{
+	return fs_cms_cells_per_slot(p) * sizeof(__u32) +
+	       fs_hll_packed_words_per_slot(p) * sizeof(__u32);
+}
+
+FS_INLINE __u64 fs_dp_packet_bytes_wide(const struct fs_sketch_params *p)
+{
+	return fs_cms_cells_per_slot(p) * sizeof(struct fs_cms_cell) +
+	       fs_hll_regs_per_slot(p);
 }
 
 #endif /* user space */

@@ -9,13 +9,13 @@
  * so the including file defines, before including this header:
  *
  *   struct fs_update_env;   whatever the build needs to reach its memory
- *   static void *fs_env_chunk(struct fs_update_env *, enum fs_kind k, __u32 chunk);
+ *   static void *fs_env_chunk(struct fs_update_env *, enum fs_dp_map m, __u32 chunk);
  *
  * (always-inline, returning NULL when the chunk does not exist; chunk
- * `chunk` of kind k's map, a struct fs_KIND_chunk, sketch_kind.h).  k is a
- * constant at every call, so each build's choice by kind folds away.  In
- * BPF it is bpf_map_lookup_elem() on the kind's per-CPU map, in the module
- * the same lookup written out, in user space plain arrays.
+ * `chunk` of datapath map m, a struct fs_NAME_chunk, sketch_kind.h).  m is
+ * a constant at every call, so each build's choice by map folds away.  In
+ * BPF it is bpf_map_lookup_elem() on the per-CPU map, in the module the
+ * same lookup written out, in user space plain arrays.
  *
  * Its input and output, struct fs_packet_update, is in packet_update.h,
  * which needs no environment.
@@ -43,69 +43,358 @@
 #define fs_env_prefetch(ptr) ((void)(ptr))
 #endif
 
-/* The register of flow hash h in HyperLogLog `sketch` of slot, or NULL
+/*
+ * Two layouts, one chosen at build time.  The datapath's (the default)
+ * counts in narrow cells that spill into wide ones and in packed
+ * registers (cms.h, "Narrow cells"; hll.h, "Packed registers"); the wide
+ * one (FS_CMS_WIDE) counts in the wide cells and byte registers directly,
+ * with the report flags in bit 63 of the wide cells, as every release
+ * before the narrow cells did.  Only the tests and the benchmark build
+ * the wide one: it is what the narrow layout must equal bit for bit once
+ * folded, and the baseline its cost is measured against.
+ */
+
+/*
+ * The three HyperLogLog registers of a packet: pointers to their bytes
+ * (wide) or words (narrow), and the words' field shifts, five bits each
+ * in one word (the stack has no room for more, below).
+ */
+struct fs_hll_refs {
+#ifdef FS_CMS_WIDE
+	__u8 *reg[FS_HLL_NSKETCH];
+#else
+	__u32 *word[FS_HLL_NSKETCH];
+	__u32 shifts;
+#endif
+};
+
+/* Find register `sketch` of flow hash h in slot; 0, or FS_UPDATE_ENOENT
  * when its chunk does not exist. */
-FS_INLINE __u8 *fs_hll_register(struct fs_update_env *env,
-				const struct fs_sketch_params *p, __u32 slot,
-				__u32 sketch, __u64 h)
+FS_INLINE int fs_hll_find(struct fs_update_env *env,
+			  const struct fs_sketch_params *p, __u32 slot,
+			  __u32 sketch, __u64 h, struct fs_hll_refs *ref)
 {
-	__u64 reg = fs_hll_register_number(p, slot, sketch,
-					   fs_hll_index(h, p->hll_p));
+#ifdef FS_CMS_WIDE
+	__u64 n = fs_hll_register_number(p, slot, sketch,
+					 fs_hll_index(h, p->hll_p));
 	struct fs_hll_chunk *chunk;
 
-	chunk = fs_env_chunk(env, FS_KIND_HLL,
-			     (__u32)(reg >> FS_HLL_CHUNK_SHIFT));
+	chunk = fs_env_chunk(env, FS_DP_HLL, (__u32)(n >> FS_HLL_CHUNK_SHIFT));
 	if (!chunk)
-		return 0;
-	return &chunk->regs[reg & FS_HLL_CHUNK_MASK];
+		return FS_UPDATE_ENOENT;
+	ref->reg[sketch] = &chunk->regs[n & FS_HLL_CHUNK_MASK];
+	fs_env_prefetch(ref->reg[sketch]);
+#else
+	__u32 reg = (sketch << p->hll_p) | fs_hll_index(h, p->hll_p), shift;
+	__u64 w = fs_hll_packed_word(p, slot, reg, &shift);
+	struct fs_hll_packed_chunk *chunk;
+
+	chunk = fs_env_chunk(env, FS_DP_HLL_PACKED,
+			     (__u32)(w >> FS_HLL_PACKED_CHUNK_SHIFT));
+	if (!chunk)
+		return FS_UPDATE_ENOENT;
+	ref->word[sketch] = &chunk->words[w & FS_HLL_PACKED_CHUNK_MASK];
+	ref->shifts |= shift << (5 * sketch);
+	fs_env_prefetch(ref->word[sketch]);
+#endif
+	return 0;
+}
+
+FS_INLINE void fs_hll_raise(struct fs_hll_refs *ref, __u32 sketch, __u64 h,
+			    __u32 p)
+{
+#ifdef FS_CMS_WIDE
+	fs_hll_register_max(ref->reg[sketch], fs_hll_rank(h, p));
+#else
+	fs_hll_packed_max(ref->word[sketch], (ref->shifts >> (5 * sketch)) & 31,
+			  fs_hll_rank(h, p));
+#endif
 }
 
 /*
- * The row minimum of a flow's cells (its estimate) and the AND of their
- * raw counters (bit 63 set iff every cell carries the report flag), for
- * packets and bytes.  Branch-free (fs_min_u63): cells are random, so a
- * compare-and-branch would mispredict about every other row.
+ * A flow's d cells.  Wide layout: cell[], found before anything is
+ * written.  Narrow layout: narrow[], what every packet touches; a spill
+ * or a report check finds a row's wide cell when it needs it, from the
+ * flow hash again (fs_cms_wide_cell()).  Not kept beside narrow[]: the
+ * datapath's stack, parser and all, was at 504 of BPF's 512 bytes with the
+ * wide layout's pointers alone.
  */
-FS_INLINE void fs_cms_rows_scan(struct fs_cms_cell *const *cell, __u32 depth,
-				__u64 *min_packets, __u64 *min_bytes,
-				__u64 *flagged_packets, __u64 *flagged_bytes)
+struct fs_cms_refs {
+#ifdef FS_CMS_WIDE
+	struct fs_cms_cell *cell[FS_CMS_MAX_DEPTH];
+#else
+	__u32 *narrow[FS_CMS_MAX_DEPTH];
+#endif
+};
+
+#ifndef FS_CMS_WIDE
+/* Row row's wide cell for the flow and slot of u (u->hash set), or NULL
+ * (which fs_cms_find() has ruled out). */
+FS_INLINE struct fs_cms_cell *fs_cms_wide_cell(struct fs_update_env *env,
+					       const struct fs_sketch_params *p,
+					       const struct fs_packet_update *u,
+					       __u32 row)
+{
+	__u64 n = fs_cms_cell_number(p, u->slot, row,
+				     fs_cms_column(u->hash, p->cms_log2_width, row));
+	struct fs_cms_chunk *chunk;
+
+	chunk = fs_env_chunk(env, FS_DP_CMS, (__u32)(n >> FS_CMS_CHUNK_SHIFT));
+	return chunk ? &chunk->cells[n & FS_CMS_CHUNK_MASK] : 0;
+}
+#endif
+
+FS_INLINE int fs_cms_find(struct fs_update_env *env,
+			  const struct fs_sketch_params *p, __u32 slot,
+			  __u64 hash, struct fs_cms_refs *c)
+{
+	struct fs_cms_columns cols;
+	__u32 depth = p->cms_depth, row;
+
+	fs_cms_columns_init(&cols, hash, p->cms_log2_width);
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+		__u32 column;
+		__u64 n;
+
+		/* continue, not break: clang cannot fully unroll a loop with
+		 * an early exit on a value it does not know (the depth from
+		 * .rodata); the verifier prunes the rows the depth rules out. */
+		if (row >= depth)
+			continue;
+		column = fs_cms_next_column(&cols);
+#ifdef FS_CMS_WIDE
+		{
+			struct fs_cms_chunk *chunk;
+
+			n = fs_cms_cell_number(p, slot, row, column);
+			chunk = fs_env_chunk(env, FS_DP_CMS,
+					     (__u32)(n >> FS_CMS_CHUNK_SHIFT));
+			if (!chunk)
+				return FS_UPDATE_ENOENT;
+			c->cell[row] = &chunk->cells[n & FS_CMS_CHUNK_MASK];
+			fs_env_prefetch(c->cell[row]);
+		}
+#else
+		{
+			struct fs_cms_narrow_chunk *nc;
+
+			n = fs_cms_narrow_number(p, slot, row, column);
+			nc = fs_env_chunk(env, FS_DP_CMS_NARROW,
+					  (__u32)(n >> FS_CMSN_CHUNK_SHIFT));
+			if (!nc)
+				return FS_UPDATE_ENOENT;
+			c->narrow[row] = &nc->cells[n & FS_CMSN_CHUNK_MASK];
+			fs_env_prefetch(c->narrow[row]);
+		}
+#endif
+	}
+#ifndef FS_CMS_WIDE
+	/* The wide cells are found when needed; that the map holds the
+	 * slot's last one says it holds them all (chunk.h). */
+	if (!fs_env_chunk(env, FS_DP_CMS,
+			  (__u32)((fs_cms_cell_number(p, slot, 0, 0) +
+				   fs_cms_cells_per_slot(p) - 1) >> FS_CMS_CHUNK_SHIFT)))
+		return FS_UPDATE_ENOENT;
+#endif
+	return 0;
+}
+
+/*
+ * What the report rule needs of a flow's cells (cms.h, "Heavy-hitter
+ * reporting"): its estimate, the row minimum of its cells' counts, and
+ * whether every cell carries each metric's report flag.
+ */
+struct fs_cms_scan {
+	__u64 min_packets, min_bytes;
+	int flagged_packets, flagged_bytes;
+};
+
+#ifdef FS_CMS_WIDE
+/*
+ * The row minimum and the AND of the raw counters (bit 63 set iff every
+ * cell carries the report flag).  Branch-free (fs_min_u63): cells are
+ * random, so a compare-and-branch would mispredict about every other row.
+ */
+FS_INLINE void fs_cms_rows_scan(struct fs_update_env *env,
+				const struct fs_sketch_params *p,
+				const struct fs_packet_update *u,
+				const struct fs_cms_refs *c, __u32 depth,
+				struct fs_cms_scan *sc)
 {
 	/* Counters stay below 2^63, as fs_min_u63 requires. */
 	__u64 mp = 0x7fffffffffffffffULL, mb = 0x7fffffffffffffffULL;
 	__u64 fp = ~0ULL, fb = ~0ULL;
 	__u32 row;
 
+	(void)env;
+	(void)p;
+	(void)u;
 FS_UNROLL
 	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
-		const struct fs_cms_cell *c;
+		const struct fs_cms_cell *cell;
 
 		if (row >= depth)
 			continue;
-		c = cell[row];
-		fp &= c->packets;
-		fb &= c->bytes;
-		mp = fs_min_u63(fs_cms_count(c->packets), mp);
-		mb = fs_min_u63(fs_cms_count(c->bytes), mb);
+		cell = c->cell[row];
+		fp &= cell->packets;
+		fb &= cell->bytes;
+		mp = fs_min_u63(fs_cms_count(cell->packets), mp);
+		mb = fs_min_u63(fs_cms_count(cell->bytes), mb);
 	}
-	*min_packets = mp;
-	*min_bytes = mb;
-	*flagged_packets = fp;
-	*flagged_bytes = fb;
+	sc->min_packets = mp;
+	sc->min_bytes = mb;
+	sc->flagged_packets = !!(fp & FS_CMS_REPORTED);
+	sc->flagged_bytes = !!(fb & FS_CMS_REPORTED);
 }
 
 /* Whether a flow whose row-0 cell is c (after this packet) can have
  * reached a non-zero threshold: its estimate is at most that cell. */
-FS_INLINE int fs_cms_may_reach(const struct fs_cms_cell *c, __u64 thresh_packets,
+FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u64 thresh_packets,
 			       __u64 thresh_bytes)
 {
+	const struct fs_cms_cell *cell = c->cell[0];
+
 #ifdef FS_MUTANT_REPORT_SKIP_AT	/* `make mutants` only: skips the report
 					   of a flow that just reached T */
-	return (thresh_packets && fs_cms_count(c->packets) > thresh_packets) ||
-	       (thresh_bytes && fs_cms_count(c->bytes) > thresh_bytes);
+	return (thresh_packets && fs_cms_count(cell->packets) > thresh_packets) ||
+	       (thresh_bytes && fs_cms_count(cell->bytes) > thresh_bytes);
 #endif
-	return (thresh_packets && fs_cms_count(c->packets) >= thresh_packets) ||
-	       (thresh_bytes && fs_cms_count(c->bytes) >= thresh_bytes);
+	return (thresh_packets && fs_cms_count(cell->packets) >= thresh_packets) ||
+	       (thresh_bytes && fs_cms_count(cell->bytes) >= thresh_bytes);
 }
+
+FS_INLINE void fs_cms_row_add(struct fs_update_env *env,
+			      const struct fs_sketch_params *p,
+			      struct fs_cms_refs *c, __u32 row, __u64 packets,
+			      __u64 bytes, const struct fs_packet_update *u)
+{
+	(void)env;
+	(void)p;
+	(void)u;
+	c->cell[row]->packets += packets;
+	c->cell[row]->bytes += bytes;
+}
+
+FS_INLINE void fs_cms_row_count(struct fs_update_env *env,
+				const struct fs_sketch_params *p,
+				const struct fs_packet_update *u,
+				const struct fs_cms_refs *c, __u32 row,
+				__u64 *packets, __u64 *bytes)
+{
+	(void)env;
+	(void)p;
+	(void)u;
+	*packets = fs_cms_count(c->cell[row]->packets);
+	*bytes = fs_cms_count(c->cell[row]->bytes);
+}
+
+FS_INLINE void fs_cms_row_flag(struct fs_cms_refs *c, __u32 row, __u32 report)
+{
+	if (report & FS_REPORT_PACKETS)
+		c->cell[row]->packets |= FS_CMS_REPORTED;
+	if (report & FS_REPORT_BYTES)
+		c->cell[row]->bytes |= FS_CMS_REPORTED;
+}
+#else
+/* A cell's whole count: its narrow part, plus its wide part once it has
+ * spilled (the wide line is read only then). */
+FS_INLINE void fs_cms_row_count(struct fs_update_env *env,
+				const struct fs_sketch_params *p,
+				const struct fs_packet_update *u,
+				const struct fs_cms_refs *c, __u32 row,
+				__u64 *packets, __u64 *bytes)
+{
+	__u32 v = *c->narrow[row];
+
+	*packets = fs_cmsn_packets(v);
+	*bytes = fs_cmsn_bytes(v);
+	if (v & FS_CMSN_SPILLED) {
+		const struct fs_cms_cell *w = fs_cms_wide_cell(env, p, u, row);
+
+		if (w)		/* always (fs_cms_find()) */
+			fs_cmsn_count_add(w, packets, bytes);
+	}
+}
+
+/* The row minimum of the cells' whole counts (wide lines read only for
+ * cells that have spilled) and the AND of their report flags. */
+FS_INLINE void fs_cms_rows_scan(struct fs_update_env *env,
+				const struct fs_sketch_params *p,
+				const struct fs_packet_update *u,
+				const struct fs_cms_refs *c, __u32 depth,
+				struct fs_cms_scan *sc)
+{
+	__u64 mp = 0x7fffffffffffffffULL, mb = 0x7fffffffffffffffULL;
+	__u32 flags = FS_CMSN_REPORTED;
+	__u32 row;
+
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+		__u64 packets, bytes;
+
+		if (row >= depth)
+			continue;
+		flags &= *c->narrow[row];
+		fs_cms_row_count(env, p, u, c, row, &packets, &bytes);
+		mp = fs_min_u63(packets, mp);
+		mb = fs_min_u63(bytes, mb);
+	}
+	sc->min_packets = mp;
+	sc->min_bytes = mb;
+	sc->flagged_packets = !!(flags & FS_CMSN_REPORTED_PACKETS);
+	sc->flagged_bytes = !!(flags & FS_CMSN_REPORTED_BYTES);
+}
+
+/* Whether the estimate after this packet can have reached a non-zero
+ * threshold, from row 0's narrow cell alone (cms.h, "Reports"). */
+FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u64 thresh_packets,
+			       __u64 thresh_bytes)
+{
+	__u32 v = *c->narrow[0];
+
+	if (!thresh_packets && !thresh_bytes)
+		return 0;
+	if (v & FS_CMSN_MAYBE)
+		return 1;
+	if (v & FS_CMSN_SPILLED)
+		return 0;
+#ifdef FS_MUTANT_REPORT_SKIP_AT	/* `make mutants` only: skips the report
+					   of a flow that just reached T */
+	return (thresh_packets && fs_cmsn_packets(v) > thresh_packets) ||
+	       (thresh_bytes && fs_cmsn_bytes(v) > thresh_bytes);
+#endif
+	return (thresh_packets && fs_cmsn_packets(v) >= thresh_packets) ||
+	       (thresh_bytes && fs_cmsn_bytes(v) >= thresh_bytes);
+}
+
+/* The wide cell is found only for a spill: the datapath's common add
+ * touches the narrow line alone. */
+FS_INLINE void fs_cms_row_add(struct fs_update_env *env,
+			      const struct fs_sketch_params *p,
+			      struct fs_cms_refs *c, __u32 row, __u64 packets,
+			      __u64 bytes, const struct fs_packet_update *u)
+{
+	struct fs_cms_cell *w;
+
+	if (fs_cmsn_fits(*c->narrow[row], packets, bytes)) {
+		fs_cmsn_add_in(c->narrow[row], packets, bytes);
+		return;
+	}
+	w = fs_cms_wide_cell(env, p, u, row);
+	if (w)		/* always (fs_cms_find()) */
+		fs_cmsn_spill(c->narrow[row], w, packets, bytes,
+			      u->thresh_packets, u->thresh_bytes);
+}
+
+FS_INLINE void fs_cms_row_flag(struct fs_cms_refs *c, __u32 row, __u32 report)
+{
+	if (report & FS_REPORT_PACKETS)
+		*c->narrow[row] |= FS_CMSN_REPORTED_PACKETS;
+	if (report & FS_REPORT_BYTES)
+		*c->narrow[row] |= FS_CMSN_REPORTED_BYTES;
+}
+#endif
 
 /*
  * Count 1 + u->extra_packets packets (one, a GSO skb's segments, or none) of
@@ -129,18 +418,22 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 			       const struct fs_hash_key *k,
 			       struct fs_packet_update *u)
 {
+#ifdef __bpf__
+	/* The frozen .rodata itself: a copy would cost 32 bytes of a stack
+	 * that has none to spare (fs_cms_refs), and the reloads it saves
+	 * are of one line every packet reads anyway. */
+	const struct fs_sketch_params *p = params;
+#else
 	/* A private copy: the byte-sized fields may alias the cells and
 	 * registers this function stores to, so through the caller's pointer
 	 * every store would force them to be loaded again. */
 	const struct fs_sketch_params copy = *params, *p = &copy;
-	struct fs_cms_cell *cell[FS_CMS_MAX_DEPTH];
-	__u8 *reg[FS_HLL_NSKETCH];
+#endif
+	struct fs_hll_refs reg = {};
 	struct fs_packet_hashes h;
-	struct fs_cms_columns cols;
-	/* The flow's estimate before this packet, and the AND of its cells'
-	 * raw counters (fs_cms_rows_scan()). */
-	__u64 min_packets, min_bytes;
-	__u64 flagged_packets = 0, flagged_bytes = 0;
+	struct fs_cms_refs c;
+	/* The flow's estimate after this packet, and its cells' flags. */
+	struct fs_cms_scan sc = { 0, 0, 0, 0 };
 	__u32 depth = p->cms_depth, row;
 	int conservative = p->flags & FS_PARAM_F_CONSERVATIVE;
 	__u64 packets = (__u64)(1 + (__s64)u->extra_packets);
@@ -156,105 +449,86 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	/* Find every cell and register first, then update: nothing is
 	 * written unless all of them exist, and the lines can be fetched
 	 * together (fs_env_prefetch above). */
-	fs_cms_columns_init(&cols, h.flow, p->cms_log2_width);
-FS_UNROLL
-	for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
-		struct fs_cms_chunk *chunk;
-		__u64 n;
-
-		/* continue, not break: clang cannot fully unroll a loop with
-		 * an early exit on a value it does not know (the depth from
-		 * .rodata); the verifier prunes the rows the depth rules out. */
-		if (row >= depth)
-			continue;
-		n = fs_cms_cell_number(p, u->slot, row,
-				       fs_cms_next_column(&cols));
-		chunk = fs_env_chunk(env, FS_KIND_CMS,
-				     (__u32)(n >> FS_CMS_CHUNK_SHIFT));
-		if (!chunk)
-			return FS_UPDATE_ENOENT;
-		cell[row] = &chunk->cells[n & FS_CMS_CHUNK_MASK];
-		fs_env_prefetch(cell[row]);
-	}
-	reg[FS_HLL_FLOWS] = fs_hll_register(env, p, u->slot, FS_HLL_FLOWS, h.flow);
-	reg[FS_HLL_SOURCES] = fs_hll_register(env, p, u->slot, FS_HLL_SOURCES, h.src);
-	reg[FS_HLL_DESTS] = fs_hll_register(env, p, u->slot, FS_HLL_DESTS, h.dst);
-	if (!reg[FS_HLL_FLOWS] || !reg[FS_HLL_SOURCES] || !reg[FS_HLL_DESTS])
+	if (fs_cms_find(env, p, u->slot, h.flow, &c) ||
+	    fs_hll_find(env, p, u->slot, FS_HLL_FLOWS, h.flow, &reg) ||
+	    fs_hll_find(env, p, u->slot, FS_HLL_SOURCES, h.src, &reg) ||
+	    fs_hll_find(env, p, u->slot, FS_HLL_DESTS, h.dst, &reg))
 		return FS_UPDATE_ENOENT;
-	fs_env_prefetch(reg[FS_HLL_FLOWS]);
-	fs_env_prefetch(reg[FS_HLL_SOURCES]);
-	fs_env_prefetch(reg[FS_HLL_DESTS]);
 
 	if (conservative) {
-		/* The minimum before the packet decides what each row gets. */
-		fs_cms_rows_scan(cell, depth, &min_packets, &min_bytes,
-				 &flagged_packets, &flagged_bytes);
+		/* The minimum before the packet decides what each row gets:
+		 * a row below min + increment is raised to it, per metric. */
+		fs_cms_rows_scan(env, p, u, &c, depth, &sc);
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+			__u64 cp, cb, dp = 0, db = 0;
+
 			if (row >= depth)
 				continue;
-			fs_cms_cell_add(cell[row], packets, u->bytes,
-					min_packets, min_bytes, 1);
+			fs_cms_row_count(env, p, u, &c, row, &cp, &cb);
+			if (cp < sc.min_packets + packets)
+				dp = sc.min_packets + packets - cp;
+			if (cb < sc.min_bytes + u->bytes)
+				db = sc.min_bytes + u->bytes - cb;
+			if (dp || db)
+				fs_cms_row_add(env, p, &c, row, dp, db, u);
 		}
+		/* Both update rules raise the row minimum by exactly the
+		 * increment. */
+		sc.min_packets += packets;
+		sc.min_bytes += u->bytes;
 	} else {
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
 				continue;
-			fs_cms_cell_add(cell[row], packets, u->bytes, 0, 0, 0);
+			fs_cms_row_add(env, p, &c, row, packets, u->bytes, u);
 		}
 		/* The estimate after the packet is at most row 0's cell, so
-		 * while that cell is below both thresholds no report is due
-		 * and the minimum is not needed: the common packet, of a flow
-		 * far below phi of its window, stops here.  min = 0 then
-		 * decides "no report" too: row 0 holds this update, so a
-		 * packets threshold above it exceeds packets = 0 + packets,
-		 * and a bytes threshold above it exceeds 0 + u->bytes.  Adding
-		 * leaves bit 63 as it was (counts stay below 2^63), so the
-		 * scan after the add sees the flags as they were before. */
-		if (fs_cms_may_reach(cell[0], u->thresh_packets,
-				     u->thresh_bytes)) {
-			fs_cms_rows_scan(cell, depth, &min_packets, &min_bytes,
-					 &flagged_packets, &flagged_bytes);
-			min_packets -= packets;
-			min_bytes -= u->bytes;
-		} else {
-			min_packets = min_bytes = 0;
+		 * while that cell cannot have reached a threshold no report
+		 * is due and the minimum is not needed: the common packet, of
+		 * a flow far below phi of its window, stops here.  min = 0
+		 * then decides "no report" too: a threshold row 0 has not
+		 * reached exceeds this update's increment, which row 0
+		 * holds.  Adding leaves the flags as they were, so the scan
+		 * after the add sees them as before. */
+		if (fs_cms_may_reach(&c, u->thresh_packets, u->thresh_bytes)) {
+			fs_cms_rows_scan(env, p, u, &c, depth, &sc);
+#ifndef FS_CMS_WIDE
+			/* The check read row 0's wide part: look again at
+			 * whether it can be near a threshold (cms.h). */
+			struct fs_cms_cell *w0 = fs_cms_wide_cell(env, p, u, 0);
+
+			if ((*c.narrow[0] & FS_CMSN_SPILLED) && w0)
+				*c.narrow[0] = (*c.narrow[0] & ~FS_CMSN_MAYBE) |
+					       fs_cmsn_maybe(w0, u->thresh_packets,
+							     u->thresh_bytes);
+#endif
 		}
 	}
-	/* Both update rules raise the row minimum by exactly the increment,
-	 * so min + inc is the estimate after this packet. */
 #ifdef FS_MUTANT_REPORT_NO_FLAGS	/* `make mutants` only */
-	flagged_packets = flagged_bytes = 0;
+	sc.flagged_packets = sc.flagged_bytes = 0;
 #endif
 #ifdef FS_MUTANT_REPORT_CROSSING	/* `make mutants` only: the old rule */
-	if (min_packets >= u->thresh_packets)
-		flagged_packets = FS_CMS_REPORTED;
+	if (sc.min_packets - packets >= u->thresh_packets)
+		sc.flagged_packets = 1;
 #endif
-	if (fs_cms_reaches(min_packets + packets, u->thresh_packets,
-			   flagged_packets & FS_CMS_REPORTED))
+	if (fs_cms_reaches(sc.min_packets, u->thresh_packets, sc.flagged_packets))
 		u->report |= FS_REPORT_PACKETS;
-	if (fs_cms_reaches(min_bytes + u->bytes, u->thresh_bytes,
-			   flagged_bytes & FS_CMS_REPORTED))
+	if (fs_cms_reaches(sc.min_bytes, u->thresh_bytes, sc.flagged_bytes))
 		u->report |= FS_REPORT_BYTES;
 	if (u->report) {
-		__u64 flag_packets = u->report & FS_REPORT_PACKETS ?
-				     FS_CMS_REPORTED : 0;
-		__u64 flag_bytes = u->report & FS_REPORT_BYTES ?
-				   FS_CMS_REPORTED : 0;
-
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
 				continue;
-			cell[row]->packets |= flag_packets;
-			cell[row]->bytes |= flag_bytes;
+			fs_cms_row_flag(&c, row, u->report);
 		}
 	}
 
-	fs_hll_register_max(reg[FS_HLL_FLOWS], fs_hll_rank(h.flow, p->hll_p));
-	fs_hll_register_max(reg[FS_HLL_SOURCES], fs_hll_rank(h.src, p->hll_p));
-	fs_hll_register_max(reg[FS_HLL_DESTS], fs_hll_rank(h.dst, p->hll_p));
+	fs_hll_raise(&reg, FS_HLL_FLOWS, h.flow, p->hll_p);
+	fs_hll_raise(&reg, FS_HLL_SOURCES, h.src, p->hll_p);
+	fs_hll_raise(&reg, FS_HLL_DESTS, h.dst, p->hll_p);
 	return 0;
 }
 

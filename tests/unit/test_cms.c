@@ -237,35 +237,38 @@ static void check_bounds(__u32 depth, __u32 log2w)
 
 /*
  * Key i's column in each row, read back from the cells: a model that
- * counts the one key, scanned row by row (cell numbering of cms.h's
- * header comment, slot 0); exactly one cell per row must have moved.
- * The cells are zeroed again for the next key.
+ * counts the one key, folded and scanned row by row (cell numbering of
+ * cms.h's header comment); exactly one cell per row must have moved.
+ * The model's slot is zeroed again for the next key.
  */
 static void columns_of(struct fs_model *m, __u32 i, __u32 *col)
 {
 	const struct fs_sketch_params *p = &m->params;
 	__u32 w = 1U << p->cms_log2_width, row, c, found;
 	struct fs_flow_key k;
+	struct fs_sketch s;
 
 	flow_key_of(i, &k);
 	assert_true(fs_model_update(m, &k, 100, 0, 0, 0, NULL) >= 0);
+	assert_int_equal(fs_sketch_init(&s, p), 0);
+	assert_int_equal(fs_sketch_add_slot(&s, m->env.chunks, m->env.nchunks, 0), 0);
 	for (row = 0; row < p->cms_depth; row++) {
 		for (c = 0, found = 0; c < w; c++) {
-			__u64 n = ((__u64)row << p->cms_log2_width) | c;
-			struct fs_cms_cell *cell =
-				&m->env.cms[n >> FS_CMS_CHUNK_SHIFT].cells[n & FS_CMS_CHUNK_MASK];
+			const struct fs_cms_cell *cell =
+				&s.cms[((__u64)row << p->cms_log2_width) | c];
 
 			if (!cell->packets && !cell->bytes)
 				continue;
 			assert_int_equal(cell->packets, 1);
 			assert_int_equal(cell->bytes, 100);
-			memset(cell, 0, sizeof(*cell));
 			col[row] = c;
 			found++;
 		}
 		if (found != 1)
 			fail_msg("key %u, row %u: %u cells counted it, not 1", i, row, found);
 	}
+	fs_sketch_free(&s);
+	fs_model_zero_slot(m, 0);
 }
 
 #define MAX_DEPTH 8

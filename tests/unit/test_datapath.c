@@ -403,16 +403,22 @@ static const char *compare_map(struct dp *dp, struct bpf_map *map,
 static void assert_state_matches_model(struct dp *dp, const char *what)
 {
 	char msg[256];
-	const char *diff;
 
-	diff = compare_map(dp, dp->skel->maps.fs_cms, dp->model.env.cms,
-			   dp->model.env.cms_chunks,
-			   sizeof(struct fs_cms_chunk), msg, sizeof(msg));
-	if (!diff)
-		diff = compare_map(dp, dp->skel->maps.fs_hll,
-				   dp->model.env.hll, dp->model.env.hll_chunks,
-				   sizeof(struct fs_hll_chunk), msg,
-				   sizeof(msg));
+	struct bpf_map *maps[FS_NDPMAPS] = {
+		[FS_DP_CMS] = dp->skel->maps.fs_cms,
+		[FS_DP_CMS_NARROW] = dp->skel->maps.fs_cms_narrow,
+		[FS_DP_HLL] = dp->skel->maps.fs_hll,
+		[FS_DP_HLL_PACKED] = dp->skel->maps.fs_hll_packed,
+	};
+	const char *diff = NULL;
+	int m;
+
+	/* Every datapath map byte for byte: the narrow cells, their flags
+	 * and spills included, and the maps the layout leaves zero. */
+	for (m = 0; m < FS_NDPMAPS && !diff; m++)
+		diff = compare_map(dp, maps[m], dp->model.env.chunks[m],
+				   dp->model.env.nchunks[m], FS_CHUNK_BYTES,
+				   msg, sizeof(msg));
 	if (diff)
 		fail_msg("%s: sketch differs from the model: %s", what, diff);
 	diff = compare_hot(dp, msg, sizeof(msg));
@@ -1779,19 +1785,23 @@ static void test_reports_dropped(void **state)
 static void dp_zero_slot(struct dp *dp, __u32 slot)
 {
 	const struct fs_sketch_params *p = &dp->params;
-	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
-	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
+	struct bpf_map *maps[FS_NDPMAPS] = {
+		[FS_DP_CMS] = dp->skel->maps.fs_cms,
+		[FS_DP_CMS_NARROW] = dp->skel->maps.fs_cms_narrow,
+		[FS_DP_HLL] = dp->skel->maps.fs_hll,
+		[FS_DP_HLL_PACKED] = dp->skel->maps.fs_hll_packed,
+	};
 	__u32 k, n;
+	int m;
 
-	memset(dp->percpu, 0, (size_t)dp->ncpus * sizeof(struct fs_cms_chunk));
-	n = (__u32)(fs_cms_slot_stride(p) >> FS_CMS_CHUNK_SHIFT);
-	for (k = (__u32)(cell0 >> FS_CMS_CHUNK_SHIFT); n--; k++)
-		assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_cms),
-						     &k, dp->percpu, BPF_EXIST), 0);
-	n = (__u32)(fs_hll_slot_stride(p) >> FS_HLL_CHUNK_SHIFT);
-	for (k = (__u32)(reg0 >> FS_HLL_CHUNK_SHIFT); n--; k++)
-		assert_int_equal(bpf_map_update_elem(bpf_map__fd(dp->skel->maps.fs_hll),
-						     &k, dp->percpu, BPF_EXIST), 0);
+	memset(dp->percpu, 0, (size_t)dp->ncpus * FS_CHUNK_BYTES);
+	for (m = 0; m < FS_NDPMAPS; m++) {
+		n = fs_dp_slot_chunks(m, p);
+		for (k = (__u32)(fs_dp_first(m, p, slot) >> fs_dp_maps[m].chunk_shift);
+		     n--; k++)
+			assert_int_equal(bpf_map_update_elem(bpf_map__fd(maps[m]), &k,
+							     dp->percpu, BPF_EXIST), 0);
+	}
 	/* Not fs_hot: the datapath restarts the slot's totals by their tag. */
 	fs_model_zero_slot(&dp->model, slot);
 }

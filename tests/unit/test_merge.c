@@ -231,17 +231,18 @@ static void test_mismatched_params_refused(void **state)
 	struct fixture *f = *state;
 	struct fs_sketch base, other, copy;
 	struct fs_sketch_params q;
-	/* One chunk fewer than slot 1 reaches into: the chunk holding the
-	 * last cell (register) of slot 1. */
-	__u32 cms_short = (__u32)((fs_cms_cell_number(&f->p, 1, 0, 0) +
-				   fs_cms_cells_per_slot(&f->p) - 1) >>
-				  FS_CMS_CHUNK_SHIFT);
-	__u32 hll_short = (__u32)((fs_hll_register_number(&f->p, 1, 0, 0) +
-				   fs_hll_regs_per_slot(&f->p) - 1) >>
-				  FS_HLL_CHUNK_SHIFT);
+	/* Per datapath map, one chunk fewer than slot 1 reaches into: the
+	 * chunk holding the last element of slot 1. */
+	__u32 short_of[FS_NDPMAPS];
+	int m;
 	const struct fs_update_env *env = &f->cpu[0].env;
-	__u32 n[FS_NKINDS];
+	__u32 n[FS_NDPMAPS];
 	int i;
+
+	for (m = 0; m < FS_NDPMAPS; m++)
+		short_of[m] = (__u32)((fs_dp_first(m, &f->p, 1) +
+				       fs_dp_maps[m].per_slot(&f->p) - 1) >>
+				      fs_dp_maps[m].chunk_shift);
 
 	assert_int_equal(fs_sketch_init(&base, &f->p), 0);
 	assert_int_equal(fs_sketch_init(&copy, &f->p), 0);
@@ -275,15 +276,14 @@ static void test_mismatched_params_refused(void **state)
 	/* A slot past nslots, or chunk arrays too short for the slot. */
 	assert_int_equal(fs_sketch_add_slot(&base, env->chunks, env->nchunks,
 					    FS_NSLOTS), -EINVAL);
-	n[FS_KIND_CMS] = cms_short;
-	n[FS_KIND_HLL] = env->hll_chunks;
-	assert_int_equal(fs_sketch_add_slot(&base, env->chunks, n, 1), -EINVAL);
-	n[FS_KIND_CMS] = env->cms_chunks;
-	n[FS_KIND_HLL] = hll_short;
-	assert_int_equal(fs_sketch_add_slot(&base, env->chunks, n, 1), -EINVAL);
+	for (m = 0; m < FS_NDPMAPS; m++) {
+		memcpy(n, env->nchunks, sizeof(n));
+		n[m] = short_of[m];
+		assert_int_equal(fs_sketch_add_slot(&base, env->chunks, n, 1), -EINVAL);
+	}
 	/* ... and exactly long enough is accepted (into a scratch copy). */
-	n[FS_KIND_CMS] = cms_short + 1;
-	n[FS_KIND_HLL] = hll_short + 1;
+	for (m = 0; m < FS_NDPMAPS; m++)
+		n[m] = short_of[m] + 1;
 	assert_int_equal(fs_sketch_add_slot(&copy, env->chunks, n, 1), 0);
 	fs_sketch_reset(&copy);
 	fold(&copy, &f->cpu[0], 0, &f->totals[0][0]);

@@ -123,7 +123,7 @@ static int fault_update(int fd, const void *key, const void *value,
 
 /*
  * A fault case (main's FAULT_TEST rows): a scenario below run with the
- * fault it arms, op on map (FS_KIND_CMS, FS_KIND_HLL, ON_BARRIER or
+ * fault it arms, op on a datapath map (FS_DP_*, ON_BARRIER or
  * ON_HOT) after skip calls, count times; drain as the scenario says.
  */
 #define ON_BARRIER (-1)
@@ -188,9 +188,9 @@ static int rotation_init(struct rig *g, const struct fs_sketch_params *p)
 	};
 	int k;
 
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < FS_NDPMAPS; k++)
 		m.sketch_fd[k] = bpf_object__find_map_fd_by_name(g->skel->obj,
-								 fs_sketch_kinds[k].map);
+								 fs_dp_maps[k].map);
 	return fsd_rotation_init_maps(&g->r, &m, p, HH_FRACTION);
 }
 
@@ -808,7 +808,7 @@ static void test_adopt_while_zeroing(void **state)
 
 	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
-	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 1, 1);	/* half of it zeroed */
+	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_DP_CMS], 1, 1);	/* half of it zeroed */
 	rotate_ok(g);
 	fault_arm(FAULT_NONE, -1, 0, 0);
 	assert_true(g->r.dirty);
@@ -869,7 +869,7 @@ static void test_adopt_after_store_before_done(void **state)
 	store_attach(g, &store, dir);
 	send_rotate(g, 0, 1);
 	send_batch(g, 1, 1);
-	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_KIND_CMS], 0, 1000000);
+	fault_arm(FAULT_UPDATE, g->r.sketch_fd[FS_DP_CMS_NARROW], 0, 1000000);
 	rotate_ok(g);
 	fault_arm(FAULT_NONE, -1, 0, 0);
 	assert_int_equal(g->loader.obj.ctl->done_seq, 2);
@@ -899,18 +899,19 @@ int main(void)
 			   FAULT_UPDATE, ON_BARRIER, 0, FSD_BARRIER_TRIES, 1),
 		T(test_barrier_retried),
 		FAULT_TEST(test_zero_cms_fails, zero_fails_window_1,
-			   FAULT_UPDATE, FS_KIND_CMS, 0, 1, 0),
-		/* Half the slot's CMS zeroed, the rest not. */
+			   FAULT_UPDATE, FS_DP_CMS_NARROW, 0, 1, 0),
+		/* Half the slot's wide cells zeroed, the rest not (the
+		 * narrow cells of the rig's sizes are one chunk). */
 		FAULT_TEST(test_zero_cms_fails_halfway, zero_fails_window_1,
-			   FAULT_UPDATE, FS_KIND_CMS, 1, 1, 0),
+			   FAULT_UPDATE, FS_DP_CMS, 1, 1, 0),
 		FAULT_TEST(test_zero_hll_fails, zero_fails_window_1,
-			   FAULT_UPDATE, FS_KIND_HLL, 0, 1, 0),
+			   FAULT_UPDATE, FS_DP_HLL_PACKED, 0, 1, 0),
 		T(test_hot_never_written),
 		T(test_idle_cpu_window),
 		FAULT_TEST(test_read_cms_fails, lose_window_1,
-			   FAULT_LOOKUP, FS_KIND_CMS, 0, 1, 1),
+			   FAULT_LOOKUP, FS_DP_CMS_NARROW, 0, 1, 1),
 		FAULT_TEST(test_read_hll_fails, lose_window_1,
-			   FAULT_LOOKUP, FS_KIND_HLL, 0, 1, 1),
+			   FAULT_LOOKUP, FS_DP_HLL_PACKED, 0, 1, 1),
 		/* Window 1's totals cannot be read: it is lost, and window 3 (its
 		 * slot again) starts its totals afresh by their tag, with nothing
 		 * zeroed. */
@@ -919,10 +920,10 @@ int main(void)
 		FAULT_TEST(test_clean_barrier_fails, postpone_window_2,
 			   FAULT_UPDATE, ON_BARRIER, 0, FSD_BARRIER_TRIES, 0),
 		FAULT_TEST(test_clean_zeroing_fails, postpone_window_2,
-			   FAULT_UPDATE, FS_KIND_CMS, 0, 1, 0),
+			   FAULT_UPDATE, FS_DP_CMS_NARROW, 0, 1, 0),
 		/* The cleaning's last step (there are no totals to zero any more). */
 		FAULT_TEST(test_clean_hll_fails, postpone_window_2,
-			   FAULT_UPDATE, FS_KIND_HLL, 0, 1, 0),
+			   FAULT_UPDATE, FS_DP_HLL_PACKED, 0, 1, 0),
 		T(test_adopt_after_flip),
 		T(test_adopt_while_zeroing),
 		T(test_adopt_with_store),

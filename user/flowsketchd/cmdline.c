@@ -358,7 +358,7 @@ static int check_sizes(struct fsd_options *o)
 	const struct fs_sketch_params *p = &o->params;
 	unsigned long long per_cpu, history;
 
-	per_cpu = fs_kinds_percpu_bytes(p, FS_NSLOTS);
+	per_cpu = fs_dp_percpu_bytes(p, FS_NSLOTS);
 	if (per_cpu > FSD_MAX_BYTES_PER_CPU)
 		return fsd_reject(-EINVAL, "width %u x depth %u and precision %u need %llu MiB per CPU, more than the %llu MiB cap",
 				  1U << p->cms_log2_width, p->cms_depth, p->hll_p, per_cpu >> 20,

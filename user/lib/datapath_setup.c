@@ -22,10 +22,10 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 	*rodata_params = *p;
 	*rodata_key = key;
 	*rodata_use_kfunc = use_kfunc;
-	for (k = 0; k < FS_NKINDS && !err; k++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, fs_sketch_kinds[k].map);
+	for (k = 0; k < FS_NDPMAPS && !err; k++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, fs_dp_maps[k].map);
 
-		err = m ? bpf_map__set_max_entries(m, fs_kind_chunks(k, p, FS_NSLOTS)) :
+		err = m ? bpf_map__set_max_entries(m, fs_dp_chunks(k, p, FS_NSLOTS)) :
 			  -ENOENT;
 	}
 	return err;

@@ -5,11 +5,11 @@
 #include <string.h>
 #include "model.h"
 
-static inline void *fs_env_chunk(struct fs_update_env *env, enum fs_kind k,
+static inline void *fs_env_chunk(struct fs_update_env *env, enum fs_dp_map m,
 				__u32 chunk)
 {
-	return chunk < env->nchunks[k] ?
-	       (char *)env->chunks[k] + (size_t)chunk * FS_CHUNK_BYTES : NULL;
+	return chunk < env->nchunks[m] ?
+	       (char *)env->chunks[m] + (size_t)chunk * FS_CHUNK_BYTES : NULL;
 }
 
 /*
@@ -30,8 +30,8 @@ int fs_model_init(struct fs_model *m, const struct fs_sketch_params *p)
 		return err;
 	m->params = *p;
 	fs_hash_key_derive(&p->secret, &m->key);
-	for (k = 0; k < FS_NKINDS; k++) {
-		m->env.nchunks[k] = fs_kind_chunks(k, p, FS_NSLOTS);
+	for (k = 0; k < FS_NDPMAPS; k++) {
+		m->env.nchunks[k] = fs_dp_chunks(k, p, FS_NSLOTS);
 		m->env.chunks[k] = calloc(m->env.nchunks[k], FS_CHUNK_BYTES);
 		if (!m->env.chunks[k]) {
 			err = -ENOMEM;
@@ -49,7 +49,7 @@ void fs_model_free(struct fs_model *m)
 {
 	int k;
 
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < FS_NDPMAPS; k++)
 		free(m->env.chunks[k]);
 	memset(&m->env, 0, sizeof(m->env));
 }
@@ -123,8 +123,8 @@ void fs_model_zero_slot(struct fs_model *m, __u32 slot)
 	if (slot >= FS_NSLOTS)
 		return;
 	/* A slot's chunks are its own and consecutive (chunk.h). */
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < FS_NDPMAPS; k++)
 		memset((char *)m->env.chunks[k] + FS_CHUNK_BYTES *
-		       (fs_kind_first(k, p, slot) >> fs_sketch_kinds[k].chunk_shift),
-		       0, (size_t)fs_kind_slot_chunks(k, p) * FS_CHUNK_BYTES);
+		       (fs_dp_first(k, p, slot) >> fs_dp_maps[k].chunk_shift),
+		       0, (size_t)fs_dp_slot_chunks(k, p) * FS_CHUNK_BYTES);
 }

@@ -2,7 +2,7 @@
 /*
  * model.h - the datapath's sketch state, kept in user-space memory.
  *
- * A model holds exactly what one CPU's elements of every sketch kind's map
+ * A model holds exactly what one CPU's elements of every datapath map
  * hold (all FS_NSLOTS slots, chunked the same way) and updates it with the same
  * fs_sketch_update() from include/flowsketch/update.h.  Tests feed the same
  * packets to a model and to the BPF programs (or the kernel module's kfunc)
@@ -18,28 +18,34 @@
 #include "flowsketch/sketch_kind.h"
 #include "flowsketch/maps.h"
 
-/* Each kind's chunks and their count, by kind (sketch_kind.h); the names
- * are for the tests that read cells and registers. */
+/* Each datapath map's chunks and their count, by map (sketch_kind.h,
+ * FS_DP_MAPS); the names are for the tests that read cells and
+ * registers.  The model counts in the layout update.h is built with (the
+ * narrow one, unless FS_CMS_WIDE), so some maps stay zero. */
 struct fs_update_env {
 	union {
 		struct {
 			struct fs_cms_chunk *cms;
+			struct fs_cms_narrow_chunk *cms_narrow;
 			struct fs_hll_chunk *hll;
+			struct fs_hll_packed_chunk *hll_packed;
 		};
-		void *chunks[FS_NKINDS];
+		void *chunks[FS_NDPMAPS];
 	};
 	union {
 		struct {
 			__u32 cms_chunks;
+			__u32 cms_narrow_chunks;
 			__u32 hll_chunks;
+			__u32 hll_packed_chunks;
 		};
-		__u32 nchunks[FS_NKINDS];
+		__u32 nchunks[FS_NDPMAPS];
 	};
 };
 
-_Static_assert(__builtin_offsetof(struct fs_update_env, hll_chunks) ==
-	       __builtin_offsetof(struct fs_update_env, nchunks[FS_KIND_HLL]),
-	       "chunks by kind");
+_Static_assert(__builtin_offsetof(struct fs_update_env, hll_packed_chunks) ==
+	       __builtin_offsetof(struct fs_update_env, nchunks[FS_DP_HLL_PACKED]),
+	       "chunks by map");
 
 struct fs_model {
 	struct fs_sketch_params params;

@@ -93,49 +93,49 @@ static void combine(enum fs_merge op, void *dst, const void *src, __u64 n,
 	}
 }
 
-int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_kind k, __u32 slot,
+int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_dp_map m, __u32 slot,
 			__u32 chunk, const void *c)
 {
-	const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
+	const struct fs_dp_map_desc *d = &fs_dp_maps[m];
 	const struct fs_sketch_params *p = &s->params;
 	__u64 first, lo, hi, b, e, n = d->per_slot(p);
+	__u32 elem = FS_CHUNK_BYTES >> d->chunk_shift;
 
 	if (slot >= p->nslots)
 		return -EINVAL;
 	/* The part of the chunk's elements [lo, hi) that is inside the
 	 * slot's [first, first + n): [b, e), empty when b >= e. */
-	first = fs_kind_first(k, p, slot);
+	first = fs_dp_first(m, p, slot);
 	lo = (__u64)chunk << d->chunk_shift;
 	hi = ((__u64)chunk + 1) << d->chunk_shift;
 	b = lo > first ? lo : first;
 	e = hi < first + n ? hi : first + n;
 	if (b >= e)
 		return 0;
-	combine(d->merge, (char *)s->part[k] + (b - first) * d->elem_bytes,
-		(const char *)c + (b - lo) * d->elem_bytes,
-		(e - b) * d->elem_bytes / d->word_bytes, d->fold_mask);
+	d->fold(s->part[d->kind], (const char *)c + (b - lo) * elem,
+		b - first, e - first, p);
 	return 0;
 }
 
-int fs_sketch_add_slot(struct fs_sketch *s, void *const chunks[FS_NKINDS],
-		       const __u32 nchunks[FS_NKINDS], __u32 slot)
+int fs_sketch_add_slot(struct fs_sketch *s, void *const chunks[FS_NDPMAPS],
+		       const __u32 nchunks[FS_NDPMAPS], __u32 slot)
 {
 	const struct fs_sketch_params *p = &s->params;
 	__u32 c;
-	int k;
+	int m;
 
 	if (slot >= p->nslots)
 		return -EINVAL;
 	/* A slot's elements are consecutive in chunk.h's numbering, from
 	 * the slot's first one on. */
-	for (k = 0; k < FS_NKINDS; k++)
-		if ((__u64)nchunks[k] << fs_sketch_kinds[k].chunk_shift <
-		    fs_kind_first(k, p, slot) + fs_sketch_kinds[k].per_slot(p))
+	for (m = 0; m < FS_NDPMAPS; m++)
+		if ((__u64)nchunks[m] << fs_dp_maps[m].chunk_shift <
+		    fs_dp_first(m, p, slot) + fs_dp_maps[m].per_slot(p))
 			return -EINVAL;
-	for (k = 0; k < FS_NKINDS; k++)
-		for (c = 0; c < nchunks[k]; c++)
-			fs_sketch_add_chunk(s, k, slot, c,
-					    (const char *)chunks[k] + (size_t)c * FS_CHUNK_BYTES);
+	for (m = 0; m < FS_NDPMAPS; m++)
+		for (c = 0; c < nchunks[m]; c++)
+			fs_sketch_add_chunk(s, m, slot, c,
+					    (const char *)chunks[m] + (size_t)c * FS_CHUNK_BYTES);
 	return 0;
 }
 

@@ -51,23 +51,25 @@ void fs_sketch_reset(struct fs_sketch *s);
 size_t fs_sketch_bytes(const struct fs_sketch_params *p);
 
 /*
- * Fold one CPU's copy of one datapath slot into s (cms add, hll max).
- * chunks[k] points at that CPU's nchunks[k] chunks of kind k as its map
+ * Fold one CPU's copy of one datapath slot into s: every datapath map
+ * into its kind's part (sketch_kind.h, FS_DP_MAPS: cells add, narrow
+ * cells add their fields, registers and packed registers take the max).
+ * chunks[m] points at that CPU's nchunks[m] chunks of map m as the map
  * holds them (all slots, chunked: chunk.h); slot picks which slot.
  * -EINVAL when the slot is out of range or an array is too short to hold
  * it.  The slot's totals live in another map: add them with
  * fs_sketch_add_totals().
  */
-int fs_sketch_add_slot(struct fs_sketch *s, void *const chunks[FS_NKINDS],
-		       const __u32 nchunks[FS_NKINDS], __u32 slot);
+int fs_sketch_add_slot(struct fs_sketch *s, void *const chunks[FS_NDPMAPS],
+		       const __u32 nchunks[FS_NDPMAPS], __u32 slot);
 /*
- * Fold one CPU's copy of one chunk of kind k (map element `chunk`, as the
- * maps hold it) into s: the cells (registers) of slot that the chunk
- * holds, none if it holds none.  What a rotation does with each element
- * it reads, so that it never needs an image of all chunks.  -EINVAL for a
- * bad slot.
+ * Fold one CPU's copy of one chunk of datapath map m (map element
+ * `chunk`, as the map holds it) into s: the elements of slot that the
+ * chunk holds, none if it holds none.  What a rotation does with each
+ * element it reads, so that it never needs an image of all chunks.
+ * -EINVAL for a bad slot.
  */
-int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_kind k, __u32 slot,
+int fs_sketch_add_chunk(struct fs_sketch *s, enum fs_dp_map m, __u32 slot,
 			__u32 chunk, const void *c);
 /* s->totals += t, e.g. one CPU's totals of the window (fs_hot, maps.h). */
 void fs_sketch_add_totals(struct fs_sketch *s, const struct fs_window_totals *t);

@@ -312,8 +312,8 @@ void fsd_object_rotation_maps(const struct fsd_object *t,
 	int k;
 
 	m->ctl = t->ctl;
-	for (k = 0; k < FS_NKINDS; k++)
-		m->sketch_fd[k] = fsd_object_map_fd(t, fs_sketch_kinds[k].map);
+	for (k = 0; k < FS_NDPMAPS; k++)
+		m->sketch_fd[k] = fsd_object_map_fd(t, fs_dp_maps[k].map);
 	m->hot_fd = fsd_object_map_fd(t, "fs_hot");
 	m->barrier_fd = fsd_object_map_fd(t, "fs_barrier");
 	m->barrier_inner_fd = fsd_object_map_fd(t, "fs_barrier_inner");

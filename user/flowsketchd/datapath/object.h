@@ -54,10 +54,10 @@ struct fsd_pin {
 	unsigned int flags;
 };
 
-/* Every sketch kind's row (sketch_kind.h), in kind order: FSD_PIN_KINDS
- * rows of a pin table. */
-#define FSD_PIN_KIND(NAME, name) { FS_KIND_PIN(name), FS_KIND_MAP(name), 0 },
-#define FSD_PIN_KINDS FS_SKETCH_KINDS(FSD_PIN_KIND)
+/* Every datapath map of sketch state (sketch_kind.h, FS_DP_MAPS), in
+ * its order: FSD_PIN_KINDS rows of a pin table (FS_NDPMAPS of them). */
+#define FSD_PIN_KIND(NAME, name, KIND) { FS_KIND_PIN(name), FS_KIND_MAP(name), 0 },
+#define FSD_PIN_KINDS FS_DP_MAPS(FSD_PIN_KIND)
 
 struct fsd_object_ops {
 	/* In messages: "" (the XDP or ingress datapath), "egress ". */

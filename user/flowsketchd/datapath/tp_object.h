@@ -59,7 +59,7 @@ struct fsd_tp_object {
 
 /* The pins of the table above, ctl first (pinned last). */
 extern const struct fsd_pin fsd_tp_pins[];
-#define FSD_TP_PINS_NO_IFACES (5 + FS_NKINDS)
+#define FSD_TP_PINS_NO_IFACES (5 + FS_NDPMAPS)
 #define FSD_TP_PINS_ALL (FSD_TP_PINS_NO_IFACES + 3)
 
 /* For a kind's open: log that it failed with err (a negative errno), set

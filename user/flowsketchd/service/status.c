@@ -165,7 +165,7 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 /* Datapath memory on one CPU: both slots of every per-CPU map. */
 static __u64 datapath_bytes_per_cpu(const struct fs_sketch_params *p)
 {
-	return fs_kinds_percpu_bytes(p, FS_NSLOTS) + sizeof(struct fs_hot_line) +
+	return fs_dp_percpu_bytes(p, FS_NSLOTS) + sizeof(struct fs_hot_line) +
 	       FS_STAT_MAX * sizeof(__u64);
 }
 

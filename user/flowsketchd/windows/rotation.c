@@ -72,17 +72,17 @@ void fsd_rotation_free(struct fsd_rotation *r)
 }
 
 /*
- * Read slot's chunks of kind k and fold each CPU's copy into s as it
+ * Read slot's chunks of datapath map k and fold each CPU's copy into s as it
  * comes (s NULL: read only).  The lookup buffer is the only copy: the
  * fold reads it while it is still in this CPU's cache, and no image of
  * the maps is kept, so the daemon's memory does not grow with CPUs times
  * map size.
  */
-static int read_chunks(struct fsd_rotation *r, enum fs_kind k, __u32 slot,
+static int read_chunks(struct fsd_rotation *r, enum fs_dp_map k, __u32 slot,
 		       struct fs_sketch *s)
 {
-	__u32 c = fs_kind_first(k, &r->params, slot) >> fs_sketch_kinds[k].chunk_shift;
-	__u32 end = c + fs_kind_slot_chunks(k, &r->params);
+	__u32 c = fs_dp_first(k, &r->params, slot) >> fs_dp_maps[k].chunk_shift;
+	__u32 end = c + fs_dp_slot_chunks(k, &r->params);
 	unsigned int cpu;
 
 	for (; c < end; c++) {
@@ -96,16 +96,16 @@ static int read_chunks(struct fsd_rotation *r, enum fs_kind k, __u32 slot,
 }
 
 /*
- * Zero slot's chunks of kind k on every CPU, from a buffer of zeros kept
- * for it (zero is empty for every kind, sketch_kind.h).  Slots start on
+ * Zero slot's chunks of datapath map k on every CPU, from a buffer of
+ * zeros kept for it (zero is empty for every map, sketch_kind.h).  Slots start on
  * chunk boundaries (chunk.h), so these chunks hold only the closed slot
  * and no write of the datapath, which is on the other slot now, can be
  * lost.
  */
-static int zero_chunks(struct fsd_rotation *r, enum fs_kind k, __u32 slot)
+static int zero_chunks(struct fsd_rotation *r, enum fs_dp_map k, __u32 slot)
 {
-	__u32 c = fs_kind_first(k, &r->params, slot) >> fs_sketch_kinds[k].chunk_shift;
-	__u32 end = c + fs_kind_slot_chunks(k, &r->params);
+	__u32 c = fs_dp_first(k, &r->params, slot) >> fs_dp_maps[k].chunk_shift;
+	__u32 end = c + fs_dp_slot_chunks(k, &r->params);
 
 	for (; c < end; c++)
 		if (r->map_update(r->sketch_fd[k], &c, r->zeros, BPF_EXIST))
@@ -113,12 +113,12 @@ static int zero_chunks(struct fsd_rotation *r, enum fs_kind k, __u32 slot)
 	return 0;
 }
 
-/* Fold slot into s from the maps (every kind, every CPU). */
+/* Fold slot into s from the maps (every datapath map, every CPU). */
 static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 {
 	int k, err = 0;
 
-	for (k = 0; k < FS_NKINDS && !err; k++)
+	for (k = 0; k < FS_NDPMAPS && !err; k++)
 		err = read_chunks(r, k, slot, s);
 	return err;
 }
@@ -128,14 +128,14 @@ static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
  * datapath restarts by their tag (maps.h): a window whose totals were not
  * read (a failed read, a lost window) cannot leak them into the slot's
  * next window, whose packets carry another seq.  The crash point before
- * the last kind leaves a slot half zeroed (restart.sh).
+ * the last map leaves a slot half zeroed (restart.sh).
  */
 static int zero_slot(struct fsd_rotation *r, __u32 slot)
 {
 	int k, err = 0;
 
-	for (k = 0; k < FS_NKINDS && !err; k++) {
-		if (k == FS_NKINDS - 1)
+	for (k = 0; k < FS_NDPMAPS && !err; k++) {
+		if (k == FS_NDPMAPS - 1)
 			fsd_crash_point("zeroing");
 		err = zero_chunks(r, k, slot);
 	}

@@ -53,7 +53,7 @@ struct ring_buffer;
 struct fsd_rotation {
 	struct fs_ctl *ctl;
 	struct fs_sketch_params params;
-	int sketch_fd[FS_NKINDS];	/* by kind (sketch_kind.h) */
+	int sketch_fd[FS_NDPMAPS];	/* by datapath map (sketch_kind.h) */
 	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	void *value;			/* one element, all CPUs: lookups */
@@ -90,7 +90,7 @@ struct fsd_rotation {
  * datapath/tp_object.h). */
 struct fsd_rotation_maps {
 	struct fs_ctl *ctl;		/* fs_ctl[0], mmapped */
-	int sketch_fd[FS_NKINDS];	/* map fs_sketch_kinds[k].map */
+	int sketch_fd[FS_NDPMAPS];	/* map fs_dp_maps[k].map */
 	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	bool adopted;			/* the window goes on from fs_ctl */
