@@ -126,6 +126,9 @@ $(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
 
+# The wide-layout build of the ingress programs includes them whole.
+$(BUILD)/bpf/flowsketch_wide.bpf.o: bpf/flowsketch.bpf.c
+
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D)
@@ -216,14 +219,27 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            report_no_flags:test_model:FS_MUTANT_REPORT_NO_FLAGS \
            report_crossing:test_model:FS_MUTANT_REPORT_CROSSING \
            report_skip_at:test_model:FS_MUTANT_REPORT_SKIP_AT \
-           segs_one:test_model:FS_MUTANT_SEGS_ONE
+           segs_one:test_model:FS_MUTANT_SEGS_ONE \
+           spill_lost:test_layouts:FS_MUTANT_SPILL_LOST \
+           spill_twice:test_layouts:FS_MUTANT_SPILL_TWICE \
+           spill_edge:test_layouts:FS_MUTANT_SPILL_EDGE
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
+# A mutant's BPF programs too: the ingress programs built with its flag,
+# as a skeleton of the same name in a directory of its own, searched
+# before build/skel, so that its test loads the broken datapath.
 define mutant_rule
-$(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS)
+$(BUILD)/mutants/skel-$(word 1,$(1))/flowsketch.skel.h: bpf/flowsketch.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$$(call msg,MUTANT,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -D$(word 3,$(1)) -c $$< -o $$(@D)/flowsketch.tmp.o
+	$(Q)$(BPFTOOL) gen object $$(@D)/flowsketch.bpf.o $$(@D)/flowsketch.tmp.o && rm -f $$(@D)/flowsketch.tmp.o
+	$(Q)$(BPFTOOL) gen skeleton $$(@D)/flowsketch.bpf.o name flowsketch > $$@.tmp && mv $$@.tmp $$@
+
+$(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS) $(BUILD)/mutants/skel-$(word 1,$(1))/flowsketch.skel.h
+	$$(call msg,MUTANT,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) -I$(BUILD)/mutants/skel-$(word 1,$(1)) $(CFLAGS) $(LDFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
 endef
 $(foreach m,$(MUTANTS),$(eval $(call mutant_rule,$(subst :, ,$(m)))))
 
