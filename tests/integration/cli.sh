@@ -269,7 +269,8 @@ cat >"$T/status.json" <<'EOF'
            "hll_relative_standard_error":0.008125},
  "memory":{"datapath_bytes_per_cpu":655360, "datapath_bytes":1310720,
            "history_bytes":31457280, "history_bytes_max":2147483648,
-           "sketch_lines_per_packet":8, "fixed_lines_per_packet":2},
+           "sketch_lines_per_packet":8, "fixed_lines_per_packet":2,
+           "packet_bytes_per_cpu":121244},
  "totals":{"packets":5000000, "bytes":3500000000},
  "counters":{"rx":5000010, "sketched":5000000, "non_ip":4, "fragments":17,
              "malformed":{"trunc_eth":0, "trunc_ipv4":3, "bad_ihl":0,
@@ -299,6 +300,8 @@ check "status: rotations, lost and late ones, with the worst lateness" \
 	out_has "^rotations: +12 windows closed, 0 lost, 0 put off, 1 late \(10 ms or more; latest by at most 12\.5 ms\)$"
 check "status: cache lines a packet touches" \
 	out_has "^per packet: +8 cache lines random per flow \(d Count-Min cells, 3 HyperLogLog registers\), 2 the same for all$"
+check "status: the working set a packet can touch (binary units)" \
+	out_has "^working set: +118 KiB per CPU a packet can touch "
 check "status: clients refused and dropped" \
 	out_has "^clients: +0 refused \(too many at once\), 3 dropped at their deadline$"
 check "status: Count-Min parameters" \
@@ -511,13 +514,14 @@ check "size: Bloom 1% row"    eval '[[ "$(row "1% ")"    =~ ^\ *1%\ +9\.6\ +7\ .
 check "size: Bloom 0.1% row"  eval '[[ "$(row "0.1% ")"  =~ ^\ *0\.1%\ +14\.4\ +10\ .*\ 1\.8\ GB ]]'
 check "size: Bloom 0.01% row" eval '[[ "$(row "0.01% ")" =~ ^\ *0\.01%\ +19\.2\ +13\ .*\ 2\.4\ GB ]]'
 # Count-Min: width x depth, memory at 4-byte counters, overcount at 1e9,
-# and flowsketch's power-of-two width with its 16-byte cells.
+# and flowsketch's power-of-two width with the 4-byte narrow cells a
+# packet touches.
 check "size: Count-Min 1% row" \
-	out_has "272 x 5 +5\.4 KB +1 billion +10 million +\| +512 x 5 .* 40 KiB$"
+	out_has "272 x 5 +5\.4 KB +1 billion +10 million +\| +512 x 5 .* 10 KiB$"
 check "size: Count-Min 0.1% row" \
-	out_has "2,719 x 5 +54 KB +1 billion +1 million +\| +4,096 x 5 .* 320 KiB$"
+	out_has "2,719 x 5 +54 KB +1 billion +1 million +\| +4,096 x 5 .* 80 KiB$"
 check "size: Count-Min 0.001% row" \
-	out_has "271,829 x 5 +5\.4 MB +1 billion +10,000 +\| +524,288 x 5 .* 40 MiB$"
+	out_has "271,829 x 5 +5\.4 MB +1 billion +10,000 +\| +524,288 x 5 .* 10 MiB$"
 # HyperLogLog: registers, standard error, memory at 6 bits (768 bytes,
 # 3 KB, 12 KB, 48 KB in the table, KB there meaning 1024 bytes).
 check "size: HLL p 10 row" out_has "^ +10 +1,024 +3\.25% +768 B "

@@ -62,6 +62,13 @@ HLL_P=$(jq '.params.hll_precision' "$WORK/status0.json")
 # A packet touches its d cells and 3 registers, and fs_ctl and fs_hot.
 check "status: lines per packet are d + 3 random and 4 fixed ($(jq -c '[.memory.sketch_lines_per_packet, .memory.fixed_lines_per_packet]' "$WORK/status0.json"))" \
 	jqe --argjson d "$CMS_D" '.memory.sketch_lines_per_packet == $d + 3 and .memory.fixed_lines_per_packet == 4' "$WORK/status0.json"
+# Its working set, from the layout's definition (cms.h, hll.h): 4-byte
+# narrow cells and 6-bit registers five to a 32-bit word, at most a third
+# of the 16-byte cells and byte registers before them.
+WIDE_BYTES=$((16 * CMS_D * CMS_W + 3 * (1 << HLL_P)))
+check "status: a packet's working set is 4 d w + 4 ceil(3 2^p / 5) bytes, at most a third of $WIDE_BYTES ($(jq -c .memory.packet_bytes_per_cpu "$WORK/status0.json"))" \
+	jqe --argjson d "$CMS_D" --argjson w "$CMS_W" --argjson p "$HLL_P" --argjson wide "$WIDE_BYTES" \
+	'.memory.packet_bytes_per_cpu == 4 * $d * $w + 4 * ((3 * pow(2; $p) + 4) / 5 | floor) and .memory.packet_bytes_per_cpu * 3 <= $wide' "$WORK/status0.json"
 if [[ "$CMS_W" =~ ^[0-9]+$ && "$CMS_D" =~ ^[0-9]+$ && "$HLL_P" =~ ^[0-9]+$ ]] &&
    [ $((CMS_W & (CMS_W - 1))) -eq 0 ] && [ "$CMS_W" -gt 1 ]; then
 	ok "status gives the sketch's parameters (width $CMS_W, depth $CMS_D, p $HLL_P)"

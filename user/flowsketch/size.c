@@ -18,6 +18,7 @@
 #include "reply.h"
 #include "hll_estimate.h"
 #include "sizing.h"
+#include "flowsketch/hll.h"
 #include "flowsketch/bloom.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/params.h"
@@ -195,8 +196,8 @@ static void cms_row(double epsilon, double delta, double items,
 	fs_width = (double)(1U << r->fs_log2w);
 	r->fs_epsilon = fs_cms_epsilon_of(fs_width);
 	r->fs_delta = fs_cms_delta_of(r->fs_depth);
-	r->fs_bytes = fs_cms_bytes(fs_width, r->fs_depth,
-				   sizeof(struct fs_cms_cell));
+	/* What a packet can touch: the datapath's narrow cells (cms.h). */
+	r->fs_bytes = fs_cms_bytes(fs_width, r->fs_depth, sizeof(__u32));
 	r->fs_overcount = fs_cms_overcount(r->fs_epsilon, items);
 }
 
@@ -206,9 +207,9 @@ static void hll_row(__u32 p, struct hll_row *r)
 	r->registers = fs_hll_registers(p);
 	r->rse = fs_hll_rse(p);
 	r->bytes = fs_hll_bytes(p, 6);
-	/* The datapath stores a byte per register: a byte store is cheaper
-	 * per packet than updating a packed 6-bit field (hll.h). */
-	r->fs_bytes = fs_hll_bytes(p, 8);
+	/* The datapath packs five 6-bit registers in 32 bits (hll.h). */
+	r->fs_bytes = (double)fs_hll_registers(p) * sizeof(__u32) /
+		      FS_HLL_PACKED_PER_WORD;
 }
 
 static void overfill_row(double load, unsigned int *k, struct overfill_row *r)
@@ -280,7 +281,7 @@ static void print_cms(const struct size_tables *t)
 	printf("Count-Min: width = ceil(e / eps), depth = ceil(ln(1 / delta)); overcount at most eps x N with probability 1 - delta\n");
 	printf("  %8s  %5s  %13s  %13s  %13s  %17s  |  %17s  %10s  %14s\n",
 	       "epsilon", "delta", "width x depth", "memory at 4 B", "N",
-	       "overcount at most", "flowsketch w x d", "epsilon", "memory at 16 B");
+	       "overcount at most", "flowsketch w x d", "epsilon", "hot at 4 B");
 	for (i = 0; i < t->n[SEC_CMS]; i++) {
 		const struct cms_row *r = &t->cms[i];
 
@@ -297,7 +298,8 @@ static void print_cms(const struct size_tables *t)
 		       fs_fmt_bytes_iec(fmem, r->fs_bytes));
 	}
 	printf("  (flowsketch rounds the width up to a power of two, which only lowers epsilon;\n"
-	   "   a cell holds 8-byte packet and byte counters; memory is one window on one CPU)\n");
+	   "   a packet touches 4-byte cells that spill into 16-byte ones, exactly: the hot memory\n"
+	   "   is what the caches must hold, one window on one CPU; the 16-byte cells take 4 times more)\n");
 }
 
 static void print_hll(const struct size_tables *t)
@@ -307,7 +309,7 @@ static void print_hll(const struct size_tables *t)
 
 	printf("HyperLogLog: m = 2^p registers, standard error 1.04 / sqrt(m), 6 bits per register\n");
 	printf("  %3s  %10s  %14s  %16s  %22s\n", "p", "registers",
-	       "standard error", "memory at 6 bits", "flowsketch, 1 B/register");
+	       "standard error", "memory at 6 bits", "flowsketch, 5 in 32 bits");
 	for (i = 0; i < t->n[SEC_HLL]; i++) {
 		const struct hll_row *r = &t->hll[i];
 

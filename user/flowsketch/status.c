@@ -31,7 +31,7 @@ struct status_view {
 	double epsilon, delta, hll_rse;
 	bool conservative;
 	__u64 mem_per_cpu, mem_datapath, mem_history, mem_history_max;
-	__u64 sketch_lines, fixed_lines;
+	__u64 sketch_lines, fixed_lines, packet_bytes;
 	__u64 total_packets, total_bytes;
 	__u64 rx, sketched, non_ip, fragments, malformed_total;
 	__u64 reports, reports_dropped, update_errors;
@@ -162,6 +162,7 @@ static int parse_status(struct json_object *a, struct status_view *v)
 	    (err = fs_reply_u64(a, "memory.datapath_bytes_per_cpu", &v->mem_per_cpu)) ||
 	    (err = fs_reply_u64(a, "memory.sketch_lines_per_packet", &v->sketch_lines)) ||
 	    (err = fs_reply_u64(a, "memory.fixed_lines_per_packet", &v->fixed_lines)) ||
+	    (err = fs_reply_u64(a, "memory.packet_bytes_per_cpu", &v->packet_bytes)) ||
 	    (err = fs_reply_u64(a, "memory.datapath_bytes", &v->mem_datapath)) ||
 	    (err = fs_reply_u64(a, "memory.history_bytes", &v->mem_history)) ||
 	    (err = fs_reply_u64(a, "memory.history_bytes_max", &v->mem_history_max)) ||
@@ -489,6 +490,8 @@ static void print_status(const struct status_view *v)
 	printf("per packet:   %llu cache lines random per flow (d Count-Min cells, 3 HyperLogLog registers), %llu the same for all\n",
 	       (unsigned long long)v->sketch_lines,
 	       (unsigned long long)v->fixed_lines);
+	printf("working set:  %s per CPU a packet can touch (the open window's narrow cells and packed registers)\n",
+	       fs_fmt_bytes_iec(a, (double)v->packet_bytes));
 	print_counters(v);
 }
 

@@ -222,9 +222,12 @@
  *              "hll_relative_standard_error":E},
  *    "memory":{"datapath_bytes_per_cpu":N, "datapath_bytes":N,
  *              "history_bytes":N, "history_bytes_max":N,
- *              "sketch_lines_per_packet":N, "fixed_lines_per_packet":N},
+ *              "sketch_lines_per_packet":N, "fixed_lines_per_packet":N,
+ *              "packet_bytes_per_cpu":N},
  *              (64-byte lines a packet touches, counted from the layout:
- *               sizing.h)
+ *               sizing.h; the per-CPU bytes of the open slot they are
+ *               drawn from, its working set: fs_dp_packet_bytes(),
+ *               sketch_kind.h)
  *              (history_bytes_max: every window and candidate set full,
  *               the query threads' scratch and the rotation's buffers)
  *    "totals":{"packets":N, "bytes":N},          (all finished windows)

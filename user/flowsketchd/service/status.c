@@ -309,6 +309,9 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 	fsd_add_u64(o, "sketch_lines_per_packet",
 		fs_sketch_lines_per_packet(p->cms_depth));
 	fsd_add_u64(o, "fixed_lines_per_packet", FS_FIXED_LINES_PER_PACKET);
+	/* The per-CPU bytes those lines come from: the open slot's narrow
+	 * cells and packed registers (sketch_kind.h). */
+	fsd_add_u64(o, "packet_bytes_per_cpu", fs_dp_packet_bytes(p));
 	json_object_object_add(a, "memory", o);
 
 	o = json_object_new_object();
