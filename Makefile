@@ -229,17 +229,17 @@ MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m)
 # as a skeleton of the same name in a directory of its own, searched
 # before build/skel, so that its test loads the broken datapath.
 define mutant_rule
-$(BUILD)/mutants/skel-$(word 1,$(1))/flowsketch.skel.h: bpf/flowsketch.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+$(BUILD)/mutant-skel/$(word 1,$(1))/flowsketch.skel.h: bpf/flowsketch.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$$(call msg,MUTANT,$$@)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -D$(word 3,$(1)) -c $$< -o $$(@D)/flowsketch.tmp.o
 	$(Q)$(BPFTOOL) gen object $$(@D)/flowsketch.bpf.o $$(@D)/flowsketch.tmp.o && rm -f $$(@D)/flowsketch.tmp.o
 	$(Q)$(BPFTOOL) gen skeleton $$(@D)/flowsketch.bpf.o name flowsketch > $$@.tmp && mv $$@.tmp $$@
 
-$(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS) $(BUILD)/mutants/skel-$(word 1,$(1))/flowsketch.skel.h
+$(BUILD)/mutants/$(word 1,$(1)): tests/unit/$(word 2,$(1)).c $(LIB_SRCS) $(wildcard tests/unit/*.h) $(USER_HDRS) $(SKELS) $(BUILD)/mutant-skel/$(word 1,$(1))/flowsketch.skel.h
 	$$(call msg,MUTANT,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) -I$(BUILD)/mutants/skel-$(word 1,$(1)) $(CFLAGS) $(LDFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
+	$(Q)$(CC) -I$(BUILD)/mutant-skel/$(word 1,$(1)) $(CFLAGS) $(LDFLAGS) -D$(word 3,$(1)) -Itests/unit $$< $(LIB_SRCS) $(LDLIBS) -lcmocka -o $$@
 endef
 $(foreach m,$(MUTANTS),$(eval $(call mutant_rule,$(subst :, ,$(m)))))
 

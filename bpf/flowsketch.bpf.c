@@ -19,7 +19,7 @@
  *
  * Skeleton: build/skel/flowsketch.skel.h, struct flowsketch.  Before load
  * the loader sets rodata->fs_params (and fs_use_kfunc) and sizes each
- * sketch kind's map with fs_kind_chunks() for FS_NSLOTS slots.
+ * datapath map with fs_dp_chunks() for FS_NSLOTS slots (sketch_kind.h).
  */
 #include "skb_frontend.bpf.h"
 #include <bpf/bpf_tracing.h>

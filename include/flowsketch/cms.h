@@ -21,7 +21,9 @@
  * Memory layout (what the datapath maps hold; see maps.h): chunk.h, with
  * E = d << log2w cells a slot, numbered within the slot
  *     cell = (row << log2w) | column,
- * 2048 cells a chunk (FS_CMS_CHUNK_SHIFT).
+ * 2048 cells a chunk (FS_CMS_CHUNK_SHIFT).  The datapath counts in narrow
+ * 4-byte cells of the same numbering that spill into these ("Narrow
+ * cells" below); a cell is the sum of both.
  *
  * Update.  Standard: every row's cell += (1, bytes).  Conservative update
  * (Estan and Varghese): raise each row's cell only to min + increment.  It
@@ -137,9 +139,12 @@ FS_INLINE __u32 fs_cms_chunks(const struct fs_sketch_params *p, __u32 nslots)
 }
 
 /*
- * Report flags.  Bit 63 of a datapath cell's packets counter says "a flow
+ * Report flags.  Bit 63 of a wide cell's packets counter says "a flow
  * whose row r column is this cell was reported for packets in this slot",
- * bit 63 of its bytes counter the same for bytes.  Counters stay below
+ * bit 63 of its bytes counter the same for bytes.  That is the wide
+ * layout's place for them (FS_CMS_WIDE, and every release before the
+ * narrow cells); the narrow layout keeps them in bits 30 and 31 of the
+ * narrow cell, and the rule below is the same.  Counters stay below
  * 2^63 (at 100 Gbit/s a window of a year), so the flag never meets a
  * carry, and it lives in lines the update loads anyway: the guard against
  * repeated reports below costs no extra memory access.  Flags exist only

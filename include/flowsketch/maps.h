@@ -12,9 +12,13 @@
  *                                                   fs_hash_key (hash.h),
  *                                                   fs_use_kfunc
  *  ctl      fs_ctl      ARRAY, mmapable  0         struct fs_ctl              daemon
- *  KIND     fs_KIND     PERCPU_ARRAY     chunk     struct fs_KIND_chunk       datapath; daemon zeroes
- *           one a sketch kind (sketch_kind.h), e.g. fs_cms (bit 63 of each
- *           counter: report flag, cms.h; mask it off to read), fs_hll
+ *  MAP      fs_MAP      PERCPU_ARRAY     chunk     struct fs_MAP_chunk        datapath; daemon zeroes
+ *           one a datapath map of sketch state (sketch_kind.h, FS_DP_MAPS):
+ *           cms_narrow (4-byte cells, cms.h "Narrow cells"), hll_packed (5
+ *           registers a word, hll.h), what every packet touches; cms (wide
+ *           cells the narrow ones spill into; bit 63 of each counter: the
+ *           report flag of a release before the narrow cells, mask it off
+ *           to read), hll (byte registers, written by such releases only)
  *  hot      fs_hot      PERCPU_ARRAY     0         struct fs_hot_line         datapath only; daemon
  *                                                   (rx, sketched, both slots'  reads, never writes
  *                                                   epoch-tagged totals)

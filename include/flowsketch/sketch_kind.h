@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * sketch_kind.h - every sketch kind's facts, once: what rotation, the
- * history, the window store, the native format, the exports and the
- * loaders loop over.  The list of kinds is for every build (the datapath
- * makes its maps, chunk lookups and kfunc arguments from it); the rows,
- * which need stdio for their messages, are for user space only.
+ * sketch_kind.h - every sketch kind's facts, once, and the datapath maps
+ * that hold them: what rotation, the history, the window store, the
+ * native format, the exports and the loaders loop over.  The lists of
+ * kinds and maps are for every build (the datapath makes its maps, chunk
+ * lookups and kfunc arguments from them); the rows, which need stdio for
+ * their messages, are for user space only.
  *
- *  kind  map (pin)     element          per slot E       chunk  merge       fold mask
- *  ----  ------------  ---------------  ---------------  -----  ----------  -----------------
- *  cms   fs_cms (cms)  fs_cms_cell, 16  d << log2w       2^11   sum of u64  FS_CMS_COUNT_MASK
- *  hll   fs_hll (hll)  register, 1      3 << p           2^15   max of u8   (none)
+ *  kind  part element     per slot E   merge       datapath maps (FS_DP_MAPS below)
+ *  ----  ---------------  -----------  ----------  ------------------------------------
+ *  cms   fs_cms_cell, 16  d << log2w   sum of u64  fs_cms_narrow, spilling into fs_cms
+ *  hll   register, 1      3 << p       max of u8   fs_hll_packed (fs_hll: older releases)
  *
  * Layout: chunk.h (slots in per-CPU map elements of 32 KiB).  Zeroing:
- * zero is empty for every kind (a cell counts nothing, a register has
+ * zero is empty for every map (a cell counts nothing, a register has
  * seen no rank), so a slot is cleared by writing zeros over its chunks.
  * Merge: exact for both (cms.h, hll.h): words add, or take the max; a
- * fold of the datapath's copy masks each word first (Count-Min's report
- * flags, cms.h).  Serialised form (the native export, user/lib/native.h,
+ * fold of the datapath's maps unpacks each map's elements into the part
+ * (fs_dp_maps[].fold: Count-Min's report flags masked, narrow cells'
+ * fields added, packed registers taken apart).  Serialised form (the native export, user/lib/native.h,
  * and the daemon's export answer, protocol.h): the elements as words of
  * word_bytes, each little-endian, kind after kind (the native file puts
  * each kind's count E, 8 bytes, first); the window files (winstore.h)
@@ -31,18 +33,21 @@
  * prints the parameters):
  *   include/flowsketch/KIND.h   new: element, struct fs_KIND_chunk, chunk
  *     shift, E, fs_KIND_chunks(), update arithmetic
- *   include/flowsketch/sketch_kind.h   its FS_SKETCH_KINDS entry and row
+ *   include/flowsketch/sketch_kind.h   its FS_SKETCH_KINDS entry and row,
+ *     its datapath map's FS_DP_MAPS entry and fs_dp_maps[] row (fold)
  *   include/flowsketch/update.h   the per-packet update, hand-written for
- *     the verifier (each build's fs_env_chunk() takes the kind)
+ *     the verifier (each build's fs_env_chunk() takes the map)
  *   include/flowsketch/kfunc.h   a new ABI version (FS_KFUNC_UPDATE_FN):
- *     the kind's map is one more kfunc argument, made from FS_SKETCH_KINDS
- *     (room for a third kind only: a kfunc takes five arguments)
+ *     the map is one more kfunc argument, made from FS_KFUNC_MAPS; the
+ *     three maps there leave none (a kfunc takes five arguments): the
+ *     maps would have to be gathered first, in a map of maps
  *   user/lib/native.h, user/flowsketchd/windows/winstore.h   the version
  *     and the layout of each format that gains a part
- * Everything else takes the kind from here: the datapath's maps, their
- * lookups and the kfunc's map checks, the model, pins, map sizes, memory
- * sums, rotation, the history, merge, the window files, the native file,
- * the export's secret coordinates, the export answer and its reader.
+ * Everything else takes the kind and its maps from here: the datapath's
+ * maps, their lookups and the kfunc's map checks, the model, pins, map
+ * sizes, memory sums, rotation's fold, the history, merge, the window
+ * files, the native file, the export's secret coordinates, the export
+ * answer and its reader.
  * Optional: pgsql.c (its PostgreSQL tables) and whatever answers queries
  * from it.
  */
@@ -56,11 +61,9 @@
 
 /*
  * Every kind's name, in kind order, for what must be known while
- * compiling: X(NAME, name) gives FS_KIND_NAME, its pin FS_KIND_PIN(name)
- * and its map FS_KIND_MAP(name), a per-CPU array of struct fs_name_chunk
- * (FS_CHUNK_BYTES each) with fs_name_chunks() elements, both from the
- * kind's header.  The datapath's maps (maps.bpf.h), the module's map
- * checks and the kfunc's map arguments (kfunc.h) are made from it.
+ * compiling: X(NAME, name) gives FS_KIND_NAME (the part of a merged
+ * sketch, user/lib/sketch.h).  FS_KIND_PIN(name) and FS_KIND_MAP(name)
+ * name a datapath map's pin and map (FS_DP_MAPS below).
  */
 #define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll)
 #define FS_KIND_PIN(name) #name

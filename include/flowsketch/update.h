@@ -250,11 +250,12 @@ FS_UNROLL
 
 /* Whether a flow whose row-0 cell is c (after this packet) can have
  * reached a non-zero threshold: its estimate is at most that cell. */
-FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u64 thresh_packets,
-			       __u64 thresh_bytes)
+FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u32 depth,
+			       __u64 thresh_packets, __u64 thresh_bytes)
 {
 	const struct fs_cms_cell *cell = c->cell[0];
 
+	(void)depth;
 #ifdef FS_MUTANT_REPORT_SKIP_AT	/* `make mutants` only: skips the report
 					   of a flow that just reached T */
 	return (thresh_packets && fs_cms_count(cell->packets) > thresh_packets) ||
@@ -346,15 +347,35 @@ FS_UNROLL
 	sc->flagged_bytes = !!(flags & FS_CMSN_REPORTED_BYTES);
 }
 
-/* Whether the estimate after this packet can have reached a non-zero
- * threshold, from row 0's narrow cell alone (cms.h, "Reports"). */
-FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u64 thresh_packets,
-			       __u64 thresh_bytes)
+/*
+ * Whether a report can be due after this packet, from the narrow cells
+ * alone (cms.h, "Reports"): row 0's says whether the estimate can have
+ * reached a non-zero threshold.  A flow reported already for every metric
+ * that has a threshold (all d cells flagged) cannot be reported again, and
+ * its wide lines are not read: the narrow lines are loaded anyway, while a
+ * heavy flow's row 0 keeps its maybe bit.
+ */
+FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u32 depth,
+			       __u64 thresh_packets, __u64 thresh_bytes)
 {
-	__u32 v = *c->narrow[0];
+	__u32 v = *c->narrow[0], flags = FS_CMSN_REPORTED, want = 0, row;
 
 	if (!thresh_packets && !thresh_bytes)
 		return 0;
+#ifndef FS_MUTANT_REPORT_NO_FLAGS	/* the mutant's flags do not stop reports */
+	if (thresh_packets)
+		want |= FS_CMSN_REPORTED_PACKETS;
+	if (thresh_bytes)
+		want |= FS_CMSN_REPORTED_BYTES;
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++)
+		if (row < depth)
+			flags &= *c->narrow[row];
+	if ((flags & want) == want)
+		return 0;
+#else
+	(void)flags, (void)want, (void)row;
+#endif
 	if (v & FS_CMSN_MAYBE)
 		return 1;
 	if (v & FS_CMSN_SPILLED)
@@ -492,17 +513,20 @@ FS_UNROLL
 		 * reached exceeds this update's increment, which row 0
 		 * holds.  Adding leaves the flags as they were, so the scan
 		 * after the add sees them as before. */
-		if (fs_cms_may_reach(&c, u->thresh_packets, u->thresh_bytes)) {
+		if (fs_cms_may_reach(&c, depth, u->thresh_packets,
+				     u->thresh_bytes)) {
 			fs_cms_rows_scan(env, p, u, &c, depth, &sc);
 #ifndef FS_CMS_WIDE
 			/* The check read row 0's wide part: look again at
 			 * whether it can be near a threshold (cms.h). */
-			struct fs_cms_cell *w0 = fs_cms_wide_cell(env, p, u, 0);
+			if (*c.narrow[0] & FS_CMSN_SPILLED) {
+				struct fs_cms_cell *w0 = fs_cms_wide_cell(env, p, u, 0);
 
-			if ((*c.narrow[0] & FS_CMSN_SPILLED) && w0)
-				*c.narrow[0] = (*c.narrow[0] & ~FS_CMSN_MAYBE) |
-					       fs_cmsn_maybe(w0, u->thresh_packets,
-							     u->thresh_bytes);
+				if (w0)
+					*c.narrow[0] = (*c.narrow[0] & ~FS_CMSN_MAYBE) |
+						       fs_cmsn_maybe(w0, u->thresh_packets,
+								     u->thresh_bytes);
+			}
 #endif
 		}
 	}

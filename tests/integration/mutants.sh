@@ -20,7 +20,15 @@
 #   segs_one         every update counts one packet: a GSO skb's segments
 #                    and an establishment's none are lost (test_model: an
 #                    update of n packets equals n of one, one of none adds
-#                    bytes only).
+#                    bytes only);
+#   spill_lost       a narrow cell's spill never reaches its wide cell,
+#   spill_twice      a spill keeps the narrow count it moved,
+#   spill_edge       a narrow field is allowed one past its capacity, into
+#                    the next field (test_layouts: a million packets through
+#                    the narrow and the wide datapath fold to the same
+#                    sketch, and to an independent reference's).
+# Each mutant's test is built, user space and its BPF datapath alike, with
+# the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
 # Output: TAP.
 set -u

@@ -83,7 +83,7 @@ same_pins() {
 	return 1
 }
 # The maps that count, by id, as bpftool sees their pins: "cms:ID ...".
-COUNT_MAPS="ctl cms hll hot stats"
+COUNT_MAPS="ctl cms cms_narrow hll_packed hot stats"
 map_ids() {
 	local m
 	for m in $COUNT_MAPS; do
@@ -369,6 +369,35 @@ if [ -z "$out" ]; then
 else
 	not_ok "top: 10 flows fs-gen sent, each count within [truth, truth + e/w*N] over the whole run"
 	echo "$out" | diag
+fi
+# Every packet adds one to exactly one cell of every row (standard
+# update), so each row of the span's Count-Min sketch sums to the span's
+# totals, exactly: a spill of a narrow cell lost or counted twice across
+# the kills (cms.h, "Narrow cells") would show here, whatever flow it hit.
+# The cells from a native export (native.h's layout), the totals from what
+# fs-gen sent.
+if cli export --format native --span "$SPAN" -o "$WORK/span.fse" 2>"$WORK/export.err"; then
+	out=$(python3 - "$WORK/span.fse" "$sent" "$sent_bytes" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+depth, log2w = b[21], b[22]
+ncand = struct.unpack_from("<Q", b, 88)[0]
+a = 96 + ncand * (40 + 4 * depth)
+cells = struct.unpack_from("<Q", b, a)[0]
+w = 1 << log2w
+assert cells == depth * w, "cell count %d" % cells
+vals = struct.unpack_from("<%dQ" % (2 * cells), b, a + 8)
+sums = [(sum(vals[2 * (r * w + c)] for c in range(w)),
+         sum(vals[2 * (r * w + c) + 1] for c in range(w))) for r in range(depth)]
+want = (int(sys.argv[2]), int(sys.argv[3]))
+print(" ".join("%d/%d" % s for s in sums) if any(s != want for s in sums) else "")
+PY
+)
+	check "export: every Count-Min row of the span sums to every packet and byte sent, spills included (${out:-all $sent/$sent_bytes})" \
+		[ -z "$out" ]
+else
+	diag <"$WORK/export.err"
+	not_ok "export: every Count-Min row of the span sums to every packet and byte sent, spills included"
 fi
 est=$(jq -r '.distinct_flows // "missing"' "$WORK/flows.json" 2>/dev/null)
 check "flows: distinct flows $est within 3 rse (1.04/sqrt(2^$HLL_P)) of the $true_flows sent" \

@@ -55,8 +55,17 @@ struct fsd_pin {
 };
 
 /* Every datapath map of sketch state (sketch_kind.h, FS_DP_MAPS), in
- * its order: FSD_PIN_KINDS rows of a pin table (FS_NDPMAPS of them). */
-#define FSD_PIN_KIND(NAME, name, KIND) { FS_KIND_PIN(name), FS_KIND_MAP(name), 0 },
+ * its order: FSD_PIN_KINDS rows of a pin table (FS_NDPMAPS of them).  The
+ * narrow cells and packed registers came after the wide ones: a datapath
+ * of an earlier release has no pin of them, and one adopting it makes
+ * them afresh (its programs, still attached, count on in cms and hll,
+ * which the fold reads as well). */
+#define FSD_PIN_SINCE_CMS 0
+#define FSD_PIN_SINCE_CMS_NARROW FSD_PIN_NEW
+#define FSD_PIN_SINCE_HLL 0
+#define FSD_PIN_SINCE_HLL_PACKED FSD_PIN_NEW
+#define FSD_PIN_KIND(NAME, name, KIND)					\
+	{ FS_KIND_PIN(name), FS_KIND_MAP(name), FSD_PIN_SINCE_##NAME },
 #define FSD_PIN_KINDS FS_DP_MAPS(FSD_PIN_KIND)
 
 struct fsd_object_ops {
