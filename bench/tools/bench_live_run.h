@@ -49,9 +49,9 @@
 #define LB_DRAIN_NS 10000000000ULL	/* every frame must have run within 10 s */
 #define LB_POLL_NS 1000000ULL		/* wait loop step, 1 ms */
 
-/* The maps windows are closed on. */
+/* The maps windows are closed on; sketch: by datapath map (FS_DP_MAPS). */
 struct lb_maps {
-	int ctl, reports, barrier, barrier_inner, cms, hll;
+	int ctl, reports, barrier, barrier_inner, sketch[FS_NDPMAPS];
 };
 
 /* Those of a skeleton (any that has the datapath's maps). */
@@ -60,8 +60,12 @@ struct lb_maps {
 	.reports = bpf_map__fd((skel)->maps.fs_reports),		\
 	.barrier = bpf_map__fd((skel)->maps.fs_barrier),		\
 	.barrier_inner = bpf_map__fd((skel)->maps.fs_barrier_inner),	\
-	.cms = bpf_map__fd((skel)->maps.fs_cms),			\
-	.hll = bpf_map__fd((skel)->maps.fs_hll),			\
+	.sketch = {							\
+		[FS_DP_CMS] = bpf_map__fd((skel)->maps.fs_cms),		\
+		[FS_DP_CMS_NARROW] = bpf_map__fd((skel)->maps.fs_cms_narrow), \
+		[FS_DP_HLL] = bpf_map__fd((skel)->maps.fs_hll),		\
+		[FS_DP_HLL_PACKED] = bpf_map__fd((skel)->maps.fs_hll_packed), \
+	},								\
 })
 
 struct lb_run {
@@ -152,15 +156,14 @@ static void lb_windows_close(struct lb_run *R)
 
 /* Read then zero chunks [first, last] of fd on every CPU, as the daemon
  * folds and zeroes a closed slot. */
-static int lb_zero_range(struct lb_run *R, int fd, __u32 first, __u32 last,
-			 size_t size)
+static int lb_zero_range(struct lb_run *R, int fd, __u32 first, __u32 last)
 {
 	__u32 k;
 
 	for (k = first; k <= last; k++) {
 		if (bpf_map_lookup_elem(fd, &k, R->value))	/* the daemon reads first */
 			return -errno;
-		memset(R->value, 0, (size_t)R->ncpus * size);
+		memset(R->value, 0, (size_t)R->ncpus * FS_CHUNK_BYTES);
 		if (bpf_map_update_elem(fd, &k, R->value, BPF_EXIST))
 			return -errno;
 	}
@@ -172,10 +175,8 @@ static int lb_rotate(struct lb_run *R)
 {
 	const struct fs_sketch_params *p = &R->p;
 	__u32 slot = (__u32)(R->seq % FS_NSLOTS), zero = 0;
-	__u64 cell0 = fs_cms_cell_number(p, slot, 0, 0);
-	__u64 reg0 = fs_hll_register_number(p, slot, 0, 0);
 	__u64 old = R->seq;
-	int err;
+	int err = 0, m;
 
 	__atomic_store_n(&R->ctl->window_start_ns, now_ns(), __ATOMIC_RELEASE);
 	__atomic_store_n(&R->ctl->window_seq, old + 1, __ATOMIC_RELEASE);
@@ -185,15 +186,14 @@ static int lb_rotate(struct lb_run *R)
 		return -errno;
 	ring_buffer__consume(R->rb);
 	__atomic_store_n(&R->ctl->done_seq, old + 1, __ATOMIC_RELEASE);
-	err = lb_zero_range(R, R->maps.cms,
-			    (__u32)(cell0 >> FS_CMS_CHUNK_SHIFT),
-			    (__u32)((cell0 + fs_cms_cells_per_slot(p) - 1) >> FS_CMS_CHUNK_SHIFT),
-			    sizeof(struct fs_cms_chunk));
-	if (!err)
-		err = lb_zero_range(R, R->maps.hll,
-				    (__u32)(reg0 >> FS_HLL_CHUNK_SHIFT),
-				    (__u32)((reg0 + fs_hll_regs_per_slot(p) - 1) >> FS_HLL_CHUNK_SHIFT),
-				    sizeof(struct fs_hll_chunk));
+	for (m = 0; m < FS_NDPMAPS && !err; m++) {
+		__u64 first = fs_dp_first(m, p, slot);
+
+		err = lb_zero_range(R, R->maps.sketch[m],
+				    (__u32)(first >> fs_dp_maps[m].chunk_shift),
+				    (__u32)((first + fs_dp_maps[m].per_slot(p) - 1) >>
+					    fs_dp_maps[m].chunk_shift));
+	}
 	if (!err && R->closed)
 		err = R->closed(R->ctx, slot, old);
 	if (!err)
@@ -380,7 +380,7 @@ static int lb_start(struct lb_run *R)
 	R->ncpus = libbpf_num_possible_cpus();
 	if (R->ncpus <= 0)
 		return -EINVAL;
-	R->value = calloc((size_t)R->ncpus, sizeof(struct fs_cms_chunk));
+	R->value = calloc((size_t)R->ncpus, FS_CHUNK_BYTES);
 	q.netns = o->tx_netns;
 	q.ifname = o->tx_iface;
 	if (!R->value || pthread_create(&t, NULL, open_sock_main, &q) ||

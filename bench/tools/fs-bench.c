@@ -597,9 +597,12 @@ static void bench_print_memory(struct bench *skel,
 			       const struct fs_sketch_params *p)
 {
 	const struct bpf_map *datapath[] = {
-		skel->maps.fs_cms, skel->maps.fs_hll, skel->maps.fs_hot,
-		skel->maps.fs_stats,
+		skel->maps.fs_cms, skel->maps.fs_cms_narrow, skel->maps.fs_hll,
+		skel->maps.fs_hll_packed, skel->maps.fs_hot, skel->maps.fs_stats,
 	};
+	/* The old slot's narrow cells and packed registers, and the wide
+	 * layout's cells and byte registers (sketch_kind.h). */
+	__u64 touch = fs_dp_packet_bytes(p), wide = fs_dp_packet_bytes_wide(p);
 	size_t total = 0, naive;
 	size_t i;
 
@@ -614,16 +617,19 @@ static void bench_print_memory(struct bench *skel,
 	for (i = 0; i < FS_ARRAY_SIZE(datapath); i++) {
 		size_t b = bench_percpu_bytes(datapath[i]);
 
-		printf("  %-10s %6u x %5u B  %8zu KiB\n", bpf_map__name(datapath[i]),
+		printf("  %-14s %6u x %5u B  %8zu KiB\n", bpf_map__name(datapath[i]),
 		       bpf_map__max_entries(datapath[i]),
 		       bpf_map__value_size(datapath[i]), b / 1024);
 		total += b;
 	}
 	naive = bench_percpu_bytes(skel->maps.naive_cms) +
 		bench_percpu_bytes(skel->maps.naive_hll);
-	printf("  %-29s %8zu KiB   target <= 2048 KiB: %s\n", "total per CPU",
+	printf("  %-33s %8zu KiB   target <= 2048 KiB: %s\n", "total per CPU",
 	       total / 1024, bench_verdict(total <= 2 << 20));
-	printf("  (the naive reference's maps: %zu KiB per CPU)\n\n", naive / 1024);
+	printf("  (the naive reference's maps: %zu KiB per CPU)\n", naive / 1024);
+	printf("  %-33s %8.1f KiB   target <= %.1f KiB (a third of the wide layout's %.0f KiB): %s\n\n",
+	       "a packet can touch per CPU", touch / 1024.0, wide / 3 / 1024.0,
+	       wide / 1024.0, bench_verdict(3 * touch <= wide));
 }
 
 /*
