@@ -75,17 +75,25 @@ int fs_probe_abi(struct xdp_md *ctx)
 	__builtin_memcpy(&args, &f->args, sizeof(args));
 	switch (f->maps) {
 	case FS_PROBE_MAPS_RIGHT:
-		err = bpf_flowsketch_update2(&args, sizeof(args), FS_MAP(fs_cms), FS_MAP(fs_hll));
+		err = FS_KFUNC_UPDATE_FN(&args, sizeof(args), FS_MAP(fs_cms),
+					 FS_MAP(fs_cms_narrow), FS_MAP(fs_hll_packed));
 		break;
 	case FS_PROBE_MAPS_SWAPPED:
-		err = bpf_flowsketch_update2(&args, sizeof(args), FS_MAP(fs_hll), FS_MAP(fs_cms));
+		err = FS_KFUNC_UPDATE_FN(&args, sizeof(args), FS_MAP(fs_cms_narrow),
+					 FS_MAP(fs_cms), FS_MAP(fs_hll_packed));
 		break;
 	case FS_PROBE_MAPS_WRONG_TYPE:
-		err = bpf_flowsketch_update2(&args, sizeof(args), FS_MAP(fs_ctl), FS_MAP(fs_hll));
+		err = FS_KFUNC_UPDATE_FN(&args, sizeof(args), FS_MAP(fs_cms),
+					 FS_MAP(fs_cms_narrow), FS_MAP(fs_ctl));
+		break;
+	case FS_PROBE_MAPS_LOOKALIKE:
+		err = FS_KFUNC_UPDATE_FN(&args, sizeof(args), FS_MAP(fs_cms),
+					 FS_MAP(fs_cms_narrow), FS_MAP(fs_hll));
 		break;
 	default:
 		/* A size that is readable but is not the ABI's. */
-		err = bpf_flowsketch_update2(&args, sizeof(args) - 8, FS_MAP(fs_cms), FS_MAP(fs_hll));
+		err = FS_KFUNC_UPDATE_FN(&args, sizeof(args) - 8, FS_MAP(fs_cms),
+					 FS_MAP(fs_cms_narrow), FS_MAP(fs_hll_packed));
 		break;
 	}
 	f->err = err;
@@ -123,9 +131,10 @@ int fs_probe_untrusted_map(__u64 *ctx)
 	args = bpf_map_lookup_elem(&fs_kfunc_args, &zero);
 	if (!args)
 		return 0;
-	fs_probe_fentry_err = bpf_flowsketch_update2(args, sizeof(*args),
-						    map->inner_map_meta,
-						    FS_MAP(fs_hll));
+	fs_probe_fentry_err = FS_KFUNC_UPDATE_FN(args, sizeof(*args),
+						 map->inner_map_meta,
+						 FS_MAP(fs_cms_narrow),
+						 FS_MAP(fs_hll_packed));
 	return 0;
 }
 

@@ -53,6 +53,7 @@ vm_build_program() {
 		-std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/lib -Ibuild/skel \
 		-I"$VM_DIR" -Itests/vm -Itests/unit \
 		$(ls tests/vm/*.c | grep -v '\.bpf\.c$') user/lib/model.c user/lib/datapath_setup.c \
+		user/lib/sketch.c user/lib/hll_estimate.c \
 		-lbpf -lelf -lz -ljson-c -lm -lpthread -o "$VM_DIR/vmtest" &&
 	vm_build_daemon
 }

@@ -13,11 +13,19 @@ struct fs_probe_frame {
 	__u32 pad;
 };
 
+/* Which maps fs_probe_abi passes the kfunc (kfunc.h: cms, cms_narrow,
+ * hll_packed, in that order), one kind of ABI violation each. */
 enum fs_probe_maps {
-	FS_PROBE_MAPS_RIGHT = 0,	/* fs_cms, fs_hll */
-	FS_PROBE_MAPS_SWAPPED = 1,	/* fs_hll, fs_cms */
-	FS_PROBE_MAPS_WRONG_TYPE = 2,	/* fs_ctl (plain array), fs_hll */
+	FS_PROBE_MAPS_RIGHT = 0,	/* fs_cms, fs_cms_narrow, fs_hll_packed */
+	FS_PROBE_MAPS_SWAPPED = 1,	/* fs_cms_narrow, fs_cms, fs_hll_packed */
+	FS_PROBE_MAPS_WRONG_TYPE = 2,	/* fs_cms, fs_cms_narrow, fs_ctl (a
+					   plain array of another value size) */
 	FS_PROBE_SIZE_WRONG = 3,	/* right maps, args__sz 8 short */
+	/* Not a probe the kfunc can refuse: fs_hll (the byte registers of
+	 * the wide layout) where fs_hll_packed belongs, a per-CPU array of
+	 * the same value size with as many elements at these parameters.
+	 * tests/vm/test_probe.c reports what the kfunc does with it. */
+	FS_PROBE_MAPS_LOOKALIKE = 4,	/* fs_cms, fs_cms_narrow, fs_hll */
 };
 
 /* fs_probe_abi: in args and maps; out err. */

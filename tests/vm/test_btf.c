@@ -2,8 +2,10 @@
 /*
  * test_btf.c - the module published its kfunc: /sys/kernel/btf/flowsketch
  * exists and its BTF (split on top of vmlinux's) has a FUNC named
- * bpf_flowsketch_update2 whose parameters carry the names the verifier
- * reads the ABI from (kfunc.h).
+ * bpf_flowsketch_update3 whose parameters carry the names the verifier
+ * reads the ABI from (kfunc.h).  The names are written out here, not made
+ * from FS_KFUNC_MAPS: they are the ABI, and a change to that list must
+ * come with a new version (and a change here), not follow it silently.
  */
 #include <errno.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 #include "vmtest.h"
 
 static const char *const fs_vm_kfunc_params[] = {
-	"args", "args__sz", "cms", "hll",
+	"args", "args__sz", "cms", "cms_narrow", "hll_packed",
 };
 
 void fs_vm_test_btf(void)
@@ -21,7 +23,7 @@ void fs_vm_test_btf(void)
 	struct btf *vmlinux = NULL, *btf = NULL;
 	const struct btf_param *param;
 	const struct btf_type *t;
-	bool names_ok = false;
+	bool names_ok = false, old;
 	int id, i;
 
 	fs_vm_tap(access(FS_KFUNC_BTF_PATH, R_OK) == 0, "%s exists",
@@ -40,7 +42,12 @@ void fs_vm_test_btf(void)
 		goto out;
 	}
 	id = btf__find_by_name_kind(btf, FS_KFUNC_UPDATE, BTF_KIND_FUNC);
-	fs_vm_tap(id > 0, "module BTF lists FUNC %s", FS_KFUNC_UPDATE);
+	/* The older versions' names must be gone: a program built for one
+	 * must fail to load, not count with another ABI (kfunc.h). */
+	old = btf__find_by_name_kind(btf, "bpf_flowsketch_update2", BTF_KIND_FUNC) > 0 ||
+	      btf__find_by_name_kind(btf, "bpf_flowsketch_update", BTF_KIND_FUNC) > 0;
+	fs_vm_tap(id > 0 && !old && !strcmp(FS_KFUNC_UPDATE, "bpf_flowsketch_update3"),
+		  "module BTF lists FUNC %s (ABI version 3) and no older version's", FS_KFUNC_UPDATE);
 	if (id <= 0)
 		goto out;
 
@@ -54,7 +61,7 @@ void fs_vm_test_btf(void)
 				   fs_vm_kfunc_params[i]))
 				names_ok = false;
 	}
-	fs_vm_tap(names_ok, "%s takes (args, args__sz, cms, hll)",
+	fs_vm_tap(names_ok, "%s takes (args, args__sz, cms, cms_narrow, hll_packed)",
 		  FS_KFUNC_UPDATE);
 out:
 	btf__free(btf);

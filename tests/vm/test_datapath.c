@@ -2,13 +2,23 @@
 /*
  * test_datapath.c - the real XDP program (bpf/flowsketch.bpf.c) on both
  * paths: the same crafted frames through a copy loaded with fs_use_kfunc
- * = 1 and one with 0 must leave byte-identical fs_cms and fs_hll, equal to
- * the user-space model fed the keys the frames were built from.
+ * = 1 and one with 0 must leave every datapath map (fs_cms, fs_cms_narrow,
+ * fs_hll, fs_hll_packed: sketch_kind.h) byte-identical, equal to the
+ * user-space model fed the keys the frames were built from.
  *
  * Ground truth comes from the generator, not from the code under test:
  * the key of every frame is known when it is built, the bytes counted are
  * the frame length (datapath.bpf.h), frames that cannot be keyed (ARP,
- * truncated) must not be counted, and the totals must equal what was sent.
+ * truncated) must not be counted, the totals must equal what was sent, and
+ * every Count-Min row of a slot, folded (wide + narrow cells, dpmaps.h),
+ * must sum to the slot's packets and bytes (standard update: every packet
+ * adds to one cell of each row).  That sum is the check the three builds
+ * cannot pass by sharing a mistake of update.h, and two heavy flows give
+ * it spills to check: one of full-sized frames, whose cells' bytes
+ * overflow a narrow cell (524,287) every ~360 frames, one of small frames,
+ * whose packets overflow it (511); each has a quarter of the frames,
+ * about 1,000 a slot, so every row's cell of each spills about twice a
+ * slot, natively in the module and in BPF alike.
  * Half-way the window is rotated (fs_ctl.window_seq = 1) so both slots
  * are exercised, and a report fraction is set so heavy-hitter reports
  * happen (thresholds from the running totals, as in the datapath).
@@ -20,11 +30,17 @@
 #include <bpf/libbpf.h>
 #include "flowsketch/maps.h"
 #include "vmtest.h"
+#include "dpmaps.h"
 #include "traffic.h"
 #include "pkt_build.h"
 #include "flowsketch.skel.h"
 
 #define FS_VM_DP_FLOWS 1000
+#define FS_VM_DP_FRAMES 8192
+/* The heavy flows, numbered past the others: IPv4 TCP of full-sized
+ * frames, IPv6 UDP of small ones (fs_vm_dp_frame()). */
+#define FS_VM_DP_HEAVY_BYTES (FS_VM_DP_FLOWS + 2)
+#define FS_VM_DP_HEAVY_PACKETS (FS_VM_DP_FLOWS + 5)
 /* Report fraction phi = 2 %: fs_ctl.hh_phi_q32 = floor(phi * 2^32). */
 #define FS_VM_DP_PHI_Q32 85899345ULL
 
@@ -218,15 +234,67 @@ static void fs_vm_dp_check_counters(struct flowsketch *kf, struct flowsketch *bp
 		  (unsigned long long)t->reports);
 }
 
+/*
+ * Every Count-Min row of each slot of the kfunc copy, folded over CPUs
+ * (wide + narrow), sums to the packets and bytes sent to that slot; the
+ * spills that copy shows into *wide and *narrow (dpmaps.h).
+ */
+static void fs_vm_dp_check_rows(struct flowsketch *kf,
+				const struct fs_sketch_params *p,
+				const struct fs_vm_dp_truth *t, __u64 *wide,
+				__u64 *narrow)
+{
+	struct fs_vm_dp_dump d;
+	struct fs_sketch s = { 0 };
+	bool ok = true;
+	__u32 slot, row;
+	int err;
+
+	err = fs_vm_dp_dump(kf->obj, &d);
+	if (!err)
+		err = fs_sketch_init(&s, p);
+	if (err) {
+		fs_vm_tap(false, "datapath: maps dumped and folded: %s", strerror(-err));
+		goto out;
+	}
+	fs_vm_dp_spills(&d, -1, wide, narrow);
+	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		fs_sketch_reset(&s);
+		if (fs_vm_dp_fold(&d, -1, slot, &s)) {
+			ok = false;
+			break;
+		}
+		for (row = 0; row < p->cms_depth; row++) {
+			__u64 packets, bytes;
+
+			fs_vm_row_sum(&s, row, &packets, &bytes);
+			if (packets != t->packets[slot] || bytes != t->bytes[slot]) {
+				fs_vm_diag("datapath: slot %u row %u sums to %llu packets, %llu bytes; sent %llu, %llu",
+					   slot, row, (unsigned long long)packets,
+					   (unsigned long long)bytes,
+					   (unsigned long long)t->packets[slot],
+					   (unsigned long long)t->bytes[slot]);
+				ok = false;
+			}
+		}
+	}
+	fs_vm_tap(ok, "datapath: every Count-Min row of both slots, folded (wide + narrow), sums to the packets and bytes sent (slot 0 %llu, %llu; slot 1 %llu, %llu)",
+		  (unsigned long long)t->packets[0], (unsigned long long)t->bytes[0],
+		  (unsigned long long)t->packets[1], (unsigned long long)t->bytes[1]);
+out:
+	fs_sketch_free(&s);
+	fs_vm_dp_dump_free(&d);
+}
+
 void fs_vm_test_datapath(void)
 {
 	struct flowsketch *kf = NULL, *bp = NULL;
 	struct fs_vm_dp_truth t = {};
 	struct fs_sketch_params p;
 	struct fs_flow_key key;
-	struct fs_model m = {};
-	__u64 rng = 3, seq = 0;
-	int i, bad = 0, d, report;
+	struct fs_model model = {};
+	__u64 rng = 3, seq = 0, spill_wide = 0, spill_narrow = 0;
+	int i, m, bad = 0, d, report;
 	struct pkt *pk;
 
 	pk = malloc(sizeof(*pk));
@@ -237,18 +305,29 @@ void fs_vm_test_datapath(void)
 	bp = fs_vm_dp_open(&p, false);
 	fs_vm_tap(bp, "datapath: flowsketch.bpf.c loads with fs_use_kfunc = 0%s%s",
 		  bp ? "" : ": ", bp ? "" : strerror(errno));
-	if (!pk || !kf || !bp || fs_model_init(&m, &p) ||
+	if (!pk || !kf || !bp || fs_model_init(&model, &p) ||
 	    fs_vm_set_ctl(kf->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32) ||
 	    fs_vm_set_ctl(bp->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32))
 		goto out;
 
-	for (i = 0; i < FS_VM_PACKETS; i++) {
+	for (i = 0; i < FS_VM_DP_FRAMES; i++) {
 		/* Skewed flow choice (square of a uniform): low flows are heavy. */
 		__u32 u = fs_vm_rand_below(&rng, FS_VM_DP_FLOWS);
 		__u32 flow = (__u32)((__u64)u * u / FS_VM_DP_FLOWS);
 		__u32 slot = (__u32)(seq % FS_NSLOTS);
+		__u32 payload = fs_vm_rand_below(&rng, 1200);
 
-		if (i == FS_VM_PACKETS / 2) {
+		switch (fs_vm_rand_below(&rng, 4)) {
+		case 0:
+			flow = FS_VM_DP_HEAVY_BYTES;
+			payload = 1300 + fs_vm_rand_below(&rng, 101);
+			break;
+		case 1:
+			flow = FS_VM_DP_HEAVY_PACKETS;
+			payload = fs_vm_rand_below(&rng, 65);
+			break;
+		}
+		if (i == FS_VM_DP_FRAMES / 2) {
 			seq = 1;
 			slot = 1;
 			if (fs_vm_set_ctl(kf->maps.fs_ctl, seq, FS_VM_DP_PHI_Q32) ||
@@ -261,29 +340,28 @@ void fs_vm_test_datapath(void)
 			bad += !fs_vm_dp_send(kf, bp, pk);
 			continue;
 		}
-		fs_vm_dp_frame(flow, fs_vm_rand_below(&rng, 1200), pk, &key);
+		fs_vm_dp_frame(flow, payload, pk, &key);
 		bad += !fs_vm_dp_send(kf, bp, pk);
-		report = fs_model_packet(&m, &key, pk->len, seq,
+		report = fs_model_packet(&model, &key, pk->len, seq,
 					 FS_VM_DP_PHI_Q32, NULL);
 		t.packets[slot]++;
 		t.bytes[slot] += pk->len;
 		t.reports += report > 0;
 	}
-	fs_vm_tap(bad == 0, "datapath: %d frames (IPv4/IPv6, TCP/UDP/ICMP, VLAN, %d flows, junk) pass on both paths (%d failed)",
-		  FS_VM_PACKETS, FS_VM_DP_FLOWS, bad);
-	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_cms),
-				 bpf_map__fd(bp->maps.fs_cms),
-				 fs_cms_chunks(&p, FS_NSLOTS),
-				 sizeof(struct fs_cms_chunk), m.env.cms, fs_vm_cpu);
-	fs_vm_tap(d == 0, "datapath: fs_cms byte-identical on kfunc path, BPF path and model (%d chunks differ)", d);
-	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_hll),
-				 bpf_map__fd(bp->maps.fs_hll),
-				 fs_hll_chunks(&p, FS_NSLOTS),
-				 sizeof(struct fs_hll_chunk), m.env.hll, fs_vm_cpu);
-	fs_vm_tap(d == 0, "datapath: fs_hll byte-identical on kfunc path, BPF path and model (%d chunks differ)", d);
+	fs_vm_tap(bad == 0, "datapath: %d frames (IPv4/IPv6, TCP/UDP/ICMP, VLAN, %d flows and 2 heavy ones, junk) pass on both paths (%d failed)",
+		  FS_VM_DP_FRAMES, FS_VM_DP_FLOWS, bad);
+	for (m = 0; m < FS_NDPMAPS; m++) {
+		d = fs_vm_dp_differ(kf->obj, bp->obj, m, &model, fs_vm_cpu);
+		fs_vm_tap(d == 0, "datapath: %s byte-identical on kfunc path, BPF path and model (%d chunks differ)",
+			  fs_dp_maps[m].map, d);
+	}
+	fs_vm_dp_check_rows(kf, &p, &t, &spill_wide, &spill_narrow);
+	fs_vm_tap(spill_wide > 0 && spill_wide == spill_narrow,
+		  "datapath: the kfunc path spilled narrow cells into wide ones (%llu wide cells hold a count, %llu narrow cells carry the spilled bit)",
+		  (unsigned long long)spill_wide, (unsigned long long)spill_narrow);
 	fs_vm_dp_check_counters(kf, bp, &t);
 out:
-	fs_model_free(&m);
+	fs_model_free(&model);
 	flowsketch__destroy(kf);
 	flowsketch__destroy(bp);
 	free(pk);

@@ -36,6 +36,15 @@
  * are used and no frame finds one copy's fs_ctl rotated and the other's
  * not.  The Count-Min bound is the test's own: eps = e / w from the
  * parameters it loaded, N what it sent.
+ *
+ * Every datapath map (fs_cms, fs_cms_narrow, fs_hll, fs_hll_packed:
+ * sketch_kind.h) is compared, and counts are read from the maps folded
+ * as the daemon folds them (dpmaps.h): a cell is its wide part plus its
+ * narrow part.  Two flows are sized to make their cells spill from the
+ * narrow into the wide part in each window, on each CPU's copy: one of
+ * 550 small datagrams a window from CPU 0 (past a narrow cell's 511
+ * packets), one of 380 datagrams of 1,462-byte frames a window from CPU 1
+ * (555,560 bytes, past its 524,287).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +62,7 @@
 #include <bpf/libbpf.h>
 #include "flowsketch/maps.h"
 #include "vmtest.h"
+#include "dpmaps.h"
 #include "egress.skel.h"	/* after vmtest.h: needs params.h's types */
 
 #define FS_VM_EG_CPUS 2
@@ -73,11 +83,11 @@ static const struct fs_vm_eg_flow {
 	unsigned int payload;
 	unsigned int packets[FS_VM_EG_CPUS];	/* sent from CPU 0, CPU 1 */
 } fs_vm_eg_flows[] = {
-	{ AF_INET, 41001, 7101, 64, { 600, 0 } },
+	{ AF_INET, 41001, 7101, 64, { 1100, 0 } },
 	{ AF_INET, 41002, 7102, 900, { 150, 0 } },
 	{ AF_INET6, 41003, 7103, 256, { 300, 0 } },
 	{ AF_INET, 41004, 7104, 128, { 0, 500 } },
-	{ AF_INET6, 41005, 7105, 1400, { 0, 90 } },
+	{ AF_INET6, 41005, 7105, 1400, { 0, 760 } },
 	{ AF_INET6, 41006, 7106, 32, { 0, 350 } },
 	{ AF_INET, 41007, 7107, 512, { 120, 200 } },
 	{ AF_INET6, 41008, 7108, 700, { 70, 40 } },
@@ -110,7 +120,7 @@ struct fs_vm_eg_sender {
 /* One copy's maps after the traffic, every CPU's value of each element at
  * (element * ncpus + cpu) * stride. */
 struct fs_vm_eg_dump {
-	char *cms, *hll;
+	struct fs_vm_dp_dump dp;	/* every datapath map of sketch state */
 	struct fs_hot_line *hot;
 	__u64 *stats;
 	struct fs_kfunc_args *args;
@@ -259,14 +269,15 @@ static int fs_vm_eg_recursion_misses(const struct bpf_program *prog, __u64 *miss
 static int fs_vm_eg_dump(struct egress *skel, const struct fs_sketch_params *p,
 			 int ncpus, struct fs_vm_eg_dump *d)
 {
-	int err;
+	int err, m;
 
 	memset(d, 0, sizeof(*d));
-	err = fs_vm_eg_read(skel->maps.fs_cms, fs_cms_chunks(p, FS_NSLOTS), ncpus,
-			    (void **)&d->cms);
-	if (!err)
-		err = fs_vm_eg_read(skel->maps.fs_hll, fs_hll_chunks(p, FS_NSLOTS),
-				    ncpus, (void **)&d->hll);
+	err = fs_vm_dp_dump(skel->obj, &d->dp);
+	if (!err && d->dp.ncpus != ncpus)
+		err = -EPROTO;
+	for (m = 0; m < FS_NDPMAPS && !err; m++)
+		if (d->dp.n[m] != fs_dp_chunks(m, p, FS_NSLOTS))
+			err = -EPROTO;
 	if (!err)
 		err = fs_vm_eg_read(skel->maps.fs_hot, 1, ncpus, (void **)&d->hot);
 	if (!err)
@@ -283,8 +294,7 @@ static int fs_vm_eg_dump(struct egress *skel, const struct fs_sketch_params *p,
 
 static void fs_vm_eg_dump_free(struct fs_vm_eg_dump *d)
 {
-	free(d->cms);
-	free(d->hll);
+	fs_vm_dp_dump_free(&d->dp);
 	free(d->hot);
 	free(d->stats);
 	free(d->args);
@@ -320,76 +330,69 @@ static void fs_vm_eg_compare(const char *a, const char *b, __u32 n, size_t vsz,
 	}
 }
 
-/* Packets in the row-0 cells of slot on cpu: each packet adds one to
- * exactly one cell of every row (standard update), so this is the
- * packets that slot's sketch holds there, read from the sketch itself. */
-static __u64 fs_vm_eg_row0(const struct fs_sketch_params *p, const char *cms,
-			   int ncpus, int cpu, __u32 slot)
+/* Packets in the row-0 cells of slot on cpu, folded (wide + narrow):
+ * each packet adds one to exactly one cell of every row (standard
+ * update), so this is the packets that slot's sketch holds there, read
+ * from the sketch itself.  ~0 if the fold fails. */
+static __u64 fs_vm_eg_row0(const struct fs_sketch_params *p,
+			   const struct fs_vm_dp_dump *d, int cpu, __u32 slot)
 {
-	__u64 sum = 0;
-	__u32 col;
+	struct fs_sketch s;
+	__u64 packets = ~0ULL, bytes;
 
-	for (col = 0; col < (1U << p->cms_log2_width); col++) {
-		__u64 cell = fs_cms_cell_number(p, slot, 0, col);
-		const struct fs_cms_chunk *ch = (const void *)
-			(cms + ((size_t)(cell >> FS_CMS_CHUNK_SHIFT) * ncpus + cpu) *
-			       sizeof(struct fs_cms_chunk));
-
-		sum += fs_cms_count(ch->cells[cell & FS_CMS_CHUNK_MASK].packets);
-	}
-	return sum;
+	if (fs_sketch_init(&s, p))
+		return packets;
+	if (!fs_vm_dp_fold(d, cpu, slot, &s))
+		fs_vm_row_sum(&s, 0, &packets, &bytes);
+	fs_sketch_free(&s);
+	return packets;
 }
 
-/* The Count-Min estimate of key over every CPU and both slots: per row the
- * sum of its cell's counts (merging is adding), then the minimum. */
-static void fs_vm_eg_estimate(const struct fs_sketch_params *p,
-			      const struct fs_hash_key *hk, const char *cms,
-			      int ncpus, const struct fs_flow_key *key,
+/* The Count-Min estimate of key in s (every CPU and both slots folded
+ * into it: merging is adding): per row its cell, then the minimum. */
+static void fs_vm_eg_estimate(const struct fs_sketch *s,
+			      const struct fs_hash_key *hk,
+			      const struct fs_flow_key *key,
 			      __u64 *packets, __u64 *bytes)
 {
+	const struct fs_sketch_params *p = &s->params;
 	struct fs_cms_columns it;
-	__u32 row, slot;
-	int c;
+	__u32 row;
 
 	*packets = *bytes = ~0ULL;
 	fs_cms_columns_init(&it, fs_flow_hash(key, hk), p->cms_log2_width);
 	for (row = 0; row < p->cms_depth; row++) {
-		__u32 col = fs_cms_next_column(&it);
-		__u64 sp = 0, sb = 0;
+		const struct fs_cms_cell *cl =
+			&s->cms[(row << p->cms_log2_width) | fs_cms_next_column(&it)];
 
-		for (slot = 0; slot < FS_NSLOTS; slot++) {
-			__u64 cell = fs_cms_cell_number(p, slot, row, col);
-
-			for (c = 0; c < ncpus; c++) {
-				const struct fs_cms_chunk *ch = (const void *)
-					(cms + ((size_t)(cell >> FS_CMS_CHUNK_SHIFT) * ncpus + c) *
-					       sizeof(struct fs_cms_chunk));
-				const struct fs_cms_cell *cl =
-					&ch->cells[cell & FS_CMS_CHUNK_MASK];
-
-				sp += fs_cms_count(cl->packets);
-				sb += fs_cms_count(cl->bytes);
-			}
-		}
-		if (sp < *packets)
-			*packets = sp;
-		if (sb < *bytes)
-			*bytes = sb;
+		if (cl->packets < *packets)
+			*packets = cl->packets;
+		if (cl->bytes < *bytes)
+			*bytes = cl->bytes;
 	}
 }
 
 /* Every sent flow's estimate in [truth, truth + e/w * N], packets and
  * bytes; returns how many are, each one that is not explained. */
 static unsigned int fs_vm_eg_flows_ok(const struct fs_sketch_params *p,
-				      const char *cms, int ncpus,
+				      const struct fs_vm_dp_dump *d,
 				      __u64 total_packets, __u64 total_bytes)
 {
 	double eps = M_E / (double)(1U << p->cms_log2_width);
 	double bound_p = eps * (double)total_packets;
 	double bound_b = eps * (double)total_bytes;
 	struct fs_hash_key hk;
+	struct fs_sketch s;
 	unsigned int i, good = 0;
+	__u32 slot;
 
+	if (fs_sketch_init(&s, p))
+		return 0;
+	for (slot = 0; slot < FS_NSLOTS; slot++)
+		if (fs_vm_dp_fold(d, -1, slot, &s)) {
+			fs_sketch_free(&s);
+			return 0;
+		}
 	fs_hash_key_derive(&p->secret, &hk);
 	for (i = 0; i < FS_VM_EG_NFLOWS; i++) {
 		const struct fs_vm_eg_flow *f = &fs_vm_eg_flows[i];
@@ -399,7 +402,7 @@ static unsigned int fs_vm_eg_flows_ok(const struct fs_sketch_params *p,
 		__u64 est_p, est_b;
 
 		fs_vm_eg_key(f, &key);
-		fs_vm_eg_estimate(p, &hk, cms, ncpus, &key, &est_p, &est_b);
+		fs_vm_eg_estimate(&s, &hk, &key, &est_p, &est_b);
 		if (est_p < want_p || (double)(est_p - want_p) > bound_p ||
 		    est_b < want_b || (double)(est_b - want_b) > bound_b) {
 			fs_vm_diag("egress: flow to port %u: estimate %llu packets, %llu bytes; sent %llu, %llu (bounds %.1f, %.1f)",
@@ -411,6 +414,7 @@ static unsigned int fs_vm_eg_flows_ok(const struct fs_sketch_params *p,
 		}
 		good++;
 	}
+	fs_sketch_free(&s);
 	return good;
 }
 
@@ -421,29 +425,27 @@ static void fs_vm_eg_check(const struct fs_sketch_params *p,
 			   const struct fs_vm_eg_dump *bp,
 			   const struct fs_vm_eg_sender *snd, int ncpus)
 {
-	const void *model_cms[FS_VM_EG_CPUS], *model_hll[FS_VM_EG_CPUS];
-	int cms_d[FS_VM_EG_CPUS + 1], hll_d[FS_VM_EG_CPUS + 1];
-	int cms_md[FS_VM_EG_CPUS], hll_md[FS_VM_EG_CPUS];
+	const void *model[FS_VM_EG_CPUS];
+	int dp_d[FS_VM_EG_CPUS + 1], dp_md[FS_NDPMAPS][FS_VM_EG_CPUS];
 	__u64 sent_p = 0, sent_b = 0, hot_p = 0, reports = 0, other = 0;
+	__u64 wide[FS_VM_EG_CPUS], narrow[FS_VM_EG_CPUS];
 	__u64 st_kf[FS_STAT_MAX] = { 0 }, st_bp[FS_STAT_MAX] = { 0 };
 	bool cpus_ok = true, hot_same = true, model_ok = true, args_ok = true;
 	unsigned int good;
-	int c, s, i;
+	char md[256] = "";
+	size_t len = 0;
+	int c, s, i, m;
 
-	for (c = 0; c < FS_VM_EG_CPUS; c++) {
-		model_cms[c] = snd[c].model.env.cms;
-		model_hll[c] = snd[c].model.env.hll;
+	/* fs_vm_eg_dump() checked that each map holds the model's chunks. */
+	for (m = 0; m < FS_NDPMAPS; m++) {
+		for (c = 0; c < FS_VM_EG_CPUS; c++)
+			model[c] = snd[c].model.env.chunks[m];
+		fs_vm_eg_compare(kf->dp.map[m], bp->dp.map[m], kf->dp.n[m],
+				 FS_CHUNK_BYTES, ncpus, model, dp_d, dp_md[m]);
+		fs_vm_tap(!dp_d[0] && !dp_d[1] && !dp_d[2],
+			  "egress: %s byte-identical on the kfunc and BPF paths, CPU by CPU (chunks that differ: CPU 0 %d, CPU 1 %d, others %d of %u)",
+			  fs_dp_maps[m].map, dp_d[0], dp_d[1], dp_d[2], kf->dp.n[m]);
 	}
-	fs_vm_eg_compare(kf->cms, bp->cms, fs_cms_chunks(p, FS_NSLOTS),
-			 sizeof(struct fs_cms_chunk), ncpus, model_cms, cms_d, cms_md);
-	fs_vm_eg_compare(kf->hll, bp->hll, fs_hll_chunks(p, FS_NSLOTS),
-			 sizeof(struct fs_hll_chunk), ncpus, model_hll, hll_d, hll_md);
-	fs_vm_tap(!cms_d[0] && !cms_d[1] && !cms_d[2],
-		  "egress: fs_cms byte-identical on the kfunc and BPF paths, CPU by CPU (chunks that differ: CPU 0 %d, CPU 1 %d of %u)",
-		  cms_d[0], cms_d[1], fs_cms_chunks(p, FS_NSLOTS));
-	fs_vm_tap(!hll_d[0] && !hll_d[1] && !hll_d[2],
-		  "egress: fs_hll byte-identical on the kfunc and BPF paths, CPU by CPU (chunks that differ: CPU 0 %d, CPU 1 %d of %u)",
-		  hll_d[0], hll_d[1], fs_hll_chunks(p, FS_NSLOTS));
 
 	/* Each CPU holds what its thread sent, in fs_hot (per slot) and in
 	 * the sketch itself (row 0), any other CPU nothing: read from the
@@ -455,7 +457,7 @@ static void fs_vm_eg_check(const struct fs_sketch_params *p,
 			const struct fs_slot_totals *t = &kf->hot[c].slot[s];
 			__u64 got_p = t->seq == (__u64)s ? t->packets : 0;
 			__u64 got_b = t->seq == (__u64)s ? t->bytes : 0;
-			__u64 row0 = fs_vm_eg_row0(p, kf->cms, ncpus, c, (__u32)s);
+			__u64 row0 = fs_vm_eg_row0(p, &kf->dp, c, (__u32)s);
 
 			if (got_p != want_p || got_b != want_b || row0 != want_p) {
 				fs_vm_diag("egress: CPU %d slot %d: fs_hot %llu packets, %llu bytes, row 0 %llu packets; sent %llu, %llu",
@@ -510,13 +512,31 @@ static void fs_vm_eg_check(const struct fs_sketch_params *p,
 		  (unsigned long long)st_kf[FS_STAT_REPORTS_DROPPED],
 		  (unsigned long long)reports);
 
+	for (m = 0; m < FS_NDPMAPS; m++) {
+		len += snprintf(md + len, sizeof(md) - len, "%s%s %d/%d",
+				m ? ", " : "", fs_dp_maps[m].map,
+				dp_md[m][0], dp_md[m][1]);
+		if (len >= sizeof(md))
+			len = sizeof(md) - 1;
+		for (c = 0; c < FS_VM_EG_CPUS; c++)
+			if (dp_md[m][c])
+				model_ok = false;
+	}
 	for (c = 0; c < FS_VM_EG_CPUS; c++)
-		if (cms_md[c] || hll_md[c] ||
-		    memcmp(&kf->hot[c], &snd[c].model.hot, sizeof(kf->hot[c])))
+		if (memcmp(&kf->hot[c], &snd[c].model.hot, sizeof(kf->hot[c])))
 			model_ok = false;
 	fs_vm_tap(model_ok,
-		  "egress: each CPU's fs_cms, fs_hll and fs_hot equal the model fed its datagrams (chunks that differ: CPU 0 %d + %d, CPU 1 %d + %d)",
-		  cms_md[0], hll_md[0], cms_md[1], hll_md[1]);
+		  "egress: each CPU's datapath maps and fs_hot equal the model fed its datagrams (chunks that differ, CPU 0/CPU 1: %s)",
+		  md);
+
+	/* Each CPU's copy spilled (the flows above are sized for it), and
+	 * every narrow cell marked spilled has its wide cell holding a count. */
+	for (c = 0; c < FS_VM_EG_CPUS; c++)
+		fs_vm_dp_spills(&kf->dp, c, &wide[c], &narrow[c]);
+	fs_vm_tap(wide[0] && wide[1] && wide[0] == narrow[0] && wide[1] == narrow[1],
+		  "egress: the kfunc path spilled narrow cells into wide ones on both CPUs (wide cells holding a count: CPU 0 %llu, CPU 1 %llu; narrow cells with the spilled bit: %llu, %llu)",
+		  (unsigned long long)wide[0], (unsigned long long)wide[1],
+		  (unsigned long long)narrow[0], (unsigned long long)narrow[1]);
 
 	/* The kfunc path fills its argument block on a CPU's first packet
 	 * (sketch_update.bpf.h); the BPF path never looks it up.  So the
@@ -534,9 +554,9 @@ static void fs_vm_eg_check(const struct fs_sketch_params *p,
 		  (unsigned long long)kf->recursion_misses,
 		  (unsigned long long)bp->recursion_misses);
 
-	good = fs_vm_eg_flows_ok(p, kf->cms, ncpus, sent_p, sent_b);
+	good = fs_vm_eg_flows_ok(p, &kf->dp, sent_p, sent_b);
 	fs_vm_tap(good == FS_VM_EG_NFLOWS,
-		  "egress: %u of %zu flows' Count-Min estimates (both CPUs, both windows) in [truth, truth + e/w*N] for packets and bytes",
+		  "egress: %u of %zu flows' Count-Min estimates (folded: both CPUs, both windows, wide + narrow) in [truth, truth + e/w*N] for packets and bytes",
 		  good, FS_VM_EG_NFLOWS);
 }
 

@@ -6,10 +6,16 @@
  * secret, one with fs_use_kfunc = 1 (the module's kfunc does the update)
  * and one with 0 (BPF does it).  Every update goes through both and
  * through the user-space model, and must give the same hash, report bits
- * and error; afterwards fs_cms and fs_hll must be byte-identical in all
+ * and error; afterwards every datapath map (fs_cms, fs_cms_narrow, fs_hll,
+ * fs_hll_packed: sketch_kind.h, FS_DP_MAPS) must be byte-identical in all
  * three.  Ground truth independent of the code under test: in a
  * standard-update Count-Min every row counts every packet once, so each
- * row of a slot sums to exactly the packets and bytes sent to that slot.
+ * row of a slot, folded (wide + narrow, dpmaps.h), sums to exactly the
+ * packets and bytes sent to that slot.  The three builds share update.h,
+ * so only that sum catches a spill that loses or doubles a count; hence
+ * a heavy flow, GSO-sized updates and updates larger than a narrow cell
+ * holds, which make every row's cells of that flow spill into the wide
+ * ones many times a slot (cms.h, "Narrow cells").
  *
  * Then the other program types (tc, fentry) and the kfunc's argument
  * checks, which a BPF program can get wrong and the module must refuse.
@@ -20,10 +26,22 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "vmtest.h"
+#include "dpmaps.h"
 #include "traffic.h"
 #include "kfunc_probe.skel.h"
 
 #define FS_VM_PROBE_FLOWS 512	/* flows that repeat, so thresholds cross */
+/* One update in FS_VM_PROBE_HEAVY is of one heavy flow, as a GSO skb of
+ * 1 to FS_VM_PROBE_SEGS segments of FS_VM_PROBE_MSS + 52 bytes, and one
+ * of those in FS_VM_PROBE_HUGE has 600 segments (900,000 bytes, more than
+ * a narrow cell holds, BIG TCP's order of size), which goes to the wide
+ * cell whole: about 256 updates, 10,000 packets and 15 MB of the flow a
+ * slot, so its cells' packets (511 a narrow cell) and bytes (524,287)
+ * overflow again and again. */
+#define FS_VM_PROBE_HEAVY 8
+#define FS_VM_PROBE_SEGS 45
+#define FS_VM_PROBE_HUGE 32
+#define FS_VM_PROBE_MSS 1448
 
 struct fs_vm_sent {
 	__u64 packets[FS_NSLOTS];
@@ -32,14 +50,18 @@ struct fs_vm_sent {
 
 FS_VM_SKEL_OPENER(fs_vm_probe_open, kfunc_probe)
 
-/* A random key: one of FS_VM_PROBE_FLOWS recurring flows or a fresh one. */
-static void fs_vm_probe_key(__u64 *rng, struct fs_flow_key *k)
+/* A random key: one of FS_VM_PROBE_FLOWS recurring flows or a fresh one,
+ * or with heavy the heavy flow. */
+static void fs_vm_probe_key(__u64 *rng, struct fs_flow_key *k, bool heavy)
 {
 	__u64 flow_rng;
 	__u64 w[5];
 	int i;
 
-	if (fs_vm_rand_below(rng, 4)) {
+	if (heavy) {
+		flow_rng = FS_VM_PROBE_FLOWS + 1;
+		rng = &flow_rng;
+	} else if (fs_vm_rand_below(rng, 4)) {
 		flow_rng = fs_vm_rand_below(rng, FS_VM_PROBE_FLOWS) + 1;
 		rng = &flow_rng;
 	}
@@ -71,9 +93,10 @@ static bool fs_vm_probe_one(struct kfunc_probe *kf, struct kfunc_probe *bp,
 	if (fs_vm_run(kf->progs.fs_probe_xdp, in, sizeof(*in), &out_kf, &rv_kf) ||
 	    fs_vm_run(bp->progs.fs_probe_xdp, in, sizeof(*in), &out_bp, &rv_bp))
 		return false;
-	report = fs_model_update(m, &in->u.key, in->u.bytes, in->u.slot,
-				 in->u.thresh_packets, in->u.thresh_bytes,
-				 &hash);
+	report = fs_model_update_segs(m, &in->u.key, 1 + in->u.extra_packets,
+				      in->u.bytes, in->u.slot,
+				      in->u.thresh_packets, in->u.thresh_bytes,
+				      &hash);
 	*reported += report > 0;
 	return rv_kf == 2 /* XDP_PASS */ && rv_bp == 2 &&
 	       out_kf.err == 0 && out_bp.err == 0 && report >= 0 &&
@@ -82,86 +105,68 @@ static bool fs_vm_probe_one(struct kfunc_probe *kf, struct kfunc_probe *bp,
 	       out_bp.u.report == (__u32)report;
 }
 
-/* CPU fs_vm_cpu's copy of every element of a per-CPU array. */
-static void *fs_vm_read_cpu(int fd, __u32 n, size_t vsz)
+/*
+ * Every Count-Min row of every slot of the kfunc's sketch, folded on
+ * fs_vm_cpu (wide + narrow), sums to what was sent to the slot (with say,
+ * each row that does not is said); *wide and *narrow get the spills the
+ * kfunc copy shows there (dpmaps.h).
+ */
+static bool fs_vm_rows_sum_to(struct kfunc_probe *kf,
+			      const struct fs_sketch_params *p,
+			      const struct fs_vm_sent *sent, bool say,
+			      __u64 *wide, __u64 *narrow)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	char *all, *mine;
-	__u32 i;
-
-	all = malloc(vsz * ncpus);
-	mine = malloc(vsz * n);
-	if (!all || !mine)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(fd, &i, all))
-			goto fail;
-		memcpy(mine + i * vsz, all + fs_vm_cpu * vsz, vsz);
-	}
-	free(all);
-	return mine;
-fail:
-	free(all);
-	free(mine);
-	return NULL;
-}
-
-/* Every Count-Min row of every slot sums to what was sent to the slot. */
-static bool fs_vm_rows_sum_to(int cms_fd, const struct fs_sketch_params *p,
-			      const struct fs_vm_sent *sent)
-{
-	__u32 n = fs_cms_chunks(p, FS_NSLOTS), slot, row, col;
-	struct fs_cms_chunk *chunks;
+	struct fs_vm_dp_dump d;
+	struct fs_sketch s = { 0 };
+	__u32 slot, row;
 	bool ok = true;
 
-	chunks = fs_vm_read_cpu(cms_fd, n, sizeof(*chunks));
-	if (!chunks)
-		return false;
+	*wide = *narrow = 0;
+	if (fs_vm_dp_dump(kf->obj, &d) || fs_sketch_init(&s, p)) {
+		ok = false;
+		goto out;
+	}
+	fs_vm_dp_spills(&d, fs_vm_cpu, wide, narrow);
 	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		fs_sketch_reset(&s);
+		if (fs_vm_dp_fold(&d, fs_vm_cpu, slot, &s)) {
+			ok = false;
+			break;
+		}
 		for (row = 0; row < p->cms_depth; row++) {
-			__u64 packets = 0, bytes = 0;
+			__u64 packets, bytes;
 
-			for (col = 0; col < (1U << p->cms_log2_width); col++) {
-				__u64 c = fs_cms_cell_number(p, slot, row, col);
-				const struct fs_cms_cell *cell =
-					&chunks[c >> FS_CMS_CHUNK_SHIFT]
-						 .cells[c & FS_CMS_CHUNK_MASK];
-
-				/* Bit 63 of each counter is the report
-				 * flag of the map layout (maps.h). */
-				packets += cell->packets & ~(1ULL << 63);
-				bytes += cell->bytes & ~(1ULL << 63);
-			}
-			if (packets != sent->packets[slot] ||
-			    bytes != sent->bytes[slot])
-				ok = false;
+			fs_vm_row_sum(&s, row, &packets, &bytes);
+			if (packets == sent->packets[slot] &&
+			    bytes == sent->bytes[slot])
+				continue;
+			ok = false;
+			if (say)
+				fs_vm_diag("slot %u row %u sums to %llu packets, %llu bytes; sent %llu, %llu",
+					   slot, row, (unsigned long long)packets,
+					   (unsigned long long)bytes,
+					   (unsigned long long)sent->packets[slot],
+					   (unsigned long long)sent->bytes[slot]);
 		}
 	}
-	free(chunks);
+out:
+	fs_sketch_free(&s);
+	fs_vm_dp_dump_free(&d);
 	return ok;
 }
 
+/* Every datapath map, by name: kfunc copy, BPF copy and model. */
 static void fs_vm_compare_sketches(struct kfunc_probe *kf,
 				   struct kfunc_probe *bp,
 				   const struct fs_model *m, const char *what)
 {
-	const struct fs_sketch_params *p = &m->params;
-	int d;
+	int d, i;
 
-	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_cms),
-				 bpf_map__fd(bp->maps.fs_cms),
-				 fs_cms_chunks(p, FS_NSLOTS),
-				 sizeof(struct fs_cms_chunk), m->env.cms,
-				 fs_vm_cpu);
-	fs_vm_tap(d == 0, "%s: fs_cms byte-identical on kfunc, BPF and model (%d chunks differ)",
-		  what, d);
-	d = fs_vm_percpu_compare(bpf_map__fd(kf->maps.fs_hll),
-				 bpf_map__fd(bp->maps.fs_hll),
-				 fs_hll_chunks(p, FS_NSLOTS),
-				 sizeof(struct fs_hll_chunk), m->env.hll,
-				 fs_vm_cpu);
-	fs_vm_tap(d == 0, "%s: fs_hll byte-identical on kfunc, BPF and model (%d chunks differ)",
-		  what, d);
+	for (i = 0; i < FS_NDPMAPS; i++) {
+		d = fs_vm_dp_differ(kf->obj, bp->obj, i, m, fs_vm_cpu);
+		fs_vm_tap(d == 0, "%s: %s byte-identical on kfunc, BPF and model (%d chunks differ)",
+			  what, fs_dp_maps[i].map, d);
+	}
 }
 
 /* The tc program on the same kind of input, both paths and the model. */
@@ -175,7 +180,7 @@ static void fs_vm_probe_tc(struct kfunc_probe *kf, struct kfunc_probe *bp,
 
 	for (i = 0; i < 256; i++) {
 		memset(&in, 0, sizeof(in));
-		fs_vm_probe_key(rng, &in.u.key);
+		fs_vm_probe_key(rng, &in.u.key, false);
 		in.u.bytes = 64 + fs_vm_rand_below(rng, 1400);
 		in.u.slot = i & 1;
 		if (fs_vm_run(kf->progs.fs_probe_tc, &in, sizeof(in), &out_kf, &rv_kf) ||
@@ -250,7 +255,7 @@ static void fs_vm_probe_abi(struct kfunc_probe *kf,
 	err = fs_vm_abi(kf, &bad, FS_PROBE_MAPS_RIGHT);
 	fs_vm_tap(err == -EINVAL, "kfunc refuses out-of-range params with -EINVAL (%d)", err);
 	bad = good;
-	bad.params.hll_p = FS_HLL_MAX_P;	/* valid, but fs_hll is too short */
+	bad.params.hll_p = FS_HLL_MAX_P;	/* valid, but fs_hll_packed is too short */
 	err = fs_vm_abi(kf, &bad, FS_PROBE_MAPS_RIGHT);
 	fs_vm_tap(err == -EINVAL, "kfunc refuses maps shorter than the params need with -EINVAL (%d)", err);
 	err = fs_vm_abi(kf, &good, FS_PROBE_MAPS_SWAPPED);
@@ -259,6 +264,11 @@ static void fs_vm_probe_abi(struct kfunc_probe *kf,
 	fs_vm_tap(err == -EINVAL, "kfunc refuses a map of the wrong type with -EINVAL (%d)", err);
 	err = fs_vm_abi(kf, &good, FS_PROBE_SIZE_WRONG);
 	fs_vm_tap(err == -EINVAL, "kfunc refuses a wrong args__sz with -EINVAL (%d)", err);
+	/* What the module's checks (type, value size, length) cannot see:
+	 * a map of the right shape in the wrong place.  Said, not tested. */
+	err = fs_vm_abi(kf, &good, FS_PROBE_MAPS_LOOKALIKE);
+	fs_vm_diag("kfunc given fs_hll where fs_hll_packed belongs (same type, value size, %u >= %u elements) returns %d",
+		   fs_hll_chunks(p, FS_NSLOTS), fs_hll_packed_chunks(p, FS_NSLOTS), err);
 }
 
 /*
@@ -316,8 +326,9 @@ static void fs_vm_probe_run(bool conservative, bool other_sizes)
 	struct fs_sketch_params p;
 	struct fs_probe_frame in;
 	struct fs_model m = {};
-	__u64 rng = conservative ? 2 : 1;
-	int i, bad = 0, reports = 0;
+	__u64 rng = conservative ? 2 : 1, spill_wide, spill_narrow;
+	int i, bad = 0, reports = 0, huge = 0;
+	bool rows_ok;
 
 	fs_vm_params(&p);
 	if (conservative)
@@ -338,25 +349,44 @@ static void fs_vm_probe_run(bool conservative, bool other_sizes)
 		goto out;
 
 	for (i = 0; i < FS_VM_PACKETS; i++) {
+		bool heavy = !fs_vm_rand_below(&rng, FS_VM_PROBE_HEAVY);
+		__u32 segs = 1;
+
 		memset(&in, 0, sizeof(in));
-		fs_vm_probe_key(&rng, &in.u.key);
+		fs_vm_probe_key(&rng, &in.u.key, heavy);
 		in.u.bytes = 40 + fs_vm_rand_below(&rng, 1461);
+		if (heavy) {
+			segs = 1 + fs_vm_rand_below(&rng, FS_VM_PROBE_SEGS);
+			if (!fs_vm_rand_below(&rng, FS_VM_PROBE_HUGE))
+				segs = FS_CMSN_PACKETS_MAX + 89;
+			in.u.bytes = (__u64)segs * (FS_VM_PROBE_MSS + 52);
+			huge += in.u.bytes > FS_CMSN_BYTES_MAX;
+		}
+		in.u.extra_packets = (__s16)(segs - 1);
 		in.u.slot = fs_vm_rand_below(&rng, FS_NSLOTS);
 		in.u.thresh_packets = 4;
 		in.u.thresh_bytes = 4000;
-		sent.packets[in.u.slot]++;
+		sent.packets[in.u.slot] += segs;
 		sent.bytes[in.u.slot] += in.u.bytes;
 		if (!fs_vm_probe_one(kf, bp, &m, &in, &reports))
 			bad++;
 	}
 	/* reports > 0: the report bits compared include crossings. */
-	fs_vm_tap(bad == 0 && reports > 0, "%s: %d updates (IPv4/IPv6, %d recurring flows, both slots, %d threshold crossings) give the same hash, report and error on kfunc, BPF and model (%d differ)",
-		  what, FS_VM_PACKETS, FS_VM_PROBE_FLOWS, reports, bad);
+	fs_vm_tap(bad == 0 && reports > 0 && huge > 0, "%s: %d updates (IPv4/IPv6, %d recurring flows, a heavy one in GSO-sized updates, %d larger than a narrow cell, both slots, %d threshold crossings) give the same hash, report and error on kfunc, BPF and model (%d differ)",
+		  what, FS_VM_PACKETS, FS_VM_PROBE_FLOWS, huge, reports, bad);
 	fs_vm_compare_sketches(kf, bp, &m, what);
+	/* The folded rows sum to what was sent with the standard update only
+	 * (conservative update adds less); the spill counts hold for both. */
+	rows_ok = fs_vm_rows_sum_to(kf, &p, &sent, !conservative, &spill_wide,
+				    &spill_narrow);
 	if (!conservative)
-		fs_vm_tap(fs_vm_rows_sum_to(bpf_map__fd(kf->maps.fs_cms), &p, &sent),
-			  "%s: every Count-Min row of the kfunc's sketch sums to the packets and bytes sent",
+		fs_vm_tap(rows_ok,
+			  "%s: every Count-Min row of the kfunc's sketch, folded (wide + narrow), sums to the packets and bytes sent",
 			  what);
+	fs_vm_tap(spill_wide > 0 && spill_wide == spill_narrow,
+		  "%s: the kfunc spilled narrow cells into wide ones (%llu wide cells hold a count, %llu narrow cells carry the spilled bit)",
+		  what, (unsigned long long)spill_wide,
+		  (unsigned long long)spill_narrow);
 	if (conservative || other_sizes)
 		goto out;
 	fs_vm_probe_tc(kf, bp, &m, &rng);

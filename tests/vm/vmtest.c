@@ -108,50 +108,6 @@ bool fs_vm_module_present(void)
 	return stat("/sys/module/" FS_KFUNC_MODULE, &st) == 0;
 }
 
-int fs_vm_percpu_compare(int fd_a, int fd_b, __u32 n, size_t vsz,
-			 const void *model, int cpu)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	size_t stride = (vsz + 7) & ~(size_t)7;
-	char *a = NULL, *b = NULL, *zero = NULL;
-	int differ = 0, err = 0, c;
-	__u32 i;
-
-	if (ncpus <= 0)
-		return -EINVAL;
-	a = malloc(stride * ncpus);
-	b = malloc(stride * ncpus);
-	zero = calloc(1, vsz);
-	if (!a || !b || !zero) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		bool same = true;
-
-		if (bpf_map_lookup_elem(fd_a, &i, a) ||
-		    bpf_map_lookup_elem(fd_b, &i, b)) {
-			err = -errno;
-			goto out;
-		}
-		for (c = 0; c < ncpus; c++) {
-			const char *ca = a + c * stride, *cb = b + c * stride;
-			const void *want = zero;
-
-			if (model)
-				want = c == cpu ? (const char *)model + i * vsz : zero;
-			if (memcmp(ca, cb, vsz) || (model && memcmp(ca, want, vsz)))
-				same = false;
-		}
-		differ += !same;
-	}
-out:
-	free(a);
-	free(b);
-	free(zero);
-	return err ? err : differ;
-}
-
 int fs_vm_run(const struct bpf_program *prog, const void *in, __u32 len,
 	      void *out, __u32 *retval)
 {

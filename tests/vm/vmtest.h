@@ -70,14 +70,7 @@ int fs_vm_module_unload(void);
 int fs_vm_module_unload_wait(int timeout_ms);
 bool fs_vm_module_present(void);
 
-/*
- * Compare n elements of two per-CPU arrays (value size vsz) for every
- * possible CPU, and CPU `cpu`'s copy against `model` (n * vsz bytes, or
- * NULL), the other CPUs' copies against zero.  Returns the number of
- * elements that differ, or -errno.
- */
-int fs_vm_percpu_compare(int fd_a, int fd_b, __u32 n, size_t vsz,
-			 const void *model, int cpu);
+/* Per-CPU maps of sketch state are compared with dpmaps.h. */
 
 /* BPF_PROG_TEST_RUN of one frame; data_out (if out) gets the frame back. */
 int fs_vm_run(const struct bpf_program *prog, const void *in, __u32 len,
