@@ -431,24 +431,48 @@ static int cmp_u64(const void *a, const void *b)
 
 static const char *verdict(bool ok)
 {
-	return ok ? "met" : "MISSED";
+	return ok ? "met" : "not met";
 }
 
-/* num / den, and the same net of the empty program's cost (the
- * statistics' own overhead); the verdict is on the gross ratio, the
- * figures as the kernel reports them. */
-static void print_ratio(const char *label, double num, double den,
-			double base, double target, bool le)
+/* Issue 19's live targets (its "Targets"): how many were met, raw and
+ * net counted apart. */
+struct live_tally {
+	int met, all;
+};
+
+static const char *tally(struct live_tally *t, bool ok)
+{
+	t->met += ok;
+	t->all++;
+	return verdict(ok);
+}
+
+/*
+ * num / den as the kernel reports them (raw), and the same net of the
+ * empty program's cost: bpf_stats adds two clock reads to every run (and
+ * the XDP call is paid by any program), so with e the empty program's
+ * cost in the same phase,
+ *
+ *     net = (num - e) / (den - e)
+ *
+ * is the ratio of what the programs themselves add.  A target (> 0) gets
+ * a verdict on both.
+ */
+static void print_ratio(struct live_tally *t, const char *label, double num,
+			double den, double base, double target, bool le)
 {
 	double r = den > 0 ? num / den : 0;
 	double n = den - base > 0 ? (num - base) / (den - base) : 0;
 
-	if (target > 0)
-		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.1fx: %s\n",
-		       label, r, n, le ? "<=" : ">=", target,
-		       verdict(le ? r <= target : r >= target));
-	else
+	if (target > 0) {
+		const char *vr = tally(t, le ? r <= target : r >= target);
+		const char *vn = tally(t, n > 0 && (le ? n <= target : n >= target));
+
+		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.1fx: %s (net: %s)\n",
+		       label, r, n, le ? "<=" : ">=", target, vr, vn);
+	} else {
 		printf("  %-32s %6.2fx (net of empty %6.2fx)\n", label, r, n);
+	}
 }
 
 /*
@@ -494,6 +518,7 @@ static void live_report(struct live *L, __u64 sent)
 	const struct lb_opts *c = &o->c;
 	double med[LP_MAX][PH_MAX], steady_seconds = 0;
 	struct lb_sample sum = { 0 };
+	struct live_tally t = { 0 };
 	__u64 steady_packets = 0;
 	int i, j;
 	__u32 r;
@@ -524,28 +549,30 @@ static void live_report(struct live *L, __u64 sent)
 	       (unsigned long long)(sum.runs + L->ab_packets), (unsigned long long)sent);
 	printf("  (kpps: the phase's packets over its wall time, sender and XDP on one CPU)\n\n");
 
+	/* Issue 19's targets: full <= 2.0x parse-only; naive/full >= 3.0x
+	 * steady and >= 2.5x in the first window and after a quiet spell. */
 	printf("  ratios of the medians above:\n");
-	print_ratio("full / parse-only, steady", med[LP_FULL][PH_STEADY],
+	print_ratio(&t, "full / parse-only, steady", med[LP_FULL][PH_STEADY],
 		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 2.0, true);
-	print_ratio("naive / full, steady", med[LP_NAIVE][PH_STEADY],
-		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 2.0, false);
-	print_ratio("naive / full, first window", med[LP_NAIVE][PH_FIRST],
-		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 1.6, false);
-	print_ratio("naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
-		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 1.6, false);
-	print_ratio("full+small / full, steady", med[LP_FULL_SMALL][PH_STEADY],
+	print_ratio(&t, "naive / full, steady", med[LP_NAIVE][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 3.0, false);
+	print_ratio(&t, "naive / full, first window", med[LP_NAIVE][PH_FIRST],
+		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 2.5, false);
+	print_ratio(&t, "naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
+		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 2.5, false);
+	print_ratio(&t, "full+small / full, steady", med[LP_FULL_SMALL][PH_STEADY],
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
-	print_ratio("full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
+	print_ratio(&t, "full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
-	print_ratio("full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
+	print_ratio(&t, "full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
 		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
-	print_ratio("full / parse-only, first window", med[LP_FULL][PH_FIRST],
+	print_ratio(&t, "full / parse-only, first window", med[LP_FULL][PH_FIRST],
 		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
-	print_ratio("full / parse-only, after quiet", med[LP_FULL][PH_QUIET],
+	print_ratio(&t, "full / parse-only, after quiet", med[LP_FULL][PH_QUIET],
 		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
-	print_ratio("floor / parse-only, steady", med[LP_FLOOR][PH_STEADY],
+	print_ratio(&t, "floor / parse-only, steady", med[LP_FLOOR][PH_STEADY],
 		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
-	print_ratio("full / floor, steady", med[LP_FULL][PH_STEADY],
+	print_ratio(&t, "full / floor, steady", med[LP_FULL][PH_STEADY],
 		    med[LP_FLOOR][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
 	printf("  %-34s %6.1f ns\n", "parse only - empty, steady",
 	       med[LP_PARSE][PH_STEADY] - med[LP_EMPTY][PH_STEADY]);
@@ -581,6 +608,10 @@ static void live_report(struct live *L, __u64 sent)
 	} else {
 		printf("  full, heavy-hitter reports per window of traffic: no window saw traffic\n\n");
 	}
+	/* The run's exit status says whether it measured, not whether the
+	 * datapath met its targets (bench/run.sh). */
+	printf("  issue 19's targets for full and naive above: %d of %d met, raw and net apart\n"
+	       "  (a target not met does not fail the run)\n\n", t.met, t.all);
 }
 
 /* ------------------------------------------------------------ options */
