@@ -5,8 +5,10 @@
 # report, checked from the report's own figures and from the parameters
 # (default width 2^12, HyperLogLog p = 14; params.h), never from what the
 # report says about itself.
-# bench_check.py --live OUT ROUNDS BURST DEPTH - the same for one
-# `fs-livebench` report (tests/integration/bench_check.py live section).
+# bench_check.py --live OUT ROUNDS BURST DEPTH [CYCLES BURSTY_BURST] - the
+# same for one `fs-livebench` report (the live section below); with CYCLES
+# and BURSTY_BURST, its bursty phase too (three veth pairs fed in turn),
+# which must then be there.
 # bench_check.py --tp OUT ROUNDS - the same for one `fs-tpbench` report
 # (the tracepoint frontends, bench/live.sh --tracepoints).
 # For bench_smoke.sh, which numbers the lines:
@@ -27,6 +29,8 @@ TP = len(sys.argv) > 1 and sys.argv[1] == "--tp"
 if LIVE:
     out_path, live_rounds, live_burst, depth = (
         sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    bursty_cycles, bursty_burst = (
+        (int(sys.argv[6]), int(sys.argv[7])) if len(sys.argv) > 7 else (None, None))
 elif TP:
     out_path, tp_rounds = sys.argv[2], int(sys.argv[3])
 else:
@@ -165,6 +169,51 @@ def ratio_line(label, a, b, e, tgt, le):
         live_verdicts.extend([g[2], g[3]])
 
 
+def bursty_checks():
+    """The bursty phase: its bursts counted from the options, its rows'
+    medians, its quiet spells, its ratios and verdicts."""
+    R, C, B, P = live_rounds, bursty_cycles, bursty_burst, 3
+    g = find(r"^\(maps, hash key, windows\); per pair and turn ([0-9]+) packets measured, then %s s more on it;$" % NUM)
+    report(g is not None and int(g[0]) == B, "live: bursty: %d packets a burst" % B, "got %r" % (g,))
+    g = find(r"^([0-9]+) rounds x ([0-9]+) cycles x ([0-9]+) pairs = ([0-9]+) bursts per program after one unmeasured cycle;$")
+    n = R * C * P
+    report(g is not None and [int(x) for x in g] == [R, C, P, n],
+           "live: bursty: %d rounds x %d cycles x %d pairs = %d bursts" % (R, C, P, n), "got %r" % (g,))
+    g = find(r"^traffic: ([0-9]+) flows \(seed ([0-9]+)\), Zipf %s, %s %% IPv6; median of bursts, min\.\.max$" % (NUM, NUM))
+    report(g is not None, "live: bursty: its traffic is described", "no such line")
+    g = find(r"^each burst after its pair's quiet spell of %s s \(%s\.\.%s\), the two others' traffic$" % (NUM, NUM, NUM))
+    report(g is not None and 0 < float(g[1]) <= float(g[0]) <= float(g[2]),
+           "live: bursty: the quiet spells are printed, 0 < min <= median <= max", "got %r" % (g,))
+    med = {}
+    rows = 0
+    for p in ["empty", "parse only", "floor", "naive", "full"]:
+        g = find(r"^  %s +bursty +%s +%s +%s +([0-9]+) +%s$" % (re.escape(p), NUM, NUM, NUM, NUM))
+        what = "live: %s, bursty" % p
+        report(g is not None, what + ": a row is printed", "no such row")
+        if not g:
+            continue
+        m, lo, hi, pk, kpps = float(g[0]), float(g[1]), float(g[2]), int(g[3]), float(g[4])
+        med[p] = (m, g[0])
+        rows += pk
+        report(m > 0 and lo > 0 and kpps > 0, what + ": times and rate are positive", str(g))
+        report(lo - 0.05 <= m <= hi + 0.05, what + ": min <= median <= max", str(g))
+        report(pk == n * B, what + ": it covered exactly bursts x burst = %d packets" % (n * B),
+               "%d packets" % pk)
+    g = find(r"^  \(([0-9]+) packets in the bursty phase in all: bursts, loads and the unmeasured cycle\)$")
+    warm = 5 * R * P * B
+    report(g is not None and int(g[0]) >= rows + warm,
+           "live: bursty: its packets in all cover the rows' (%d) and the unmeasured cycles' (%d)"
+           % (rows, warm), "got %r" % (g,))
+    if len(med) != 5:
+        return
+    for label, num, den, tgt, le in (
+            ("full / parse-only, bursty", "full", "parse only", 2.0, True),
+            ("naive / full, bursty", "naive", "full", 2.5, False),
+            ("floor / parse-only, bursty", "floor", "parse only", None, True),
+            ("full / floor, bursty", "full", "floor", None, True)):
+        ratio_line(label, med[num], med[den], med["empty"], tgt, le)
+
+
 def live_checks():
     R, B = live_rounds, live_burst
     g = find(r"^\(([0-9]+) rounds, programs interleaved, each loaded afresh per round; median of rounds, min\.\.max\)$")
@@ -214,9 +263,11 @@ def live_checks():
                "live: packets/s = packets / seconds", "%d for %d in %s s" % (pps, pk, g[2]))
         ab = find(r"^  \(([0-9]+) packets\); median of the pairs' ratios \(min\.\.max\), and of each half's ns/pkt:$")
         abpk = int(ab[0]) if ab else 0
-        report(ran == total + abpk,
-               "live: XDP's packets are the rows' sum (%d) and the on/off alternations' (%d)" % (total, abpk),
-               "printed %d" % ran)
+        bu = find(r"^  \(([0-9]+) packets in the bursty phase in all: bursts, loads and the unmeasured cycle\)$")
+        bupk = int(bu[0]) if bu else 0
+        report(ran == total + abpk + bupk,
+               "live: XDP's packets are the rows' sum (%d), the on/off alternations' (%d) and the bursty phase's (%d)"
+               % (total, abpk, bupk), "printed %d" % ran)
         report(ran == sent, "live: XDP ran on every packet sent", "%d of %d" % (ran, sent))
     if len(med) != len(progs) * len(phases):
         return
@@ -248,6 +299,8 @@ def live_checks():
                "printed %s" % g[1])
         report(abs(float(g[2]) - float(g[0]) / int(g[1])) <= 0.06, "live: ns a line = difference / lines",
                "%s / %s vs %s" % (g[0], g[1], g[2]))
+    if bursty_cycles is not None:
+        bursty_checks()
     ab_checks()
     g = find(r"^  full, heavy-hitter reports per window of traffic: median ([0-9]+), min ([0-9]+), max ([0-9]+) over ([0-9]+) windows$")
     report(g is not None, "live: the full program's reports per window are printed", "no such line")
