@@ -5,7 +5,8 @@
 # (build/tools/fs-bench), then the kernel-module kfunc benchmark inside a
 # VM (bench/vm_kfunc.sh) when it exists.  Arguments go to fs-bench.
 # In between, the live benchmark (bench/live.sh: the same programs attached
-# to a veth in namespaces of its own, on real traffic, about 70 s);
+# to a veth in namespaces of its own, on real traffic, about 2 min; then
+# the bursty pattern, three veth pairs fed in turn, about 1.5 min more);
 # BENCH_LIVE_ARGS are its options (build/tools/fs-livebench --help), and
 # BENCH_LIVE=0 skips it.  Then the tracepoint frontends live (bench/live.sh
 # --tracepoints, build/tools/fs-tpbench: egress and ingress programs each
@@ -15,6 +16,11 @@
 # Figures are ratios against baselines measured in the same run (driver,
 # parse-only program, memcpy): absolute times on shared machines move with
 # the neighbours, the ratios much less.
+#
+# Exit status: 1 when a benchmark could not run (or failed a check of its
+# own), else 0.  Targets are printed beside the figures with a verdict
+# ("met", "MISSED" or "not met") and never change the status: a shared
+# machine's noise must not fail a build.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . scripts/netns.sh

@@ -397,19 +397,20 @@ static void lb_table_head(int wa, const char *a, int wb, const char *b)
 }
 
 /*
- * A row of it: the median over rounds of s[0..rounds) (as printed), the
- * smallest and largest, the runs and their rate over the phases' wall
- * time.  Returns the median; adds runs, sent and seconds to *sum.
+ * A row of it: the median over the n samples s[0..n) (rounds, or a
+ * phase's bursts) as printed, the smallest and largest, the runs and
+ * their rate over the phases' wall time.  Returns the median; adds runs,
+ * sent and seconds to *sum.
  */
 static double lb_table_row(int wa, const char *a, int wb, const char *b,
-			   const struct lb_sample *s, __u32 rounds,
+			   const struct lb_sample *s, __u32 n,
 			   struct lb_sample *sum)
 {
-	double v[LB_MAX_ROUNDS], lo = 1e300, hi = 0, med;
+	double v[n], lo = 1e300, hi = 0, med;
 	struct lb_sample t = { 0 };
 	__u32 r;
 
-	for (r = 0; r < rounds; r++) {
+	for (r = 0; r < n; r++) {
 		v[r] = s[r].ns;
 		lo = v[r] < lo ? v[r] : lo;
 		hi = v[r] > hi ? v[r] : hi;
@@ -417,7 +418,7 @@ static double lb_table_row(int wa, const char *a, int wb, const char *b,
 		t.sent += s[r].sent;
 		t.seconds += s[r].seconds;
 	}
-	med = printed1(median(v, rounds));
+	med = printed1(median(v, n));
 	printf("  %-*s %-*s %9.1f %9.1f %9.1f %11llu %9.1f\n", wa, a, wb, b,
 	       med, lo, hi, (unsigned long long)t.runs,
 	       t.seconds > 0 ? (double)t.runs / t.seconds / 1e3 : 0.0);

@@ -19,6 +19,11 @@
  * done_seq, then the old slot's chunks read and zeroed on every CPU, as
  * the daemon folds and zeroes a closed slot; closed(ctx, slot, old) then
  * reads what the tool wants of the closed window.
+ *
+ * Several loads at once (fs-livebench's bursty phase, one per veth pair):
+ * each has a struct lb_run of its own for its windows only (o, value and
+ * ncpus copied from the run's, lb_params(), lb_windows_open()), listed in
+ * the run's also[]; lb_wait() closes their windows on the same clock.
  */
 #ifndef FLOWSKETCH_BENCH_LIVE_RUN_H
 #define FLOWSKETCH_BENCH_LIVE_RUN_H
@@ -48,6 +53,7 @@
 
 #define LB_DRAIN_NS 10000000000ULL	/* every frame must have run within 10 s */
 #define LB_POLL_NS 1000000ULL		/* wait loop step, 1 ms */
+#define LB_MAX_ALSO 3			/* other loads whose windows close */
 
 /* The maps windows are closed on; sketch: by datapath map (FS_DP_MAPS). */
 struct lb_maps {
@@ -86,6 +92,8 @@ struct lb_run {
 	__u64 windows, records;		/* closed, reports read: all loads */
 	int (*closed)(void *ctx, __u32 slot, __u64 old);	/* or NULL */
 	void *ctx;
+	struct lb_run *also[LB_MAX_ALSO];	/* their windows close too */
+	int nalso;
 	/* The program measured (lb_mark()). */
 	int prog_fd;
 	bool other_frames;		/* it also runs for frames not sent */
@@ -224,32 +232,45 @@ static bool lb_drained(struct lb_run *R)
 	return R->other_frames ? runs >= sent : runs == sent;
 }
 
+/* W's window closed if it is due at t, and its reports read. */
+static int lb_tick(struct lb_run *W, __u64 t)
+{
+	int err;
+
+	if (W->rotating && t >= W->next_close_ns) {
+		err = lb_rotate(W);
+		if (err) {
+			fprintf(stderr, LB_TOOL ": window close failed: %s.\n",
+				strerror(-err));
+			return err;
+		}
+		W->next_close_ns += lb_window_ns(W);
+	}
+	if (W->rb)
+		ring_buffer__consume(W->rb);
+	return 0;
+}
+
 /* Wait until deadline_ns, or (0) until drained, closing windows on time
- * meanwhile. */
+ * meanwhile (R's and those of R->also[]). */
 static int lb_wait(struct lb_run *R, __u64 deadline_ns, const char *what)
 {
 	__u64 start = now_ns();
 
 	for (;;) {
 		__u64 t = now_ns();
-		int err;
+		int i, err;
 
 		if (atomic_load(&R->g.err)) {
 			fprintf(stderr, LB_TOOL ": sending failed: %s.\n",
 				strerror(atomic_load(&R->g.err)));
 			return -EIO;
 		}
-		if (R->rotating && t >= R->next_close_ns) {
-			err = lb_rotate(R);
-			if (err) {
-				fprintf(stderr, LB_TOOL ": window close failed: %s.\n",
-					strerror(-err));
-				return err;
-			}
-			R->next_close_ns += lb_window_ns(R);
-		}
-		if (R->rb)
-			ring_buffer__consume(R->rb);
+		err = lb_tick(R, t);
+		for (i = 0; !err && i < R->nalso; i++)
+			err = lb_tick(R->also[i], t);
+		if (err)
+			return err;
 		if (deadline_ns && t >= deadline_ns)
 			return 0;
 		if (!deadline_ns && lb_drained(R))

@@ -33,6 +33,25 @@
  * reach the sent count, or the run fails), so the packet counts printed
  * are exact.
  *
+ * Bursty phase (with two --pair: bench/live.sh makes three veth pairs
+ * between the two namespaces; live_bursty()).  The quiet phase above
+ * leaves the machine idle; on a host with other load, the sketch's lines
+ * are evicted between bursts by whatever else runs on the CPU.  So each of
+ * the programs empty to full is loaded three times (maps, hash key and
+ * windows of its own, as three datapaths), one load attached to each
+ * pair's receiving end, and the pairs are fed in turn from the one
+ * generator (one CPU): on pair k, --bursty-burst packets measured, then
+ * --bursty-load seconds more traffic on the same pair, then pair k + 1.
+ * Each burst thus comes after a quiet spell of about two loads during
+ * which the two other pairs' programs and traffic used the same CPU.  The
+ * traffic is held out: --bursty-flows flows (default 20,000) drawn with
+ * --seed + 1, not the steady phases' flows.  The first cycle (one turn a
+ * pair) is not measured (its bursts follow the load, not a quiet spell);
+ * then --bursty-cycles cycles a round are.  The figure per program is the
+ * median over its bursts, with the smallest and largest beside it.  The
+ * full program's three loads have their windows closed as below, each on
+ * its own clock from its attach.
+ *
  * Windows.  The full program runs with fs_ctl.hh_phi_q32 set (reports
  * follow each window's running total, cms.h) and its windows are closed
  * here every --window ms with the daemon's protocol (maps.h, and
@@ -90,10 +109,13 @@
 #include "bench_live_run.h"
 
 #define LIVE_MAX_AB 64			/* --ab-pairs at most */
+#define LIVE_MAX_BURSTS (LB_MAX_ROUNDS * LB_MAX_CYCLES * LB_PAIRS)
 
 enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_FULL_SMALL,
 		 LP_FULL_LIST, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
+/* The bursty phase measures the programs LP_EMPTY .. LP_FULL. */
+#define LP_BURSTY (LP_FULL + 1)
 
 static const char *const live_prog_names[LP_MAX] = {
 	"empty", "parse only", "floor", "naive", "full", "full+small", "full+list",
@@ -110,6 +132,7 @@ struct live_opts {
 	__u32 blocklist_small;	/* entries of full+small */
 	__u32 ab_pairs;		/* list on/off alternations per round */
 	double ab_s;		/* seconds of each half of a pair */
+	struct lb_bursty_opts b;
 };
 
 /* ------------------------------------------------------------ programs */
@@ -134,6 +157,23 @@ struct live {
 	double ab_off[2][LB_MAX_ROUNDS * LIVE_MAX_AB];
 	__u32 nab[2];
 	__u64 ab_packets;		/* every packet of the alternations */
+	/* The bursty phase (live_bursty()): per pair its receiving end, its
+	 * sending socket, and the load measured now with its windows; the
+	 * bursty traffic (frames, lengths, sequence), swapped with the
+	 * generator's while it runs; per program its bursts of all rounds,
+	 * and the quiet spells before them. */
+	int brx[LB_PAIRS], bfd[LB_PAIRS];
+	const char *brx_name[LB_PAIRS];
+	struct bench *bskel[LB_PAIRS];
+	struct lb_run bw[LB_PAIRS];
+	int bprog[LB_PAIRS];
+	struct gen btraffic;
+	bool bswapped;
+	struct lb_sample bursts[LP_BURSTY][LIVE_MAX_BURSTS];
+	__u32 nbursts[LP_BURSTY];
+	double quiet_s[LP_BURSTY * LIVE_MAX_BURSTS];
+	__u32 nquiet;
+	__u64 bursty_packets;		/* every packet of the bursty phase */
 };
 
 static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
@@ -201,65 +241,78 @@ static int live_closed(void *ctx, __u32 slot, __u64 old)
 	return 0;
 }
 
-/* Load a fresh object with only program `which`: new maps, as after a
- * daemon start.  The full program gets the daemon's report fraction. */
-static int live_load(struct live *L, enum live_prog which)
+/* Load a fresh object with only program `which` into *skelp, for the
+ * receiving interface ifindex (named ifname), its windows in W (the run's
+ * own, or a bursty pair's): new maps, as after a daemon start.  The full
+ * program gets the daemon's report fraction. */
+static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
+			int ifindex, const char *ifname, struct bench **skelp)
 {
 	struct fs_ctl ctl = { .hh_phi_q32 = fs_hh_phi_q32(L->o->c.hh_fraction) };
+	struct bench *skel;
 	int i, err;
 
-	err = lb_params(&L->r);
+	err = lb_params(W);
 	if (err)
 		return err;
-	L->skel = bench__open();
-	if (!L->skel)
+	skel = *skelp = bench__open();
+	if (!skel)
 		return -ENOENT;
 	/* Two entries share fs_live_full: all off, then the one measured on. */
 	for (i = 0; i < LP_MAX; i++)
-		bpf_program__set_autoload(live_prog_of(L->skel, i), false);
-	bpf_program__set_autoload(live_prog_of(L->skel, which), true);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_verdict, false);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_kverdict, false);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_base, false);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_parse, false);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_full, false);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_naive, false);
-	bpf_program__set_autoload(L->skel->progs.fs_bench_floor, false);
-	err = FS_DATAPATH_SETUP(L->skel, &L->r.p, false);
+		bpf_program__set_autoload(live_prog_of(skel, i), false);
+	bpf_program__set_autoload(live_prog_of(skel, which), true);
+	bpf_program__set_autoload(skel->progs.fs_bench_verdict, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_kverdict, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_base, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_parse, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_full, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_naive, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_floor, false);
+	err = FS_DATAPATH_SETUP(skel, &W->p, false);
 	if (err)
 		return err;
-	bpf_map__set_max_entries(L->skel->maps.naive_cms,
-				 (__u32)fs_cms_cells_per_slot(&L->r.p));
-	bpf_map__set_max_entries(L->skel->maps.naive_hll,
-				 FS_HLL_NSKETCH << L->r.p.hll_p);
+	bpf_map__set_max_entries(skel->maps.naive_cms,
+				 (__u32)fs_cms_cells_per_slot(&W->p));
+	bpf_map__set_max_entries(skel->maps.naive_hll,
+				 FS_HLL_NSKETCH << W->p.hll_p);
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL)
-		bb_size(L->skel->maps.fs_block4, L->skel->maps.fs_block6,
-			L->skel->maps.fs_block_hits, L->skel->maps.fs_bloom,
+		bb_size(skel->maps.fs_block4, skel->maps.fs_block6,
+			skel->maps.fs_block_hits, skel->maps.fs_bloom,
 			which == LP_FULL_LIST ? &L->list : &L->small);
-	err = bench__load(L->skel);
+	err = bench__load(skel);
 	if (err)
 		return err;
-	L->prog = live_prog_of(L->skel, which);
 	if (which != LP_FULL && which != LP_FULL_SMALL && which != LP_FULL_LIST)
 		return 0;
 	/* The receiving veth in the slot table, as the daemon has it. */
-	err = fs_ifslot_set_one(bpf_map__fd(L->skel->maps.fs_ifslot),
-				(__u32)L->r.rx_ifindex, L->o->c.rx_iface);
+	err = fs_ifslot_set_one(bpf_map__fd(skel->maps.fs_ifslot),
+				(__u32)ifindex, ifname);
 	if (err)
 		return err;
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL) {
-		err = bb_fill(bpf_map__fd(L->skel->maps.fs_block4),
-			      bpf_map__fd(L->skel->maps.fs_block6),
-			      bpf_map__fd(L->skel->maps.fs_bloom),
-			      bpf_map__fd(L->skel->maps.fs_block_exact), &L->r.p.secret,
+		err = bb_fill(bpf_map__fd(skel->maps.fs_block4),
+			      bpf_map__fd(skel->maps.fs_block6),
+			      bpf_map__fd(skel->maps.fs_bloom),
+			      bpf_map__fd(skel->maps.fs_block_exact), &W->p.secret,
 			      which == LP_FULL_LIST ? &L->list : &L->small,
 			      &ctl.bloom, NULL, NULL);
 		if (err)
 			return err;
 	}
 	L->bloom_word = ctl.bloom;
-	/* Windows close from attach on (live_measure()). */
-	return lb_windows_open(&L->r, LB_MAPS(L->skel), &ctl);
+	/* Windows close from attach on (the caller sets the first close). */
+	return lb_windows_open(W, LB_MAPS(skel), &ctl);
+}
+
+static int live_load(struct live *L, enum live_prog which)
+{
+	int err = live_load_on(L, which, &L->r, L->r.rx_ifindex, L->o->c.rx_iface,
+			       &L->skel);
+
+	if (!err)
+		L->prog = live_prog_of(L->skel, which);
+	return err;
 }
 
 static void live_unload(struct live *L)
@@ -271,7 +324,8 @@ static void live_unload(struct live *L)
 	L->skel = NULL;
 }
 
-static int live_burst(struct live *L, struct lb_sample *out, const char *what)
+/* n packets (--burst, or --bursty-burst), measured. */
+static int live_burst(struct live *L, __u32 n, struct lb_sample *out, const char *what)
 {
 	struct lb_phase ph;
 	int err = lb_phase_begin(&L->r, &ph);
@@ -280,8 +334,8 @@ static int live_burst(struct live *L, struct lb_sample *out, const char *what)
 		return err;
 	/* The generator is idle here (every phase ends drained), and may
 	 * have sent past the last budget in its final batch: count the
-	 * burst from what it did send, so a burst is exactly --burst. */
-	atomic_store(&L->r.g.budget, atomic_load(&L->r.g.sent) + L->o->burst);
+	 * burst from what it did send, so a burst is exactly n packets. */
+	atomic_store(&L->r.g.budget, atomic_load(&L->r.g.sent) + n);
 	atomic_store(&L->r.g.idle, 0);
 	return lb_phase_end(&L->r, &ph, out, what);
 }
@@ -378,7 +432,7 @@ static int live_measure(struct live *L, enum live_prog which,
 	if (err)
 		goto out;
 
-	err = live_burst(L, &out[PH_FIRST], "first window");
+	err = live_burst(L, o->burst, &out[PH_FIRST], "first window");
 	if (!err)
 		err = lb_steady(R, &out[PH_STEADY], "steady");
 	if (err)
@@ -391,7 +445,7 @@ static int live_measure(struct live *L, enum live_prog which,
 
 	err = lb_wait(R, now_ns() + (__u64)(o->quiet_s * 1e9), "quiet");
 	if (!err)
-		err = live_burst(L, &out[PH_QUIET], "after quiet");
+		err = live_burst(L, o->burst, &out[PH_QUIET], "after quiet");
 	if (err)
 		goto out;
 	if (R->rotating) {
@@ -409,12 +463,210 @@ out:
 	return err;
 }
 
+/* ------------------------------------------------------------ bursty */
+
+/*
+ * The other two pairs' sockets (in --tx-netns) and receiving ends (in
+ * --rx-netns, this thread's), checked to have --rx-iface's MAC, to which
+ * every frame is addressed; the bursty traffic's frames.  Pair 0 is
+ * --tx-iface/--rx-iface.  Says what failed on stderr; bursty_end()
+ * frees what it got.
+ */
+static int bursty_start(struct live *L)
+{
+	const struct live_opts *o = L->o;
+	struct lb_run *R = &L->r;
+	struct gen *b = &L->btraffic;
+	int k, s, err = 0;
+
+	L->bfd[0] = R->g.fd;
+	L->brx[0] = R->rx_ifindex;
+	L->brx_name[0] = o->c.rx_iface;
+	for (k = 1; k < LB_PAIRS; k++) {
+		struct sock_req q = { .netns = o->c.tx_netns, .ifname = o->b.tx[k - 1],
+				      .fd = -1 };
+		__u8 mac[ETH_ALEN];
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, open_sock_main, &q) || pthread_join(t, NULL) ||
+		    q.err) {
+			fprintf(stderr, LB_TOOL ": cannot open a packet socket on %s in %s: %s.\n",
+				q.ifname, q.netns, strerror(q.err ? -q.err : EAGAIN));
+			return q.err ? q.err : -EAGAIN;
+		}
+		L->bfd[k] = q.fd;
+		L->brx_name[k] = o->b.rx[k - 1];
+		L->brx[k] = (int)if_nametoindex(L->brx_name[k]);
+		if (!L->brx[k]) {
+			fprintf(stderr, LB_TOOL ": no interface %s in netns %s.\n",
+				L->brx_name[k], o->c.rx_netns);
+			return -ENODEV;
+		}
+		s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		err = s < 0 ? -errno : iface_mac(s, L->brx_name[k], mac);
+		if (s >= 0)
+			close(s);
+		if (!err && memcmp(mac, R->g.dst_mac, ETH_ALEN))
+			err = -EADDRNOTAVAIL;
+		if (err) {
+			fprintf(stderr, LB_TOOL ": --pair %s:%s: %s must have %s's MAC, to which the frames go: %s.\n",
+				o->b.tx[k - 1], L->brx_name[k], L->brx_name[k], o->c.rx_iface,
+				strerror(-err));
+			return err;
+		}
+	}
+	b->flows = o->b.flows;
+	b->zipf = o->c.zipf;
+	b->ipv6_share = o->c.ipv6_share;
+	b->seed = o->c.seed + 1;
+	memcpy(b->src_mac, R->g.src_mac, ETH_ALEN);
+	memcpy(b->dst_mac, R->g.dst_mac, ETH_ALEN);
+	if (gen_prepare(b)) {
+		fprintf(stderr, LB_TOOL ": out of memory for the bursty frames.\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void bursty_end(struct live *L)
+{
+	int k;
+
+	for (k = 1; k < LB_PAIRS; k++)
+		if (L->bfd[k] >= 0)
+			close(L->bfd[k]);
+	free(L->btraffic.frames);
+	free(L->btraffic.lens);
+	free(L->btraffic.seq);
+}
+
+/* The generator's traffic: the bursty one (on) or its own, and pair 0's
+ * socket.  Only while it is idle (every phase ends drained): it reads
+ * them again once the next budget is stored after this. */
+static void bursty_traffic(struct live *L, bool on)
+{
+	struct gen *g = &L->r.g, *b = &L->btraffic;
+	__u8 *frames = g->frames;
+	__u16 *lens = g->lens;
+	__u32 *seq = g->seq;
+
+	if (on != L->bswapped) {
+		g->frames = b->frames;
+		g->lens = b->lens;
+		g->seq = b->seq;
+		b->frames = frames;
+		b->lens = lens;
+		b->seq = seq;
+		L->bswapped = on;
+	}
+	g->fd = L->bfd[0];
+}
+
+static void bursty_unload(struct live *L)
+{
+	int k;
+
+	L->r.nalso = 0;
+	for (k = 0; k < LB_PAIRS; k++) {
+		if (L->bskel[k])
+			bpf_xdp_detach(L->brx[k], XDP_FLAGS_DRV_MODE, NULL);
+		lb_windows_close(&L->bw[k]);
+		bench__destroy(L->bskel[k]);
+		L->bskel[k] = NULL;
+	}
+}
+
+/* One turn on pair k: --bursty-burst packets (*out), then, unless it is the
+ * last, --bursty-load seconds more on the same pair, then the drain. */
+static int bursty_turn(struct live *L, int k, bool load, struct lb_sample *out)
+{
+	struct lb_run *R = &L->r;
+	struct stat_snap end;
+	int err;
+
+	R->g.fd = L->bfd[k];	/* the generator is idle: see bursty_traffic() */
+	err = lb_mark(R, L->bprog[k]);
+	if (!err)
+		err = live_burst(L, L->o->b.burst, out, "bursty burst");
+	if (!err && load) {
+		atomic_store(&R->g.budget, ~0ULL);
+		atomic_store(&R->g.idle, 0);
+		err = lb_wait(R, now_ns() + (__u64)(L->o->b.load_s * 1e9), "bursty load");
+		atomic_store(&R->g.budget, atomic_load(&R->g.sent));
+		if (!err)
+			err = lb_wait(R, 0, "bursty load");
+	}
+	if (!err)
+		err = prog_stats(R->prog_fd, &end);
+	if (!err)
+		L->bursty_packets += end.run_cnt - R->at_attach.run_cnt;
+	return err;
+}
+
+/* Program `which` in the bursty pattern (header): three loads, one per
+ * pair, fed in turn; the bursts from the second cycle on are kept. */
+static int live_bursty(struct live *L, enum live_prog which)
+{
+	const struct lb_bursty_opts *b = &L->o->b;
+	struct lb_run *R = &L->r;
+	__u32 t, turns = LB_PAIRS * (b->cycles + 1);
+	__u64 drained[LB_PAIRS] = { 0 };
+	int k, err = 0;
+
+	for (k = 0; k < LB_PAIRS; k++) {
+		struct lb_run *W = &L->bw[k];
+
+		memset(W, 0, sizeof(*W));
+		W->o = R->o;
+		W->value = R->value;
+		W->ncpus = R->ncpus;
+		err = live_load_on(L, which, W, L->brx[k], L->brx_name[k], &L->bskel[k]);
+		if (err) {
+			fprintf(stderr, LB_TOOL ": cannot load %s for pair %d: %s.\n",
+				live_prog_names[which], k, strerror(-err));
+			goto out;
+		}
+		L->bprog[k] = bpf_program__fd(live_prog_of(L->bskel[k], which));
+		err = bpf_xdp_attach(L->brx[k], L->bprog[k], XDP_FLAGS_DRV_MODE, NULL);
+		if (err) {
+			fprintf(stderr, LB_TOOL ": cannot attach %s to %s (native XDP): %s.\n",
+				live_prog_names[which], L->brx_name[k], strerror(-err));
+			goto out;
+		}
+		W->next_close_ns = now_ns() + lb_window_ns(W);
+		if (W->rotating)
+			R->also[R->nalso++] = W;
+	}
+	bursty_traffic(L, true);
+	for (t = 0; t < turns && !err; t++) {
+		struct lb_sample one;
+		__u64 start = now_ns();
+
+		k = (int)(t % LB_PAIRS);
+		err = bursty_turn(L, k, t + 1 < turns, &one);
+		if (!err && t >= LB_PAIRS) {
+			L->bursts[which][L->nbursts[which]++] = one;
+			L->quiet_s[L->nquiet++] = (double)(start - drained[k]) * 1e-9;
+		}
+		drained[k] = now_ns();
+	}
+out:
+	bursty_traffic(L, false);
+	bursty_unload(L);
+	return err;
+}
+
+/* Items of a round: the programs' phases (k < LP_MAX), then the programs
+ * LP_EMPTY .. LP_FULL in the bursty pattern. */
 static int live_round(void *ctx, int k, __u32 r)
 {
 	struct live *L = ctx;
 	struct lb_sample one[PH_MAX];
-	int ph, err = live_measure(L, (enum live_prog)k, one);
+	int ph, err;
 
+	if (k >= LP_MAX)
+		return live_bursty(L, (enum live_prog)(k - LP_MAX));
+	err = live_measure(L, (enum live_prog)k, one);
 	for (ph = 0; !err && ph < PH_MAX; ph++)
 		L->samples[k][ph][r] = one[ph];
 	return err;
@@ -431,24 +683,48 @@ static int cmp_u64(const void *a, const void *b)
 
 static const char *verdict(bool ok)
 {
-	return ok ? "met" : "MISSED";
+	return ok ? "met" : "not met";
 }
 
-/* num / den, and the same net of the empty program's cost (the
- * statistics' own overhead); the verdict is on the gross ratio, the
- * figures as the kernel reports them. */
-static void print_ratio(const char *label, double num, double den,
-			double base, double target, bool le)
+/* Issue 19's live targets (its "Targets"): how many were met, raw and
+ * net counted apart. */
+struct live_tally {
+	int met, all;
+};
+
+static const char *tally(struct live_tally *t, bool ok)
+{
+	t->met += ok;
+	t->all++;
+	return verdict(ok);
+}
+
+/*
+ * num / den as the kernel reports them (raw), and the same net of the
+ * empty program's cost: bpf_stats adds two clock reads to every run (and
+ * the XDP call is paid by any program), so with e the empty program's
+ * cost in the same phase,
+ *
+ *     net = (num - e) / (den - e)
+ *
+ * is the ratio of what the programs themselves add.  A target (> 0) gets
+ * a verdict on both.
+ */
+static void print_ratio(struct live_tally *t, const char *label, double num,
+			double den, double base, double target, bool le)
 {
 	double r = den > 0 ? num / den : 0;
 	double n = den - base > 0 ? (num - base) / (den - base) : 0;
 
-	if (target > 0)
-		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.1fx: %s\n",
-		       label, r, n, le ? "<=" : ">=", target,
-		       verdict(le ? r <= target : r >= target));
-	else
+	if (target > 0) {
+		const char *vr = tally(t, le ? r <= target : r >= target);
+		const char *vn = tally(t, n > 0 && (le ? n <= target : n >= target));
+
+		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.1fx: %s (net: %s)\n",
+		       label, r, n, le ? "<=" : ">=", target, vr, vn);
+	} else {
 		printf("  %-32s %6.2fx (net of empty %6.2fx)\n", label, r, n);
+	}
 }
 
 /*
@@ -488,12 +764,55 @@ static void ab_report(const struct live *L)
 	printf("\n");
 }
 
+/*
+ * The bursty phase's figures: per program the median of its bursts (the
+ * table's rows), the quiet spells, and the ratios, against the targets of
+ * the steady phase's (full <= 2.0x parse-only; naive/full >= 2.5x after a
+ * quiet spell).
+ */
+static void bursty_report(struct live *L, struct live_tally *t)
+{
+	const struct live_opts *o = L->o;
+	const struct lb_bursty_opts *b = &o->b;
+	double med[LP_BURSTY], q;
+	struct lb_sample sum = { 0 };
+	int i;
+
+	printf("Bursty: %u veth pairs fed in turn from one CPU, each with a load of the program of its own\n"
+	       "(maps, hash key, windows); per pair and turn %u packets measured, then %.1f s more on it;\n",
+	       LB_PAIRS, b->burst, b->load_s);
+	printf("%u rounds x %u cycles x %u pairs = %u bursts per program after one unmeasured cycle;\n"
+	       "traffic: %u flows (seed %llu), Zipf %.2f, %.0f %% IPv6; median of bursts, min..max\n",
+	       o->c.rounds, b->cycles, LB_PAIRS, o->c.rounds * b->cycles * LB_PAIRS, b->flows,
+	       (unsigned long long)(o->c.seed + 1), o->c.zipf, 100 * o->c.ipv6_share);
+	q = median(L->quiet_s, L->nquiet);	/* sorts: [0] min, [n-1] max */
+	printf("each burst after its pair's quiet spell of %.2f s (%.2f..%.2f), the two others' traffic\n\n",
+	       q, L->quiet_s[0], L->quiet_s[L->nquiet - 1]);
+	lb_table_head(10, "program", 7, "phase");
+	for (i = 0; i < LP_BURSTY; i++)
+		med[i] = lb_table_row(10, live_prog_names[i], 7, "bursty", L->bursts[i],
+				      L->nbursts[i], &sum);
+	printf("  (%llu packets in the bursty phase in all: bursts, loads and the unmeasured cycle)\n\n",
+	       (unsigned long long)L->bursty_packets);
+	printf("  ratios of the medians above:\n");
+	print_ratio(t, "full / parse-only, bursty", med[LP_FULL], med[LP_PARSE],
+		    med[LP_EMPTY], 2.0, true);
+	print_ratio(t, "naive / full, bursty", med[LP_NAIVE], med[LP_FULL],
+		    med[LP_EMPTY], 2.5, false);
+	print_ratio(t, "floor / parse-only, bursty", med[LP_FLOOR], med[LP_PARSE],
+		    med[LP_EMPTY], 0, false);
+	print_ratio(t, "full / floor, bursty", med[LP_FULL], med[LP_FLOOR],
+		    med[LP_EMPTY], 0, false);
+	printf("\n");
+}
+
 static void live_report(struct live *L, __u64 sent)
 {
 	const struct live_opts *o = L->o;
 	const struct lb_opts *c = &o->c;
 	double med[LP_MAX][PH_MAX], steady_seconds = 0;
 	struct lb_sample sum = { 0 };
+	struct live_tally t = { 0 };
 	__u64 steady_packets = 0;
 	int i, j;
 	__u32 r;
@@ -521,31 +840,34 @@ static void live_report(struct live *L, __u64 sent)
 	       "XDP ran on %llu of %llu packets sent\n",
 	       steady_seconds > 0 ? (double)steady_packets / steady_seconds : 0.0,
 	       (unsigned long long)steady_packets, steady_seconds,
-	       (unsigned long long)(sum.runs + L->ab_packets), (unsigned long long)sent);
+	       (unsigned long long)(sum.runs + L->ab_packets + L->bursty_packets),
+	       (unsigned long long)sent);
 	printf("  (kpps: the phase's packets over its wall time, sender and XDP on one CPU)\n\n");
 
+	/* Issue 19's targets: full <= 2.0x parse-only; naive/full >= 3.0x
+	 * steady and >= 2.5x in the first window and after a quiet spell. */
 	printf("  ratios of the medians above:\n");
-	print_ratio("full / parse-only, steady", med[LP_FULL][PH_STEADY],
+	print_ratio(&t, "full / parse-only, steady", med[LP_FULL][PH_STEADY],
 		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 2.0, true);
-	print_ratio("naive / full, steady", med[LP_NAIVE][PH_STEADY],
-		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 2.0, false);
-	print_ratio("naive / full, first window", med[LP_NAIVE][PH_FIRST],
-		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 1.6, false);
-	print_ratio("naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
-		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 1.6, false);
-	print_ratio("full+small / full, steady", med[LP_FULL_SMALL][PH_STEADY],
+	print_ratio(&t, "naive / full, steady", med[LP_NAIVE][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 3.0, false);
+	print_ratio(&t, "naive / full, first window", med[LP_NAIVE][PH_FIRST],
+		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 2.5, false);
+	print_ratio(&t, "naive / full, after quiet", med[LP_NAIVE][PH_QUIET],
+		    med[LP_FULL][PH_QUIET], med[LP_EMPTY][PH_QUIET], 2.5, false);
+	print_ratio(&t, "full+small / full, steady", med[LP_FULL_SMALL][PH_STEADY],
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
-	print_ratio("full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
+	print_ratio(&t, "full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
-	print_ratio("full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
+	print_ratio(&t, "full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
 		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
-	print_ratio("full / parse-only, first window", med[LP_FULL][PH_FIRST],
+	print_ratio(&t, "full / parse-only, first window", med[LP_FULL][PH_FIRST],
 		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
-	print_ratio("full / parse-only, after quiet", med[LP_FULL][PH_QUIET],
+	print_ratio(&t, "full / parse-only, after quiet", med[LP_FULL][PH_QUIET],
 		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
-	print_ratio("floor / parse-only, steady", med[LP_FLOOR][PH_STEADY],
+	print_ratio(&t, "floor / parse-only, steady", med[LP_FLOOR][PH_STEADY],
 		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
-	print_ratio("full / floor, steady", med[LP_FULL][PH_STEADY],
+	print_ratio(&t, "full / floor, steady", med[LP_FULL][PH_STEADY],
 		    med[LP_FLOOR][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
 	printf("  %-34s %6.1f ns\n", "parse only - empty, steady",
 	       med[LP_PARSE][PH_STEADY] - med[LP_EMPTY][PH_STEADY]);
@@ -561,6 +883,13 @@ static void live_report(struct live *L, __u64 sent)
 	       L->small.n, L->list.n, (unsigned long long)L->small.keys,
 	       (unsigned long long)L->list.keys, L->small.log2, L->list.log2,
 	       L->small.k, L->list.k);
+
+	if (lb_bursty_on(&o->b))
+		bursty_report(L, &t);
+	else
+		printf("Bursty: not measured (%s)\n\n",
+		       o->b.cycles ? "it takes two --pair, as bench/live.sh gives" :
+				     "--bursty-cycles 0");
 
 	if (o->ab_pairs)
 		ab_report(L);
@@ -581,6 +910,10 @@ static void live_report(struct live *L, __u64 sent)
 	} else {
 		printf("  full, heavy-hitter reports per window of traffic: no window saw traffic\n\n");
 	}
+	/* The run's exit status says whether it measured, not whether the
+	 * datapath met its targets (bench/run.sh). */
+	printf("  issue 19's targets for full and naive above: %d of %d met, raw and net apart\n"
+	       "  (a target not met does not fail the run)\n\n", t.met, t.all);
 }
 
 /* ------------------------------------------------------------ options */
@@ -593,7 +926,8 @@ static void usage(FILE *out)
 		"  --rounds R          rounds, programs interleaved (default 3, max %u)\n"
 		"  --steady SECONDS    steady traffic per program and round (default 2)\n"
 		"  --quiet SECONDS     quiet spell before the last burst (default 2)\n"
-		"  --burst N           packets of the first and the after-quiet phase (default 50000)\n",
+		"  --burst N           packets of the first and the after-quiet phase\n"
+		"                      (default 50000)\n",
 		LB_MAX_ROUNDS);
 	lb_usage_traffic(out);
 	fprintf(out,
@@ -607,6 +941,7 @@ static void usage(FILE *out)
 		"                      none (default 10, max %u)\n"
 		"  --ab-seconds S      seconds of each half of an alternation (default 0.25)\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB);
+	lb_usage_bursty(out);
 }
 
 /* The options fs-tpbench does not take. */
@@ -623,7 +958,7 @@ static int live_opt(int c, const char *arg, void *ctx)
 	case 'a' + 256: return lb_parse_int(arg, "--ab-pairs", 0, LIVE_MAX_AB, &o->ab_pairs);
 	case 'A' + 256: return lb_parse_num(arg, "--ab-seconds", 0.01, 10, &o->ab_s);
 	}
-	return LB_NOT_MINE;
+	return lb_parse_bursty(c, arg, &o->b);
 }
 
 int main(int argc, char **argv)
@@ -636,6 +971,7 @@ int main(int argc, char **argv)
 		{ "blocklist-small", required_argument, NULL, 'b' + 256 },
 		{ "ab-pairs", required_argument, NULL, 'a' + 256 },
 		{ "ab-seconds", required_argument, NULL, 'A' + 256 },
+		LB_BURSTY_LONGOPTS,
 		{}
 	};
 	struct live_opts o = {
@@ -644,12 +980,16 @@ int main(int argc, char **argv)
 		       .hh_fraction = 0.001, .depth = FS_DEFAULT_CMS_DEPTH },
 		.quiet_s = 2, .burst = 50000, .blocklist = 100000,
 		.blocklist_small = 10000, .ab_pairs = 10, .ab_s = 0.25,
+		.b = LB_BURSTY_DEFAULTS,
 	};
-	static struct live L;
+	static struct live L = { .bfd = { -1, -1, -1 } };
+	bool bursty;
 	int rc = 1;
 
-	if (lb_parse_args(argc, argv, longopts, &o.c, live_opt, &o, usage))
+	if (lb_parse_args(argc, argv, longopts, &o.c, live_opt, &o, usage) ||
+	    lb_bursty_check(&o.b))
 		return 2;
+	bursty = lb_bursty_on(&o.b);
 	if (bb_make(o.blocklist, &L.list) || bb_make(o.blocklist_small, &L.small)) {
 		fprintf(stderr, "fs-livebench: cannot make blocklists of %u and %u entries.\n",
 			o.blocklist, o.blocklist_small);
@@ -659,11 +999,13 @@ int main(int argc, char **argv)
 	L.r.o = &o.c;
 	L.r.closed = live_closed;
 	L.r.ctx = &L;
-	if (!lb_start(&L.r) && !lb_rounds(&L.r, LP_MAX, live_round, &L))
+	if (!lb_start(&L.r) && (!bursty || !bursty_start(&L)) &&
+	    !lb_rounds(&L.r, LP_MAX + (bursty ? LP_BURSTY : 0), live_round, &L))
 		rc = 0;
 	lb_stop(&L.r);
 	if (!rc)
 		live_report(&L, atomic_load(&L.r.g.sent));
+	bursty_end(&L);
 	lb_end(&L.r);
 	free(L.win_reports);
 	free(L.win_packets);

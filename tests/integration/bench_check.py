@@ -5,8 +5,10 @@
 # report, checked from the report's own figures and from the parameters
 # (default width 2^12, HyperLogLog p = 14; params.h), never from what the
 # report says about itself.
-# bench_check.py --live OUT ROUNDS BURST DEPTH - the same for one
-# `fs-livebench` report (tests/integration/bench_check.py live section).
+# bench_check.py --live OUT ROUNDS BURST DEPTH [CYCLES BURSTY_BURST] - the
+# same for one `fs-livebench` report (the live section below); with CYCLES
+# and BURSTY_BURST, its bursty phase too (three veth pairs fed in turn),
+# which must then be there.
 # bench_check.py --tp OUT ROUNDS - the same for one `fs-tpbench` report
 # (the tracepoint frontends, bench/live.sh --tracepoints).
 # For bench_smoke.sh, which numbers the lines:
@@ -27,6 +29,8 @@ TP = len(sys.argv) > 1 and sys.argv[1] == "--tp"
 if LIVE:
     out_path, live_rounds, live_burst, depth = (
         sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    bursty_cycles, bursty_burst = (
+        (int(sys.argv[6]), int(sys.argv[7])) if len(sys.argv) > 7 else (None, None))
 elif TP:
     out_path, tp_rounds = sys.argv[2], int(sys.argv[3])
 else:
@@ -87,13 +91,13 @@ def check_ratio(what, printed, a, sa, b, sb):
            "printed %s, figures give %.4f..%.4f" % (printed, r[0], r[1]))
 
 
-def check_verdict(what, verdict, value, target, le):
-    """met iff value <= target (le) or >= target; a value within rounding
-    of the target may go either way."""
+def check_verdict(what, verdict, value, target, le, missed="MISSED"):
+    """met iff value <= target (le) or >= target, else missed (the word
+    of the tool); a value within rounding of the target may go either way."""
     if abs(value - target) < 0.01:
-        report(verdict in ("met", "MISSED"), what, "verdict %r" % verdict)
+        report(verdict in ("met", missed), what, "verdict %r" % verdict)
         return
-    want = "met" if ((value <= target) if le else (value >= target)) else "MISSED"
+    want = "met" if ((value <= target) if le else (value >= target)) else missed
     report(verdict == want, what,
            "%s for %g against target %g" % (verdict, value, target))
 
@@ -109,7 +113,7 @@ def ab_checks():
         return
     pairs = int(g[1])
     for name, tgt in (("full+small", None), ("full+list", 1.1)):
-        tail = r"   target <= 1\.1x: (met|MISSED)" if tgt else ""
+        tail = r"   target <= 1\.1x: (met|not met)" if tgt else ""
         g = find(r"^  %s +on / off, steady +([0-9.]+)x \(([0-9.]+)\.\.([0-9.]+) over ([0-9]+) pairs; on %s, off %s ns\)%s$"
                  % (re.escape(name), NUM, NUM, tail))
         what = "live: %s on/off" % name
@@ -122,7 +126,92 @@ def ab_checks():
                "printed %s" % g[3])
         report(float(g[4]) > 0 and float(g[5]) > 0, what + ": both halves cost a positive time", str(g))
         if tgt:
-            check_verdict(what + ": the verdict agrees with the ratio", g[6], m, tgt, True)
+            check_verdict(what + ": the verdict agrees with the ratio", g[6], m, tgt, True,
+                          "not met")
+
+
+# The verdicts of issue 19's targets (ratio_line()), to check the count
+# the report ends with.
+live_verdicts = []
+
+
+def ratio_line(label, a, b, e, tgt, le):
+    """One ratio line of fs-livebench: num / den of the medians a and b
+    (value, as printed), net of the empty program's e, and with a target
+    its verdicts on both."""
+    tail = ((r"   target %s %.1fx: (met|not met) \(net: (met|not met)\)" % ("<=" if le else ">=", tgt))
+            if tgt else "")
+    g = find(r"^  %s +%sx \(net of empty +%sx\)%s$" % (re.escape(label), NUM, NUM, tail))
+    what = "live: %s" % label
+    report(g is not None, what + ": printed with its net%s" % (" and verdicts" if tgt else ""),
+           "no such line")
+    if not g:
+        return
+    check_ratio(what + " = the medians' ratio", g[0], a[0], a[1], b[0], b[1])
+    # Net of empty: (a - e) / (b - e), each operand off by half a digit.
+    lo_n, hi_n = a[0] - e[0] - 0.1, a[0] - e[0] + 0.1
+    lo_d, hi_d = b[0] - e[0] - 0.1, b[0] - e[0] + 0.1
+    if lo_d > 0:
+        cands = [x / y for x in (lo_n, hi_n) for y in (lo_d, hi_d)]
+        v = float(g[1])
+        report(min(cands) - 0.005 <= v <= max(cands) + 0.005, what + ": net = (num - empty) / (den - empty)",
+               "printed %s, figures give %.3f..%.3f" % (g[1], min(cands), max(cands)))
+    else:
+        report(True, what + ": net printed (its denominator is noise)")
+    if tgt:
+        check_verdict(what + ": the verdict agrees with the ratio", g[2], float(g[0]), tgt, le,
+                      "not met")
+        if float(g[1]) > 0:
+            check_verdict(what + ": the net verdict agrees with the net ratio", g[3], float(g[1]),
+                          tgt, le, "not met")
+        else:
+            report(g[3] == "not met", what + ": a net ratio of noise meets no target", g[3])
+        live_verdicts.extend([g[2], g[3]])
+
+
+def bursty_checks():
+    """The bursty phase: its bursts counted from the options, its rows'
+    medians, its quiet spells, its ratios and verdicts."""
+    R, C, B, P = live_rounds, bursty_cycles, bursty_burst, 3
+    g = find(r"^\(maps, hash key, windows\); per pair and turn ([0-9]+) packets measured, then %s s more on it;$" % NUM)
+    report(g is not None and int(g[0]) == B, "live: bursty: %d packets a burst" % B, "got %r" % (g,))
+    g = find(r"^([0-9]+) rounds x ([0-9]+) cycles x ([0-9]+) pairs = ([0-9]+) bursts per program after one unmeasured cycle;$")
+    n = R * C * P
+    report(g is not None and [int(x) for x in g] == [R, C, P, n],
+           "live: bursty: %d rounds x %d cycles x %d pairs = %d bursts" % (R, C, P, n), "got %r" % (g,))
+    g = find(r"^traffic: ([0-9]+) flows \(seed ([0-9]+)\), Zipf %s, %s %% IPv6; median of bursts, min\.\.max$" % (NUM, NUM))
+    report(g is not None, "live: bursty: its traffic is described", "no such line")
+    g = find(r"^each burst after its pair's quiet spell of %s s \(%s\.\.%s\), the two others' traffic$" % (NUM, NUM, NUM))
+    report(g is not None and 0 < float(g[1]) <= float(g[0]) <= float(g[2]),
+           "live: bursty: the quiet spells are printed, 0 < min <= median <= max", "got %r" % (g,))
+    med = {}
+    rows = 0
+    for p in ["empty", "parse only", "floor", "naive", "full"]:
+        g = find(r"^  %s +bursty +%s +%s +%s +([0-9]+) +%s$" % (re.escape(p), NUM, NUM, NUM, NUM))
+        what = "live: %s, bursty" % p
+        report(g is not None, what + ": a row is printed", "no such row")
+        if not g:
+            continue
+        m, lo, hi, pk, kpps = float(g[0]), float(g[1]), float(g[2]), int(g[3]), float(g[4])
+        med[p] = (m, g[0])
+        rows += pk
+        report(m > 0 and lo > 0 and kpps > 0, what + ": times and rate are positive", str(g))
+        report(lo - 0.05 <= m <= hi + 0.05, what + ": min <= median <= max", str(g))
+        report(pk == n * B, what + ": it covered exactly bursts x burst = %d packets" % (n * B),
+               "%d packets" % pk)
+    g = find(r"^  \(([0-9]+) packets in the bursty phase in all: bursts, loads and the unmeasured cycle\)$")
+    warm = 5 * R * P * B
+    report(g is not None and int(g[0]) >= rows + warm,
+           "live: bursty: its packets in all cover the rows' (%d) and the unmeasured cycles' (%d)"
+           % (rows, warm), "got %r" % (g,))
+    if len(med) != 5:
+        return
+    for label, num, den, tgt, le in (
+            ("full / parse-only, bursty", "full", "parse only", 2.0, True),
+            ("naive / full, bursty", "naive", "full", 2.5, False),
+            ("floor / parse-only, bursty", "floor", "parse only", None, True),
+            ("full / floor, bursty", "full", "floor", None, True)):
+        ratio_line(label, med[num], med[den], med["empty"], tgt, le)
 
 
 def live_checks():
@@ -174,17 +263,21 @@ def live_checks():
                "live: packets/s = packets / seconds", "%d for %d in %s s" % (pps, pk, g[2]))
         ab = find(r"^  \(([0-9]+) packets\); median of the pairs' ratios \(min\.\.max\), and of each half's ns/pkt:$")
         abpk = int(ab[0]) if ab else 0
-        report(ran == total + abpk,
-               "live: XDP's packets are the rows' sum (%d) and the on/off alternations' (%d)" % (total, abpk),
-               "printed %d" % ran)
+        bu = find(r"^  \(([0-9]+) packets in the bursty phase in all: bursts, loads and the unmeasured cycle\)$")
+        bupk = int(bu[0]) if bu else 0
+        report(ran == total + abpk + bupk,
+               "live: XDP's packets are the rows' sum (%d), the on/off alternations' (%d) and the bursty phase's (%d)"
+               % (total, abpk, bupk), "printed %d" % ran)
         report(ran == sent, "live: XDP ran on every packet sent", "%d of %d" % (ran, sent))
     if len(med) != len(progs) * len(phases):
         return
+    # Issue 19's targets: full <= 2.0x parse-only; naive/full >= 3.0x
+    # steady, >= 2.5x in the first window and after a quiet spell.
     for label, num, den, ph, tgt, le in (
             ("full / parse-only, steady", "full", "parse only", "steady", 2.0, True),
-            ("naive / full, steady", "naive", "full", "steady", 2.0, False),
-            ("naive / full, first window", "naive", "full", "first", 1.6, False),
-            ("naive / full, after quiet", "naive", "full", "quiet", 1.6, False),
+            ("naive / full, steady", "naive", "full", "steady", 3.0, False),
+            ("naive / full, first window", "naive", "full", "first", 2.5, False),
+            ("naive / full, after quiet", "naive", "full", "quiet", 2.5, False),
             ("full+small / full, steady", "full+small", "full", "steady", None, True),
             ("full+list / full, steady", "full+list", "full", "steady", None, True),
             ("full+list / full, first window", "full+list", "full", "first", None, True),
@@ -192,27 +285,7 @@ def live_checks():
             ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
             ("floor / parse-only, steady", "floor", "parse only", "steady", None, True),
             ("full / floor, steady", "full", "floor", "steady", None, True)):
-        tail = (r"   target %s %.1fx: (met|MISSED)" % ("<=" if le else ">=", tgt)) if tgt else ""
-        g = find(r"^  %s +%sx \(net of empty +%sx\)%s$" % (re.escape(label), NUM, NUM, tail))
-        what = "live: %s" % label
-        report(g is not None, what + ": printed with its net%s" % (" and verdict" if tgt else ""),
-               "no such line")
-        if not g:
-            continue
-        a, b, e = med[(num, ph)], med[(den, ph)], med[("empty", ph)]
-        check_ratio(what + " = the medians' ratio", g[0], a[0], a[1], b[0], b[1])
-        # Net of empty: (a - e) / (b - e), each operand off by half a digit.
-        lo_n, hi_n = a[0] - e[0] - 0.1, a[0] - e[0] + 0.1
-        lo_d, hi_d = b[0] - e[0] - 0.1, b[0] - e[0] + 0.1
-        if lo_d > 0:
-            cands = [x / y for x in (lo_n, hi_n) for y in (lo_d, hi_d)]
-            v = float(g[1])
-            report(min(cands) - 0.005 <= v <= max(cands) + 0.005, what + ": net = (num - empty) / (den - empty)",
-                   "printed %s, figures give %.3f..%.3f" % (g[1], min(cands), max(cands)))
-        else:
-            report(True, what + ": net printed (its denominator is noise)")
-        if tgt:
-            check_verdict(what + ": the verdict agrees with the ratio", g[2], float(g[0]), tgt, le)
+        ratio_line(label, med[(num, ph)], med[(den, ph)], med[("empty", ph)], tgt, le)
     g = find(r"^  parse only - empty, steady +%s ns$" % NUM)
     report(g is not None and abs(float(g[0]) - (med[("parse only", "steady")][0] - med[("empty", "steady")][0])) <= 0.15,
            "live: parse only - empty = the medians' difference", "got %r" % (g,))
@@ -226,6 +299,8 @@ def live_checks():
                "printed %s" % g[1])
         report(abs(float(g[2]) - float(g[0]) / int(g[1])) <= 0.06, "live: ns a line = difference / lines",
                "%s / %s vs %s" % (g[0], g[1], g[2]))
+    if bursty_cycles is not None:
+        bursty_checks()
     ab_checks()
     g = find(r"^  full, heavy-hitter reports per window of traffic: median ([0-9]+), min ([0-9]+), max ([0-9]+) over ([0-9]+) windows$")
     report(g is not None, "live: the full program's reports per window are printed", "no such line")
@@ -236,6 +311,11 @@ def live_checks():
         report(hi > 0, "live: the full program reported heavy hitters (phi is set)", str(g))
         g2 = find(r"^  \(median ([0-9]+) packets per window; 1/phi = ([0-9]+); ([0-9]+) reports dropped, ring buffer full\)$")
         report(g2 is not None and int(g2[0]) > 0, "live: packets per window and drops are printed", "got %r" % (g2,))
+    g = find(r"^  issue 19's targets for full and naive above: ([0-9]+) of ([0-9]+) met, raw and net apart$")
+    met = sum(v == "met" for v in live_verdicts)
+    report(g is not None and (int(g[0]), int(g[1])) == (met, len(live_verdicts)),
+           "live: the targets' count is the verdicts' (%d of %d met)" % (met, len(live_verdicts)),
+           "got %r" % (g,))
 
 
 # ---------------------------------------------------------------- tracepoints

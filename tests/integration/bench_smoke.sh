@@ -10,8 +10,9 @@
 # verdict must follow from the printed figures, and the memory lines from
 # the parameters (bench_check.py).  Then a very short live run
 # (bench/live.sh: namespaces of its own, every program attached in turn,
-# about 5 s), held to the same rules by bench_check.py --live, and checked
-# to leave no namespace behind; the same for the tracepoint frontends
+# then the bursty phase on three veth pairs, about 12 s), held to the same
+# rules by bench_check.py --live, and checked to leave no namespace
+# behind; the same for the tracepoint frontends
 # (bench/live.sh --tracepoints, fs-tpbench: every egress and ingress
 # program attached in turn, about 3 s; bench_check.py --tp).
 # Output: TAP ("ok N - ..."), diagnostics as "# ..." lines.
@@ -77,10 +78,11 @@ live() {
 }
 
 # Live: one round, tiny phases, 100 ms windows so the full program closes
-# several of them.
+# several of them; bursts of 1000 packets on the three pairs, 0.1 s apart.
 live bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
-	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05
-claims --live 1 2000 5
+	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05 \
+	--bursty-cycles 1 --bursty-burst 1000 --bursty-load 0.1
+claims --live 1 2000 5 1 1000
 
 # The tracepoint frontends: one round, short phases, 100 ms windows.
 live "bench/live.sh --tracepoints" --tracepoints --rounds 1 --steady 0.2 \
@@ -108,8 +110,12 @@ refused() {
 }
 refused build/tools/fs-tpbench fs-tpbench "--rounds 0" "--steady x" "--rounds 1.5" \
 	"--bogus" "--rounds 1"
+IFACES="--rx-netns n --rx-iface r --tx-netns n --tx-iface t"
 refused build/tools/fs-livebench fs-livebench "--rounds 0" "--burst x" "--ab-pairs 65" \
-	"--ab-seconds 0" "--bogus" "--rounds 1"
+	"--ab-seconds 0" "--bogus" "--rounds 1" "--bursty-cycles 11" "--bursty-burst 0" \
+	"--bursty-load -1" "--bursty-flows 0" "--pair lb-tx1" "--pair :lb-rx1" \
+	"--pair lb-tx1:" "--pair a:b:c" "--pair a-name-too-long-for-an-interface:b" \
+	"--pair a:b --pair c:d --pair e:f $IFACES" "--pair a:b $IFACES"
 refused "$BENCH" fs-bench "--depth 0" "--depth 9" "--repeat x" "--bogus"
 
 finish
