@@ -31,6 +31,14 @@
 
 _Static_assert(FS_UPDATE_ENOENT == -ENOENT, "update.h mirrors errno");
 
+/* Each map's name as the kernel keeps it (zero padded). */
+#define FS_KFUNC_MAP_NAME(NAME, name, KIND)				\
+	[FS_DP_##NAME] = FS_KIND_MAP(name),
+static const char fs_kfunc_map_name[FS_NDPMAPS][BPF_OBJ_NAME_LEN] = {
+	FS_KFUNC_MAPS(FS_KFUNC_MAP_NAME)
+};
+#undef FS_KFUNC_MAP_NAME
+
 /*
  * Take map as kind k's: true if the update may use it, a per-CPU array of
  * `value_size` values with at least `min_entries` elements, i.e. every
@@ -38,17 +46,25 @@ _Static_assert(FS_UPDATE_ENOENT == -ENOENT, "update.h mirrors errno");
  */
 static __always_inline bool fs_env_take(struct fs_update_env *env,
 					enum fs_dp_map m, struct bpf_map *map,
+					const char name[BPF_OBJ_NAME_LEN],
 					u32 value_size, u32 min_entries)
 {
 	env->map[m] = container_of(map, struct bpf_array, map);
 	return map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY &&
 	       map->value_size == value_size &&
-	       map->max_entries >= min_entries;
+	       map->max_entries >= min_entries &&
+	       !memcmp(map->name, name, BPF_OBJ_NAME_LEN);
 }
 
-/* One map argument (kfunc.h), taken if it fits: a term of an &&. */
+/*
+ * One map argument (kfunc.h), taken if it fits: a term of an &&.  Every
+ * datapath map is a per-CPU array of 32 KiB values, so type and size
+ * cannot tell fs_cms from fs_cms_narrow or fs_hll_packed; the name can
+ * (libbpf gives a map its name in the object; the kernel keeps it zero
+ * padded to BPF_OBJ_NAME_LEN, so the compare is two words).
+ */
 #define FS_KFUNC_TAKE_MAP(NAME, name, KIND)				\
-	fs_env_take(&env, FS_DP_##NAME, name,				\
+	fs_env_take(&env, FS_DP_##NAME, name, fs_kfunc_map_name[FS_DP_##NAME], \
 		    sizeof(struct fs_##name##_chunk),			\
 		    fs_##name##_chunks(&params, params.nslots)) &&
 
@@ -89,7 +105,7 @@ __bpf_kfunc int FS_KFUNC_UPDATE_FN(struct fs_kfunc_args *args, u32 args__sz
 				   FS_KFUNC_MAPS(FS_KFUNC_MAP_PARAM))
 {
 	struct fs_sketch_params params;
-	struct fs_update_env env;
+	struct fs_update_env env = {};
 
 	if (unlikely(args__sz != sizeof(*args)))
 		return -EINVAL;
