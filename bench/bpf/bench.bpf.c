@@ -14,9 +14,10 @@
  *                    map lookup per row, and FNV-1a again per HyperLogLog
  *   fs_bench_floor   + parse, then only the memory work every sketch of
  *                    this shape must do: d Count-Min cells and three
- *                    HyperLogLog registers, addressed from one unkeyed
- *                    multiplication, with no windows, totals, statistics
- *                    or reports.  Not a usable sketch (anyone can aim
+ *                    HyperLogLog registers (4-byte cells and packed
+ *                    registers, the datapath's layout), addressed from one
+ *                    unkeyed multiplication, with no windows, totals,
+ *                    statistics, spills or reports.  Not a usable sketch (anyone can aim
  *                    collisions at it); the least the full program could
  *                    cost, so that full / floor says what is left to gain
  *                    by tuning code and floor / parse-only what the
@@ -200,16 +201,19 @@ static __always_inline __u64 floor_hash(const __u64 *w, __u32 n)
 	return x * FS_GOLDEN64;
 }
 
+/* The floor's memory is the datapath's layout: packed registers and
+ * narrow cells (hll.h, cms.h), the least a sketch of this shape touches. */
 static __always_inline void floor_hll_add(const struct fs_sketch_params *p,
 					  __u32 sketch, __u64 h)
 {
-	__u64 reg = fs_hll_register_number(p, 0, sketch, fs_hll_index(h, p->hll_p));
-	__u32 chunk = (__u32)(reg >> FS_HLL_CHUNK_SHIFT);
-	struct fs_hll_chunk *c = bpf_map_lookup_elem(&fs_hll, &chunk);
+	__u32 reg = (sketch << p->hll_p) | fs_hll_index(h, p->hll_p), shift;
+	__u64 word = fs_hll_packed_word(p, 0, reg, &shift);
+	__u32 chunk = (__u32)(word >> FS_HLL_PACKED_CHUNK_SHIFT);
+	struct fs_hll_packed_chunk *c = bpf_map_lookup_elem(&fs_hll_packed, &chunk);
 
 	if (c)
-		fs_hll_register_max(&c->regs[reg & FS_HLL_CHUNK_MASK],
-				    fs_hll_rank(h, p->hll_p));
+		fs_hll_packed_max(&c->words[word & FS_HLL_PACKED_CHUNK_MASK], shift,
+				  fs_hll_rank(h, p->hll_p));
 }
 
 static __always_inline int floor_process(struct xdp_md *ctx)
@@ -235,13 +239,15 @@ static __always_inline int floor_process(struct xdp_md *ctx)
 		 * the cost counts here. */
 		__u32 column = (__u32)(h >> ((row * log2w) & 63)) & ((1U << log2w) - 1);
 		__u32 cell = (row << log2w) | column;
-		__u32 chunk = cell >> FS_CMS_CHUNK_SHIFT;
-		struct fs_cms_chunk *c = bpf_map_lookup_elem(&fs_cms, &chunk);
+		__u32 chunk = cell >> FS_CMSN_CHUNK_SHIFT;
+		struct fs_cms_narrow_chunk *c =
+			bpf_map_lookup_elem(&fs_cms_narrow, &chunk);
 
-		if (c) {
-			c->cells[cell & FS_CMS_CHUNK_MASK].packets += 1;
-			c->cells[cell & FS_CMS_CHUNK_MASK].bytes += bytes;
-		}
+		/* No spill: only the cost counts, and a spill comes once in
+		 * 59 packets a cell at most (cms.h). */
+		if (c)
+			c->cells[cell & FS_CMSN_CHUNK_MASK] +=
+				1 + ((__u32)bytes << FS_CMSN_BYTES_SHIFT);
 	}
 	/* Words 1, 2 and 3, 4 of the key are the source and destination. */
 	floor_hll_add(p, FS_HLL_FLOWS, h);

@@ -225,7 +225,13 @@ static bool lb_drained(struct lb_run *R)
 	struct stat_snap s;
 	__u64 runs, sent;
 
-	if (!atomic_load(&R->g.idle) || prog_stats(R->prog_fd, &s))
+	/* Idle alone is not enough: the generator may have decided it was
+	 * idle on the budget before the one just set, and stored that after
+	 * the new budget's idle = 0; it has caught up only once its sent
+	 * count reaches the budget. */
+	if (!atomic_load(&R->g.idle) ||
+	    atomic_load(&R->g.sent) < atomic_load(&R->g.budget) ||
+	    prog_stats(R->prog_fd, &s))
 		return false;
 	runs = s.run_cnt - R->at_attach.run_cnt;
 	sent = atomic_load(&R->g.sent) - R->sent_at_attach;
