@@ -559,9 +559,16 @@ report(g is not None and float(g[0]) > 0 and float(g[3]) >= float(g[4]),
        "depth %d: blocklist load and rebuild times are printed" % depth, "got %r" % (g,))
 
 # ---------------------------------------------------------------- daemon
+# The four sketch maps, from the layouts' definitions (cms.h, hll.h): the
+# wide cells (16 B, 2048 a chunk), the narrow ones (4 B, 8192 a chunk),
+# byte registers (32768 a chunk) and 6-bit registers five to a 4-byte word
+# (8192 words a chunk); each slot starts on a chunk.
 cms_chunks = NSLOTS * math.ceil(depth * WIDTH / CMS_CHUNK_CELLS)
+narrow_chunks = NSLOTS * math.ceil(depth * WIDTH / 8192)
 hll_chunks = NSLOTS * math.ceil(3 * (1 << HLL_P) / HLL_CHUNK_REGS)
-sketch_kib = (cms_chunks + hll_chunks) * CHUNK_BYTES // 1024
+packed_words = math.ceil(3 * (1 << HLL_P) / 5)
+packed_chunks = NSLOTS * math.ceil(packed_words / 8192)
+sketch_kib = (cms_chunks + narrow_chunks + hll_chunks + packed_chunks) * CHUNK_BYTES // 1024
 
 g = find(r"^Daemon, per 1 s window, ([0-9]+) CPUs, fastest of 1 rounds$")
 report(g is not None and int(g[0]) >= 1, "depth %d: the daemon section names its CPUs" % depth,
@@ -622,7 +629,9 @@ if g:
 
 total = 0
 for name, count, size in (("fs_cms", cms_chunks, CHUNK_BYTES),
+                          ("fs_cms_narrow", narrow_chunks, CHUNK_BYTES),
                           ("fs_hll", hll_chunks, CHUNK_BYTES),
+                          ("fs_hll_packed", packed_chunks, CHUNK_BYTES),
                           ("fs_hot", 1, 64), ("fs_stats", None, 8)):
     m = find(r"^  %s +([0-9]+) x +([0-9]+) B +([0-9]+) KiB$" % name)
     report(m is not None, "depth %d: %s's memory is printed" % (depth, name), "no such line")
@@ -646,6 +655,20 @@ if m:
 m = find(r"^  \(the naive reference's maps: ([0-9]+) KiB per CPU\)$")
 report(m is not None and int(m[0]) > 0, "depth %d: the naive reference's memory is printed" % depth,
        "got %r" % (m,))
+# What a packet can touch: the open slot's narrow cells and packed words,
+# against a third of the wide layout's cells and byte registers.
+touch = 4 * depth * WIDTH + 4 * packed_words
+wide = 16 * depth * WIDTH + 3 * (1 << HLL_P)
+m = find(r"^  a packet can touch per CPU +%s KiB +target <= %s KiB \(a third of the wide layout's ([0-9]+) KiB\): (met|MISSED)$"
+         % (NUM, NUM))
+report(m is not None, "depth %d: the bytes a packet can touch are printed" % depth, "no such line")
+if m:
+    report(abs(float(m[0]) - touch / 1024) < 0.06 and abs(float(m[1]) - wide / 3 / 1024) < 0.06
+           and int(m[2]) == round(wide / 1024),
+           "depth %d: a packet can touch 4 d w + 4 ceil(3 2^p / 5) = %.1f KiB, target %.1f KiB"
+           % (depth, touch / 1024, wide / 3 / 1024), "printed %r" % (m,))
+    report(m[3] == ("met" if 3 * touch <= wide else "MISSED"),
+           "depth %d: the working-set verdict agrees with the figures" % depth, m[3])
 
 # ---------------------------------------------------------------- cache lines
 g = find(r"^Cache lines a packet touches, from the layout \(d = ([0-9]+) cells, 3 registers\)$")
