@@ -350,10 +350,11 @@ FS_UNROLL
 /*
  * Whether a report can be due after this packet, from the narrow cells
  * alone (cms.h, "Reports"): row 0's says whether the estimate can have
- * reached a non-zero threshold.  A flow reported already for every metric
- * that has a threshold (all d cells flagged) cannot be reported again, and
- * its wide lines are not read: the narrow lines are loaded anyway, while a
- * heavy flow's row 0 keeps its maybe bit.
+ * reached a non-zero threshold; the common packet stops there.  A flow
+ * reported already for every metric that has a threshold (all d cells
+ * flagged) cannot be reported again, and its wide lines are not read:
+ * its narrow lines are loaded anyway, while a heavy flow's row 0 keeps
+ * its maybe bit.
  */
 FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u32 depth,
 			       __u64 thresh_packets, __u64 thresh_bytes)
@@ -362,6 +363,20 @@ FS_INLINE int fs_cms_may_reach(const struct fs_cms_refs *c, __u32 depth,
 
 	if (!thresh_packets && !thresh_bytes)
 		return 0;
+	if (!(v & FS_CMSN_MAYBE)) {
+		if (v & FS_CMSN_SPILLED)
+			return 0;
+#ifdef FS_MUTANT_REPORT_SKIP_AT	/* `make mutants` only: skips the report
+					   of a flow that just reached T */
+		if (!((thresh_packets && fs_cmsn_packets(v) > thresh_packets) ||
+		      (thresh_bytes && fs_cmsn_bytes(v) > thresh_bytes)))
+			return 0;
+#else
+		if (!((thresh_packets && fs_cmsn_packets(v) >= thresh_packets) ||
+		      (thresh_bytes && fs_cmsn_bytes(v) >= thresh_bytes)))
+			return 0;
+#endif
+	}
 #ifndef FS_MUTANT_REPORT_NO_FLAGS	/* the mutant's flags do not stop reports */
 	if (thresh_packets)
 		want |= FS_CMSN_REPORTED_PACKETS;
@@ -376,17 +391,7 @@ FS_UNROLL
 #else
 	(void)flags, (void)want, (void)row;
 #endif
-	if (v & FS_CMSN_MAYBE)
-		return 1;
-	if (v & FS_CMSN_SPILLED)
-		return 0;
-#ifdef FS_MUTANT_REPORT_SKIP_AT	/* `make mutants` only: skips the report
-					   of a flow that just reached T */
-	return (thresh_packets && fs_cmsn_packets(v) > thresh_packets) ||
-	       (thresh_bytes && fs_cmsn_bytes(v) > thresh_bytes);
-#endif
-	return (thresh_packets && fs_cmsn_packets(v) >= thresh_packets) ||
-	       (thresh_bytes && fs_cmsn_bytes(v) >= thresh_bytes);
+	return 1;
 }
 
 /* The wide cell is found only for a spill: the datapath's common add
