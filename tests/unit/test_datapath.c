@@ -23,10 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <net/if.h>
 
+#include "cpu_pin.h"
 #include "flowsketch/maps.h"
 #include "model.h"
 
@@ -84,21 +86,6 @@ static struct fs_sketch_params make_params(int depth, int log2w, int p,
 	};
 
 	return params;
-}
-
-/* Run on one CPU so that all test runs update the same per-CPU copy. */
-static int pin_to_current_cpu(void)
-{
-	cpu_set_t set;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0)
-		return -errno;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return -errno;
-	return cpu;
 }
 
 static int on_report(void *ctx, void *data, size_t size)

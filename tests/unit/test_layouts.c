@@ -71,9 +71,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cpu_pin.h"
 #include "flowsketch/maps.h"
 #include "flowsketch/packet_update.h"
 #include "flowsketch/sketch_kind.h"
@@ -780,20 +782,6 @@ struct run_cfg {
 	 * enough for late flows to meet it only after spilling). */
 	int spilled_reports;
 };
-
-static int pin_to_current_cpu(void)
-{
-	cpu_set_t set;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0)
-		return -errno;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return -errno;
-	return cpu;
-}
 
 static double now_s(void)
 {
