@@ -70,7 +70,7 @@ static int bb_measure(const struct fs_sketch_params *p, const struct bench_opts 
 	memset(r, 0, sizeof(*r));
 	err = bb_make(n, &l);
 	if (err) {
-		free(l.c);
+		bb_free(&l);
 		return err;
 	}
 	r->keys = l.keys;
@@ -89,7 +89,7 @@ static int bb_measure(const struct fs_sketch_params *p, const struct bench_opts 
 
 	skel = bench__open();
 	if (!skel) {
-		free(l.c);
+		bb_free(&l);
 		return -ENOENT;
 	}
 	FS_DATAPATH_SETUP(skel, p, false);
@@ -160,7 +160,7 @@ static int bb_measure(const struct fs_sketch_params *p, const struct bench_opts 
 		}
 	}
 	bench__destroy(skel);
-	free(l.c);
+	bb_free(&l);
 	return err;
 }
 

@@ -63,11 +63,14 @@ static double bb_ms_since(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* n random entries, sorted and unique, their filter keys and groups. */
+/* n random entries, sorted and unique, their filter keys and groups;
+ * pick[f]: the indexes of family f's entries longer than /16, which
+ * near sources are drawn beside (bb_near_source()). */
 struct bb_list {
 	struct fs_cidr *c;
 	unsigned int n, g4, g6, log2, k;
 	__u64 keys;
+	unsigned int *pick[2], npick[2];
 };
 
 static int bb_make(unsigned int n, struct bb_list *l)
@@ -81,8 +84,16 @@ static int bb_make(unsigned int n, struct bb_list *l)
 	for (i = 0; i < n; i++)
 		bb_prefix(&l->c[i]);
 	l->n = (unsigned int)fs_cidr_sort_unique(l->c, n);
+	l->pick[0] = calloc(l->n ? l->n : 1, sizeof(*l->pick[0]));
+	l->pick[1] = calloc(l->n ? l->n : 1, sizeof(*l->pick[1]));
+	if (!l->pick[0] || !l->pick[1])
+		return -ENOMEM;
 	for (i = 0; i < l->n; i++) {
 		__u64 kk;
+		int f = l->c[i].family != FS_FAMILY_IPV4;
+
+		if (l->c[i].len > 16)
+			l->pick[f][l->npick[f]++] = i;
 
 		fs_cidr_group(&l->c[i], &kk);
 		l->keys += fs_cidr_filter_keys(&l->c[i]);
@@ -94,6 +105,75 @@ static int bb_make(unsigned int n, struct bb_list *l)
 	if (l->n && fs_bloom_size((double)(l->keys ? l->keys : 1), 0.01, &l->log2, &l->k))
 		return -E2BIG;
 	return 0;
+}
+
+static inline void bb_free(struct bb_list *l)
+{
+	free(l->c);
+	free(l->pick[0]);
+	free(l->pick[1]);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Whether an entry of l covers (family, addr): one search per length
+ * (l->c is sorted by family, length, address). */
+static inline int bb_covered(const struct bb_list *l, __u8 family, const __u8 *addr)
+{
+	unsigned int max = family == FS_FAMILY_IPV4 ? 32 : 128, len, b;
+	struct fs_cidr probe;
+
+	for (len = 0; len <= max; len++) {
+		memset(&probe, 0, sizeof(probe));
+		probe.family = family;
+		probe.len = (__u8)len;
+		memcpy(probe.addr, addr, family == FS_FAMILY_IPV4 ? 4 : 16);
+		for (b = len; b < 128; b++)
+			probe.addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
+		if (bsearch(&probe, l->c, l->n, sizeof(*l->c), fs_cidr_cmp))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A "near" source of family (16 bytes, IPv4 in 0..3): one that shares an
+ * allocation boundary with a random entry without being inside any entry.
+ * The boundary is the longest of /16 and /24 (IPv4) or /16, /32, /48,
+ * /56 and /64 (IPv6) shorter than the entry: the neighbours in the same
+ * /24 or /16, the same site /48, ..., where a list's near misses sit.
+ * The rest of the address is random.  -ENOENT when the family has no
+ * entry longer than /16, or no uncovered neighbour turned up.
+ */
+static inline int bb_near_source(const struct bb_list *l, __u8 family, __u8 out[16])
+{
+	static const __u8 bound4[] = { 24, 16 }, bound6[] = { 64, 56, 48, 32, 16 };
+	int f = family != FS_FAMILY_IPV4;
+	unsigned int tries, b, i;
+
+	if (!l->npick[f])
+		return -ENOENT;
+	for (tries = 0; tries < 1000; tries++) {
+		const struct fs_cidr *e = &l->c[l->pick[f][bb_rand() % l->npick[f]]];
+		const __u8 *bound = f ? bound6 : bound4;
+		unsigned int nb = f ? sizeof(bound6) : sizeof(bound4), keep = 16;
+
+		for (i = 0; i < nb; i++)
+			if (bound[i] < e->len) {
+				keep = bound[i];
+				break;
+			}
+		memset(out, 0, 16);
+		for (i = 0; i < (f ? 16U : 4U); i++)
+			out[i] = (__u8)bb_rand();
+		for (b = 0; b < keep; b++) {
+			__u8 m = (__u8)(0x80 >> (b % 8));
+
+			out[b / 8] = (__u8)((out[b / 8] & ~m) | (e->addr[b / 8] & m));
+		}
+		if (!bb_covered(l, family, out))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 /* Before load: the blocklist maps of an object built on maps.bpf.h. */
