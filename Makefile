@@ -216,7 +216,8 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            report_no_flags:test_model:FS_MUTANT_REPORT_NO_FLAGS \
            report_crossing:test_model:FS_MUTANT_REPORT_CROSSING \
            report_skip_at:test_model:FS_MUTANT_REPORT_SKIP_AT \
-           segs_one:test_model:FS_MUTANT_SEGS_ONE
+           segs_one:test_model:FS_MUTANT_SEGS_ONE \
+           bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 define mutant_rule

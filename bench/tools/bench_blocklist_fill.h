@@ -5,10 +5,12 @@
  * (a few /8 to /15) outside 10.0.0.0/8 and IPv6 prefixes /16 to /128
  * outside fd00::/8, every length about equally likely, so that the
  * benchmarks' own traffic (10.x and fd00:: sources) is never blocked and
- * probes every group its family has.  bb_size()
- * sizes the maps before load, bb_fill() fills the tries and the filter
- * after it the way the daemon does (user/flowsketchd/blocklist/blocklist.c) and
- * returns the fs_ctl.bloom word that turns the list on.
+ * shares no /16 with an entry ("far" traffic).
+ * bb_near_source() draws "near" sources: next to an entry, inside none.
+ * bb_size() sizes the maps before load, bb_fill() fills the tries, the
+ * filter and the summary after it the way the daemon does
+ * (user/flowsketchd/blocklist/blocklist.c) and returns the fs_ctl.bloom
+ * word that turns the list on.
  */
 #ifndef FLOWSKETCH_BENCH_BLOCKLIST_FILL_H
 #define FLOWSKETCH_BENCH_BLOCKLIST_FILL_H
@@ -69,12 +71,13 @@ static double bb_ms_since(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* n random entries, sorted and unique, their filter keys and groups;
- * pick[f]: the indexes of family f's entries longer than /16, which
- * near sources are drawn beside (bb_near_source()). */
+/* n random entries, sorted and unique, their filter keys (expanded) and
+ * a filter sized for them; pick[f]: the indexes of family f's entries
+ * longer than /16, which near sources are drawn beside
+ * (bb_near_source()). */
 struct bb_list {
 	struct fs_cidr *c;
-	unsigned int n, g4, g6, log2, k;
+	unsigned int n, log2, k;
 	__u64 keys;
 	unsigned int *pick[2], npick[2];
 };
@@ -95,19 +98,14 @@ static int bb_make(unsigned int n, struct bb_list *l)
 	if (!l->pick[0] || !l->pick[1])
 		return -ENOMEM;
 	for (i = 0; i < l->n; i++) {
-		__u64 kk;
 		int f = l->c[i].family != FS_FAMILY_IPV4;
 
 		if (l->c[i].len > 16)
 			l->pick[f][l->npick[f]++] = i;
-
-		fs_cidr_group(&l->c[i], &kk);
 		l->keys += fs_cidr_filter_keys(&l->c[i]);
-		if (l->c[i].family == FS_FAMILY_IPV4)
-			l->g4 |= fs_cidr_group_bit(&l->c[i]);
-		else
-			l->g6 |= fs_cidr_group_bit(&l->c[i]);
 	}
+	/* Full at 1 %: the daemon sizes for twice the keys, so its filters
+	 * run below the rate measured here. */
 	if (l->n && fs_bloom_size((double)(l->keys ? l->keys : 1), 0.01, &l->log2, &l->k))
 		return -E2BIG;
 	return 0;
@@ -182,27 +180,28 @@ static inline int bb_near_source(const struct bb_list *l, __u8 family, __u8 out[
 	return -ENOENT;
 }
 
-/* Before load: the blocklist maps of an object built on maps.bpf.h. */
+/* Before load: the blocklist maps of an object built on maps.bpf.h
+ * (filter_mask: its .rodata fs_bfilter_mask). */
 static void bb_size(struct bpf_map *trie4, struct bpf_map *trie6,
-		    struct bpf_map *hits, struct bpf_map *bloom,
-		    const struct bb_list *l)
+		    struct bpf_map *hits, struct bpf_map *filter,
+		    __u32 *filter_mask, const struct bb_list *l)
 {
 	bpf_map__set_max_entries(trie4, l->n ? l->n : 1);
 	bpf_map__set_max_entries(trie6, l->n ? l->n : 1);
 	bpf_map__set_max_entries(hits, l->n + 1);
-	bpf_map__set_max_entries(bloom, 2U << l->log2);
+	fs_bfilter_size(filter, filter_mask, l->log2);
 }
 
-/* After load: tries, then filter 0 of fs_bloom; *ctl_word the fs_ctl.bloom
- * that turns the list on (0 for an empty list).  trie_ms, filter_ms: what
- * each took. */
-static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd, int exact_fd,
+/* After load: tries, then filter 0 of fs_bfilter and the summary;
+ * *ctl_word the fs_ctl.bloom that turns the list on (0 for an empty
+ * list).  trie_ms, filter_ms: what each took. */
+static int bb_fill(int trie4_fd, int trie6_fd, int filter_fd, int summary_fd,
 		   const struct fs_hash_secret *secret, const struct bb_list *l,
 		   __u64 *ctl_word, double *trie_ms, double *filter_ms)
 {
 	size_t fbytes = sizeof(struct fs_bloom_block) << (l->log2 + 1);
 	struct fs_bloom_block *filter;
-	struct fs_block_exact *exact;
+	struct fs_block_summary *sum;
 	struct fs_bloom_key bkey;
 	struct timespec t0;
 	unsigned int i;
@@ -231,26 +230,26 @@ static int bb_fill(int trie4_fd, int trie6_fd, int bloom_fd, int exact_fd,
 		*trie_ms = bb_ms_since(&t0);
 	if (!l->n)
 		return 0;
-	filter = mmap(NULL, fbytes, PROT_READ | PROT_WRITE, MAP_SHARED, bloom_fd, 0);
+	filter = mmap(NULL, fbytes, PROT_READ | PROT_WRITE, MAP_SHARED, filter_fd, 0);
 	if (filter == MAP_FAILED)
 		return -errno;
-	exact = mmap(NULL, sizeof(*exact), PROT_READ | PROT_WRITE, MAP_SHARED,
-		     exact_fd, 0);
-	if (exact == MAP_FAILED) {
+	sum = mmap(NULL, sizeof(*sum), PROT_READ | PROT_WRITE, MAP_SHARED,
+		   summary_fd, 0);
+	if (sum == MAP_FAILED) {
 		munmap(filter, fbytes);
 		return -errno;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fs_bloom_key_derive(secret, &bkey);
-	for (i = 0; i < l->n; i++) {
+	for (i = 0; i < l->n; i++)
 		fs_cidr_filter_add(&bkey, &l->c[i], filter, l->log2, l->k);
-		fs_cidr_exact_change(exact, NULL, &l->c[i], 1);
-	}
+	for (i = 0; i < l->n; i++)
+		fs_cidr_summary_set(sum, &l->c[i]);
 	if (filter_ms)
 		*filter_ms = bb_ms_since(&t0);
-	munmap(exact, sizeof(*exact));
+	munmap(sum, sizeof(*sum));
 	munmap(filter, fbytes);
-	*ctl_word = fs_bloom_ctl(l->k, l->log2, 0, l->g4, l->g6);
+	*ctl_word = fs_bloom_ctl(l->k, l->log2, 0);
 	return 0;
 }
 

@@ -225,6 +225,7 @@ static int live_load(struct live *L, enum live_prog which)
 	bpf_program__set_autoload(live_prog_of(L->skel, which), true);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_verdict, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_kverdict, false);
+	bpf_program__set_autoload(L->skel->progs.fs_bench_sverdict, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_base, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_parse, false);
 	bpf_program__set_autoload(L->skel->progs.fs_bench_full, false);
@@ -239,7 +240,8 @@ static int live_load(struct live *L, enum live_prog which)
 				 FS_HLL_NSKETCH << L->r.p.hll_p);
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL)
 		bb_size(L->skel->maps.fs_block4, L->skel->maps.fs_block6,
-			L->skel->maps.fs_block_hits, L->skel->maps.fs_bloom,
+			L->skel->maps.fs_block_hits, L->skel->maps.fs_bfilter,
+			&L->skel->rodata->fs_bfilter_mask,
 			which == LP_FULL_LIST ? &L->list : &L->small);
 	err = bench__load(L->skel);
 	if (err)
@@ -255,8 +257,8 @@ static int live_load(struct live *L, enum live_prog which)
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL) {
 		err = bb_fill(bpf_map__fd(L->skel->maps.fs_block4),
 			      bpf_map__fd(L->skel->maps.fs_block6),
-			      bpf_map__fd(L->skel->maps.fs_bloom),
-			      bpf_map__fd(L->skel->maps.fs_block_exact), &L->r.p.secret,
+			      bpf_map__fd(L->skel->maps.fs_bfilter),
+			      bpf_map__fd(L->skel->maps.fs_bsummary), &L->r.p.secret,
 			      which == LP_FULL_LIST ? &L->list : &L->small,
 			      &ctl.bloom, NULL, NULL);
 		if (err)
@@ -643,8 +645,8 @@ static void live_report(struct live *L, __u64 sent)
 	       (med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY]) / (L->r.p.cms_depth + 3));
 	printf("  (empty: what the run-time statistics and the XDP call cost by themselves;\n"
 	       "   full+small, full+list: the full program with a blocklist of %u and %u entries (%llu and\n"
-	       "   %llu filter keys in 2^%u and 2^%u blocks, k %u and %u), none matching the traffic, so\n"
-	       "   every packet probes every group its family has)\n\n",
+	       "   %llu filter keys in 2^%u and 2^%u blocks, k %u and %u), none matching the traffic, which\n"
+	       "   is far from them in these rows: see the on/off pairs for near traffic)\n\n",
 	       L->small.n, L->list.n, (unsigned long long)L->small.keys,
 	       (unsigned long long)L->list.keys, L->small.log2, L->list.log2,
 	       L->small.k, L->list.k);
@@ -760,6 +762,8 @@ int main(int argc, char **argv)
 	lb_end(&L.r);
 	free(L.near[0]);
 	free(L.near[1]);
+	bb_free(&L.list);
+	bb_free(&L.small);
 	free(L.win_reports);
 	free(L.win_packets);
 	return rc;

@@ -20,7 +20,11 @@
 #   segs_one         every update counts one packet: a GSO skb's segments
 #                    and an establishment's none are lost (test_model: an
 #                    update of n packets equals n of one, one of none adds
-#                    bytes only).
+#                    bytes only);
+#   bloom_shortest   the blocklist filter keys each group on its shortest
+#                    length, unexpanded, as before issue 19 (test_bloom:
+#                    sources next to an entry get "maybe" far above the
+#                    filter's design rate).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
 # Output: TAP.
 set -u
