@@ -138,18 +138,6 @@ static int pinned_info(const char *dir, enum xdp_pin p, struct bpf_map_info *inf
 	return err;
 }
 
-/* This build's .rodata section size, as libbpf makes its map. */
-static __u32 rodata_size(void)
-{
-	struct flowsketch *skel = flowsketch__open();
-	__u32 size = 0;
-
-	if (skel)
-		size = (__u32)bpf_map__value_size(skel->maps.rodata);
-	flowsketch__destroy(skel);
-	return size;
-}
-
 /* Which ingress frontend the links pinned under pin_dir hold: the
  * tracepoint's link (FSD_TP_LINK), XDP links (link_*), or none yet. */
 static enum fsd_pinned_ingress pinned_ingress(const char *pin_dir)
@@ -184,10 +172,15 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	err = pin_path(path, sizeof(path), pin_dir, PIN_PARAMS);
 	if (err)
 		return err;
-	/* fs_params opens the .rodata (maps.bpf.h); a value of another
-	 * size is another build's, whose maps this one cannot read. */
+	/* fs_params opens the .rodata (maps.bpf.h), whose other contents
+	 * (hash keys, flags) a new program makes afresh: its magic and
+	 * version below say whether this build can read it.  (Its size
+	 * changes with them: the blocklist's hash keys shrank with the
+	 * expanded groups, and an earlier release's datapath is still
+	 * adopted; each map reused must match in type and sizes, or the
+	 * load refuses it.) */
 	err = pinned_info(pin_dir, PIN_PARAMS, &info);
-	if (!err && info.value_size != rodata_size())
+	if (!err && info.value_size < sizeof(struct fs_sketch_params))
 		err = -EPROTO;
 	if (err)
 		goto out;
