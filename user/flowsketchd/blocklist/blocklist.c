@@ -24,6 +24,7 @@
 #include "datapath/object.h"
 #include "base/log.h"
 #include "protocol.h"
+#include "sizing.h"
 #include "flowsketch.skel.h"
 
 static int entry_cmp(const void *a, const void *b)
@@ -42,14 +43,9 @@ static struct fsd_block_entry *find(const struct fsd_blocklist *bl,
 
 unsigned int fsd_blocklist_max_log2(unsigned int max)
 {
-	double worst = (double)FS_BLOOM_MAX_EXPAND * max;
-	unsigned int log2 = 0, k;
-
 	/* The maps hold a full list at its worst (bloom.h, "What it
 	 * costs"), at least the 1024 keys a rebuild sizes for. */
-	if (fs_bloom_size(worst > 1024 ? worst : 1024, FSD_BLOCK_FPR, &log2, &k))
-		return FS_BLOOM_MAX_LOG2_BLOCKS;
-	return log2;
+	return fs_blocklist_max_log2(max);
 }
 
 /* ---- the list file --------------------------------------------------- */
@@ -293,32 +289,16 @@ static int rebuild(struct fsd_blocklist *bl)
 {
 	__u32 spare = !bl->live, log2 = 0, k = 0;
 	__u64 keys = fsd_blockset_filter_keys(bl->e, bl->n), want;
+	double rate, capacity;
 	size_t i;
 	int err;
 
-	want = keys * 2 > 1024 ? keys * 2 : 1024;
-	if (fs_bloom_size((double)want, FSD_BLOCK_FPR, &log2, &k) ||
-	    log2 > bl->max_log2) {
-		/* More than twice the keys fit at the target: the largest
-		 * filter, which holds a full list at its worst (8 keys an
-		 * entry) at the target rate, with the best k for the keys
-		 * there are. */
-		double best = 2;
-		__u32 kk;
-
-		log2 = bl->max_log2;
-		for (kk = 1; kk <= FS_BLOOM_MAX_K; kk++) {
-			double f = fs_bloom_fpr((double)keys, ldexp(1, (int)log2), kk);
-
-			if (f < best) {
-				best = f;
-				k = kk;
-			}
-		}
-		if (best > FSD_BLOCK_FPR)	/* only if the maps are smaller */
-			fsd_warn("blocklist: %llu filter keys, more than the filter was sized for; false-positive rate %.4f",
-				 (unsigned long long)keys, best);
-	}
+	/* Twice the keys at the target, or the maps' largest (sizing.h). */
+	rate = fs_blocklist_filter((double)keys, bl->max_log2, &log2, &k, &capacity);
+	want = (__u64)capacity;
+	if (rate > FSD_BLOCK_FPR)	/* more keys than the maps' worst case */
+		fsd_warn("blocklist: %llu filter keys, more than the filter was sized for; false-positive rate %.4f",
+			 (unsigned long long)keys, rate);
 	err = barrier(bl);
 	if (err)
 		return err;

@@ -50,6 +50,7 @@
 #include "cidr.h"
 #include "flowsketch/bloom.h"
 #include "flowsketch/maps.h"
+#include "sizing.h"
 
 struct flowsketch;
 struct fsd_object;
@@ -58,8 +59,8 @@ struct json_object;
 #define FSD_BLOCKLIST_DEFAULT "/var/lib/flowsketch/blocklist"
 #define FSD_BLOCKLIST_MAX_DEFAULT 100000U
 #define FSD_BLOCKLIST_MAX_LIMIT 1000000U
-/* The false-positive rate the filter is sized for (per probe). */
-#define FSD_BLOCK_FPR 0.01
+/* The false-positive rate the filter is sized for (per probe, sizing.h). */
+#define FSD_BLOCK_FPR FS_BLOCKLIST_FPR
 
 /*
  * A change for a query thread, or CIDRs a `block load` is sending
