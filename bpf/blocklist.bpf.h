@@ -125,6 +125,14 @@ struct {
 	__type(value, struct fs_block_work);
 } fs_block_work SEC(".maps");
 
+/* The verdict cache (bloom.h), per CPU; not pinned: a program's own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_block_cache);
+} fs_block_cache SEC(".maps");
+
 /* One probe of the filters (fs_bfilter's value): 1 "maybe", 0 "no".  A
  * block index past the map (a control word the daemon never writes)
  * wraps round: a wrong block can only say "maybe" or "no" for a source
@@ -164,20 +172,71 @@ static __always_inline int fs_block_probe_group(const __u8 *src, void *filters,
 			      FS_BLOOM_CTL_LOG2(ctl), FS_BLOOM_CTL_K(ctl));
 }
 
+/* What fs_block_probe_family() returns: the probes made, and whether
+ * the cache answered or the answer is "maybe". */
+#define FS_BLOCK_R_MAYBE 1U
+#define FS_BLOCK_R_CACHED 2U
+#define FS_BLOCK_R_PROBES(r) ((r) >> 2)
+
 /*
- * The source's summary word, then a filter probe per group it names, in
- * order, until one says "maybe".  Returns twice the probes made, plus 1
- * on a "maybe" (the cover bit, or a probe).  One lookup of each map, none
- * in the loop (fs_bfilter holds both filters in one value).  family is a
- * constant at each call: IPv4's four groups are unrolled, their masks
- * constants; IPv6's 28 take the lowest set bit each round.
+ * The verdict cache's slot for src (bloom.h, "The verdict cache"): 1 if
+ * it holds src under gen (the filter passed it since the last add), else
+ * 0 and *slot where a pass is to be written (NULL: no cache).
+ */
+static __always_inline int fs_block_cached(const __u8 *src, __u32 family, __u32 gen,
+					   struct fs_block_cache *c, void **slot)
+{
+	const struct fs_bloom_key *bk = (const struct fs_bloom_key *)&fs_bloom_key;
+	const fs_alias_u64 *a = (const fs_alias_u64 *)src;
+
+	if (family == FS_FAMILY_IPV4) {
+		__u32 x = *(const fs_alias_u32 *)src;
+		__u64 *v = &c->v4[fs_block_cache4_slot(bk, x) & ((1U << FS_BLOCK_CACHE4_LOG2) - 1)];
+
+		*slot = v;
+		return *v == ((__u64)gen << 32 | x);
+	} else {
+		struct fs_block_cache6_slot *v;
+
+		v = &c->v6[fs_block_cache6_slot(bk, a[0], a[1]) &
+			   ((1U << FS_BLOCK_CACHE6_LOG2) - 1)];
+		*slot = v;
+		return v->gen == gen && v->a[0] == a[0] && v->a[1] == a[1];
+	}
+}
+
+/* Remember src as passed under gen in its slot. */
+static __always_inline void fs_block_cache_put(const __u8 *src, __u32 family,
+					       __u32 gen, void *slot)
+{
+	const fs_alias_u64 *a = (const fs_alias_u64 *)src;
+
+	if (family == FS_FAMILY_IPV4) {
+		*(__u64 *)slot = (__u64)gen << 32 | *(const fs_alias_u32 *)src;
+	} else {
+		struct fs_block_cache6_slot *v = slot;
+
+		v->a[0] = a[0];
+		v->a[1] = a[1];
+		v->gen = gen;
+	}
+}
+
+/*
+ * The source's summary word; where it names groups, the verdict cache,
+ * then a filter probe per group, in order, until one says "maybe"
+ * (FS_BLOCK_R_*).  One lookup of each map, none in the loop (fs_bfilter
+ * holds both filters in one value).  family is a constant at each call:
+ * IPv4's four groups are unrolled, their masks constants; IPv6's 28 take
+ * the lowest set bit each round.
  */
 static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 						   int mode, __u32 family)
 {
-	__u32 idx = fs_block_summary_index(src), i, zero = 0;
+	__u32 idx = fs_block_summary_index(src), i, zero = 0, gen = FS_BLOOM_CTL_GEN(ctl);
 	struct fs_block_summary *sum;
-	void *filters;
+	struct fs_block_cache *cache = 0;
+	void *filters, *slot = 0;
 	__u64 mask;
 
 	sum = bpf_map_lookup_elem(&fs_bsummary, &zero);
@@ -185,12 +244,17 @@ static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 		return 1;
 	mask = family == FS_FAMILY_IPV4 ? sum->v4[idx & 0xffff] : sum->v6[idx & 0xffff];
 	if (mask & 1)		/* an entry of length <= 16 covers the /16 */
-		return 1;
+		return FS_BLOCK_R_MAYBE;
 	if (!mask)
 		return 0;
+	if (gen && mode == FS_PROBE_OURS) {
+		cache = bpf_map_lookup_elem(&fs_block_cache, &zero);
+		if (cache && fs_block_cached(src, family, gen, cache, &slot))
+			return FS_BLOCK_R_CACHED;
+	}
 	filters = bpf_map_lookup_elem(&fs_bfilter, &zero);
 	if (!filters)	/* cannot happen: one element */
-		return 1;
+		return FS_BLOCK_R_MAYBE;
 	if (family == FS_FAMILY_IPV4) {
 		__u32 n = 0;
 
@@ -200,9 +264,11 @@ FS_UNROLL
 				continue;
 			n++;
 			if (fs_block_probe_group(src, filters, ctl, mode, family, i))
-				return 2 * n + 1;
+				return n << 2 | FS_BLOCK_R_MAYBE;
 		}
-		return 2 * n;
+		if (slot)
+			fs_block_cache_put(src, family, gen, slot);
+		return n << 2;
 	}
 FS_NO_UNROLL
 	for (i = 0; i < FS_BLOOM_GROUPS6 && mask; i++) {
@@ -210,9 +276,11 @@ FS_NO_UNROLL
 
 		mask &= mask - 1;
 		if (fs_block_probe_group(src, filters, ctl, mode, family, b))
-			return 2 * i + 3;
+			return (i + 1) << 2 | FS_BLOCK_R_MAYBE;
 	}
-	return 2 * i;
+	if (slot)
+		fs_block_cache_put(src, family, gen, slot);
+	return i << 2;
 }
 
 /* The entry id covering the source in w, 0 for none (ids start at 1). */
@@ -238,7 +306,7 @@ static __always_inline int fs_block_judge(struct fs_block_work *w, int mode)
 	/* A word of another layout (bloom.h, "Compatibility"): the trie
 	 * decides. */
 	if (!FS_BLOOM_CTL_OURS(ctl))
-		r = 1;
+		r = FS_BLOCK_R_MAYBE;
 	else if (family == FS_FAMILY_IPV4)
 		r = fs_block_probe_family(w->k4.addr, ctl, mode, FS_FAMILY_IPV4);
 	else if (family == FS_FAMILY_IPV6)
@@ -260,8 +328,9 @@ static __always_inline int fs_block_judge(struct fs_block_work *w, int mode)
 		return XDP_DROP;
 	}
 	st->checked += 1;
-	st->probes += r >> 1;
-	if (!(r & 1))
+	st->probes += FS_BLOCK_R_PROBES(r);
+	st->cached += (r & FS_BLOCK_R_CACHED) >> 1;
+	if (!(r & FS_BLOCK_R_MAYBE))
 		return XDP_PASS;
 	st->maybe += 1;
 	if (w->family == FS_FAMILY_IPV4)

@@ -249,7 +249,8 @@ static int bb_fill(int trie4_fd, int trie6_fd, int filter_fd, int summary_fd,
 		*filter_ms = bb_ms_since(&t0);
 	munmap(sum, sizeof(*sum));
 	munmap(filter, fbytes);
-	*ctl_word = fs_bloom_ctl(l->k, l->log2, 0);
+	/* Generation 1: the verdict cache on, as the daemon starts it. */
+	*ctl_word = fs_bloom_ctl(l->k, l->log2, 0, 1);
 	return 0;
 }
 

@@ -110,6 +110,7 @@ struct live_opts {
 	__u32 blocklist_small;	/* entries of full+small */
 	__u32 ab_pairs;		/* list on/off alternations per round */
 	double ab_s;		/* seconds of each half of a pair */
+	bool no_cache;		/* the lists without the verdict cache */
 };
 
 /* ------------------------------------------------------------ programs */
@@ -264,6 +265,8 @@ static int live_load(struct live *L, enum live_prog which)
 		if (err)
 			return err;
 	}
+	if (L->o->no_cache)	/* generation 0: no cache (bloom.h) */
+		ctl.bloom &= ~((__u64)0xff << 32);
 	L->bloom_word = ctl.bloom;
 	/* Windows close from attach on (live_measure()). */
 	return lb_windows_open(&L->r, LB_MAPS(L->skel), &ctl);
@@ -308,6 +311,7 @@ static int block_stats(struct live *L, struct fs_block_stats *out)
 		out->probes += v[c].probes;
 		out->maybe += v[c].maybe;
 		out->dropped += v[c].dropped;
+		out->cached += v[c].cached;
 	}
 	return 0;
 }
@@ -349,6 +353,7 @@ static void stats_add(struct fs_block_stats *sum, const struct fs_block_stats *a
 	sum->probes += b->probes - a->probes;
 	sum->maybe += b->maybe - a->maybe;
 	sum->dropped += b->dropped - a->dropped;
+	sum->cached += b->cached - a->cached;
 }
 
 /*
@@ -550,6 +555,7 @@ static void ab_report(const struct live *L)
 	for (w = 0; w < 2; w++)
 		for (t = 0; t < 2; t++) {
 			const struct fs_block_stats *st = &L->ab_stats[w][t];
+			double cached;
 			double ratio[LB_MAX_ROUNDS * LIVE_MAX_AB], on[LB_MAX_ROUNDS * LIVE_MAX_AB];
 			double off[LB_MAX_ROUNDS * LIVE_MAX_AB], m, chk;
 			__u32 n = L->nab[w][t], i;
@@ -564,17 +570,19 @@ static void ab_report(const struct live *L)
 			}
 			m = median(ratio, n);	/* sorts ratio: [0] min, [n-1] max */
 			chk = st->checked ? (double)st->checked : 1;
-			printf("  %-10s %-4s on / off %6.3fx (%.3f..%.3f, %u pairs; on %.1f, off %.1f ns; %.2f probes, %.4f exact)",
+			cached = (double)st->cached / chk;
+			printf("  %-10s %-4s on / off %6.3fx (%.3f..%.3f, %u pairs; on %.1f, off %.1f ns; %.2f probes, %.4f exact, %.2f cached)",
 			       names[w], traffic[t], m, ratio[0], ratio[n - 1], n, median(on, n),
 			       median(off, n), (double)st->probes / chk,
-			       (double)(st->maybe - st->dropped) / chk);
+			       (double)(st->maybe - st->dropped) / chk, cached);
 			if (w == 1)
 				printf("   target <= 1.15x: %s", verdict(m <= 1.15));
 			printf("\n");
 		}
 	printf("  (far: the generator's own sources, in 10.64/16 and fd00::/16, which no entry shares;\n"
 	       "   near: the same flows from sources sharing a /16 or /24 (IPv6: /16, /32, /48, /56 or /64)\n"
-	       "   with a random entry longer than it, inside none; exact = unconfirmed trie lookups)\n\n");
+	       "   with a random entry longer than it, inside none; exact = unconfirmed trie lookups;\n"
+	       "   the verdict cache %s)\n\n", L->o->no_cache ? "off" : "on");
 }
 
 static void live_report(struct live *L, __u64 sent)
@@ -694,7 +702,8 @@ static void usage(FILE *out)
 		"  --blocklist-small N the same for full+small (default 10000)\n"
 		"  --ab-pairs N        on/off alternations of each list per round, 0 for\n"
 		"                      none (default 10, max %u)\n"
-		"  --ab-seconds S      seconds of each half of an alternation (default 0.25)\n",
+		"  --ab-seconds S      seconds of each half of an alternation (default 0.25)\n"
+		"  --no-verdict-cache  the lists without the blocklist's verdict cache\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB);
 }
 
@@ -711,6 +720,7 @@ static int live_opt(int c, const char *arg, void *ctx)
 		return lb_parse_int(arg, "--blocklist-small", 0, 1e6, &o->blocklist_small);
 	case 'a' + 256: return lb_parse_int(arg, "--ab-pairs", 0, LIVE_MAX_AB, &o->ab_pairs);
 	case 'A' + 256: return lb_parse_num(arg, "--ab-seconds", 0.01, 10, &o->ab_s);
+	case 'c' + 256: o->no_cache = true; return 0;
 	}
 	return LB_NOT_MINE;
 }
@@ -725,6 +735,7 @@ int main(int argc, char **argv)
 		{ "blocklist-small", required_argument, NULL, 'b' + 256 },
 		{ "ab-pairs", required_argument, NULL, 'a' + 256 },
 		{ "ab-seconds", required_argument, NULL, 'A' + 256 },
+		{ "no-verdict-cache", no_argument, NULL, 'c' + 256 },
 		{}
 	};
 	struct live_opts o = {

@@ -182,6 +182,7 @@ FS_INLINE __u32 fs_block_summary_index(const __u8 *addr)
 struct fs_bloom_key {
 	__u64 v4[2][3];		/* [half]{a_0, a_1, a_2} */
 	__u64 v6[2][7];		/* [half]{c_0 .. c_6} */
+	__u64 cache[2];		/* the verdict cache's slot (below) */
 };
 
 /*
@@ -191,7 +192,8 @@ struct fs_bloom_key {
  *
  *   bits  0..7   k, bits per key (0: no blocklist, nothing probed)
  *   bits  8..15  log2 of the number of blocks
- *   bits 16..39  FS_BLOOM_CTL_COMPAT's bits 18 and 25, else 0
+ *   bits 16..31  FS_BLOOM_CTL_COMPAT's bits 18 and 25, else 0
+ *   bits 32..39  the verdict cache's generation (below; 0: no cache)
  *   bits 40..62  the filter's first block in fs_bfilter, which holds two
  *                filters (the live one and the one being rebuilt) in one
  *                map: one map, so that the verifier inlines its lookup
@@ -215,12 +217,67 @@ struct fs_bloom_key {
 #define FS_BLOOM_CTL_K(c) ((__u32)(c) & 0xff)
 #define FS_BLOOM_CTL_LOG2(c) ((__u32)((c) >> 8) & 0xff)
 #define FS_BLOOM_CTL_BASE(c) ((__u32)((c) >> 40) & 0x7fffff)
+#define FS_BLOOM_CTL_GEN(c) ((__u32)((c) >> 32) & 0xff)
 #define FS_BLOOM_CTL_OURS(c) (((c) & FS_BLOOM_CTL_COMPAT) == FS_BLOOM_CTL_COMPAT)
 
-FS_INLINE __u64 fs_bloom_ctl(__u32 k, __u32 log2_blocks, __u32 base)
+FS_INLINE __u64 fs_bloom_ctl(__u32 k, __u32 log2_blocks, __u32 base, __u32 gen)
 {
 	return (__u64)(k & 0xff) | (__u64)(log2_blocks & 0xff) << 8 |
-	       (__u64)(base & 0x7fffff) << 40 | FS_BLOOM_CTL_COMPAT;
+	       (__u64)(gen & 0xff) << 32 | (__u64)(base & 0x7fffff) << 40 |
+	       FS_BLOOM_CTL_COMPAT;
+}
+
+/*
+ * The verdict cache: per CPU, the last sources the filter let pass, so
+ * that a source seen again reads one line instead of its summary word
+ * and a filter line per group.  Consulted only for a source whose /16
+ * holds entries (one that holds none costs its summary word alone); it
+ * holds "pass" only, never a drop, so it can only be wrong by passing a
+ * source an entry now covers, which the generation rules out:
+ *
+ *   - a slot holds a full address and the generation it was written
+ *     under; it answers only when both match the packet's source and the
+ *     control word the packet read;
+ *   - the daemon moves to the next generation (1..255, 0 is "no cache")
+ *     with the same store that publishes an add, after the entry is in
+ *     the tries, the filter and the summary: a packet that reads the new
+ *     word finds none of the old slots, and one that read the old word
+ *     writes its slot under the old generation;
+ *   - before a generation comes round again (every 255 adds), the daemon
+ *     waits for an RCU grace period (no packet still holds a word older
+ *     than the current one) and zeroes every CPU's cache, so that no slot
+ *     of the generation it is about to publish is left; a packet writing
+ *     meanwhile writes the current one.  A slot zeroed half-way holds a
+ *     zero or an old generation: never the next.
+ * A delete needs nothing: what passed still passes.  Slots are direct
+ * mapped by a keyed hash of the source (fs_bloom_key.cache): nobody
+ * without the secret can choose sources that evict each other.  IPv4 in
+ * one 64-bit word (address, generation), written with one store; IPv6 in
+ * three.  2048 + 512 slots, 28 KiB a CPU: a per-CPU value holds 32 KiB.
+ */
+#define FS_BLOCK_CACHE4_LOG2 11
+#define FS_BLOCK_CACHE6_LOG2 9
+
+struct fs_block_cache6_slot {
+	__u64 a[2];		/* the address, as two 64-bit words */
+	__u64 gen;
+};
+
+struct fs_block_cache {
+	__u64 v4[1U << FS_BLOCK_CACHE4_LOG2];	/* gen << 32 | address */
+	struct fs_block_cache6_slot v6[1U << FS_BLOCK_CACHE6_LOG2];
+};
+
+/* The slot of an IPv4 source (x, read little-endian) and of an IPv6 one
+ * (two 64-bit words). */
+FS_INLINE __u32 fs_block_cache4_slot(const struct fs_bloom_key *k, __u32 x)
+{
+	return (__u32)(((k->cache[0] + x) * (k->cache[1] | 1)) >> (64 - FS_BLOCK_CACHE4_LOG2));
+}
+
+FS_INLINE __u32 fs_block_cache6_slot(const struct fs_bloom_key *k, __u64 a0, __u64 a1)
+{
+	return (__u32)(((k->cache[0] + a0) * (k->cache[1] + a1)) >> (64 - FS_BLOCK_CACHE6_LOG2));
 }
 
 /*

@@ -124,6 +124,9 @@ struct fs_ctl {
  *    32    8 dropped_bytes  their bytes
  * "maybe" minus "dropped" are the filter's false positives (per packet;
  * per probe, at most one "maybe" probe a packet: the verdict stops there).
+ * Then the unjudged frames and their bytes, and "cached": packets the
+ * verdict cache passed without a probe (the struct is still one line, so
+ * an earlier release's pinned map of it is adopted as it is).
  */
 struct fs_block_key4 {
 	__u32 prefixlen;
@@ -149,6 +152,7 @@ struct fs_block_stats {
 	__u64 unjudged;		/* frames dropped unjudged (parse.bpf.h,
 				   "Deep VLAN stacks") */
 	__u64 unjudged_bytes;
+	__u64 cached;		/* passed by the verdict cache (bloom.h) */
 } __attribute__((aligned(64)));
 
 /* A window's totals: everything that entered its sketches (the daemon's

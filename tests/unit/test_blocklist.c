@@ -28,6 +28,7 @@
  *     none.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -264,6 +265,7 @@ static void stats_sum(struct flowsketch *skel, struct fs_block_stats *out)
 		out->dropped_bytes += v[c].dropped_bytes;
 		out->unjudged += v[c].unjudged;
 		out->unjudged_bytes += v[c].unjudged_bytes;
+		out->cached += v[c].cached;
 	}
 	free(v);
 }
@@ -395,7 +397,7 @@ static void test_verdict_10k_prefixes_1m_sources(void **state)
 		}
 	}
 	{
-		struct fs_ctl ctl = { .bloom = fs_bloom_ctl(k, log2b, 1U << log2b) };
+		struct fs_ctl ctl = { .bloom = fs_bloom_ctl(k, log2b, 1U << log2b, 1) };
 		__u32 zero = 0;
 
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.fs_ctl),
@@ -572,7 +574,8 @@ struct small_list {
 	struct flowsketch *skel;
 	struct fs_bloom_block *map;
 	struct fs_block_summary *sum;
-	unsigned int log2b;
+	struct fs_bloom_key bkey;
+	unsigned int log2b, k;
 };
 
 static const __u8 dst4[4] = { 192, 0, 2, 1 };
@@ -609,6 +612,8 @@ static void small_list_open(struct small_list *l)
 	assert_int_equal(flowsketch__load(skel), 0);
 	l->skel = skel;
 	l->log2b = log2b;
+	l->k = k;
+	l->bkey = bkey;
 	l->map = mmap(NULL, sizeof(*l->map) << (log2b + 1), PROT_READ | PROT_WRITE,
 		      MAP_SHARED, bpf_map__fd(skel->maps.fs_bfilter), 0);
 	l->sum = mmap(NULL, sizeof(*l->sum), PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -621,7 +626,7 @@ static void small_list_open(struct small_list *l)
 	{
 		struct fs_block_key4 k4;
 		struct fs_block_key6 k6;
-		struct fs_ctl ctl = { .bloom = fs_bloom_ctl(k, log2b, 0) };
+		struct fs_ctl ctl = { .bloom = fs_bloom_ctl(k, log2b, 0, 1) };
 		__u32 zero = 0;
 
 		fs_cidr_trie_key4(&c4, &k4);
@@ -786,12 +791,130 @@ static void test_deep_vlan_from_blocked_source(void **state)
 	small_list_close(&l);
 }
 
+/* fs_ctl.bloom of the small list with the verdict cache at gen. */
+static void small_list_gen(struct small_list *l, __u32 gen)
+{
+	struct fs_ctl ctl = { 0 };
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.fs_ctl), &zero, &ctl), 0);
+	ctl.bloom = fs_bloom_ctl(l->k, l->log2b, 0, gen);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(l->skel->maps.fs_ctl), &zero, &ctl, 0), 0);
+}
+
+/* Add c as entry id the daemon's way (trie, filter, summary), without
+ * touching fs_ctl. */
+static void small_list_add(struct small_list *l, const char *text, __u32 id)
+{
+	struct fs_cidr c;
+	const char *why;
+
+	assert_int_equal(fs_cidr_parse(text, &c, &why), 0);
+	if (c.family == FS_FAMILY_IPV4) {
+		struct fs_block_key4 k4;
+
+		fs_cidr_trie_key4(&c, &k4);
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(l->skel->maps.fs_block4), &k4, &id, 0), 0);
+	} else {
+		struct fs_block_key6 k6;
+
+		fs_cidr_trie_key6(&c, &k6);
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(l->skel->maps.fs_block6), &k6, &id, 0), 0);
+	}
+	fs_cidr_filter_add(&l->bkey, &c, l->map, l->log2b, l->k);
+	fs_cidr_summary_set(l->sum, &c);
+}
+
+static int judge(struct small_list *l, __u8 family, const __u8 *src)
+{
+	struct pkt p;
+
+	build_packet(&p, family, src, 32);
+	return run_one(l->skel, &p);
+}
+
+/*
+ * The verdict cache and its generation (bloom.h, "The verdict cache"), on
+ * one CPU (it is per CPU).  Sources next to the list's entries (their /16
+ * holds an entry, so the cache is asked) pass, and the second time from
+ * the cache.  Then entries covering them go in as the daemon adds them:
+ * under the same generation the cache would still pass them, which is
+ * why an add moves the generation: under the next one they are dropped.
+ * Going back to a generation without zeroing the caches would pass them
+ * again, which is why the daemon zeroes them before 255 wraps to 1; with
+ * the caches zeroed they are dropped.  Generation 0 reads and writes no
+ * slot.
+ */
+static void test_verdict_cache_generation(void **state)
+{
+	static const __u8 near4[16] = { 203, 0, 112, 9 };
+	static const __u8 near6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xba, 0xd1, [15] = 7 };
+	int ncpus = libbpf_num_possible_cpus(), v6;
+	struct fs_block_stats st0, st1;
+	struct small_list l;
+	cpu_set_t one, was;
+	void *zeros;
+	__u32 zero = 0;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	small_list_open(&l);
+	for (v6 = 0; v6 < 2; v6++) {
+		__u8 fam = v6 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+		const __u8 *src = v6 ? near6 : near4;
+
+		small_list_gen(&l, 1);
+		stats_sum(l.skel, &st0);
+		assert_int_equal(judge(&l, fam, src), XDP_PASS_RET);
+		assert_int_equal(judge(&l, fam, src), XDP_PASS_RET);
+		stats_sum(l.skel, &st1);
+		assert_int_equal(st1.cached - st0.cached, 1);
+		assert_int_equal(st1.probes - st0.probes, 1);
+	}
+	small_list_add(&l, "203.0.112.0/24", 3);
+	small_list_add(&l, "2001:db8:bad1::/48", 3);
+	for (v6 = 0; v6 < 2; v6++) {
+		__u8 fam = v6 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+		const __u8 *src = v6 ? near6 : near4;
+
+		small_list_gen(&l, 1);	/* the slot still answers */
+		assert_int_equal(judge(&l, fam, src), XDP_PASS_RET);
+		small_list_gen(&l, 2);	/* the add's generation */
+		assert_int_equal(judge(&l, fam, src), XDP_DROP_RET);
+		small_list_gen(&l, 1);	/* come round again, caches as they are */
+		assert_int_equal(judge(&l, fam, src), XDP_PASS_RET);
+	}
+	zeros = calloc((size_t)ncpus, sizeof(struct fs_block_cache));
+	assert_non_null(zeros);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(l.skel->maps.fs_block_cache),
+					     &zero, zeros, 0), 0);
+	for (v6 = 0; v6 < 2; v6++) {
+		__u8 fam = v6 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+
+		assert_int_equal(judge(&l, fam, v6 ? near6 : near4), XDP_DROP_RET);
+	}
+	/* Generation 0: no slot read or written. */
+	small_list_gen(&l, 0);
+	stats_sum(l.skel, &st0);
+	assert_int_equal(judge(&l, FS_FAMILY_IPV4, (const __u8[16]){ 203, 0, 114, 1 }), XDP_PASS_RET);
+	assert_int_equal(judge(&l, FS_FAMILY_IPV4, (const __u8[16]){ 203, 0, 114, 1 }), XDP_PASS_RET);
+	stats_sum(l.skel, &st1);
+	assert_int_equal(st1.cached - st0.cached, 0);
+	assert_int_equal(st1.probes - st0.probes, 2);
+	free(zeros);
+	small_list_close(&l);
+	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty_list_passes_everything),
 		cmocka_unit_test(test_malformed_from_blocked_source),
 		cmocka_unit_test(test_deep_vlan_from_blocked_source),
+		cmocka_unit_test(test_verdict_cache_generation),
 		cmocka_unit_test(test_verdict_10k_prefixes_1m_sources),
 	};
 

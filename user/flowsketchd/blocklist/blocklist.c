@@ -171,7 +171,7 @@ int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 	bl->path = path;
 	bl->max = max;
 	bl->next_id = 1;
-	bl->trie4_fd = bl->trie6_fd = bl->stats_fd = -1;
+	bl->trie4_fd = bl->trie6_fd = bl->stats_fd = bl->cache_fd = -1;
 	bl->free_ids = calloc((size_t)max + 1, sizeof(*bl->free_ids));
 	if (!bl->free_ids)
 		return -ENOMEM;
@@ -269,14 +269,36 @@ static int barrier(const struct fsd_blocklist *bl)
 	return err;
 }
 
-/* Tell the datapath which filter to probe: one 64-bit store. */
+/* Tell the datapath which filter to probe, and the verdict cache's
+ * generation: one 64-bit store. */
 static void publish(struct fsd_blocklist *bl)
 {
 	__u64 word = 0;
 
 	if (bl->n)
-		word = fs_bloom_ctl(bl->k, bl->log2, bl->live << bl->max_log2);
+		word = fs_bloom_ctl(bl->k, bl->log2, bl->live << bl->max_log2, bl->gen);
 	__atomic_store_n(bl->ctl_bloom, word, __ATOMIC_RELEASE);
+}
+
+/*
+ * The verdict cache's next generation, for an add (bloom.h, "The verdict
+ * cache"): 1..255, and before 255 wraps to 1, a grace period and every
+ * CPU's cache zeroed, so that no slot of generation 1 is left from 254
+ * adds ago.  A failure leaves the cache off (generation 0) until the next
+ * add: slower, never wrong.
+ */
+static void next_generation(struct fsd_blocklist *bl)
+{
+	if (bl->gen && bl->gen < 255) {
+		bl->gen++;
+		return;
+	}
+	bl->gen = 0;
+	publish(bl);	/* nothing cached is used, nothing written, from here */
+	if (barrier(bl) || bpf_map_update_elem(bl->cache_fd, &(__u32){ 0 },
+					       bl->cache_zero, BPF_ANY))
+		return;
+	bl->gen = 1;
 }
 
 /*
@@ -527,8 +549,10 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 			    (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
 	bl->summary = map_mmap(skel->maps.fs_bsummary, sizeof(struct fs_block_summary));
 	bl->scratch = malloc(sizeof(*bl->scratch));
+	bl->cache_fd = bpf_map__fd(skel->maps.fs_block_cache);
+	bl->cache_zero = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(struct fs_block_cache));
 	if (!bl->filter[0] || !bl->filter[1] || !bl->hits || !bl->summary ||
-	    !bl->scratch) {
+	    !bl->scratch || !bl->cache_zero) {
 		fsd_err("cannot map the blocklist's filters and counters: %s",
 			strerror(errno));
 		return -errno;
@@ -539,9 +563,15 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 		if (err)
 			return fsd_fail(err, "cannot load the blocklist into the adopted datapath");
 		/* The rebuild fills the half the datapath is not probing (a
-		 * word of an older layout names a filter of another map). */
+		 * word of an older layout names a filter of another map).
+		 * The verdict cache's generation moves on from the adopted
+		 * word's: the program that wrote its cache runs until the
+		 * link moves, and the list may have grown meanwhile (this
+		 * program's own cache is new, empty: nothing to zero). */
 		bl->live = FS_BLOOM_CTL_OURS(*bl->ctl_bloom) &&
 			   FS_BLOOM_CTL_BASE(*bl->ctl_bloom) ? 1 : 0;
+		bl->gen = FS_BLOOM_CTL_OURS(*bl->ctl_bloom) ?
+			  FS_BLOOM_CTL_GEN(*bl->ctl_bloom) % 255 + 1 : 1;
 	} else {
 		for (i = 0; i < bl->n; i++) {
 			err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
@@ -549,6 +579,7 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 				return fsd_fail(err, "cannot load the blocklist into the datapath");
 		}
 		bl->live = 1;	/* so that the first rebuild fills filter 0 */
+		bl->gen = 1;	/* a fresh cache: no slot holds anything */
 	}
 	err = rebuild(bl);
 	/* Fresh: the summary after the filter (nothing is attached yet,
@@ -581,6 +612,7 @@ void fsd_blocklist_free(struct fsd_blocklist *bl)
 	if (bl->summary)
 		munmap(bl->summary, sizeof(struct fs_block_summary));
 	free(bl->scratch);
+	free(bl->cache_zero);
 	free(bl->e);
 	free(bl->free_ids);
 	free(bl->stage.ch);
@@ -711,9 +743,11 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
 		pthread_mutex_unlock(&bl->lock);
 	}
 	/* Their keys are in the live filter: now the summary sends their
-	 * /16s' packets there. */
+	 * /16s' packets there, and a new generation of the verdict cache
+	 * forgets every source it passed before. */
 	for (i = 0; i < m; i++)
 		fs_cidr_summary_set(bl->summary, &fresh[i]);
+	next_generation(bl);
 	publish(bl);
 	return 0;
 }
@@ -934,6 +968,7 @@ int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *s
 		sum->dropped_bytes += v[c].dropped_bytes;
 		sum->unjudged += v[c].unjudged;
 		sum->unjudged_bytes += v[c].unjudged_bytes;
+		sum->cached += v[c].cached;
 	}
 out:
 	free(v);
@@ -986,6 +1021,8 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 	json_object_object_add(o, "target_fpr", json_object_new_double(FSD_BLOCK_FPR));
 	json_object_object_add(o, "checked_packets", json_object_new_uint64(sum.checked));
 	json_object_object_add(o, "probes", json_object_new_uint64(sum.probes));
+	/* Passed by the verdict cache, without a probe (bloom.h). */
+	json_object_object_add(o, "cached", json_object_new_uint64(sum.cached));
 	json_object_object_add(o, "maybe", json_object_new_uint64(sum.maybe));
 	json_object_object_add(o, "dropped_packets", json_object_new_uint64(sum.dropped));
 	json_object_object_add(o, "dropped_bytes", json_object_new_uint64(sum.dropped_bytes));

@@ -106,6 +106,9 @@ struct fsd_blocklist {
 	struct fs_bloom_block *filter[2];	/* fs_bfilter's two halves, mmapped */
 	__u32 max_log2;			/* their size: 2^max_log2 blocks */
 	__u32 live, log2, k;		/* the filter the datapath probes */
+	__u32 gen;			/* the verdict cache's (bloom.h) */
+	int cache_fd;			/* fs_block_cache */
+	void *cache_zero;		/* zeros for every CPU's cache */
 	__u64 keys;			/* keys in it (with repeats) */
 	__u64 cap_keys;			/* keys it was sized for */
 	__u64 rebuilds;
