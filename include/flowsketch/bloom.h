@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bloom.h - the blocklist's filter: a summary of /16s and a blocked Bloom
- * filter of expanded source prefixes, their keys, layout, probe, update
- * and sizing.
+ * bloom.h - the blocklist's filter: a summary of /16s, a blocked Bloom
+ * filter of expanded source prefixes and a per-CPU verdict cache; their
+ * keys, layout, probe, update and sizing.
  *
  * Question: is this packet's source blocked?  The list holds CIDR prefixes
  * (IPv4 and IPv6, up to a million).  The filter answers "definitely not"
@@ -54,7 +54,8 @@
  *     that holds twice its list's keys, so a packet's probes spread over
  *     that much, not over the whole map;
  *   - the summary: a byte per IPv4 /16 and 32 bits per IPv6 /16, fixed:
- *     64 KiB + 256 KiB (struct fs_block_summary).
+ *     64 KiB + 256 KiB (struct fs_block_summary);
+ *   - the verdict cache (below): 28 KiB a CPU, fixed.
  * Group width is the trade: width w costs up to 2^(w-1) keys an entry and
  * (128 - 16) / w IPv6 groups (summary bits, and probes for a /16 holding
  * them all); 4 keeps the expansion at 8 and the IPv6 mask in 32 bits.
@@ -87,12 +88,12 @@
  * make a 64-bit h that two distinct keys share with probability 2^-64,
  * and whose fields are independent between two keys: what the
  * false-positive analysis below needs of it.  One set of keys serves
- * every group: 6 words for IPv4 and 14 for IPv6, 160 bytes, so a probe
- * reads at most three lines of them (the per-group keys of the first
- * version of this layout took 2,368 bytes, two lines a probe, 37 lines in
- * all, and IPv6 near traffic paid misses for them).  The keys are
- * SipHash-2-4 of the secret in counter mode, in a domain of their own
- * (fs_bloom_key_derive()).
+ * every group: 6 words for IPv4, 14 for IPv6 and 2 for the verdict
+ * cache's slots, 176 bytes, three lines read by every probe (keys of
+ * their own per group, as the six groups keyed on their shortest length
+ * had, would take 2,368 bytes for 32 groups, a probe's two lines of them
+ * each a likely miss).  The keys are SipHash-2-4 of the secret in counter
+ * mode, in a domain of their own (fs_bloom_key_derive()).
  *
  * Layout.  The filter is 2^log2_blocks blocks of 64 bytes (8 words, 512
  * bits: one cache line, line-aligned in its map).  A key uses block
@@ -119,6 +120,9 @@
  * (`flowsketch size` prints both).  A source no entry covers makes one
  * exact lookup per probe with probability fpr, so at most (groups its
  * /16 holds) x fpr of them per packet, and none from the summary.
+ *
+ * The verdict cache (after the control word below) answers a source the
+ * filter passed since the last add without probing again; it never drops.
  */
 #ifndef FLOWSKETCH_BLOOM_H
 #define FLOWSKETCH_BLOOM_H
