@@ -24,7 +24,10 @@
  *
  * and for the two blocklist programs, between steady and quiet, the list
  * switched on and off in one program (live_ab()): the blocklist's cost
- * with the least noise.
+ * with the least noise, on the generator's own sources (far from every
+ * entry) and then on the same flows from sources next to entries
+ * (near_frames(): sharing a /16 or /24, inside none), the traffic a
+ * filter keyed on short prefixes sent to the trie.
  *
  * The figure per program and phase is the median over rounds, with the
  * smallest and largest round beside it: live rounds differ in what else

@@ -461,7 +461,7 @@ FS_INLINE int fs_bloom_group_of(__u32 family, __u32 len, __u64 *keys)
  * with map lookups): its /16's summary word; the cover bit, "maybe";
  * else a probe of each group the word names, lowest first, until one
  * says "maybe".  1 "maybe", 0 "no"; *probes counts the probes.  For user
- * space: the tests, and a daemon that wants to know without the datapath.
+ * space (the tests' model of the filter); no verdict cache here.
  */
 FS_INLINE int fs_bloom_source_maybe(const struct fs_block_summary *s,
 				    const struct fs_bloom_block *filter,
