@@ -222,7 +222,8 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            segs_one:test_model:FS_MUTANT_SEGS_ONE \
            spill_lost:test_layouts:FS_MUTANT_SPILL_LOST \
            spill_twice:test_layouts:FS_MUTANT_SPILL_TWICE \
-           spill_edge:test_layouts:FS_MUTANT_SPILL_EDGE
+           spill_edge:test_layouts:FS_MUTANT_SPILL_EDGE \
+           bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

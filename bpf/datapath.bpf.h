@@ -92,6 +92,8 @@ struct fs_frame {
 	__u64 len;
 	__u32 segs;
 	int copied;		/* data is a copy (parse.bpf.h, "Two kinds") */
+	int judged;		/* the blocklist's verdict is the action (XDP); a
+				   tracepoint frontend cannot drop and skips it */
 	int short_copy;		/* the copy stops before the frame's headers
 				   may (an skb whose headers are not all in
 				   its linear part) */
@@ -233,7 +235,7 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 		 * about 5 ns in make bench's test-run loop, the price of
 		 * having the verdict in two places of one frame; as a
 		 * subprogram the combined stack passes 512 bytes.) */
-		if (u.key.family)
+		if (u.key.family && f->judged)
 			return fs_block_verdict(&u.key, len,
 						*(volatile __u64 *)&ctl->bloom);
 		return XDP_PASS;
@@ -242,8 +244,10 @@ static __always_inline int fs_datapath_frame(const struct fs_frame *f)
 	u.extra_packets = (__s16)(f->segs - 1);
 	fs_ifcount_add(f->ifc, f->segs, len);
 	fs_datapath_count(hot, ctl, &u);
-	/* Read once, like the sequence: the filter, its size and groups
-	 * belong together (blocklist.bpf.h). */
+	if (!f->judged)
+		return XDP_PASS;
+	/* Read once, like the sequence: the filter, its size and k belong
+	 * together (blocklist.bpf.h). */
 	return fs_block_verdict(&u.key, u.bytes, *(volatile __u64 *)&ctl->bloom);
 }
 
@@ -259,6 +263,7 @@ static __always_inline int fs_datapath_process(struct xdp_md *ctx)
 	f.len = ctx->data_end - ctx->data;
 	f.segs = 1;
 	f.copied = 0;
+	f.judged = 1;
 	f.short_copy = 0;
 	f.ifc = fs_xdp_ifcount(ctx->ingress_ifindex);
 	return fs_datapath_frame(&f);

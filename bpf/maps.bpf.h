@@ -46,6 +46,10 @@ volatile struct fs_hash_key fs_hash_key SEC(".rodata") __attribute__((aligned(64
 volatile struct fs_bloom_key fs_bloom_key SEC(".rodata") __attribute__((aligned(64)));
 /* 1: call the flowsketch kernel module's kfuncs (kmod/); 0: pure BPF. */
 const volatile __u32 fs_use_kfunc = 0;
+/* fs_bfilter's blocks less one (a power of two less one): every block
+ * index is masked with it, which is what lets the verifier see each
+ * access inside the map's one value (fs_bfilter_size(), cidr.h). */
+const volatile __u32 fs_bfilter_mask = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -86,23 +90,27 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } fs_reports SEC(".maps");
 
-/* The blocklist (maps.h): two filters in one map, the exact set, per-entry drops and
- * the verdict's counters.  The loader sizes them from its options. */
+/* The blocklist (maps.h): two filters in one map, the summary of /16s,
+ * the exact set, per-entry drops and the verdict's counters.  The loader
+ * sizes them from its options. */
+/* One value holding both filters, so that a packet looks the map up once
+ * and its probes index into it (no helper call between them); its size is
+ * the loader's (fs_bfilter_size()), hence no BTF type for the value. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 2);
-	__type(key, __u32);
-	__type(value, struct fs_bloom_block);
-} fs_bloom SEC(".maps");
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct fs_bloom_block));
+} fs_bfilter SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct fs_block_exact);
-} fs_block_exact SEC(".maps");
+	__type(value, struct fs_block_summary);
+} fs_bsummary SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);

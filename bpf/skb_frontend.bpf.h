@@ -54,6 +54,7 @@ static __always_inline void fs_skb_frontend(struct sk_buff *skb,
 	if (!buf)
 		return;
 	f.copied = 1;
+	f.judged = 0;
 	if (fs_skb_copy(skb, from_mac, buf, &f.data, &f.data_end, &f.len,
 			&f.segs, &f.short_copy))
 		return;
@@ -92,6 +93,7 @@ static __always_inline void fs_skb_frontend_upto(struct sk_buff *skb,
 	if (!buf)
 		return;
 	f.copied = 1;
+	f.judged = 0;
 	if (fs_skb_copy(skb, from_mac, buf, &f.data, &f.data_end, &f.len,
 			&f.segs, &f.short_copy) || upto == FS_SKB_UPTO_COPY)
 		return;

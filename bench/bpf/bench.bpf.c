@@ -72,6 +72,20 @@ struct {
 	__type(value, __u8);
 } naive_hll SEC(".maps");
 
+/*
+ * Sources of the test packets when bench_nsrc is set: run n gets
+ * bench_src[n % bench_nsrc] (fs-bench's near sources for the blocklist,
+ * bench_blocklist.h) instead of 10.x.y.z.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bench_src SEC(".maps");
+
+volatile __u32 bench_nsrc;
+
 /* Make this run a new flow; 0, or -1 if the packet is not fs-bench's. */
 static __always_inline int bench_next_flow(struct xdp_md *ctx)
 {
@@ -88,6 +102,13 @@ static __always_inline int bench_next_flow(struct xdp_md *ctx)
 		return -1;
 	n = (*ctr)++;
 	saddr = bpf_htonl(0x0a000000U | (__u32)(n & 0xffffff));
+	if (bench_nsrc) {
+		__u32 i = (__u32)(n % bench_nsrc), *src;
+
+		src = bpf_map_lookup_elem(&bench_src, &i);
+		if (src)
+			saddr = *src;
+	}
 	sport = bpf_htons((__u16)(1024 + ((n >> 24) & 0xff)));
 	__builtin_memcpy(data + BENCH_IP_SADDR_OFF, &saddr, sizeof(saddr));
 	__builtin_memcpy(data + BENCH_UDP_SPORT_OFF, &sport, sizeof(sport));
@@ -257,13 +278,14 @@ static __always_inline int floor_process(struct xdp_md *ctx)
 }
 
 /*
- * Parse, then the blocklist's verdict alone: with our filter (kernel 0)
- * or with the same keys in the kernel's Bloom filter map (kernel 1), the
- * same exact confirm after either.  Their difference to parse-only is
- * what each filter costs a packet; the full program carries the
- * verdict too (fs_bench_full, with a list or without).
+ * Parse, then the blocklist's verdict alone: with our filter
+ * (FS_PROBE_OURS), with the same keys in the kernel's Bloom filter map
+ * (FS_PROBE_KERNEL), or with no filter (FS_PROBE_NONE: the summary, the
+ * counters and the same exact confirm after either).  Their differences
+ * are what each filter's probes cost a packet; the full program carries
+ * the verdict too (fs_bench_full, with a list or without).
  */
-static __always_inline int verdict_process(struct xdp_md *ctx, int kernel)
+static __always_inline int verdict_process(struct xdp_md *ctx, int mode)
 {
 	struct fs_hot_line *hot = fs_hot_line();
 	struct fs_flow_key key;
@@ -278,7 +300,7 @@ static __always_inline int verdict_process(struct xdp_md *ctx, int kernel)
 	if (!ctl)
 		return XDP_PASS;
 	return fs_block_verdict_with(&key, bytes, *(volatile __u64 *)&ctl->bloom,
-				     kernel);
+				     mode);
 }
 
 SEC("xdp")
@@ -286,7 +308,7 @@ int fs_bench_verdict(struct xdp_md *ctx)
 {
 	if (bench_next_flow(ctx))
 		return XDP_ABORTED;
-	return verdict_process(ctx, 0);
+	return verdict_process(ctx, FS_PROBE_OURS);
 }
 
 SEC("xdp")
@@ -294,7 +316,15 @@ int fs_bench_kverdict(struct xdp_md *ctx)
 {
 	if (bench_next_flow(ctx))
 		return XDP_ABORTED;
-	return verdict_process(ctx, 1);
+	return verdict_process(ctx, FS_PROBE_KERNEL);
+}
+
+SEC("xdp")
+int fs_bench_sverdict(struct xdp_md *ctx)
+{
+	if (bench_next_flow(ctx))
+		return XDP_ABORTED;
+	return verdict_process(ctx, FS_PROBE_NONE);
 }
 
 SEC("xdp")

@@ -48,6 +48,10 @@ struct gen {
 	int fd;
 	__u8 src_mac[ETH_ALEN], dst_mac[ETH_ALEN];
 	__u8 *frames;			/* flows x LIVE_FRAME_SLOT */
+	/* Another set of the same flows (other sources, say), sent instead
+	 * of frames while use_alt is set: switched between batches. */
+	__u8 *alt_frames;
+	_Atomic int use_alt;
 	__u16 *lens;			/* per flow */
 	__u32 *seq;			/* LIVE_SEQ_LEN flow indices */
 	int cpu;			/* -1: not pinned */
@@ -230,6 +234,7 @@ static void *gen_main(void *arg)
 	struct gen *g = arg;
 	struct mmsghdr msgs[LIVE_BATCH];
 	struct iovec iov[LIVE_BATCH];
+	__u8 *frames;
 	__u64 pos = 0;
 	unsigned int i;
 
@@ -252,10 +257,11 @@ static void *gen_main(void *arg)
 		}
 		atomic_store(&g->idle, 0);
 		n = budget - sent < LIVE_BATCH ? (unsigned int)(budget - sent) : LIVE_BATCH;
+		frames = atomic_load(&g->use_alt) && g->alt_frames ? g->alt_frames : g->frames;
 		for (i = 0; i < n; i++) {
 			__u32 f = g->seq[(pos + i) & (LIVE_SEQ_LEN - 1)];
 
-			iov[i].iov_base = g->frames + (size_t)f * LIVE_FRAME_SLOT;
+			iov[i].iov_base = frames + (size_t)f * LIVE_FRAME_SLOT;
 			iov[i].iov_len = g->lens[f];
 		}
 		r = sendmmsg(g->fd, msgs, n, 0);

@@ -24,7 +24,10 @@
  *
  * and for the two blocklist programs, between steady and quiet, the list
  * switched on and off in one program (live_ab()): the blocklist's cost
- * with the least noise.
+ * with the least noise, on the generator's own sources (far from every
+ * entry) and then on the same flows from sources next to entries
+ * (near_frames(): sharing a /16 or /24, inside none), the traffic a
+ * filter keyed on short prefixes sent to the trie.
  *
  * The figure per program and phase is the median over rounds, with the
  * smallest and largest round beside it: live rounds differ in what else
@@ -133,6 +136,7 @@ struct live_opts {
 	__u32 ab_pairs;		/* list on/off alternations per round */
 	double ab_s;		/* seconds of each half of a pair */
 	struct lb_bursty_opts b;
+	bool no_cache;		/* the lists without the verdict cache */
 };
 
 /* ------------------------------------------------------------ programs */
@@ -152,10 +156,14 @@ struct live {
 	__u64 dropped;
 	__u64 bloom_word;		/* fs_ctl.bloom of the loaded list */
 	/* The on/off alternation (live_ab()): ns per packet with the list
-	 * on and off, per pair, all rounds; [0] full+small, [1] full+list. */
-	double ab_on[2][LB_MAX_ROUNDS * LIVE_MAX_AB];
-	double ab_off[2][LB_MAX_ROUNDS * LIVE_MAX_AB];
-	__u32 nab[2];
+	 * on and off, per pair, all rounds; [0] full+small, [1] full+list,
+	 * then [0] far traffic (the generator's own sources, which no entry
+	 * is near), [1] near traffic (near[list], bb_near_source()). */
+	double ab_on[2][2][LB_MAX_ROUNDS * LIVE_MAX_AB];
+	double ab_off[2][2][LB_MAX_ROUNDS * LIVE_MAX_AB];
+	__u32 nab[2][2];
+	/* The verdict's counters over the "on" halves, same indexes. */
+	struct fs_block_stats ab_stats[2][2];
 	__u64 ab_packets;		/* every packet of the alternations */
 	/* The bursty phase (live_bursty()): per pair its receiving end, its
 	 * sending socket, and the load measured now with its windows; the
@@ -174,6 +182,7 @@ struct live {
 	double quiet_s[LP_BURSTY * LIVE_MAX_BURSTS];
 	__u32 nquiet;
 	__u64 bursty_packets;		/* every packet of the bursty phase */
+	__u8 *near[2];			/* near frames of each list */
 };
 
 static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
@@ -264,6 +273,7 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	bpf_program__set_autoload(live_prog_of(skel, which), true);
 	bpf_program__set_autoload(skel->progs.fs_bench_verdict, false);
 	bpf_program__set_autoload(skel->progs.fs_bench_kverdict, false);
+	bpf_program__set_autoload(skel->progs.fs_bench_sverdict, false);
 	bpf_program__set_autoload(skel->progs.fs_bench_base, false);
 	bpf_program__set_autoload(skel->progs.fs_bench_parse, false);
 	bpf_program__set_autoload(skel->progs.fs_bench_full, false);
@@ -278,7 +288,8 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 				 FS_HLL_NSKETCH << W->p.hll_p);
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL)
 		bb_size(skel->maps.fs_block4, skel->maps.fs_block6,
-			skel->maps.fs_block_hits, skel->maps.fs_bloom,
+			skel->maps.fs_block_hits, skel->maps.fs_bfilter,
+			&skel->rodata->fs_bfilter_mask,
 			which == LP_FULL_LIST ? &L->list : &L->small);
 	err = bench__load(skel);
 	if (err)
@@ -293,13 +304,15 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL) {
 		err = bb_fill(bpf_map__fd(skel->maps.fs_block4),
 			      bpf_map__fd(skel->maps.fs_block6),
-			      bpf_map__fd(skel->maps.fs_bloom),
-			      bpf_map__fd(skel->maps.fs_block_exact), &W->p.secret,
+			      bpf_map__fd(skel->maps.fs_bfilter),
+			      bpf_map__fd(skel->maps.fs_bsummary), &W->p.secret,
 			      which == LP_FULL_LIST ? &L->list : &L->small,
 			      &ctl.bloom, NULL, NULL);
 		if (err)
 			return err;
 	}
+	if (L->o->no_cache)	/* generation 0: no cache (bloom.h) */
+		ctl.bloom &= ~((__u64)0xff << 32);
 	L->bloom_word = ctl.bloom;
 	/* Windows close from attach on (the caller sets the first close). */
 	return lb_windows_open(W, LB_MAPS(skel), &ctl);
@@ -340,6 +353,66 @@ static int live_burst(struct live *L, __u32 n, struct lb_sample *out, const char
 	return lb_phase_end(&L->r, &ph, out, what);
 }
 
+/* The verdict's counters, summed over CPUs. */
+static int block_stats(struct live *L, struct fs_block_stats *out)
+{
+	struct fs_block_stats v[L->r.ncpus];
+	__u32 zero = 0;
+	int c;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(L->skel->maps.fs_block_stats), &zero, v))
+		return -errno;
+	memset(out, 0, sizeof(*out));
+	for (c = 0; c < L->r.ncpus; c++) {
+		out->checked += v[c].checked;
+		out->probes += v[c].probes;
+		out->maybe += v[c].maybe;
+		out->dropped += v[c].dropped;
+		out->cached += v[c].cached;
+	}
+	return 0;
+}
+
+/*
+ * The generator's flows again with near sources (bb_near_source()) of
+ * list l: same sizes, ports and families, the source address replaced
+ * (and the IPv4 header checksum with it).  None of them is blocked.
+ */
+static __u8 *near_frames(const struct gen *g, const struct bb_list *l)
+{
+	__u8 *f = malloc((size_t)g->flows * LIVE_FRAME_SLOT), a[16];
+	__u32 i;
+
+	if (!f)
+		return NULL;
+	memcpy(f, g->frames, (size_t)g->flows * LIVE_FRAME_SLOT);
+	for (i = 0; i < g->flows; i++) {
+		__u8 *fr = f + (size_t)i * LIVE_FRAME_SLOT, *ip = fr + 14;
+		int v6 = fr[12] == 0x86;
+
+		if (bb_near_source(l, v6 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4, a))
+			continue;	/* no entry of the family: far */
+		if (v6) {
+			memcpy(ip + 8, a, 16);
+		} else {
+			memcpy(ip + 12, a, 4);
+			memset(ip + 10, 0, 2);
+			memcpy(ip + 10, &(__u16){ csum16(ip, 20) }, 2);
+		}
+	}
+	return f;
+}
+
+static void stats_add(struct fs_block_stats *sum, const struct fs_block_stats *a,
+		      const struct fs_block_stats *b)
+{
+	sum->checked += b->checked - a->checked;
+	sum->probes += b->probes - a->probes;
+	sum->maybe += b->maybe - a->maybe;
+	sum->dropped += b->dropped - a->dropped;
+	sum->cached += b->cached - a->cached;
+}
+
 /*
  * The blocklist's cost with the least noise the machine allows: one
  * program, one set of maps and one stream of traffic, with fs_ctl.bloom
@@ -357,39 +430,53 @@ static int live_ab(struct live *L, int which)
 	struct lb_run *R = &L->r;
 	__u64 half = (__u64)(o->ab_s * 1e9);
 	struct stat_snap a, b, start;
-	__u32 pr;
-	int err, side;
+	struct fs_block_stats sa, sb;
+	__u32 pr, *n;
+	int err, side, near;
 
 	err = prog_stats(R->prog_fd, &start);
 	if (err)
 		return err;
 	atomic_store(&R->g.budget, ~0ULL);
 	atomic_store(&R->g.idle, 0);
-	for (pr = 0; pr < o->ab_pairs && !err; pr++) {
-		double ns[2] = { 0, 0 };
+	/* Far traffic, then near: the same flows from other sources. */
+	for (near = 0; near < 2 && !err; near++) {
+		R->g.alt_frames = L->near[which];
+		atomic_store(&R->g.use_alt, near);
+		n = &L->nab[which][near];
+		for (pr = 0; pr < o->ab_pairs && !err; pr++) {
+			double ns[2] = { 0, 0 };
 
-		for (side = 0; side < 2 && !err; side++) {
-			int on = (int)((pr + side) & 1);
+			for (side = 0; side < 2 && !err; side++) {
+				int on = (int)((pr + side) & 1);
 
-			__atomic_store_n(&R->ctl->bloom, on ? L->bloom_word : 0,
-					 __ATOMIC_RELEASE);
-			err = prog_stats(R->prog_fd, &a);
-			if (!err)
-				err = lb_wait(R, now_ns() + half, "on/off");
-			if (!err)
-				err = prog_stats(R->prog_fd, &b);
-			if (!err && b.run_cnt <= a.run_cnt)
-				err = -EIO;
-			if (!err)
-				ns[on] = (double)(b.run_ns - a.run_ns) /
-					 (double)(b.run_cnt - a.run_cnt);
-		}
-		if (!err && L->nab[which] < LB_MAX_ROUNDS * LIVE_MAX_AB) {
-			L->ab_on[which][L->nab[which]] = ns[1];
-			L->ab_off[which][L->nab[which]] = ns[0];
-			L->nab[which]++;
+				__atomic_store_n(&R->ctl->bloom, on ? L->bloom_word : 0,
+						 __ATOMIC_RELEASE);
+				err = prog_stats(R->prog_fd, &a);
+				if (!err)
+					err = block_stats(L, &sa);
+				if (!err)
+					err = lb_wait(R, now_ns() + half, "on/off");
+				if (!err)
+					err = prog_stats(R->prog_fd, &b);
+				if (!err)
+					err = block_stats(L, &sb);
+				if (!err && b.run_cnt <= a.run_cnt)
+					err = -EIO;
+				if (!err)
+					ns[on] = (double)(b.run_ns - a.run_ns) /
+						 (double)(b.run_cnt - a.run_cnt);
+				if (!err && on)
+					stats_add(&L->ab_stats[which][near], &sa, &sb);
+			}
+			if (!err && *n < LB_MAX_ROUNDS * LIVE_MAX_AB) {
+				L->ab_on[which][near][*n] = ns[1];
+				L->ab_off[which][near][*n] = ns[0];
+				(*n)++;
+			}
 		}
 	}
+	atomic_store(&R->g.use_alt, 0);
 	__atomic_store_n(&R->ctl->bloom, L->bloom_word, __ATOMIC_RELEASE);
 	atomic_store(&R->g.budget, atomic_load(&R->g.sent));
 	if (!err)
@@ -736,32 +823,45 @@ static void print_ratio(struct live_tally *t, const char *label, double num,
 static void ab_report(const struct live *L)
 {
 	static const char *const names[2] = { "full+small", "full+list" };
+	static const char *const traffic[2] = { "far", "near" };
 	const struct live_opts *o = L->o;
-	int w;
+	int w, t;
 
 	printf("  the list on and off in one program: fs_ctl.bloom switched every %.2f s, %u pairs a round\n"
-	       "  (%llu packets); median of the pairs' ratios (min..max), and of each half's ns/pkt:\n",
+	       "  for far and then near traffic (%llu packets); median of the pairs' ratios (min..max), of\n"
+	       "  each half's ns/pkt, and per packet of the \"on\" halves: filter probes and exact lookups\n",
 	       o->ab_s, o->ab_pairs, (unsigned long long)L->ab_packets);
-	for (w = 0; w < 2; w++) {
-		__u32 n = L->nab[w], i;
-		double ratio[LB_MAX_ROUNDS * LIVE_MAX_AB], on[LB_MAX_ROUNDS * LIVE_MAX_AB];
-		double off[LB_MAX_ROUNDS * LIVE_MAX_AB], m;
+	for (w = 0; w < 2; w++)
+		for (t = 0; t < 2; t++) {
+			const struct fs_block_stats *st = &L->ab_stats[w][t];
+			double cached;
+			double ratio[LB_MAX_ROUNDS * LIVE_MAX_AB], on[LB_MAX_ROUNDS * LIVE_MAX_AB];
+			double off[LB_MAX_ROUNDS * LIVE_MAX_AB], m, chk;
+			__u32 n = L->nab[w][t], i;
 
-		if (!n)
-			continue;
-		for (i = 0; i < n; i++) {
-			ratio[i] = L->ab_off[w][i] > 0 ? L->ab_on[w][i] / L->ab_off[w][i] : 0;
-			on[i] = L->ab_on[w][i];
-			off[i] = L->ab_off[w][i];
+			if (!n)
+				continue;
+			for (i = 0; i < n; i++) {
+				ratio[i] = L->ab_off[w][t][i] > 0 ?
+					   L->ab_on[w][t][i] / L->ab_off[w][t][i] : 0;
+				on[i] = L->ab_on[w][t][i];
+				off[i] = L->ab_off[w][t][i];
+			}
+			m = median(ratio, n);	/* sorts ratio: [0] min, [n-1] max */
+			chk = st->checked ? (double)st->checked : 1;
+			cached = (double)st->cached / chk;
+			printf("  %-10s %-4s on / off %6.3fx (%.3f..%.3f, %u pairs; on %.1f, off %.1f ns; %.2f probes, %.4f exact, %.2f cached)",
+			       names[w], traffic[t], m, ratio[0], ratio[n - 1], n, median(on, n),
+			       median(off, n), (double)st->probes / chk,
+			       (double)(st->maybe - st->dropped) / chk, cached);
+			if (w == 1)
+				printf("   target <= 1.15x: %s", verdict(m <= 1.15));
+			printf("\n");
 		}
-		m = median(ratio, n);	/* sorts ratio: [0] min, [n-1] max */
-		printf("  %-10s on / off, steady %6.3fx (%.3f..%.3f over %u pairs; on %.1f, off %.1f ns)",
-		       names[w], m, ratio[0], ratio[n - 1], n, median(on, n), median(off, n));
-		if (w == 1)
-			printf("   target <= 1.1x: %s", verdict(m <= 1.1));
-		printf("\n");
-	}
-	printf("\n");
+	printf("  (far: the generator's own sources, in 10.64/16 and fd00::/16, which no entry shares;\n"
+	       "   near: the same flows from sources sharing a /16 or /24 (IPv6: /16, /32, /48, /56 or /64)\n"
+	       "   with a random entry longer than it, inside none; exact = unconfirmed trie lookups;\n"
+	       "   the verdict cache %s)\n\n", L->o->no_cache ? "off" : "on");
 }
 
 /*
@@ -878,8 +978,8 @@ static void live_report(struct live *L, __u64 sent)
 	       (med[LP_FLOOR][PH_STEADY] - med[LP_PARSE][PH_STEADY]) / (L->r.p.cms_depth + 3));
 	printf("  (empty: what the run-time statistics and the XDP call cost by themselves;\n"
 	       "   full+small, full+list: the full program with a blocklist of %u and %u entries (%llu and\n"
-	       "   %llu filter keys in 2^%u and 2^%u blocks, k %u and %u), none matching the traffic, so\n"
-	       "   every packet probes every group its family has)\n\n",
+	       "   %llu filter keys in 2^%u and 2^%u blocks, k %u and %u), none matching the traffic, which\n"
+	       "   is far from them in these rows: see the on/off pairs for near traffic)\n\n",
 	       L->small.n, L->list.n, (unsigned long long)L->small.keys,
 	       (unsigned long long)L->list.keys, L->small.log2, L->list.log2,
 	       L->small.k, L->list.k);
@@ -939,7 +1039,8 @@ static void usage(FILE *out)
 		"  --blocklist-small N the same for full+small (default 10000)\n"
 		"  --ab-pairs N        on/off alternations of each list per round, 0 for\n"
 		"                      none (default 10, max %u)\n"
-		"  --ab-seconds S      seconds of each half of an alternation (default 0.25)\n",
+		"  --ab-seconds S      seconds of each half of an alternation (default 0.25)\n"
+		"  --no-verdict-cache  the lists without the blocklist's verdict cache\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB);
 	lb_usage_bursty(out);
 }
@@ -957,6 +1058,7 @@ static int live_opt(int c, const char *arg, void *ctx)
 		return lb_parse_int(arg, "--blocklist-small", 0, 1e6, &o->blocklist_small);
 	case 'a' + 256: return lb_parse_int(arg, "--ab-pairs", 0, LIVE_MAX_AB, &o->ab_pairs);
 	case 'A' + 256: return lb_parse_num(arg, "--ab-seconds", 0.01, 10, &o->ab_s);
+	case 'c' + 256: o->no_cache = true; return 0;
 	}
 	return lb_parse_bursty(c, arg, &o->b);
 }
@@ -972,6 +1074,7 @@ int main(int argc, char **argv)
 		{ "ab-pairs", required_argument, NULL, 'a' + 256 },
 		{ "ab-seconds", required_argument, NULL, 'A' + 256 },
 		LB_BURSTY_LONGOPTS,
+		{ "no-verdict-cache", no_argument, NULL, 'c' + 256 },
 		{}
 	};
 	struct live_opts o = {
@@ -999,14 +1102,24 @@ int main(int argc, char **argv)
 	L.r.o = &o.c;
 	L.r.closed = live_closed;
 	L.r.ctx = &L;
-	if (!lb_start(&L.r) && (!bursty || !bursty_start(&L)) &&
-	    !lb_rounds(&L.r, LP_MAX + (bursty ? LP_BURSTY : 0), live_round, &L))
-		rc = 0;
+	if (!lb_start(&L.r)) {
+		L.near[0] = near_frames(&L.r.g, &L.small);
+		L.near[1] = near_frames(&L.r.g, &L.list);
+		if (!L.near[0] || !L.near[1])
+			fprintf(stderr, "fs-livebench: out of memory for the near frames.\n");
+		else if ((!bursty || !bursty_start(&L)) &&
+			 !lb_rounds(&L.r, LP_MAX + (bursty ? LP_BURSTY : 0), live_round, &L))
+			rc = 0;
+	}
 	lb_stop(&L.r);
 	if (!rc)
 		live_report(&L, atomic_load(&L.r.g.sent));
 	bursty_end(&L);
 	lb_end(&L.r);
+	free(L.near[0]);
+	free(L.near[1]);
+	bb_free(&L.list);
+	bb_free(&L.small);
 	free(L.win_reports);
 	free(L.win_packets);
 	return rc;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bloom.h - the blocklist's filter: a blocked Bloom filter of source
- * prefixes, its keys, layout, probe, update and sizing.
+ * bloom.h - the blocklist's filter: a summary of /16s, a blocked Bloom
+ * filter of expanded source prefixes and a per-CPU verdict cache; their
+ * keys, layout, probe, update and sizing.
  *
  * Question: is this packet's source blocked?  The list holds CIDR prefixes
  * (IPv4 and IPv6, up to a million).  The filter answers "definitely not"
@@ -9,47 +10,90 @@
  * of maps.h), and only a confirmed match is dropped, so a false positive
  * costs one exact lookup and never a packet.
  *
- * Groups of prefix lengths.  A filter answers membership of exact keys,
- * and a source may be covered by a prefix of any length, so a packet
- * would need one probe per length present (33 for IPv4, 129 for IPv6).
- * Instead the lengths are cut into a few groups, each keyed on its
- * shortest length (its base):
+ * Groups of prefix lengths, each keyed on its LONGEST length (controlled
+ * prefix expansion, Srinivasan and Varghese 1999).  A filter answers
+ * membership of exact keys, and a source may be covered by a prefix of any
+ * length, so a packet would need one probe per length present (33 for
+ * IPv4, 129 for IPv6).  Instead:
  *
- *     IPv4  bases 8, 16, 24, 32            (4 probes at most)
- *     IPv6  bases 16, 32, 48, 56, 64, 128  (6 probes at most)
+ *   - lengths 0..16 (group 0, "cover"): the summary (below) marks every
+ *     /16 such an entry covers; an entry of length L marks 2^(16 - L) of
+ *     them (an IPv4 /8 256, an IPv6 /0 all 65536), in a fixed array;
+ *   - lengths 17..128 in groups of FS_BLOOM_WIDTH = 4, group b >= 1
+ *     holding lengths 16 + 4(b - 1) + 1 .. 16 + 4b and keyed on its end
+ *     e_b = 16 + 4b: IPv4 groups 1..4 (/20 /24 /28 /32), IPv6 1..28
+ *     (/20 .. /128).  An entry of length L in group b goes into the
+ *     filter as the 2^(e_b - L) prefixes of length e_b it covers, each as
+ *     the key (b, prefix); a packet probes group b with its source masked
+ *     to e_b.
  *
- * An entry of length L goes into the filter as its address masked to the
- * base b <= L of its group: (group, addr / b).  A packet probes each group
- * that holds an entry (fs_bloom_ctl's masks) with its source masked to
- * that group's base, so the probe count never grows with the lengths in
- * the list.  What it costs:
- *   - extra confirms: a source inside an entry's base-length prefix but
- *     outside the entry itself (a /20 keys its /16, so the other 15/16 of
- *     that /16 are "maybe" and go to the trie, which says no).  They cost
- *     a trie lookup, never a drop, and only traffic that shares a base
- *     prefix with an entry pays it;
- *   - memory: entries shorter than the first base (IPv4 /0 - /7, IPv6
- *     /0 - /15) are expanded into the 2^(base - L) base prefixes they
- *     cover, so that no group is keyed on /0 (which would make every
- *     packet a "maybe"): up to 256 keys for an IPv4 /0, 65536 for an IPv6
- *     /0.  fs_bloom_keys_of() counts them; the filter is sized in keys.
- * The bases follow where lists put their lengths: IPv4 /8 /16 /24 /32
- * boundaries; IPv6 allocations /32, sites /48, /56 customer blocks, /64
- * subnets and /128 hosts.
+ * Why the longest length: a source matches a key (b, p) exactly when p is
+ * its own first e_b bits, and p is an expansion of entry E only if E's L
+ * bits begin it, so a key matches only sources E covers.  A source that
+ * no entry covers holds no key of any group: each of its probes is a
+ * "maybe" only by a false positive of the filter, at the design rate,
+ * wherever it sits (next to an entry or far from all).  Keying on the
+ * shortest length instead (as flowsketch did before) made every source of
+ * a /16 holding a /20 entry a "maybe" and an exact lookup.
+ *
+ * What it costs, in memory (the arithmetic behind the maps' sizes):
+ *   - keys: an entry puts 2^(e_b - L) <= 2^(4 - 1) = 8 keys into the
+ *     filter (a /17 eight /20s, a /20 one); one on a group's end (IPv4
+ *     /24 /32, IPv6 /32 /48 /56 /64 /128, where lists put their lengths)
+ *     puts one.  Uniform lengths average (1 + 2 + 4 + 8) / 4 = 3.75 keys
+ *     an entry.  fs_bloom_group_of() counts them; filters are sized in
+ *     keys;
+ *   - the filter: at the 1 % design rate about 10 bits a key ("False
+ *     positives" below), so at most 8 x 10 = 80 bits an entry.  The
+ *     daemon's map holds two filters (the live one and the one being
+ *     rebuilt), each sized for the worst case, 8 keys for each of
+ *     --blocklist-max entries: at 100,000 entries 800,000 keys in 2^14
+ *     blocks, 1 MiB a filter, 2 MiB for both (grouping on the shortest
+ *     length took 2 x 256 KiB); at 1,000,000 entries 2^18 blocks, 16 MiB
+ *     a filter, 32 MiB for both.  A rebuild uses the smallest power of two
+ *     that holds twice its list's keys, so a packet's probes spread over
+ *     that much, not over the whole map;
+ *   - the summary: a byte per IPv4 /16 and 32 bits per IPv6 /16, fixed:
+ *     64 KiB + 256 KiB (struct fs_block_summary);
+ *   - the verdict cache (below): 28 KiB a CPU, fixed.
+ * Group width is the trade: width w costs up to 2^(w-1) keys an entry and
+ * (128 - 16) / w IPv6 groups (summary bits, and probes for a /16 holding
+ * them all); 4 keeps the expansion at 8 and the IPv6 mask in 32 bits.
+ *
+ * The summary.  One map element: for each IPv4 /16 a byte, for each IPv6
+ * /16 a 32-bit word.  Bit 0: an entry of length <= 16 covers this /16 (a
+ * "maybe" without a probe; the trie confirms).  Bit b >= 1: some entry of
+ * group b lies inside this /16, so group b's key may be there.  A packet
+ * reads its /16's word (its first two address bytes), then probes the
+ * filter only for the groups whose bits are set, and none where its /16
+ * holds no entry: traffic far from the list reads one summary entry and
+ * no filter line.  A bit is set while an entry needs it and cleared only
+ * when none does (user space, exact), so a clear bit is a certain "no"
+ * for its group; a set bit is only "look".  Near traffic (a /16 that
+ * holds entries) probes one line per group present there: at most 4 for
+ * IPv4, and for IPv6 as many as its /16 holds lengths of (up to 28).
  *
  * Hash.  Keyed, like every hash of flowsketch (hash.h), so that nobody
- * who does not know the secret can aim sources at one block: per group g
- * and half h, two 64-bit keys (IPv4, one 32-bit chunk x = the masked
- * address read little-endian)
- *     half = (a_{g,h} * x + b_{g,h}) >> 32                    (mod 2^64)
- * Dietzfelbinger's multiply-add-shift, strongly universal from 32 to 32
- * bits; for IPv6 (four chunks x_0..x_3) Thorup's pair-multiply-shift,
- *     half = (c_0 + (c_1 + x_1)(c_2 + x_0) + (c_3 + x_3)(c_4 + x_2)) >> 32
- * also strongly universal.  The two halves make a 64-bit h that two
- * distinct keys share with probability 2^-64, and whose fields are
- * independent between two keys: what the false-positive analysis below
- * needs of it.  The keys are SipHash-2-4 of the secret in counter mode,
- * in a domain of their own (fs_bloom_key_derive()).
+ * who does not know the secret can aim sources at one block.  A key is
+ * the vector of 32-bit chunks (x_0, .., group b): the masked address read
+ * little-endian (one chunk for IPv4, four for IPv6) and the group, so that
+ * a prefix and its extension by zero bits, keys of two groups, differ.
+ * Each half of the 64-bit hash is Thorup's pair-multiply-shift over it,
+ *     IPv4  half = (a_0 + (a_1 + x_0)(a_2 + b)) >> 32                (mod 2^64)
+ *     IPv6  half = (c_0 + (c_1 + x_1)(c_2 + x_0) + (c_3 + x_3)(c_4 + x_2)
+ *                  + c_5 (c_6 + b)) >> 32
+ * (the last pair is (b, 0)), strongly universal from 32-bit chunks to
+ * 32 bits with 64-bit arithmetic (Thorup, "High speed hashing for
+ * integers and strings", 2015).  The two halves, with keys of their own,
+ * make a 64-bit h that two distinct keys share with probability 2^-64,
+ * and whose fields are independent between two keys: what the
+ * false-positive analysis below needs of it.  One set of keys serves
+ * every group: 6 words for IPv4, 14 for IPv6 and 2 for the verdict
+ * cache's slots, 176 bytes, three lines read by every probe (keys of
+ * their own per group, as the six groups keyed on their shortest length
+ * had, would take 2,368 bytes for 32 groups, a probe's two lines of them
+ * each a likely miss).  The keys are SipHash-2-4 of the secret in counter
+ * mode, in a domain of their own (fs_bloom_key_derive()).
  *
  * Layout.  The filter is 2^log2_blocks blocks of 64 bytes (8 words, 512
  * bits: one cache line, line-aligned in its map).  A key uses block
@@ -73,8 +117,12 @@
  * k that bring fpr below the target (fs_bloom_size(), user space only: it
  * needs floating point).  For 1 % it takes about 9.9 bits a key (k = 6),
  * where a classic filter takes 9.6; for 0.01 %, 22.0 against 19.2
- * (`flowsketch size` prints both).  A packet probes up to 4 (IPv4) or 6 (IPv6)
- * keys, so its chance of one needless confirm is at most 4 or 6 times fpr.
+ * (`flowsketch size` prints both).  A source no entry covers makes one
+ * exact lookup per probe with probability fpr, so at most (groups its
+ * /16 holds) x fpr of them per packet, and none from the summary.
+ *
+ * The verdict cache (after the control word below) answers a source the
+ * filter passed since the last add without probing again; it never drops.
  */
 #ifndef FLOWSKETCH_BLOOM_H
 #define FLOWSKETCH_BLOOM_H
@@ -83,12 +131,15 @@
 #include "flow_key.h"
 #include "hash.h"
 
-#define FS_BLOOM_GROUPS4 4
-#define FS_BLOOM_GROUPS6 6
+#define FS_BLOOM_SUMMARY_LEN 16	/* the summary's prefix length */
+#define FS_BLOOM_WIDTH 4		/* lengths a filter group holds */
+#define FS_BLOOM_MAX_EXPAND 8		/* keys an entry, at most: 2^(WIDTH - 1) */
+#define FS_BLOOM_GROUPS4 4		/* filter groups: (32 - 16) / 4 */
+#define FS_BLOOM_GROUPS6 28		/* (128 - 16) / 4 */
 #define FS_BLOOM_BLOCK_BITS 512
 #define FS_BLOOM_MAX_K 16
-#define FS_BLOOM_MAX_LOG2_BLOCKS 22	/* 256 MiB: far beyond a million keys; the
-					   base field holds 2 * 2^22 */
+#define FS_BLOOM_MAX_LOG2_BLOCKS 22	/* 256 MiB: far beyond a million entries'
+					   worst case; the base field holds 2 * 2^22 */
 
 /* One filter block: one cache line. */
 struct fs_bloom_block {
@@ -97,16 +148,45 @@ struct fs_bloom_block {
 
 _Static_assert(sizeof(struct fs_bloom_block) == 64, "a block is a line");
 
-static const __u8 fs_bloom_base4[FS_BLOOM_GROUPS4] = { 8, 16, 24, 32 };
-static const __u8 fs_bloom_base6[FS_BLOOM_GROUPS6] = { 16, 32, 48, 56, 64, 128 };
+/* The longest length of filter group b (1 .. FS_BLOOM_GROUPS6). */
+FS_INLINE __u32 fs_bloom_group_end(__u32 b)
+{
+	return FS_BLOOM_SUMMARY_LEN + FS_BLOOM_WIDTH * b;
+}
+
+/* The length group b's keys, and a packet's probe of it, are masked to:
+ * its longest (the expansion above). */
+FS_INLINE __u32 fs_bloom_key_len(__u32 b)
+{
+#ifdef FS_MUTANT_BLOOM_SHORTEST	/* `make mutants` only: the old keying */
+	return fs_bloom_group_end(b) - FS_BLOOM_WIDTH + 1;
+#endif
+	return fs_bloom_group_end(b);
+}
+
+/*
+ * The summary (see "The summary" above): one map element, read by the
+ * datapath, written in place by the daemon (atomic ORs and ANDs, exact).
+ */
+struct fs_block_summary {
+	__u8 v4[65536];		/* per IPv4 /16: bit 0 cover, bits 1..4 groups */
+	__u32 v6[65536];	/* per IPv6 /16: bit 0 cover, bits 1..28 groups */
+};
+
+/* A source's summary index: its /16, the first two address bytes. */
+FS_INLINE __u32 fs_block_summary_index(const __u8 *addr)
+{
+	return ((__u32)addr[0] << 8) | addr[1];
+}
 
 /*
  * The filter's hash keys (see "Hash" above), in the datapath's .rodata
- * beside fs_hash_key: 64 + 240 words.
+ * beside fs_hash_key (line-aligned there): 6 + 14 words.
  */
 struct fs_bloom_key {
-	__u64 v4[FS_BLOOM_GROUPS4][2][2];	/* [group][half]{a, b} */
-	__u64 v6[FS_BLOOM_GROUPS6][2][5];	/* [group][half]{c_0 .. c_4} */
+	__u64 v4[2][3];		/* [half]{a_0, a_1, a_2} */
+	__u64 v6[2][7];		/* [half]{c_0 .. c_6} */
+	__u64 cache[2];		/* the verdict cache's slot (below) */
 };
 
 /*
@@ -116,26 +196,92 @@ struct fs_bloom_key {
  *
  *   bits  0..7   k, bits per key (0: no blocklist, nothing probed)
  *   bits  8..15  log2 of the number of blocks
- *   bits 16..23  IPv4 groups holding keys (bit g: base fs_bloom_base4[g])
- *   bits 24..31  IPv6 groups holding keys
- *   bits 40..63  the filter's first block in fs_bloom, which holds two
+ *   bits 16..31  FS_BLOOM_CTL_COMPAT's bits 18 and 25, else 0
+ *   bits 32..39  the verdict cache's generation (below; 0: no cache)
+ *   bits 40..62  the filter's first block in fs_bfilter, which holds two
  *                filters (the live one and the one being rebuilt) in one
  *                map: one map, so that the verifier inlines its lookup
  *                (a lookup that may see either of two maps is a helper
  *                call, measured at about 15 ns a probe)
+ *   bit  63      set in every word of this layout (FS_BLOOM_CTL_COMPAT)
+ *
+ * Compatibility.  A daemon adopting a datapath pinned by the release that
+ * keyed groups on their shortest length (the word had groups in bits
+ * 16..31 and the base in 40..63) writes this word while that release's
+ * program still runs, until the attach moves the link to the new one.
+ * Read the old way, bit 63 puts the base past any filter that release
+ * could size (2 x 2^22 blocks), so every filter lookup fails, which it
+ * takes for "maybe"; bits 18 and 25 name one filter group per family
+ * (its /24 and IPv6 /32), so every packet looks there: that program sends
+ * every packet to the trie, which the adopting daemon keeps exact, and
+ * drops exactly what the list covers until the link moves.  This
+ * datapath in turn takes a word without bit 63 (non-zero) for "maybe".
  */
+#define FS_BLOOM_CTL_COMPAT ((1ULL << 63) | (1ULL << 18) | (1ULL << 25))
 #define FS_BLOOM_CTL_K(c) ((__u32)(c) & 0xff)
 #define FS_BLOOM_CTL_LOG2(c) ((__u32)((c) >> 8) & 0xff)
-#define FS_BLOOM_CTL_GROUPS4(c) ((__u32)((c) >> 16) & 0xf)
-#define FS_BLOOM_CTL_GROUPS6(c) ((__u32)((c) >> 24) & 0x3f)
-#define FS_BLOOM_CTL_BASE(c) ((__u32)((c) >> 40))
+#define FS_BLOOM_CTL_BASE(c) ((__u32)((c) >> 40) & 0x7fffff)
+#define FS_BLOOM_CTL_GEN(c) ((__u32)((c) >> 32) & 0xff)
+#define FS_BLOOM_CTL_OURS(c) (((c) & FS_BLOOM_CTL_COMPAT) == FS_BLOOM_CTL_COMPAT)
 
-FS_INLINE __u64 fs_bloom_ctl(__u32 k, __u32 log2_blocks, __u32 base,
-			     __u32 groups4, __u32 groups6)
+FS_INLINE __u64 fs_bloom_ctl(__u32 k, __u32 log2_blocks, __u32 base, __u32 gen)
 {
 	return (__u64)(k & 0xff) | (__u64)(log2_blocks & 0xff) << 8 |
-	       (__u64)(groups4 & 0xf) << 16 | (__u64)(groups6 & 0x3f) << 24 |
-	       (__u64)(base & 0xffffff) << 40;
+	       (__u64)(gen & 0xff) << 32 | (__u64)(base & 0x7fffff) << 40 |
+	       FS_BLOOM_CTL_COMPAT;
+}
+
+/*
+ * The verdict cache: per CPU, the last sources the filter let pass, so
+ * that a source seen again reads one line instead of its summary word
+ * and a filter line per group.  Consulted only for a source whose /16
+ * holds entries (one that holds none costs its summary word alone); it
+ * holds "pass" only, never a drop, so it can only be wrong by passing a
+ * source an entry now covers, which the generation rules out:
+ *
+ *   - a slot holds a full address and the generation it was written
+ *     under; it answers only when both match the packet's source and the
+ *     control word the packet read;
+ *   - the daemon moves to the next generation (1..255, 0 is "no cache")
+ *     with the same store that publishes an add, after the entry is in
+ *     the tries, the filter and the summary: a packet that reads the new
+ *     word finds none of the old slots, and one that read the old word
+ *     writes its slot under the old generation;
+ *   - before a generation comes round again (every 255 adds), the daemon
+ *     waits for an RCU grace period (no packet still holds a word older
+ *     than the current one) and zeroes every CPU's cache, so that no slot
+ *     of the generation it is about to publish is left; a packet writing
+ *     meanwhile writes the current one.  A slot zeroed half-way holds a
+ *     zero or an old generation: never the next.
+ * A delete needs nothing: what passed still passes.  Slots are direct
+ * mapped by a keyed hash of the source (fs_bloom_key.cache): nobody
+ * without the secret can choose sources that evict each other.  IPv4 in
+ * one 64-bit word (address, generation), written with one store; IPv6 in
+ * three.  2048 + 512 slots, 28 KiB a CPU: a per-CPU value holds 32 KiB.
+ */
+#define FS_BLOCK_CACHE4_LOG2 11
+#define FS_BLOCK_CACHE6_LOG2 9
+
+struct fs_block_cache6_slot {
+	__u64 a[2];		/* the address, as two 64-bit words */
+	__u64 gen;
+};
+
+struct fs_block_cache {
+	__u64 v4[1U << FS_BLOCK_CACHE4_LOG2];	/* gen << 32 | address */
+	struct fs_block_cache6_slot v6[1U << FS_BLOCK_CACHE6_LOG2];
+};
+
+/* The slot of an IPv4 source (x, read little-endian) and of an IPv6 one
+ * (two 64-bit words). */
+FS_INLINE __u32 fs_block_cache4_slot(const struct fs_bloom_key *k, __u32 x)
+{
+	return (__u32)(((k->cache[0] + x) * (k->cache[1] | 1)) >> (64 - FS_BLOCK_CACHE4_LOG2));
+}
+
+FS_INLINE __u32 fs_block_cache6_slot(const struct fs_bloom_key *k, __u64 a0, __u64 a1)
+{
+	return (__u32)(((k->cache[0] + a0) * (k->cache[1] + a1)) >> (64 - FS_BLOCK_CACHE6_LOG2));
 }
 
 /*
@@ -152,45 +298,62 @@ FS_INLINE __u32 fs_bloom_mask32(__u32 len)
 	return __builtin_bswap32(0xffffffffU << (32 - len));
 }
 
-/* Chunk i (0..3) of a 16-byte address masked to len bits. */
-FS_INLINE __u32 fs_bloom_chunk6(const __u32 *x, __u32 i, __u32 len)
-{
-	__u32 first = i * 32;
+/*
+ * The four chunk masks of IPv6 group b (1..28): its end length cut into
+ * 32-bit pieces.  A table, so that a probe of a group known only at run
+ * time loads them instead of branching on the length; padded to 32 rows
+ * (row 0 and 29..31 unused) so that an index masked with 31 is in range.
+ */
+#define FS_BLOOM_M32(l) __builtin_bswap32((__u32)(0xffffffff00000000ULL >>	\
+			 ((l) < 0 ? 0 : (l) > 32 ? 32 : (l))))
+#define FS_BLOOM_M6(e) { FS_BLOOM_M32(e), FS_BLOOM_M32((e) - 32),		\
+			 FS_BLOOM_M32((e) - 64), FS_BLOOM_M32((e) - 96) }
+static const __u32 fs_bloom_mask6[32][4] __attribute__((aligned(64))) = {
+	{ 0 }, FS_BLOOM_M6(20), FS_BLOOM_M6(24), FS_BLOOM_M6(28),
+	FS_BLOOM_M6(32), FS_BLOOM_M6(36), FS_BLOOM_M6(40), FS_BLOOM_M6(44),
+	FS_BLOOM_M6(48), FS_BLOOM_M6(52), FS_BLOOM_M6(56), FS_BLOOM_M6(60),
+	FS_BLOOM_M6(64), FS_BLOOM_M6(68), FS_BLOOM_M6(72), FS_BLOOM_M6(76),
+	FS_BLOOM_M6(80), FS_BLOOM_M6(84), FS_BLOOM_M6(88), FS_BLOOM_M6(92),
+	FS_BLOOM_M6(96), FS_BLOOM_M6(100), FS_BLOOM_M6(104), FS_BLOOM_M6(108),
+	FS_BLOOM_M6(112), FS_BLOOM_M6(116), FS_BLOOM_M6(120), FS_BLOOM_M6(124),
+	FS_BLOOM_M6(128),
+};
 
-	if (len <= first)
-		return 0;
-	return x[i] & fs_bloom_mask32(len - first);
+/* Chunk i (0..3) of IPv6 group b's key mask. */
+FS_INLINE __u32 fs_bloom_mask6_chunk(__u32 b, __u32 i)
+{
+#ifdef FS_MUTANT_BLOOM_SHORTEST
+	__s32 l = (__s32)fs_bloom_key_len(b) - 32 * (__s32)i;
+
+	return fs_bloom_mask32(l < 0 ? 0 : (__u32)l);
+#endif
+	return fs_bloom_mask6[b & 31][i & 3];
 }
 
-/* The 64-bit hash of an IPv4 address masked to group g's base; x is the
- * address as it sits in the packet, read little-endian. */
-FS_INLINE __u64 fs_bloom_hash4(const struct fs_bloom_key *k, __u32 g, __u32 x)
+/* The 64-bit hash of an IPv4 address masked to group b's end (b 1..4);
+ * x is the address as it sits in the packet, read little-endian. */
+FS_INLINE __u64 fs_bloom_hash4(const struct fs_bloom_key *k, __u32 b, __u32 x)
 {
-	const __u64 *h0 = k->v4[g][0], *h1 = k->v4[g][1];
-	__u64 m = x & fs_bloom_mask32(fs_bloom_base4[g]);
+	const __u64 *a = k->v4[0], *d = k->v4[1];
+	__u64 m = x & fs_bloom_mask32(fs_bloom_key_len(b));
 
-	return ((h0[0] * m + h0[1]) & 0xffffffff00000000ULL) |
-	       ((h1[0] * m + h1[1]) >> 32);
+	return ((a[0] + (a[1] + m) * (a[2] + b)) & 0xffffffff00000000ULL) |
+	       ((d[0] + (d[1] + m) * (d[2] + b)) >> 32);
 }
 
-/* The same for IPv6: x is the address as four little-endian chunks. */
-FS_INLINE __u64 fs_bloom_hash6(const struct fs_bloom_key *k, __u32 g,
+/* The same for IPv6 (b 1..28): x is the address as four little-endian
+ * chunks. */
+FS_INLINE __u64 fs_bloom_hash6(const struct fs_bloom_key *k, __u32 b,
 			       const __u32 *x)
 {
-	__u32 len = fs_bloom_base6[g];
-	__u64 m0 = fs_bloom_chunk6(x, 0, len), m1 = fs_bloom_chunk6(x, 1, len);
-	__u64 m2 = fs_bloom_chunk6(x, 2, len), m3 = fs_bloom_chunk6(x, 3, len);
-	__u64 out[2];
-	__u32 half;
+	const __u64 *c = k->v6[0], *d = k->v6[1];
+	__u64 m0 = x[0] & fs_bloom_mask6_chunk(b, 0), m1 = x[1] & fs_bloom_mask6_chunk(b, 1);
+	__u64 m2 = x[2] & fs_bloom_mask6_chunk(b, 2), m3 = x[3] & fs_bloom_mask6_chunk(b, 3);
 
-FS_UNROLL
-	for (half = 0; half < 2; half++) {
-		const __u64 *c = k->v6[g][half];
-
-		out[half] = (c[0] + (c[1] + m1) * (c[2] + m0) +
-			     (c[3] + m3) * (c[4] + m2)) >> 32;
-	}
-	return out[0] << 32 | out[1];
+	return ((c[0] + (c[1] + m1) * (c[2] + m0) + (c[3] + m3) * (c[4] + m2) +
+		 c[5] * (c[6] + b)) & 0xffffffff00000000ULL) |
+	       ((d[0] + (d[1] + m1) * (d[2] + m0) + (d[3] + m3) * (d[4] + m2) +
+		 d[5] * (d[6] + b)) >> 32);
 }
 
 /* The block of hash h in a filter of 2^log2_blocks blocks. */
@@ -211,6 +374,12 @@ FS_INLINE __u32 fs_bloom_next_bit(__u64 *x)
  * not".  It stops at the first clear bit: a key that is not in the filter
  * meets one after two bits on average at the design fill (about half the
  * bits set), so a loop beats a branch-free pass over all k.
+ *
+ * The end (i >= k) is tested on i - k, kept opaque to the compiler: a
+ * compare of i with k would teach the verifier a range of k at each exit
+ * (k > 0, k > 1, ...), and with k live across the groups a packet probes,
+ * no two exits would be the same state: 16 exits a probe, compounded over
+ * the IPv6 group loop, took it past its million instructions.
  */
 FS_INLINE int fs_bloom_block_test(const struct fs_bloom_block *b, __u64 h,
 				  __u32 k)
@@ -221,8 +390,12 @@ FS_INLINE int fs_bloom_block_test(const struct fs_bloom_block *b, __u64 h,
 FS_NO_UNROLL
 	for (i = 0; i < FS_BLOOM_MAX_K; i++) {
 		__u32 bit = fs_bloom_next_bit(&x);
+		__u64 d = (__u64)i - k;		/* top bit set while i < k */
 
-		if (i >= k)
+#if defined(__bpf__)
+		asm volatile("" : "+r"(d));
+#endif
+		if (!(d >> 63))
 			return 1;
 		if (!((b->w[(bit >> 6) & 7] >> (bit & 63)) & 1))
 			return 0;
@@ -259,75 +432,62 @@ FS_INLINE void fs_bloom_key_derive(const struct fs_hash_secret *s,
 }
 
 /*
- * The group of a prefix of length len (0..32 or 0..128), and how many
- * base-length keys it takes: 1, or 2^(base - len) below the first base.
- * Returns -1 for a length out of range.
+ * The group of a prefix of length len (0..32 or 0..128): 0 for the
+ * summary's cover group, with *keys the /16s it marks (2^(16 - len)), or
+ * b >= 1 for filter group b, with *keys its expanded keys (2^(e_b - len),
+ * at most FS_BLOOM_MAX_EXPAND).  -1 for a length or family out of range.
  */
 FS_INLINE int fs_bloom_group_of(__u32 family, __u32 len, __u64 *keys)
 {
-	const __u8 *base = family == FS_FAMILY_IPV4 ? fs_bloom_base4 : fs_bloom_base6;
-	__u32 n = family == FS_FAMILY_IPV4 ? FS_BLOOM_GROUPS4 : FS_BLOOM_GROUPS6;
-	__u32 g;
+	__u32 max = family == FS_FAMILY_IPV4 ? 32 : 128, b;
 
-	if ((family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) ||
-	    len > base[n - 1])
+	if ((family != FS_FAMILY_IPV4 && family != FS_FAMILY_IPV6) || len > max)
 		return -1;
-	if (len < base[0]) {
-		*keys = 1ULL << (base[0] - len);
+	if (len <= FS_BLOOM_SUMMARY_LEN) {
+		*keys = 1ULL << (FS_BLOOM_SUMMARY_LEN - len);
 		return 0;
 	}
-	*keys = 1;
-	for (g = n - 1; g > 0 && base[g] > len; g--)
-		;
-	return (int)g;
+	b = (len - FS_BLOOM_SUMMARY_LEN + FS_BLOOM_WIDTH - 1) / FS_BLOOM_WIDTH;
+	*keys = 1ULL << (fs_bloom_key_len(b) - len);
+#ifdef FS_MUTANT_BLOOM_SHORTEST
+	*keys = 1;	/* its address, masked to the group's shortest */
+#endif
+	return (int)b;
 }
 
 /*
- * Exact groups.  The shortest groups have few possible keys: 256 IPv4 /8s,
- * 65536 IPv4 /16s and 65536 IPv6 /16s.  Those are kept as exact bitmaps
- * (struct fs_block_exact, 16 KiB, one map element) instead of filter keys:
- * a bit test in a small, hot array instead of a probe of a random line of
- * the filter, no false positive, and no filter keys for them (an IPv6 /0
- * is one bit per /16 here, not 65536 keys).  A set bit is a "maybe" like a
- * filter's: the trie still decides.  So a packet touches the filter at
- * most twice for IPv4 (/24, /32 groups) and five times for IPv6.
+ * The filter's answer for a source (16 bytes, IPv4 in 0..3) over plain
+ * memory, as the datapath gives it (bpf/blocklist.bpf.h, the same steps
+ * with map lookups): its /16's summary word; the cover bit, "maybe";
+ * else a probe of each group the word names, lowest first, until one
+ * says "maybe".  1 "maybe", 0 "no"; *probes counts the probes.  For user
+ * space (the tests' model of the filter); no verdict cache here.
  */
-#define FS_BLOOM_EXACT4 0x3	/* groups 0 (/8) and 1 (/16) */
-#define FS_BLOOM_EXACT6 0x1	/* group 0 (/16) */
-
-struct fs_block_exact {
-	__u64 v4_8[4];		/* bit b: some entry keys IPv4 /8 b */
-	__u64 v4_16[1024];	/* bit b: IPv4 /16 (a0 << 8 | a1) */
-	__u64 v6_16[1024];	/* bit b: IPv6 /16 (a0 << 8 | a1) */
-};
-
-FS_INLINE int fs_bloom_group_exact(__u32 family, __u32 g)
+FS_INLINE int fs_bloom_source_maybe(const struct fs_block_summary *s,
+				    const struct fs_bloom_block *filter,
+				    __u32 log2_blocks, __u32 k,
+				    const struct fs_bloom_key *key, __u32 family,
+				    const __u8 *src, __u32 *probes)
 {
-	return family == FS_FAMILY_IPV4 ? (FS_BLOOM_EXACT4 >> g) & 1 :
-					  (FS_BLOOM_EXACT6 >> g) & 1;
-}
+	__u32 idx = fs_block_summary_index(src), x[4], b;
+	__u64 mask = family == FS_FAMILY_IPV4 ? s->v4[idx] : s->v6[idx];
 
-/* The word and bit of an exact group's key: the address's first bytes. */
-FS_INLINE __u64 *fs_block_exact_word(struct fs_block_exact *x, __u32 family,
-				     __u32 g, const __u8 *addr, __u32 *bit)
-{
-	__u32 b = family == FS_FAMILY_IPV4 && g == 0 ? addr[0] :
-		  ((__u32)addr[0] << 8) | addr[1];
+	*probes = 0;
+	if (mask & 1)
+		return 1;
+	__builtin_memcpy(x, src, sizeof(x));
+	for (b = 1; b <= FS_BLOOM_GROUPS6; b++) {
+		__u64 h;
 
-	*bit = b & 63;
-	if (family == FS_FAMILY_IPV4)
-		return g == 0 ? &x->v4_8[(b >> 6) & 3] : &x->v4_16[(b >> 6) & 1023];
-	return &x->v6_16[(b >> 6) & 1023];
-}
-
-FS_INLINE int fs_block_exact_test(const struct fs_block_exact *x, __u32 family,
-				  __u32 g, const __u8 *addr)
-{
-	__u32 bit;
-	const __u64 *w = fs_block_exact_word((struct fs_block_exact *)x, family,
-					     g, addr, &bit);
-
-	return (int)((*w >> bit) & 1);
+		if (!((mask >> b) & 1))
+			continue;
+		h = family == FS_FAMILY_IPV4 ? fs_bloom_hash4(key, b, x[0]) :
+					       fs_bloom_hash6(key, b, x);
+		(*probes)++;
+		if (fs_bloom_block_test(&filter[fs_bloom_block_index(h, log2_blocks)], h, k))
+			return 1;
+	}
+	return 0;
 }
 
 #if !defined(__bpf__) && !defined(__KERNEL__)

@@ -29,13 +29,13 @@
  *  kfunc_args fs_kfunc_args PERCPU_ARRAY 0         struct fs_kfunc_args       datapath, kfunc path only
  *                                                   (kfunc.h)
  *  params   <obj>.rodata                  fs_bloom_key (bloom.h)     daemon, before load
- *  bloom    fs_bloom    ARRAY, mmapable  block     struct fs_bloom_block      daemon; datapath reads
+ *  bfilter  fs_bfilter  ARRAY, mmapable  block     struct fs_bloom_block      daemon; datapath reads
  *                                                   (bloom.h): two filters, blocks [0, 2^L) and
  *                                                   [2^L, 2^(L+1)); fs_ctl.bloom names the live one
  *  block4   fs_block4   LPM_TRIE         fs_block_key4 __u32 entry id (>= 1)  daemon; datapath reads
  *  block6   fs_block6   LPM_TRIE         fs_block_key6 __u32 entry id         (the exact set)
- *  bexact   fs_block_exact ARRAY, mmapable 0      struct fs_block_exact      daemon; datapath reads
- *                                                   (bloom.h, "Exact groups")
+ *  bsummary fs_bsummary ARRAY, mmapable  0         struct fs_block_summary    daemon; datapath reads
+ *                                                   (bloom.h, "The summary")
  *  hits     fs_block_hits ARRAY, mmapable entry id struct fs_block_hits      datapath, atomic adds;
  *                                                                             daemon zeroes a freed id
  *  bstats   fs_block_stats PERCPU_ARRAY  0         struct fs_block_stats      datapath
@@ -115,7 +115,8 @@ struct fs_ctl {
 /*
  * The blocklist (bpf/blocklist.bpf.h, bloom.h).  The exact set is two LPM
  * tries keyed by prefix, whose values are entry ids; the filter keys every
- * entry on its group's base prefix.  Per entry, what it dropped:
+ * entry on its group's longest length (expanded), the summary marks the
+ * /16s that hold entries.  Per entry, what it dropped:
  * fs_block_hits[id], added to atomically (any CPU may drop for any
  * entry); id 0 is never used.  Per CPU, what the verdict did:
  *
@@ -127,6 +128,9 @@ struct fs_ctl {
  *    32    8 dropped_bytes  their bytes
  * "maybe" minus "dropped" are the filter's false positives (per packet;
  * per probe, at most one "maybe" probe a packet: the verdict stops there).
+ * Then the unjudged frames and their bytes, and "cached": packets the
+ * verdict cache passed without a probe (the struct is still one line, so
+ * an earlier release's pinned map of it is adopted as it is).
  */
 struct fs_block_key4 {
 	__u32 prefixlen;
@@ -152,6 +156,7 @@ struct fs_block_stats {
 	__u64 unjudged;		/* frames dropped unjudged (parse.bpf.h,
 				   "Deep VLAN stacks") */
 	__u64 unjudged_bytes;
+	__u64 cached;		/* passed by the verdict cache (bloom.h) */
 } __attribute__((aligned(64)));
 
 /* A window's totals: everything that entered its sketches (the daemon's

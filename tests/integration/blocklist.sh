@@ -62,7 +62,9 @@
 #      `block del` fail with one line naming the argument's position and
 #      apply nothing of their request; `block load` of a bad file applies
 #      nothing; `block clear` lets everything through; `block load` of a
-#      good file blocks its sources again;
+#      good file blocks its sources again; a source the verdict cache
+#      passed is dropped when the 255th add after it covers it (the
+#      generation has come round: the caches were zeroed on the way);
 #   7. a daemon killed with SIGKILL leaves the datapath pinned: its list
 #      is still enforced with no daemon running; the list file is edited
 #      (one entry removed, one added, the others kept, one of them inside
@@ -136,13 +138,16 @@ attached_answering() { xdp_attached || { fsd_status && T_ANS=$FSD_ANSWERED; retu
 wait_recv() { fs_until 100 test -f "$T/recv-$1.json"; }
 
 # send_phase: one phase of traffic, COUNT datagrams from every source,
-# up to its end marker.  Sets SENT and RECV to the phase's files.
+# up to its end marker.  Sets SENT and RECV to the phase's files.  With
+# SEND_CPU set, the sender runs on that CPU alone (and so does XDP, in the
+# sender's softirq): what one CPU's verdict cache sees.
 PHASE=0
+SEND_CPU=""
 send_phase() {
 	PHASE=$((PHASE + 1))
 	SENT=$T/sent-$PHASE.json
 	RECV=$T/recv-$PHASE.json
-	fs_in "$NS_TX" python3 "$HELPER" send -i "$VETH_TX" --dst-mac "$MAC" \
+	fs_in "$NS_TX" ${SEND_CPU:+taskset -c "$SEND_CPU"} python3 "$HELPER" send -i "$VETH_TX" --dst-mac "$MAC" \
 		--src4 "$SRC4" --src6 "$SRC6" --dst4 "$DST4" --dst6 "$DST6" \
 		--port "$PORT" --phase "$PHASE" --count "$COUNT" --rate "$RATE" \
 		--out "$SENT" 2>"$T/send.err" || { diag <"$T/send.err"; return 1; }
@@ -417,8 +422,37 @@ block load "$T/saved.list"
 MODEL=("${SAVED[@]}")
 list_is "after load"
 file_is "after load"
+SEND_CPU=0
 send_phase || bail "phase $PHASE: traffic sent"
 expect "after load of the saved list"
+
+# The verdict cache's generation comes round (include/flowsketch/bloom.h,
+# "The verdict cache"): the phase above passed 10.3.4.8, next to
+# 10.3.4.7/32, on CPU 0, whose cache kept the pass under the generation of
+# that moment.  254 adds later (of hosts no source uses) the generation has
+# gone through all 255 values, and the 255th add, 10.3.4.8/32, brings it
+# back to that one: only the caches zeroed when it wrapped keep the old
+# pass from answering.
+wrap_failed=0
+for i in $(seq 1 254); do
+	cli block add "192.0.2.$i/32" >/dev/null 2>>"$T/wrap.err" || wrap_failed=$((wrap_failed + 1))
+done
+check "254 adds of one host each, none failed" [ "$wrap_failed" = 0 ]
+[ -s "$T/wrap.err" ] && diag <"$T/wrap.err"
+block add 10.3.4.8/32
+WRAPPED=($(printf '192.0.2.%d/32 ' $(seq 1 254)) 10.3.4.8/32)
+MODEL=("${SAVED[@]}" "${WRAPPED[@]}")
+send_phase || bail "phase $PHASE: traffic sent"
+expect "the 255th add since 10.3.4.8 passed, covering it"
+SEND_CPU=""
+wrap_failed=0
+for i in $(seq 0 50 254); do	# a request holds 4096 bytes of CIDRs
+	cli block del "${WRAPPED[@]:$i:50}" >/dev/null 2>>"$T/wrap.err" || wrap_failed=$((wrap_failed + 1))
+done
+check "the 255 entries deleted again, 50 a request, none failed" [ "$wrap_failed" = 0 ]
+[ -s "$T/wrap.err" ] && diag <"$T/wrap.err"
+MODEL=("${SAVED[@]}")
+list_is "after the 255 adds are deleted"
 
 # A list longer than one answer page (FS_BLOCK_LIST_PAGE, 50,000) is
 # listed whole: the CLI reads it a page at a time.  The 60,000 hosts are

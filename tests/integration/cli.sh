@@ -99,6 +99,8 @@ usage_error "size --cms-delta alone" size --cms-delta 0.01
 usage_error "size --bloom-n without --bloom-p" size --bloom-n 1000
 usage_error "size --bloom-p 2" size --bloom-n 1000 --bloom-p 2
 usage_error "size --items not a number" size --cms-epsilon 0.01 --items lots
+usage_error "size --blocklist-max 0" size --blocklist-max 0
+usage_error "size --blocklist of a missing file" size --blocklist "$T/no-such-list"
 
 run top -n abc
 check "the -n error names the bad value" err_has "'abc'"
@@ -563,5 +565,19 @@ check "size --hll-p 11: 2048 registers, 1.04/sqrt(2048), 1536 bytes" \
 run size --bloom-n 1e6 --bloom-p 1%
 check "size --bloom-n 1e6 --bloom-p 1%: 9.6 bits per item, k = 7, 1.2 MB" \
 	out_has "^ +1% +9\.6 +7 +1 million +1\.2 MB "
+
+# The blocklist's keys, by the rule of bloom.h's header: /16 and shorter
+# are the summary's (none); longer, a group of four lengths keyed on its
+# longest, 2^(end - length) keys: /24 1, /17 8 (/20s), /32 1, IPv6 /49 8
+# (/52s), /128 1.  The maps for 100,000 entries: two filters of 2^14
+# blocks (800,000 keys at 1 %) and 320 KiB of summary.
+printf '%s\n' '# a list' 203.0.113.0/24 10.0.0.0/12 10.1.0.0/17 192.0.2.7 \
+	2001:db8::/32 2001:db8:0:8000::/49 2001:db8::1 >"$T/list"
+run size --blocklist "$T/list" --json
+check "size --blocklist: 7 entries, 1 summary-only, 20 filter keys, maps 2 x 1 MiB + 320 KiB" \
+	eval 'jq -e ".blocklist | .list.entries == 7 and .list.ipv4 == 4 and .list.summary_only == 1 and .list.filter_keys == 20 and .maps.filter_blocks == 16384 and .maps.bytes == 2 * 16384 * 64 + 327680" "$T/out" >/dev/null && [ "$(jq "keys" -c "$T/out")" = "[\"blocklist\"]" ]'
+run size --blocklist "$T/list" --blocklist-max 6
+check "size --blocklist longer than --blocklist-max: refused, the line named" \
+	eval '[ "$rc" -eq 2 ] && err_has "list:8:"'
 
 finish

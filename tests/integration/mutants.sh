@@ -26,7 +26,11 @@
 #   spill_edge       a narrow field is allowed one past its capacity, into
 #                    the next field (test_layouts: a million packets through
 #                    the narrow and the wide datapath fold to the same
-#                    sketch, and to an independent reference's).
+#                    sketch, and to an independent reference's);
+#   bloom_shortest   the blocklist filter keys each group on its shortest
+#                    length, unexpanded, as before issue 19 (test_bloom:
+#                    sources next to an entry get "maybe" far above the
+#                    filter's design rate).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.

@@ -20,7 +20,12 @@
 #     for them in status and no series on /metrics, a warning naming
 #     --replace, never a 0 that looks like a count;
 #   - --replace starts afresh, and every per-interface count is back,
-#     exactly what is sent after it.
+#     exactly what is sent after it;
+#   - xdp: a blocklist (fs-gen's IPv4 sources, 10.64.0.0/10) in force
+#     before the upgrade stays in force after it, on the earlier release's
+#     tries and counters and this one's filter: every IPv4 packet of both
+#     runs dropped and counted, no other; the earlier release's filter
+#     pins (bloom, bexact) gone, this one's (bfilter, bsummary) there.
 # Needs the history (a shallow clone skips it, saying so).  Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -55,9 +60,13 @@ else
 fi
 fs_test_pair
 
+# v4 TRUTH...: the truth files' IPv4 packets.
+v4() { jq -s 'map(.flows[] | select(.family == 4) | .packets) | add' "$@"; }
+
 for mode in xdp tracepoint; do
 	seed=$([ "$mode" = xdp ] && echo 10 || echo 20)
 	opts=(--ingress "$mode" --metrics "127.0.0.1:$PORT")
+	echo "10.64.0.0/10" >"$WORK/blocklist"	# read with --ingress xdp only
 	FSD=$WORK/prev/build/flowsketchd CLI=$WORK/prev/build/flowsketch
 	fsd_start "${opts[@]}" --keep || bail "$mode: the previous release runs"
 	send 3000 $((seed + 1)) "$WORK/$mode-1.json" || bail "$mode: traffic before"
@@ -74,6 +83,13 @@ for mode in xdp tracepoint; do
 	after=$(sent "$WORK/$mode-2.json")
 	check "$mode: window totals are everything sent, before and after ($(jq .totals.packets "$WORK/st.json") = $all)" \
 		jqe --argjson n "$all" '.totals.packets == $n' "$WORK/st.json"
+	if [ "$mode" = xdp ]; then
+		n4=$(v4 "$WORK/$mode-1.json" "$WORK/$mode-2.json")
+		check "xdp: the blocklist held across the upgrade: every IPv4 packet dropped ($(jq .blocklist.dropped_packets "$WORK/st.json") = $n4 of $all)" \
+			jqe --argjson n "$n4" '.blocklist.dropped_packets == $n and .blocklist.entries == 1' "$WORK/st.json"
+		check "xdp: the earlier release's filter pins are gone, this one's are there" \
+			bash -c '[ ! -e "$1/bloom" ] && [ ! -e "$1/bexact" ] && [ -e "$1/bfilter" ] && [ -e "$1/bsummary" ]' _ "$PIN_DIR"
+	fi
 	itf=$(jq -c '.interfaces[0] | {in, out}' "$WORK/st.json")
 	if [ "$mode" = xdp ]; then
 		check "xdp: the moved link counts per interface from the upgrade on ($itf; sent after $after)" \

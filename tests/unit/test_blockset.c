@@ -9,6 +9,12 @@
  * taken out in one pass take milliseconds; the bound (2 s of CPU for all
  * of it) is far above that and far below what one linear search per
  * entry (10^12 steps for a clear) would take.
+ *
+ * The summary a list needs (what the daemon narrows the live one to after
+ * a delete) and the keys it puts into the filter, on random lists, against
+ * bloom.h's rule applied here entry by entry: an entry of length L <= 16
+ * sets bit 0 of every /16 it covers, a longer one bit (L - 13) / 4 of its
+ * own /16, and 2^(16 + 4 * that - L) filter keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,11 +130,83 @@ static void test_minus(void **state)
 	free(ids);
 }
 
+static __u64 rnd(__u64 *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s ^ (*s >> 31);
+}
+
+/* The summary and keys e[0..n) need, by the rule entry by entry. */
+static __u64 rule_summary(const struct fsd_block_entry *e, unsigned int n,
+			  struct fs_block_summary *w)
+{
+	__u64 keys = 0;
+	unsigned int i, j;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < n; i++) {
+		const struct fs_cidr *c = &e[i].c;
+		unsigned int first = ((unsigned int)c->addr[0] << 8) | c->addr[1], g;
+
+		if (c->len <= 16) {	/* every /16 it covers: bit 0 */
+			for (j = 0; j < 1U << (16 - c->len); j++) {
+				if (c->family == FS_FAMILY_IPV4)
+					w->v4[first + j] |= 1;
+				else
+					w->v6[first + j] |= 1;
+			}
+			continue;
+		}
+		g = (c->len - 13U) / 4;
+		keys += 1ULL << (16 + 4 * g - c->len);
+		if (c->family == FS_FAMILY_IPV4)
+			w->v4[first] |= (__u8)(1U << g);
+		else
+			w->v6[first] |= 1U << g;
+	}
+	return keys;
+}
+
+static void test_summary_and_keys(void **state)
+{
+	static struct fs_block_summary got, want;
+	static struct fsd_block_entry e[3000];
+	static const unsigned int sizes[] = { 3000, 1500, 1 };
+	__u64 s = 5, keys;
+	unsigned int i, b;
+
+	for (i = 0; i < 3000; i++) {
+		struct fs_cidr *c = &e[i].c;
+		unsigned int max, len;
+
+		memset(c, 0, sizeof(*c));
+		c->family = rnd(&s) & 1 ? FS_FAMILY_IPV4 : FS_FAMILY_IPV6;
+		max = c->family == FS_FAMILY_IPV4 ? 32 : 128;
+		/* one in four /0../16, the rest longer */
+		len = rnd(&s) % 4 ? 17 + (unsigned int)(rnd(&s) % (max - 16)) :
+				    (unsigned int)(rnd(&s) % 17);
+		for (b = 0; b < max / 8; b++)
+			c->addr[b] = (__u8)rnd(&s);
+		for (b = len; b < 128; b++)
+			c->addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
+		c->len = (__u8)len;
+	}
+	/* The whole list, then the summary it is narrowed to as entries go. */
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		keys = rule_summary(e, sizes[i], &want);
+		memset(&got, 0, sizeof(got));
+		fsd_blockset_summary(e, sizes[i], &got);
+		assert_memory_equal(&got, &want, sizeof(got));
+		assert_int_equal(fsd_blockset_filter_keys(e, sizes[i]), keys);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_minus),
+		cmocka_unit_test(test_summary_and_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,9 @@
  * (/work/shared/seeds/000_*.txt: Bloom, Count-Min, HyperLogLog and Bloom
  * over-capacity tables), each checked to the precision printed there: a
  * figure printed as 9.6 accepts [9.55, 9.65].  The inverse, the power-of-two
- * Count-Min size flowsketch uses, is checked against its definition.
+ * Count-Min size flowsketch uses, is checked against its definition, and
+ * the blocklist's filter sizes against the blocked filter's rate computed
+ * apart (ref_bloom.h): the least that meets 1 % for the keys they hold.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,7 +17,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "hll_estimate.h"
+#include "ref_bloom.h"
 #include "sizing.h"
+#include "flowsketch/bloom.h"
 #include "flowsketch/params.h"
 
 /* |value - printed| within half a unit of the printed figure's last digit. */
@@ -227,10 +231,71 @@ static void test_cms_size_for_refuses(void **state)
 	assert_int_equal(depth, FS_CMS_MAX_DEPTH);
 }
 
+/* The best rate any k gives n keys in 2^log2 blocks, by ref_fpr(). */
+static double ref_best(double n, unsigned int log2)
+{
+	double best = 2;
+	unsigned int k;
+
+	for (k = 1; k <= FS_BLOOM_MAX_K; k++)
+		if (ref_fpr(n, ldexp(1, (int)log2), k) < best)
+			best = ref_fpr(n, ldexp(1, (int)log2), k);
+	return best;
+}
+
+/*
+ * The maps hold --blocklist-max entries at their worst, 8 keys each, at
+ * 1 % (and half the blocks could not); their bytes are two such filters
+ * and the summary.  A rebuild sizes for twice its keys (at least 1024),
+ * the least blocks meeting 1 %, up to the maps' size, and past it keeps
+ * the maps' size.
+ */
+static void test_blocklist_sizes(void **state)
+{
+	static const unsigned int maxes[] = { 1, 1000, 100000, 1000000 };
+	static const double keys[] = { 0, 10, 5000, 123456, 800000 };
+	unsigned int i, log2, k;
+	double cap, rate;
+
+	for (i = 0; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
+		double worst = 8.0 * maxes[i] > 1024 ? 8.0 * maxes[i] : 1024;
+
+		log2 = fs_blocklist_max_log2(maxes[i]);
+		assert_true(ref_best(worst, log2) <= 0.01 * (1 + 1e-9));
+		if (log2)
+			assert_true(ref_best(worst, log2 - 1) > 0.01);
+		assert_true(fs_blocklist_map_bytes(maxes[i]) ==
+			    2 * ldexp(64, (int)log2) + 65536 + 4 * 65536);
+	}
+	assert_int_equal(fs_blocklist_max_log2(100000), 14);	/* bloom.h's 1 MiB */
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		double want = 2 * keys[i] > 1024 ? 2 * keys[i] : 1024;
+
+		rate = fs_blocklist_filter(keys[i], fs_blocklist_max_log2(100000),
+					   &log2, &k, &cap);
+		assert_true(cap == want);
+		assert_true(rate <= 0.01);
+		assert_true(log2 <= 14);
+		assert_true(keys[i] ? fabs(rate - ref_fpr(keys[i], ldexp(1, (int)log2), k)) <= 1e-9 :
+				      rate == 0);	/* ref_fpr() wants n > 0 */
+		if (log2 < 14) {
+			assert_true(ref_fpr(want, ldexp(1, (int)log2), k) <= 0.01 * (1 + 1e-9));
+			if (log2)
+				assert_true(ref_best(want, log2 - 1) > 0.01);
+		}
+	}
+	/* Past the maps' worst case: their size, and the rate it gives. */
+	rate = fs_blocklist_filter(2e6, 14, &log2, &k, &cap);
+	assert_int_equal(log2, 14);
+	assert_true(rate > 0.01);
+	assert_true(fabs(rate - ref_best(2e6, 14)) <= 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bloom_table),
+		cmocka_unit_test(test_blocklist_sizes),
 		cmocka_unit_test(test_bloom_at_design_capacity),
 		cmocka_unit_test(test_bloom_over_capacity_table),
 		cmocka_unit_test(test_cms_table),

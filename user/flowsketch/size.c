@@ -10,12 +10,15 @@
  * both outputs show the same numbers.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "args.h"
 #include "cli.h"
 #include "format.h"
 #include "reply.h"
+#include "cidr.h"
 #include "hll_estimate.h"
 #include "sizing.h"
 #include "flowsketch/hll.h"
@@ -27,6 +30,8 @@
 #define SIZE_DEFAULT_ITEMS 1e9
 /* The over-capacity table's filter: sized for 1 % at its best k. */
 #define SIZE_OVERFILL_P 0.01
+/* --blocklist-max when not given: the daemon's default. */
+#define SIZE_BLOCKLIST_MAX 100000
 
 struct bloom_row {
 	double blocked_bits_per_item;	/* one line a probe (bloom.h) */
@@ -53,11 +58,25 @@ struct overfill_row {
 	double load, fill, fp;
 };
 
+/* The blocklist's filter for a list (--blocklist FILE) and the maps for
+ * --blocklist-max entries (sizing.h). */
+struct block_row {
+	unsigned int max, max_log2;
+	double map_bytes, worst_keys;
+	bool list;			/* a list was read: the rest is set */
+	const char *path;
+	size_t entries, v4, summary_only;
+	__u64 keys;			/* expanded, repeats counted */
+	unsigned int log2, k;
+	double capacity, fpr;
+};
+
 struct size_opts {
-	bool json, cms, hll, bloom_n, bloom_p;
+	bool json, cms, hll, bloom_n, bloom_p, block, block_max_set;
 	double cms_epsilon, cms_delta, items, bloom_items, bloom_fp;
 	bool cms_delta_set, items_set;
-	__u32 hll_p;
+	__u32 hll_p, block_max;
+	const char *block_file;
 };
 
 #define OFF(field) offsetof(struct size_opts, field)
@@ -104,6 +123,14 @@ static int opt_bloom_p(const struct fs_optset *set, const struct fs_opt *opt,
 	return 0;
 }
 
+static int opt_block_max(const struct fs_optset *set, const struct fs_opt *opt,
+			 const char *arg, void *o)
+{
+	if (fs_parse_u32(arg, 1, 1000000, &((struct size_opts *)o)->block_max))
+		return fs_bad_value(set, "--blocklist-max must be a whole number from 1 to 1000000, not '%s'", arg);
+	return 0;
+}
+
 static const struct fs_opt size_opts[] = {
 	{ "cms-epsilon", 0, "E", opt_cms, OFF(cms_epsilon), 0, 0, NULL,
 	  "Count-Min overcount as a share of the total (0.001 or 0.1%)" },
@@ -117,6 +144,10 @@ static const struct fs_opt size_opts[] = {
 	  "items a Bloom filter must hold" },
 	{ "bloom-p", 0, "P", opt_bloom_p, 0, 0, 0, NULL,
 	  "its false-positive rate at N items (0.01 or 1%)" },
+	{ "blocklist", 0, "FILE", NULL, OFF(block_file), 0, 0, NULL,
+	  "the blocklist's filter for this list (its expanded keys)" },
+	{ "blocklist-max", 0, "N", opt_block_max, 0, 0, 0, NULL,
+	  "and the maps flowsketchd --blocklist-max N allocates (default 100000)" },
 	{ "json", 'j', NULL, NULL, OFF(json), 0, 0, NULL, "machine-readable output" },
 	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
 	{ 0 }
@@ -129,6 +160,7 @@ const struct fs_optset fs_size_optset = {
 	"       flowsketch size --cms-epsilon E [--cms-delta D] [--items N] [--json]\n"
 	"       flowsketch size --hll-p P [--json]\n"
 	"       flowsketch size --bloom-n N --bloom-p P [--json]\n"
+	"       flowsketch size [--blocklist FILE] [--blocklist-max N] [--json]\n"
 	"\n"
 	"Memory for an error target.  Without options: reference tables for Bloom\n"
 	"filters, Count-Min and HyperLogLog.  Option groups combine.\n"
@@ -157,6 +189,10 @@ static int parse_opts(int argc, char **argv, struct size_opts *o)
 	o->hll = fs_opt_given(set, given, "hll-p");
 	o->bloom_n = fs_opt_given(set, given, "bloom-n");
 	o->bloom_p = fs_opt_given(set, given, "bloom-p");
+	o->block_max_set = fs_opt_given(set, given, "blocklist-max");
+	o->block = o->block_max_set || fs_opt_given(set, given, "blocklist");
+	if (!o->block_max_set)
+		o->block_max = SIZE_BLOCKLIST_MAX;
 	if ((o->cms_delta_set || o->items_set) && !o->cms)
 		return fs_usage_error("size", "--cms-delta and --items need --cms-epsilon");
 	if (o->bloom_n != o->bloom_p)
@@ -222,9 +258,48 @@ static void overfill_row(double load, unsigned int *k, struct overfill_row *r)
 	r->fp = fs_bloom_false_positive(load * n, m, *k);
 }
 
+/* The maps for o->block_max entries, and the filter for the list in
+ * o->block_file if any: 0, or a usage error naming the file's fault. */
+static int block_row(const struct size_opts *o, struct block_row *r)
+{
+	struct fs_cidr *c = NULL;
+	char msg[512];
+	size_t i;
+	FILE *f;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->max = o->block_max;
+	r->max_log2 = fs_blocklist_max_log2(r->max);
+	r->map_bytes = fs_blocklist_map_bytes(r->max);
+	r->worst_keys = (double)FS_BLOOM_MAX_EXPAND * r->max;
+	if (!o->block_file)
+		return 0;
+	f = fopen(o->block_file, "r");
+	if (!f)
+		return fs_usage_error("size", "--blocklist %s: %s", o->block_file, strerror(errno));
+	err = fs_cidr_list_parse(f, o->block_file, r->max, &c, &r->entries, msg, sizeof(msg));
+	fclose(f);
+	if (err) {
+		free(c);
+		return fs_usage_error("size", "--blocklist %s", msg);
+	}
+	r->list = true;
+	r->path = o->block_file;
+	for (i = 0; i < r->entries; i++) {
+		r->v4 += c[i].family == FS_FAMILY_IPV4;
+		r->summary_only += c[i].len <= FS_BLOOM_SUMMARY_LEN;
+		r->keys += fs_cidr_filter_keys(&c[i]);
+	}
+	free(c);
+	r->fpr = fs_blocklist_filter((double)r->keys, r->max_log2, &r->log2, &r->k,
+				     &r->capacity);
+	return 0;
+}
+
 #define MAX_ROWS 8
 
-enum { SEC_BLOOM, SEC_CMS, SEC_HLL, SEC_OVERFILL, NSECTIONS };
+enum { SEC_BLOOM, SEC_CMS, SEC_HLL, SEC_OVERFILL, SEC_BLOCK, NSECTIONS };
 
 /* The rows to show, a table of each section (SEC_*). */
 struct size_tables {
@@ -232,6 +307,7 @@ struct size_tables {
 	struct cms_row cms[MAX_ROWS];
 	struct hll_row hll[MAX_ROWS];
 	struct overfill_row overfill[MAX_ROWS];
+	struct block_row block[1];
 	size_t n[NSECTIONS];
 	unsigned int overfill_k;
 	bool per_billion;
@@ -263,12 +339,11 @@ static void print_bloom(const struct size_tables *t)
 	}
 	printf("  (blocked: all of an item's bits in one 64-byte line, one cache miss a probe, as\n"
 	       "   flowsketch's blocklist does; sized by Putze, Sanders and Singler's formula, since\n"
-	       "   blocks fill unevenly.  The blocklist keys each prefix on the shortest length of\n"
-	       "   its group, so a packet probes at most 4 times (IPv4: /8 /16 /24 /32) or 6 (IPv6:\n"
-	       "   /16 /32 /48 /56 /64 /128) whatever the list holds.  It costs memory only for\n"
-	       "   prefixes shorter than the first base, expanded to 2^(base - length) keys (an\n"
-	       "   IPv4 /4 is 16 keys), and one exact lookup for a source that shares an entry's\n"
-	       "   base prefix without being inside the entry; never a wrong drop)\n");
+	       "   blocks fill unevenly.  The blocklist keys each prefix on the longest length of\n"
+	       "   its group of four (/20 /24 /28 /32, IPv6 /20 .. /128), so a prefix is up to 8\n"
+	       "   keys (a /17 is eight /20s) and a source outside every entry matches none: an\n"
+	       "   exact lookup only at the false-positive rate, next to an entry or not.  A\n"
+	       "   summary of /16s says which groups to probe; see --blocklist FILE)\n");
 }
 
 static void print_cms(const struct size_tables *t)
@@ -336,6 +411,33 @@ static void print_overfill(const struct size_tables *t)
 		       fs_fmt_percent(fill, t->overfill[i].fill, 0),
 		       fs_fmt_percent(fp, t->overfill[i].fp, 2));
 	}
+}
+
+static void print_block(const struct size_tables *t)
+{
+	const struct block_row *r = &t->block[0];
+	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], d[FS_FMT_MAX];
+
+	printf("Blocklist filter: lengths /17 and up in groups of %u keyed on their longest (an entry\n"
+	       "expands into at most %u keys), /0 to /16 in the summary of /16s; sized at %s a probe\n",
+	       FS_BLOOM_WIDTH, FS_BLOOM_MAX_EXPAND,
+	       fs_fmt_percent_short(a, FS_BLOCKLIST_FPR));
+	if (r->list) {
+		printf("  list %s: %s entries (%s IPv4, %s IPv6), %s of them /16 or shorter (summary only)\n",
+		       r->path, fs_fmt_grouped(a, r->entries), fs_fmt_grouped(b, r->v4),
+		       fs_fmt_grouped(c, r->entries - r->v4), fs_fmt_grouped(d, r->summary_only));
+		printf("  filter keys %s, %.2f an entry; the filter for them: 2^%u blocks (%s), k %u,\n"
+		       "  false positives %.3g %% a probe (sized for %s keys: twice its keys, at least 1,024)\n",
+		       fs_fmt_grouped(a, r->keys),
+		       r->entries ? (double)r->keys / (double)r->entries : 0.0, r->log2,
+		       fs_fmt_bytes_iec(b, ldexp(sizeof(struct fs_bloom_block), (int)r->log2)),
+		       r->k, 100 * r->fpr, fs_fmt_grouped(c, (__u64)r->capacity));
+	}
+	printf("  maps for --blocklist-max %s: two filters of 2^%u blocks (%s keys, %u an entry, at\n"
+	       "  their worst) and the summary (%s): %s\n",
+	       fs_fmt_grouped(a, r->max), r->max_log2, fs_fmt_grouped(b, (__u64)r->worst_keys),
+	       FS_BLOOM_MAX_EXPAND, fs_fmt_bytes_iec(c, sizeof(struct fs_block_summary)),
+	       fs_fmt_bytes_iec(d, r->map_bytes));
 }
 
 /* --- JSON -------------------------------------------------------------- */
@@ -440,6 +542,40 @@ static struct json_object *json_overfill(const struct size_tables *t)
 	return o;
 }
 
+static struct json_object *json_block(const struct size_tables *t)
+{
+	const struct block_row *r = &t->block[0];
+	struct json_object *o = json_object_new_object();
+	struct json_object *m = json_object_new_object();
+
+	add_double(o, "false_positive_target", FS_BLOCKLIST_FPR);
+	add_u64(o, "group_width", FS_BLOOM_WIDTH);
+	add_u64(o, "max_keys_per_entry", FS_BLOOM_MAX_EXPAND);
+	if (r->list) {
+		struct json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "file", json_object_new_string(r->path));
+		add_u64(l, "entries", r->entries);
+		add_u64(l, "ipv4", r->v4);
+		add_u64(l, "ipv6", r->entries - r->v4);
+		add_u64(l, "summary_only", r->summary_only);
+		add_u64(l, "filter_keys", r->keys);
+		add_u64(l, "filter_capacity", (__u64)r->capacity);
+		add_u64(l, "filter_blocks", 1ULL << r->log2);
+		add_u64(l, "filter_bytes", (__u64)ldexp(sizeof(struct fs_bloom_block), (int)r->log2));
+		add_u64(l, "filter_k", r->k);
+		add_double(l, "design_fpr", r->fpr);
+		json_object_object_add(o, "list", l);
+	}
+	add_u64(m, "max_entries", r->max);
+	add_u64(m, "worst_keys", (__u64)r->worst_keys);
+	add_u64(m, "filter_blocks", 1ULL << r->max_log2);
+	add_u64(m, "summary_bytes", sizeof(struct fs_block_summary));
+	add_u64(m, "bytes", (__u64)r->map_bytes);
+	json_object_object_add(o, "maps", m);
+	return o;
+}
+
 /* Each table's text and its JSON, under its key. */
 static const struct {
 	const char *key;
@@ -450,6 +586,7 @@ static const struct {
 	[SEC_CMS] = { "count_min", print_cms, json_cms },
 	[SEC_HLL] = { "hyperloglog", print_hll, json_hll },
 	[SEC_OVERFILL] = { "bloom_over_capacity", print_overfill, json_overfill },
+	[SEC_BLOCK] = { "blocklist", print_block, json_block },
 };
 
 /* --- the command ------------------------------------------------------- */
@@ -522,9 +659,15 @@ int fs_cmd_size(const struct fs_cli *cli, int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
+	if (o.block) {
+		ret = block_row(&o, &t.block[0]);
+		if (ret)
+			return ret;
+		t.n[SEC_BLOCK] = 1;
+	}
 	if (o.cms || o.hll || o.bloom_n)
 		requested_rows(&o, &t);
-	else
+	else if (!o.block)
 		reference_tables(&t);
 	if (o.json)
 		print_json(&t);

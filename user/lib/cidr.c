@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <bpf/libbpf.h>
 #include "cidr.h"
 
 /* The prefix length after '/': 1 to 3 decimal digits, nothing else. */
@@ -133,7 +134,7 @@ int fs_cidr_group(const struct fs_cidr *c, __u64 *keys)
 	return fs_bloom_group_of(c->family, c->len, keys);
 }
 
-__u32 fs_cidr_group_bit(const struct fs_cidr *c)
+__u32 fs_cidr_summary_bit(const struct fs_cidr *c)
 {
 	__u64 keys;
 	int g = fs_cidr_group(c, &keys);
@@ -141,33 +142,34 @@ __u32 fs_cidr_group_bit(const struct fs_cidr *c)
 	return g < 0 ? 0 : 1U << g;
 }
 
-/* The hash of one base-length key: addr (network order) in group g. */
-static __u64 key_hash(const struct fs_bloom_key *key, __u32 family, __u32 g,
+/* The hash of one key: addr (network order) in filter group b. */
+static __u64 key_hash(const struct fs_bloom_key *key, __u32 family, __u32 b,
 		      const __u8 *addr)
 {
 	__u32 x[4];
 
 	memcpy(x, addr, sizeof(x));
 	if (family == FS_FAMILY_IPV4)
-		return fs_bloom_hash4(key, g, x[0]);
-	return fs_bloom_hash6(key, g, x);
+		return fs_bloom_hash4(key, b, x[0]);
+	return fs_bloom_hash6(key, b, x);
 }
 
 int fs_cidr_key_addr(const struct fs_cidr *c, __u64 i, __u8 out[16])
 {
-	__u32 base = c->family == FS_FAMILY_IPV4 ? fs_bloom_base4[0] : fs_bloom_base6[0];
 	__u64 keys;
 	int g = fs_cidr_group(c, &keys);
+	__u32 end, b, n;
 
 	memcpy(out, c->addr, 16);
-	if (keys > 1) {
-		/* Base prefix number i under c: the bits from c->len to the
-		 * base (at most 16 of them, in bytes 0..1). */
-		__u32 word = ((__u32)out[0] << 8) | out[1];
-
-		word |= (__u32)i << (16 - base);
-		out[0] = (__u8)(word >> 8);
-		out[1] = (__u8)word;
+	if (g < 0 || keys <= 1)
+		return g;
+	/* Bits len .. end - 1 spell i, most significant first (at most 16
+	 * of them: the cover group's /0). */
+	end = g ? fs_bloom_key_len((__u32)g) : FS_BLOOM_SUMMARY_LEN;
+	for (b = c->len, n = end - c->len; b < end; b++) {
+		n--;
+		if ((i >> n) & 1)
+			out[b / 8] |= (__u8)(0x80 >> (b % 8));
 	}
 	return g;
 }
@@ -178,72 +180,61 @@ __u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
 	__u8 a[16];
 	int g = fs_cidr_key_addr(c, i, a);
 
-	return key_hash(key, c->family, g < 0 ? 0 : (__u32)g, a);
-}
-
-int fs_cidr_exact(const struct fs_cidr *c)
-{
-	__u64 keys;
-	int g = fs_cidr_group(c, &keys);
-
-	return g >= 0 && fs_bloom_group_exact(c->family, (__u32)g);
+	return key_hash(key, c->family, g > 0 ? (__u32)g : 1, a);
 }
 
 __u64 fs_cidr_filter_keys(const struct fs_cidr *c)
 {
 	__u64 keys;
 
-	if (fs_cidr_group(c, &keys) < 0 || fs_cidr_exact(c))
+	if (fs_cidr_group(c, &keys) <= 0)
 		return 0;
 	return keys;
-}
-
-/* Where an exact key's count sits in a counts array of FS_CIDR_EXACT_BITS:
- * the order of struct fs_block_exact's bitmaps. */
-static __u32 exact_index(__u32 family, __u32 g, const __u8 *a)
-{
-	__u32 b = family == FS_FAMILY_IPV4 && g == 0 ? a[0] : ((__u32)a[0] << 8) | a[1];
-
-	if (family == FS_FAMILY_IPV4)
-		return g == 0 ? b : 256 + b;
-	return 256 + 65536 + b;
-}
-
-void fs_cidr_exact_change(struct fs_block_exact *x, __u32 *counts,
-			  const struct fs_cidr *c, int add)
-{
-	__u64 keys, i;
-
-	if (!fs_cidr_exact(c))
-		return;
-	fs_cidr_group(c, &keys);
-	for (i = 0; i < keys; i++) {
-		__u8 a[16];
-		__u32 bit, *n;
-		int g = fs_cidr_key_addr(c, i, a);
-		__u64 *w = fs_block_exact_word(x, c->family, (__u32)g, a, &bit);
-
-		n = counts ? &counts[exact_index(c->family, (__u32)g, a)] : NULL;
-		/* Atomic: the datapath reads the words while they change. */
-		if (add && (!n || !(*n)++))
-			__atomic_fetch_or(w, 1ULL << bit, __ATOMIC_RELAXED);
-		else if (!add && n && !--(*n))
-			__atomic_fetch_and(w, ~(1ULL << bit), __ATOMIC_RELAXED);
-	}
 }
 
 void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
 			struct fs_bloom_block *blocks, __u32 log2_blocks, __u32 k)
 {
-	__u64 keys, i;
+	__u64 keys = fs_cidr_filter_keys(c), i;
 
-	if (fs_cidr_group(c, &keys) < 0 || fs_cidr_exact(c))
-		return;
 	for (i = 0; i < keys; i++) {
 		__u64 h = fs_cidr_key_hash(key, c, i);
 
 		fs_bloom_block_set(&blocks[fs_bloom_block_index(h, log2_blocks)], h, k);
 	}
+}
+
+void fs_cidr_summary_set(struct fs_block_summary *s, const struct fs_cidr *c)
+{
+	__u64 keys, i, n;
+	int g = fs_cidr_group(c, &keys);
+	__u8 a[16];
+
+	if (g < 0)
+		return;
+	/* A filter group's entry marks its own /16 once; a cover entry
+	 * every /16 under it. */
+	n = g ? 1 : keys;
+	for (i = 0; i < n; i++) {
+		__u32 idx;
+
+		fs_cidr_key_addr(c, i, a);
+		idx = fs_block_summary_index(a);
+		if (c->family == FS_FAMILY_IPV4)
+			__atomic_fetch_or(&s->v4[idx], (__u8)(1U << g), __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_or(&s->v6[idx], 1U << g, __ATOMIC_RELAXED);
+	}
+}
+
+int fs_bfilter_size(struct bpf_map *m, __u32 *rodata_mask, unsigned int log2_blocks)
+{
+	__u64 blocks = 2ULL << log2_blocks;
+
+	if (log2_blocks > FS_BLOOM_MAX_LOG2_BLOCKS)
+		return -E2BIG;
+	*rodata_mask = (__u32)(blocks - 1);
+	return bpf_map__set_value_size(m, (__u32)(blocks * sizeof(struct fs_bloom_block)));
 }
 
 void fs_cidr_trie_key4(const struct fs_cidr *c, struct fs_block_key4 *k)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * cidr.h - blocklist entries in user space: CIDR text, and the
- * filter keys an entry puts into the datapath's filter (bloom.h).
+ * filter keys and summary bits an entry puts into the datapath's filter
+ * (bloom.h).
  *
  * Text format (what `flowsketch block` takes, and the daemon's list file
  * holds, one a line): an IPv4 or IPv6 address, optionally "/" and a
@@ -40,40 +41,47 @@ int fs_cidr_covers(const struct fs_cidr *c, __u32 family, const __u8 *addr);
 /* Same family, length and address. */
 int fs_cidr_equal(const struct fs_cidr *a, const struct fs_cidr *b);
 
-/* The filter group of c and how many keys it puts into the filter. */
+/* The group of c (bloom.h: 0 the summary's cover group, b >= 1 filter
+ * group b) and how many keys it has there (/16s marked, or filter keys);
+ * -1 for a CIDR out of range. */
 int fs_cidr_group(const struct fs_cidr *c, __u64 *keys);
-/* The group bit c sets in fs_ctl.bloom's IPv4 (or IPv6) group mask. */
-__u32 fs_cidr_group_bit(const struct fs_cidr *c);
+/* The bit c sets in its /16s' summary words: 1 << group. */
+__u32 fs_cidr_summary_bit(const struct fs_cidr *c);
 
-/* Key i (0 .. keys - 1, fs_cidr_group()) of c: its base prefix's address
- * in out (the hash masks it to the base); returns the group. */
+/* Key i (0 .. keys - 1, fs_cidr_group()) of c, its address in out: for a
+ * filter group the i-th prefix of the group's end length under c (bits
+ * len .. end - 1 spell i), for the cover group the i-th /16 under c.
+ * Returns the group. */
 int fs_cidr_key_addr(const struct fs_cidr *c, __u64 i, __u8 out[16]);
-/* The hash of key i of c in the filter. */
+/* The filter hash of key i of c (a filter group's entry). */
 __u64 fs_cidr_key_hash(const struct fs_bloom_key *key, const struct fs_cidr *c,
 		       __u64 i);
 
-/* Whether c's group is an exact one (bloom.h, "Exact groups"): its keys
- * are bits of struct fs_block_exact, not filter keys. */
-int fs_cidr_exact(const struct fs_cidr *c);
-/* The keys c puts into the filter: 0 for an exact group's entry. */
+/* The keys c puts into the filter: 0 for the cover group's entries (the
+ * summary only), else 1 .. FS_BLOOM_MAX_EXPAND. */
 __u64 fs_cidr_filter_keys(const struct fs_cidr *c);
-/*
- * Add (add 1) or take away (0) c's keys in the exact bitmaps x (nothing for
- * an entry of a filter group).  counts (FS_CIDR_EXACT_BITS of them, or
- * NULL for a set built once and never shrunk) holds how many entries keep
- * each bit: a bit is cleared when its last one goes.
- */
-#define FS_CIDR_EXACT_BITS (256 + 2 * 65536)
-void fs_cidr_exact_change(struct fs_block_exact *x, __u32 *counts,
-			  const struct fs_cidr *c, int add);
 
 /*
- * Set the bits of every key of c (nothing for an exact group's entry) in a filter of 2^log2_blocks blocks with
- * k bits a key (bloom.h).  The expansion of a prefix shorter than its
- * family's first base walks every base prefix it covers.
+ * Set the bits of every key of c (nothing for a cover entry) in a filter
+ * of 2^log2_blocks blocks with k bits a key (bloom.h).
  */
 void fs_cidr_filter_add(const struct fs_bloom_key *key, const struct fs_cidr *c,
 			struct fs_bloom_block *blocks, __u32 log2_blocks, __u32 k);
+
+/*
+ * Set c's bits in the summary s (bloom.h, "The summary"): its /16's group
+ * bit, or the cover bit of every /16 it covers.  Atomic ORs: the datapath
+ * reads the words while they change.
+ */
+void fs_cidr_summary_set(struct fs_block_summary *s, const struct fs_cidr *c);
+
+/*
+ * Before load: size fs_bfilter (maps.bpf.h) for two filters of
+ * 2^log2_blocks blocks each, as its one value, and set the mask the
+ * datapath indexes it with (its .rodata fs_bfilter_mask).  0 or -errno.
+ */
+struct bpf_map;
+int fs_bfilter_size(struct bpf_map *m, __u32 *rodata_mask, unsigned int log2_blocks);
 
 /* The LPM trie keys of c (fs_block4 for IPv4, fs_block6 for IPv6). */
 void fs_cidr_trie_key4(const struct fs_cidr *c, struct fs_block_key4 *k);

@@ -2,6 +2,7 @@
 /* sizing.c - sketch sizes from error targets and back (see sizing.h). */
 #include <errno.h>
 #include <math.h>
+#include "flowsketch/bloom.h"
 #include "flowsketch/hll.h"
 #include "sizing.h"
 #include "flowsketch/params.h"
@@ -112,4 +113,46 @@ double fs_hll_bytes(__u32 p, unsigned int bits_per_register)
 __u32 fs_sketch_lines_per_packet(__u32 depth)
 {
 	return depth + FS_HLL_NSKETCH;
+}
+
+unsigned int fs_blocklist_max_log2(unsigned int max)
+{
+	double worst = (double)FS_BLOOM_MAX_EXPAND * max;
+	unsigned int log2 = 0, k;
+
+	if (fs_bloom_size(worst > 1024 ? worst : 1024, FS_BLOCKLIST_FPR, &log2, &k))
+		return FS_BLOOM_MAX_LOG2_BLOCKS;
+	return log2;
+}
+
+double fs_blocklist_map_bytes(unsigned int max)
+{
+	return 2 * ldexp(sizeof(struct fs_bloom_block), (int)fs_blocklist_max_log2(max)) +
+	       sizeof(struct fs_block_summary);
+}
+
+double fs_blocklist_filter(double keys, unsigned int max_log2,
+			   unsigned int *log2_blocks, unsigned int *k,
+			   double *capacity)
+{
+	double want = keys * 2 > 1024 ? keys * 2 : 1024, best = 2;
+	unsigned int kk;
+
+	*capacity = want;
+	if (!fs_bloom_size(want, FS_BLOCKLIST_FPR, log2_blocks, k) &&
+	    *log2_blocks <= max_log2)
+		return fs_bloom_fpr(keys, ldexp(1, (int)*log2_blocks), *k);
+	/* More than twice the keys fit at the target: the largest filter,
+	 * which holds a full list at its worst at the target, with the best
+	 * k for the keys there are. */
+	*log2_blocks = max_log2;
+	for (kk = 1; kk <= FS_BLOOM_MAX_K; kk++) {
+		double f = fs_bloom_fpr(keys, ldexp(1, (int)max_log2), kk);
+
+		if (f < best) {
+			best = f;
+			*k = kk;
+		}
+	}
+	return best;
 }

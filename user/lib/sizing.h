@@ -78,4 +78,29 @@ double fs_hll_bytes(__u32 p, unsigned int bits_per_register);
 #define FS_FIXED_LINES_PER_PACKET 4
 __u32 fs_sketch_lines_per_packet(__u32 depth);
 
+/*
+ * The blocklist's filter (include/flowsketch/bloom.h), as the daemon sizes
+ * it; the CLI's `flowsketch size --blocklist` prints the same figures.
+ * Sizes count expanded keys: an entry of length L in group [e - 3, e]
+ * puts 2^(e - L) <= FS_BLOOM_MAX_EXPAND keys into the filter (none for
+ * /0../16, the summary's).
+ */
+#define FS_BLOCKLIST_FPR 0.01	/* per probe, by design */
+
+/* log2 of the blocks of each of the maps' two filters for --blocklist-max
+ * max: the worst case, FS_BLOOM_MAX_EXPAND keys an entry, at
+ * FS_BLOCKLIST_FPR (at least 1024 keys). */
+unsigned int fs_blocklist_max_log2(unsigned int max);
+/* The bytes the maps take for it: two filters and the summary. */
+double fs_blocklist_map_bytes(unsigned int max);
+/*
+ * The filter a rebuild makes for `keys` keys: twice them (at least 1024)
+ * at FS_BLOCKLIST_FPR, at most 2^max_log2 blocks, k the best for that
+ * size; *capacity the keys it was sized for.  Returns its design rate
+ * for `keys` (above the target only past the maps' worst case).
+ */
+double fs_blocklist_filter(double keys, unsigned int max_log2,
+			   unsigned int *log2_blocks, unsigned int *k,
+			   double *capacity);
+
 #endif /* FLOWSKETCH_SIZING_H */

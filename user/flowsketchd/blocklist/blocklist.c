@@ -24,6 +24,7 @@
 #include "datapath/object.h"
 #include "base/log.h"
 #include "protocol.h"
+#include "sizing.h"
 #include "flowsketch.skel.h"
 
 static int entry_cmp(const void *a, const void *b)
@@ -42,13 +43,9 @@ static struct fsd_block_entry *find(const struct fsd_blocklist *bl,
 
 unsigned int fsd_blocklist_max_log2(unsigned int max)
 {
-	unsigned int log2 = 0, k;
-
-	/* Rebuilds size for twice the keys (at least 1024): the maps hold
-	 * that much for a full list. */
-	if (fs_bloom_size(2.0 * max > 1024 ? 2.0 * max : 1024, FSD_BLOCK_FPR, &log2, &k))
-		return FS_BLOOM_MAX_LOG2_BLOCKS;
-	return log2;
+	/* The maps hold a full list at its worst (bloom.h, "What it
+	 * costs"), at least the 1024 keys a rebuild sizes for. */
+	return fs_blocklist_max_log2(max);
 }
 
 /* ---- the list file --------------------------------------------------- */
@@ -174,7 +171,7 @@ int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 	bl->path = path;
 	bl->max = max;
 	bl->next_id = 1;
-	bl->trie4_fd = bl->trie6_fd = bl->stats_fd = -1;
+	bl->trie4_fd = bl->trie6_fd = bl->stats_fd = bl->cache_fd = -1;
 	bl->free_ids = calloc((size_t)max + 1, sizeof(*bl->free_ids));
 	if (!bl->free_ids)
 		return -ENOMEM;
@@ -207,14 +204,22 @@ static __u64 keys_of(const struct fs_cidr *c)
 }
 
 /*
- * The exact groups' bits (bloom.h, "Exact groups") are shared by every
- * entry whose key lands there: a count per bit (cidr.h), the bit set while
- * it is not zero.  Exact, so they change in place: a packet that sees a
- * bit set asks the trie, which knows the entries as they are.
+ * The summary (bloom.h, "The summary") changes in place: a bit is set
+ * (an atomic OR, cidr.c) once an entry's keys are in the live filter, and
+ * cleared only when no entry needs it any more: after entries go, the
+ * live summary is ANDed with the one the list left needs, recomputed
+ * (O(n), like the rebuild that follows every delete).  A packet that sees
+ * a bit probes the filter, and the trie decides.
  */
-static void exact_change(struct fsd_blocklist *bl, const struct fs_cidr *c, int add)
+static void summary_narrow(struct fsd_blocklist *bl)
 {
-	fs_cidr_exact_change(bl->exact, bl->exact_counts, c, add);
+	struct fs_block_summary *x = bl->scratch;
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	fsd_blockset_summary(bl->e, bl->n, x);
+	for (i = 0; i < sizeof(*x) / 8; i++)
+		__atomic_fetch_and((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
 }
 
 static int trie_update(const struct fsd_blocklist *bl, const struct fs_cidr *c,
@@ -264,27 +269,36 @@ static int barrier(const struct fsd_blocklist *bl)
 	return err;
 }
 
-static __u32 groups_of(const struct fsd_blocklist *bl, __u32 family)
-{
-	__u32 g = 0;
-	size_t i;
-
-	for (i = 0; i < bl->n; i++)
-		if (bl->e[i].c.family == family)
-			g |= fs_cidr_group_bit(&bl->e[i].c);
-	return g;
-}
-
-/* Tell the datapath which filter to probe: one 64-bit store. */
+/* Tell the datapath which filter to probe, and the verdict cache's
+ * generation: one 64-bit store. */
 static void publish(struct fsd_blocklist *bl)
 {
 	__u64 word = 0;
 
 	if (bl->n)
-		word = fs_bloom_ctl(bl->k, bl->log2, bl->live << bl->max_log2,
-				    groups_of(bl, FS_FAMILY_IPV4),
-				    groups_of(bl, FS_FAMILY_IPV6));
+		word = fs_bloom_ctl(bl->k, bl->log2, bl->live << bl->max_log2, bl->gen);
 	__atomic_store_n(bl->ctl_bloom, word, __ATOMIC_RELEASE);
+}
+
+/*
+ * The verdict cache's next generation, for an add (bloom.h, "The verdict
+ * cache"): 1..255, and before 255 wraps to 1, a grace period and every
+ * CPU's cache zeroed, so that no slot of generation 1 is left from 254
+ * adds ago.  A failure leaves the cache off (generation 0) until the next
+ * add: slower, never wrong.
+ */
+static void next_generation(struct fsd_blocklist *bl)
+{
+	if (bl->gen && bl->gen < 255) {
+		bl->gen++;
+		return;
+	}
+	bl->gen = 0;
+	publish(bl);	/* nothing cached is used, nothing written, from here */
+	if (barrier(bl) || bpf_map_update_elem(bl->cache_fd, &(__u32){ 0 },
+					       bl->cache_zero, BPF_ANY))
+		return;
+	bl->gen = 1;
 }
 
 /*
@@ -296,33 +310,17 @@ static void publish(struct fsd_blocklist *bl)
 static int rebuild(struct fsd_blocklist *bl)
 {
 	__u32 spare = !bl->live, log2 = 0, k = 0;
-	__u64 keys = 0, want;
+	__u64 keys = fsd_blockset_filter_keys(bl->e, bl->n), want;
+	double rate, capacity;
 	size_t i;
 	int err;
 
-	for (i = 0; i < bl->n; i++)
-		keys += keys_of(&bl->e[i].c);
-	want = keys * 2 > 1024 ? keys * 2 : 1024;
-	if (fs_bloom_size((double)want, FSD_BLOCK_FPR, &log2, &k) ||
-	    log2 > bl->max_log2) {
-		/* More keys than the maps were sized for (expansions of
-		 * short prefixes): the largest filter, with the best k for
-		 * it; its rate rises above the target, never a drop. */
-		double best = 2;
-		__u32 kk;
-
-		log2 = bl->max_log2;
-		for (kk = 1; kk <= FS_BLOOM_MAX_K; kk++) {
-			double f = fs_bloom_fpr((double)keys, ldexp(1, (int)log2), kk);
-
-			if (f < best) {
-				best = f;
-				k = kk;
-			}
-		}
+	/* Twice the keys at the target, or the maps' largest (sizing.h). */
+	rate = fs_blocklist_filter((double)keys, bl->max_log2, &log2, &k, &capacity);
+	want = (__u64)capacity;
+	if (rate > FSD_BLOCK_FPR)	/* more keys than the maps' worst case */
 		fsd_warn("blocklist: %llu filter keys, more than the filter was sized for; false-positive rate %.4f",
-			 (unsigned long long)keys, best);
-	}
+			 (unsigned long long)keys, rate);
 	err = barrier(bl);
 	if (err)
 		return err;
@@ -427,7 +425,7 @@ static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
 {
 	size_t nstale = 0, i;
 	size_t keys[2] = { 0, 0 }, stale_of[2] = { 0, 0 }, listed[2] = { 0, 0 };
-	struct fs_block_exact *x = calloc(1, sizeof(*x));
+	struct fs_block_summary *x = bl->scratch;
 	__u8 *used = calloc((size_t)bl->max + 1, 1);
 	struct stale_key *stale = NULL;
 	bool stale_first[2];
@@ -436,7 +434,7 @@ static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
 
 	*stale_out = NULL;
 	*nstale_out = 0;
-	if (!x || !used) {
+	if (!used) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -498,13 +496,15 @@ static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
 		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
 	if (err)
 		goto out;
-	/* Exact bits: the new list's set first, then the stale cleared. */
-	for (i = 0; i < bl->n; i++)
-		fs_cidr_exact_change(x, bl->exact_counts, &bl->e[i].c, 1);
+	/* The summary: the new list's bits set first, then the stale
+	 * cleared (an adopted summary of this layout holds the last
+	 * daemon's; one of an older release's is a fresh map, zero). */
+	memset(x, 0, sizeof(*x));
+	fsd_blockset_summary(bl->e, bl->n, x);
 	for (i = 0; i < sizeof(*x) / 8; i++)
-		__atomic_fetch_or((__u64 *)bl->exact + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+		__atomic_fetch_or((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
 	for (i = 0; i < sizeof(*x) / 8; i++)
-		__atomic_fetch_and((__u64 *)bl->exact + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+		__atomic_fetch_and((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
 	/* The filter after the rebuild that follows knows none of the stale
 	 * keys; the trie forgets them now. */
 	for (i = 0; i < nstale; i++)
@@ -517,7 +517,6 @@ static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
 	*nstale_out = nstale;
 	stale = NULL;
 out:
-	free(x);
 	free(used);
 	free(stale);
 	return err;
@@ -544,14 +543,16 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 	bl->rotation_due_ns = rotation_due_ns;
 	bl->ctl_bloom = &obj->ctl->bloom;
 	fs_bloom_key_derive(secret, &bl->key);
-	bl->filter[0] = map_mmap(skel->maps.fs_bloom, 2 * fbytes);
+	bl->filter[0] = map_mmap(skel->maps.fs_bfilter, 2 * fbytes);
 	bl->filter[1] = bl->filter[0] ? bl->filter[0] + ((size_t)1 << bl->max_log2) : NULL;
 	bl->hits = map_mmap(skel->maps.fs_block_hits,
 			    (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
-	bl->exact = map_mmap(skel->maps.fs_block_exact, sizeof(struct fs_block_exact));
-	bl->exact_counts = calloc(FS_CIDR_EXACT_BITS, sizeof(*bl->exact_counts));
-	if (!bl->filter[0] || !bl->filter[1] || !bl->hits || !bl->exact ||
-	    !bl->exact_counts) {
+	bl->summary = map_mmap(skel->maps.fs_bsummary, sizeof(struct fs_block_summary));
+	bl->scratch = malloc(sizeof(*bl->scratch));
+	bl->cache_fd = bpf_map__fd(skel->maps.fs_block_cache);
+	bl->cache_zero = calloc(bl->ncpus ? bl->ncpus : 1, sizeof(struct fs_block_cache));
+	if (!bl->filter[0] || !bl->filter[1] || !bl->hits || !bl->summary ||
+	    !bl->scratch || !bl->cache_zero) {
 		fsd_err("cannot map the blocklist's filters and counters: %s",
 			strerror(errno));
 		return -errno;
@@ -561,18 +562,30 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 		err = adopt_maps(bl, &stale, &nstale);
 		if (err)
 			return fsd_fail(err, "cannot load the blocklist into the adopted datapath");
-		/* The rebuild fills the half the datapath is not probing. */
-		bl->live = *bl->ctl_bloom && FS_BLOOM_CTL_BASE(*bl->ctl_bloom) ? 1 : 0;
+		/* The rebuild fills the half the datapath is not probing (a
+		 * word of an older layout names a filter of another map).
+		 * The verdict cache's generation moves on from the adopted
+		 * word's: the program that wrote its cache runs until the
+		 * link moves, and the list may have grown meanwhile (this
+		 * program's own cache is new, empty: nothing to zero). */
+		bl->live = FS_BLOOM_CTL_OURS(*bl->ctl_bloom) &&
+			   FS_BLOOM_CTL_BASE(*bl->ctl_bloom) ? 1 : 0;
+		bl->gen = FS_BLOOM_CTL_OURS(*bl->ctl_bloom) ?
+			  FS_BLOOM_CTL_GEN(*bl->ctl_bloom) % 255 + 1 : 1;
 	} else {
 		for (i = 0; i < bl->n; i++) {
 			err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
 			if (err)
 				return fsd_fail(err, "cannot load the blocklist into the datapath");
-			exact_change(bl, &bl->e[i].c, 1);
 		}
 		bl->live = 1;	/* so that the first rebuild fills filter 0 */
+		bl->gen = 1;	/* a fresh cache: no slot holds anything */
 	}
 	err = rebuild(bl);
+	/* Fresh: the summary after the filter (nothing is attached yet,
+	 * but the order is the one every add keeps). */
+	for (i = 0; !err && !obj->adopted && i < bl->n; i++)
+		fs_cidr_summary_set(bl->summary, &bl->e[i].c);
 	/* Past the rebuild's barrier no packet holds a stale key's id: its
 	 * counters go, and it is free for the next entry. */
 	for (i = 0; !err && i < nstale; i++)
@@ -596,9 +609,10 @@ void fsd_blocklist_free(struct fsd_blocklist *bl)
 		munmap(bl->filter[0], 2 * fbytes);
 	if (bl->hits)
 		munmap(bl->hits, (size_t)(bl->max + 1) * sizeof(struct fs_block_hits));
-	if (bl->exact)
-		munmap(bl->exact, sizeof(struct fs_block_exact));
-	free(bl->exact_counts);
+	if (bl->summary)
+		munmap(bl->summary, sizeof(struct fs_block_summary));
+	free(bl->scratch);
+	free(bl->cache_zero);
 	free(bl->e);
 	free(bl->free_ids);
 	free(bl->stage.ch);
@@ -648,11 +662,9 @@ static void swap_list(struct fsd_blocklist *bl, struct fsd_block_entry *e, size_
  * see at any moment, and each bit set only widens "maybe". */
 static void filter_set_live(struct fsd_blocklist *bl, const struct fs_cidr *c)
 {
-	__u64 keys, i;
+	__u64 keys = keys_of(c), i;
 	unsigned int w;
 
-	if (fs_cidr_group(c, &keys) < 0)
-		return;
 	for (i = 0; i < keys; i++) {
 		__u64 h = fs_cidr_key_hash(&bl->key, c, i);
 		struct fs_bloom_block one = { 0 };
@@ -683,7 +695,7 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
 	struct fsd_block_pace pace = { .due_ns = bl->rotation_due_ns };
 	__u64 keys = 0;
 	size_t i, j;
-	int err = 0;
+	int err = 0, grown = 0;
 
 	for (i = 0; i < na; i++) {
 		struct fsd_block_entry *e = &after[i];
@@ -701,7 +713,6 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
 			e->id = 0;
 			break;
 		}
-		exact_change(bl, &e->c, 1);
 		keys += keys_of(&e->c);
 	}
 	if (err) {
@@ -709,7 +720,6 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
 		for (j = 0; j < i; j++)
 			if (bsearch(&after[j].c, fresh, m, sizeof(*fresh), cidr_cmp)) {
 				trie_delete(bl, &after[j].c);
-				exact_change(bl, &after[j].c, 0);
 				bl->free_ids[bl->nfree++] = after[j].id;
 			}
 		return err;
@@ -717,18 +727,27 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
 	swap_list(bl, after, na);
 	if (bl->keys + keys > bl->cap_keys) {
 		err = rebuild(bl);	/* grown, aside, then switched */
-		if (!err)
-			return 0;
-		/* The entries are in the tries: their bits go into the live
-		 * filter all the same, which only fills it past its design. */
-		fsd_warn("blocklist: the filter cannot grow (%s); its false-positive rate rises",
-			 strerror(-err));
+		grown = !err;
+		if (err)
+			/* The entries are in the tries: their bits go into
+			 * the live filter all the same, which only fills it
+			 * past its design. */
+			fsd_warn("blocklist: the filter cannot grow (%s); its false-positive rate rises",
+				 strerror(-err));
 	}
+	if (!grown) {
+		for (i = 0; i < m; i++)
+			filter_set_live(bl, &fresh[i]);
+		pthread_mutex_lock(&bl->lock);
+		bl->keys += keys;
+		pthread_mutex_unlock(&bl->lock);
+	}
+	/* Their keys are in the live filter: now the summary sends their
+	 * /16s' packets there, and a new generation of the verdict cache
+	 * forgets every source it passed before. */
 	for (i = 0; i < m; i++)
-		filter_set_live(bl, &fresh[i]);
-	pthread_mutex_lock(&bl->lock);
-	bl->keys += keys;
-	pthread_mutex_unlock(&bl->lock);
+		fs_cidr_summary_set(bl->summary, &fresh[i]);
+	next_generation(bl);
 	publish(bl);
 	return 0;
 }
@@ -815,9 +834,9 @@ static struct json_object *remove_sorted(struct fsd_blocklist *bl,
 	for (i = 0; i < m; i++) {
 		fsd_block_pace(&pace, true);
 		trie_delete(bl, &drop[i]);
-		exact_change(bl, &drop[i], 0);
 	}
 	swap_list(bl, after, na);
+	summary_narrow(bl);
 	/* Out of the tries and the list even if the rebuild fails: the old
 	 * filter only answers "maybe" more often.  But its barrier is what
 	 * frees the ids: without it they stay taken (a leak of ids, never a
@@ -949,6 +968,7 @@ int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *s
 		sum->dropped_bytes += v[c].dropped_bytes;
 		sum->unjudged += v[c].unjudged;
 		sum->unjudged_bytes += v[c].unjudged_bytes;
+		sum->cached += v[c].cached;
 	}
 out:
 	free(v);
@@ -1001,6 +1021,8 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 	json_object_object_add(o, "target_fpr", json_object_new_double(FSD_BLOCK_FPR));
 	json_object_object_add(o, "checked_packets", json_object_new_uint64(sum.checked));
 	json_object_object_add(o, "probes", json_object_new_uint64(sum.probes));
+	/* Passed by the verdict cache, without a probe (bloom.h). */
+	json_object_object_add(o, "cached", json_object_new_uint64(sum.cached));
 	json_object_object_add(o, "maybe", json_object_new_uint64(sum.maybe));
 	json_object_object_add(o, "dropped_packets", json_object_new_uint64(sum.dropped));
 	json_object_object_add(o, "dropped_bytes", json_object_new_uint64(sum.dropped_bytes));
@@ -1009,8 +1031,8 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 	json_object_object_add(o, "unjudged_dropped_packets", json_object_new_uint64(sum.unjudged));
 	json_object_object_add(o, "unjudged_dropped_bytes", json_object_new_uint64(sum.unjudged_bytes));
 	/* Unconfirmed "maybe" answers per probe: the filter's false positives
-	 * plus sources that share a group's base prefix with an entry
-	 * without being inside it (bloom.h, "extra confirms"). */
+	 * (every key a source can match is an entry's that covers it, bloom.h),
+	 * and a source seen while its entry was being deleted. */
 	json_object_object_add(o, "measured_fpr",
 			       json_object_new_double(sum.probes ?
 					(double)(sum.maybe - sum.dropped) / (double)sum.probes : 0));

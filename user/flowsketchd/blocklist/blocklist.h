@@ -16,11 +16,13 @@
  * Changes, in an order that never drops a packet it should not and never
  * passes one it should drop once the request has returned:
  *   add   trie first, then the filter's bits (set in the live filter, or a
- *         grown filter built aside and switched to), then the control
- *         word's groups: until the filter says "maybe" the trie is not
- *         asked, and it already knows the entry when it is;
+ *         grown filter built aside and switched to), then the summary's
+ *         bits: until the summary sends a packet to the filter and the
+ *         filter says "maybe" the trie is not asked, and it already knows
+ *         the entry when it is;
  *   del   trie first (the source passes at once unless another entry
- *         covers it), then an RCU barrier (no packet still holds the old
+ *         covers it), then the summary narrowed to the bits the entries
+ *         left need, then an RCU barrier (no packet still holds the old
  *         id or probes the spare filter), then the ids' counters zeroed,
  *         and a filter rebuilt from the entries left into the spare and
  *         switched to with one store.
@@ -48,6 +50,7 @@
 #include "cidr.h"
 #include "flowsketch/bloom.h"
 #include "flowsketch/maps.h"
+#include "sizing.h"
 
 struct flowsketch;
 struct fsd_object;
@@ -56,8 +59,8 @@ struct json_object;
 #define FSD_BLOCKLIST_DEFAULT "/var/lib/flowsketch/blocklist"
 #define FSD_BLOCKLIST_MAX_DEFAULT 100000U
 #define FSD_BLOCKLIST_MAX_LIMIT 1000000U
-/* The false-positive rate the filter is sized for (per probe). */
-#define FSD_BLOCK_FPR 0.01
+/* The false-positive rate the filter is sized for (per probe, sizing.h). */
+#define FSD_BLOCK_FPR FS_BLOCKLIST_FPR
 
 /*
  * A change for a query thread, or CIDRs a `block load` is sending
@@ -98,11 +101,14 @@ struct fsd_blocklist {
 	bool started;
 	int trie4_fd, trie6_fd, stats_fd, barrier_fd, barrier_inner_fd;
 	struct fs_block_hits *hits;	/* fs_block_hits, mmapped */
-	struct fs_block_exact *exact;	/* fs_block_exact, mmapped */
-	__u32 *exact_counts;		/* entries behind each exact bit */
-	struct fs_bloom_block *filter[2];	/* fs_bloom's two halves, mmapped */
+	struct fs_block_summary *summary;	/* fs_bsummary, mmapped */
+	struct fs_block_summary *scratch;	/* a summary recomputed */
+	struct fs_bloom_block *filter[2];	/* fs_bfilter's two halves, mmapped */
 	__u32 max_log2;			/* their size: 2^max_log2 blocks */
 	__u32 live, log2, k;		/* the filter the datapath probes */
+	__u32 gen;			/* the verdict cache's (bloom.h) */
+	int cache_fd;			/* fs_block_cache */
+	void *cache_zero;		/* zeros for every CPU's cache */
 	__u64 keys;			/* keys in it (with repeats) */
 	__u64 cap_keys;			/* keys it was sized for */
 	__u64 rebuilds;
@@ -112,7 +118,8 @@ struct fsd_blocklist {
 	unsigned int ncpus;
 };
 
-/* The filter size for `max` entries: 2^log2 blocks at FSD_BLOCK_FPR. */
+/* The filter size for `max` entries at their worst, FS_BLOOM_MAX_EXPAND
+ * keys each (bloom.h): 2^log2 blocks at FSD_BLOCK_FPR. */
 unsigned int fsd_blocklist_max_log2(unsigned int max);
 
 /*

@@ -41,3 +41,22 @@ size_t fsd_blockset_minus(const struct fsd_block_entry *e, size_t n,
 	*ngone = g;
 	return k;
 }
+
+void fsd_blockset_summary(const struct fsd_block_entry *e, size_t n,
+			  struct fs_block_summary *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fs_cidr_summary_set(out, &e[i].c);
+}
+
+__u64 fsd_blockset_filter_keys(const struct fsd_block_entry *e, size_t n)
+{
+	__u64 keys = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		keys += fs_cidr_filter_keys(&e[i].c);
+	return keys;
+}

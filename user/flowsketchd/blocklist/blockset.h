@@ -41,4 +41,17 @@ size_t fsd_blockset_minus(const struct fsd_block_entry *e, size_t n,
 			  struct fsd_block_entry *out, __u32 *gone_ids,
 			  size_t *ngone);
 
+/*
+ * The summary (bloom.h, "The summary") that e (n entries) needs, into
+ * out, which the caller zeroed: what the live one is narrowed to (an AND)
+ * after entries go, so that a bit stays set exactly while an entry needs
+ * it.  O(n), plus the /16s a cover entry marks.
+ */
+void fsd_blockset_summary(const struct fsd_block_entry *e, size_t n,
+			  struct fs_block_summary *out);
+
+/* The filter keys e (n entries) puts into the filter, repeats counted
+ * (entries that share a key count it twice): what a filter is sized for. */
+__u64 fsd_blockset_filter_keys(const struct fsd_block_entry *e, size_t n);
+
 #endif /* FLOWSKETCHD_BLOCKSET_H */

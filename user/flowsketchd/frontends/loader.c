@@ -43,7 +43,9 @@ enum xdp_pin {
  * and secret) first, so pinned last; the program and .rodata are made
  * afresh from the pinned secret when a daemon adopts, never reused.
  * ifaces came with --ingress tracepoint, ifslot and ifcount with the
- * per-interface counts: an earlier release's datapath has none. */
+ * per-interface counts: an earlier release's datapath has none; bfilter
+ * and bsummary with the blocklist's expanded keys (bloom.h), which
+ * replaced the earlier release's bloom and bexact (retired_pins). */
 static const struct fsd_pin xdp_pins[PIN_MAX] = {
 	[PIN_PARAMS] = { "params", ".rodata", FSD_PIN_FRESH },
 	[PIN_CTL] = { "ctl", "fs_ctl", 0 },
@@ -53,11 +55,11 @@ static const struct fsd_pin xdp_pins[PIN_MAX] = {
 	[PIN_REPORTS] = { "reports", "fs_reports", 0 },
 	[PIN_BARRIER] = { "barrier", "fs_barrier", 0 },
 	[PIN_KFUNC_ARGS] = { "kfunc_args", "fs_kfunc_args", 0 },
-	[PIN_BLOOM] = { "bloom", "fs_bloom", 0 },
+	[PIN_BLOOM] = { "bfilter", "fs_bfilter", FSD_PIN_NEW },
 	[PIN_BLOCK4] = { "block4", "fs_block4", 0 },
 	[PIN_BLOCK6] = { "block6", "fs_block6", 0 },
 	[PIN_BLOCK_HITS] = { "hits", "fs_block_hits", 0 },
-	[PIN_BLOCK_EXACT] = { "bexact", "fs_block_exact", 0 },
+	[PIN_BLOCK_EXACT] = { "bsummary", "fs_bsummary", FSD_PIN_NEW },
 	[PIN_BLOCK_STATS] = { "bstats", "fs_block_stats", 0 },
 	[PIN_IFACES] = { "ifaces", "fs_ifaces", FSD_PIN_NEW },
 	[PIN_IFSLOT] = { "ifslot", "fs_ifslot", FSD_PIN_NEW },
@@ -68,6 +70,26 @@ static const struct fsd_pin xdp_pins[PIN_MAX] = {
 static int pin_path(char *buf, size_t len, const char *dir, enum xdp_pin p)
 {
 	return fsd_object_path(buf, len, dir, xdp_pins[p].name);
+}
+
+/*
+ * Pins an earlier release made that this one does not: the blocklist's
+ * filter and exact bitmaps of the layout that keyed groups on their
+ * shortest length.  An adopting daemon leaves them to the old program
+ * until its link has moved to the new one (a failed adoption leaves the
+ * old datapath whole), then removes them; --detach removes them too.
+ */
+static const char *const retired_pins[] = { "bloom", "bexact" };
+
+static void remove_retired_pins(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < FS_ARRAY_SIZE(retired_pins); i++)
+		if (!fsd_object_path(path, sizeof(path), dir, retired_pins[i]) &&
+		    !unlink(path))
+			fsd_info("removed the earlier release's pin %s", path);
 }
 
 static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options *o,
@@ -116,18 +138,6 @@ static int pinned_info(const char *dir, enum xdp_pin p, struct bpf_map_info *inf
 	return err;
 }
 
-/* This build's .rodata section size, as libbpf makes its map. */
-static __u32 rodata_size(void)
-{
-	struct flowsketch *skel = flowsketch__open();
-	__u32 size = 0;
-
-	if (skel)
-		size = (__u32)bpf_map__value_size(skel->maps.rodata);
-	flowsketch__destroy(skel);
-	return size;
-}
-
 /* Which ingress frontend the links pinned under pin_dir hold: the
  * tracepoint's link (FSD_TP_LINK), XDP links (link_*), or none yet. */
 static enum fsd_pinned_ingress pinned_ingress(const char *pin_dir)
@@ -162,10 +172,15 @@ int fsd_loader_read_pinned(const char *pin_dir, struct fsd_pinned *out)
 	err = pin_path(path, sizeof(path), pin_dir, PIN_PARAMS);
 	if (err)
 		return err;
-	/* fs_params opens the .rodata (maps.bpf.h); a value of another
-	 * size is another build's, whose maps this one cannot read. */
+	/* fs_params opens the .rodata (maps.bpf.h), whose other contents
+	 * (hash keys, flags) a new program makes afresh: its magic and
+	 * version below say whether this build can read it.  (Its size
+	 * changes with them: the blocklist's hash keys shrank with the
+	 * expanded groups, and an earlier release's datapath is still
+	 * adopted; each map reused must match in type and sizes, or the
+	 * load refuses it.) */
 	err = pinned_info(pin_dir, PIN_PARAMS, &info);
-	if (!err && info.value_size != rodata_size())
+	if (!err && info.value_size < sizeof(struct fs_sketch_params))
 		err = -EPROTO;
 	if (err)
 		goto out;
@@ -297,8 +312,8 @@ static void *xdp_open(const struct fs_sketch_params *p, const struct fsd_options
 		err = bpf_map__set_max_entries(skel->maps.fs_block_hits,
 					       o->blocklist_max + 1);
 	if (!err)	/* two filters of the largest size */
-		err = bpf_map__set_max_entries(skel->maps.fs_bloom,
-					       2U << fsd_blocklist_max_log2(o->blocklist_max));
+		err = fs_bfilter_size(skel->maps.fs_bfilter, &skel->rodata->fs_bfilter_mask,
+				      fsd_blocklist_max_log2(o->blocklist_max));
 	if (err) {
 		fsd_fail(err, "cannot size the BPF maps");
 		flowsketch__destroy(skel);
@@ -678,6 +693,9 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 		if (drop_tp_link(l->pin_dir))
 			fsd_info("detached the discarded datapath's receive tracepoint link");
 		fsd_ifslots_release(&l->ifslots, o->ifaces, o->n_ifaces);
+		/* Every link runs this program now. */
+		if (l->obj.adopted)
+			remove_retired_pins(l->pin_dir);
 		return 0;
 	}
 	/* An adopted filter may name interfaces no -i gives now. */
@@ -699,6 +717,9 @@ int fsd_loader_attach(struct fsd_loader *l, const struct fsd_options *o)
 	for (i = 0; i < o->n_ifaces; i++)
 		fsd_info("counting what %s receives (tp_btf/netif_receive_skb)",
 			 o->ifaces[i].name);
+	/* A kept link's program holds its own maps; the names go. */
+	if (l->obj.adopted)
+		remove_retired_pins(l->pin_dir);
 	return 0;
 }
 
@@ -848,6 +869,8 @@ int fsd_loader_remove_pins(const char *pin_dir)
 	 * flowsketch's own names, nothing else that may be there. */
 	int n = drop_link_pins(pin_dir) + drop_tp_link(pin_dir),
 	    m = fsd_object_remove_pins(&xdp_ops, pin_dir);
+
+	remove_retired_pins(pin_dir);
 
 	return m < 0 ? m : n + m;
 }
