@@ -413,6 +413,25 @@ static int adopt_trie(struct fsd_blocklist *bl, int fd, __u32 family,
 }
 
 /*
+ * The summary of an adopted datapath: the new list's bits set first, then
+ * the stale cleared, so that no source the list covers passes in between
+ * (an adopted summary of this layout holds the last daemon's; one of an
+ * older release's is a fresh map, zero).
+ */
+static void adopt_summary(struct fsd_blocklist *bl)
+{
+	struct fs_block_summary *x = bl->scratch;
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	fsd_blockset_summary(bl->e, bl->n, x);
+	for (i = 0; i < sizeof(*x) / 8; i++)
+		__atomic_fetch_or((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+	for (i = 0; i < sizeof(*x) / 8; i++)
+		__atomic_fetch_and((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+}
+
+/*
  * Load the list over an adopted datapath's (header comment of
  * fsd_blocklist_start()).  Entries both lists have keep their ids, so
  * their counters are never copied or reset and no drop is lost or
@@ -425,7 +444,6 @@ static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
 {
 	size_t nstale = 0, i;
 	size_t keys[2] = { 0, 0 }, stale_of[2] = { 0, 0 }, listed[2] = { 0, 0 };
-	struct fs_block_summary *x = bl->scratch;
 	__u8 *used = calloc((size_t)bl->max + 1, 1);
 	struct stale_key *stale = NULL;
 	bool stale_first[2];
@@ -496,15 +514,7 @@ static int adopt_maps(struct fsd_blocklist *bl, struct stale_key **stale_out,
 		err = trie_update(bl, &bl->e[i].c, bl->e[i].id);
 	if (err)
 		goto out;
-	/* The summary: the new list's bits set first, then the stale
-	 * cleared (an adopted summary of this layout holds the last
-	 * daemon's; one of an older release's is a fresh map, zero). */
-	memset(x, 0, sizeof(*x));
-	fsd_blockset_summary(bl->e, bl->n, x);
-	for (i = 0; i < sizeof(*x) / 8; i++)
-		__atomic_fetch_or((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
-	for (i = 0; i < sizeof(*x) / 8; i++)
-		__atomic_fetch_and((__u64 *)bl->summary + i, ((__u64 *)x)[i], __ATOMIC_RELAXED);
+	adopt_summary(bl);
 	/* The filter after the rebuild that follows knows none of the stale
 	 * keys; the trie forgets them now. */
 	for (i = 0; i < nstale; i++)
