@@ -69,16 +69,26 @@ static double ertl_tau(double x)
 	return z / 3.0;
 }
 
+double fs_hll_estimate_hist(const __u32 *hist, double m, __u32 q)
+{
+	double z;
+	__u32 k;
+
+	z = m * ertl_tau(1.0 - hist[q + 1] / m);
+	for (k = q; k >= 1; k--)
+		z = 0.5 * (z + hist[k]);
+	z += m * ertl_sigma(hist[0] / m);
+	return m * m / (2.0 * M_LN2 * z);
+}
+
 double fs_hll_estimate(const __u8 *regs, __u32 p)
 {
 	/* One histogram bucket per possible register value, 0 .. 64. */
 	__u32 hist[66];
-	double m, z;
 	__u32 q, i, k;
 
 	if (p < FS_HLL_MIN_P || p > FS_HLL_MAX_P)
 		return NAN;
-	m = (double)(1ULL << p);
 	q = 64 - p;
 	memset(hist, 0, sizeof(hist));
 	for (i = 0; i < (1U << p); i++) {
@@ -87,12 +97,7 @@ double fs_hll_estimate(const __u8 *regs, __u32 p)
 		k = regs[i] <= q + 1 ? regs[i] : q + 1;
 		hist[k]++;
 	}
-
-	z = m * ertl_tau(1.0 - hist[q + 1] / m);
-	for (k = q; k >= 1; k--)
-		z = 0.5 * (z + hist[k]);
-	z += m * ertl_sigma(hist[0] / m);
-	return m * m / (2.0 * M_LN2 * z);
+	return fs_hll_estimate_hist(hist, (double)(1ULL << p), q);
 }
 
 double fs_hll_rse(__u32 p)

@@ -17,6 +17,15 @@
  * FS_HLL_MIN_P..FS_HLL_MAX_P (params.h). */
 double fs_hll_estimate(const __u8 *regs, __u32 p);
 
+/*
+ * The same from a register histogram: hist[k] registers of value k, for
+ * k = 0 .. q + 1, over m registers (any m >= 1, not only a power of two:
+ * the estimator assumes only that keys pick registers uniformly), whose
+ * ranks are 1 .. q and q + 1 saturated.  Other sketches of HyperLogLog
+ * registers (spread.h's buckets) share it.
+ */
+double fs_hll_estimate_hist(const __u32 *hist, double m, __u32 q);
+
 /* Relative standard error of the estimate: 1.04 / sqrt(2^p). */
 double fs_hll_rse(__u32 p);
 
