@@ -224,6 +224,7 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            spill_twice:test_layouts:FS_MUTANT_SPILL_TWICE \
            spill_edge:test_layouts:FS_MUTANT_SPILL_EDGE \
            bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST \
+           packed_unbounded:test_merge:FS_MUTANT_PACKED_UNBOUNDED \
            spread_no_scale:test_spread:FS_MUTANT_SPREAD_NO_SCALE \
            prefix_no_scale:test_prefix:FS_MUTANT_PREFIX_NO_SCALE
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))

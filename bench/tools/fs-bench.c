@@ -15,7 +15,8 @@
  *
  * Daemon.  Closing a window reads every CPU's copy of the closed slot,
  * folds it into one sketch (fs_sketch_add_slot: cells add, registers take
- * the max) and zeroes the slot; a live `top` then queries the candidates
+ * the max) and zeroes the slot, of every map the daemon's rotation folds
+ * (not the legacy fs_hll a fresh datapath makes at one element); a live `top` then queries the candidates
  * in that sketch.  Both are timed on the maps the full program filled and
  * set against a memcpy of the same bytes (the floor any rotation has to
  * pay), and against the 1 s window as a share of one core.
@@ -163,6 +164,9 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 		return -ENOENT;
 	}
 	FS_DATAPATH_SETUP(skel, p, false);
+	/* As the daemon loads it: fs_hll, which no program here writes, at
+	 * one element (sketch_kind.h, "Legacy maps"). */
+	fs_datapath_fresh_legacy(skel->obj);
 	bpf_map__set_max_entries(skel->maps.naive_cms,
 				 (__u32)fs_cms_cells_per_slot(p));
 	bpf_map__set_max_entries(skel->maps.naive_hll,
@@ -287,6 +291,7 @@ struct bench_rotation {
 	int fd[FS_NDPMAPS], hot_fd, ctl_fd;	/* fd: by datapath map */
 	__u32 ncpus;
 	__u32 last[FS_NDPMAPS];			/* slot 0: chunks [0, last] */
+	bool folded[FS_NDPMAPS];		/* as the daemon's rotation */
 	__u8 *value;				/* one key, all CPUs */
 	__u8 *zeros;				/* the same size, zero */
 	struct fs_hot_line *hot;		/* [cpu] */
@@ -320,6 +325,8 @@ static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
 	 * map's chunks are FS_CHUNK_BYTES, so one buffer reads them all. */
 	for (m = 0; m < FS_NDPMAPS; m++) {
 		rot->fd[m] = bpf_map__fd(maps[m]);
+		rot->folded[m] = fs_dp_map_folded(m, p, FS_NSLOTS,
+						  bpf_map__max_entries(maps[m]));
 		rot->last[m] = bench_slot0_last_chunk(fs_dp_maps[m].per_slot(p),
 						      fs_dp_maps[m].chunk_shift);
 	}
@@ -384,7 +391,7 @@ static int bench_rotate(struct bench_rotation *rot, struct fs_sketch *s,
 
 	fs_sketch_reset(s);
 	for (m = 0; m < FS_NDPMAPS; m++)
-		for (k = 0; k <= rot->last[m]; k++) {
+		for (k = 0; rot->folded[m] && k <= rot->last[m]; k++) {
 			err = bench_fold_chunk(rot, m, k, s);
 			if (err)
 				return err;
@@ -428,7 +435,8 @@ static size_t bench_rotation_bytes(const struct bench_rotation *rot)
 	int m;
 
 	for (m = 0; m < FS_NDPMAPS; m++)
-		chunks += rot->last[m] + 1;
+		if (rot->folded[m])
+			chunks += rot->last[m] + 1;
 	return (size_t)rot->ncpus * chunks * FS_CHUNK_BYTES;
 }
 

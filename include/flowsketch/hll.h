@@ -10,8 +10,10 @@
  * (Redis: p = 14, ranks 1..51).  A register keeps the max rank it has seen;
  * 0 means empty.  Exports move each sketch's registers through a secret
  * permutation (user/lib/export_perm.h), which keeps every estimate and
- * merge and tells no reader the index bits of a known key's hash.  Registers are one byte each in the datapath (a byte
- * store is cheaper than a 6-bit field update); exports pack them.
+ * merge and tells no reader the index bits of a known key's hash.  The
+ * datapath keeps them packed, five to a 32-bit word (fs_hll_packed,
+ * "Packed registers" below); user space, one byte each; exports pack them
+ * again as each format wants.
  *
  * Merge is register-wise max, which gives exactly the sketch of the union.
  * The estimate (user space only, it needs floating point) is Ertl's
@@ -22,6 +24,15 @@
  * a slot (enum below), numbered within the slot
  *     register = (sketch << p) | index,
  * 32768 registers a chunk (FS_HLL_CHUNK_SHIFT).
+ *
+ * Byte registers in a map (fs_hll, struct fs_hll_chunk) are what the
+ * datapath of a release before the packed registers writes, and what the
+ * wide-layout build of the tests and benchmarks writes.  A datapath this
+ * release loads afresh makes fs_hll one chunk (sketch_kind.h, "Legacy
+ * maps"): 32 KiB a CPU, where two slots of ceil(3 * 2^p / 2^15) chunks
+ * take 2 x 32 KiB up to p = 13, 2 x 2 x 32 = 128 KiB at p = 14 and
+ * 2 x 3 x 2^(p - 15) x 32 KiB from p = 15 on (1.5 MiB at p = 18); an
+ * adopted earlier release's keeps its size.
  */
 #ifndef FLOWSKETCH_HLL_H
 #define FLOWSKETCH_HLL_H

@@ -96,6 +96,29 @@ enum fs_kind {
  * --replace) folds them like the rest, so nothing they count is lost; a
  * new datapath never writes fs_hll, and the wide-cell build of the tests
  * and the benchmark (FS_CMS_WIDE, update.h) writes only fs_cms and fs_hll.
+ *
+ * Legacy maps (fs_hll, .legacy in fs_dp_maps[]).  A daemon that loads a
+ * datapath afresh gives fs_hll FS_DP_LEGACY_CHUNKS element (an array map
+ * needs one; the map stays, under its name, pin and value type, for the
+ * kernel module's name checks, bpftool and an adopting daemon), and its
+ * rotation neither reads, folds nor zeroes it.  A rotation tells that from
+ * the map alone (fs_dp_map_folded()): one chunk cannot hold FS_NSLOTS
+ * slots of a chunk or more each.  A datapath pinned by an earlier release,
+ * whose programs write fs_hll, is adopted on its pinned fs_hll, whole, and
+ * folded as before; so is one pinned by a daemon of this release that had
+ * adopted such a datapath (the map keeps its size through every adoption,
+ * until --replace).  Per CPU at the defaults (d = 5, log2w = 12, p = 14;
+ * chunks of 32 KiB, each slot rounded up to whole chunks, chunk.h):
+ *
+ *  map             a slot                       chunks    fresh         adopted
+ *  fs_cms          20480 x 16 B = 320 KiB       10 x 2    640 KiB       640 KiB
+ *  fs_cms_narrow   20480 x 4 B = 80 KiB         3 x 2     192 KiB       192 KiB
+ *  fs_hll          49152 x 1 B = 48 KiB         2 x 2     32 KiB (1)    128 KiB
+ *  fs_hll_packed   9831 x 4 B = 38.4 KiB        2 x 2     128 KiB       128 KiB
+ *  total                                                  992 KiB       1088 KiB
+ *
+ * and a rotation reads and zeroes one slot: 320 + 96 + 64 = 480 KiB a CPU
+ * fresh, 544 KiB with an earlier release's fs_hll.
  * X(NAME, name, KIND): map "fs_" #name, pin #name, struct
  * fs_name_chunk, fs_name_chunks(p, nslots), and the kind it folds into.
  * FS_KFUNC_MAPS are the ones the kernel module's kfunc writes (kfunc.h).
@@ -113,6 +136,7 @@ enum fs_dp_map {
 #undef FS_DP_ENUM
 
 #if !defined(__bpf__) && !defined(__KERNEL__)
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The word type the merge works on says the word's size. */
@@ -231,6 +255,9 @@ FS_INLINE __u64 fs_kind_slot_bytes(enum fs_kind k, const struct fs_sketch_params
  */
 struct fs_dp_map_desc {
 	const char *map;		/* the datapath's map (maps.h) */
+	/* Written only by an earlier release's datapath (above): made
+	 * with FS_DP_LEGACY_CHUNKS elements, folded only when it is whole. */
+	bool legacy;
 	const char *pin;		/* its pin, in the pin directory */
 	enum fs_kind kind;		/* the part it folds into */
 	__u32 chunk_shift;		/* elements a chunk: 1 << chunk_shift */
@@ -279,24 +306,53 @@ static inline void fs_fold_hll(void *part, const void *c, __u64 b, __u64 e,
 		d[i] = v[i] > d[i] ? v[i] : d[i];
 }
 
-/* Words [b, e) hold registers [5b, 5e), of which those below 3 << p are
- * the slot's (the last word's top fields are padding, always zero). */
+/* The max of register *d and field f of word w (hll.h). */
+static inline void fs_fold_hll_field(__u8 *d, __u32 w, __u32 f)
+{
+	__u8 x = fs_hll_packed_get(w, f);
+
+	*d = x > *d ? x : *d;
+}
+
+/*
+ * Words [b, e) hold registers [5b, 5e), of which those below 3 << p are
+ * the slot's (the last word's top fields are padding, always zero).  The
+ * words whose five fields are all the slot's, all but at most the last,
+ * go without a bound per field, five fields unrolled: a rotation unpacks
+ * every word of every CPU, and the bound and the loop cost more than the
+ * fields.  A zero word (five empty registers, common in a light window)
+ * leaves the part as it is.
+ */
 static inline void fs_fold_hll_packed(void *part, const void *c, __u64 b,
 				      __u64 e, const struct fs_sketch_params *p)
 {
-	__u8 *d = part;
+	__u8 *d = (__u8 *)part + b * FS_HLL_PACKED_PER_WORD;
 	const __u32 *v = c;
-	__u64 regs = fs_hll_regs_per_slot(p), i;
+	__u64 regs = fs_hll_regs_per_slot(p), full = regs / FS_HLL_PACKED_PER_WORD;
+	__u64 i, n = e - b, whole = full > b ? full - b : 0;
 	__u32 f;
 
-	for (i = 0; i < e - b; i++)
-		for (f = 0; f < FS_HLL_PACKED_PER_WORD; f++) {
-			__u64 r = (b + i) * FS_HLL_PACKED_PER_WORD + f;
-			__u8 x = fs_hll_packed_get(v[i], f);
+	if (whole > n)
+		whole = n;
+#ifdef FS_MUTANT_PACKED_UNBOUNDED	/* `make mutants` only: padding read */
+	whole = n;
+#endif
+	for (i = 0; i < whole; i++, d += FS_HLL_PACKED_PER_WORD) {
+		__u32 w = v[i];
 
-			if (r < regs && x > d[r])
-				d[r] = x;
-		}
+		if (!w)
+			continue;
+		fs_fold_hll_field(d, w, 0);
+		fs_fold_hll_field(d + 1, w, 1);
+		fs_fold_hll_field(d + 2, w, 2);
+		fs_fold_hll_field(d + 3, w, 3);
+		fs_fold_hll_field(d + 4, w, 4);
+	}
+	_Static_assert(FS_HLL_PACKED_PER_WORD == 5, "the unrolled fields");
+	for (; i < n; i++, d += FS_HLL_PACKED_PER_WORD)
+		for (f = 0; f < FS_HLL_PACKED_PER_WORD; f++)
+			if ((b + i) * FS_HLL_PACKED_PER_WORD + f < regs)
+				fs_fold_hll_field(d + f, v[i], f);
 }
 
 static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
@@ -314,6 +370,7 @@ static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
 		.map = FS_KIND_MAP(hll), .pin = FS_KIND_PIN(hll),
 		.kind = FS_KIND_HLL, .chunk_shift = FS_HLL_CHUNK_SHIFT,
 		.per_slot = fs_hll_regs_per_slot, .fold = fs_fold_hll,
+		.legacy = true,
 	},
 	[FS_DP_HLL_PACKED] = {
 		.map = FS_KIND_MAP(hll_packed), .pin = FS_KIND_PIN(hll_packed),
@@ -345,15 +402,40 @@ FS_INLINE __u32 fs_dp_chunks(enum fs_dp_map m, const struct fs_sketch_params *p,
 			      fs_dp_maps[m].chunk_shift, nslots);
 }
 
-/* Per-CPU bytes of every datapath map holding nslots slots (what a CPU's
- * copy of the datapath's sketches takes). */
+/* A legacy map's elements in a datapath loaded afresh (above). */
+#define FS_DP_LEGACY_CHUNKS 1U
+_Static_assert(FS_DP_LEGACY_CHUNKS < FS_NSLOTS, "a fresh legacy map holds no slot");
+
+/* Elements of map m in a datapath this release loads afresh. */
+FS_INLINE __u32 fs_dp_fresh_chunks(enum fs_dp_map m, const struct fs_sketch_params *p,
+				   __u32 nslots)
+{
+	return fs_dp_maps[m].legacy ? FS_DP_LEGACY_CHUNKS : fs_dp_chunks(m, p, nslots);
+}
+
+/*
+ * Does a rotation read, fold and zero map m, which has max_entries
+ * elements?  Every map but a legacy one; a legacy one when it holds all
+ * nslots slots (an adopted earlier release's datapath writes it), not at
+ * FS_DP_LEGACY_CHUNKS (nothing writes it).
+ */
+FS_INLINE bool fs_dp_map_folded(enum fs_dp_map m, const struct fs_sketch_params *p,
+				__u32 nslots, __u32 max_entries)
+{
+	return !fs_dp_maps[m].legacy || max_entries >= fs_dp_chunks(m, p, nslots);
+}
+
+/* Per-CPU bytes of every datapath map holding nslots slots, as this
+ * release loads them afresh (what a CPU's copy of the datapath's sketches
+ * takes: 992 KiB at the defaults, table above). */
 FS_INLINE __u64 fs_dp_percpu_bytes(const struct fs_sketch_params *p, __u32 nslots)
 {
 	__u64 bytes = 0;
 	int m;
 
 	for (m = 0; m < FS_NDPMAPS; m++)
-		bytes += (__u64)fs_dp_chunks((enum fs_dp_map)m, p, nslots) * FS_CHUNK_BYTES;
+		bytes += (__u64)fs_dp_fresh_chunks((enum fs_dp_map)m, p, nslots) *
+			 FS_CHUNK_BYTES;
 	return bytes;
 }
 

@@ -382,6 +382,20 @@ check "bpftool shows hot as BTF-typed rx, sketched and tagged slot totals per CP
 	bash -c "bpftool -j map dump pinned '$PIN_DIR/hot' | jq -e '[.. | objects | select(has(\"rx\") and has(\"sketched\"))] | length > 0 and ([.. | objects | select(has(\"seq\") and has(\"packets\") and has(\"bytes\"))] | length > 0)' >/dev/null"
 check "bpftool shows cms with BTF" \
 	bash -c "bpftool -j map show pinned '$PIN_DIR/cms' | jq -e '.btf_id > 0' >/dev/null"
+# The legacy byte registers (sketch_kind.h, "Legacy maps"): a fresh
+# datapath keeps fs_hll pinned, under its name and BTF, at one 32 KiB
+# element, which nothing writes.
+check "bpftool shows hll, the legacy byte registers, as fs_hll with BTF at one 32 KiB element ($(bpftool -j map show pinned "$PIN_DIR/hll" 2>/dev/null | jq -c '[.name, .max_entries, .bytes_value]'))" \
+	bash -c "bpftool -j map show pinned '$PIN_DIR/hll' | jq -e '.name == \"fs_hll\" and .btf_id > 0 and .max_entries == 1 and .bytes_value == 32768' >/dev/null"
+# status's datapath memory a CPU is what the kernel says the per-CPU maps
+# hold: entries times value bytes of each, summed.
+pcpu=0
+for pin in cms cms_narrow hll hll_packed hot stats; do
+	b=$(bpftool -j map show pinned "$PIN_DIR/$pin" 2>/dev/null | jq '.max_entries * .bytes_value')
+	pcpu=$((pcpu + ${b:-0}))
+done
+check "status: datapath bytes a CPU are the pinned per-CPU maps' entries x value bytes ($(jq .memory.datapath_bytes_per_cpu "$WORK/status0.json") = $pcpu)" \
+	jqe --argjson n "$pcpu" '.memory.datapath_bytes_per_cpu == $n' "$WORK/status0.json"
 
 # ---------------------------------------------------------------- shutdown
 kill -TERM "$DAEMON_PID"

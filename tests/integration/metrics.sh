@@ -35,6 +35,10 @@
 #   - POST is 405, /nope 404, a 100 KB header a 4xx or a closed
 #     connection; 200 clients that connect and send nothing delay no
 #     window, and /metrics answers meanwhile;
+#   - the verdict cache's counter (flowsketch_blocklist_cached_packets_total,
+#     status's cached) moves as the traffic says: one source beside an
+#     entry, NEAR packets, is NEAR - c cache hits (c: the CPUs that saw it
+#     first), none dropped;
 #   - SIGTERM without --keep leaves no state (the metrics state included);
 #     --ingress tracepoint has no blocklist metrics, and its fresh datapath
 #     starts the interface's series from 0.
@@ -267,6 +271,42 @@ secs=$(( (t1 - t0) / 1000000000 ))
 check "no window held up meanwhile ($adv windows in ${secs}+ s, $late late; $(cat "$WORK/slow.out"))" \
 	[ "$adv" -ge $((secs - 1)) -a "$late" -le 1 ]
 check "/metrics answers after them" metrics "$WORK/after.prom"
+
+# ---------------------------------------------------------------- verdict cache
+# A source near an entry (its /16 holds one, none covers it) costs a filter
+# probe on the first packet each CPU sees of it; the verdict cache lets
+# every later one pass (bloom.h).  From the traffic alone: NEAR packets of
+# one source, 10.64.0.1 (fs-gen's first IPv4 source), beside the entry
+# 10.64.9.0/24, are NEAR - c cache hits, c the CPUs that saw it first
+# (1 <= c <= the CPUs), and no drop.  The page's counter is status's.
+NEAR=400
+NCPU=$(getconf _NPROCESSORS_CONF)
+cli block del 10.64.0.0/10 >/dev/null && cli block add 10.64.9.0/24 >/dev/null ||
+	bail "the blocklist is one /24 beside the source"
+sandwich "$WORK/c0.prom" status_once || bail "a page and status of one window before the near traffic"
+checked0=$(jq .blocklist.checked_packets "$WORK/st.json")
+cached0=$(jq .blocklist.cached "$WORK/st.json")
+dropped0=$(jq .blocklist.dropped_packets "$WORK/st.json")
+page0=$(py get "$WORK/c0.prom" flowsketch_blocklist_cached_packets_total)
+gen_in --flows 1 --sources 1 --destinations 1 --ipv6-share 0 --packets "$NEAR" \
+	--rate 2000 --seed 66 --truth "$WORK/near.json" || bail "the near source's packets sent"
+# checked moves with every IP frame on the link, and only this sender
+# sends: all are judged once it has moved by NEAR.
+all_checked() { status_once && [ "$(jq .blocklist.checked_packets "$WORK/st.json")" -ge $((checked0 + NEAR)) ]; }
+fs_until 100 all_checked || not_ok "the datapath judged the $NEAR near packets"
+# The page is built as windows close: one of a window after the traffic.
+settle || bail "two windows closed after the near traffic"
+sandwich "$WORK/c1.prom" status_once || bail "a page and status of one window after the near traffic"
+page1=$(py get "$WORK/c1.prom" flowsketch_blocklist_cached_packets_total)
+cached1=$(jq .blocklist.cached "$WORK/st.json")
+hits=$((cached1 - cached0))
+check "near traffic: one source, 10.64.0.1, $NEAR packets ($(jq -c '[.flows[].src] | unique' "$WORK/near.json"), $(jq .total_packets "$WORK/near.json"))" \
+	jqe --argjson n "$NEAR" '([.flows[].src] | unique) == ["10.64.0.1"] and .total_packets == $n' "$WORK/near.json"
+check "near traffic: $hits cache hits, $NEAR less one to $NCPU (the CPUs that saw it first), none dropped" \
+	bash -c '[ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 - 1)) ] && [ "$(jq .blocklist.dropped_packets "$4")" = "$5" ]' \
+	_ "$hits" "$NEAR" "$NCPU" "$WORK/st.json" "$dropped0"
+check "flowsketch_blocklist_cached_packets_total is status's cached, before ($page0 = $cached0) and after ($page1 = $cached1)" \
+	[ "$page0" = "$cached0" -a "$page1" = "$cached1" ]
 
 # ---------------------------------------------------------------- stop
 kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"; rc=$?; DAEMON_PID=""

@@ -228,6 +228,7 @@ def cmd_values(path, status, args):
         expect(sm, "flowsketch_blocklist_dropped_packets_total",
                bl["dropped_packets"])
         expect(sm, "flowsketch_blocklist_dropped_bytes_total", bl["dropped_bytes"])
+        expect(sm, "flowsketch_blocklist_cached_packets_total", bl["cached"])
         got = value(sm, "flowsketch_blocklist_false_positive_ratio")
         if got is None or abs(got - bl["measured_fpr"]) > 1e-12:
             fail("false positive ratio %s, status %s" % (got, bl["measured_fpr"]))

@@ -21,6 +21,11 @@
 #     --replace, never a 0 that looks like a count;
 #   - --replace starts afresh, and every per-interface count is back,
 #     exactly what is sent after it;
+#   - the earlier release's byte registers (hll) adopted whole, and folded:
+#     the distinct flows of the history are those of every run (in
+#     tracepoint mode, the programs kept count in hll alone), also after a
+#     second restart on this release's own pins; after --replace, hll is
+#     one element (sketch_kind.h, "Legacy maps");
 #   - xdp: a blocklist (fs-gen's IPv4 sources, 10.64.0.0/10) in force
 #     before the upgrade stays in force after it, on the earlier release's
 #     tries and counters and this one's filter: every IPv4 packet of both
@@ -44,6 +49,30 @@ send() { gen_in --flows 100 --packets "$1" --seed "$2" --truth "$3"; }
 sent() { jq -s 'map(.total_packets) | add' "$@"; }
 stop() { kill -"$1" "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 metrics() { fs_in "$NS_RX" curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
+
+# The pinned byte registers' element count (sketch_kind.h, "Legacy maps").
+hll_entries() { bpftool -j map show pinned "$PIN_DIR/hll" 2>/dev/null | jq '.max_entries'; }
+# legacy_whole WHAT: hll holds both slots, 2 ceil(3 2^p / 32768) elements.
+legacy_whole() {
+	local p want
+	p=$(jq '.params.hll_precision' "$WORK/st.json")
+	want=$((2 * ((3 * (1 << p) + 32767) / 32768)))
+	check "$1 ($(hll_entries) elements of $want)" [ "$(hll_entries)" = "$want" ]
+}
+# distinct_both WHAT TRUTH...: distinct flows over the whole history within
+# 3 relative standard errors (+1) of the flows the truth files sent.  The
+# earlier release's programs that stay attached count in hll alone: an
+# adopting daemon that did not fold it would miss their flows.
+distinct_both() {
+	local what=$1 union est hist p
+	shift
+	p=$(jq '.params.hll_precision' "$WORK/st.json")
+	union=$(jq -s '[.[].flows[] | [.proto, .src, .dst, .sport, .dport]] | unique | length' "$@")
+	hist=$(jq '.history_seconds' "$WORK/st.json")
+	est=$(cli flows --json --span "$hist" 2>/dev/null | jq '.distinct_flows')
+	check "$what: distinct flows of every run, $est, within 3 standard errors of $union" \
+		jq -en --argjson e "${est:-null}" --argjson t "$union" --argjson p "$p" '$e != null and (($e - $t) | fabs) <= 3 * 1.04 / pow(2; $p / 2) * $t + 1'
+}
 
 fs_test up "$GEN"
 if ! git cat-file -e "$PREV^{commit}" 2>/dev/null; then
@@ -83,6 +112,22 @@ for mode in xdp tracepoint; do
 	after=$(sent "$WORK/$mode-2.json")
 	check "$mode: window totals are everything sent, before and after ($(jq .totals.packets "$WORK/st.json") = $all)" \
 		jqe --argjson n "$all" '.totals.packets == $n' "$WORK/st.json"
+	legacy_whole "$mode: this release adopted the earlier release's byte registers (hll) whole"
+	distinct_both "$mode" "$WORK/$mode-1.json" "$WORK/$mode-2.json"
+	if [ "$mode" = tracepoint ]; then
+		# A second restart adopts what this release pinned over the
+		# earlier one's: its receive program still counts in hll.
+		stop TERM
+		: >"$WORK/daemon.log"
+		fsd_start "${opts[@]}" --keep || bail "$mode: this release restarts on its own pins"
+		send 1000 $((seed + 4)) "$WORK/$mode-2b.json" || bail "$mode: traffic after the restart"
+		fsd_settle egress || bail "$mode: windows closed after the restart"
+		all=$(sent "$WORK/$mode-1.json" "$WORK/$mode-2.json" "$WORK/$mode-2b.json")
+		check "$mode: restarted again, the window totals are still everything sent ($(jq .totals.packets "$WORK/st.json") = $all)" \
+			jqe --argjson n "$all" '.totals.packets == $n' "$WORK/st.json"
+		legacy_whole "$mode: restarted again, hll is still whole"
+		distinct_both "$mode, restarted again" "$WORK/$mode-1.json" "$WORK/$mode-2.json" "$WORK/$mode-2b.json"
+	fi
 	if [ "$mode" = xdp ]; then
 		n4=$(v4 "$WORK/$mode-1.json" "$WORK/$mode-2.json")
 		check "xdp: the blocklist held across the upgrade: every IPv4 packet dropped ($(jq .blocklist.dropped_packets "$WORK/st.json") = $n4 of $all)" \
@@ -117,6 +162,8 @@ for mode in xdp tracepoint; do
 	send 1500 $((seed + 3)) "$WORK/$mode-3.json" || bail "$mode: traffic after --replace"
 	fsd_settle egress || bail "$mode: windows closed after --replace"
 	n=$(sent "$WORK/$mode-3.json")
+	check "$mode: after --replace, hll, which nothing writes now, is one element ($(hll_entries))" \
+		[ "$(hll_entries)" = 1 ]
 	check "$mode: after --replace, in and out per interface are back ($(jq -c '.interfaces[0] | {in, out}' "$WORK/st.json"); sent $n in)" \
 		jqe --argjson n "$n" '.interfaces[0].in.packets == $n and (.interfaces[0].out.packets | type) == "number"' "$WORK/st.json"
 	stop TERM

@@ -7,7 +7,8 @@
  * merge of sketches of parts of a stream must equal, byte for byte, the
  * sketch of the whole stream.  Packets are spread over NCPU models and
  * both window slots; the reference is one model that saw everything in
- * one slot.
+ * one slot.  The packed registers' fold is checked against their
+ * definition apart (test_packed_fold_reference).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -317,6 +318,82 @@ static void test_merged_distinct_within_bounds(void **state)
 	fs_sketch_free(&sum);
 }
 
+/*
+ * The packed registers' fold (sketch_kind.h) against their definition
+ * (hll.h): register r of a slot is bits 6 (r mod 5) .. 6 (r mod 5) + 5 of
+ * the slot's word floor(r / 5), and the fold keeps, register by register,
+ * the largest over the CPUs.  Random fields (a third of the words zero, as
+ * in a light window) on NCPU CPUs and both slots, chunk by chunk as a
+ * rotation reads them, for precisions whose slot ends in its first chunk
+ * (p <= 13) or in a later one.  The last word's padding fields are set
+ * here, which no datapath does: the fold must neither read them as
+ * registers nor write past the slot's 3 << p registers, into the guard.
+ */
+#define GUARD 64
+#define WORDS_A_CHUNK 8192	/* 32 KiB of 32-bit words */
+
+static void test_packed_fold_reference(void **state)
+{
+	static const __u32 ps[] = { 4, 7, 12, 13, 14, 16 };
+	const struct fs_hash_secret secret = { 1, 2 };
+	__u64 seed = 0x9e3779b97f4a7c15ULL;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		struct fs_sketch_params q;
+		struct fs_sketch s;
+		__u64 regs = 3ULL << ps[i], words = (regs + 4) / 5, r;
+		/* Each slot rounded up to whole chunks (chunk.h). */
+		__u64 stride = (words + WORDS_A_CHUNK - 1) / WORDS_A_CHUNK * WORDS_A_CHUNK;
+		__u32 nchunks = (__u32)(2 * stride / WORDS_A_CHUNK), slot, c, cpu;
+		__u32 *map = calloc((size_t)NCPU * nchunks, WORDS_A_CHUNK * 4);
+		__u8 *want = calloc(regs, 1), *part = calloc(regs + GUARD, 1);
+		__u8 *own = NULL;
+
+		assert_non_null(map);
+		assert_non_null(want);
+		assert_non_null(part);
+		fs_params_init(&q, 4, 11, ps[i], 0, &secret);
+		assert_int_equal(fs_sketch_init(&s, &q), 0);
+		own = s.hll;
+		s.hll = part;
+		for (slot = 0; slot < FS_NSLOTS; slot++) {
+			memset(want, 0, regs);
+			memset(part, 0, regs + GUARD);
+			for (cpu = 0; cpu < NCPU; cpu++) {
+				__u32 *v = map + (size_t)cpu * nchunks * WORDS_A_CHUNK;
+				__u64 w;
+
+				for (w = 0; w < (__u64)nchunks * WORDS_A_CHUNK; w++)
+					v[w] = rng_next(&seed) % 3 ? (__u32)rng_next(&seed) & 0x3fffffffU : 0;
+				for (r = 0; r < regs; r++) {
+					__u8 x = (v[slot * stride + r / 5] >> (6 * (r % 5))) & 63;
+
+					if (x > want[r])
+						want[r] = x;
+				}
+				for (c = 0; c < nchunks; c++)
+					assert_int_equal(fs_sketch_add_chunk(&s, FS_DP_HLL_PACKED, slot, c,
+									     v + (size_t)c * WORDS_A_CHUNK), 0);
+			}
+			for (r = 0; r < regs; r++)
+				if (part[r] != want[r])
+					fail_msg("p %u slot %u register %llu: %u, definition %u",
+						 ps[i], slot, (unsigned long long)r, part[r], want[r]);
+			for (r = regs; r < regs + GUARD; r++)
+				if (part[r])
+					fail_msg("p %u slot %u: byte %llu past the registers written (%u)",
+						 ps[i], slot, (unsigned long long)(r - regs), part[r]);
+		}
+		s.hll = own;
+		fs_sketch_free(&s);
+		free(map);
+		free(want);
+		free(part);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_merge_commutative_and_hll_idempotent),
 		cmocka_unit_test(test_mismatched_params_refused),
 		cmocka_unit_test(test_merged_distinct_within_bounds),
+		cmocka_unit_test(test_packed_fold_reference),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -19,6 +19,13 @@
  * and absent; and the windows that reuse the lost window's slot (seq 3)
  * and the other slot (seq 2, 4) must be exact.  Every report the datapath
  * put in the ring buffer must be received and accounted for.
+ *
+ * The legacy byte registers (fs_hll, sketch_kind.h "Legacy maps"): on a
+ * datapath made as the daemon makes it afresh (rig_setup_fresh) not one
+ * access of fs_hll is tried, and a marker in it is neither folded nor
+ * zeroed; whole, as an adopted earlier release's, what is written in it
+ * is folded exactly (register-wise max over CPUs) and zeroed.  Each fails
+ * under the mutant that decides the other way.
  */
 #include <errno.h>
 #include <math.h>
@@ -194,6 +201,9 @@ static int rotation_init(struct rig *g, const struct fs_sketch_params *p)
 	return fsd_rotation_init_maps(&g->r, &m, p, HH_FRACTION);
 }
 
+/* rig_setup_fresh(): the daemon's fresh datapath (object.c). */
+static bool rig_fresh;
+
 static int rig_setup(void **state)
 {
 	struct rig *g = calloc(1, sizeof(*g));
@@ -209,6 +219,11 @@ static int rig_setup(void **state)
 	g->skel = flowsketch__open();
 	assert_non_null(g->skel);
 	assert_int_equal(FS_DATAPATH_SETUP(g->skel, &p, false), 0);
+	/* As the daemon loads a datapath afresh: fs_hll at one element.
+	 * Without, the maps are whole, as on an adopted earlier release's
+	 * datapath. */
+	if (rig_fresh)
+		assert_int_equal(fs_datapath_fresh_legacy(g->skel->obj), 0);
 	assert_int_equal(flowsketch__load(g->skel), 0);
 	/* What fsd_loader_load() leaves for the rotation: the skeleton, the
 	 * CPU count, fs_ctl mapped. */
@@ -261,6 +276,16 @@ static int rig_setup(void **state)
 		}
 	*state = g;
 	return 0;
+}
+
+static int rig_setup_fresh(void **state)
+{
+	int err;
+
+	rig_fresh = true;
+	err = rig_setup(state);
+	rig_fresh = false;
+	return err;
 }
 
 static int rig_teardown(void **state)
@@ -656,6 +681,123 @@ static void test_idle_cpu_window(void **state)
 	assert_reports_accounted(g);
 }
 
+/* --- the legacy byte registers (sketch_kind.h, "Legacy maps") ------- */
+
+/* fs_hll's element `chunk` on every CPU: byte b of CPU c's copy is
+ * bytes[c * FS_CHUNK_BYTES + b]. */
+static void hll_chunk_write(struct rig *g, __u32 chunk, const __u8 *bytes)
+{
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(g->skel->maps.fs_hll),
+					     &chunk, bytes, BPF_EXIST), 0);
+}
+
+static void hll_chunk_read(struct rig *g, __u32 chunk, __u8 *bytes)
+{
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(g->skel->maps.fs_hll),
+					     &chunk, bytes), 0);
+}
+
+/*
+ * A fresh datapath's fs_hll (one element, nothing writes it) is never
+ * read, folded nor zeroed: every lookup and update of it is armed to
+ * fail and not one is tried; five windows exact (their distinct flows
+ * from the packed registers alone, so a fold of the marker below, ranks
+ * of 42 in every register of CPU 0, would show); the marker is still
+ * there after them.
+ */
+static void test_fresh_legacy_untouched(void **state)
+{
+	static const __u64 kept[] = { 0, 1, 2, 3, 4 };
+	struct rig *g = *state;
+	int fd = bpf_map__fd(g->skel->maps.fs_hll);
+	size_t n = (size_t)g->loader.obj.ncpus * FS_CHUNK_BYTES;
+	__u8 *mark = calloc(1, n), *now = calloc(1, n);
+	unsigned int b, op;
+
+	assert_non_null(mark);
+	assert_non_null(now);
+	assert_int_equal(bpf_map__max_entries(g->skel->maps.fs_hll), FS_DP_LEGACY_CHUNKS);
+	assert_false(g->r.folded[FS_DP_HLL]);
+	assert_true(g->r.folded[FS_DP_HLL_PACKED]);
+	memset(mark, 42, FS_CHUNK_BYTES);
+	hll_chunk_write(g, 0, mark);
+	for (b = 0; b < 5; b++) {
+		/* Lookups on even windows, updates on odd ones. */
+		op = b % 2 ? FAULT_UPDATE : FAULT_LOOKUP;
+		fault_arm(op, fd, 0, 1 << 30);
+		send_rotate(g, b, b % 2);
+		assert_int_equal(fault.hits, 0);
+	}
+	fault_arm(FAULT_NONE, -1, 0, 0);
+	assert_history(g, kept, 5, 0, 0);
+	assert_reports_accounted(g);
+	hll_chunk_read(g, 0, now);
+	assert_memory_equal(now, mark, n);
+	free(mark);
+	free(now);
+}
+
+/*
+ * An earlier release's datapath, adopted, writes fs_hll, whole: it is
+ * read, folded and zeroed as before.  Window 1 gets no packet here, only
+ * byte registers written as that datapath would, in slot 1 on two CPUs;
+ * its sketch must hold exactly their register-wise max (and nothing where
+ * none was written), and window 3, slot 1 again, must be exact: the
+ * registers were zeroed.
+ */
+static void test_whole_legacy_folded(void **state)
+{
+	struct rig *g = *state;
+	struct fs_sketch_params p = params;
+	size_t n = (size_t)g->loader.obj.ncpus * FS_CHUNK_BYTES;
+	__u64 regs = 3ULL << p.hll_p, first = fs_hll_register_number(&p, 1, 0, 0), r;
+	__u32 chunk = (__u32)(first >> FS_HLL_CHUNK_SHIFT);
+	__u32 off = (__u32)(first & FS_HLL_CHUNK_MASK);
+	__u8 *v = calloc(1, n), *want = calloc(1, regs);
+	const struct fsd_window *w;
+	unsigned int cpu;
+
+	assert_non_null(v);
+	assert_non_null(want);
+	assert_true(g->r.folded[FS_DP_HLL]);
+	/* The rig's precision keeps a slot of byte registers in a chunk. */
+	assert_true(off + regs <= FS_CHUNK_BYTES);
+	send_rotate(g, 0, 1);
+	/* CPU 0: registers 0..99 at 1 + r % 7; CPU 1 (when there is one):
+	 * 50..149 at 2 + r % 5, overlapping; all of the flows sketch. */
+	for (r = 0; r < 100; r++)
+		v[off + r] = (__u8)(1 + r % 7);
+	if (g->loader.obj.ncpus > 1)
+		for (r = 50; r < 150; r++)
+			v[FS_CHUNK_BYTES + off + r] = (__u8)(2 + r % 5);
+	for (r = 0; r < regs; r++)
+		for (cpu = 0; cpu < g->loader.obj.ncpus && cpu < 2; cpu++)
+			if (v[cpu * FS_CHUNK_BYTES + off + r] > want[r])
+				want[r] = v[cpu * FS_CHUNK_BYTES + off + r];
+	hll_chunk_write(g, chunk, v);
+	rotate_ok(g);
+	w = window_of_seq(g, 1);
+	assert_non_null(w);
+	assert_int_equal(w->sketch.totals.packets, 0);
+	for (r = 0; r < regs; r++)
+		if (w->sketch.hll[r] != want[r])
+			fail_msg("window 1 register %llu: %u, written %u",
+				 (unsigned long long)r, w->sketch.hll[r], want[r]);
+	/* Zeroed on every CPU. */
+	hll_chunk_read(g, chunk, v);
+	for (r = 0; r < n; r++)
+		if (v[r])
+			fail_msg("fs_hll byte %llu not zeroed after its window",
+				 (unsigned long long)r);
+	send_rotate(g, 2, 1);
+	send_rotate(g, 3, 1);
+	assert_window_exact(g, 0);
+	assert_window_exact(g, 2);
+	assert_window_exact(g, 3);
+	free(v);
+	free(want);
+}
+
 /*
  * Window 1 lost to its barrier, so its slot is dirty; the first rotation
  * of window 2 cannot clean it (the fault armed) and is postponed: window
@@ -884,6 +1026,7 @@ static void test_adopt_after_store_before_done(void **state)
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_setup, rig_teardown)
+#define T_FRESH(f) cmocka_unit_test_setup_teardown(f, rig_setup_fresh, rig_teardown)
 #define FAULT_TEST(f, scenario, op, map, skip, count, drain)		\
 	{ #f, test_fault_case, rig_setup, rig_teardown,			\
 	  &(struct fault_case){ scenario, op, map, skip, count, drain } }
@@ -928,6 +1071,13 @@ int main(void)
 		T(test_adopt_while_zeroing),
 		T(test_adopt_with_store),
 		T(test_adopt_after_store_before_done),
+		T_FRESH(test_fresh_legacy_untouched),
+		T(test_whole_legacy_folded),
+		/* The faults of a rotation, on a fresh datapath's maps. */
+		{ "test_fresh_read_hll_fails", test_fault_case, rig_setup_fresh, rig_teardown,
+		  &(struct fault_case){ lose_window_1, FAULT_LOOKUP, FS_DP_HLL_PACKED, 0, 1, 1 } },
+		{ "test_fresh_zero_hll_fails", test_fault_case, rig_setup_fresh, rig_teardown,
+		  &(struct fault_case){ zero_fails_window_1, FAULT_UPDATE, FS_DP_HLL_PACKED, 0, 1, 0 } },
 	};
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {

@@ -31,6 +31,20 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 	return err;
 }
 
+int fs_datapath_fresh_legacy(struct bpf_object *obj)
+{
+	int err = 0, k;
+
+	for (k = 0; k < FS_NDPMAPS && !err; k++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, fs_dp_maps[k].map);
+
+		if (!fs_dp_maps[k].legacy)
+			continue;
+		err = m ? bpf_map__set_max_entries(m, FS_DP_LEGACY_CHUNKS) : -ENOENT;
+	}
+	return err;
+}
+
 int fs_ifslot_set_one(int map_fd, __u32 ifindex, const char *name)
 {
 	struct fs_ifslots t;

@@ -36,6 +36,17 @@ int fs_datapath_setup(struct fs_sketch_params *rodata_params,
 			  &(skel)->rodata->fs_use_kfunc, (skel)->obj,          \
 			  (p), (use_kfunc))
 
+/*
+ * After FS_DATAPATH_SETUP, for a loader of this release's datapath (the
+ * daemon, fs-bench): give each legacy map (sketch_kind.h, fs_hll) the
+ * FS_DP_LEGACY_CHUNKS element a datapath that never writes it needs, not
+ * the slots an earlier release's datapath counted in.  Not for the
+ * wide-layout build, which writes fs_hll.  An adopted pinned map replaces
+ * the object's at its own size all the same (bpf_map__reuse_fd).  0 or a
+ * negative errno from libbpf.
+ */
+int fs_datapath_fresh_legacy(struct bpf_object *obj);
+
 /* After load, for the benchmarks: one interface, ifindex, in slot 0 of
  * fs_ifslot (map_fd), as the daemon sets it (maps.h, "Per-interface
  * counts"), so that XDP's slot scan finds it.  0 or -errno. */

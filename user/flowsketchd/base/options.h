@@ -15,7 +15,8 @@
 
 #define FSD_MAX_IFACES 64
 
-/* Datapath memory one CPU may hold (all slots of fs_cms and fs_hll). */
+/* Datapath memory one CPU may hold (every sketch map, all slots, as a
+ * fresh datapath makes them: fs_dp_percpu_bytes(), sketch_kind.h). */
 #define FSD_MAX_BYTES_PER_CPU (256ULL << 20)
 /* User-space memory the window history may take. */
 #define FSD_MAX_HISTORY_BYTES (8ULL << 30)

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "base/crashpoint.h"
 #include "base/log.h"
+#include "datapath_setup.h"
 #include "object.h"
 #include "windows/rotation.h"
 
@@ -126,7 +127,14 @@ static int open_and_load(struct fsd_object *t, const struct fsd_options *o,
 	memset(&params, 0, sizeof(params));
 	if (!t->skel)
 		return errno ? -errno : -EINVAL;
-	err = adopt ? reuse_pins(t) : 0;
+	/* fs_hll at one element: this datapath never writes it.  Adopting,
+	 * the pinned map replaces it at its own size (sketch_kind.h,
+	 * "Legacy maps"). */
+	err = fs_datapath_fresh_legacy(t->obj);
+	if (err)
+		fsd_err("cannot size the %slegacy maps: %s", ops->label, strerror(-err));
+	if (!err && adopt)
+		err = reuse_pins(t);
 	if (!err) {
 		err = ops->load(t->skel);
 		if (err)
@@ -304,6 +312,21 @@ int fsd_object_remove_pins(const struct fsd_object_ops *ops, const char *dir)
 		n++;
 	}
 	return err ? err : n;
+}
+
+__u64 fsd_object_sketch_bytes_per_cpu(const struct fsd_object *t)
+{
+	__u64 bytes = 0;
+	int k;
+
+	for (k = 0; k < FS_NDPMAPS; k++) {
+		const struct bpf_map *m = t->obj ?
+			bpf_object__find_map_by_name(t->obj, fs_dp_maps[k].map) : NULL;
+
+		if (m)
+			bytes += (__u64)bpf_map__max_entries(m) * bpf_map__value_size(m);
+	}
+	return bytes;
 }
 
 void fsd_object_rotation_maps(const struct fsd_object *t,

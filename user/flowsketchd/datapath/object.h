@@ -59,7 +59,10 @@ struct fsd_pin {
  * narrow cells and packed registers came after the wide ones: a datapath
  * of an earlier release has no pin of them, and one adopting it makes
  * them afresh (its programs, still attached, count on in cms and hll,
- * which the fold reads as well). */
+ * which the fold reads as well).  hll is pinned by every release, but a
+ * fresh datapath of this one makes it one element, which nothing writes
+ * and no rotation reads; an adopted one keeps its pinned size, and with
+ * it its fold (sketch_kind.h, "Legacy maps"). */
 #define FSD_PIN_SINCE_CMS 0
 #define FSD_PIN_SINCE_CMS_NARROW FSD_PIN_NEW
 #define FSD_PIN_SINCE_HLL 0
@@ -125,6 +128,10 @@ int fsd_object_map_fd(const struct fsd_object *t, const char *name);
 /* Every counter since load, summed over the CPUs: the cold ones from
  * fs_stats, rx and sketched from fs_hot (maps.h).  0 or -errno. */
 int fsd_object_read_stats(const struct fsd_object *t, __u64 stats[FS_STAT_MAX]);
+/* Per-CPU bytes of the object's sketch maps as loaded (FS_DP_MAPS): an
+ * adopted map at its pinned size, a fresh legacy one at one element
+ * (sketch_kind.h, "Legacy maps").  0 when not loaded. */
+__u64 fsd_object_sketch_bytes_per_cpu(const struct fsd_object *t);
 /* What the rotation needs. */
 void fsd_object_rotation_maps(const struct fsd_object *t,
 			      struct fsd_rotation_maps *m);

@@ -923,6 +923,10 @@ static void put_blocklist(struct text *t, struct fsd_metrics *m,
 	       "Bytes of the frames dropped unjudged.");
 	counter(t, m, "flowsketch_blocklist_unjudged_dropped_bytes_total", "",
 		sum.unjudged_bytes, ok);
+	family(t, "flowsketch_blocklist_cached_packets_total", "counter",
+	       "Packets the verdict cache let pass without a filter probe (a source near an entry that the filter had let pass on the same CPU, under the list as it is), since the datapath was loaded (status cached).");
+	counter(t, m, "flowsketch_blocklist_cached_packets_total", "",
+		sum.cached, ok);
 	family(t, "flowsketch_blocklist_false_positive_ratio", "gauge",
 	       "Filter probes answered maybe and not confirmed by the exact set, per probe, since the datapath was loaded (status measured_fpr).");
 	if (ok)

@@ -162,11 +162,16 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 	return c;
 }
 
-/* Datapath memory on one CPU: both slots of every per-CPU map. */
-static __u64 datapath_bytes_per_cpu(const struct fs_sketch_params *p)
+/* Datapath memory on one CPU: both slots of every per-CPU map, at the
+ * sizes loaded (an adopted earlier release's fs_hll whole, a fresh one's
+ * one element: sketch_kind.h, "Legacy maps"). */
+static __u64 datapath_bytes_per_cpu(const struct fsd_view *v)
 {
-	return fs_dp_percpu_bytes(p, FS_NSLOTS) + sizeof(struct fs_hot_line) +
-	       FS_STAT_MAX * sizeof(__u64);
+	__u64 sketch = fsd_object_sketch_bytes_per_cpu(&v->loader->obj);
+
+	if (!sketch)
+		sketch = fs_dp_percpu_bytes(&v->opts->params, FS_NSLOTS);
+	return sketch + sizeof(struct fs_hot_line) + FS_STAT_MAX * sizeof(__u64);
 }
 
 static const char *const state_names[] = {
@@ -247,7 +252,7 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 	const struct fs_sketch_params *p = &v->opts->params;
 	const struct fsd_frontend *in = &v->fe[FSD_FE_IN];
 	struct json_object *a = json_object_new_object(), *o, *ifs;
-	__u64 per_cpu = datapath_bytes_per_cpu(p), bytes;
+	__u64 per_cpu = datapath_bytes_per_cpu(v), bytes;
 	unsigned int i;
 	int err;
 

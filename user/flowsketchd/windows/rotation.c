@@ -30,10 +30,31 @@ __u64 fsd_wall_ns(__u64 mono_ns)
 	return mono_ns <= now ? wall - (now - mono_ns) : wall + (mono_ns - now);
 }
 
+/*
+ * Is datapath map k (fd) read, folded and zeroed?  A legacy map made at
+ * FS_DP_LEGACY_CHUNKS by a fresh datapath is not: nothing writes it
+ * (sketch_kind.h, "Legacy maps").  Its size is the kernel's word, the
+ * pinned map's when adopted.  A map whose size cannot be read is folded,
+ * as every map was before: its read then fails loudly, not silently.
+ */
+static bool map_folded(enum fs_dp_map k, int fd, const struct fs_sketch_params *p)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	if (!fs_dp_maps[k].legacy)
+		return true;
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return true;
+	return fs_dp_map_folded(k, p, FS_NSLOTS, info.max_entries);
+}
+
 int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_maps *l,
 			   const struct fs_sketch_params *p, double hh_fraction)
 {
 	size_t chunk = FS_CHUNK_BYTES;	/* one lookup buffer serves every map */
+	int k;
 
 	_Static_assert(sizeof(struct fs_hot_line) <= FS_CHUNK_BYTES, "and fs_hot");
 	memset(r, 0, sizeof(*r));
@@ -43,6 +64,8 @@ int fsd_rotation_init_maps(struct fsd_rotation *r, const struct fsd_rotation_map
 	r->map_lookup = bpf_map_lookup_elem;
 	r->map_update = bpf_map_update_elem;
 	memcpy(r->sketch_fd, l->sketch_fd, sizeof(r->sketch_fd));
+	for (k = 0; k < FS_NDPMAPS; k++)
+		r->folded[k] = map_folded(k, l->sketch_fd[k], p);
 	r->hot_fd = l->hot_fd;
 	r->barrier_fd = l->barrier_fd;
 	r->barrier_inner_fd = l->barrier_inner_fd;
@@ -113,13 +136,14 @@ static int zero_chunks(struct fsd_rotation *r, enum fs_dp_map k, __u32 slot)
 	return 0;
 }
 
-/* Fold slot into s from the maps (every datapath map, every CPU). */
+/* Fold slot into s from the maps (every datapath map folded, every CPU). */
 static int read_slot(struct fsd_rotation *r, __u32 slot, struct fs_sketch *s)
 {
 	int k, err = 0;
 
 	for (k = 0; k < FS_NDPMAPS && !err; k++)
-		err = read_chunks(r, k, slot, s);
+		if (r->folded[k])
+			err = read_chunks(r, k, slot, s);
 	return err;
 }
 
@@ -135,6 +159,8 @@ static int zero_slot(struct fsd_rotation *r, __u32 slot)
 	int k, err = 0;
 
 	for (k = 0; k < FS_NDPMAPS && !err; k++) {
+		if (!r->folded[k])
+			continue;
 		if (k == FS_NDPMAPS - 1)
 			fsd_crash_point("zeroing");
 		err = zero_chunks(r, k, slot);

@@ -35,6 +35,11 @@
  * packet that arrived while no daemon ran, so its first close by the new
  * daemon counts them: the windows' totals stay exact across the kill.
  *
+ * Steps 4 and 6 skip a legacy map that a fresh datapath made at one
+ * element (sketch_kind.h, "Legacy maps"): nothing writes it, so there is
+ * nothing to read and nothing to zero; an adopted earlier release's,
+ * whole, is read and zeroed like the rest.
+ *
  * Zeroing a slot (step 6) rewrites whole per-CPU map elements, the only
  * write user space has.  That is safe because every slot starts on a chunk
  * boundary (the slot strides of cms.h and hll.h), so no element holds
@@ -54,6 +59,9 @@ struct fsd_rotation {
 	struct fs_ctl *ctl;
 	struct fs_sketch_params params;
 	int sketch_fd[FS_NDPMAPS];	/* by datapath map (sketch_kind.h) */
+	/* Read, folded and zeroed: every map but a legacy one that holds
+	 * no slot (fs_dp_map_folded(), from the map's size at init). */
+	bool folded[FS_NDPMAPS];
 	int hot_fd, barrier_fd, barrier_inner_fd;
 	unsigned int ncpus;
 	void *value;			/* one element, all CPUs: lookups */
