@@ -92,6 +92,22 @@ FS_UNROLL
 
 #endif
 
+/*
+ * Where the verdict stops early, for fs-livebench --verdict-stop (the
+ * breakdown of what near traffic costs; the benchmark's object only, 0
+ * everywhere else, and a constant the verifier folds away):
+ *   1 after the per-CPU work copy, 2 after the summary word, 3 after the
+ *   verdict cache (a miss passes without probing), 4 after the probes'
+ *   hashes (no filter line read), 5 the whole verdict but no counters for
+ *   a pass.
+ */
+#ifdef FS_BENCH_KERNEL_BLOOM
+const volatile __u32 fs_bench_block_stop = 0;
+#define FS_BLOCK_STOP(n) (fs_bench_block_stop == (n))
+#else
+#define FS_BLOCK_STOP(n) 0
+#endif
+
 /* How fs_block_verdict_with() probes: our filter, or in the benchmark
  * the kernel's, or none (every probe "no": the summary and the counters
  * alone, what the two share). */
@@ -168,6 +184,10 @@ static __always_inline int fs_block_probe_group(const __u8 *src, void *filters,
 	asm volatile("" : "+r"(bk), "+r"(ctl));
 	h = family == FS_FAMILY_IPV4 ? fs_bloom_hash4(bk, b, x[0]) :
 				       fs_bloom_hash6(bk, b, (const __u32 *)x);
+	if (FS_BLOCK_STOP(4)) {
+		asm volatile("" : : "r"(h));
+		return 0;
+	}
 	return fs_block_probe(filters, FS_BLOOM_CTL_BASE(ctl), h,
 			      FS_BLOOM_CTL_LOG2(ctl), FS_BLOOM_CTL_K(ctl));
 }
@@ -243,6 +263,10 @@ static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 	if (!sum)	/* cannot happen: one element */
 		return 1;
 	mask = family == FS_FAMILY_IPV4 ? sum->v4[idx & 0xffff] : sum->v6[idx & 0xffff];
+	if (FS_BLOCK_STOP(2)) {
+		asm volatile("" : : "r"(mask));
+		return 0;
+	}
 	if (mask & 1)		/* an entry of length <= 16 covers the /16 */
 		return FS_BLOCK_R_MAYBE;
 	if (!mask)
@@ -252,6 +276,8 @@ static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 		if (cache && fs_block_cached(src, family, gen, cache, &slot))
 			return FS_BLOCK_R_CACHED;
 	}
+	if (FS_BLOCK_STOP(3))
+		return 0;
 	filters = bpf_map_lookup_elem(&fs_bfilter, &zero);
 	if (!filters)	/* cannot happen: one element */
 		return FS_BLOCK_R_MAYBE;
@@ -311,6 +337,8 @@ static __always_inline int fs_block_judge(struct fs_block_work *w, int mode)
 		r = fs_block_probe_family(w->k4.addr, ctl, mode, FS_FAMILY_IPV4);
 	else if (family == FS_FAMILY_IPV6)
 		r = fs_block_probe_family(w->k6.addr, ctl, mode, FS_FAMILY_IPV6);
+	if (FS_BLOCK_STOP(5) && !(r & FS_BLOCK_R_MAYBE) && family != FS_FAMILY_UNJUDGED)
+		return XDP_PASS;
 	st = bpf_map_lookup_elem(&fs_block_stats, &zero);
 	if (!st)	/* one element always exists */
 		return XDP_PASS;
@@ -372,6 +400,8 @@ static __always_inline int fs_block_verdict_with(const struct fs_flow_key *key,
 	 * load it back: the verifier, to which a map value is only "some
 	 * bytes", sees the same state whichever way the packet came. */
 	asm volatile("" : "+r"(w) : : "memory");
+	if (FS_BLOCK_STOP(1))
+		return XDP_PASS;
 	return fs_block_judge(w, mode);
 }
 
