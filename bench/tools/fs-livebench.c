@@ -139,6 +139,7 @@ struct live_opts {
 	bool no_cache;		/* the lists without the verdict cache */
 	bool only_list;		/* full+list alone (--only-list) */
 	__u32 stop;		/* --verdict-stop: fs_bench_block_stop */
+	bool fine4;		/* --fine4: fs_bench_fine4 */
 };
 
 /* ------------------------------------------------------------ programs */
@@ -252,6 +253,42 @@ static int live_closed(void *ctx, __u32 slot, __u64 old)
 	return 0;
 }
 
+/* The --fine4 prototype's IPv4 summary (blocklist.bpf.h, fs_bench_sum4)
+ * for list l: the byte of fs_block_summary, and bit 8 + j for each /19 j
+ * of the /16 that an entry longer than /16 meets. */
+static int fine4_fill(int fd, const struct bb_list *l)
+{
+	__u16 *w = calloc(65536, sizeof(*w));
+	__u32 i, zero = 0, j;
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		const struct fs_cidr *c = &l->c[i];
+		__u64 keys;
+		int g = fs_bloom_group_of(FS_FAMILY_IPV4, c->len, &keys);
+		__u32 idx = (__u32)c->addr[0] << 8 | c->addr[1], n19, first;
+
+		if (c->family != FS_FAMILY_IPV4 || g < 0)
+			continue;
+		if (!g) {
+			for (j = 0; j < keys; j++)
+				w[idx + j] |= 1;
+			continue;
+		}
+		w[idx] |= (__u16)(1U << g);
+		first = c->addr[2] >> 5;
+		n19 = c->len < 19 ? 1U << (19 - c->len) : 1;
+		for (j = 0; j < n19; j++)
+			w[idx] |= (__u16)(1U << (8 + first + j));
+	}
+	if (bpf_map_update_elem(fd, &zero, w, 0))
+		err = -errno;
+	free(w);
+	return err;
+}
+
 /* Load a fresh object with only program `which` into *skelp, for the
  * receiving interface ifindex (named ifname), its windows in W (the run's
  * own, or a bursty pair's): new maps, as after a daemon start.  The full
@@ -289,6 +326,7 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	bpf_map__set_max_entries(skel->maps.naive_hll,
 				 FS_HLL_NSKETCH << W->p.hll_p);
 	skel->rodata->fs_bench_block_stop = L->o->stop;
+	skel->rodata->fs_bench_fine4 = L->o->fine4;
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL)
 		bb_size(skel->maps.fs_block4, skel->maps.fs_block6,
 			skel->maps.fs_block_hits, skel->maps.fs_bfilter,
@@ -311,6 +349,9 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 			      bpf_map__fd(skel->maps.fs_bsummary), &W->p.secret,
 			      which == LP_FULL_LIST ? &L->list : &L->small,
 			      &ctl.bloom, NULL, NULL);
+		if (!err && L->o->fine4)
+			err = fine4_fill(bpf_map__fd(skel->maps.fs_bench_sum4),
+					 which == LP_FULL_LIST ? &L->list : &L->small);
 		if (err)
 			return err;
 	}
@@ -1053,7 +1094,9 @@ static void usage(FILE *out)
 		"                      probes' hashes (no filter line), 5 no counters for\n"
 		"                      a pass (default 0: the whole verdict)\n"
 		"  --near-keep 16|24   IPv4 near sources only beside entries longer than\n"
-		"                      /24 (24: they share its /24) or not (16: its /16)\n",
+		"                      /24 (24: they share its /24) or not (16: its /16)\n"
+		"  --fine4             the IPv4 summary prototype with /19 bits\n"
+		"                      (blocklist.bpf.h, fs_bench_sum4)\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB);
 	lb_usage_bursty(out);
 }
@@ -1074,6 +1117,7 @@ static int live_opt(int c, const char *arg, void *ctx)
 	case 'c' + 256: o->no_cache = true; return 0;
 	case 'o' + 256: o->only_list = true; return 0;
 	case 's' + 256: return lb_parse_int(arg, "--verdict-stop", 0, 5, &o->stop);
+	case 'f' + 256: o->fine4 = true; return 0;
 	case 'k' + 256:
 		if (lb_parse_int(arg, "--near-keep", 0, 24, &bb_near_keep))
 			return -1;
@@ -1101,6 +1145,7 @@ int main(int argc, char **argv)
 		{ "only-list", no_argument, NULL, 'o' + 256 },
 		{ "verdict-stop", required_argument, NULL, 's' + 256 },
 		{ "near-keep", required_argument, NULL, 'k' + 256 },
+		{ "fine4", no_argument, NULL, 'f' + 256 },
 		{}
 	};
 	struct live_opts o = {
