@@ -223,7 +223,8 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            spill_lost:test_layouts:FS_MUTANT_SPILL_LOST \
            spill_twice:test_layouts:FS_MUTANT_SPILL_TWICE \
            spill_edge:test_layouts:FS_MUTANT_SPILL_EDGE \
-           bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST
+           bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST \
+           bloom_fine4_span:test_bloom:FS_MUTANT_BLOOM_FINE4_SPAN
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

@@ -111,10 +111,10 @@ const volatile __u32 fs_bench_block_stop = 0;
 /*
  * A prototype measured before it changes a pinned layout (fs-livebench
  * --fine4; the benchmark's object only): the IPv4 summary as 16 bits a
- * /16, bits 0..4 as fs_block_summary's byte and bit 8 + j set when an
- * entry longer than /16 meets the /16's /19 number j.  A source whose /19
- * no such entry meets is a "no" without a probe: a source that shares
- * only a /16 with its entries reads one word.
+ * /16, bits 0..4 as fs_block_summary's byte and bits 8..15 the /19 bits
+ * of bloom.h's finer IPv4 level (fs_bloom_fine4_bits()).  A source whose
+ * /19 no entry longer than /16 meets is a "no" without a probe: a source
+ * that shares only a /16 with its entries reads one word.
  */
 #ifdef FS_BENCH_KERNEL_BLOOM
 struct fs_bench_sum4 {
@@ -293,9 +293,7 @@ static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 		if (!s4)
 			return 1;
 		w = s4->v4[idx & 0xffff];
-		if (!((w >> (8 + (src[2] >> 5))) & 1))
-			w &= 1;		/* no entry longer than /16 meets the /19 */
-		mask = w & 0x1f;
+		mask = fs_bloom_fine4_mask(w, src);
 	} else
 #endif
 	{

@@ -254,8 +254,8 @@ static int live_closed(void *ctx, __u32 slot, __u64 old)
 }
 
 /* The --fine4 prototype's IPv4 summary (blocklist.bpf.h, fs_bench_sum4)
- * for list l: the byte of fs_block_summary, and bit 8 + j for each /19 j
- * of the /16 that an entry longer than /16 meets. */
+ * for list l: the byte of fs_block_summary, and the /19 bits of bloom.h's
+ * finer IPv4 level above it. */
 static int fine4_fill(int fd, const struct bb_list *l)
 {
 	__u16 *w = calloc(65536, sizeof(*w));
@@ -268,7 +268,7 @@ static int fine4_fill(int fd, const struct bb_list *l)
 		const struct fs_cidr *c = &l->c[i];
 		__u64 keys;
 		int g = fs_bloom_group_of(FS_FAMILY_IPV4, c->len, &keys);
-		__u32 idx = (__u32)c->addr[0] << 8 | c->addr[1], n19, first;
+		__u32 idx = (__u32)c->addr[0] << 8 | c->addr[1];
 
 		if (c->family != FS_FAMILY_IPV4 || g < 0)
 			continue;
@@ -277,11 +277,7 @@ static int fine4_fill(int fd, const struct bb_list *l)
 				w[idx + j] |= 1;
 			continue;
 		}
-		w[idx] |= (__u16)(1U << g);
-		first = c->addr[2] >> 5;
-		n19 = c->len < 19 ? 1U << (19 - c->len) : 1;
-		for (j = 0; j < n19; j++)
-			w[idx] |= (__u16)(1U << (8 + first + j));
+		w[idx] |= (__u16)(1U << g | fs_bloom_fine4_bits(c->len, c->addr) << 8);
 	}
 	if (bpf_map_update_elem(fd, &zero, w, 0))
 		err = -errno;
