@@ -92,6 +92,48 @@ FS_UNROLL
 
 #endif
 
+/*
+ * Where the verdict stops early, for fs-livebench --verdict-stop (the
+ * breakdown of what near traffic costs; the benchmark's object only, 0
+ * everywhere else, and a constant the verifier folds away):
+ *   1 after the per-CPU work copy, 2 after the summary word, 3 after the
+ *   verdict cache (a miss passes without probing), 4 after the probes'
+ *   hashes (no filter line read), 5 the whole verdict but no counters for
+ *   a pass.
+ */
+#ifdef FS_BENCH_KERNEL_BLOOM
+const volatile __u32 fs_bench_block_stop = 0;
+#define FS_BLOCK_STOP(n) (fs_bench_block_stop == (n))
+#else
+#define FS_BLOCK_STOP(n) 0
+#endif
+
+/*
+ * A prototype measured before it changes a pinned layout (fs-livebench
+ * --fine4; the benchmark's object only): the IPv4 summary as 16 bits a
+ * /16, bits 0..4 as fs_block_summary's byte and bits 8..15 the /19 bits
+ * of bloom.h's finer IPv4 level (fs_bloom_fine4_bits()).  A source whose
+ * /19 no entry longer than /16 meets is a "no" without a probe: a source
+ * that shares only a /16 with its entries reads one word.
+ */
+#ifdef FS_BENCH_KERNEL_BLOOM
+struct fs_bench_sum4 {
+	__u16 v4[65536];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_bench_sum4);
+} fs_bench_sum4 SEC(".maps");
+
+const volatile __u32 fs_bench_fine4 = 0;
+#define FS_BLOCK_FINE4 fs_bench_fine4
+#else
+#define FS_BLOCK_FINE4 0
+#endif
+
 /* How fs_block_verdict_with() probes: our filter, or in the benchmark
  * the kernel's, or none (every probe "no": the summary and the counters
  * alone, what the two share). */
@@ -168,6 +210,10 @@ static __always_inline int fs_block_probe_group(const __u8 *src, void *filters,
 	asm volatile("" : "+r"(bk), "+r"(ctl));
 	h = family == FS_FAMILY_IPV4 ? fs_bloom_hash4(bk, b, x[0]) :
 				       fs_bloom_hash6(bk, b, (const __u32 *)x);
+	if (FS_BLOCK_STOP(4)) {
+		asm volatile("" : : "r"(h));
+		return 0;
+	}
 	return fs_block_probe(filters, FS_BLOOM_CTL_BASE(ctl), h,
 			      FS_BLOOM_CTL_LOG2(ctl), FS_BLOOM_CTL_K(ctl));
 }
@@ -239,10 +285,27 @@ static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 	void *filters, *slot = 0;
 	__u64 mask;
 
-	sum = bpf_map_lookup_elem(&fs_bsummary, &zero);
-	if (!sum)	/* cannot happen: one element */
-		return 1;
-	mask = family == FS_FAMILY_IPV4 ? sum->v4[idx & 0xffff] : sum->v6[idx & 0xffff];
+#ifdef FS_BENCH_KERNEL_BLOOM
+	if (FS_BLOCK_FINE4 && family == FS_FAMILY_IPV4) {
+		struct fs_bench_sum4 *s4 = bpf_map_lookup_elem(&fs_bench_sum4, &zero);
+		__u32 w;
+
+		if (!s4)
+			return 1;
+		w = s4->v4[idx & 0xffff];
+		mask = fs_bloom_fine4_mask(w, src);
+	} else
+#endif
+	{
+		sum = bpf_map_lookup_elem(&fs_bsummary, &zero);
+		if (!sum)	/* cannot happen: one element */
+			return 1;
+		mask = family == FS_FAMILY_IPV4 ? sum->v4[idx & 0xffff] : sum->v6[idx & 0xffff];
+	}
+	if (FS_BLOCK_STOP(2)) {
+		asm volatile("" : : "r"(mask));
+		return 0;
+	}
 	if (mask & 1)		/* an entry of length <= 16 covers the /16 */
 		return FS_BLOCK_R_MAYBE;
 	if (!mask)
@@ -252,6 +315,8 @@ static __always_inline __u32 fs_block_probe_family(const __u8 *src, __u64 ctl,
 		if (cache && fs_block_cached(src, family, gen, cache, &slot))
 			return FS_BLOCK_R_CACHED;
 	}
+	if (FS_BLOCK_STOP(3))
+		return 0;
 	filters = bpf_map_lookup_elem(&fs_bfilter, &zero);
 	if (!filters)	/* cannot happen: one element */
 		return FS_BLOCK_R_MAYBE;
@@ -311,6 +376,8 @@ static __always_inline int fs_block_judge(struct fs_block_work *w, int mode)
 		r = fs_block_probe_family(w->k4.addr, ctl, mode, FS_FAMILY_IPV4);
 	else if (family == FS_FAMILY_IPV6)
 		r = fs_block_probe_family(w->k6.addr, ctl, mode, FS_FAMILY_IPV6);
+	if (FS_BLOCK_STOP(5) && !(r & FS_BLOCK_R_MAYBE) && family != FS_FAMILY_UNJUDGED)
+		return XDP_PASS;
 	st = bpf_map_lookup_elem(&fs_block_stats, &zero);
 	if (!st)	/* one element always exists */
 		return XDP_PASS;
@@ -372,6 +439,8 @@ static __always_inline int fs_block_verdict_with(const struct fs_flow_key *key,
 	 * load it back: the verifier, to which a map value is only "some
 	 * bytes", sees the same state whichever way the packet came. */
 	asm volatile("" : "+r"(w) : : "memory");
+	if (FS_BLOCK_STOP(1))
+		return XDP_PASS;
 	return fs_block_judge(w, mode);
 }
 

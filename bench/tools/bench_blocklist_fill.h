@@ -27,6 +27,7 @@
 #include "flowsketch/bloom.h"
 
 static __u64 bb_rng = 0x5851f42d4c957f2dULL;
+static unsigned int bb_near_keep;	/* 0, or 16 / 24: bb_near_source() */
 
 static __u64 bb_rand(void)
 {
@@ -156,8 +157,13 @@ static inline int bb_near_source(const struct bb_list *l, __u8 family, __u8 out[
 
 	if (!l->npick[f])
 		return -ENOENT;
-	for (tries = 0; tries < 1000; tries++) {
+	for (tries = 0; tries < 100000; tries++) {
 		const struct fs_cidr *e = &l->c[l->pick[f][bb_rand() % l->npick[f]]];
+
+		/* Breakdown runs only (fs-livebench --near-keep): IPv4
+		 * sources that share just their entry's /16, or its /24. */
+		if (!f && bb_near_keep && (e->len > 24) != (bb_near_keep == 24))
+			continue;
 		const __u8 *bound = f ? bound6 : bound4;
 		unsigned int nb = f ? sizeof(bound6) : sizeof(bound4), keep = 16;
 

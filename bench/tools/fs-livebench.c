@@ -137,6 +137,9 @@ struct live_opts {
 	double ab_s;		/* seconds of each half of a pair */
 	struct lb_bursty_opts b;
 	bool no_cache;		/* the lists without the verdict cache */
+	bool only_list;		/* full+list alone (--only-list) */
+	__u32 stop;		/* --verdict-stop: fs_bench_block_stop */
+	bool fine4;		/* --fine4: fs_bench_fine4 */
 };
 
 /* ------------------------------------------------------------ programs */
@@ -250,6 +253,38 @@ static int live_closed(void *ctx, __u32 slot, __u64 old)
 	return 0;
 }
 
+/* The --fine4 prototype's IPv4 summary (blocklist.bpf.h, fs_bench_sum4)
+ * for list l: the byte of fs_block_summary, and the /19 bits of bloom.h's
+ * finer IPv4 level above it. */
+static int fine4_fill(int fd, const struct bb_list *l)
+{
+	__u16 *w = calloc(65536, sizeof(*w));
+	__u32 i, zero = 0, j;
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		const struct fs_cidr *c = &l->c[i];
+		__u64 keys;
+		int g = fs_bloom_group_of(FS_FAMILY_IPV4, c->len, &keys);
+		__u32 idx = (__u32)c->addr[0] << 8 | c->addr[1];
+
+		if (c->family != FS_FAMILY_IPV4 || g < 0)
+			continue;
+		if (!g) {
+			for (j = 0; j < keys; j++)
+				w[idx + j] |= 1;
+			continue;
+		}
+		w[idx] |= (__u16)(1U << g | fs_bloom_fine4_bits(c->len, c->addr) << 8);
+	}
+	if (bpf_map_update_elem(fd, &zero, w, 0))
+		err = -errno;
+	free(w);
+	return err;
+}
+
 /* Load a fresh object with only program `which` into *skelp, for the
  * receiving interface ifindex (named ifname), its windows in W (the run's
  * own, or a bursty pair's): new maps, as after a daemon start.  The full
@@ -286,6 +321,8 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 				 (__u32)fs_cms_cells_per_slot(&W->p));
 	bpf_map__set_max_entries(skel->maps.naive_hll,
 				 FS_HLL_NSKETCH << W->p.hll_p);
+	skel->rodata->fs_bench_block_stop = L->o->stop;
+	skel->rodata->fs_bench_fine4 = L->o->fine4;
 	if (which == LP_FULL_LIST || which == LP_FULL_SMALL)
 		bb_size(skel->maps.fs_block4, skel->maps.fs_block6,
 			skel->maps.fs_block_hits, skel->maps.fs_bfilter,
@@ -308,6 +345,9 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 			      bpf_map__fd(skel->maps.fs_bsummary), &W->p.secret,
 			      which == LP_FULL_LIST ? &L->list : &L->small,
 			      &ctl.bloom, NULL, NULL);
+		if (!err && L->o->fine4)
+			err = fine4_fill(bpf_map__fd(skel->maps.fs_bench_sum4),
+					 which == LP_FULL_LIST ? &L->list : &L->small);
 		if (err)
 			return err;
 	}
@@ -751,6 +791,8 @@ static int live_round(void *ctx, int k, __u32 r)
 	struct lb_sample one[PH_MAX];
 	int ph, err;
 
+	if (L->o->only_list && k != LP_FULL_LIST)
+		return 0;
 	if (k >= LP_MAX)
 		return live_bursty(L, (enum live_prog)(k - LP_MAX));
 	err = live_measure(L, (enum live_prog)k, one);
@@ -1040,7 +1082,17 @@ static void usage(FILE *out)
 		"  --ab-pairs N        on/off alternations of each list per round, 0 for\n"
 		"                      none (default 10, max %u)\n"
 		"  --ab-seconds S      seconds of each half of an alternation (default 0.25)\n"
-		"  --no-verdict-cache  the lists without the blocklist's verdict cache\n",
+		"  --no-verdict-cache  the lists without the blocklist's verdict cache\n"
+		"  --only-list         full+list alone (its on/off pairs; other rows empty)\n"
+		"  --verdict-stop N    the lists' verdict stops early, to break its cost\n"
+		"                      down: 1 after the per-CPU work copy, 2 after the\n"
+		"                      summary, 3 after the verdict cache, 4 after the\n"
+		"                      probes' hashes (no filter line), 5 no counters for\n"
+		"                      a pass (default 0: the whole verdict)\n"
+		"  --near-keep 16|24   IPv4 near sources only beside entries longer than\n"
+		"                      /24 (24: they share its /24) or not (16: its /16)\n"
+		"  --fine4             the IPv4 summary prototype with /19 bits\n"
+		"                      (blocklist.bpf.h, fs_bench_sum4)\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB);
 	lb_usage_bursty(out);
 }
@@ -1059,6 +1111,17 @@ static int live_opt(int c, const char *arg, void *ctx)
 	case 'a' + 256: return lb_parse_int(arg, "--ab-pairs", 0, LIVE_MAX_AB, &o->ab_pairs);
 	case 'A' + 256: return lb_parse_num(arg, "--ab-seconds", 0.01, 10, &o->ab_s);
 	case 'c' + 256: o->no_cache = true; return 0;
+	case 'o' + 256: o->only_list = true; return 0;
+	case 's' + 256: return lb_parse_int(arg, "--verdict-stop", 0, 5, &o->stop);
+	case 'f' + 256: o->fine4 = true; return 0;
+	case 'k' + 256:
+		if (lb_parse_int(arg, "--near-keep", 0, 24, &bb_near_keep))
+			return -1;
+		if (bb_near_keep && bb_near_keep != 16 && bb_near_keep != 24) {
+			fprintf(stderr, "fs-livebench: --near-keep takes 16 or 24.\n");
+			return -1;
+		}
+		return 0;
 	}
 	return lb_parse_bursty(c, arg, &o->b);
 }
@@ -1075,6 +1138,10 @@ int main(int argc, char **argv)
 		{ "ab-seconds", required_argument, NULL, 'A' + 256 },
 		LB_BURSTY_LONGOPTS,
 		{ "no-verdict-cache", no_argument, NULL, 'c' + 256 },
+		{ "only-list", no_argument, NULL, 'o' + 256 },
+		{ "verdict-stop", required_argument, NULL, 's' + 256 },
+		{ "near-keep", required_argument, NULL, 'k' + 256 },
+		{ "fine4", no_argument, NULL, 'f' + 256 },
 		{}
 	};
 	struct live_opts o = {

@@ -180,6 +180,48 @@ FS_INLINE __u32 fs_block_summary_index(const __u8 *addr)
 }
 
 /*
+ * A finer IPv4 level, measured as a prototype (fs-livebench --fine4, the
+ * benchmark's object) and not yet in the pinned summary.  Per IPv4 /16,
+ * eight bits: bit j set when an entry longer than /16 meets the /16's
+ * /19 number j (the third address byte's top three bits).  An entry of
+ * length 17 meets 4 of them, 18 two, longer ones the one holding it.  A
+ * source whose /19 bit is clear is covered by no entry longer than /16
+ * (such an entry would meet its /19), so none of its groups needs a probe:
+ * a source that shares only a /16 with the list reads one word.  Bits are
+ * set and cleared as the summary's are (an entry's bits in place before it
+ * counts as added), so a clear bit stays a certain "no".  Memory: 8 bits
+ * a /16, 64 KiB; read in one word with the summary's byte (bits 8..15 of
+ * a 16-bit word, as the prototype does), the IPv4 summary grows from 64 to
+ * 128 KiB (a change of the pinned summary's value size).
+ */
+#define FS_BLOOM_FINE4_LEN 19
+
+/* The /19 bits (0..7) an IPv4 entry of length len at addr (network
+ * order, bits past len zero) sets in its /16's word: 0 for len <= 16. */
+FS_INLINE __u32 fs_bloom_fine4_bits(__u32 len, const __u8 *addr)
+{
+	__u32 first = addr[2] >> (24 - FS_BLOOM_FINE4_LEN), n;
+
+	if (len <= FS_BLOOM_SUMMARY_LEN || len > 32)
+		return 0;
+	n = len < FS_BLOOM_FINE4_LEN ? 1U << (FS_BLOOM_FINE4_LEN - len) : 1;
+#ifdef FS_MUTANT_BLOOM_FINE4_SPAN	/* `make mutants` only: a /17 or /18 marks one /19 */
+	n = 1;
+#endif
+	return (((1U << n) - 1) << first) & 0xff;
+}
+
+/* The summary bits a source still needs from its /16's word (bits 0..4
+ * the summary byte, 8..15 the /19 bits): the cover bit, and the groups
+ * only when an entry longer than /16 meets the source's /19. */
+FS_INLINE __u32 fs_bloom_fine4_mask(__u32 word, const __u8 *src)
+{
+	if (!((word >> (8 + (src[2] >> (24 - FS_BLOOM_FINE4_LEN)))) & 1))
+		return word & 1;
+	return word & 0x1f;
+}
+
+/*
  * The filter's hash keys (see "Hash" above), in the datapath's .rodata
  * beside fs_hash_key (line-aligned there): 6 + 14 words.
  */

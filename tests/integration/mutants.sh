@@ -30,7 +30,16 @@
 #   bloom_shortest   the blocklist filter keys each group on its shortest
 #                    length, unexpanded, as before issue 19 (test_bloom:
 #                    sources next to an entry get "maybe" far above the
-#                    filter's design rate).
+#                    filter's design rate);
+#   bloom_fine4_span the finer IPv4 level marks a /17's or /18's first /19
+#                    alone (test_bloom: a source inside it loses its
+#                    group's bit, a false "no");
+#   packed_unbounded the packed registers' fold reads the last word's
+#                    padding fields as registers (test_merge);
+#   spread_no_scale  spread estimates without the sampling's factor R
+#                    (test_spread: planted spreaders below their bound);
+#   prefix_no_scale  prefix estimates without the draw's factor V
+#                    (test_prefix: heavy prefixes below their bound).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.

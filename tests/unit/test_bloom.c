@@ -557,6 +557,133 @@ static void test_near_sources_model(void **state)
 	}
 }
 
+/*
+ * The finer IPv4 level (bloom.h, fs_bloom_fine4_*): 16-bit words built
+ * from random lists the way the prototype builds them (the summary's byte,
+ * the /19 bits above it), asked as the datapath asks, against brute force
+ * over the list:
+ *   (1) a source inside an entry keeps what reaching the trie needs: the
+ *       cover bit for each entry of length <= 16 covering it, that entry's
+ *       group bit for a longer one (never a false "no");
+ *   (2) a source in a /16 that holds entries keeps its /16's groups when
+ *       an entry longer than /16 meets its /19 (their first min(len, 19)
+ *       bits agree), and only the cover bit when none does: the level is
+ *       as fine as it says;
+ * and both outcomes of (2) occur.  The mutant that marks a /17's or /18's
+ * first /19 alone fails (1).
+ */
+#define FINE4_ENTRIES 4000
+#define FINE4_SOURCES 20000
+
+static int oracle_meets19(const struct fs_cidr *e, size_t n, const __u8 *src)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct fs_cidr c = e[i];
+		unsigned int b;
+
+		if (c.family != FS_FAMILY_IPV4 || c.len <= 16)
+			continue;
+		/* e[i] meets src's /19: e[i] cut to min(len, 19) covers src */
+		if (c.len > 19) {
+			c.len = 19;
+			for (b = 19; b < 32; b++)
+				c.addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
+		}
+		if (oracle_covers(&c, FS_FAMILY_IPV4, src))
+			return 1;
+	}
+	return 0;
+}
+
+static void test_fine4_model(void **state)
+{
+	static const __u64 seeds[] = { 21, 22, 23 };
+	unsigned int si;
+
+	(void)state;
+	for (si = 0; si < FS_ARRAY_SIZE(seeds); si++) {
+		struct fs_block_summary *sum = calloc(1, sizeof(*sum));
+		struct fs_cidr *e = calloc(FINE4_ENTRIES, sizeof(*e));
+		__u16 *w = calloc(65536, sizeof(*w));
+		__u64 s = seeds[si], lost = 0, met = 0, skipped = 0, wrong = 0;
+		size_t n, i, j;
+
+		assert_non_null(sum);
+		assert_non_null(e);
+		assert_non_null(w);
+		/* IPv4 only, clustered in 64 /8s so that /16s hold several
+		 * entries and /19s meet: a sparse list would not test much. */
+		for (i = 0; i < FINE4_ENTRIES; i++) {
+			do
+				random_entry(&e[i], &s);
+			while (e[i].family != FS_FAMILY_IPV4);
+			e[i].addr[0] &= 0x3f;
+			e[i].addr[1] &= 0x0f;
+		}
+		n = fs_cidr_sort_unique(e, FINE4_ENTRIES);
+		for (i = 0; i < n; i++)
+			fs_cidr_summary_set(sum, &e[i]);
+		for (i = 0; i < 65536; i++)
+			w[i] = sum->v4[i];
+		for (i = 0; i < n; i++)
+			w[fs_block_summary_index(e[i].addr)] |=
+				(__u16)(fs_bloom_fine4_bits(e[i].len, e[i].addr) << 8);
+		/* (1) */
+		for (i = 0; i < FINE4_SOURCES; i++) {
+			const struct fs_cidr *c = &e[rng_next(&s) % n];
+			__u8 a[16] = { 0 };
+			__u32 m;
+
+			for (j = 0; j < 4; j++)
+				a[j] = (__u8)rng_next(&s);
+			copy_bits(a, c->addr, c->len);
+			m = fs_bloom_fine4_mask(w[fs_block_summary_index(a)], a);
+			for (j = 0; j < n; j++) {
+				if (!oracle_covers(&e[j], FS_FAMILY_IPV4, a))
+					continue;
+				if (e[j].len <= 16)
+					lost += !(m & 1);
+				else
+					lost += !((m >> expected_group(e[j].len)) & 1);
+			}
+		}
+		/* (2) */
+		for (i = 0; i < FINE4_SOURCES; i++) {
+			const struct fs_cidr *c = &e[rng_next(&s) % n];
+			__u8 a[16] = { 0 };
+			__u32 word, m;
+			int meets;
+
+			if (c->len <= 16) {
+				skipped++;
+				continue;
+			}
+			for (j = 0; j < 4; j++)
+				a[j] = (__u8)rng_next(&s);
+			copy_bits(a, c->addr, 16);
+			word = w[fs_block_summary_index(a)];
+			m = fs_bloom_fine4_mask(word, a);
+			meets = oracle_meets19(e, n, a);
+			met += (__u64)meets;
+			wrong += m != (meets ? word & 0x1f : word & 1);
+		}
+		print_message("# seed %llu: %zu entries; covered sources' lost bits %llu; /16 neighbours"
+			      " %llu, of which %llu meet an entry in their /19, %llu answered wrong\n",
+			      (unsigned long long)seeds[si], n, (unsigned long long)lost,
+			      (unsigned long long)(FINE4_SOURCES - skipped), (unsigned long long)met,
+			      (unsigned long long)wrong);
+		assert_int_equal(lost, 0);
+		assert_int_equal(wrong, 0);
+		assert_true(met > (FINE4_SOURCES - skipped) / 10);
+		assert_true(met < (FINE4_SOURCES - skipped) * 9 / 10);
+		free(w);
+		free(e);
+		free(sum);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_sizing_is_minimal),
 		cmocka_unit_test(test_bits_per_key),
 		cmocka_unit_test(test_near_sources_model),
+		cmocka_unit_test(test_fine4_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
