@@ -128,6 +128,8 @@ $(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 
 # The wide-layout build of the ingress programs includes them whole.
 $(BUILD)/bpf/flowsketch_wide.bpf.o: bpf/flowsketch.bpf.c
+# So does the sampled Count-Min build of the benchmark programs.
+$(BUILD)/bpf/bench_nitro.bpf.o: bench/bpf/bench.bpf.c
 
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -223,7 +225,8 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            spill_lost:test_layouts:FS_MUTANT_SPILL_LOST \
            spill_twice:test_layouts:FS_MUTANT_SPILL_TWICE \
            spill_edge:test_layouts:FS_MUTANT_SPILL_EDGE \
-           bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST
+           bloom_shortest:test_bloom:FS_MUTANT_BLOOM_SHORTEST \
+           nitro_noscale:test_cms_sampled:FS_MUTANT_NITRO_NOSCALE
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

@@ -31,6 +31,9 @@
 #include "hll.h"
 #include "sketch_kind.h"
 #include "packet_update.h"
+#ifdef FS_CMS_NITRO
+#include "cms_sampled.h"
+#endif
 
 /*
  * A build may prefetch: the module defines fs_env_prefetch() as
@@ -422,6 +425,49 @@ FS_INLINE void fs_cms_row_flag(struct fs_cms_refs *c, __u32 row, __u32 report)
 }
 #endif
 
+#ifdef FS_CMS_NITRO
+#ifdef FS_CMS_WIDE
+#error "FS_CMS_NITRO is built on the narrow layout only"
+#endif
+/*
+ * Benchmark option (cms_sampled.h), never the daemon's: the build defines
+ * fs_env_nitro(env), this CPU's sampling state, or NULL.
+ *
+ * fs_cms_may_reach() with v, the cell of a row this packet updated, in
+ * row 0's place: the estimate (min of rows) is at most any row's cell,
+ * and every row's maybe bit is set by its own spills as row 0's is, so
+ * the same reasoning holds for that row.  Only packets that update a row
+ * look: the estimate changes only with a row, and thresholds only grow,
+ * so a flow whose estimate reaches T is seen then.  The scan that follows
+ * reads all d lines, as the default's does.
+ */
+FS_INLINE int fs_cms_nitro_may_reach(const struct fs_cms_refs *c, __u32 v,
+				     __u32 depth, __u64 thresh_packets,
+				     __u64 thresh_bytes)
+{
+	__u32 flags = FS_CMSN_REPORTED, want = 0, row;
+
+	if (!thresh_packets && !thresh_bytes)
+		return 0;
+	if (!(v & FS_CMSN_MAYBE)) {
+		if (v & FS_CMSN_SPILLED)
+			return 0;
+		if (!((thresh_packets && fs_cmsn_packets(v) >= thresh_packets) ||
+		      (thresh_bytes && fs_cmsn_bytes(v) >= thresh_bytes)))
+			return 0;
+	}
+	if (thresh_packets)
+		want |= FS_CMSN_REPORTED_PACKETS;
+	if (thresh_bytes)
+		want |= FS_CMSN_REPORTED_BYTES;
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++)
+		if (row < depth)
+			flags &= *c->narrow[row];
+	return (flags & want) != want;
+}
+#endif
+
 /*
  * Count 1 + u->extra_packets packets (one, a GSO skb's segments, or none) of
  * u->bytes bytes in all for flow u->key in slot u->slot:
@@ -504,6 +550,45 @@ FS_UNROLL
 		sc.min_packets += packets;
 		sc.min_bytes += u->bytes;
 	} else {
+#ifdef FS_CMS_NITRO
+		/* Sampled rows only, each by q = 2^k times the increment
+		 * (cms_sampled.h); the lines of the others are not touched. */
+		struct fs_cms_nitro *ns = fs_env_nitro(env);
+		__u32 mask, last = 0, v = 0;
+
+		if (!ns)
+			return FS_UPDATE_ENOENT;
+		mask = fs_cms_nitro_rows(ns, depth, FS_CMS_NITRO_K);
+FS_UNROLL
+		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+			if (row >= depth || !(mask & (1U << row)))
+				continue;
+			fs_cms_row_add(env, p, &c, row,
+				       fs_cms_nitro_scale(packets, FS_CMS_NITRO_K),
+				       fs_cms_nitro_scale(u->bytes, FS_CMS_NITRO_K), u);
+			last = row;
+			v = *c.narrow[row];
+		}
+		if (mask && fs_cms_nitro_may_reach(&c, v, depth, u->thresh_packets,
+						   u->thresh_bytes)) {
+			fs_cms_rows_scan(env, p, u, &c, depth, &sc);
+			/* The scan read that row's wide part, if any: its
+			 * maybe bit again, as for row 0 below. */
+FS_UNROLL
+			for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+				struct fs_cms_cell *w;
+
+				if (row >= depth || row != last ||
+				    !(*c.narrow[row] & FS_CMSN_SPILLED))
+					continue;
+				w = fs_cms_wide_cell(env, p, u, row);
+				if (w)
+					*c.narrow[row] = (*c.narrow[row] & ~FS_CMSN_MAYBE) |
+							 fs_cmsn_maybe(w, u->thresh_packets,
+								       u->thresh_bytes);
+			}
+		}
+#else
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
@@ -534,6 +619,7 @@ FS_UNROLL
 			}
 #endif
 		}
+#endif /* FS_CMS_NITRO */
 	}
 #ifdef FS_MUTANT_REPORT_NO_FLAGS	/* `make mutants` only */
 	sc.flagged_packets = sc.flagged_bytes = 0;

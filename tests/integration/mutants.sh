@@ -30,7 +30,11 @@
 #   bloom_shortest   the blocklist filter keys each group on its shortest
 #                    length, unexpanded, as before issue 19 (test_bloom:
 #                    sources next to an entry get "maybe" far above the
-#                    filter's design rate).
+#                    filter's design rate);
+#   nitro_noscale    the sampled Count-Min option (a bench build only)
+#                    forgets its 1/p scaling (test_cms_sampled: rows no
+#                    longer add up to N, heavy flows fall outside the
+#                    derived bound).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
