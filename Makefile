@@ -129,7 +129,7 @@ $(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 # The wide-layout build of the ingress programs includes them whole.
 $(BUILD)/bpf/flowsketch_wide.bpf.o: bpf/flowsketch.bpf.c
 # So does the sampled Count-Min build of the benchmark programs.
-$(BUILD)/bpf/bench_nitro.bpf.o: bench/bpf/bench.bpf.c
+$(BUILD)/bpf/bench_nitro.bpf.o $(BUILD)/bpf/bench_nitro1.bpf.o: bench/bpf/bench.bpf.c
 
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)

@@ -107,6 +107,7 @@
 #include "datapath_setup.h"
 #include "bench.skel.h"
 #include "bench_nitro.skel.h"
+#include "bench_nitro1.skel.h"
 #include "flowsketch/cms_sampled.h"
 #include "bench_blocklist_fill.h"
 #include "bench_live.h"
@@ -117,33 +118,40 @@
 #define LIVE_MAX_BURSTS (LB_MAX_ROUNDS * LB_MAX_CYCLES * LB_PAIRS)
 
 enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_NITRO,
-		 LP_FULL_SMALL, LP_FULL_LIST, LP_MAX };
+		 LP_NITRO1, LP_FULL_SMALL, LP_FULL_LIST, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
-/* The bursty phase measures the programs LP_EMPTY .. LP_NITRO. */
-#define LP_BURSTY (LP_NITRO + 1)
+/* The bursty phase measures the programs LP_EMPTY .. LP_NITRO1. */
+#define LP_BURSTY (LP_NITRO1 + 1)
 
 static const char *const live_prog_names[LP_MAX] = {
-	"empty", "parse only", "floor", "naive", "full", "nitro", "full+small", "full+list",
+	"empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+small",
+	"full+list",
 };
 
 /*
  * "nitro": the full program of bench_nitro.bpf.c, Count-Min rows sampled
  * (include/flowsketch/cms_sampled.h), an option measured beside the
- * default, never the default.  Its skeleton is struct bench_nitro, built
- * from the same source as struct bench (the state map is in both), so it
- * is handled as a struct bench: the layouts are checked here.
+ * default, never the default; "nitro1" that of bench_nitro1.bpf.c, one
+ * row a packet.  Their skeletons, struct bench_nitro and bench_nitro1, are
+ * built from the same source as struct bench (the state map is in all
+ * three), so they are handled as a struct bench: the layouts are checked
+ * here.
  */
-_Static_assert(sizeof(struct bench) == sizeof(struct bench_nitro), "bench_nitro.bpf.c");
-_Static_assert(offsetof(struct bench, maps) == offsetof(struct bench_nitro, maps) &&
-	       sizeof(((struct bench *)0)->maps) == sizeof(((struct bench_nitro *)0)->maps) &&
-	       offsetof(struct bench, progs) == offsetof(struct bench_nitro, progs) &&
-	       sizeof(((struct bench *)0)->progs) == sizeof(((struct bench_nitro *)0)->progs) &&
-	       offsetof(struct bench, rodata) == offsetof(struct bench_nitro, rodata) &&
-	       sizeof(*((struct bench *)0)->rodata) == sizeof(*((struct bench_nitro *)0)->rodata) &&
-	       offsetof(struct bench, progs.fs_live_full) ==
-	       offsetof(struct bench_nitro, progs.fs_live_full) &&
-	       offsetof(struct bench, maps.fs_nitro) == offsetof(struct bench_nitro, maps.fs_nitro),
-	       "struct bench_nitro is laid out as struct bench");
+#define LB_SAME_LAYOUT(T)									\
+	_Static_assert(sizeof(struct bench) == sizeof(struct T) &&				\
+		       offsetof(struct bench, maps) == offsetof(struct T, maps) &&		\
+		       sizeof(((struct bench *)0)->maps) == sizeof(((struct T *)0)->maps) &&	\
+		       offsetof(struct bench, progs) == offsetof(struct T, progs) &&		\
+		       sizeof(((struct bench *)0)->progs) == sizeof(((struct T *)0)->progs) &&	\
+		       offsetof(struct bench, rodata) == offsetof(struct T, rodata) &&		\
+		       sizeof(*((struct bench *)0)->rodata) == sizeof(*((struct T *)0)->rodata) && \
+		       offsetof(struct bench, progs.fs_live_full) ==				\
+		       offsetof(struct T, progs.fs_live_full) &&				\
+		       offsetof(struct bench, maps.fs_nitro) == offsetof(struct T, maps.fs_nitro), \
+		       "struct " #T " is laid out as struct bench")
+LB_SAME_LAYOUT(bench_nitro);
+LB_SAME_LAYOUT(bench_nitro1);
+
 static const char *const live_phase_names[PH_MAX] = {
 	"first", "steady", "quiet",
 };
@@ -214,7 +222,7 @@ static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
 	case LP_PARSE: return skel->progs.fs_live_parse;
 	case LP_FLOOR: return skel->progs.fs_live_floor;
 	case LP_NAIVE: return skel->progs.fs_live_naive;
-	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_NITRO, LP_FULL_SMALL, LP_FULL_LIST */
+	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_NITRO*, LP_FULL_SMALL, LP_FULL_LIST */
 	}
 }
 
@@ -252,7 +260,7 @@ static int live_closed(void *ctx, __u32 slot, __u64 old)
 	if (err)
 		return err;
 	/* The full program's reports: the sampled option's are not its. */
-	if (packets && L->cur != LP_NITRO) {
+	if (packets && L->cur != LP_NITRO && L->cur != LP_NITRO1) {
 		if (L->nwin == L->capwin) {
 			__u32 cap = L->capwin ? 2 * L->capwin : 64;
 			__u64 *a = realloc(L->win_reports, cap * sizeof(*a));
@@ -288,7 +296,8 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	if (err)
 		return err;
 	skel = *skelp = which == LP_NITRO ? (struct bench *)bench_nitro__open() :
-					    bench__open();
+			which == LP_NITRO1 ? (struct bench *)bench_nitro1__open() :
+			bench__open();
 	if (!skel)
 		return -ENOENT;
 	/* Two entries share fs_live_full: all off, then the one measured on. */
@@ -318,8 +327,8 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	err = bench__load(skel);
 	if (err)
 		return err;
-	if (which != LP_FULL && which != LP_NITRO && which != LP_FULL_SMALL &&
-	    which != LP_FULL_LIST)
+	if (which != LP_FULL && which != LP_NITRO && which != LP_NITRO1 &&
+	    which != LP_FULL_SMALL && which != LP_FULL_LIST)
 		return 0;
 	/* The receiving veth in the slot table, as the daemon has it. */
 	err = fs_ifslot_set_one(bpf_map__fd(skel->maps.fs_ifslot),
@@ -898,28 +907,28 @@ static void ab_report(const struct live *L)
  * this run's median window (npk, 0 if none), and the N from which it is
  * at most 1 %.
  */
-static void nitro_bound(const struct live *L, __u64 npk)
+static void nitro_bound(const struct live *L, __u64 npk, const char *name, double q)
 {
 	const struct fs_sketch_params *p = &L->r.p;
-	double w = (double)(1U << p->cms_log2_width), q = (double)(1U << FS_CMS_NITRO_K);
+	double w = (double)(1U << p->cms_log2_width);
 	double eps = 2 * 2.718281828459045 / w, phi[3] = { 1 / w, L->o->c.hh_fraction, 1 };
 	double n[4] = { 1e5, 1e6, 1e7, (double)npk };
 	unsigned d = p->cms_depth;
 	int i, j;
 
-	printf("  nitro's derived bound (cms_sampled.h; option, not the default: two-sided bound):\n"
+	printf("  %s's derived bound (cms_sampled.h; option, not the default: two-sided bound):\n"
 	       "  P(|estimate - f| > eps N) for the min of rows, eps = 2e/w = %.3f %%, flows of share\n"
-	       "  1/w, %g and 1 (light, at the report fraction, any):\n", 100 * eps,
-	       L->o->c.hh_fraction);
+	       "  1/w, %g and 1 (light, at the report fraction, any), q = 1/p = %g:\n", name,
+	       100 * eps, L->o->c.hh_fraction, q);
 	for (j = 0; j < 4; j++) {
 		if (j == 3 && !npk)
 			continue;
-		printf("    N = %-9.3g%s", n[j], j == 3 ? " (this run's median window)" : "");
+		printf("    %s N = %-9.3g%s", name, n[j], j == 3 ? " (this run's median window)" : "");
 		for (i = 0; i < 3; i++)
 			printf("%s%.4f", i ? " / " : ": ", fs_nitro_fail_min(d, w, q, eps, phi[i], n[j]));
 		printf("\n");
 	}
-	printf("    at most 1 %% from N >=");
+	printf("    %s at most 1 %% from N >=", name);
 	for (i = 0; i < 3; i++) {
 		double n0 = fs_nitro_converge(d, w, q, eps, phi[i], 0.01);
 
@@ -930,9 +939,11 @@ static void nitro_bound(const struct live *L, __u64 npk)
 	}
 	printf(" packets a window (unsampled: %.4f from the first packet, one-sided)\n",
 	       fs_nitro_fail_min(d, w, 1, eps, 0, 1));
-	printf("    median of rows at this eps: -> %.4f as N grows (%.4f at eps = 8e/w)\n\n",
-	       fs_nitro_fail_median(d, w, q, eps, phi[0], 1e300),
-	       fs_nitro_fail_median(d, w, q, 4 * eps, phi[0], 1e300));
+	if (q == (double)(1U << FS_CMS_NITRO_K))	/* rows independent: nitro's */
+		printf("    %s median of rows at this eps: -> %.4f as N grows (%.4f at eps = 8e/w)\n",
+		       name, fs_nitro_fail_median(d, w, q, eps, phi[0], 1e300),
+		       fs_nitro_fail_median(d, w, q, 4 * eps, phi[0], 1e300));
+	printf("\n");
 }
 
 /*
@@ -978,6 +989,10 @@ static void bursty_report(struct live *L, struct live_tally *t)
 	print_ratio(t, "nitro / parse-only, bursty", med[LP_NITRO], med[LP_PARSE],
 		    med[LP_EMPTY], 0, false);
 	print_ratio(t, "nitro / full, bursty", med[LP_NITRO], med[LP_FULL],
+		    med[LP_EMPTY], 0, false);
+	print_ratio(t, "nitro1 / parse-only, bursty", med[LP_NITRO1], med[LP_PARSE],
+		    med[LP_EMPTY], 0, false);
+	print_ratio(t, "nitro1 / full, bursty", med[LP_NITRO1], med[LP_FULL],
 		    med[LP_EMPTY], 0, false);
 	printf("\n");
 }
@@ -1075,12 +1090,28 @@ static void live_report(struct live *L, __u64 sent)
 		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
 	print_ratio(&t, "nitro / parse-only, after quiet", med[LP_NITRO][PH_QUIET],
 		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
+	printf("  nitro1 (option, not the default: two-sided bound): one row a packet, uniform, by %ux\n"
+	       "  (bench_nitro1.bpf.c; the same bound with q = d, cms_sampled.h, \"One row a packet\"):\n",
+	       L->r.p.cms_depth);
+	print_ratio(&t, "nitro1 / parse-only, steady", med[LP_NITRO1][PH_STEADY],
+		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro1 / full, steady", med[LP_NITRO1][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro1 / floor, steady", med[LP_NITRO1][PH_STEADY],
+		    med[LP_FLOOR][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro1 / parse-only, first window", med[LP_NITRO1][PH_FIRST],
+		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
+	print_ratio(&t, "nitro1 / parse-only, after quiet", med[LP_NITRO1][PH_QUIET],
+		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
 	{
 		__u64 pk[L->nwin ? L->nwin : 1];
 
 		memcpy(pk, L->win_packets, L->nwin * sizeof(*pk));
 		qsort(pk, L->nwin, sizeof(*pk), cmp_u64);
-		nitro_bound(L, L->nwin ? pk[L->nwin / 2] : 0);
+		nitro_bound(L, L->nwin ? pk[L->nwin / 2] : 0, "nitro",
+			    (double)(1U << FS_CMS_NITRO_K));
+		nitro_bound(L, L->nwin ? pk[L->nwin / 2] : 0, "nitro1",
+			    (double)L->r.p.cms_depth);
 	}
 
 	if (lb_bursty_on(&o->b))

@@ -87,6 +87,26 @@
  *  6. Two-sided: the estimate can be below the truth; reports and
  *     "never below" (README) do not hold for this option.
  *
+ * One row a packet (FS_CMS_NITRO_ONE, bench_nitro1.bpf.c).  Per-slot
+ * sampling touches d p lines a packet on average, but through branches on
+ * random bits (which rows, how many): a mispredicted branch or two a
+ * packet, which costs about what a line does.  The variant updates
+ * exactly one row a packet, drawn uniformly (fs_cms_nitro_one_row()), by
+ * q = d times the increment: one line, no branch on which.  Per row the
+ * law is the same as above with p = 1/d (each packet is in row r's sample
+ * with probability 1/d, independently of other packets), so points 1 to 3
+ * hold with q = d.  Rows are no longer independent: a packet is in
+ * exactly one row's sample.  The d families of indicators (packet i in
+ * row r's sample) are multinomial, hence negatively associated (Joag-Dev
+ * and Proschan 1983), and "row r is above f + eps N" is an increasing
+ * function of family r alone, given the hashes: so P(all d rows above) <=
+ * product of the rows' probabilities, and point 4's bound for the min,
+ * up^d + d lo (the union needs no independence), holds as it is.  For the
+ * median use C(d, j) up^j in place of the binomial tail (the product bound
+ * on each j-subset), not computed here.  Packets of a flow no longer
+ * reach every row, so the datapath finds the other rows' cells only when
+ * the sampled one says a report may be due (update.h).
+ *
  * Numbers at the defaults (params.h: w = 4096, d = 5, delta = 1 %; hh
  * fraction 0.1 %; k = 2, q = 4), eps = 2e / w = 0.133 % (twice the
  * unsampled eps, whose e / w = 0.066 % is all collision and leaves the
@@ -112,6 +132,7 @@
 
 #include "compat.h"
 #include "params.h"
+#include "cms.h"
 
 /* log2(1/p) of the datapath's build; k <= 8 keeps a word's m = 64 / k
  * groups >= FS_CMS_MAX_DEPTH (fs_cms_nitro_rows()'s loop bound). */
@@ -197,6 +218,39 @@ FS_UNROLL
 	return mask;
 }
 
+/*
+ * The one-row variant (FS_CMS_NITRO_ONE, "One row a packet" in the header
+ * comment): row floor(u * depth / 2^32) of a 32-bit draw u, uniform up to
+ * depth / 2^32 (each row gets floor or ceil of 2^32 / depth of the u).
+ */
+FS_INLINE __u32 fs_cms_nitro_one_row(struct fs_cms_nitro *s, __u32 depth)
+{
+	return (__u32)(((fs_nitro_random(&s->rng) >> 32) * depth) >> 32);
+}
+
+/*
+ * Row row's column of flow hash h, as fs_cms_column() (cms.h) gives it,
+ * without its two divisions (a few ns each, once a packet in the one-row
+ * variant): k = floor(64 / log2w) from a table, the word row / k from
+ * comparisons (row < 8 and k >= 2, so the word is at most 3), which at the
+ * defaults (k = 5 >= d) always say 0.  log2w <= FS_CMS_MAX_LOG2W.
+ */
+static const __u8 fs_cms_nitro_k[FS_CMS_MAX_LOG2W + 1] = {
+	0, 64, 32, 21, 16, 12, 10, 9, 8, 7, 6, 5, 5, 4, 4, 4, 4, 3, 3, 3, 3, 3, 2,
+};
+
+FS_INLINE __u32 fs_cms_nitro_column(__u64 h, __u32 log2w, __u32 row)
+{
+	__u32 k = fs_cms_nitro_k[log2w];
+	__u32 word = (row >= k) + (row >= 2 * k) + (row >= 3 * k);
+	__u64 bits = word ? fs_mix64(h + word * FS_GOLDEN64) : h;
+
+#ifdef FS_MUTANT_CMS_ROW0	/* `make mutants` only: rows not independent */
+	return (__u32)h & ((1U << log2w) - 1);
+#endif
+	return (__u32)(bits >> ((row - word * k) * log2w)) & ((1U << log2w) - 1);
+}
+
 /* A sampled row's increment: q = 2^k times the packet's. */
 FS_INLINE __u64 fs_cms_nitro_scale(__u64 v, __u32 k)
 {
@@ -205,6 +259,16 @@ FS_INLINE __u64 fs_cms_nitro_scale(__u64 v, __u32 k)
 	return v;
 #endif
 	return v << k;
+}
+
+/* The one-row variant's increment: d times the packet's. */
+FS_INLINE __u64 fs_cms_nitro_scale_d(__u64 v, __u32 depth)
+{
+#ifdef FS_MUTANT_NITRO_NOSCALE	/* `make mutants` only: 1/p forgotten */
+	(void)depth;
+	return v;
+#endif
+	return v * depth;
 }
 
 #if !defined(__bpf__) && !defined(__KERNEL__)

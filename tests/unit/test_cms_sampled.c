@@ -123,10 +123,30 @@ static void test_fresh_state(void **state)
 			 (unsigned long long)hits, n, n * p);
 }
 
+/* The one-row variant's division-free column is cms.h's, for every width
+ * and row the parameters allow. */
+static void test_one_row_column(void **state)
+{
+	__u64 seed = 5;
+	__u32 log2w, row, i;
+
+	(void)state;
+	for (log2w = FS_CMS_MIN_LOG2W; log2w <= FS_CMS_MAX_LOG2W; log2w++)
+		for (row = 0; row < FS_CMS_MAX_DEPTH; row++)
+			for (i = 0; i < 1000; i++) {
+				__u64 h = rng_next(&seed);
+
+				if (fs_cms_nitro_column(h, log2w, row) !=
+				    fs_cms_column(h, log2w, row))
+					fail_msg("log2w %u row %u: column differs", log2w, row);
+			}
+}
+
 /* ------------------------------------------------------------ the sketch */
 
 struct stream {
 	__u32 flows, n, w, d, k, log2w;
+	int one;		/* one row a packet (q = d), else p = 2^-k */
 	__u64 *exact;		/* per flow */
 	__u64 *cells;		/* d x w */
 	__u64 *hash;		/* per flow */
@@ -145,9 +165,10 @@ static __u64 flow_hash(__u32 f, __u64 seed)
 }
 
 /* n packets of a Zipf(1.1) mix of `flows` flows through the sampled
- * update of a d x 2^log2w sketch with p = 2^-k. */
+ * update of a d x 2^log2w sketch with p = 2^-k, or with one row a packet
+ * (one). */
 static void run_stream(struct stream *st, __u32 flows, __u32 n, __u32 log2w,
-		       __u32 d, __u32 k, __u64 seed)
+		       __u32 d, __u32 k, int one, __u64 seed)
 {
 	struct fs_cms_nitro ns = { .rng = seed ^ 0xabcdefULL };
 	double *cdf = malloc(flows * sizeof(*cdf)), sum = 0;
@@ -161,6 +182,7 @@ static void run_stream(struct stream *st, __u32 flows, __u32 n, __u32 log2w,
 	st->w = 1U << log2w;
 	st->d = d;
 	st->k = k;
+	st->one = one;
 	st->exact = calloc(flows, sizeof(*st->exact));
 	st->hash = malloc(flows * sizeof(*st->hash));
 	st->cells = calloc((size_t)d << log2w, sizeof(*st->cells));
@@ -187,13 +209,14 @@ static void run_stream(struct stream *st, __u32 flows, __u32 n, __u32 log2w,
 				lo = mid + 1;
 		}
 		st->exact[lo]++;
-		m = fs_cms_nitro_rows(&ns, d, k);
+		m = one ? 1U << fs_cms_nitro_one_row(&ns, d) : fs_cms_nitro_rows(&ns, d, k);
 		fs_cms_columns_init(&it, st->hash[lo], log2w);
 		for (r = 0; r < d; r++) {
 			__u32 col = fs_cms_next_column(&it);
 
 			if (m & (1U << r)) {
-				st->cells[((size_t)r << log2w) | col] += fs_cms_nitro_scale(1, k);
+				st->cells[((size_t)r << log2w) | col] +=
+					one ? fs_cms_nitro_scale_d(1, d) : fs_cms_nitro_scale(1, k);
 				st->sampled[r]++;
 			}
 		}
@@ -232,24 +255,55 @@ static void flow_cells(const struct stream *st, __u32 f, __u64 *v)
  * times its sampled slots, whose expectation is N with variance (q - 1) N;
  * a correct update is within 6 sd with probability > 1 - 1e-8 per row.
  */
-static void test_rows_unbiased(void **state)
+static void check_unbiased(int one)
 {
 	struct stream st;
 	__u32 r, c;
 
-	(void)state;
-	run_stream(&st, 20000, 2000000, 12, 5, 2, 7);
+	run_stream(&st, 20000, 2000000, 12, 5, 2, one, 7);
 	for (r = 0; r < st.d; r++) {
 		__u64 s = 0;
-		double q = 1U << st.k, sd = sqrt((q - 1) * st.n);
+		double q = one ? st.d : 1U << st.k, sd = sqrt((q - 1) * st.n);
 
 		for (c = 0; c < st.w; c++)
 			s += st.cells[((size_t)r << st.log2w) | c];
 		if (fabs((double)s - st.n) > 6 * sd)
-			fail_msg("row %u adds up to %llu for %u packets (+- %.0f allowed)",
-				 r, (unsigned long long)s, st.n, 6 * sd);
+			fail_msg("%s: row %u adds up to %llu for %u packets (+- %.0f allowed)",
+				 one ? "one row" : "p = 1/4", r, (unsigned long long)s, st.n, 6 * sd);
 	}
 	stream_free(&st);
+}
+
+static void test_rows_unbiased(void **state)
+{
+	(void)state;
+	check_unbiased(0);
+	check_unbiased(1);
+}
+
+/* One row a packet: always one row below depth, each with probability
+ * 1/d (6 sd). */
+static void test_one_row_law(void **state)
+{
+	const __u32 n = 2000000;
+	__u32 d, i, r;
+
+	(void)state;
+	for (d = 1; d <= FS_CMS_MAX_DEPTH; d++) {
+		struct fs_cms_nitro s = { .rng = 0x9876 + d };
+		__u64 rows[FS_CMS_MAX_DEPTH] = { 0 };
+		double mean = (double)n / d, sd = sqrt(n * (1.0 / d) * (1 - 1.0 / d));
+
+		for (i = 0; i < n; i++) {
+			r = fs_cms_nitro_one_row(&s, d);
+			assert_true(r < d);
+			rows[r]++;
+		}
+		for (r = 0; r < d; r++)
+			if (fabs((double)rows[r] - mean) > 6 * sd + 1)
+				fail_msg("d %u: row %u drawn %llu of %u times, expected %.0f",
+					 d, r, (unsigned long long)rows[r], n, mean);
+	}
 }
 
 /*
@@ -276,15 +330,15 @@ static double allowed(double e)
 	return a < 1 ? 1 : a;
 }
 
-static void check_bound(__u32 k, __u64 seed)
+static void check_bound(__u32 k, int one, __u64 seed)
 {
 	struct stream st;
 	__u32 *order, i, out_all = 0, out_top = 0, out_med = 0, below = 0;
 	double e_all = 0, e_top = 0, e_med = 0, w, q, eps, eps_med, n;
 
-	run_stream(&st, 20000, 4000000, 12, 5, k, seed);
+	run_stream(&st, 20000, 4000000, 12, 5, k, one, seed);
 	w = st.w;
-	q = 1U << k;
+	q = one ? st.d : 1U << k;
 	n = st.n;
 	eps = 4 * E_CONST / w;
 	eps_med = 16 * E_CONST / w;
@@ -325,10 +379,11 @@ static void check_bound(__u32 k, __u64 seed)
 		if (i < 16)
 			below += (double)v[0] < truth;
 	}
-	printf("# k %u: min, eps 4e/w: %u of %u flows outside (E %.2f, allowed < %.0f); "
+	printf("# %s%u: min, eps 4e/w: %u of %u flows outside (E %.2f, allowed < %.0f); "
 	       "256 heaviest: %u (E %.3f, < %.0f); median, eps 16e/w, 256 heaviest: %u (E %.3f, < %.0f); "
 	       "%u of the 16 heaviest below truth\n",
-	       k, out_all, st.flows, e_all, allowed(e_all), out_top, e_top, allowed(e_top),
+	       one ? "one row, q = " : "k = ", one ? st.d : k, out_all, st.flows, e_all,
+	       allowed(e_all), out_top, e_top, allowed(e_top),
 	       out_med, e_med, allowed(e_med), below);
 	if (out_all >= allowed(e_all))
 		fail_msg("k %u: %u flows' min outside eps N, bound allows < %.0f", k, out_all,
@@ -336,7 +391,7 @@ static void check_bound(__u32 k, __u64 seed)
 	if (out_top >= allowed(e_top))
 		fail_msg("k %u: %u of the 256 heaviest flows' min outside eps N, bound allows < %.0f",
 			 k, out_top, allowed(e_top));
-	if (out_med >= allowed(e_med))
+	if (!one && out_med >= allowed(e_med))	/* header: binomial tail needs independent rows */
 		fail_msg("k %u: %u of the 256 heaviest flows' median outside 16e/w N, bound allows < %.0f",
 			 k, out_med, allowed(e_med));
 	if (!below)
@@ -348,13 +403,19 @@ static void check_bound(__u32 k, __u64 seed)
 static void test_bound_p_quarter(void **state)
 {
 	(void)state;
-	check_bound(2, 11);
+	check_bound(2, 0, 11);
 }
 
 static void test_bound_p_eighth(void **state)
 {
 	(void)state;
-	check_bound(3, 12);
+	check_bound(3, 0, 12);
+}
+
+static void test_bound_one_row(void **state)
+{
+	(void)state;
+	check_bound(0, 1, 13);
 }
 
 /* The bound's arithmetic at points the header states: unsampled (q = 1)
@@ -387,6 +448,9 @@ int main(void)
 		cmocka_unit_test(test_rows_unbiased),
 		cmocka_unit_test(test_bound_p_quarter),
 		cmocka_unit_test(test_bound_p_eighth),
+		cmocka_unit_test(test_one_row_law),
+		cmocka_unit_test(test_one_row_column),
+		cmocka_unit_test(test_bound_one_row),
 		cmocka_unit_test(test_bound_arithmetic),
 	};
 
