@@ -20,7 +20,6 @@
 #define FLOWSKETCH_SKETCH_UPDATE_BPF_H
 
 #include "maps.bpf.h"
-#include "flowsketch/cms_sampled.h"
 
 /*
  * The sampled Count-Min option's per-CPU state (cms_sampled.h): a bench
@@ -29,6 +28,8 @@
  * skeleton layout; only bench_nitro.bpf.c (FS_CMS_NITRO) uses it.
  */
 #if defined(FS_CMS_NITRO) || defined(FS_BENCH_NITRO_MAP)
+#include "flowsketch/cms_sampled.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
