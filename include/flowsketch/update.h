@@ -430,16 +430,17 @@ FS_INLINE void fs_cms_row_flag(struct fs_cms_refs *c, __u32 row, __u32 report)
 #error "FS_CMS_NITRO is built on the narrow layout only"
 #endif
 /*
- * Benchmark option (cms_sampled.h), never the daemon's: the build defines
- * fs_env_nitro(env), this CPU's sampling state, or NULL.
+ * The sampled Count-Min options (cms_sampled.h), benchmark builds only,
+ * never the daemon's: the build defines fs_env_nitro(env), this CPU's
+ * sampling state, or NULL.
  *
- * fs_cms_may_reach() with v, the cell of a row this packet updated, in
+ * Reports.  fs_cms_may_reach()'s reasoning holds with any row's cell in
  * row 0's place: the estimate (min of rows) is at most any row's cell,
- * and every row's maybe bit is set by its own spills as row 0's is, so
- * the same reasoning holds for that row.  Only packets that update a row
- * look: the estimate changes only with a row, and thresholds only grow,
- * so a flow whose estimate reaches T is seen then.  The scan that follows
- * reads all d lines, as the default's does.
+ * and every row's maybe bit is set by its own spills as row 0's is.  So a
+ * packet looks at a row it updated.  Only packets that update a row look:
+ * the estimate changes only with a row, and thresholds only grow, so a
+ * flow whose estimate reaches T is seen then (but see the flag stop
+ * below).
  */
 /*
  * Its first part, from the row's cell alone, and a stop the default does
@@ -499,6 +500,8 @@ FS_INLINE int fs_cms_nitro_whole_reaches(struct fs_update_env *env,
 	       (u->thresh_bytes && by >= u->thresh_bytes);
 }
 
+/* fs_cms_may_reach() with v, the cell of a row this packet updated, in
+ * row 0's place; the flags of all d rows read only past the first part. */
 FS_INLINE int fs_cms_nitro_may_reach(const struct fs_cms_refs *c, __u32 v,
 				     __u32 depth, __u64 thresh_packets,
 				     __u64 thresh_bytes)
