@@ -2,9 +2,9 @@
 /*
  * cms_sampled.h - NitroSketch-style sampled Count-Min row updates.
  *
- * A BENCHMARK OPTION, NEVER THE DEFAULT.  Only the bench build
- * bench/bpf/bench_nitro.bpf.c defines FS_CMS_NITRO (update.h); the daemon
- * never loads it.  It trades the README's one-sided guarantee ("never
+ * A BENCHMARK OPTION, NEVER THE DEFAULT.  Only the bench builds
+ * bench/bpf/bench_nitro.bpf.c and bench_nitro1.bpf.c define FS_CMS_NITRO
+ * (update.h); the daemon never loads them.  It trades the README's one-sided guarantee ("never
  * below the truth") for fewer cache lines a packet: the bound below is
  * two-sided and holds only once a window is long enough.
  *
