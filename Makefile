@@ -128,6 +128,8 @@ $(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 
 # The wide-layout build of the ingress programs includes them whole.
 $(BUILD)/bpf/flowsketch_wide.bpf.o: bpf/flowsketch.bpf.c
+# So does the sampled Count-Min build of the benchmark programs.
+$(BUILD)/bpf/bench_nitro.bpf.o $(BUILD)/bpf/bench_nitro1.bpf.o: bench/bpf/bench.bpf.c
 
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -227,7 +229,8 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            packed_unbounded:test_merge:FS_MUTANT_PACKED_UNBOUNDED \
            spread_no_scale:test_spread:FS_MUTANT_SPREAD_NO_SCALE \
            prefix_no_scale:test_prefix:FS_MUTANT_PREFIX_NO_SCALE \
-           bloom_fine4_span:test_bloom:FS_MUTANT_BLOOM_FINE4_SPAN
+           bloom_fine4_span:test_bloom:FS_MUTANT_BLOOM_FINE4_SPAN \
+           nitro_noscale:test_cms_sampled:FS_MUTANT_NITRO_NOSCALE
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

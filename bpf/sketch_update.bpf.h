@@ -20,6 +20,40 @@
 #define FLOWSKETCH_SKETCH_UPDATE_BPF_H
 
 #include "maps.bpf.h"
+
+/*
+ * The sampled Count-Min option's per-CPU state (cms_sampled.h): a bench
+ * build only.  bench/bpf/bench.bpf.c asks for the map in both of its
+ * builds (FS_BENCH_NITRO_MAP), so that bench and bench_nitro have the same
+ * skeleton layout; only bench_nitro.bpf.c (FS_CMS_NITRO) uses it.
+ */
+#if defined(FS_CMS_NITRO) || defined(FS_BENCH_NITRO_MAP)
+#include "flowsketch/cms_sampled.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_cms_nitro);
+} fs_nitro SEC(".maps");
+#endif
+
+#ifdef FS_CMS_NITRO
+/* This CPU's state, its generator seeded on the CPU's first packet so
+ * that CPUs sample independently. */
+static __always_inline struct fs_cms_nitro *fs_env_nitro(struct fs_update_env *env)
+{
+	struct fs_cms_nitro *s;
+	__u32 zero = 0;
+
+	(void)env;
+	s = bpf_map_lookup_elem(&fs_nitro, &zero);
+	if (s && !s->rng)
+		s->rng = ((__u64)bpf_get_prandom_u32() << 32) | bpf_get_prandom_u32() | 1;
+	return s;
+}
+#endif
+
 #include "flowsketch/update.h"
 #include "flowsketch/kfunc.h"
 
@@ -90,7 +124,8 @@ __attribute__((noinline)) int fs_update_sketches_bpf(struct fs_packet_update *u)
 
 static __always_inline int fs_update_sketches(struct fs_packet_update *u)
 {
-#ifndef FS_CMS_WIDE	/* the module counts in the narrow layout only */
+#if !defined(FS_CMS_WIDE) && !defined(FS_CMS_NITRO)
+	/* the module counts in the narrow layout, unsampled, only */
 	if (fs_use_kfunc)
 		return fs_update_sketches_kfunc(u);
 #endif

@@ -37,6 +37,9 @@
 /* The kernel's Bloom filter map beside ours, for the blocklist's
  * comparison (blocklist.bpf.h). */
 #define FS_BENCH_KERNEL_BLOOM 1
+/* The sampled Count-Min's state map in every build of this file, used by
+ * bench_nitro.bpf.c's only (sketch_update.bpf.h). */
+#define FS_BENCH_NITRO_MAP 1
 #include "datapath.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

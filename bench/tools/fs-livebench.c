@@ -106,6 +106,9 @@
 #include "sketch.h"
 #include "datapath_setup.h"
 #include "bench.skel.h"
+#include "bench_nitro.skel.h"
+#include "bench_nitro1.skel.h"
+#include "flowsketch/cms_sampled.h"
 #include "bench_blocklist_fill.h"
 #include "bench_live.h"
 #include "bench_live_opts.h"
@@ -114,15 +117,41 @@
 #define LIVE_MAX_AB 64			/* --ab-pairs at most */
 #define LIVE_MAX_BURSTS (LB_MAX_ROUNDS * LB_MAX_CYCLES * LB_PAIRS)
 
-enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_FULL_SMALL,
-		 LP_FULL_LIST, LP_MAX };
+enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_NITRO,
+		 LP_NITRO1, LP_FULL_SMALL, LP_FULL_LIST, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
-/* The bursty phase measures the programs LP_EMPTY .. LP_FULL. */
-#define LP_BURSTY (LP_FULL + 1)
+/* The bursty phase measures the programs LP_EMPTY .. LP_NITRO1. */
+#define LP_BURSTY (LP_NITRO1 + 1)
 
 static const char *const live_prog_names[LP_MAX] = {
-	"empty", "parse only", "floor", "naive", "full", "full+small", "full+list",
+	"empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+small",
+	"full+list",
 };
+
+/*
+ * "nitro": the full program of bench_nitro.bpf.c, Count-Min rows sampled
+ * (include/flowsketch/cms_sampled.h), an option measured beside the
+ * default, never the default; "nitro1" that of bench_nitro1.bpf.c, one
+ * row a packet.  Their skeletons, struct bench_nitro and bench_nitro1, are
+ * built from the same source as struct bench (the state map is in all
+ * three), so they are handled as a struct bench: the layouts are checked
+ * here.
+ */
+#define LB_SAME_LAYOUT(T)									\
+	_Static_assert(sizeof(struct bench) == sizeof(struct T) &&				\
+		       offsetof(struct bench, maps) == offsetof(struct T, maps) &&		\
+		       sizeof(((struct bench *)0)->maps) == sizeof(((struct T *)0)->maps) &&	\
+		       offsetof(struct bench, progs) == offsetof(struct T, progs) &&		\
+		       sizeof(((struct bench *)0)->progs) == sizeof(((struct T *)0)->progs) &&	\
+		       offsetof(struct bench, rodata) == offsetof(struct T, rodata) &&		\
+		       sizeof(*((struct bench *)0)->rodata) == sizeof(*((struct T *)0)->rodata) && \
+		       offsetof(struct bench, progs.fs_live_full) ==				\
+		       offsetof(struct T, progs.fs_live_full) &&				\
+		       offsetof(struct bench, maps.fs_nitro) == offsetof(struct T, maps.fs_nitro), \
+		       "struct " #T " is laid out as struct bench")
+LB_SAME_LAYOUT(bench_nitro);
+LB_SAME_LAYOUT(bench_nitro1);
+
 static const char *const live_phase_names[PH_MAX] = {
 	"first", "steady", "quiet",
 };
@@ -153,6 +182,7 @@ struct live {
 	struct bpf_program *prog;
 	struct lb_sample samples[LP_MAX][PH_MAX][LB_MAX_ROUNDS];
 	__u64 reports_at_open;
+	enum live_prog cur;		/* the program live_measure() runs */
 	/* reports per window of traffic, all rounds */
 	__u64 *win_reports, *win_packets;
 	__u32 nwin, capwin;
@@ -195,7 +225,7 @@ static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
 	case LP_PARSE: return skel->progs.fs_live_parse;
 	case LP_FLOOR: return skel->progs.fs_live_floor;
 	case LP_NAIVE: return skel->progs.fs_live_naive;
-	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_FULL_SMALL, LP_FULL_LIST */
+	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_NITRO*, LP_FULL_SMALL, LP_FULL_LIST */
 	}
 }
 
@@ -232,7 +262,8 @@ static int live_closed(void *ctx, __u32 slot, __u64 old)
 	err = stat_sum(L, FS_STAT_REPORTS, &reports);
 	if (err)
 		return err;
-	if (packets) {
+	/* The full program's reports: the sampled option's are not its. */
+	if (packets && L->cur != LP_NITRO && L->cur != LP_NITRO1) {
 		if (L->nwin == L->capwin) {
 			__u32 cap = L->capwin ? 2 * L->capwin : 64;
 			__u64 *a = realloc(L->win_reports, cap * sizeof(*a));
@@ -299,7 +330,9 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	err = lb_params(W);
 	if (err)
 		return err;
-	skel = *skelp = bench__open();
+	skel = *skelp = which == LP_NITRO ? (struct bench *)bench_nitro__open() :
+			which == LP_NITRO1 ? (struct bench *)bench_nitro1__open() :
+			bench__open();
 	if (!skel)
 		return -ENOENT;
 	/* Two entries share fs_live_full: all off, then the one measured on. */
@@ -331,7 +364,8 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	err = bench__load(skel);
 	if (err)
 		return err;
-	if (which != LP_FULL && which != LP_FULL_SMALL && which != LP_FULL_LIST)
+	if (which != LP_FULL && which != LP_NITRO && which != LP_NITRO1 &&
+	    which != LP_FULL_SMALL && which != LP_FULL_LIST)
 		return 0;
 	/* The receiving veth in the slot table, as the daemon has it. */
 	err = fs_ifslot_set_one(bpf_map__fd(skel->maps.fs_ifslot),
@@ -539,6 +573,7 @@ static int live_measure(struct live *L, enum live_prog which,
 	struct lb_run *R = &L->r;
 	int err;
 
+	L->cur = which;
 	err = live_load(L, which);
 	if (err) {
 		fprintf(stderr, "fs-livebench: cannot load %s: %s.\n",
@@ -907,6 +942,53 @@ static void ab_report(const struct live *L)
 }
 
 /*
+ * The sampled option's derived bound (cms_sampled.h) at the run's sizes:
+ * the min of rows' failure probability for |estimate - f| <= eps N with
+ * eps = 2e / w, for a light flow (share 1/w), one at the report fraction
+ * and any flow, at window lengths N of 1e5, 1e6 and 1e7 packets and at
+ * this run's median window (npk, 0 if none), and the N from which it is
+ * at most 1 %.
+ */
+static void nitro_bound(const struct live *L, __u64 npk, const char *name, double q)
+{
+	const struct fs_sketch_params *p = &L->r.p;
+	double w = (double)(1U << p->cms_log2_width);
+	double eps = 2 * 2.718281828459045 / w, phi[3] = { 1 / w, L->o->c.hh_fraction, 1 };
+	double n[4] = { 1e5, 1e6, 1e7, (double)npk };
+	unsigned d = p->cms_depth;
+	int i, j;
+
+	printf("  %s's derived bound (cms_sampled.h; option, not the default: two-sided bound):\n"
+	       "  P(|estimate - f| > eps N) for the min of rows, eps = 2e/w = %.3f %%, flows of share\n"
+	       "  1/w, %g and 1 (light, at the report fraction, any), q = 1/p = %g:\n", name,
+	       100 * eps, L->o->c.hh_fraction, q);
+	for (j = 0; j < 4; j++) {
+		if (j == 3 && !npk)
+			continue;
+		printf("    %s N = %-9.3g%s", name, n[j], j == 3 ? " (this run's median window)" : "");
+		for (i = 0; i < 3; i++)
+			printf("%s%.4f", i ? " / " : ": ", fs_nitro_fail_min(d, w, q, eps, phi[i], n[j]));
+		printf("\n");
+	}
+	printf("    %s at most 1 %% from N >=", name);
+	for (i = 0; i < 3; i++) {
+		double n0 = fs_nitro_converge(d, w, q, eps, phi[i], 0.01);
+
+		if (n0 > 0)
+			printf("%s%.2g", i ? " / " : " ", n0);
+		else
+			printf("%snever", i ? " / " : " ");
+	}
+	printf(" packets a window (unsampled: %.4f from the first packet, one-sided)\n",
+	       fs_nitro_fail_min(d, w, 1, eps, 0, 1));
+	if (q == (double)(1U << FS_CMS_NITRO_K))	/* rows independent: nitro's */
+		printf("    %s median of rows at this eps: -> %.4f as N grows (%.4f at eps = 8e/w)\n",
+		       name, fs_nitro_fail_median(d, w, q, eps, phi[0], 1e300),
+		       fs_nitro_fail_median(d, w, q, 4 * eps, phi[0], 1e300));
+	printf("\n");
+}
+
+/*
  * The bursty phase's figures: per program the median of its bursts (the
  * table's rows), the quiet spells, and the ratios, against the targets of
  * the steady phase's (full <= 2.0x parse-only; naive/full >= 2.5x after a
@@ -944,6 +1026,15 @@ static void bursty_report(struct live *L, struct live_tally *t)
 	print_ratio(t, "floor / parse-only, bursty", med[LP_FLOOR], med[LP_PARSE],
 		    med[LP_EMPTY], 0, false);
 	print_ratio(t, "full / floor, bursty", med[LP_FULL], med[LP_FLOOR],
+		    med[LP_EMPTY], 0, false);
+	printf("  nitro (option, not the default: two-sided bound):\n");
+	print_ratio(t, "nitro / parse-only, bursty", med[LP_NITRO], med[LP_PARSE],
+		    med[LP_EMPTY], 0, false);
+	print_ratio(t, "nitro / full, bursty", med[LP_NITRO], med[LP_FULL],
+		    med[LP_EMPTY], 0, false);
+	print_ratio(t, "nitro1 / parse-only, bursty", med[LP_NITRO1], med[LP_PARSE],
+		    med[LP_EMPTY], 0, false);
+	print_ratio(t, "nitro1 / full, bursty", med[LP_NITRO1], med[LP_FULL],
 		    med[LP_EMPTY], 0, false);
 	printf("\n");
 }
@@ -1025,6 +1116,45 @@ static void live_report(struct live *L, __u64 sent)
 	       L->small.n, L->list.n, (unsigned long long)L->small.keys,
 	       (unsigned long long)L->list.keys, L->small.log2, L->list.log2,
 	       L->small.k, L->list.k);
+
+	printf("  nitro (option, not the default: two-sided bound): the full program with Count-Min\n"
+	       "  rows sampled, p = 1/%u (%.2f of %u rows a packet on average), each by %ux; HyperLogLogs,\n"
+	       "  windows and reports as full's (bench_nitro.bpf.c, cms_sampled.h):\n",
+	       1U << FS_CMS_NITRO_K, (double)L->r.p.cms_depth / (1U << FS_CMS_NITRO_K),
+	       L->r.p.cms_depth, 1U << FS_CMS_NITRO_K);
+	print_ratio(&t, "nitro / parse-only, steady", med[LP_NITRO][PH_STEADY],
+		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro / full, steady", med[LP_NITRO][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro / floor, steady", med[LP_NITRO][PH_STEADY],
+		    med[LP_FLOOR][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro / parse-only, first window", med[LP_NITRO][PH_FIRST],
+		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
+	print_ratio(&t, "nitro / parse-only, after quiet", med[LP_NITRO][PH_QUIET],
+		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
+	printf("  nitro1 (option, not the default: two-sided bound): one row a packet, uniform, by %ux\n"
+	       "  (bench_nitro1.bpf.c; the same bound with q = d, cms_sampled.h, \"One row a packet\"):\n",
+	       L->r.p.cms_depth);
+	print_ratio(&t, "nitro1 / parse-only, steady", med[LP_NITRO1][PH_STEADY],
+		    med[LP_PARSE][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro1 / full, steady", med[LP_NITRO1][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro1 / floor, steady", med[LP_NITRO1][PH_STEADY],
+		    med[LP_FLOOR][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
+	print_ratio(&t, "nitro1 / parse-only, first window", med[LP_NITRO1][PH_FIRST],
+		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
+	print_ratio(&t, "nitro1 / parse-only, after quiet", med[LP_NITRO1][PH_QUIET],
+		    med[LP_PARSE][PH_QUIET], med[LP_EMPTY][PH_QUIET], 0, false);
+	{
+		__u64 pk[L->nwin ? L->nwin : 1];
+
+		memcpy(pk, L->win_packets, L->nwin * sizeof(*pk));
+		qsort(pk, L->nwin, sizeof(*pk), cmp_u64);
+		nitro_bound(L, L->nwin ? pk[L->nwin / 2] : 0, "nitro",
+			    (double)(1U << FS_CMS_NITRO_K));
+		nitro_bound(L, L->nwin ? pk[L->nwin / 2] : 0, "nitro1",
+			    (double)L->r.p.cms_depth);
+	}
 
 	if (lb_bursty_on(&o->b))
 		bursty_report(L, &t);

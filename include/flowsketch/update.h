@@ -31,6 +31,9 @@
 #include "hll.h"
 #include "sketch_kind.h"
 #include "packet_update.h"
+#ifdef FS_CMS_NITRO
+#include "cms_sampled.h"
+#endif
 
 /*
  * A build may prefetch: the module defines fs_env_prefetch() as
@@ -422,6 +425,228 @@ FS_INLINE void fs_cms_row_flag(struct fs_cms_refs *c, __u32 row, __u32 report)
 }
 #endif
 
+#ifdef FS_CMS_NITRO
+#ifdef FS_CMS_WIDE
+#error "FS_CMS_NITRO is built on the narrow layout only"
+#endif
+/*
+ * The sampled Count-Min options (cms_sampled.h), benchmark builds only,
+ * never the daemon's: the build defines fs_env_nitro(env), this CPU's
+ * sampling state, or NULL.
+ *
+ * Reports.  fs_cms_may_reach()'s reasoning holds with any row's cell in
+ * row 0's place: the estimate (min of rows) is at most any row's cell,
+ * and every row's maybe bit is set by its own spills as row 0's is.  So a
+ * packet looks at a row it updated.  Only packets that update a row look:
+ * the estimate changes only with a row, and thresholds only grow, so a
+ * flow whose estimate reaches T is seen then (but see the flag stop
+ * below).
+ */
+/*
+ * Its first part, from the row's cell alone, and a stop the default does
+ * not have: a cell that carries every wanted report flag ends the check.
+ * The default stops only when all d cells do (cms.h, "Heavy-hitter
+ * reporting"), but its d lines are loaded anyway, while here they would
+ * be d more for every packet of every reported heavy flow (about half the
+ * packets of a Zipf 1.1 mix).  A flow not reported yet has a cell without
+ * the flag in some row r unless all d are flagged by others (as in the
+ * default), and the packets that sample r (1/d of them) check it: reports
+ * come a few packets later than the rule says, or, for a flow that
+ * crosses T in its very last packets, not at all.  Recall was already
+ * given up with "never below the truth" (cms_sampled.h, point 6).
+ */
+FS_INLINE int fs_cms_nitro_may_reach_v(__u32 v, __u64 thresh_packets,
+				       __u64 thresh_bytes)
+{
+	__u32 want = (thresh_packets ? FS_CMSN_REPORTED_PACKETS : 0) |
+		     (thresh_bytes ? FS_CMSN_REPORTED_BYTES : 0);
+
+	if (!want || (v & want) == want)
+		return 0;
+	if (v & FS_CMSN_MAYBE)
+		return 1;
+	if (v & FS_CMSN_SPILLED)
+		return 0;
+	return (thresh_packets && fs_cmsn_packets(v) >= thresh_packets) ||
+	       (thresh_bytes && fs_cmsn_bytes(v) >= thresh_bytes);
+}
+
+/*
+ * Whether row row's cell *cell (of u's flow, u->hash set), which
+ * fs_cms_nitro_may_reach_v() let through, has reached a threshold in
+ * whole: narrow part, plus its wide part if it has spilled, whose maybe
+ * bit is then set again from the wide part (fs_cmsn_maybe(), as the
+ * default does after its scan).  The sampled variants' scans are dearer
+ * than the default's (their other rows' lines are not loaded yet), so
+ * this one line is read first.
+ */
+FS_INLINE int fs_cms_nitro_whole_reaches(struct fs_update_env *env,
+					 const struct fs_sketch_params *p,
+					 const struct fs_packet_update *u,
+					 __u32 row, __u32 *cell)
+{
+	__u64 pk = fs_cmsn_packets(*cell), by = fs_cmsn_bytes(*cell);
+	struct fs_cms_cell *w;
+
+	if (*cell & FS_CMSN_SPILLED) {
+		w = fs_cms_wide_cell(env, p, u, row);
+		if (!w)
+			return 0;	/* cannot be: fs_cms_find() checked */
+		fs_cmsn_count_add(w, &pk, &by);
+		*cell = (*cell & ~FS_CMSN_MAYBE) |
+			fs_cmsn_maybe(w, u->thresh_packets, u->thresh_bytes);
+	}
+	return (u->thresh_packets && pk >= u->thresh_packets) ||
+	       (u->thresh_bytes && by >= u->thresh_bytes);
+}
+
+/* fs_cms_may_reach() with v, the cell of a row this packet updated, in
+ * row 0's place; the flags of all d rows read only past the first part. */
+FS_INLINE int fs_cms_nitro_may_reach(const struct fs_cms_refs *c, __u32 v,
+				     __u32 depth, __u64 thresh_packets,
+				     __u64 thresh_bytes)
+{
+	__u32 flags = FS_CMSN_REPORTED, want = 0, row;
+
+	if (!fs_cms_nitro_may_reach_v(v, thresh_packets, thresh_bytes))
+		return 0;
+	if (thresh_packets)
+		want |= FS_CMSN_REPORTED_PACKETS;
+	if (thresh_bytes)
+		want |= FS_CMSN_REPORTED_BYTES;
+FS_UNROLL
+	for (row = 0; row < FS_CMS_MAX_DEPTH; row++)
+		if (row < depth)
+			flags &= *c->narrow[row];
+	return (flags & want) != want;
+}
+#endif
+
+#ifdef FS_CMS_NITRO_ONE
+/*
+ * The one-row option (cms_sampled.h, "One row a packet"): one row chosen
+ * uniformly, its cell counted d times the increment.  No refs kept (the
+ * stack has no room beside them): rows' cells are found again from the
+ * flow hash when needed, their columns from the iterator (no division).
+ * Standard update only: the build ignores conservative update.
+ */
+
+/* Row row's narrow cell for u's flow and slot (u->hash set), its column
+ * without a division (fs_cms_nitro_column()). */
+FS_INLINE __u32 *fs_cms_one_cell(struct fs_update_env *env,
+				 const struct fs_sketch_params *p,
+				 const struct fs_packet_update *u, __u32 row)
+{
+	struct fs_cms_narrow_chunk *nc;
+	__u64 n;
+
+	if (p->cms_log2_width > FS_CMS_MAX_LOG2W)	/* fs_params_check() rules it out */
+		return 0;
+	n = fs_cms_narrow_number(p, u->slot, row,
+				 fs_cms_nitro_column(u->hash, p->cms_log2_width, row));
+	nc = fs_env_chunk(env, FS_DP_CMS_NARROW, (__u32)(n >> FS_CMSN_CHUNK_SHIFT));
+	return nc ? &nc->cells[n & FS_CMSN_CHUNK_MASK] : 0;
+}
+
+FS_INLINE int fs_cms_one_update(struct fs_update_env *env,
+				const struct fs_sketch_params *p,
+				struct fs_packet_update *u, __u32 depth,
+				__u64 packets)
+{
+	__u64 mp = 0x7fffffffffffffffULL, mb = 0x7fffffffffffffffULL, dp, db;
+	__u32 flags = FS_CMSN_REPORTED, want = 0, row, r, *cell;
+	struct fs_cms_nitro *ns = fs_env_nitro(env);
+	struct fs_cms_cell *w;
+
+	if (!ns)
+		return FS_UPDATE_ENOENT;
+	row = fs_cms_nitro_one_row(ns, depth);
+	cell = fs_cms_one_cell(env, p, u, row);
+	if (!cell)
+		return FS_UPDATE_ENOENT;
+	dp = fs_cms_nitro_scale_d(packets, depth);
+	db = fs_cms_nitro_scale_d(u->bytes, depth);
+	if (fs_cmsn_fits(*cell, dp, db)) {
+		fs_cmsn_add_in(cell, dp, db);
+	} else {
+		w = fs_cms_wide_cell(env, p, u, row);
+		if (!w)
+			return FS_UPDATE_ENOENT;
+		fs_cmsn_spill(cell, w, dp, db, u->thresh_packets, u->thresh_bytes);
+	}
+	/* The report rule (cms.h), from the sampled row first: the
+	 * estimate is at most its cell (fs_cms_nitro_may_reach()).  A
+	 * spilled cell whose maybe bit is set is read whole here, one wide
+	 * line, and its maybe bit set again from it (as the default does
+	 * after its scan): the d rows are looked at only when this cell's
+	 * whole count has reached a threshold. */
+	if (!fs_cms_nitro_may_reach_v(*cell, u->thresh_packets, u->thresh_bytes))
+		return 0;
+	if (!fs_cms_nitro_whole_reaches(env, p, u, row, cell))
+		return 0;
+	if (u->thresh_packets)
+		want |= FS_CMSN_REPORTED_PACKETS;
+	if (u->thresh_bytes)
+		want |= FS_CMSN_REPORTED_BYTES;
+FS_UNROLL
+	for (r = 0; r < FS_CMS_MAX_DEPTH; r++) {
+		__u32 *x;
+
+		if (r >= depth)
+			continue;
+		x = fs_cms_one_cell(env, p, u, r);
+		if (!x)
+			return FS_UPDATE_ENOENT;
+		flags &= *x;
+	}
+	if ((flags & want) == want)	/* reported already */
+		return 0;
+FS_UNROLL
+	for (r = 0; r < FS_CMS_MAX_DEPTH; r++) {
+		__u64 pk, by;
+		__u32 *x, v;
+
+		if (r >= depth)
+			continue;
+		x = fs_cms_one_cell(env, p, u, r);
+		if (!x)
+			return FS_UPDATE_ENOENT;
+		v = *x;
+		pk = fs_cmsn_packets(v);
+		by = fs_cmsn_bytes(v);
+		if (v & FS_CMSN_SPILLED) {
+			w = fs_cms_wide_cell(env, p, u, r);
+			if (!w)
+				return FS_UPDATE_ENOENT;
+			fs_cmsn_count_add(w, &pk, &by);
+		}
+		mp = fs_min_u63(pk, mp);
+		mb = fs_min_u63(by, mb);
+	}
+	if (fs_cms_reaches(mp, u->thresh_packets, !!(flags & FS_CMSN_REPORTED_PACKETS)))
+		u->report |= FS_REPORT_PACKETS;
+	if (fs_cms_reaches(mb, u->thresh_bytes, !!(flags & FS_CMSN_REPORTED_BYTES)))
+		u->report |= FS_REPORT_BYTES;
+	if (!u->report)
+		return 0;
+FS_UNROLL
+	for (r = 0; r < FS_CMS_MAX_DEPTH; r++) {
+		__u32 *x;
+
+		if (r >= depth)
+			continue;
+		x = fs_cms_one_cell(env, p, u, r);
+		if (!x)
+			return FS_UPDATE_ENOENT;
+		if (u->report & FS_REPORT_PACKETS)
+			*x |= FS_CMSN_REPORTED_PACKETS;
+		if (u->report & FS_REPORT_BYTES)
+			*x |= FS_CMSN_REPORTED_BYTES;
+	}
+	return 0;
+}
+#endif
+
 /*
  * Count 1 + u->extra_packets packets (one, a GSO skb's segments, or none) of
  * u->bytes bytes in all for flow u->key in slot u->slot:
@@ -457,7 +682,9 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 #endif
 	struct fs_hll_refs reg = {};
 	struct fs_packet_hashes h;
+#ifndef FS_CMS_NITRO_ONE
 	struct fs_cms_refs c;
+#endif
 	/* The flow's estimate after this packet, and its cells' flags. */
 	struct fs_cms_scan sc = { 0, 0, 0, 0 };
 	__u32 depth = p->cms_depth, row;
@@ -475,12 +702,22 @@ FS_INLINE int fs_sketch_update(struct fs_update_env *env,
 	/* Find every cell and register first, then update: nothing is
 	 * written unless all of them exist, and the lines can be fetched
 	 * together (fs_env_prefetch above). */
+#ifdef FS_CMS_NITRO_ONE
+	/* One row's cell, found by fs_cms_one_update() (no refs kept). */
+	if (fs_hll_find(env, p, u->slot, FS_HLL_FLOWS, h.flow, &reg) ||
+#else
 	if (fs_cms_find(env, p, u->slot, h.flow, &c) ||
 	    fs_hll_find(env, p, u->slot, FS_HLL_FLOWS, h.flow, &reg) ||
+#endif
 	    fs_hll_find(env, p, u->slot, FS_HLL_SOURCES, h.src, &reg) ||
 	    fs_hll_find(env, p, u->slot, FS_HLL_DESTS, h.dst, &reg))
 		return FS_UPDATE_ENOENT;
 
+#ifdef FS_CMS_NITRO_ONE
+	(void)conservative, (void)sc, (void)row;
+	if (fs_cms_one_update(env, p, u, depth, packets))
+		return FS_UPDATE_ENOENT;
+#else
 	if (conservative) {
 		/* The minimum before the packet decides what each row gets:
 		 * a row below min + increment is raised to it, per metric. */
@@ -504,6 +741,36 @@ FS_UNROLL
 		sc.min_packets += packets;
 		sc.min_bytes += u->bytes;
 	} else {
+#if defined(FS_CMS_NITRO)
+		/* Sampled rows only, each by q = 2^k times the increment
+		 * (cms_sampled.h); the lines of the others are not touched. */
+		struct fs_cms_nitro *ns = fs_env_nitro(env);
+		__u32 mask, last = 0, *lastcell = 0;
+
+		if (!ns)
+			return FS_UPDATE_ENOENT;
+		mask = fs_cms_nitro_rows(ns, depth, FS_CMS_NITRO_K);
+FS_UNROLL
+		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
+			if (row >= depth || !(mask & (1U << row)))
+				continue;
+			fs_cms_row_add(env, p, &c, row,
+				       fs_cms_nitro_scale(packets, FS_CMS_NITRO_K),
+				       fs_cms_nitro_scale(u->bytes, FS_CMS_NITRO_K), u);
+			last = row;
+			lastcell = c.narrow[row];
+		}
+		/* A spilled cell with its maybe bit is read whole first, one
+		 * wide line, and its maybe bit set again from it (as the
+		 * default does after its scan): the d rows are looked at only
+		 * when the cell's whole count has reached a threshold. */
+		if (lastcell && fs_cms_nitro_may_reach_v(*lastcell, u->thresh_packets,
+							 u->thresh_bytes) &&
+		    fs_cms_nitro_whole_reaches(env, p, u, last, lastcell) &&
+		    fs_cms_nitro_may_reach(&c, *lastcell, depth, u->thresh_packets,
+					   u->thresh_bytes))
+			fs_cms_rows_scan(env, p, u, &c, depth, &sc);
+#else
 FS_UNROLL
 		for (row = 0; row < FS_CMS_MAX_DEPTH; row++) {
 			if (row >= depth)
@@ -534,6 +801,7 @@ FS_UNROLL
 			}
 #endif
 		}
+#endif /* FS_CMS_NITRO */
 	}
 #ifdef FS_MUTANT_REPORT_NO_FLAGS	/* `make mutants` only */
 	sc.flagged_packets = sc.flagged_bytes = 0;
@@ -554,6 +822,7 @@ FS_UNROLL
 			fs_cms_row_flag(&c, row, u->report);
 		}
 	}
+#endif /* FS_CMS_NITRO_ONE */
 
 	fs_hll_raise(&reg, FS_HLL_FLOWS, h.flow, p->hll_p);
 	fs_hll_raise(&reg, FS_HLL_SOURCES, h.src, p->hll_p);

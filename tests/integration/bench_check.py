@@ -201,7 +201,7 @@ def bursty_checks():
            "live: bursty: the quiet spells are printed, 0 < min <= median <= max", "got %r" % (g,))
     med = {}
     rows = 0
-    for p in ["empty", "parse only", "floor", "naive", "full"]:
+    for p in ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1"]:
         g = find(r"^  %s +bursty +%s +%s +%s +([0-9]+) +%s$" % (re.escape(p), NUM, NUM, NUM, NUM))
         what = "live: %s, bursty" % p
         report(g is not None, what + ": a row is printed", "no such row")
@@ -219,14 +219,63 @@ def bursty_checks():
     report(g is not None and int(g[0]) >= rows + warm,
            "live: bursty: its packets in all cover the rows' (%d) and the unmeasured cycles' (%d)"
            % (rows, warm), "got %r" % (g,))
-    if len(med) != 5:
+    if len(med) != 7:
         return
     for label, num, den, tgt, le in (
             ("full / parse-only, bursty", "full", "parse only", 2.0, True),
             ("naive / full, bursty", "naive", "full", 2.5, False),
             ("floor / parse-only, bursty", "floor", "parse only", None, True),
-            ("full / floor, bursty", "full", "floor", None, True)):
+            ("full / floor, bursty", "full", "floor", None, True),
+            ("nitro / parse-only, bursty", "nitro", "parse only", None, True),
+            ("nitro / full, bursty", "nitro", "full", None, True),
+            ("nitro1 / parse-only, bursty", "nitro1", "parse only", None, True),
+            ("nitro1 / full, bursty", "nitro1", "full", None, True)):
         ratio_line(label, med[num], med[den], med["empty"], tgt, le)
+
+
+def nitro_fail_min(d, w, q, eps, phi, n):
+    """cms_sampled.h's bound for the min of rows, written again from its
+    formulas: up^d + d lo, each capped at 1."""
+    half = eps / 2
+    up = min(1.0, 1 / (half * w) + (q - 1) * (phi + 1 / w) / (half * half * n))
+    lo = min(1.0, (q - 1) * (phi + 1 / w) / (eps * eps * n))
+    return min(1.0, up ** d + d * lo)
+
+
+def nitro_checks():
+    """The sampled options' lines: labelled options with a two-sided
+    bound, their p, and their bounds' figures recomputed here."""
+    g = find(r"^  nitro \(option, not the default: two-sided bound\): the full program with Count-Min$")
+    report(g is not None, "live: nitro is labelled an option, not the default, with a two-sided bound",
+           "no such line")
+    g = find(r"^  rows sampled, p = 1/([0-9]+) \(%s of ([0-9]+) rows a packet on average\), each by ([0-9]+)x; HyperLogLogs,$" % NUM)
+    report(g is not None and int(g[2]) == depth and g[0] == g[3] and
+           abs(float(g[1]) - depth / int(g[0])) < 0.006,
+           "live: nitro's p, rows a packet (d p) and scale (1/p) are printed", "got %r" % (g,))
+    if g is None:
+        return
+    q = int(g[0])
+    g = find(r"^  nitro1 \(option, not the default: two-sided bound\): one row a packet, uniform, by ([0-9]+)x$")
+    report(g is not None and int(g[0]) == depth,
+           "live: nitro1 is labelled an option, not the default, with a two-sided bound, scale d",
+           "got %r" % (g,))
+    for name, qq in (("nitro", q), ("nitro1", depth)):
+        g = find(r"^  %s's derived bound \(cms_sampled\.h; option, not the default: two-sided bound\):$" % name)
+        report(g is not None, "live: %s's bound is labelled two-sided, an option" % name, "no such line")
+        g2 = find(r"^  1/w, %s and 1 \(light, at the report fraction, any\), q = 1/p = ([0-9]+):$" % NUM)
+        report(g2 is not None, "live: %s's flows and q are named" % name, "no such line")
+        if g2 is None:
+            return
+        eps, phi = 2 * math.e / WIDTH, float(g2[0])
+        for n in (1e5, 1e6, 1e7):
+            row = find(r"^    %s N = %s: %s / %s / %s$" % (name, re.escape("%-9.3g" % n), NUM, NUM, NUM))
+            want = [nitro_fail_min(depth, WIDTH, qq, eps, f, n) for f in (1 / WIDTH, phi, 1)]
+            report(row is not None and all(abs(float(a) - b) <= 0.00006 for a, b in zip(row, want)),
+                   "live: %s's bound at N = %g is cms_sampled.h's formula with q = %d (%s)"
+                   % (name, n, qq, " / ".join("%.4f" % x for x in want)), "got %r" % (row,))
+    g = find(r"^  P\(\|estimate - f\| > eps N\) for the min of rows, eps = 2e/w = %s %%, flows of share$" % NUM)
+    report(g is not None and abs(float(g[0]) - 100 * 2 * math.e / WIDTH) < 0.0006,
+           "live: the options' eps is 2e/w", "got %r" % (g,))
 
 
 def live_checks():
@@ -241,7 +290,8 @@ def live_checks():
              % (NUM, NUM, NUM))
     report(g is not None and int(g[2]) == B, "live: the quiet phase is named with %d packets" % B,
            "got %r" % (g,))
-    progs = ["empty", "parse only", "floor", "naive", "full", "full+small", "full+list"]
+    progs = ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+small",
+             "full+list"]
     phases = ["first", "steady", "quiet"]
     med = {}
     total = 0
@@ -299,8 +349,19 @@ def live_checks():
             ("full / parse-only, first window", "full", "parse only", "first", None, True),
             ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
             ("floor / parse-only, steady", "floor", "parse only", "steady", None, True),
-            ("full / floor, steady", "full", "floor", "steady", None, True)):
+            ("full / floor, steady", "full", "floor", "steady", None, True),
+            ("nitro / parse-only, steady", "nitro", "parse only", "steady", None, True),
+            ("nitro / full, steady", "nitro", "full", "steady", None, True),
+            ("nitro / floor, steady", "nitro", "floor", "steady", None, True),
+            ("nitro / parse-only, first window", "nitro", "parse only", "first", None, True),
+            ("nitro / parse-only, after quiet", "nitro", "parse only", "quiet", None, True),
+            ("nitro1 / parse-only, steady", "nitro1", "parse only", "steady", None, True),
+            ("nitro1 / full, steady", "nitro1", "full", "steady", None, True),
+            ("nitro1 / floor, steady", "nitro1", "floor", "steady", None, True),
+            ("nitro1 / parse-only, first window", "nitro1", "parse only", "first", None, True),
+            ("nitro1 / parse-only, after quiet", "nitro1", "parse only", "quiet", None, True)):
         ratio_line(label, med[(num, ph)], med[(den, ph)], med[("empty", ph)], tgt, le)
+    nitro_checks()
     g = find(r"^  parse only - empty, steady +%s ns$" % NUM)
     report(g is not None and abs(float(g[0]) - (med[("parse only", "steady")][0] - med[("empty", "steady")][0])) <= 0.15,
            "live: parse only - empty = the medians' difference", "got %r" % (g,))

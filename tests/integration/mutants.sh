@@ -39,7 +39,11 @@
 #   spread_no_scale  spread estimates without the sampling's factor R
 #                    (test_spread: planted spreaders below their bound);
 #   prefix_no_scale  prefix estimates without the draw's factor V
-#                    (test_prefix: heavy prefixes below their bound).
+#                    (test_prefix: heavy prefixes below their bound);
+#   nitro_noscale    the sampled Count-Min option (a bench build only)
+#                    forgets its 1/p scaling (test_cms_sampled: rows no
+#                    longer add up to N, heavy flows fall outside the
+#                    derived bound).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
