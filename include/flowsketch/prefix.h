@@ -25,10 +25,10 @@
  * all eight (side, level) pairs: d rows of w buckets, a bucket one line
  * holding a candidate prefix (its tag says side, family and level), the
  * packets and bytes of every prefix that came to it (V, B) and the
- * candidate's majority lead L (Boyer-Moore vote).  A prefix x of packet
- * count 1 updates bucket col_r(h(x)) of each row r:
- *     V += 1, B += bytes;  K == x: L += 1;  else L > 0: L -= 1;
- *     else K = x, L = 1.
+ * candidate's majority lead L (Boyer-Moore vote).  w packets of prefix x
+ * update bucket col_r(h(x)) of each row r:
+ *     V += w, B += bytes;  K == x: L += w;  else L >= w: L -= w;
+ *     else K = x, L = w - L.
  * Invariant (induction over the updates above): for every prefix y of the
  * bucket, 2 f(y) - V <= L if y = K, <= -L otherwise, so
  *     f(y) <= (V + L) / 2 (y the candidate), (V - L) / 2 (any other),
@@ -243,22 +243,30 @@ FS_INLINE int fs_prefix_is_candidate(const struct fs_prefix_bucket *b, __u8 tag,
 	return b->tag == tag && k[0] == m[0] && k[1] == m[1];
 }
 
-/* One sampled packet of prefix (tag, masked) and `bytes` into a bucket:
- * the vote of "The structure" above. */
-FS_INLINE void fs_prefix_bucket_add(struct fs_prefix_bucket *b, __u8 tag,
-				    const __u8 *masked, __u64 bytes)
+/* w sampled packets (0 or more: a GSO skb's segments come as one
+ * update) of prefix (tag, masked) and `bytes` into a bucket: the vote of
+ * "The structure" above, weighted (Boyer-Moore with weights: the
+ * invariant's induction is the same with w in place of 1). */
+FS_INLINE void fs_prefix_bucket_add_n(struct fs_prefix_bucket *b, __u8 tag,
+				      const __u8 *masked, __u64 w, __u64 bytes)
 {
-	b->packets += 1;
+	b->packets += w;
 	b->bytes += bytes;
 	if (fs_prefix_is_candidate(b, tag, masked)) {
-		b->lead += 1;
-	} else if (b->lead) {
-		b->lead -= 1;
+		b->lead += w;
+	} else if (b->lead >= w) {
+		b->lead -= w;
 	} else {
 		__builtin_memcpy(b->key, masked, sizeof(b->key));
 		b->tag = tag;
-		b->lead = 1;
+		b->lead = w - b->lead;
 	}
+}
+
+FS_INLINE void fs_prefix_bucket_add(struct fs_prefix_bucket *b, __u8 tag,
+				    const __u8 *masked, __u64 bytes)
+{
+	fs_prefix_bucket_add_n(b, tag, masked, 1, bytes);
 }
 
 /* The candidate order of the merge on equal leads: 1 when a's is above. */

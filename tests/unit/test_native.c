@@ -286,6 +286,8 @@ static void test_refusals(void **state)
 	EDIT(b[24] = 0x80, "flags 0x80");
 	EDIT(b[25] = 3, "nslots is 3");
 	EDIT(b[31] = 1, "reserved parameter byte 15");
+	/* A detection sketch's shape without its width (params.h bytes 10, 11). */
+	EDIT(b[27] = 0x20, "prefix or spread sketch's sizes are out of range");
 	EDIT(b[55] = 0, "before it starts");
 	EDIT(memset(b + 56, 0, 8), "window length is 0");
 	/* Counts that disagree with the parameters. */

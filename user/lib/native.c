@@ -200,7 +200,11 @@ static void put_params(__u8 *b, const struct fs_sketch_params *p)
 	b[7] = p->hll_p;
 	b[8] = p->flags;
 	b[9] = p->nslots;
-	memcpy(b + 10, p->reserved, sizeof(p->reserved));
+	b[10] = p->prefix_log2w;
+	b[11] = p->prefix_shape;
+	b[12] = p->spread_log2w;
+	b[13] = p->spread_shape;
+	memcpy(b + 14, p->reserved, sizeof(p->reserved));
 }
 
 static void get_params(const __u8 *b, struct fs_sketch_params *p)
@@ -213,7 +217,11 @@ static void get_params(const __u8 *b, struct fs_sketch_params *p)
 	p->hll_p = b[7];
 	p->flags = b[8];
 	p->nslots = b[9];
-	memcpy(p->reserved, b + 10, sizeof(p->reserved));
+	p->prefix_log2w = b[10];
+	p->prefix_shape = b[11];
+	p->spread_log2w = b[12];
+	p->spread_shape = b[13];
+	memcpy(p->reserved, b + 14, sizeof(p->reserved));
 }
 
 /* fs_params_check(), saying which field is wrong. */
@@ -241,7 +249,11 @@ static int check_params(const struct fs_sketch_params *p, char *err)
 	for (i = 0; i < sizeof(p->reserved); i++)
 		if (p->reserved[i])
 			return fail(err, "reserved parameter byte %zu is not zero",
-				    10 + i);
+				    14 + i);
+	if (fs_params_check(p))
+		return fail(err, "its prefix or spread sketch's sizes are out of range (prefix 0x%02x 0x%02x, spread 0x%02x 0x%02x)",
+			    p->prefix_log2w, p->prefix_shape, p->spread_log2w,
+			    p->spread_shape);
 	return 0;
 }
 
