@@ -101,9 +101,6 @@ enum fs_prefix_side {
 #define FS_DEFAULT_PREFIX_LOG2W 10
 #define FS_DEFAULT_PREFIX_SKIP 0
 
-/* The prefix lengths of a family's levels. */
-static const __u8 fs_prefix_len4[FS_PREFIX_LEVELS] = { 8, 16, 24, 32 };
-static const __u8 fs_prefix_len6[FS_PREFIX_LEVELS] = { 32, 48, 64, 128 };
 
 /*
  * One bucket: one cache line.  tag 0 is an empty bucket; else
@@ -178,9 +175,16 @@ FS_INLINE __u32 fs_prefix_tag_level(__u8 tag)
 	return (__u32)(tag - 1) & 3;
 }
 
+/* The prefix length of a family's level 0..3: IPv4 /8 /16 /24 /32, IPv6
+ * /32 /48 /64 /128.  Arithmetic, not a table: a small constant array in a
+ * shared header lands in the BPF object's .rodata at an offset its BTF
+ * cannot describe. */
 FS_INLINE __u32 fs_prefix_level_len(__u32 family, __u32 level)
 {
-	return family == FS_FAMILY_IPV6 ? fs_prefix_len6[level & 3] : fs_prefix_len4[level & 3];
+	level &= 3;
+	if (family == FS_FAMILY_IPV6)
+		return level == 3 ? 128 : 32 + 16 * level;
+	return 8 * (level + 1);
 }
 
 /* The draw of packet number n of its CPU's window with flow hash h:

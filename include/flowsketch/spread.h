@@ -235,7 +235,7 @@ FS_INLINE __u32 fs_spread_bucket_index(const struct fs_spread_params *p,
 /* Register i of a bucket. */
 FS_INLINE __u32 fs_spread_reg_get(const struct fs_spread_bucket *b, __u32 i)
 {
-	return (b->reg[(i >> 1) % (FS_SPREAD_REGS / 2)] >> ((i & 1) * 4)) & 0xf;
+	return (b->reg[i >> 1] >> ((i & 1) * 4)) & 0xf;
 }
 
 /*
@@ -249,7 +249,7 @@ FS_INLINE int fs_spread_bucket_add(struct fs_spread_bucket *b, __u64 e,
 {
 	__u32 i = fs_spread_reg(e), rank = fs_spread_rank(e), shift = (i & 1) * 4;
 	__u16 prio = fs_spread_prio(e);
-	__u8 *byte = &b->reg[(i >> 1) % (FS_SPREAD_REGS / 2)];
+	__u8 *byte = &b->reg[i >> 1];
 	int changed = 0;
 
 	if (((*byte >> shift) & 0xf) < rank) {
