@@ -164,7 +164,7 @@ static __always_inline int fs_datapath_count(struct fs_hot_line *hot,
 					     struct fs_packet_update *u)
 {
 	struct fs_slot_totals *totals;
-	__u64 seq, packets, bytes, phi;
+	__u64 seq, packets, bytes, phi, before;
 
 	/* Read the sequence once, as a volatile load the compiler may not
 	 * repeat (the daemon writes it while packets run): the slot written,
@@ -180,7 +180,9 @@ static __always_inline int fs_datapath_count(struct fs_hot_line *hot,
 	totals = u->slot ? &hot->slot[1] : &hot->slot[0];
 	packets = (__u64)(1 + (__s64)u->extra_packets);
 	bytes = u->bytes;
+	before = 0;
 	if (totals->seq == seq) {
+		before = totals->packets;
 		packets += totals->packets;
 		bytes += totals->bytes;
 	}
@@ -196,6 +198,10 @@ static __always_inline int fs_datapath_count(struct fs_hot_line *hot,
 		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
 		return -1;
 	}
+	/* The detection sketches (detect.h): the draw's n is the window's
+	 * packets on this CPU before this update. */
+	if (fs_detect_on() && fs_detect_update_bpf(u, before))
+		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
 	totals->seq = seq;
 	totals->packets = packets;
 	totals->bytes = bytes;

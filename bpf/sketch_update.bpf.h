@@ -122,6 +122,36 @@ __attribute__((noinline)) int fs_update_sketches_bpf(struct fs_packet_update *u)
 				(const struct fs_hash_key *)&fs_hash_key, u);
 }
 
+/*
+ * The detection sketches' update (update.h, fs_detect_update()), after
+ * the Count-Min and HyperLogLog update of the same u, as a global
+ * function of its own for the same reason as the update's.  n: the
+ * update's first packet's number on this CPU in the window.  In the
+ * kfunc path too it runs here, in BPF (the kfunc takes no more maps,
+ * kfunc.h), so both paths write the same bytes.  The packet hashes are
+ * computed again: the update's output holds the flow hash only, and the
+ * kfunc's argument block (its ABI) has no room for the other two.
+ */
+__attribute__((noinline)) int fs_detect_update_bpf(struct fs_packet_update *u, __u64 n)
+{
+	struct fs_update_env env = {};
+	struct fs_packet_hashes h;
+
+	if (!u)		/* a global function's pointer may be NULL */
+		return FS_UPDATE_ENOENT;
+	fs_packet_hash(&u->key, (const struct fs_hash_key *)&fs_hash_key, &h);
+	return fs_detect_update(&env, (const struct fs_sketch_params *)&fs_params,
+				(const struct fs_hash_key *)&fs_hash_key, &u->key, &h, n,
+				(__u64)(1 + (__s64)u->extra_packets), u->bytes, u->slot);
+}
+
+/* Whether the parameters keep a detection sketch: a constant to the
+ * verifier (frozen .rodata), which removes the call when they keep none. */
+static __always_inline int fs_detect_on(void)
+{
+	return fs_params.prefix_log2w || fs_params.spread_log2w;
+}
+
 static __always_inline int fs_update_sketches(struct fs_packet_update *u)
 {
 #if !defined(FS_CMS_WIDE) && !defined(FS_CMS_NITRO)

@@ -61,17 +61,16 @@ struct lb_maps {
 };
 
 /* Those of a skeleton (any that has the datapath's maps). */
-#define LB_MAPS(skel) ((struct lb_maps){				\
-	.ctl = bpf_map__fd((skel)->maps.fs_ctl),			\
-	.reports = bpf_map__fd((skel)->maps.fs_reports),		\
-	.barrier = bpf_map__fd((skel)->maps.fs_barrier),		\
-	.barrier_inner = bpf_map__fd((skel)->maps.fs_barrier_inner),	\
-	.sketch = {							\
-		[FS_DP_CMS] = bpf_map__fd((skel)->maps.fs_cms),		\
-		[FS_DP_CMS_NARROW] = bpf_map__fd((skel)->maps.fs_cms_narrow), \
-		[FS_DP_HLL] = bpf_map__fd((skel)->maps.fs_hll),		\
-		[FS_DP_HLL_PACKED] = bpf_map__fd((skel)->maps.fs_hll_packed), \
-	},								\
+#define LB_MAP_FD(NAME, name, KIND) [FS_DP_##NAME] = bpf_map__fd(lb_skel_->maps.fs_##name),
+#define LB_MAPS(skel) ({						\
+	__typeof__(skel) lb_skel_ = (skel);				\
+	(struct lb_maps){						\
+		.ctl = bpf_map__fd(lb_skel_->maps.fs_ctl),		\
+		.reports = bpf_map__fd(lb_skel_->maps.fs_reports),	\
+		.barrier = bpf_map__fd(lb_skel_->maps.fs_barrier),	\
+		.barrier_inner = bpf_map__fd(lb_skel_->maps.fs_barrier_inner), \
+		.sketch = { FS_DP_MAPS(LB_MAP_FD) },			\
+	};								\
 })
 
 struct lb_run {

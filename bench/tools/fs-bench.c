@@ -309,12 +309,9 @@ static int bench_rotation_init(struct bench_rotation *rot, struct bench *skel,
 {
 	int ncpus = libbpf_num_possible_cpus();
 
-	struct bpf_map *maps[FS_NDPMAPS] = {
-		[FS_DP_CMS] = skel->maps.fs_cms,
-		[FS_DP_CMS_NARROW] = skel->maps.fs_cms_narrow,
-		[FS_DP_HLL] = skel->maps.fs_hll,
-		[FS_DP_HLL_PACKED] = skel->maps.fs_hll_packed,
-	};
+#define MAP_OF(NAME, name, KIND) [FS_DP_##NAME] = skel->maps.fs_##name,
+	struct bpf_map *maps[FS_NDPMAPS] = { FS_DP_MAPS(MAP_OF) };
+#undef MAP_OF
 	int m;
 
 	memset(rot, 0, sizeof(*rot));
@@ -606,7 +603,8 @@ static void bench_print_memory(struct bench *skel,
 {
 	const struct bpf_map *datapath[] = {
 		skel->maps.fs_cms, skel->maps.fs_cms_narrow, skel->maps.fs_hll,
-		skel->maps.fs_hll_packed, skel->maps.fs_hot, skel->maps.fs_stats,
+		skel->maps.fs_hll_packed, skel->maps.fs_prefix, skel->maps.fs_spread,
+		skel->maps.fs_hot, skel->maps.fs_stats,
 	};
 	/* The old slot's narrow cells and packed registers, and the wide
 	 * layout's cells and byte registers (sketch_kind.h). */

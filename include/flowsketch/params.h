@@ -19,8 +19,17 @@
  *     7    1 hll_p           log2 m, HyperLogLog registers, FS_HLL_MIN..MAX_P
  *     8    1 flags           FS_PARAM_F_CONSERVATIVE: Count-Min conservative update
  *     9    1 nslots          window slots in the datapath maps (2)
- *    10    6 reserved        zero
+ *    10    1 prefix_log2w    0: no prefix sketch; else its log2 w (prefix.h)
+ *    11    1 prefix_shape    its depth << 4 | skip shift t
+ *    12    1 spread_log2w    0: no spread sketch; else its log2 w (spread.h)
+ *    13    1 spread_shape    its depth << 4 | sample shift s
+ *    14    2 reserved        zero
  *    16   16 secret          SipHash key k0, k1 (hash.h)
+ *
+ * The detection sketches' bytes (10..13) were reserved, zero, before
+ * those sketches: a record without them is the same version, and a
+ * release that predates them refuses a record that has them (a reserved
+ * byte not zero) instead of dropping a part it cannot read.
  *
  * Error bounds the parameters imply (w = 2^log2w, m = 2^p):
  *   Count-Min: estimate >= truth always; estimate <= truth + eps*N with
@@ -34,6 +43,8 @@
 
 #include "compat.h"
 #include "hash.h"
+#include "prefix.h"
+#include "spread.h"
 
 #define FS_PARAMS_MAGIC 0x314b5346U /* "FSK1" */
 #define FS_PARAMS_VERSION 1
@@ -61,7 +72,11 @@ struct fs_sketch_params {
 	__u8 hll_p;
 	__u8 flags;
 	__u8 nslots;
-	__u8 reserved[6];
+	__u8 prefix_log2w;
+	__u8 prefix_shape;
+	__u8 spread_log2w;
+	__u8 spread_shape;
+	__u8 reserved[2];
 	struct fs_hash_secret secret;
 };
 
@@ -81,6 +96,40 @@ FS_INLINE void fs_params_init(struct fs_sketch_params *p, __u32 cms_depth,
 	p->flags = (__u8)flags;
 	p->nslots = FS_NSLOTS;
 	p->secret = *secret;
+}
+
+/* The detection sketches' parameters (bytes 10..13 above); depth 0 and
+ * width 0 when the sketch is off. */
+FS_INLINE void fs_params_prefix(const struct fs_sketch_params *p,
+				struct fs_prefix_params *out)
+{
+	out->depth = p->prefix_log2w ? (__u32)p->prefix_shape >> 4 : 0;
+	out->log2_width = p->prefix_log2w;
+	out->skip_shift = (__u32)p->prefix_shape & 15;
+}
+
+FS_INLINE void fs_params_spread(const struct fs_sketch_params *p,
+				struct fs_spread_params *out)
+{
+	out->depth = p->spread_log2w ? (__u32)p->spread_shape >> 4 : 0;
+	out->log2_width = p->spread_log2w;
+	out->sample_shift = (__u32)p->spread_shape & 15;
+}
+
+/* Turn a detection sketch on (fs_params_check() says whether the sizes
+ * are in range). */
+FS_INLINE void fs_params_set_prefix(struct fs_sketch_params *p,
+				    const struct fs_prefix_params *d)
+{
+	p->prefix_log2w = (__u8)d->log2_width;
+	p->prefix_shape = (__u8)(d->depth << 4 | (d->skip_shift & 15));
+}
+
+FS_INLINE void fs_params_set_spread(struct fs_sketch_params *p,
+				    const struct fs_spread_params *d)
+{
+	p->spread_log2w = (__u8)d->log2_width;
+	p->spread_shape = (__u8)(d->depth << 4 | (d->sample_shift & 15));
 }
 
 /*
@@ -119,6 +168,24 @@ FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 	for (i = 0; i < sizeof(p->reserved); i++)
 		if (p->reserved[i])
 			return -22;
+	if (p->prefix_log2w) {
+		struct fs_prefix_params d;
+
+		fs_params_prefix(p, &d);
+		if (fs_prefix_params_check(&d) || d.skip_shift > 15)
+			return -22;
+	} else if (p->prefix_shape) {
+		return -22;
+	}
+	if (p->spread_log2w) {
+		struct fs_spread_params d;
+
+		fs_params_spread(p, &d);
+		if (fs_spread_params_check(&d))
+			return -22;
+	} else if (p->spread_shape) {
+		return -22;
+	}
 	return 0;
 }
 
@@ -134,6 +201,8 @@ FS_INLINE int fs_params_mergeable(const struct fs_sketch_params *a,
 	return a->cms_depth == b->cms_depth &&
 	       a->cms_log2_width == b->cms_log2_width &&
 	       a->hll_p == b->hll_p &&
+	       a->prefix_log2w == b->prefix_log2w && a->prefix_shape == b->prefix_shape &&
+	       a->spread_log2w == b->spread_log2w && a->spread_shape == b->spread_shape &&
 	       a->secret.k0 == b->secret.k0 && a->secret.k1 == b->secret.k1;
 }
 

@@ -25,10 +25,10 @@
  * all eight (side, level) pairs: d rows of w buckets, a bucket one line
  * holding a candidate prefix (its tag says side, family and level), the
  * packets and bytes of every prefix that came to it (V, B) and the
- * candidate's majority lead L (Boyer-Moore vote).  A prefix x of packet
- * count 1 updates bucket col_r(h(x)) of each row r:
- *     V += 1, B += bytes;  K == x: L += 1;  else L > 0: L -= 1;
- *     else K = x, L = 1.
+ * candidate's majority lead L (Boyer-Moore vote).  w packets of prefix x
+ * update bucket col_r(h(x)) of each row r:
+ *     V += w, B += bytes;  K == x: L += w;  else L >= w: L -= w;
+ *     else K = x, L = w - L.
  * Invariant (induction over the updates above): for every prefix y of the
  * bucket, 2 f(y) - V <= L if y = K, <= -L otherwise, so
  *     f(y) <= (V + L) / 2 (y the candidate), (V - L) / 2 (any other),
@@ -101,9 +101,6 @@ enum fs_prefix_side {
 #define FS_DEFAULT_PREFIX_LOG2W 10
 #define FS_DEFAULT_PREFIX_SKIP 0
 
-/* The prefix lengths of a family's levels. */
-static const __u8 fs_prefix_len4[FS_PREFIX_LEVELS] = { 8, 16, 24, 32 };
-static const __u8 fs_prefix_len6[FS_PREFIX_LEVELS] = { 32, 48, 64, 128 };
 
 /*
  * One bucket: one cache line.  tag 0 is an empty bucket; else
@@ -178,9 +175,16 @@ FS_INLINE __u32 fs_prefix_tag_level(__u8 tag)
 	return (__u32)(tag - 1) & 3;
 }
 
+/* The prefix length of a family's level 0..3: IPv4 /8 /16 /24 /32, IPv6
+ * /32 /48 /64 /128.  Arithmetic, not a table: a small constant array in a
+ * shared header lands in the BPF object's .rodata at an offset its BTF
+ * cannot describe. */
 FS_INLINE __u32 fs_prefix_level_len(__u32 family, __u32 level)
 {
-	return family == FS_FAMILY_IPV6 ? fs_prefix_len6[level & 3] : fs_prefix_len4[level & 3];
+	level &= 3;
+	if (family == FS_FAMILY_IPV6)
+		return level == 3 ? 128 : 32 + 16 * level;
+	return 8 * (level + 1);
 }
 
 /* The draw of packet number n of its CPU's window with flow hash h:
@@ -243,22 +247,30 @@ FS_INLINE int fs_prefix_is_candidate(const struct fs_prefix_bucket *b, __u8 tag,
 	return b->tag == tag && k[0] == m[0] && k[1] == m[1];
 }
 
-/* One sampled packet of prefix (tag, masked) and `bytes` into a bucket:
- * the vote of "The structure" above. */
-FS_INLINE void fs_prefix_bucket_add(struct fs_prefix_bucket *b, __u8 tag,
-				    const __u8 *masked, __u64 bytes)
+/* w sampled packets (0 or more: a GSO skb's segments come as one
+ * update) of prefix (tag, masked) and `bytes` into a bucket: the vote of
+ * "The structure" above, weighted (Boyer-Moore with weights: the
+ * invariant's induction is the same with w in place of 1). */
+FS_INLINE void fs_prefix_bucket_add_n(struct fs_prefix_bucket *b, __u8 tag,
+				      const __u8 *masked, __u64 w, __u64 bytes)
 {
-	b->packets += 1;
+	b->packets += w;
 	b->bytes += bytes;
 	if (fs_prefix_is_candidate(b, tag, masked)) {
-		b->lead += 1;
-	} else if (b->lead) {
-		b->lead -= 1;
+		b->lead += w;
+	} else if (b->lead >= w) {
+		b->lead -= w;
 	} else {
 		__builtin_memcpy(b->key, masked, sizeof(b->key));
 		b->tag = tag;
-		b->lead = 1;
+		b->lead = w - b->lead;
 	}
+}
+
+FS_INLINE void fs_prefix_bucket_add(struct fs_prefix_bucket *b, __u8 tag,
+				    const __u8 *masked, __u64 bytes)
+{
+	fs_prefix_bucket_add_n(b, tag, masked, 1, bytes);
 }
 
 /* The candidate order of the merge on equal leads: 1 when a's is above. */

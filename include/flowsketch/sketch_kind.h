@@ -58,6 +58,7 @@
 #include "chunk.h"
 #include "cms.h"
 #include "hll.h"
+#include "detect.h"
 
 /*
  * Every kind's name, in kind order, for what must be known while
@@ -65,7 +66,7 @@
  * sketch, user/lib/sketch.h).  FS_KIND_PIN(name) and FS_KIND_MAP(name)
  * name a datapath map's pin and map (FS_DP_MAPS below).
  */
-#define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll)
+#define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll) X(PREFIX, prefix) X(SPREAD, spread)
 #define FS_KIND_PIN(name) #name
 #define FS_KIND_MAP(name) "fs_" #name
 
@@ -124,7 +125,8 @@ enum fs_kind {
  * FS_KFUNC_MAPS are the ones the kernel module's kfunc writes (kfunc.h).
  */
 #define FS_DP_MAPS(X) X(CMS, cms, CMS) X(CMS_NARROW, cms_narrow, CMS)	\
-		      X(HLL, hll, HLL) X(HLL_PACKED, hll_packed, HLL)
+		      X(HLL, hll, HLL) X(HLL_PACKED, hll_packed, HLL)	\
+		      X(PREFIX, prefix, PREFIX) X(SPREAD, spread, SPREAD)
 #define FS_KFUNC_MAPS(X) X(CMS, cms, CMS) X(CMS_NARROW, cms_narrow, CMS)	\
 			 X(HLL_PACKED, hll_packed, HLL)
 
@@ -139,10 +141,13 @@ enum fs_dp_map {
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The word type the merge works on says the word's size. */
+/* The word type the merge works on says the word's size; the detection
+ * sketches' buckets (64 bytes, 8 words) merge as their headers say. */
 enum fs_merge {
 	FS_MERGE_SUM64,		/* __u64 words add */
 	FS_MERGE_MAX8,		/* __u8 words take the max */
+	FS_MERGE_PREFIX,	/* fs_prefix_bucket_merge(), prefix.h */
+	FS_MERGE_SPREAD,	/* fs_spread_bucket_merge(), spread.h */
 };
 
 struct fs_sketch_kind {
@@ -201,6 +206,32 @@ static inline __u32 fs_hll_perm_shift(const struct fs_sketch_params *p)
 	return p->hll_p;
 }
 
+static inline __u32 fs_prefix_perm_shift(const struct fs_sketch_params *p)
+{
+	return p->prefix_log2w;
+}
+
+static inline __u32 fs_spread_perm_shift(const struct fs_sketch_params *p)
+{
+	return p->spread_log2w;
+}
+
+static inline void fs_prefix_say_count(char *buf, size_t len,
+				       const struct fs_sketch_params *p)
+{
+	snprintf(buf, len, "prefix depth %u times width %u make %llu",
+		 p->prefix_shape >> 4, p->prefix_log2w ? 1U << p->prefix_log2w : 0,
+		 (unsigned long long)fs_prefix_buckets_per_slot(p));
+}
+
+static inline void fs_spread_say_count(char *buf, size_t len,
+				       const struct fs_sketch_params *p)
+{
+	snprintf(buf, len, "2 sides of spread depth %u times width %u make %llu",
+		 p->spread_shape >> 4, p->spread_log2w ? 1U << p->spread_log2w : 0,
+		 (unsigned long long)fs_spread_buckets_per_slot(p));
+}
+
 static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	[FS_KIND_CMS] = {
 		.noun = "Count-Min cell",
@@ -223,6 +254,28 @@ static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 		.say_count = fs_hll_say_count,
 		.say_bound = fs_hll_say_bound,
 		.perm_shift = fs_hll_perm_shift,
+	},
+	/* The detection sketches: E = 0 when the parameters leave them off
+	 * (detect.h), a part of no bytes. */
+	[FS_KIND_PREFIX] = {
+		.noun = "prefix bucket",
+		.count_key = "prefix_buckets",
+		.elem_bytes = sizeof(struct fs_prefix_bucket),
+		.word_bytes = 8,
+		.merge = FS_MERGE_PREFIX,
+		.per_slot = fs_prefix_buckets_per_slot,
+		.say_count = fs_prefix_say_count,
+		.perm_shift = fs_prefix_perm_shift,
+	},
+	[FS_KIND_SPREAD] = {
+		.noun = "spread bucket",
+		.count_key = "spread_buckets",
+		.elem_bytes = sizeof(struct fs_spread_bucket),
+		.word_bytes = 8,
+		.merge = FS_MERGE_SPREAD,
+		.per_slot = fs_spread_buckets_per_slot,
+		.say_count = fs_spread_say_count,
+		.perm_shift = fs_spread_perm_shift,
 	},
 };
 
@@ -355,6 +408,31 @@ static inline void fs_fold_hll_packed(void *part, const void *c, __u64 b,
 				fs_fold_hll_field(d + f, v[i], f);
 }
 
+/* The detection sketches' buckets merge, each CPU's into the part. */
+static inline void fs_fold_prefix(void *part, const void *c, __u64 b, __u64 e,
+				  const struct fs_sketch_params *p)
+{
+	struct fs_prefix_bucket *d = (struct fs_prefix_bucket *)part + b;
+	const struct fs_prefix_bucket *v = c;
+	__u64 i;
+
+	(void)p;
+	for (i = 0; i < e - b; i++)
+		fs_prefix_bucket_merge(&d[i], &v[i]);
+}
+
+static inline void fs_fold_spread(void *part, const void *c, __u64 b, __u64 e,
+				  const struct fs_sketch_params *p)
+{
+	struct fs_spread_bucket *d = (struct fs_spread_bucket *)part + b;
+	const struct fs_spread_bucket *v = c;
+	__u64 i;
+
+	(void)p;
+	for (i = 0; i < e - b; i++)
+		fs_spread_bucket_merge(&d[i], &v[i]);
+}
+
 static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
 	[FS_DP_CMS] = {
 		.map = FS_KIND_MAP(cms), .pin = FS_KIND_PIN(cms),
@@ -378,6 +456,16 @@ static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
 		.per_slot = fs_hll_packed_words_per_slot,
 		.fold = fs_fold_hll_packed,
 	},
+	[FS_DP_PREFIX] = {
+		.map = FS_KIND_MAP(prefix), .pin = FS_KIND_PIN(prefix),
+		.kind = FS_KIND_PREFIX, .chunk_shift = FS_DETECT_CHUNK_SHIFT,
+		.per_slot = fs_prefix_buckets_per_slot, .fold = fs_fold_prefix,
+	},
+	[FS_DP_SPREAD] = {
+		.map = FS_KIND_MAP(spread), .pin = FS_KIND_PIN(spread),
+		.kind = FS_KIND_SPREAD, .chunk_shift = FS_DETECT_CHUNK_SHIFT,
+		.per_slot = fs_spread_buckets_per_slot, .fold = fs_fold_spread,
+	},
 };
 
 /* The first element of slot in map m (chunk.h numbering). */
@@ -395,11 +483,15 @@ FS_INLINE __u32 fs_dp_slot_chunks(enum fs_dp_map m, const struct fs_sketch_param
 				  fs_dp_maps[m].chunk_shift);
 }
 
+/* A map of no slot (a detection sketch the parameters leave off) still
+ * has one element: an array map needs one.  Nothing writes or reads it. */
 FS_INLINE __u32 fs_dp_chunks(enum fs_dp_map m, const struct fs_sketch_params *p,
 			     __u32 nslots)
 {
-	return fs_chunk_count(fs_dp_maps[m].per_slot(p),
-			      fs_dp_maps[m].chunk_shift, nslots);
+	__u32 n = fs_chunk_count(fs_dp_maps[m].per_slot(p),
+				 fs_dp_maps[m].chunk_shift, nslots);
+
+	return n ? n : 1;
 }
 
 /* A legacy map's elements in a datapath loaded afresh (above). */

@@ -16,10 +16,8 @@
  * holds a distinct counter instead of a count, plus one candidate key.
  * An element of key k goes into bucket col_r(k) of each row r; the bucket
  * counts the distinct elements of all keys that share it (an overcount of
- * each, as Count-Min overcounts), and keeps as its candidate the key whose
- * element had the highest rank so far: a key with n elements shows a
- * maximum rank of about log2 n, so the bucket's widest key is the likely
- * holder.  Two changes from the paper, each for the datapath's sake:
+ * each, as Count-Min overcounts), and keeps one candidate key.  Three
+ * changes from the paper, the first two for the datapath's sake:
  *
  *   - the distinct counter is a HyperLogLog of FS_SPREAD_REGS 4-bit
  *     registers (the paper uses a multiresolution bitmap), so that a bucket
@@ -31,9 +29,21 @@
  *     the packet, so an element is in or out whatever its packet count,
  *     and distinct counts stay distinct counts: R X, X the sampled
  *     elements of a set of n, is unbiased for n.  A packet touches
- *     2 d / R lines on average (both sides), not 2 d.
+ *     2 d / R lines on average (both sides), not 2 d;
+ *   - the candidate is the key of the element of highest priority seen in
+ *     the bucket (a bottom-1 sketch: priority = a 16-bit field of the
+ *     element's hash, below), where the paper keeps the key of the highest
+ *     rank.  Every distinct element of the bucket is equally likely to hold
+ *     the top priority, so key k is the candidate with probability
+ *     n_k / n_r, its share of the bucket's distinct elements (ties, 2^-16 a
+ *     pair, aside), whatever the order they came in.  Ranks tie often (one
+ *     element in 2^j has rank j): the rank rule measured missing a scanner
+ *     of 3,000 peers in 1 of 5 trials, where its share was 87 % a row.
+ *     A key is listed unless it loses all d of its buckets:
+ *         P(missed) = prod_r (1 - n_k / n_r) <= ((n_r - n_k) / n_r)^d.
  *
- * Element hash, register and rank (fs_spread_element(), _reg(), _rank()).
+ * Element hash, register, rank and priority (fs_spread_element(), _reg(),
+ * _rank(), _prio()).
  * e_SRC = fs_mix64(h_dst + dport * C), e_DST = fs_mix64(h_src ^ C), with
  * h_src, h_dst the packet's keyed address hashes (hash.h) and C an odd
  * constant.  Two distinct elements of one key get distinct e but with
@@ -46,7 +56,9 @@
  *     sampled  <=>  e >> (64 - s) == 0
  *     register  =  (e mod 2^32) * FS_SPREAD_REGS >> 32
  *     rank      =  1 + ctz of bits 32..45 (14 bits), 15 when all are zero
- * three disjoint bit fields (s <= 18), so rank is geometric (P = 2^-j for
+ *     priority  =  0xffff - bits 0..15
+ * sampling, register and rank from disjoint bit fields (s <= 18; params.h
+ * keeps s in 4 bits), so rank is geometric (P = 2^-j for
  * j = 1..14, 2^-14 for 15) and independent of the register: a register
  * takes the maximum rank of its elements, as in hll.h, with q = 14 rank
  * bits; 15 is HyperLogLog's saturated value q + 1, which Ertl's estimator
@@ -60,11 +72,14 @@
  * Layout (one per-CPU map element a slot and side; struct fs_spread_bucket
  * below): bucket (side, r, c) at index (side d + r) w + c of the slot.
  *
- * Merge (per-CPU sum at rotation, and hosts of one secret): register-wise
- * max, and the candidate of the higher (level, family, key), compared in
- * that order, so the merge is commutative and associative and its result
- * does not depend on the order CPUs or files come in.  The datapath keeps
- * the first key to reach a level (a strictly higher rank replaces it).
+ * (The priority shares bits with the register index: that biases neither,
+ * since a register takes every element and the candidate any one.)
+ *
+ * Merge (per-CPU copies at rotation, and hosts of one secret):
+ * register-wise max, and the candidate of the higher (priority, family,
+ * key), compared in that order, so the merge is commutative and
+ * associative, and its candidate is the one element of top priority over
+ * both streams: what one bucket that saw both would hold.
  *
  * Error.  For key k with true spread n_k in a window, bucket (r, col_r(k))
  * holds the union of its keys' elements, n_r >= n_k of them, and answers
@@ -84,16 +99,18 @@
  *     n_k (1 - z sigma) <= S <= (n_k + e F / w) (1 + z sigma)
  * and the lower end, what a mitigation rule acts on, is
  *     n_k >= S / (1 + z sigma) - e F / w.
- * At the defaults (d = 2, w = 256, m = 92, R = 4): sigma = 10.8 % for
- * large n (12.3 % at n = 1,000); sharing e F / w = 1.06 % of F with
- * probability 1 - e^-2 = 86 % a key (each row alone 63 %).  For F =
- * 100,000 flows a scanner of 5,000 peers reads 5,000 +- 540, where an
- * ordinary source reads its own few plus about 390 of others'.
+ * At the defaults (d = 2, w = 512, m = 90, R = 8): sigma = 11.0 % for
+ * large n (11.6 % at n = 5,000, 14.0 % at n = 1,000); sharing e F / w =
+ * 0.53 % of F with probability 1 - e^-2 = 86 % a key (each row alone
+ * 63 %).  For F = 100,000 flows a scanner of 5,000 peers reads 5,000 +-
+ * 580, where an ordinary source reads its own few plus about 200 of
+ * others', and the scanner is listed but with probability (200 / 5,200)^2
+ * = 0.15 %.
  * fs_spread_sigma() and fs_spread_sharing() give these figures.
  *
- * Memory: 2 sides x d x w x 64 bytes a slot and CPU: 64 KiB at the
- * defaults, 128 KiB for both slots.  Cost: per packet two element hashes
- * (two multiplications and two mixes) and 2 d / R = 1 line on average.
+ * Memory: 2 sides x d x w x 64 bytes a slot and CPU: 128 KiB at the
+ * defaults, 256 KiB for both slots.  Cost: per packet two element hashes
+ * (a multiplication and two mixes) and 2 d / R = 0.5 line on average.
  */
 #ifndef FLOWSKETCH_SPREAD_H
 #define FLOWSKETCH_SPREAD_H
@@ -108,29 +125,29 @@ enum fs_spread_side {
 	FS_SPREAD_NSIDES = 2,
 };
 
-#define FS_SPREAD_REGS 92		/* 4-bit registers a bucket */
+#define FS_SPREAD_REGS 90		/* 4-bit registers a bucket */
 #define FS_SPREAD_RANK_BITS 14		/* q: ranks 1..14, 15 saturated */
 #define FS_SPREAD_RANK_MAX (FS_SPREAD_RANK_BITS + 1)
 #define FS_SPREAD_MAX_DEPTH 4
 #define FS_SPREAD_MIN_LOG2W 4
 #define FS_SPREAD_MAX_LOG2W 16		/* d L <= 64 */
-#define FS_SPREAD_MAX_SHIFT 18		/* s + 14 + 32 <= 64 */
+#define FS_SPREAD_MAX_SHIFT 15		/* 4 bits in params.h; s + 14 + 32 <= 64 */
 #define FS_SPREAD_ELEMENT_C 0x9e3779b97f4a7c15ULL	/* odd */
 
 #define FS_DEFAULT_SPREAD_DEPTH 2
-#define FS_DEFAULT_SPREAD_LOG2W 8
-#define FS_DEFAULT_SPREAD_SHIFT 2
+#define FS_DEFAULT_SPREAD_LOG2W 9
+#define FS_DEFAULT_SPREAD_SHIFT 3
 
 /*
  * One bucket: one cache line.  key holds an IPv6 address, or an IPv4 one
  * in bytes 0..3 and zeros after (as fs_flow_key's addresses); family is
- * FS_FAMILY_* and level the rank that made key the candidate, 0 for an
- * empty bucket.  Register i is the low nibble of reg[i / 2] for even i,
- * the high nibble for odd i.
+ * FS_FAMILY_*, 0 for an empty bucket; prio the priority of the element
+ * that made key the candidate.  Register i is the low nibble of reg[i / 2]
+ * for even i, the high nibble for odd i.
  */
 struct fs_spread_bucket {
 	__u8 key[16];
-	__u8 level;
+	__u16 prio;
 	__u8 family;
 	__u8 reg[FS_SPREAD_REGS / 2];
 } __attribute__((aligned(64)));
@@ -173,8 +190,8 @@ FS_INLINE __u32 fs_spread_buckets(const struct fs_spread_params *p)
 }
 
 /* The element hash of a packet on a side (see "Element hash" above):
- * h_src and h_dst are fs_packet_hashes' src and dst, dport in host
- * order. */
+ * h_src and h_dst are fs_packet_hashes' src and dst, dport as the flow key
+ * holds it (network order: any fixed order keeps elements apart). */
 FS_INLINE __u64 fs_spread_element(__u32 side, __u64 h_src, __u64 h_dst,
 				  __u16 dport)
 {
@@ -191,6 +208,11 @@ FS_INLINE int fs_spread_sampled(__u64 e, __u32 sample_shift)
 FS_INLINE __u32 fs_spread_reg(__u64 e)
 {
 	return (__u32)(((e & 0xffffffffULL) * FS_SPREAD_REGS) >> 32);
+}
+
+FS_INLINE __u16 fs_spread_prio(__u64 e)
+{
+	return (__u16)(0xffff - (e & 0xffff));
 }
 
 FS_INLINE __u32 fs_spread_rank(__u64 e)
@@ -213,30 +235,31 @@ FS_INLINE __u32 fs_spread_bucket_index(const struct fs_spread_params *p,
 /* Register i of a bucket. */
 FS_INLINE __u32 fs_spread_reg_get(const struct fs_spread_bucket *b, __u32 i)
 {
-	return (b->reg[(i >> 1) % (FS_SPREAD_REGS / 2)] >> ((i & 1) * 4)) & 0xf;
+	return (b->reg[i >> 1] >> ((i & 1) * 4)) & 0xf;
 }
 
 /*
  * Add element e (sampled: the caller checked fs_spread_sampled()) of the
  * key (16 bytes, family) to bucket b: the register's max, and the key as
- * candidate when e's rank is above the bucket's level.  1 when the bucket
- * changed.
+ * candidate when the bucket is empty or e's priority is above its
+ * candidate's.  1 when the bucket changed.
  */
 FS_INLINE int fs_spread_bucket_add(struct fs_spread_bucket *b, __u64 e,
 				   const __u8 *key, __u32 family)
 {
 	__u32 i = fs_spread_reg(e), rank = fs_spread_rank(e), shift = (i & 1) * 4;
-	__u8 *byte = &b->reg[(i >> 1) % (FS_SPREAD_REGS / 2)];
+	__u16 prio = fs_spread_prio(e);
+	__u8 *byte = &b->reg[i >> 1];
 	int changed = 0;
 
 	if (((*byte >> shift) & 0xf) < rank) {
 		*byte = (__u8)((*byte & ~(0xf << shift)) | rank << shift);
 		changed = 1;
 	}
-	if (rank > b->level) {
+	if (!b->family || prio > b->prio) {
 		__builtin_memcpy(b->key, key, sizeof(b->key));
 		b->family = (__u8)family;
-		b->level = (__u8)rank;
+		b->prio = prio;
 		changed = 1;
 	}
 	return changed;
@@ -248,8 +271,10 @@ FS_INLINE int fs_spread_candidate_above(const struct fs_spread_bucket *a,
 {
 	__u32 i;
 
-	if (a->level != b->level)
-		return a->level > b->level;
+	if (!a->family || !b->family)
+		return a->family > b->family;
+	if (a->prio != b->prio)
+		return a->prio > b->prio;
 	if (a->family != b->family)
 		return a->family > b->family;
 	for (i = 0; i < sizeof(a->key); i++)
@@ -274,7 +299,7 @@ FS_INLINE void fs_spread_bucket_merge(struct fs_spread_bucket *dst,
 	if (fs_spread_candidate_above(src, dst)) {
 		__builtin_memcpy(dst->key, src->key, sizeof(dst->key));
 		dst->family = src->family;
-		dst->level = src->level;
+		dst->prio = src->prio;
 	}
 }
 
@@ -288,11 +313,10 @@ FS_INLINE void fs_spread_update(struct fs_spread_bucket *slot,
 				const struct fs_flow_key *key,
 				const struct fs_packet_hashes *h)
 {
-	__u16 dport = (__u16)((key->dport >> 8) | (key->dport << 8));
 	__u32 side, r;
 
 	for (side = 0; side < FS_SPREAD_NSIDES; side++) {
-		__u64 e = fs_spread_element(side, h->src, h->dst, dport);
+		__u64 e = fs_spread_element(side, h->src, h->dst, key->dport);
 		__u64 hk = side == FS_SPREAD_SRC ? h->src : h->dst;
 		const __u8 *k = side == FS_SPREAD_SRC ? key->src : key->dst;
 

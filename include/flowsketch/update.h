@@ -31,6 +31,7 @@
 #include "hll.h"
 #include "sketch_kind.h"
 #include "packet_update.h"
+#include "detect.h"
 #ifdef FS_CMS_NITRO
 #include "cms_sampled.h"
 #endif
@@ -828,6 +829,123 @@ FS_UNROLL
 	fs_hll_raise(&reg, FS_HLL_SOURCES, h.src, p->hll_p);
 	fs_hll_raise(&reg, FS_HLL_DESTS, h.dst, p->hll_p);
 	return 0;
+}
+
+/* ---- The detection sketches (detect.h) ---------------------------------- */
+
+/*
+ * The bucket of index i (prefix.h's or spread.h's numbering within the
+ * slot) of slot in datapath map m, or NULL (a map smaller than the
+ * parameters say).  m is a constant at every call.
+ */
+FS_INLINE void *fs_detect_bucket(struct fs_update_env *env, enum fs_dp_map m,
+				 __u64 per_slot, __u32 slot, __u32 i)
+{
+	__u64 e = fs_detect_element(per_slot, slot, i);
+	void *c = fs_env_chunk(env, m, (__u32)(e >> FS_DETECT_CHUNK_SHIFT));
+
+	if (!c)
+		return 0;
+	return (__u8 *)c + (e & FS_DETECT_CHUNK_MASK) * 64;
+}
+
+/*
+ * One update of the spread sketch: prefix.h's and spread.h's updates
+ * with each bucket found through the map (fs_spread_update() there, over
+ * one flat slot, is the same arithmetic).
+ */
+FS_INLINE int fs_detect_spread(struct fs_update_env *env,
+			       const struct fs_sketch_params *params,
+			       const struct fs_flow_key *key,
+			       const struct fs_packet_hashes *h, __u32 slot)
+{
+	struct fs_spread_params p;
+	__u64 per_slot = fs_spread_buckets_per_slot(params);
+	__u32 side, r;
+
+	fs_params_spread(params, &p);
+FS_UNROLL
+	for (side = 0; side < FS_SPREAD_NSIDES; side++) {
+		__u64 e = fs_spread_element(side, h->src, h->dst, key->dport);
+		__u64 hk = side == FS_SPREAD_SRC ? h->src : h->dst;
+		const __u8 *k = side == FS_SPREAD_SRC ? key->src : key->dst;
+
+		if (!fs_spread_sampled(e, p.sample_shift))
+			continue;
+FS_UNROLL
+		for (r = 0; r < FS_SPREAD_MAX_DEPTH; r++) {
+			struct fs_spread_bucket *b;
+
+			if (r >= p.depth)
+				continue;
+			b = fs_detect_bucket(env, FS_DP_SPREAD, per_slot, slot,
+					     fs_spread_bucket_index(&p, side, r, hk));
+			if (!b)
+				return FS_UPDATE_ENOENT;
+			fs_spread_bucket_add(b, e, k, key->family);
+		}
+	}
+	return 0;
+}
+
+FS_INLINE int fs_detect_prefix(struct fs_update_env *env,
+			       const struct fs_sketch_params *params,
+			       const struct fs_hash_key *k,
+			       const struct fs_flow_key *key,
+			       const struct fs_packet_hashes *h, __u64 n,
+			       __u64 packets, __u64 bytes, __u32 slot)
+{
+	struct fs_prefix_params p;
+	__u64 per_slot = fs_prefix_buckets_per_slot(params);
+	__u8 masked[16] __attribute__((aligned(8)));
+	__u32 c, side, level, r;
+	__u64 hx;
+	__u8 tag;
+
+	fs_params_prefix(params, &p);
+	c = fs_prefix_draw(h->flow, n, p.skip_shift);
+	if (c >= FS_PREFIX_PAIRS)
+		return 0;
+	side = c >> 2;
+	level = c & 3;
+	tag = fs_prefix_tag(side, key->family, level);
+	fs_prefix_mask(side == FS_PREFIX_SRC ? key->src : key->dst,
+		       fs_prefix_level_len(key->family, level), masked);
+	hx = fs_prefix_hash(k, tag, masked);
+FS_UNROLL
+	for (r = 0; r < FS_PREFIX_MAX_DEPTH; r++) {
+		struct fs_prefix_bucket *b;
+
+		if (r >= p.depth)
+			continue;
+		b = fs_detect_bucket(env, FS_DP_PREFIX, per_slot, slot,
+				     fs_prefix_bucket_index(&p, r, hx));
+		if (!b)
+			return FS_UPDATE_ENOENT;
+		fs_prefix_bucket_add_n(b, tag, masked, packets, bytes);
+	}
+	return 0;
+}
+
+/*
+ * Both, for one update of packets (0 or more) of bytes in all, of the
+ * flow key with packet hashes h, the n-th of its CPU's window, in slot.
+ * 0 or FS_UPDATE_ENOENT.
+ */
+FS_INLINE int fs_detect_update(struct fs_update_env *env,
+			       const struct fs_sketch_params *params,
+			       const struct fs_hash_key *k,
+			       const struct fs_flow_key *key,
+			       const struct fs_packet_hashes *h, __u64 n,
+			       __u64 packets, __u64 bytes, __u32 slot)
+{
+	int err = 0;
+
+	if (params->spread_log2w)
+		err = fs_detect_spread(env, params, key, h, slot);
+	if (!err && params->prefix_log2w)
+		err = fs_detect_prefix(env, params, k, key, h, n, packets, bytes, slot);
+	return err;
 }
 
 #endif /* FLOWSKETCH_UPDATE_H */

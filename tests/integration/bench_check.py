@@ -717,6 +717,9 @@ for name, count, size in (("fs_cms", cms_chunks, CHUNK_BYTES),
                           ("fs_cms_narrow", narrow_chunks, CHUNK_BYTES),
                           ("fs_hll", hll_chunks, CHUNK_BYTES),
                           ("fs_hll_packed", packed_chunks, CHUNK_BYTES),
+                          # the detection sketches, off here: one element
+                          # each (sketch_kind.h, fs_dp_chunks())
+                          ("fs_prefix", 1, CHUNK_BYTES), ("fs_spread", 1, CHUNK_BYTES),
                           ("fs_hot", 1, 64), ("fs_stats", None, 8)):
     m = find(r"^  %s +([0-9]+) x +([0-9]+) B +([0-9]+) KiB$" % name)
     report(m is not None, "depth %d: %s's memory is printed" % (depth, name), "no such line")

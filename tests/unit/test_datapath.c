@@ -391,12 +391,9 @@ static void assert_state_matches_model(struct dp *dp, const char *what)
 {
 	char msg[256];
 
-	struct bpf_map *maps[FS_NDPMAPS] = {
-		[FS_DP_CMS] = dp->skel->maps.fs_cms,
-		[FS_DP_CMS_NARROW] = dp->skel->maps.fs_cms_narrow,
-		[FS_DP_HLL] = dp->skel->maps.fs_hll,
-		[FS_DP_HLL_PACKED] = dp->skel->maps.fs_hll_packed,
-	};
+#define MAP_OF(NAME, name, KIND) [FS_DP_##NAME] = dp->skel->maps.fs_##name,
+	struct bpf_map *maps[FS_NDPMAPS] = { FS_DP_MAPS(MAP_OF) };
+#undef MAP_OF
 	const char *diff = NULL;
 	int m;
 
@@ -1278,6 +1275,95 @@ static void test_slots_and_totals(void **state)
 	dp_close(dp);
 }
 
+/* --- the detection sketches (detect.h) ------------------------------------ */
+
+/*
+ * With the prefix and spread sketches on, thousands of frames from many
+ * IPv4 and IPv6 sources to several destinations and ports, over two
+ * windows of one slot and one of the other: every byte of fs_prefix and
+ * fs_spread (and of every other map) equals the model's, which runs
+ * fs_detect_update() over plain memory with the draw's n from its own
+ * totals.  A packet counted in the wrong slot, a draw of another n, a
+ * bucket of another row or a lost candidate shows up here.  Then the
+ * sketches are not empty: the test must not pass on maps nobody writes.
+ */
+static void test_detect_state(void **state)
+{
+	struct fs_sketch_params params = make_params(3, 6, 6, 0);
+	const struct fs_prefix_params pp = { 2, 6, 0 };
+	const struct fs_spread_params sp = { 2, 5, 1 };
+	static const __u64 seqs[] = { 0, 1, 2 };
+	__u64 rng = 0xdec7, nonzero = 0;
+	__u8 *buf;
+	struct dp *dp;
+	unsigned int w, i, c;
+
+	(void)state;
+	fs_params_set_prefix(&params, &pp);
+	fs_params_set_spread(&params, &sp);
+	assert_int_equal(fs_params_check(&params), 0);
+	dp = dp_open(&params);
+	for (w = 0; w < FS_ARRAY_SIZE(seqs); w++) {
+		dp_set_ctl(dp, seqs[w], 0);
+		for (i = 0; i < 1500; i++) {
+			__u64 r = rng_next(&rng);
+			__u8 src[16] = { 0 }, dst[16] = { 0 };
+			int v6 = !(r & 7);
+			struct fs_flow_key k = {
+				.family = v6 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4,
+				.proto = 17,
+				.sport = htons((__u16)(1024 + (r >> 8) % 5000)),
+				/* a scanner's sweep of ports now and then */
+				.dport = htons((__u16)((r >> 24) % 4 ? 53 : (r >> 32) % 60000)),
+			};
+			struct pkt p;
+
+			if (v6) {
+				src[0] = 0x20;
+				src[1] = 0x01;
+				src[7] = (__u8)(r >> 40);
+				src[15] = (__u8)(r >> 48);
+				dst[0] = 0x20;
+				dst[15] = (__u8)(1 + (r >> 56) % 3);
+			} else {
+				src[0] = 10;
+				src[1] = (__u8)((r >> 40) % 4);
+				src[2] = (__u8)(r >> 48);
+				src[3] = (__u8)(r >> 56);
+				dst[0] = 192;
+				dst[3] = (__u8)(1 + (r >> 44) % 3);
+			}
+			memcpy(k.src, src, 16);
+			memcpy(k.dst, dst, 16);
+			pkt_init(&p);
+			if (v6) {
+				pkt_eth(&p, PKT_ETH_P_IPV6);
+				pkt_ipv6(&p, 17, src, dst);
+			} else {
+				pkt_eth(&p, PKT_ETH_P_IP);
+				pkt_ipv4(&p, 17, src, dst, 5, 0);
+			}
+			pkt_udp(&p, ntohs(k.sport), ntohs(k.dport));
+			pkt_payload(&p, (size_t)(r >> 20) % 600);
+			pkt_finish(&p);
+			dp_run(dp, &p);
+			model_count(dp, &k, p.len, NULL);
+		}
+		assert_state_matches_model(dp, "detection sketches");
+	}
+	/* Written: some bucket of each map has packets, or a candidate. */
+	buf = dp->model.env.chunks[FS_DP_PREFIX];
+	for (c = 0; c < dp->model.env.nchunks[FS_DP_PREFIX] * FS_CHUNK_BYTES; c++)
+		nonzero += buf[c] != 0;
+	assert_true(nonzero > 1000);
+	nonzero = 0;
+	buf = dp->model.env.chunks[FS_DP_SPREAD];
+	for (c = 0; c < dp->model.env.nchunks[FS_DP_SPREAD] * FS_CHUNK_BYTES; c++)
+		nonzero += buf[c] != 0;
+	assert_true(nonzero > 1000);
+	dp_close(dp);
+}
+
 /* --- per-interface counts (maps.h, "Per-interface counts") -------------- */
 
 /*
@@ -1772,12 +1858,9 @@ static void test_reports_dropped(void **state)
 static void dp_zero_slot(struct dp *dp, __u32 slot)
 {
 	const struct fs_sketch_params *p = &dp->params;
-	struct bpf_map *maps[FS_NDPMAPS] = {
-		[FS_DP_CMS] = dp->skel->maps.fs_cms,
-		[FS_DP_CMS_NARROW] = dp->skel->maps.fs_cms_narrow,
-		[FS_DP_HLL] = dp->skel->maps.fs_hll,
-		[FS_DP_HLL_PACKED] = dp->skel->maps.fs_hll_packed,
-	};
+#define MAP_OF(NAME, name, KIND) [FS_DP_##NAME] = dp->skel->maps.fs_##name,
+	struct bpf_map *maps[FS_NDPMAPS] = { FS_DP_MAPS(MAP_OF) };
+#undef MAP_OF
 	__u32 k, n;
 	int m;
 
@@ -2144,6 +2227,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_frames),
 		cmocka_unit_test(test_short_frames_refused),
 		cmocka_unit_test(test_slots_and_totals),
+		cmocka_unit_test(test_detect_state),
 		cmocka_unit_test(test_ifcount_ingress_premise),
 		cmocka_unit_test(test_ifcount_slot0),
 		cmocka_unit_test(test_ifcount_slot1_and_past_n),

@@ -106,6 +106,12 @@ static void assert_same(const struct fs_native *a, const struct fs_native *b)
 	assert_memory_equal(a->sketch.cms, b->sketch.cms,
 			    fs_cms_cells_per_slot(p) * sizeof(*a->sketch.cms));
 	assert_memory_equal(a->sketch.hll, b->sketch.hll, fs_hll_regs_per_slot(p));
+	if (fs_prefix_buckets_per_slot(p))
+		assert_memory_equal(a->sketch.prefix, b->sketch.prefix,
+				    fs_prefix_buckets_per_slot(p) * 64);
+	if (fs_spread_buckets_per_slot(p))
+		assert_memory_equal(a->sketch.spread, b->sketch.spread,
+				    fs_spread_buckets_per_slot(p) * 64);
 }
 
 static void test_round_trip(void **state)
@@ -125,9 +131,10 @@ static void test_round_trip(void **state)
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		make(&a, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], i + 1);
 		buf = encode(&a, &len);
+		/* ... and two counts of 0: no prefix or spread sketch. */
 		assert_int_equal(len, 96 + (40 + 4 * shapes[i][0]) * shapes[i][3] + 8 +
 				 16 * ((__u64)shapes[i][0] << shapes[i][1]) + 8 +
-				 (3U << shapes[i][2]) + 4);
+				 (3U << shapes[i][2]) + 8 + 8 + 4);
 		err[0] = 0;
 		assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
 		assert_same(&a, &b);
@@ -142,13 +149,14 @@ static void test_round_trip(void **state)
 	}
 }
 
-/* The defaults' size, as native.h says: 376,948 bytes without candidates. */
+/* The defaults' size, as native.h says: 376,964 bytes without candidates
+ * or detection sketches. */
 static void test_default_size(void **state)
 {
 	struct fs_native n;
 
 	make(&n, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, FS_DEFAULT_HLL_P, 0, 9);
-	assert_int_equal(fs_native_size(&n), 376948);
+	assert_int_equal(fs_native_size(&n), 376964);
 	fs_native_free(&n);
 }
 
@@ -178,7 +186,7 @@ static void test_layout(void **state)
 	make(&n, 3, 5, 6, 2, 3);
 	b = encode(&n, &len);
 	assert_memory_equal(b, "FSEXPORT", 8);
-	assert_memory_equal(b + 8, "\x02\x00\x00\x00", 4);
+	assert_memory_equal(b + 8, "\x03\x00\x00\x00", 4);
 	assert_memory_equal(b + 12, "\x03\x00\x00\x00", 4);
 	assert_memory_equal(b + 16, "FSK1", 4);
 	assert_int_equal(b[20], 1);		/* params version */
@@ -213,7 +221,10 @@ static void test_layout(void **state)
 	bo = a + 8 + 16 * (3 << 5);
 	assert_int_equal(le64(b + bo), 3 << 6);
 	assert_memory_equal(b + bo + 8, n.sketch.hll, 3 << 6);
-	assert_int_equal(len, bo + 8 + (3 << 6) + 4);
+	/* No prefix buckets, no spread buckets. */
+	assert_int_equal(le64(b + bo + 8 + (3 << 6)), 0);
+	assert_int_equal(le64(b + bo + 16 + (3 << 6)), 0);
+	assert_int_equal(len, bo + 8 + (3 << 6) + 16 + 4);
 	assert_int_equal((__u32)(b[len - 4] | b[len - 3] << 8 | b[len - 2] << 16 |
 				 (__u32)b[len - 1] << 24),
 			 (__u32)crc32_z(0, b, len - 4));
@@ -270,10 +281,10 @@ static void test_refusals(void **state)
 	} while (0)
 
 	EDIT(b[3] = 'x', "not a flowsketch export");
-	EDIT(b[8] = 3, "format version 3");
+	EDIT(b[8] = 4, "format version 4");
 	/* Version 1 carried raw flow hashes: refused, saying why. */
 	EDIT(b[8] = 1, "format version 1, which carried raw keyed flow hashes");
-	EDIT(b[11] = 1, "format version 16777218");
+	EDIT(b[11] = 1, "format version 16777219");
 	EDIT(b[12] = 0, "direction 0");
 	EDIT(b[12] = 4, "direction 4");
 	EDIT(b[16] = 'X', "parameters record");
@@ -286,6 +297,8 @@ static void test_refusals(void **state)
 	EDIT(b[24] = 0x80, "flags 0x80");
 	EDIT(b[25] = 3, "nslots is 3");
 	EDIT(b[31] = 1, "reserved parameter byte 15");
+	/* A detection sketch's shape without its width (params.h bytes 10, 11). */
+	EDIT(b[27] = 0x20, "prefix or spread sketch's sizes are out of range");
 	EDIT(b[55] = 0, "before it starts");
 	EDIT(memset(b + 56, 0, 8), "window length is 0");
 	/* Counts that disagree with the parameters. */
@@ -459,6 +472,81 @@ static void test_read_fd_cap(void **state)
 	fs_native_free(&a);
 }
 
+/*
+ * The detection sketches' parts (native.h, D and E): a file with both on
+ * round-trips byte for byte, and its counts and first words sit where
+ * the layout says.
+ */
+static void test_detect_parts(void **state)
+{
+	const struct fs_prefix_params pp = { 2, 4, 1 };
+	const struct fs_spread_params sp = { 3, 4, 3 };
+	struct fs_sketch_params params;
+	struct fs_native a, b;
+	char err[FS_NATIVE_ERR_MAX];
+	__u64 seed = 77, np = 2 << 4, ns = 2 * 3 << 4;
+	size_t len, d;
+	__u8 *buf;
+
+	(void)state;
+	make(&a, 2, 4, 4, 1, 3);
+	params = a.sketch.params;
+	fs_native_free(&a);
+	fs_params_set_prefix(&params, &pp);
+	fs_params_set_spread(&params, &sp);
+	assert_int_equal(fs_native_init(&a, &params, 0), 0);
+	a.direction = FS_NATIVE_DIR_IN;
+	a.end_ns = a.start_ns = 1;
+	a.window_ns = 1;
+	a.windows = 1;
+	rng_fill(&seed, a.sketch.prefix, np * 64);
+	rng_fill(&seed, a.sketch.spread, ns * 64);
+	buf = encode(&a, &len);
+	d = 96 + 8 + 16 * (2 << 4) + 8 + (3 << 4);
+	assert_int_equal(len, d + 8 + 64 * np + 8 + 64 * ns + 4);
+	assert_int_equal(le64(buf + d), np);
+	assert_memory_equal(buf + d + 8, a.sketch.prefix, 64);	/* words LE */
+	assert_int_equal(le64(buf + d + 8 + 64 * np), ns);
+	/* The parameters' bytes 10..13: widths and shapes (params.h). */
+	assert_int_equal(buf[16 + 10], 4);
+	assert_int_equal(buf[16 + 11], 2 << 4 | 1);
+	assert_int_equal(buf[16 + 12], 4);
+	assert_int_equal(buf[16 + 13], 3 << 4 | 3);
+	assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
+	assert_same(&a, &b);
+	free(buf);
+	fs_native_free(&a);
+	fs_native_free(&b);
+}
+
+/* A file of format version 2 (before the detection sketches: no D or E)
+ * reads as the same span with them off; one whose parameters turn one on
+ * is refused. */
+static void test_version2(void **state)
+{
+	char err[FS_NATIVE_ERR_MAX] = "";
+	struct fs_native a, b;
+	size_t len;
+	__u8 *buf;
+
+	(void)state;
+	make(&a, 3, 5, 6, 2, 11);
+	buf = encode(&a, &len);
+	/* Version 2: drop the two zero counts before the checksum. */
+	len -= 16;
+	buf[8] = 2;
+	fix_crc(buf, len);
+	assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
+	assert_same(&a, &b);
+	fs_native_free(&b);
+	buf[16 + 12] = 4;	/* a spread sketch's width */
+	buf[16 + 13] = 2 << 4;
+	fix_crc(buf, len);
+	refused(buf, len, "format version 2 has no room for its prefix or spread sketch");
+	free(buf);
+	fs_native_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +554,8 @@ int main(void)
 		cmocka_unit_test(test_default_size),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_detect_parts),
+		cmocka_unit_test(test_version2),
 		cmocka_unit_test(test_encode_refusals),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_read_over_cap),

@@ -16,8 +16,9 @@
  *     sigma(n)  = sqrt(1.04^2 / m + (R - 1) / n)
  *     n (1 - z sigma) <= S <= (n + e F / w) (1 + z sigma),   z = 4,
  * F the side's distinct (key, element) pairs.  The sharing term holds with
- * probability 1 - e^-d a key; the planted keys are checked under five
- * secrets and may miss it at most once.
+ * probability 1 - e^-d a key and the counting one with 1 - Phi(-z), and
+ * a planted key can go unlisted (check_planted()): over five secrets each
+ * may fail as often as its probability allows, and no more.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,7 +40,9 @@
 #define SCAN6 3000
 #define VICTIM 5000
 #define Z 4.0
+#ifndef SECRETS
 #define SECRETS 5
+#endif
 
 /* One (key, element) pair as the test records it: the side's key and the
  * element's bytes (destination and port, or source). */
@@ -217,38 +220,58 @@ static void run(struct fs_spread_bucket *slot, const struct fs_spread_params *p,
 
 static double sigma_of(const struct fs_spread_params *p, double n)
 {
-	return sqrt(1.04 * 1.04 / 92.0 + (pow(2, p->sample_shift) - 1) / n);
+	return sqrt(1.04 * 1.04 / 90.0 + (pow(2, p->sample_shift) - 1) / n);
 }
 
-/* Checks one planted key: listed first among the side's top (or at rank
- * `rank`), estimate within the bounds.  Returns 1 when only the sharing
- * term was exceeded (allowed once over the secrets), fails otherwise. */
-static int check_planted(const struct fs_spreader *top, int ntop, int rank,
-			 const struct fs_spread_params *p, struct traffic *t,
-			 __u32 side, __u8 family, const __u8 *key, size_t truth)
+static int is_planted(const struct fs_spreader *x)
+{
+	return (x->family == FS_FAMILY_IPV4 && !memcmp(x->addr, scanner4, 16)) ||
+	       (x->family == FS_FAMILY_IPV6 && !memcmp(x->addr, scanner6, 16)) ||
+	       (x->family == FS_FAMILY_IPV4 && !memcmp(x->addr, victim, 16));
+}
+
+/*
+ * One planted key against the side's top: listed with only planted keys
+ * above it, its estimate within the bounds.  A miss (not listed, or an
+ * ordinary key above it) is counted, and *miss_bound gets its
+ * probability's bound: the key loses its bucket in row r to the top
+ * priority of another key's element with probability (n_r - n_k) / n_r
+ * <= E[n_r - n_k] / n_k <= F / (w n_k), independently per row.  Below
+ * the lower bound fails; above the upper one is counted (its sharing term
+ * holds with probability 1 - e^-d).
+ */
+static void check_planted(const struct fs_spreader *top, int ntop,
+			  const struct fs_spread_params *p, struct traffic *t,
+			  __u32 side, __u8 family, const __u8 *key, size_t truth,
+			  int *misses, double *miss_bound, int *under, int *over)
 {
 	size_t pairs, n = exact_spread(t, side, family, key, &pairs);
 	double sig = sigma_of(p, (double)n), share = M_E * (double)pairs / pow(2, p->log2_width);
 	double est, lo = n * (1 - Z * sig), hi = (n + share) * (1 + Z * sig);
+	int j, i;
 
 	assert_int_equal(n, truth);	/* the traffic is what the test meant */
-	assert_true(ntop > rank);
-	if (top[rank].family != family || memcmp(top[rank].addr, key, 16)) {
-		print_error("planted key not at rank %d (side %u)\n", rank, side);
-		fail();
+	*miss_bound += pow((double)pairs / (pow(2, p->log2_width) * (double)n), p->depth);
+	for (j = 0; j < ntop; j++)
+		if (top[j].family == family && !memcmp(top[j].addr, key, 16))
+			break;
+	for (i = 0; i < j && i < ntop; i++)
+		if (!is_planted(&top[i]))
+			break;
+	if (j == ntop || i < j) {
+		print_message("side %u: a planted key missed (listed at %d of %d)\n", side, j, ntop);
+		(*misses)++;
+		return;
 	}
-est = top[rank].distinct;
+	est = top[j].distinct;
 	if (getenv("SPREAD_VERBOSE"))
-		print_message("side %u rank %d: estimate %.0f truth %zu bounds %.0f..%.0f F %zu\n", side, rank, est, n, lo, hi, pairs);
+		print_message("side %u rank %d: estimate %.0f truth %zu bounds %.0f..%.0f F %zu\n",
+			      side, j, est, n, lo, hi, pairs);
 	if (est < lo) {
-		print_error("side %u: estimate %.0f below %.0f (truth %zu)\n", side, est, lo, n);
-		fail();
+		print_message("side %u: estimate %.0f below %.0f (truth %zu)\n", side, est, lo, n);
+		(*under)++;
 	}
-	if (est > (n + share) * (1 + Z * sig) || est > n * (1 + Z * sig) + 4 * share) {
-		print_error("side %u: estimate %.0f above %.0f (truth %zu)\n", side, est, hi, n);
-		fail();
-	}
-	return est > n * (1 + Z * sig);
+	*over += est > hi;
 }
 
 static void test_planted(void **state)
@@ -256,7 +279,8 @@ static void test_planted(void **state)
 	struct fs_spread_params p;
 	struct traffic t;
 	struct fs_spreader top[8];
-	int over = 0;
+	int over = 0, misses = 0, under = 0;
+	double miss_bound = 0;
 	__u32 s;
 
 	(void)state;
@@ -274,13 +298,23 @@ static void test_planted(void **state)
 		secret_key(s, &hk);
 		run(slot, &p, &hk, &t, 0, 1);
 		n = fs_spread_top(slot, &p, FS_SPREAD_SRC, &hk, top, 8);
-		over += check_planted(top, n, 0, &p, &t, FS_SPREAD_SRC, FS_FAMILY_IPV4, scanner4, SCAN4);
-		over += check_planted(top, n, 1, &p, &t, FS_SPREAD_SRC, FS_FAMILY_IPV6, scanner6, SCAN6);
+		check_planted(top, n, &p, &t, FS_SPREAD_SRC, FS_FAMILY_IPV4, scanner4, SCAN4,
+			      &misses, &miss_bound, &under, &over);
+		check_planted(top, n, &p, &t, FS_SPREAD_SRC, FS_FAMILY_IPV6, scanner6, SCAN6,
+			      &misses, &miss_bound, &under, &over);
 		n = fs_spread_top(slot, &p, FS_SPREAD_DST, &hk, top, 8);
-		over += check_planted(top, n, 0, &p, &t, FS_SPREAD_DST, FS_FAMILY_IPV4, victim, VICTIM);
+		check_planted(top, n, &p, &t, FS_SPREAD_DST, FS_FAMILY_IPV4, victim, VICTIM,
+			      &misses, &miss_bound, &under, &over);
 		free(slot);
 	}
-	assert_true(over <= 1);
+	/* Misses: Poisson-like with mean at most miss_bound (0.05 over the
+	 * five secrets): more than 1 + 3 times it has probability < 0.2 %. */
+	print_message("planted keys missed: %d (bound on the mean %.3f); above the upper bound: %d of %d\n",
+		      misses, miss_bound, over, 3 * SECRETS);
+	assert_true(misses <= 1 + (int)(3 * miss_bound));
+	/* z = 4: Phi(-4) a check, 5e-4 over the fifteen. */
+	assert_true(under <= 1);
+	assert_true(over <= 1 + (int)(2 * exp(-(double)p.depth) * 3 * SECRETS));
 	free_traffic(&t);
 }
 
@@ -320,7 +354,7 @@ static void test_repeats_change_nothing(void **state)
 }
 
 /*
- * Per-CPU slots merged give the registers and levels of one slot that saw
+ * Per-CPU slots merged give the registers and candidate priorities of one slot that saw
  * everything, and the merge's result is the same whatever the order the
  * slots come in (the candidates too).
  */
@@ -357,7 +391,8 @@ static void test_merge(void **state)
 		fs_spread_merge(ba, cpu[c], &p);
 	assert_memory_equal(ab, ba, bytes);
 	for (i = 0; i < fs_spread_buckets(&p); i++) {
-		assert_int_equal(ab[i].level, whole[i].level);
+		assert_int_equal(ab[i].prio, whole[i].prio);
+		assert_int_equal(ab[i].family, whole[i].family);
 		for (j = 0; j < FS_SPREAD_REGS; j++)
 			assert_int_equal(fs_spread_reg_get(&ab[i], (__u32)j),
 					 fs_spread_reg_get(&whole[i], (__u32)j));
@@ -385,7 +420,7 @@ static void test_fields(void **state)
 		if (i & 1)
 			e &= ~(0x3fffULL << 32) | (rng_next(&rng) & (0x3fffULL << 32) &
 						   (0xffffULL << (32 + (i % 14))));
-		assert_int_equal(fs_spread_reg(e), (__u32)(((double)(e & 0xffffffff) * 92.0) / 4294967296.0));
+		assert_int_equal(fs_spread_reg(e), (__u32)(((double)(e & 0xffffffff) * 90.0) / 4294967296.0));
 		for (b = 0, rank = 15; b < 14; b++)
 			if ((e >> (32 + b)) & 1) {
 				rank = b + 1;
@@ -408,9 +443,9 @@ static void test_params(void **state)
 	assert_int_not_equal(fs_spread_params_check(&p), 0);
 	fs_spread_params_init(&p, 4, 17, 2);
 	assert_int_not_equal(fs_spread_params_check(&p), 0);
-	fs_spread_params_init(&p, 2, 8, 19);
+	fs_spread_params_init(&p, 2, 8, 16);
 	assert_int_not_equal(fs_spread_params_check(&p), 0);
-	fs_spread_params_init(&p, 4, 16, 18);
+	fs_spread_params_init(&p, 4, 16, 15);
 	assert_int_equal(fs_spread_params_check(&p), 0);
 }
 

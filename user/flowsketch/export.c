@@ -224,6 +224,15 @@ static int parse_candidate(struct json_object *f, const struct fs_sketch_params 
 	return 0;
 }
 
+/* Whether the answer's sketch object has key. */
+static bool sketch_has(struct json_object *a, const char *key)
+{
+	struct json_object *sk;
+
+	return json_object_object_get_ex(a, "sketch", &sk) &&
+	       json_object_object_get_ex(sk, key, NULL);
+}
+
 /* The answer's sketch.KEY counts, each kind's (sketch_kind.h), and
  * what p makes, in words for a message: 0 when they agree, 1 when not,
  * or -errno. */
@@ -241,8 +250,12 @@ static int sketch_counts(struct json_object *a, const struct fs_sketch_params *p
 		__u64 n;
 
 		snprintf(path, sizeof(path), "sketch.%s", d->count_key);
-		err = fs_reply_u64(a, path, &n);
-		if (err)
+		/* A kind the parameters leave empty (a detection sketch
+		 * that is off) may be absent: a daemon of a release before
+		 * it says nothing of it. */
+		if (!d->per_slot(p) && !sketch_has(a, d->count_key))
+			n = 0;
+		else if ((err = fs_reply_u64(a, path, &n)))
 			return err;
 		wrong |= n != d->per_slot(p);
 		s += snprintf(said + s, len - s, "%s%llu %s", and,

@@ -177,6 +177,48 @@ static int opt_ingress(const struct fs_optset *set, const struct fs_opt *opt,
 	return opt_either(set, opt, arg, o, "xdp", "tracepoint");
 }
 
+/*
+ * --detect LIST: which detection sketches the datapath keeps (detect.h),
+ * at their default sizes: "prefixes", "spread", both comma-separated, or
+ * "none".  They go into the parameters, so a restart with another list
+ * is another sizing (refused while a datapath is pinned, as --width is).
+ */
+static int opt_detect(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o)
+{
+	struct fs_sketch_params *p = &((struct fsd_options *)o)->params;
+	const struct fs_prefix_params pp = { FS_DEFAULT_PREFIX_DEPTH,
+		FS_DEFAULT_PREFIX_LOG2W, FS_DEFAULT_PREFIX_SKIP };
+	const struct fs_spread_params sp = { FS_DEFAULT_SPREAD_DEPTH,
+		FS_DEFAULT_SPREAD_LOG2W, FS_DEFAULT_SPREAD_SHIFT };
+	const char *at = arg;
+	bool none = false;
+
+	p->prefix_log2w = p->prefix_shape = 0;
+	p->spread_log2w = p->spread_shape = 0;
+	while (*at) {
+		size_t n = strcspn(at, ",");
+
+		if (n == 8 && !strncmp(at, "prefixes", n))
+			fs_params_set_prefix(p, &pp);
+		else if (n == 6 && !strncmp(at, "spread", n))
+			fs_params_set_spread(p, &sp);
+		else if (n == 4 && !strncmp(at, "none", n))
+			none = true;
+		else
+			return fsd_reject(-EINVAL, "--detect takes prefixes, spread or none, comma-separated, not \"%.*s\"",
+					  (int)n, at);
+		at += n;
+		if (*at == ',' && !*++at)
+			return fsd_reject(-EINVAL, "--detect \"%s\" ends in a comma", arg);
+	}
+	if (at == arg)
+		return fsd_reject(-EINVAL, "--detect needs prefixes, spread or none");
+	if (none && (p->prefix_log2w || p->spread_log2w))
+		return fsd_reject(-EINVAL, "--detect none goes alone");
+	return 0;
+}
+
 static int opt_blocklist(const struct fs_optset *set, const struct fs_opt *opt,
 			 const char *arg, void *o)
 {
@@ -252,6 +294,11 @@ static const struct fs_opt options[] = {
 	  NULL, "HyperLogLog 2^P registers, 4 .. 18 (default 14)" },
 	{ "conservative", 0, NULL, opt_conservative, 0, 0, 0, NULL,
 	  "Count-Min conservative update" },
+	{ "detect", 0, "LIST", opt_detect, 0, 0, 0, NULL,
+	  "detection sketches the datapath keeps: prefixes\n"
+	  "(heavy source and destination prefixes), spread\n"
+	  "(scanners and their victims), both as\n"
+	  "prefixes,spread, or none (default none)" },
 	{ "xdp-mode", 0, "MODE", opt_xdp_mode, OFF(xdp_generic), 0, 0, NULL,
 	  "native (default) or generic" },
 	{ "ingress", 0, "HOOK", opt_ingress, OFF(ingress_tp), 0, 0, NULL,

@@ -106,6 +106,16 @@ int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
 				 fs_hh_threshold(total_bytes, phi_q32), hash);
 	if (report < 0)
 		return report;
+	/* The detection sketches, as bpf/datapath.bpf.h runs them: n is the
+	 * window's packets on this CPU before this one. */
+	if (m->params.prefix_log2w || m->params.spread_log2w) {
+		struct fs_packet_hashes h;
+
+		fs_packet_hash(key, &m->key, &h);
+		if (fs_detect_update(&m->env, &m->params, &m->key, key, &h,
+				     packets - 1, 1, bytes, slot))
+			return -ENOENT;
+	}
 	t->seq = seq;
 	t->packets = packets;
 	t->bytes = total_bytes;

@@ -29,6 +29,8 @@ struct fs_update_env {
 			struct fs_cms_narrow_chunk *cms_narrow;
 			struct fs_hll_chunk *hll;
 			struct fs_hll_packed_chunk *hll_packed;
+			struct fs_prefix_chunk *prefix;
+			struct fs_spread_chunk *spread;
 		};
 		void *chunks[FS_NDPMAPS];
 	};
@@ -38,13 +40,15 @@ struct fs_update_env {
 			__u32 cms_narrow_chunks;
 			__u32 hll_chunks;
 			__u32 hll_packed_chunks;
+			__u32 prefix_chunks;
+			__u32 spread_chunks;
 		};
 		__u32 nchunks[FS_NDPMAPS];
 	};
 };
 
-_Static_assert(__builtin_offsetof(struct fs_update_env, hll_packed_chunks) ==
-	       __builtin_offsetof(struct fs_update_env, nchunks[FS_DP_HLL_PACKED]),
+_Static_assert(__builtin_offsetof(struct fs_update_env, spread_chunks) ==
+	       __builtin_offsetof(struct fs_update_env, nchunks[FS_DP_SPREAD]),
 	       "chunks by map");
 
 struct fs_model {

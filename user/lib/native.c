@@ -200,7 +200,11 @@ static void put_params(__u8 *b, const struct fs_sketch_params *p)
 	b[7] = p->hll_p;
 	b[8] = p->flags;
 	b[9] = p->nslots;
-	memcpy(b + 10, p->reserved, sizeof(p->reserved));
+	b[10] = p->prefix_log2w;
+	b[11] = p->prefix_shape;
+	b[12] = p->spread_log2w;
+	b[13] = p->spread_shape;
+	memcpy(b + 14, p->reserved, sizeof(p->reserved));
 }
 
 static void get_params(const __u8 *b, struct fs_sketch_params *p)
@@ -213,7 +217,11 @@ static void get_params(const __u8 *b, struct fs_sketch_params *p)
 	p->hll_p = b[7];
 	p->flags = b[8];
 	p->nslots = b[9];
-	memcpy(p->reserved, b + 10, sizeof(p->reserved));
+	p->prefix_log2w = b[10];
+	p->prefix_shape = b[11];
+	p->spread_log2w = b[12];
+	p->spread_shape = b[13];
+	memcpy(p->reserved, b + 14, sizeof(p->reserved));
 }
 
 /* fs_params_check(), saying which field is wrong. */
@@ -241,7 +249,11 @@ static int check_params(const struct fs_sketch_params *p, char *err)
 	for (i = 0; i < sizeof(p->reserved); i++)
 		if (p->reserved[i])
 			return fail(err, "reserved parameter byte %zu is not zero",
-				    10 + i);
+				    14 + i);
+	if (fs_params_check(p))
+		return fail(err, "its prefix or spread sketch's sizes are out of range (prefix 0x%02x 0x%02x, spread 0x%02x 0x%02x)",
+			    p->prefix_log2w, p->prefix_shape, p->spread_log2w,
+			    p->spread_shape);
 	return 0;
 }
 
@@ -337,12 +349,20 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 	return 0;
 }
 
+/* The parts a file of a format version holds: version 2 was written
+ * before the detection sketches (native.h). */
+static int fs_native_kinds(__u32 version)
+{
+	return version == 2 ? FS_KIND_PREFIX : FS_NKINDS;
+}
+
 /*
  * The file's structure: every count consistent with the parameters and
  * the length, and the checksum.  *params, *ncand out.
  */
 static int check_layout(const __u8 *b, size_t len,
-			struct fs_sketch_params *params, __u64 *ncand, char *err)
+			struct fs_sketch_params *params, __u64 *ncand,
+			int *nkinds, char *err)
 {
 	__u32 version, stored;
 	size_t off;
@@ -359,9 +379,10 @@ static int check_layout(const __u8 *b, size_t len,
 	version = get_le32(b + 8);
 	if (version == 1)
 		return fail(err, "format version 1, which carried raw keyed flow hashes (they give the hash key away) and cannot be read without the secret: export it again with this flowsketch");
-	if (version != FS_NATIVE_VERSION)
-		return fail(err, "format version %u, and this flowsketch reads version %u only",
+	if (version != FS_NATIVE_VERSION && version != 2)
+		return fail(err, "format version %u, and this flowsketch reads versions 2 and %u only",
 			    version, FS_NATIVE_VERSION);
+	*nkinds = fs_native_kinds(version);
 	if (len < FS_NATIVE_HEADER)
 		return fail(err, "truncated: %zu bytes, shorter than the %u-byte header",
 			    len, FS_NATIVE_HEADER);
@@ -372,6 +393,8 @@ static int check_layout(const __u8 *b, size_t len,
 	ret = check_params(params, err);
 	if (ret)
 		return ret;
+	if (*nkinds < FS_NKINDS && (params->prefix_log2w || params->spread_log2w))
+		return fail(err, "format version %u has no room for its prefix or spread sketch", version);
 	if (get_le64(b + 48) < get_le64(b + 40))
 		return fail(err, "the span ends (%llu ns) before it starts (%llu ns)",
 			    (unsigned long long)get_le64(b + 48),
@@ -386,7 +409,7 @@ static int check_layout(const __u8 *b, size_t len,
 			    (unsigned long long)*ncand * FS_NATIVE_CANDIDATE(params->cms_depth),
 			    len - off);
 	off += *ncand * FS_NATIVE_CANDIDATE(params->cms_depth);
-	for (k = 0; k < FS_NKINDS; k++) {
+	for (k = 0; k < *nkinds; k++) {
 		const struct fs_sketch_kind *d = &fs_sketch_kinds[k];
 
 		if (len - off < 8)
@@ -418,10 +441,10 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 	struct fs_sketch_params params;
 	const __u8 *b = buf;
 	__u64 ncand = 0, i, off;
-	int ret, k;
+	int ret, k, nkinds = 0;
 
 	memset(n, 0, sizeof(*n));
-	ret = check_layout(b, len, &params, &ncand, err);
+	ret = check_layout(b, len, &params, &ncand, &nkinds, err);
 	if (ret)
 		return ret;
 	ret = fs_native_init(n, &params, ncand);
@@ -456,7 +479,7 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 		if (ret)
 			goto err_free;
 	}
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < nkinds; k++)
 		off += 8 + fs_native_get_words(b + off + 8, &n->sketch, k);
 	ret = check_words(&n->sketch, err);
 	if (ret)

@@ -16,19 +16,20 @@
  * secret, and no keyed hash output leaves the host (hash.h, "What leaves
  * the host").
  *
- * File layout, format version 2, every integer little-endian whatever
+ * File layout, format version 3, every integer little-endian whatever
  * the host, no padding, no alignment:
  *
  *   off    size  field
  *     0       8  magic "FSEXPORT"
- *     8       4  format version (2)
+ *     8       4  format version (3)
  *    12       4  direction: 1 what the interfaces received ("in"), 2 what
  *                they sent ("out"), 3 both (cells and totals added,
  *                registers the max: the union)
  *    16      16  the parameters record of params.h without its secret:
  *                its bytes 0..15 (magic "FSK1", version 1, Count-Min
  *                depth, log2 width, HyperLogLog precision p, flags,
- *                nslots, 6 reserved zero bytes)
+ *                nslots, the prefix and spread sketches' sizes (0: off),
+ *                2 reserved zero bytes)
  *    32       8  fingerprint of the secret (fs_params_fingerprint())
  *    40       8  span start, wall clock, ns since the Unix epoch (UTC)
  *    48       8  span end, same clock, >= start
@@ -48,14 +49,23 @@
  *   B+8       R  registers, one byte each, 1 .. 65 - p or 0: distinct
  *                flows, sources, destinations, 2^p each (hll.h), each
  *                sketch's in its exported order
- *   B+8+R     4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
+ *     D       8  prefix buckets P, D = B + 8 + R; P = depth << log2w of
+ *                the prefix sketch, 0 when it is off
+ *   D+8     64P  buckets (struct fs_prefix_bucket, prefix.h), as 8
+ *                little-endian words each, rows in their exported order
+ *     E       8  spread buckets S, E = D + 8 + 64P; 2 sides x depth <<
+ *                log2w, 0 when off
+ *   E+8     64S  buckets (struct fs_spread_bucket, spread.h), the same way
+ *   E+8+64S   4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
  *                every byte before it
  *
  * From A to the checksum are the parts, one a sketch kind in
  * sketch_kind.h's order, each its count and its elements as little-endian
  * words: a new kind adds its part here, and so a new format version.  So
- * a file is 96 + KN + 8 + 16C + 8 + R + 4 bytes: 376,948 for the
- * defaults (d = 5, w = 4096, p = 14) and no candidate.  A reader refuses,
+ * a file is 96 + KN + 8 + 16C + 8 + R + 8 + 64P + 8 + 64S + 4 bytes:
+ * 376,964 for the defaults (d = 5, w = 4096, p = 14), no candidate and no
+ * detection sketch.  Version 2, the same without D and E (written before
+ * the detection sketches), is read as a file of those sketches off.  A reader refuses,
  * each with one sentence saying what it found: another magic, a format
  * version it does not know, parameters out of range, a direction it does
  * not know, an end before the start, a candidate of no address family,
@@ -77,7 +87,7 @@
 #include "flowsketch/flow_key.h"
 
 #define FS_NATIVE_MAGIC "FSEXPORT"
-#define FS_NATIVE_VERSION 2
+#define FS_NATIVE_VERSION 3
 #define FS_NATIVE_HEADER 96
 /* A candidate's bytes: its key and one 4-byte column per row. */
 #define FS_NATIVE_CANDIDATE(depth) (40 + 4 * (depth))

@@ -26,7 +26,9 @@ int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p)
 		return -EINVAL;
 	s->params = *p;
 	for (k = 0; k < FS_NKINDS; k++) {
-		s->part[k] = calloc(1, fs_kind_slot_bytes(k, p));
+		/* A part of no bytes (a sketch left off) still gets a
+		 * pointer of its own. */
+		s->part[k] = calloc(1, fs_kind_slot_bytes(k, p) ? fs_kind_slot_bytes(k, p) : 1);
 		if (!s->part[k]) {
 			err = -ENOMEM;
 			goto err_free;
@@ -69,7 +71,8 @@ size_t fs_sketch_bytes(const struct fs_sketch_params *p)
 }
 
 /*
- * dst = merge(dst, src & mask), n words of kind k's merge.  Straight
+ * dst = merge(dst, src & mask), n words of kind k's merge (the detection
+ * sketches' buckets: n / 8 of them, mask unused).  Straight
  * loops over both arrays, so that the compiler vectorizes them: a
  * rotation folds every cell of every CPU.
  */
@@ -78,7 +81,19 @@ static void combine(enum fs_merge op, void *dst, const void *src, __u64 n,
 {
 	__u64 i;
 
-	if (op == FS_MERGE_SUM64) {
+	if (op == FS_MERGE_PREFIX) {
+		struct fs_prefix_bucket *d = dst;
+		const struct fs_prefix_bucket *v = src;
+
+		for (i = 0; i < n / 8; i++)
+			fs_prefix_bucket_merge(&d[i], &v[i]);
+	} else if (op == FS_MERGE_SPREAD) {
+		struct fs_spread_bucket *d = dst;
+		const struct fs_spread_bucket *v = src;
+
+		for (i = 0; i < n / 8; i++)
+			fs_spread_bucket_merge(&d[i], &v[i]);
+	} else if (op == FS_MERGE_SUM64) {
 		__u64 *d = dst;
 		const __u64 *v = src;
 

@@ -9,6 +9,8 @@
  *
  *     cms[(row << log2w) | column]             depth << log2w cells
  *     hll[(sketch << p) | index]               FS_HLL_NSKETCH << p registers
+ *     prefix[(row << L) | column]              prefix buckets (prefix.h)
+ *     spread[((side d + row) << L) | column]   spread buckets (spread.h)
  *
  * and is what the daemon folds CPUs and windows into and queries.  Both
  * sketches merge exactly (cells add, registers take the max), so the sum
@@ -32,6 +34,10 @@ struct fs_sketch {
 		struct {
 			struct fs_cms_cell *cms;	/* cms_depth << cms_log2_width cells */
 			__u8 *hll;	/* FS_HLL_NSKETCH << hll_p registers */
+			/* The detection sketches (detect.h); no bytes when
+			 * the parameters leave them off. */
+			struct fs_prefix_bucket *prefix;	/* depth << log2w */
+			struct fs_spread_bucket *spread;	/* 2 sides of depth << log2w */
 		};
 		void *part[FS_NKINDS];	/* the same by kind (sketch_kind.h) */
 	};
@@ -40,6 +46,8 @@ struct fs_sketch {
 
 _Static_assert(__builtin_offsetof(struct fs_sketch, hll) ==
 	       __builtin_offsetof(struct fs_sketch, part[FS_KIND_HLL]), "parts by kind");
+_Static_assert(__builtin_offsetof(struct fs_sketch, spread) ==
+	       __builtin_offsetof(struct fs_sketch, part[FS_KIND_SPREAD]), "parts by kind");
 
 /* Allocate an empty sketch: 0, -EINVAL (bad params) or -ENOMEM. */
 int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p);

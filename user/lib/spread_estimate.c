@@ -91,7 +91,7 @@ int fs_spread_top(const struct fs_spread_bucket *slot,
 	if (!all)
 		return -ENOMEM;
 	for (i = 0; i < per_side; i++) {
-		if (!b[i].level)
+		if (!b[i].family)
 			continue;
 		all[got].family = b[i].family;
 		memcpy(all[got].addr, b[i].key, sizeof(b[i].key));

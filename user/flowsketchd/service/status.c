@@ -165,6 +165,39 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 /* Datapath memory on one CPU: both slots of every per-CPU map, at the
  * sizes loaded (an adopted earlier release's fs_hll whole, a fresh one's
  * one element: sketch_kind.h, "Legacy maps"). */
+/*
+ * The detection sketches the datapath keeps (--detect; detect.h), each
+ * with its sizes, or false when off.
+ */
+static struct json_object *detect_json(const struct fs_sketch_params *p)
+{
+	struct json_object *d = json_object_new_object(), *o;
+	struct fs_prefix_params pp;
+	struct fs_spread_params sp;
+
+	fs_params_prefix(p, &pp);
+	fs_params_spread(p, &sp);
+	if (pp.log2_width) {
+		o = json_object_new_object();
+		fsd_add_u64(o, "depth", pp.depth);
+		fsd_add_u64(o, "width", 1ULL << pp.log2_width);
+		fsd_add_u64(o, "levels_drawn_from", fs_prefix_scale(&pp));
+		json_object_object_add(d, "prefixes", o);
+	} else {
+		json_object_object_add(d, "prefixes", json_object_new_boolean(0));
+	}
+	if (sp.log2_width) {
+		o = json_object_new_object();
+		fsd_add_u64(o, "depth", sp.depth);
+		fsd_add_u64(o, "width", 1ULL << sp.log2_width);
+		fsd_add_u64(o, "sampling", 1ULL << sp.sample_shift);
+		json_object_object_add(d, "spread", o);
+	} else {
+		json_object_object_add(d, "spread", json_object_new_boolean(0));
+	}
+	return d;
+}
+
 static __u64 datapath_bytes_per_cpu(const struct fsd_view *v)
 {
 	__u64 sketch = fsd_object_sketch_bytes_per_cpu(&v->loader->obj);
@@ -297,6 +330,7 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 			!!(p->flags & FS_PARAM_F_CONSERVATIVE)));
 	fsd_add_u64(o, FS_KEY_HLL_PRECISION, p->hll_p);
 	fsd_add_double(o, "hll_relative_standard_error", fs_hll_rse(p->hll_p));
+	json_object_object_add(o, "detect", detect_json(p));
 	json_object_object_add(a, "params", o);
 
 	o = json_object_new_object();

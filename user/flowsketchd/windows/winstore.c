@@ -360,6 +360,21 @@ size_t fsd_winfile_bytes(const struct fs_sketch_params *p, __u64 ncandidates)
 	       (size_t)ncandidates * sizeof(struct fsd_candidate);
 }
 
+/* Kind k's part size in a header: C and H where version 1 always had
+ * them, P and S after the candidate count (winstore.h). */
+static __u64 part_size(const struct fsd_winfile_header *hd, int k)
+{
+	return k < 2 ? hd->part_bytes[k] : hd->detect_bytes[k - 2];
+}
+
+static void set_part_size(struct fsd_winfile_header *hd, int k, __u64 bytes)
+{
+	if (k < 2)
+		hd->part_bytes[k] = bytes;
+	else
+		hd->detect_bytes[k - 2] = bytes;
+}
+
 /*
  * The sketch whose parts are in a mapping of a file of this layout (the
  * kinds' parts one after the other, in their order); the candidates
@@ -376,7 +391,7 @@ static const struct fsd_candidate *view_of(const struct fsd_winstore *ws,
 	view->params = ws->params;
 	for (k = 0; k < FS_NKINDS; k++) {
 		view->part[k] = at;
-		at += hd->part_bytes[k];
+		at += part_size(hd, k);
 	}
 	view->totals = hd->totals;
 	return (const struct fsd_candidate *)at;
@@ -467,8 +482,8 @@ static void file_pieces(const struct fsd_winstore *ws, struct fsd_winfile_header
 	iov[0] = (struct iovec){ hd, sizeof(*hd) };
 	iov[1] = (struct iovec){ (void *)zeros, FSD_WINFILE_DATA - sizeof(*hd) };
 	for (k = 0; k < FS_NKINDS; k++) {
-		hd->part_bytes[k] = fs_kind_slot_bytes(k, &ws->params);
-		iov[2 + k] = (struct iovec){ s->part[k], hd->part_bytes[k] };
+		set_part_size(hd, k, fs_kind_slot_bytes(k, &ws->params));
+		iov[2 + k] = (struct iovec){ s->part[k], part_size(hd, k) };
 	}
 	iov[2 + k] = (struct iovec){ (void *)cand, (size_t)n * sizeof(*cand) };
 }
@@ -677,7 +692,7 @@ static bool sizes_agree(const struct fsd_winstore *ws,
 	int k;
 
 	for (k = 0; k < FS_NKINDS; k++)
-		if (hd->part_bytes[k] != fs_kind_slot_bytes(k, &ws->params))
+		if (part_size(hd, k) != fs_kind_slot_bytes(k, &ws->params))
 			return false;
 	return hd->candidates <= (1ULL << 32) &&
 	       file_bytes == fsd_winfile_bytes(&ws->params, hd->candidates);

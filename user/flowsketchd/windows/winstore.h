@@ -43,10 +43,19 @@
  *   120      8  Count-Min bytes C = depth * width * 16
  *   128      8  HyperLogLog bytes H = 3 * 2^p
  *   136      8  candidates N
- *   144   3952  zero
+ *   144      8  prefix sketch bytes P = depth * width * 64 (detect.h), 0 off
+ *   152      8  spread sketch bytes S = 2 * depth * width * 64, 0 off
+ *   160   3936  zero
  *  4096      C  Count-Min cells, row-major (struct fs_cms_cell)
  *  4096+C    H  HyperLogLog registers (flows, sources, destinations)
- *  4096+C+H 48N candidates, struct fsd_candidate (key, keyed hash)
+ *  +H        P  prefix buckets (struct fs_prefix_bucket), then S spread
+ *               buckets (struct fs_spread_bucket), each in sketch.h's order
+ *  +P+S     48N candidates, struct fsd_candidate (key, keyed hash)
+ *
+ * P and S were zero bytes of version 1 before the detection sketches, and
+ * a file with them off is the same bytes: files of either release read
+ * with the other's (one with a sketch on has parameters an earlier release
+ * refuses, params.h).
  *
  * A reader refuses another magic or version, parameters or a fingerprint
  * other than its own datapath's, sizes that disagree with the parameters
@@ -89,11 +98,12 @@ struct fsd_winfile_header {
 	struct fs_window_totals totals;
 	struct fs_window_totals ever;
 	__u64 ever_windows;
-	__u64 part_bytes[FS_NKINDS];	/* C and H: each kind's, in its order */
+	__u64 part_bytes[2];		/* C and H: each kind's, in its order */
 	__u64 candidates;
+	__u64 detect_bytes[FS_NKINDS - 2];	/* P and S (sketch_kind.h's order) */
 };
 
-_Static_assert(sizeof(struct fsd_winfile_header) == 144, "header layout");
+_Static_assert(sizeof(struct fsd_winfile_header) == 160, "header layout");
 _Static_assert(sizeof(struct fsd_candidate) == 48, "candidate records");
 
 /*
