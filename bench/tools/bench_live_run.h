@@ -196,6 +196,8 @@ static int lb_rotate(struct lb_run *R)
 	for (m = 0; m < FS_NDPMAPS && !err; m++) {
 		__u64 first = fs_dp_first(m, p, slot);
 
+		if (!fs_dp_maps[m].per_slot(p))	/* a map of no slot */
+			continue;
 		err = lb_zero_range(R, R->maps.sketch[m],
 				    (__u32)(first >> fs_dp_maps[m].chunk_shift),
 				    (__u32)((first + fs_dp_maps[m].per_slot(p) - 1) >>

@@ -507,13 +507,16 @@ FS_INLINE __u32 fs_dp_fresh_chunks(enum fs_dp_map m, const struct fs_sketch_para
 
 /*
  * Does a rotation read, fold and zero map m, which has max_entries
- * elements?  Every map but a legacy one; a legacy one when it holds all
+ * elements?  Not one of no slot (a detection sketch left off, its one
+ * element unused).  Every other map but a legacy one; a legacy one when it holds all
  * nslots slots (an adopted earlier release's datapath writes it), not at
  * FS_DP_LEGACY_CHUNKS (nothing writes it).
  */
 FS_INLINE bool fs_dp_map_folded(enum fs_dp_map m, const struct fs_sketch_params *p,
 				__u32 nslots, __u32 max_entries)
 {
+	if (!fs_dp_maps[m].per_slot(p))		/* a map of no slot */
+		return false;
 	return !fs_dp_maps[m].legacy || max_entries >= fs_dp_chunks(m, p, nslots);
 }
 
