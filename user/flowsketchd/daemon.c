@@ -4,8 +4,9 @@
  *
  * Setup order is chosen so that each step only needs what came before and
  * so that a failure at any step is undone by the one teardown below:
- * signals are blocked first (a SIGINT during setup waits in the signalfd
- * and ends the loop at once, through the same cleanup), the secret (a bad
+ * signals are blocked first, in main before anything else (a SIGINT
+ * during setup waits, pending, for the signalfd made here, and ends the
+ * loop at once, through the same cleanup), the secret (a bad
  * --secret-file is refused before anything is touched), a look at the pin
  * directory's lock (a daemon already there is named, rather than the
  * --metrics port it holds refused as in use), the --metrics listener (an
@@ -67,17 +68,39 @@ static void raise_nofile(void)
 			 FSD_NOFILE_ALL, strerror(errno));
 }
 
-static int open_signals(struct fsd_daemon *d)
+/* The signals that stop the daemon: an operator's Ctrl-C, systemd's stop,
+ * the terminal gone. */
+static void stop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+}
+
+int fsd_daemon_block_signals(void)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return -errno;
+	stop_signals(&mask);
+	return sigprocmask(SIG_BLOCK, &mask, NULL) ? -errno : 0;
+}
+
+/*
+ * Blocked already (main); blocked again here for a caller that came
+ * another way, which changes nothing when they are.  A signal sent since
+ * is pending and makes the signalfd readable at once.
+ */
+static int open_signals(struct fsd_daemon *d)
+{
+	sigset_t mask;
+	int err;
+
+	err = fsd_daemon_block_signals();
+	if (err)
+		return err;
 	signal(SIGPIPE, SIG_IGN);
+	stop_signals(&mask);
 	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	return d->signal_fd < 0 ? -errno : 0;
 }
