@@ -265,7 +265,7 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	err = check_dirs(o);
 	if (err)
 		return err;
-	err = fsd_secret_get(o->secret_file, secret);
+	err = fsd_secret_get(o->secret_file, secret, d->signal_fd);
 	if (err)
 		return err;
 	/* Before anything is loaded or attached: a list file with a bad
@@ -525,6 +525,17 @@ static void follow_ifaces(struct fsd_daemon *d)
 			fsd_frontend_sync_ifaces(&env, &d->fe[i]);
 }
 
+/* A stop signal, read from the signalfd and logged: whether there was one. */
+static bool take_stop_signal(struct fsd_daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	if (d->signal_fd < 0 || read(d->signal_fd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	fsd_info("%s: stopping", strsignal((int)si.ssi_signo));
+	return true;
+}
+
 /* Returns when a stop signal arrives (or the loop cannot go on). */
 static int loop(struct fsd_daemon *d)
 {
@@ -554,12 +565,8 @@ static int loop(struct fsd_daemon *d)
 							ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
 			} else if (fd == d->signal_fd) {
-				struct signalfd_siginfo si;
-
-				if (read(fd, &si, sizeof(si)) == sizeof(si)) {
-					fsd_info("%s: stopping", strsignal((int)si.ssi_signo));
+				if (take_stop_signal(d))
 					return 0;
-				}
 			} else if (fd == d->timer_fd) {
 				fsd_daemon_rotate_if_due(d);
 			} else if (drain_reports(d, fd)) {
@@ -671,6 +678,10 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 			 d->fe[FSD_FE_IN].history.capacity);
 		fsd_metrics_update(&d->metrics, &d->view);
 		err = loop(d);
+	} else if (err == -EINTR && take_stop_signal(d)) {
+		/* A stop cut a wait of the setup short (a secret's pipe):
+		 * as clean a stop as one in the loop. */
+		err = 0;
 	}
 	teardown(d);
 	return err;
