@@ -30,6 +30,15 @@
 #                                 TRIES times and while PID lives: waits for
 #                                 an event, never for a time
 #   fs_gone PID                   0 once PID has exited (fs_until's CMD)
+#   fs_stoppable PID              0 once PID has left this shell (exec) and
+#                                 no longer ignores SIGINT (or is gone), 1
+#                                 if not after ~1 s: a background job of
+#                                 this non-interactive shell ignores SIGINT
+#                                 from just after the fork until `env
+#                                 --default-signal=INT` resets it, and a
+#                                 SIGINT sent then is dropped by the kernel,
+#                                 lost before any daemon exists.  Send an
+#                                 early SIGINT only after it.
 #   gen_in ARG...                 fs-gen on VETH_TX to VETH_RX's MAC with
 #                                 ARG..., its stderr in $WORK/gen.log
 #   gen_out ARG...                the same from VETH_RX to VETH_TX
@@ -126,6 +135,27 @@ fs_test_pair() {
 }
 
 fs_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# A tight loop of builtin tests and reads (no fork, some 20 us a look):
+# the wait is for an event a millisecond or so away, and the test's early
+# signal must follow it closely.  Just forked, the job is still this shell
+# with its dispositions (SIGINT not ignored yet): it must have exec'd
+# (another program, -ef) before SigIgn means anything.  SigIgn is
+# hexadecimal, SIGINT bit 1.
+fs_stoppable() {
+	local pid=$1 i line ign
+	for ((i = 0; i < 50000; i++)); do
+		[ "/proc/$pid/exe" -ef "/proc/$BASHPID/exe" ] && continue
+		ign=""
+		while read -r line; do
+			[[ $line == SigIgn:* ]] && { ign=${line#SigIgn:}; break; }
+		done 2>/dev/null <"/proc/$pid/status" || return 0
+		ign=${ign//[[:space:]]/}
+		[ -n "$ign" ] || return 0
+		(( (16#$ign >> 1) & 1 )) || return 0
+	done
+	return 1
+}
 
 gen_in() { _fs_gen "$NS_TX" "$VETH_TX" "$NS_RX" "$VETH_RX" "$@"; }
 gen_out() { _fs_gen "$NS_RX" "$VETH_RX" "$NS_TX" "$VETH_TX" "$@"; }

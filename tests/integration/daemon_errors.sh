@@ -249,13 +249,17 @@ check "after SIGTERM: no pins, no XDP, no socket" host_clean "$PIN_DIR"
 # blocked it (at 0 ms, in nsenter or option parsing): killed by the
 # signal, with an empty log, since nothing was touched yet.
 # env --default-signal: a background job of a non-interactive shell starts
-# with SIGINT ignored, which would hide exactly the early case.
+# with SIGINT ignored, which would hide exactly the early case; the signal
+# goes once env has reset it (fs_stoppable), "0 s" meaning at once after.
 sigint_run() { # sigint_run WHEN: a delay in seconds, or "socket"
 	local when=$1 pid rc="" st phase
 	rm -f "$SOCK"
 	env --default-signal=INT nsenter --net="/run/netns/$NS_RX" \
 		"$FSD" -i "$VETH_RX" "${base[@]}" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
+	# Not before env has made SIGINT deadly again: sent earlier, the
+	# shell's ignored SIGINT is dropped and the daemon runs on (seen once).
+	fs_stoppable "$pid"
 	if [ "$when" = socket ]; then
 		for _ in $(seq 1000); do
 			[ -S "$SOCK" ] && break

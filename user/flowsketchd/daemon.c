@@ -4,8 +4,9 @@
  *
  * Setup order is chosen so that each step only needs what came before and
  * so that a failure at any step is undone by the one teardown below:
- * signals are blocked first (a SIGINT during setup waits in the signalfd
- * and ends the loop at once, through the same cleanup), the secret (a bad
+ * signals are blocked first, in main before anything else (a SIGINT
+ * during setup waits, pending, for the signalfd made here, and ends the
+ * loop at once, through the same cleanup), the secret (a bad
  * --secret-file is refused before anything is touched), a look at the pin
  * directory's lock (a daemon already there is named, rather than the
  * --metrics port it holds refused as in use), the --metrics listener (an
@@ -67,17 +68,39 @@ static void raise_nofile(void)
 			 FSD_NOFILE_ALL, strerror(errno));
 }
 
-static int open_signals(struct fsd_daemon *d)
+/* The signals that stop the daemon: an operator's Ctrl-C, systemd's stop,
+ * the terminal gone. */
+static void stop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+}
+
+int fsd_daemon_block_signals(void)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return -errno;
+	stop_signals(&mask);
+	return sigprocmask(SIG_BLOCK, &mask, NULL) ? -errno : 0;
+}
+
+/*
+ * Blocked already (main); blocked again here for a caller that came
+ * another way, which changes nothing when they are.  A signal sent since
+ * is pending and makes the signalfd readable at once.
+ */
+static int open_signals(struct fsd_daemon *d)
+{
+	sigset_t mask;
+	int err;
+
+	err = fsd_daemon_block_signals();
+	if (err)
+		return err;
 	signal(SIGPIPE, SIG_IGN);
+	stop_signals(&mask);
 	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	return d->signal_fd < 0 ? -errno : 0;
 }
@@ -242,7 +265,7 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	err = check_dirs(o);
 	if (err)
 		return err;
-	err = fsd_secret_get(o->secret_file, secret);
+	err = fsd_secret_get(o->secret_file, secret, d->signal_fd);
 	if (err)
 		return err;
 	/* Before anything is loaded or attached: a list file with a bad
@@ -502,6 +525,17 @@ static void follow_ifaces(struct fsd_daemon *d)
 			fsd_frontend_sync_ifaces(&env, &d->fe[i]);
 }
 
+/* A stop signal, read from the signalfd and logged: whether there was one. */
+static bool take_stop_signal(struct fsd_daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	if (d->signal_fd < 0 || read(d->signal_fd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	fsd_info("%s: stopping", strsignal((int)si.ssi_signo));
+	return true;
+}
+
 /* Returns when a stop signal arrives (or the loop cannot go on). */
 static int loop(struct fsd_daemon *d)
 {
@@ -531,12 +565,8 @@ static int loop(struct fsd_daemon *d)
 							ev[i].data.u64 & ~FSD_EV_CLIENT,
 							ev[i].events);
 			} else if (fd == d->signal_fd) {
-				struct signalfd_siginfo si;
-
-				if (read(fd, &si, sizeof(si)) == sizeof(si)) {
-					fsd_info("%s: stopping", strsignal((int)si.ssi_signo));
+				if (take_stop_signal(d))
 					return 0;
-				}
 			} else if (fd == d->timer_fd) {
 				fsd_daemon_rotate_if_due(d);
 			} else if (drain_reports(d, fd)) {
@@ -648,6 +678,10 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 			 d->fe[FSD_FE_IN].history.capacity);
 		fsd_metrics_update(&d->metrics, &d->view);
 		err = loop(d);
+	} else if (err == -EINTR && take_stop_signal(d)) {
+		/* A stop cut a wait of the setup short (a secret's pipe):
+		 * as clean a stop as one in the loop. */
+		err = 0;
 	}
 	teardown(d);
 	return err;

@@ -61,6 +61,14 @@ struct fsd_daemon {
 	__u64 started_ns;
 };
 
+/*
+ * Block the stop signals (SIGINT, SIGTERM, SIGHUP): main's first step, so
+ * that one sent at any moment of the start waits, pending, for the loop's
+ * signalfd (made from the same set) instead of killing a half-made start
+ * or, inherited as ignored (a background job of a script), vanishing.
+ * They are never unblocked.  0 or -errno.
+ */
+int fsd_daemon_block_signals(void);
 /* Set up everything (0, or -errno with the host left as it was), run
  * until SIGINT/SIGTERM, undo everything (unless --keep).  The query
  * socket's requests go to request (the command table, dispatch.h). */

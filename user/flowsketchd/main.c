@@ -7,7 +7,8 @@
  * or a failed setup (the host is then left as it was), 0 after SIGINT,
  * SIGTERM or SIGHUP (its terminal gone), each of which detaches and
  * unpins everything first, unless --keep leaves the datapath counting
- * for the next start to adopt (loader.h).
+ * for the next start to adopt (loader.h).  One of them at any moment of
+ * the start stops the daemon just after its setup (daemon.h).
  */
 #include <malloc.h>
 #include <unistd.h>
@@ -21,6 +22,24 @@ int main(int argc, char **argv)
 	static struct fsd_daemon d;
 	int ret;
 
+	/*
+	 * Before anything else: from here on a stop signal is never lost.  It
+	 * waits, pending, until the event loop's signalfd takes it (its first
+	 * look, after setup; a setup step that may wait long polls the
+	 * signalfd too), and the daemon stops through the one teardown,
+	 * leaving the host as a clean stop does.  Blocked later (in setup, as
+	 * it once was), a signal before that killed the process (harmless:
+	 * nothing touched yet), or was dropped when the launcher had it
+	 * ignored (a script's background job starts with SIGINT ignored), and
+	 * the daemon ran on.  What comes before main (exec, the dynamic
+	 * loader) stays the launcher's: a signal it ignores then is gone.
+	 * --detach, too, runs to its end rather than stopping half-undone.
+	 */
+	ret = fsd_daemon_block_signals();
+	if (ret) {
+		fsd_fail(ret, "cannot block the stop signals");
+		return 1;
+	}
 	/*
 	 * A fixed mmap threshold: glibc raises its threshold to the size of
 	 * each mmapped block freed, so after one large answer (a top of

@@ -20,7 +20,10 @@
  * exactly FSD_SECRET_LEN bytes.  Pure, for the fuzz target. */
 int fsd_secret_parse(const __u8 *buf, size_t len, struct fs_hash_secret *s);
 
-/* From path, or getrandom() when path is NULL: 0 or -errno, with a message. */
-int fsd_secret_get(const char *path, struct fs_hash_secret *s);
+/* From path, or getrandom() when path is NULL: 0 or -errno, with a
+ * message.  A path that is a pipe or FIFO may be slow to give its bytes:
+ * a stop signal on stop_fd (the daemon's signalfd; -1 for none) ends the
+ * wait with -EINTR, no message, the signal left for the caller. */
+int fsd_secret_get(const char *path, struct fs_hash_secret *s, int stop_fd);
 
 #endif /* FLOWSKETCHD_SECRET_H */
