@@ -308,10 +308,33 @@ FS_INLINE void fs_prefix_bucket_merge(struct fs_prefix_bucket *dst,
 }
 
 /*
- * One packet's update: its draw, and for a (side, level) pair that
- * address masked to the level into its bucket in every row.  n: the
- * packet's number on its CPU in the window; h: its packet hashes; k: the
- * hash keys.
+ * A packet's draw and what it picks: 1 with the pair's tag, the address
+ * masked to its level (16 bytes, 8-aligned) and its hash, or 0 when the
+ * draw picks no pair.  n: the packet's number on its CPU in the window;
+ * k: the hash keys.
+ */
+FS_INLINE int fs_prefix_pick(const struct fs_hash_key *k,
+			     const struct fs_flow_key *key, __u64 h_flow,
+			     __u64 n, __u32 skip_shift, __u8 *tag, __u8 *masked,
+			     __u64 *hx)
+{
+	__u32 c = fs_prefix_draw(h_flow, n, skip_shift), side, level;
+
+	if (c >= FS_PREFIX_PAIRS)
+		return 0;
+	side = c >> 2;
+	level = c & 3;
+	*tag = fs_prefix_tag(side, key->family, level);
+	fs_prefix_mask(side == FS_PREFIX_SRC ? key->src : key->dst,
+		       fs_prefix_level_len(key->family, level), masked);
+	*hx = fs_prefix_hash(k, *tag, masked);
+	return 1;
+}
+
+/*
+ * One packet's update over one flat slot (the user-space tests'; the
+ * datapath finds each bucket through its map, update.h): the pair it
+ * draws, its prefix into its bucket in every row.  h: its packet hashes.
  */
 FS_INLINE void fs_prefix_update(struct fs_prefix_bucket *slot,
 				const struct fs_prefix_params *p,
@@ -320,19 +343,13 @@ FS_INLINE void fs_prefix_update(struct fs_prefix_bucket *slot,
 				const struct fs_packet_hashes *h,
 				__u64 n, __u64 bytes)
 {
-	__u32 c = fs_prefix_draw(h->flow, n, p->skip_shift), side, level, r;
 	__u8 masked[16] __attribute__((aligned(8)));
 	__u64 hx;
 	__u8 tag;
+	__u32 r;
 
-	if (c >= FS_PREFIX_PAIRS)
+	if (!fs_prefix_pick(k, key, h->flow, n, p->skip_shift, &tag, masked, &hx))
 		return;
-	side = c >> 2;
-	level = c & 3;
-	tag = fs_prefix_tag(side, key->family, level);
-	fs_prefix_mask(side == FS_PREFIX_SRC ? key->src : key->dst,
-		       fs_prefix_level_len(key->family, level), masked);
-	hx = fs_prefix_hash(k, tag, masked);
 	for (r = 0; r < p->depth && r < FS_PREFIX_MAX_DEPTH; r++)
 		fs_prefix_bucket_add(&slot[fs_prefix_bucket_index(p, r, hx)], tag,
 				     masked, bytes);

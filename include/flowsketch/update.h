@@ -898,20 +898,13 @@ FS_INLINE int fs_detect_prefix(struct fs_update_env *env,
 	struct fs_prefix_params p;
 	__u64 per_slot = fs_prefix_buckets_per_slot(params);
 	__u8 masked[16] __attribute__((aligned(8)));
-	__u32 c, side, level, r;
 	__u64 hx;
 	__u8 tag;
+	__u32 r;
 
 	fs_params_prefix(params, &p);
-	c = fs_prefix_draw(h->flow, n, p.skip_shift);
-	if (c >= FS_PREFIX_PAIRS)
+	if (!fs_prefix_pick(k, key, h->flow, n, p.skip_shift, &tag, masked, &hx))
 		return 0;
-	side = c >> 2;
-	level = c & 3;
-	tag = fs_prefix_tag(side, key->family, level);
-	fs_prefix_mask(side == FS_PREFIX_SRC ? key->src : key->dst,
-		       fs_prefix_level_len(key->family, level), masked);
-	hx = fs_prefix_hash(k, tag, masked);
 FS_UNROLL
 	for (r = 0; r < FS_PREFIX_MAX_DEPTH; r++) {
 		struct fs_prefix_bucket *b;
