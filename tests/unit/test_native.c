@@ -484,7 +484,7 @@ static void test_detect_parts(void **state)
 	struct fs_sketch_params params;
 	struct fs_native a, b;
 	char err[FS_NATIVE_ERR_MAX];
-	__u64 seed = 77, np = 2 << 4, ns = 2 * 3 << 4;
+	__u64 seed = 77, np = 2 << 4, ns = 2 * 3 << 4, i;
 	size_t len, d;
 	__u8 *buf;
 
@@ -499,8 +499,25 @@ static void test_detect_parts(void **state)
 	a.end_ns = a.start_ns = 1;
 	a.window_ns = 1;
 	a.windows = 1;
-	rng_fill(&seed, a.sketch.prefix, np * 64);
-	rng_fill(&seed, a.sketch.spread, ns * 64);
+	/* Buckets as updates leave them (a file of random bytes is refused,
+	 * test_bad_buckets). */
+	for (i = 0; i < np + ns; i++) {
+		__u8 addr[16], masked[16] __attribute__((aligned(8)));
+		__u64 r = rng_next(&seed);
+		__u8 tag = (__u8)(1 + r % 16);
+		__u32 fam = r & 16 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+
+		rng_fill(&seed, addr, sizeof(addr));
+		if (i < np) {
+			fs_prefix_mask(addr, fs_prefix_level_len(fs_prefix_tag_family(tag),
+								 fs_prefix_tag_level(tag)), masked);
+			fs_prefix_bucket_add_n(&a.sketch.prefix[i], tag, masked, r >> 40, r >> 20);
+		} else {
+			if (fam == FS_FAMILY_IPV4)
+				memset(addr + 4, 0, 12);
+			fs_spread_bucket_add(&a.sketch.spread[i - np], rng_next(&seed), addr, fam);
+		}
+	}
 	buf = encode(&a, &len);
 	d = 96 + 8 + 16 * (2 << 4) + 8 + (3 << 4);
 	assert_int_equal(len, d + 8 + 64 * np + 8 + 64 * ns + 4);
@@ -517,6 +534,63 @@ static void test_detect_parts(void **state)
 	free(buf);
 	fs_native_free(&a);
 	fs_native_free(&b);
+}
+
+/* Buckets no update leaves are refused, each naming what is wrong: the
+ * readers' estimates rest on the vote's invariant and on addresses of a
+ * family. */
+static void test_bad_buckets(void **state)
+{
+	const struct fs_prefix_params pp = { 1, 4, 0 };
+	const struct fs_spread_params sp = { 1, 4, 0 };
+	static const struct {
+		int spread;
+		size_t off;		/* in bucket 2 */
+		__u8 v;
+		const char *want;
+	} cases[] = {
+		{ 0, 16, 17, "prefix bucket 2 has a tag above 16" },
+		{ 0, 32, 9, "prefix bucket 2 leads by more packets than it counted" },
+		{ 0, 3, 1, "prefix bucket 2 names a prefix with bits set past its length" },
+		{ 1, 18, 5, "spread bucket 2 has an address family other than 0, 4 and 6" },
+		{ 1, 9, 1, "spread bucket 2 has address bytes past its family's" },
+	};
+	struct fs_sketch_params params;
+	struct fs_native a;
+	size_t len, d, c;
+	__u8 *good, *buf;
+
+	(void)state;
+	make(&a, 1, 4, 4, 0, 5);
+	params = a.sketch.params;
+	fs_native_free(&a);
+	fs_params_set_prefix(&params, &pp);
+	fs_params_set_spread(&params, &sp);
+	assert_int_equal(fs_native_init(&a, &params, 0), 0);
+	a.direction = FS_NATIVE_DIR_IN;
+	a.end_ns = a.start_ns = 1;
+	a.window_ns = a.windows = 1;
+	/* Bucket 2 of each: an IPv4 /8 with 8 packets, lead 8; an IPv4
+	 * source's element. */
+	fs_prefix_bucket_add_n(&a.sketch.prefix[2], fs_prefix_tag(0, FS_FAMILY_IPV4, 0),
+			       (const __u8 [16]){ 10 }, 8, 800);
+	fs_spread_bucket_add(&a.sketch.spread[2], 0x1234, (const __u8 [16]){ 10, 1, 2, 3 },
+			     FS_FAMILY_IPV4);
+	good = encode(&a, &len);
+	buf = malloc(len);
+	assert_non_null(buf);
+	d = 96 + 8 + 16 * (1 << 4) + 8 + (3 << 4);
+	for (c = 0; c < FS_ARRAY_SIZE(cases); c++) {
+		size_t at = cases[c].spread ? d + 8 + 64 * (1 << 4) + 8 : d + 8;
+
+		memcpy(buf, good, len);
+		buf[at + 64 * 2 + cases[c].off] = cases[c].v;
+		fix_crc(buf, len);
+		refused(buf, len, cases[c].want);
+	}
+	free(buf);
+	free(good);
+	fs_native_free(&a);
 }
 
 /* A file of format version 2 (before the detection sketches: no D or E)
@@ -556,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_detect_parts),
 		cmocka_unit_test(test_version2),
+		cmocka_unit_test(test_bad_buckets),
 		cmocka_unit_test(test_encode_refusals),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_read_over_cap),

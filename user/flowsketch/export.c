@@ -270,7 +270,7 @@ static int sketch_counts(struct json_object *a, const struct fs_sketch_params *p
 static int parse_sketch(struct json_object *a, struct fs_native *n)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
-	char said[128], want[128], bound[64];
+	char said[128], want[128], bound[64], why[128];
 	size_t raw_len, got, off = 0;
 	const char *enc, *data;
 	__u8 *raw = NULL;
@@ -296,7 +296,9 @@ static int parse_sketch(struct json_object *a, struct fs_native *n)
 	}
 	for (k = 0; k < FS_NKINDS; k++)
 		off += fs_native_get_words(raw + off, &n->sketch, k);
-	if (fs_native_bad_word(&n->sketch, &k, &i)) {
+	if (!err && fs_native_bad_bucket(&n->sketch, why, sizeof(why)))
+		err = fs_bad_answer("flowsketchd's answer has a sketch whose %s", why);
+	else if (fs_native_bad_word(&n->sketch, &k, &i)) {
 		fs_sketch_kinds[k].say_bound(bound, sizeof(bound), p);
 		err = fs_bad_answer("flowsketchd's answer has a %s of %llu, above the %llu of %s",
 				    fs_sketch_kinds[k].noun,

@@ -286,12 +286,69 @@ static int check_direction(__u32 dir, char *err)
 }
 
 /* Every word within its kind's bound (word_max). */
+/* A prefix bucket as the vote leaves one (prefix.h): 0 or a reason. */
+static const char *bad_prefix(const struct fs_prefix_bucket *b)
+{
+	__u32 family, len, i;
+
+	if (!b->tag) {
+		for (i = 0; i < sizeof(b->key); i++)
+			if (b->key[i])
+				return "is empty (tag 0) but names a prefix";
+		return b->lead ? "is empty (tag 0) but has a lead" : NULL;
+	}
+	if (b->tag > 16)
+		return "has a tag above 16";
+	if (b->lead > b->packets)
+		return "leads by more packets than it counted";
+	family = fs_prefix_tag_family(b->tag);
+	len = fs_prefix_level_len(family, fs_prefix_tag_level(b->tag));
+	for (i = len; i < 128; i++)
+		if (b->key[i / 8] & (0x80 >> (i % 8)))
+			return "names a prefix with bits set past its length";
+	return NULL;
+}
+
+/* A spread bucket (spread.h): 0 or a reason. */
+static const char *bad_spread(const struct fs_spread_bucket *b)
+{
+	__u32 i;
+
+	if (b->family != 0 && b->family != FS_FAMILY_IPV4 && b->family != FS_FAMILY_IPV6)
+		return "has an address family other than 0, 4 and 6";
+	for (i = b->family == FS_FAMILY_IPV6 ? 16 : b->family ? 4 : 0; i < 16; i++)
+		if (b->key[i])
+			return "has address bytes past its family's";
+	return !b->family && b->prio ? "is empty (family 0) but has a priority" : NULL;
+}
+
+int fs_native_bad_bucket(const struct fs_sketch *s, char *why, size_t len)
+{
+	__u64 i, n = fs_prefix_buckets_per_slot(&s->params);
+	const char *r;
+
+	for (i = 0; i < n; i++)
+		if ((r = bad_prefix(&s->prefix[i]))) {
+			snprintf(why, len, "prefix bucket %llu %s", (unsigned long long)i, r);
+			return -EINVAL;
+		}
+	n = fs_spread_buckets_per_slot(&s->params);
+	for (i = 0; i < n; i++)
+		if ((r = bad_spread(&s->spread[i]))) {
+			snprintf(why, len, "spread bucket %llu %s", (unsigned long long)i, r);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int check_words(const struct fs_sketch *s, char *err)
 {
-	char bound[64];
+	char bound[64], why[128];
 	enum fs_kind k;
 	__u64 i, w;
 
+	if (fs_native_bad_bucket(s, why, sizeof(why)))
+		return fail(err, "%s", why);
 	if (!fs_native_bad_word(s, &k, &i))
 		return 0;
 	w = fs_kind_word(k, s->part[k], i);

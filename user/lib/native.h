@@ -72,7 +72,9 @@
  * counts of cells or registers other than the parameters make, a register
  * above its precision's largest rank, a file shorter than its counts say
  * (truncated) or longer (bytes after the end), a candidate's column
- * outside the width, and a checksum that does not match.  Version 1 (each
+ * outside the width, a prefix or spread bucket no update leaves (a vote
+ * leading by more than it counted, a tag or family out of range, bits
+ * past a prefix or an address), and a checksum that does not match.  Version 1 (each
  * candidate's raw 64-bit flow hash, cells and registers in the datapath's
  * order) is refused with a sentence saying why: its hashes gave away the
  * key, and its cells cannot be moved into version 2's coordinates without
@@ -144,6 +146,10 @@ __u64 fs_native_get_words(const __u8 *b, struct fs_sketch *s, enum fs_kind k);
 /* The first word of s above its kind's word_max (a register above its
  * precision's largest rank): true, kind *k, index *i in its part. */
 bool fs_native_bad_word(const struct fs_sketch *s, enum fs_kind *k, __u64 *i);
+/* A detection sketch's bucket no update or merge leaves (a vote leading by
+ * more than it counted, a family of no address, bytes past a prefix):
+ * -EINVAL with why naming the bucket, else 0. */
+int fs_native_bad_bucket(const struct fs_sketch *s, char *why, size_t len);
 
 /* Bytes of n's file; 0 if it could not be represented in a size_t. */
 size_t fs_native_size(const struct fs_native *n);
