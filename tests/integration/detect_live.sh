@@ -38,11 +38,13 @@
 #      the distinct five-tuples, sources and destinations sent within
 #      3 relative standard errors (the harness loses nothing);
 #   2. spread by src: the scanner listed first, within its bound, no
-#      ordinary source above it, every listed key a source of the traffic;
-#      by dst: the same of the victim;
+#      ordinary source above it, every listed key a source of the traffic
+#      and its distinct_low (the answer's claim, what a mitigation rule
+#      acts on) at most its true spread; by dst: the same of the victim;
 #   3. prefixes by src4/24: the heavy /24 listed first, within its bound;
 #      every /24 above PHI of the span listed, within its bound; every
-#      listed prefix a /24 of the traffic's sources;
+#      listed prefix a /24 of the traffic's sources, its packets_low at
+#      most its true packets;
 #   4. a daemon with --detect none answers both requests with an error
 #      naming the option that turns the sketch on.
 # Runs in about 20 s (most of it building and sending the frames in Python).
@@ -145,6 +147,7 @@ for side in src dst; do
 	judged "$s.bound" "spread by $side: its distinct $(jq -r "$s.estimate" "$WORK/judge.json") within z = $Z ($(jq -r "$s.figures" "$WORK/judge.json"))"
 	judged "$s.above" "spread by $side: no other key above it (true spread of any other at most $(jq ".spread.$side.max_other" "$WORK/truth.json"))"
 	judged "$s.unknown" "spread by $side: every listed key is one the traffic had"
+	judged "$s.low" "spread by $side: no listed key's distinct_low above its true spread"
 done
 
 jq -r '"prefixes by src4/24: " + (.prefixes.listed // [] | .[:5] | join(", "))' "$WORK/judge.json" | diag
@@ -154,6 +157,7 @@ judged .prefixes.order "prefixes by src4/24: $(jq -r .heavy.prefix "$WORK/truth.
 judged .prefixes.heavy "prefixes by src4/24: $(jq -r '.prefixes.heavy_figures // [] | join("; ")' "$WORK/judge.json") (z = $Z)"
 judged .prefixes.above_phi "prefixes by src4/24: every other /24 above $PHI of the span listed within z = $Z ($(jq -r '.prefixes.above_phi_figures // ["none"] | join("; ")' "$WORK/judge.json"))"
 judged .prefixes.unknown "prefixes by src4/24: every listed prefix holds sources of the traffic"
+judged .prefixes.low "prefixes by src4/24: no listed prefix's packets_low above its true packets"
 
 # ---------------------------------------------------------------- --detect none
 rc=0

@@ -30,8 +30,10 @@ Subcommands (nothing is taken from the daemon but the answers judged):
       The daemon's answers against the truth, with bounds computed here
       from the parameters (prefix.h and spread.h, "Error"); the answers'
       own error_bound, packets_low, distinct_low and error are never read.
-      Prints one JSON object: per check a list of violations (empty: it
-      holds) and the figures the TAP lines show.
+      The answers' lower ends (packets_low, distinct_low) are checked, as
+      claims, against the truth: never above it.  Prints one JSON object:
+      per check a list of violations (empty: it holds) and the figures the
+      TAP lines show.
 """
 import argparse
 import ipaddress
@@ -195,8 +197,8 @@ def cmd_send(a):
                                                      if ipaddress.IPv4Address(s) in heavy}),
                   "packets": by24[int(heavy.network_address)], "max_host": 0},
         "src24": {dotted(k) + "/24": v for k, v in by24.items()},
-        "sources": sorted(dotted(k) for k in spread_src),
-        "destinations": sorted(dotted(k) for k in spread_dst),
+        "spread_of": {"src": {dotted(k): v for k, v in spread_src.items()},
+                      "dst": {dotted(k): v for k, v in spread_dst.items()}},
     }
     hosts = {}
     for s, _, _, _ in pkts:
@@ -245,7 +247,7 @@ def judge_prefixes(a, truth, ans, out):
     total = truth["total_packets"]
     lst = ans.get("prefixes")
     p = out["prefixes"] = {"listed": [], "bad_answer": [], "unknown": [],
-                           "heavy": [], "above_phi": [], "order": [], "total": []}
+                           "heavy": [], "above_phi": [], "order": [], "total": [], "low": []}
     if not isinstance(lst, list) or not lst:
         # Every check of the answer fails, none holds by having nothing
         # to look at.
@@ -271,6 +273,9 @@ def judge_prefixes(a, truth, ans, out):
         elif pre not in src24:
             # A candidate is a prefix some packet carried: never made up.
             p["unknown"].append("%s: no source of the traffic is in it" % pre)
+        elif not isinstance(e.get("packets_low"), (int, float)) or e["packets_low"] > src24[pre]:
+            # The lower end a mitigation rule acts on: never above the truth.
+            p["low"].append("%s: packets_low %s, true %d" % (pre, e.get("packets_low"), src24[pre]))
     ests = {e["prefix"]: e["packets"] for e in lst
             if isinstance(e, dict) and "prefix" in e and "packets" in e}
     heavy = truth["heavy"]["prefix"]
@@ -296,10 +301,10 @@ def judge_prefixes(a, truth, ans, out):
 
 def judge_spread(a, truth, side, ans, out):
     t = truth["spread"][side]
-    known = set(truth["sources" if side == "src" else "destinations"])
+    known = truth["spread_of"][side]
     lst = ans.get("spreaders")
     s = out["spread_" + side] = {"listed": [], "bad_answer": [], "unknown": [],
-                                 "top": [], "bound": [], "above": []}
+                                 "top": [], "bound": [], "above": [], "low": []}
     if not isinstance(lst, list) or not lst:
         for k in s:
             s[k].append("no entries to judge")
@@ -314,6 +319,9 @@ def judge_spread(a, truth, side, ans, out):
         if k not in known:
             # A candidate is a key some packet carried.
             s["unknown"].append("%s is no %s of the traffic" % (k, "source" if side == "src" else "destination"))
+        elif not isinstance(e.get("distinct_low"), (int, float)) or e["distinct_low"] > known[k]:
+            # The lower end a mitigation rule acts on: never above the truth.
+            s["low"].append("%s: distinct_low %s, true spread %d" % (k, e.get("distinct_low"), known[k]))
     planted, n = t["planted"], t["n"]
     lo, hi, sigma, share = spread_bounds(a, n, t["F"])
     s["figures"] = ("true %d of F = %d; sigma(n) %.4f, e F / w %.0f: bound [%.0f, %.0f]"
