@@ -115,6 +115,10 @@ check "the finished windows hold every frame sent ($(jq .totals.packets "$FSD_ST
 cli flows --span "$SPAN" --direction in --json >"$WORK/flows.json" 2>"$WORK/flows.err" ||
 	diag <"$WORK/flows.err"
 HLL_P=$(jq .params.hll_precision "$FSD_ST")
+# Where the window boundaries fell (shown only: the span takes them all).
+ask "$WORK/windows.json" "{\"cmd\":\"windows\",\"span\":$SPAN,\"direction\":\"in\"}"
+jq -r '"the traffic fell in \([.series[] | select(.direction == "in") | .windows[] | select(.packets > 0) | .packets] | join(" + ")) packets of 1 s windows"' \
+	"$WORK/windows.json" 2>/dev/null | diag
 # flows_ok WHAT: flows' distinct WHAT within 3 rse (1.04 / sqrt(2^p)) of the truth's.
 flows_ok() {
 	jqe -n --slurpfile f "$WORK/flows.json" --slurpfile t "$WORK/truth.json" --argjson p "$HLL_P" --arg k "$1" \
