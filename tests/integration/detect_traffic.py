@@ -176,6 +176,11 @@ def cmd_send(a):
     for s, _, _, _ in pkts:
         by24[s & 0xFFFFFF00] = by24.get(s & 0xFFFFFF00, 0) + 1
     heavy = ipaddress.ip_network(HEAVY_NET)
+    lo, hi = int(heavy.network_address), int(heavy.broadcast_address)
+    hosts = {}
+    for s, _, _, _ in pkts:
+        if lo <= s <= hi:
+            hosts[s] = hosts.get(s, 0) + 1
     truth = {
         "seed": a.seed,
         "total_packets": sent,
@@ -193,18 +198,12 @@ def cmd_send(a):
             "dst": {"planted": VICTIM, "n": spread_dst[victim], "F": len(dst_elems),
                     "max_other": max(v for k, v in spread_dst.items() if k != victim)},
         },
-        "heavy": {"prefix": HEAVY_NET, "hosts": len({s for s, _, _, _ in pkts
-                                                     if ipaddress.IPv4Address(s) in heavy}),
-                  "packets": by24[int(heavy.network_address)], "max_host": 0},
+        "heavy": {"prefix": HEAVY_NET, "hosts": len(hosts), "packets": by24[lo],
+                  "max_host": max(hosts.values())},
         "src24": {dotted(k) + "/24": v for k, v in by24.items()},
         "spread_of": {"src": {dotted(k): v for k, v in spread_src.items()},
                       "dst": {dotted(k): v for k, v in spread_dst.items()}},
     }
-    hosts = {}
-    for s, _, _, _ in pkts:
-        if ipaddress.IPv4Address(s) in heavy:
-            hosts[s] = hosts.get(s, 0) + 1
-    truth["heavy"]["max_host"] = max(hosts.values())
     with open(a.out, "w") as f:
         json.dump(truth, f)
 
