@@ -670,6 +670,8 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 				     .fe = d->fe, .budget = &d->budget,
 				     .server = &d->server,
 				     .blocklist = &d->blocklist,
+				     .params = &d->opts.params,
+				     .hash_key = &d->hash_key,
 				     .history_max_bytes =
 					fsd_options_history_max_bytes(&d->opts) };
 	err = setup(d);
