@@ -6,9 +6,9 @@
 # amid 100,000 ordinary flows, through a veth pair into XDP, and what the
 # daemon's "prefixes" and "spread" requests say of them.
 #
-#   NS_TX [detect_traffic.py send] --veth--> NS_RX [XDP, flowsketchd --detect prefixes,spread]
+#   NS_TX [detect_live_traffic.py send] --veth--> NS_RX [XDP, flowsketchd --detect prefixes,spread]
 #
-# Traffic (detect_traffic.py, one shuffled sequence of 60-byte UDP
+# Traffic (detect_live_traffic.py, one shuffled sequence of 60-byte UDP
 # frames, sent as fast as Python goes):
 #   - 100,000 ordinary flows of one packet, random 10/8 addresses and ports;
 #   - a scanner, 192.0.2.7, to 5,000 distinct (destination, port) pairs;
@@ -54,7 +54,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/daemon_test.sh
 
-HELPER=tests/integration/detect_traffic.py
+HELPER=tests/integration/detect_live_traffic.py
 Z=4			# standard deviations of every two-sided bound
 PHI=0.03		# /24s above this share of the span must be listed
 SPAN=120		# seconds: every window of the test (history keeps 300)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""detect_traffic.py - traffic and ground truth for tests/integration/detect_live.sh.
+"""detect_live_traffic.py - traffic and ground truth for tests/integration/detect_live.sh.
 
 Subcommands (nothing is taken from the daemon but the answers judged):
 
@@ -149,7 +149,7 @@ def send_all(s, fr):
                     raise
                 retries += 1
                 if retries > 2000000:
-                    raise SystemExit("detect_traffic.py: the interface stays full")
+                    raise SystemExit("detect_live_traffic.py: the interface stays full")
                 time.sleep(0.0001)
     return retries
 
@@ -376,7 +376,7 @@ def main():
     if a.cmd == "send":
         if not (1 <= a.heavy_hosts <= 254 and 0 < a.heavy_share < 1 and
                 a.spread <= 100000 and a.ordinary >= 1):
-            sys.exit("detect_traffic.py: --heavy-hosts 1..254, --heavy-share in (0, 1), --spread <= 100000")
+            sys.exit("detect_live_traffic.py: --heavy-hosts 1..254, --heavy-share in (0, 1), --spread <= 100000")
         cmd_send(a)
     else:
         cmd_judge(a)
