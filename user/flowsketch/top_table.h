@@ -17,6 +17,7 @@ struct top_opts {
 	__u32 span;		/* 0: the daemon's default, one window */
 	const char *sort;	/* "packets", "bytes", "connections" */
 	const char *direction;	/* NULL: the daemon's default, both */
+	const char *by;		/* NULL: flows; else a KEY (keyspec.h) */
 	bool once;
 	bool json;
 };

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * top_prefixes.c - `flowsketch top --by KEY`: the heaviest prefixes (or
+ * hosts) of the prefix sketch (include/flowsketch/prefix.h).
+ *
+ * A packet updates one of V levels drawn at random, so an estimate E is V
+ * times a sampled count: two-sided, with standard error about
+ * sqrt((V - 1) E).  The daemon states for each prefix
+ *   U = ceil(z sqrt((V - 1) E))   the most E can be below the truth,
+ *   O = C + U                     the most it can be above it, C the
+ *                                 collisions' overcount, ceil(4 e N / w),
+ * so that E - O <= truth <= E + U with probability about
+ * 1 - e^-d - Phi(-z), Phi the standard normal distribution: the table's
+ * "packets >=" column is E - O, what a mitigation may act on.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "keys.h"
+#include "args.h"
+#include "client.h"
+#include "format.h"
+#include "reply.h"
+#include "show.h"
+#include "span_view.h"
+#include "top_prefixes.h"
+
+struct prefix_entry {
+	const char *prefix;
+	__u64 packets, bytes, low, over, under;
+	double share;
+};
+
+struct prefixes_view {
+	struct fs_span_view span;
+	const char *by, *sort, *direction;
+	__u64 total_packets, total_bytes, scale, collisions, depth;
+	double z, collisions_p;
+	size_t n;
+	struct prefix_entry *entries;
+};
+
+struct json_object *fs_prefixes_request(const struct top_opts *o)
+{
+	struct json_object *req = fs_request("prefixes");
+
+	json_object_object_add(req, "by", json_object_new_string(o->by));
+	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
+	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
+	return fs_request_span(req, o->span, o->direction);
+}
+
+static int parse_entry(struct json_object *e, struct prefix_entry *out)
+{
+	int err;
+
+	if ((err = fs_reply_string(e, "prefix", &out->prefix)) ||
+	    (err = fs_reply_u64(e, FS_KEY_PACKETS, &out->packets)) ||
+	    (err = fs_reply_u64(e, FS_KEY_BYTES, &out->bytes)) ||
+	    (err = fs_reply_double(e, FS_KEY_SHARE, &out->share)) ||
+	    (err = fs_reply_u64(e, "packets_low", &out->low)) ||
+	    (err = fs_reply_u64(e, "error_bound.packets_over", &out->over)) ||
+	    (err = fs_reply_u64(e, "error_bound.packets_under", &out->under)))
+		return err;
+	if (out->low > out->packets)
+		return fs_bad_answer("flowsketchd's answer has %s at %llu packets, at least %llu",
+				     out->prefix, (unsigned long long)out->packets,
+				     (unsigned long long)out->low);
+	return 0;
+}
+
+/* Everything rendered is read and type-checked first: a bad answer is
+ * refused before any line of the table is printed. */
+static int parse_prefixes(struct json_object *a, struct prefixes_view *v)
+{
+	struct json_object *list;
+	size_t i;
+	int err;
+
+	if ((err = fs_span_parse(a, &v->span)) ||
+	    (err = fs_reply_string(a, "by", &v->by)) ||
+	    (err = fs_reply_string(a, FS_KEY_SORT, &v->sort)) ||
+	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)) ||
+	    (err = fs_reply_u64(a, FS_KEY_TOTAL_PACKETS, &v->total_packets)) ||
+	    (err = fs_reply_u64(a, FS_KEY_TOTAL_BYTES, &v->total_bytes)) ||
+	    (err = fs_reply_double(a, "error_bound.z", &v->z)) ||
+	    (err = fs_reply_u64(a, "error_bound.scale", &v->scale)) ||
+	    (err = fs_reply_u64(a, "error_bound.collisions", &v->collisions)) ||
+	    (err = fs_reply_double(a, "error_bound.collisions_probability",
+				   &v->collisions_p)) ||
+	    (err = fs_reply_u64(a, "error_bound.depth", &v->depth)) ||
+	    (err = fs_reply_array(a, "prefixes", &list)))
+		return err;
+	v->n = json_object_array_length(list);
+	v->entries = calloc(v->n ? v->n : 1, sizeof(*v->entries));
+	if (!v->entries)
+		return fs_no_memory();
+	for (i = 0; i < v->n; i++) {
+		err = parse_entry(json_object_array_get_idx(list, i), &v->entries[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void print_header(FILE *out, const struct prefixes_view *v)
+{
+	char what[64], pk[FS_FMT_MAX], by[FS_FMT_MAX], c[FS_FMT_MAX];
+	char cp[FS_FMT_MAX], all[FS_FMT_MAX];
+	/* Phi(-z) = erfc(z / sqrt 2) / 2: the chance sampling alone puts
+	 * the truth outside [E - U, E + U]'s one side. */
+	double p = 1 - v->collisions_p - erfc(v->z / M_SQRT2) / 2;
+
+	snprintf(what, sizeof(what), "top --by %s", v->by);
+	if (!fs_span_print(out, what, &v->span))
+		return;
+	fprintf(out, "%s packets, %s, by %s%s\n", fs_fmt_grouped(pk, v->total_packets),
+		fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
+		fs_span_direction_words(v->direction));
+	fprintf(out, "each count is one of %llu levels sampled, scaled up: the truth is within -over/+under of it with probability about %s\n",
+		(unsigned long long)v->scale, fs_fmt_percent(all, p > 0 ? p : 0, 1));
+	fprintf(out, "(z = %g standard errors of sampling; collisions add at most %s packets, more with probability %s)\n",
+		v->z, fs_fmt_grouped(c, v->collisions),
+		fs_fmt_percent(cp, v->collisions_p, 2));
+}
+
+struct prefix_row {
+	char rank[24], packets[FS_FMT_MAX], low[FS_FMT_MAX];
+	char bound[2 * FS_FMT_MAX + 4], bytes[FS_FMT_MAX], share[FS_FMT_MAX];
+};
+
+static void format_row(const struct prefix_entry *e, size_t rank,
+		       struct prefix_row *r)
+{
+	char over[FS_FMT_MAX], under[FS_FMT_MAX];
+
+	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
+	fs_fmt_count(r->packets, (double)e->packets);
+	fs_fmt_count(r->low, (double)e->low);
+	snprintf(r->bound, sizeof(r->bound), "-%s/+%s",
+		 fs_fmt_count(over, (double)e->over),
+		 fs_fmt_count(under, (double)e->under));
+	fs_fmt_bytes(r->bytes, (double)e->bytes);
+	fs_fmt_percent(r->share, e->share, 1);
+}
+
+#define LOW_TITLE "packets \u2265"
+
+static int print_prefixes(FILE *out, const struct prefixes_view *v)
+{
+	struct prefix_row *rows = calloc(v->n ? v->n : 1, sizeof(*rows));
+	int wr = 1, wp = 6, wk = 7, wl = 9, wo = 12, wb = 5, wh = 5;
+	size_t i;
+
+	if (!rows)
+		return fs_no_memory();
+	for (i = 0; i < v->n; i++) {
+		format_row(&v->entries[i], i + 1, &rows[i]);
+		wr = fs_fmt_widest(wr, rows[i].rank);
+		wp = fs_fmt_widest(wp, v->entries[i].prefix);
+		wk = fs_fmt_widest(wk, rows[i].packets);
+		wl = fs_fmt_widest(wl, rows[i].low);
+		wo = fs_fmt_widest(wo, rows[i].bound);
+		wb = fs_fmt_widest(wb, rows[i].bytes);
+		wh = fs_fmt_widest(wh, rows[i].share);
+	}
+	print_header(out, v);
+	if (!v->span.windows)
+		goto out;
+	fprintf(out, "\n%*s  %-*s  %*s  %*s  %*s  %*s  %*s\n", wr, "#", wp, "prefix",
+		wk, "packets", fs_fmt_pad(wl, LOW_TITLE), LOW_TITLE,
+		wo, "-over/+under", wb, "bytes", wh, "share");
+	for (i = 0; i < v->n; i++)
+		fprintf(out, "%*s  %-*s  %*s  %*s  %*s  %*s  %*s\n", wr, rows[i].rank,
+			wp, v->entries[i].prefix, wk, rows[i].packets, wl, rows[i].low,
+			wo, rows[i].bound, wb, rows[i].bytes, wh, rows[i].share);
+	if (!v->n)
+		fprintf(out, "(no %s prefix seen in this span)\n", v->by);
+out:
+	free(rows);
+	return 0;
+}
+
+int fs_prefixes_show(struct json_object *answer, bool print)
+{
+	struct prefixes_view v = { 0 };
+	int err;
+
+	err = parse_prefixes(answer, &v);
+	if (!err && print)
+		err = print_prefixes(stdout, &v);
+	free(v.entries);
+	return err;
+}
