@@ -161,10 +161,10 @@ static void print_header(FILE *out, const struct spread_view *v)
 		src ? "sources by distinct (destination, port) peers" :
 		      "destinations by distinct sources",
 		fs_span_direction_words(v->direction));
-	fprintf(out, "error: HyperLogLog of %llu registers, 1 in %llu peers sampled, at 1 sigma; distinct \u2265 at z = %g,\n",
-		(unsigned long long)v->registers, (unsigned long long)v->sample_rate, v->z);
-	fprintf(out, "less up to %s peers of keys sharing a bucket (more with probability %s)\n",
-		fs_fmt_grouped(s, v->sharing), fs_fmt_percent(sp, v->sharing_p, 2));
+	fprintf(out, "error: relative standard error at 1 sigma (HyperLogLog of %llu registers, 1 in %llu peers sampled)\n",
+		(unsigned long long)v->registers, (unsigned long long)v->sample_rate);
+	fprintf(out, "distinct \u2265: the least the truth can be, at z = %g and less up to %s peers of keys sharing a bucket (more with probability %s)\n",
+		v->z, fs_fmt_grouped(s, v->sharing), fs_fmt_percent(sp, v->sharing_p, 2));
 }
 
 struct spread_row {
