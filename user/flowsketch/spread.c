@@ -98,8 +98,12 @@ const struct fs_optset fs_spread_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-static int parse_key(struct json_object *e, const char *by, struct spreader *out)
+/* fs_reply_row_fn: one of the answer's spreaders; ctx the key they are
+ * by ("src" or "dst"). */
+static int parse_key(struct json_object *e, void *row, void *ctx)
 {
+	struct spreader *out = row;
+	const char *by = ctx;
 	int err;
 
 	if ((err = fs_reply_string(e, by, &out->key)) ||
@@ -117,8 +121,7 @@ static int parse_key(struct json_object *e, const char *by, struct spreader *out
  * refused before any line of the table is printed. */
 static int parse_spread(struct json_object *a, struct spread_view *v)
 {
-	struct json_object *list;
-	size_t i;
+	void *rows;
 	int err;
 
 	if ((err = fs_span_parse(a, &v->span)) ||
@@ -130,22 +133,15 @@ static int parse_spread(struct json_object *a, struct spread_view *v)
 	    (err = fs_reply_double(a, "error_bound.sharing_probability",
 				   &v->sharing_p)) ||
 	    (err = fs_reply_u64(a, "error_bound.sample_rate", &v->sample_rate)) ||
-	    (err = fs_reply_u64(a, "error_bound.registers", &v->registers)) ||
-	    (err = fs_reply_array(a, "spreaders", &list)))
+	    (err = fs_reply_u64(a, "error_bound.registers", &v->registers)))
 		return err;
 	if (strcmp(v->by, FS_KEY_SRC) && strcmp(v->by, FS_KEY_DST))
 		return fs_bad_answer("flowsketchd's answer is by '%s', not src or dst",
 				     v->by);
-	v->n = json_object_array_length(list);
-	v->keys = calloc(v->n ? v->n : 1, sizeof(*v->keys));
-	if (!v->keys)
-		return fs_no_memory();
-	for (i = 0; i < v->n; i++) {
-		err = parse_key(json_object_array_get_idx(list, i), v->by, &v->keys[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = fs_reply_rows(a, "spreaders", sizeof(*v->keys), parse_key,
+			    (void *)v->by, &rows, &v->n);
+	v->keys = rows;	/* the caller frees it, error or not */
+	return err;
 }
 
 static void print_header(FILE *out, const struct spread_view *v)

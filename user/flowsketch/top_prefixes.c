@@ -50,8 +50,10 @@ struct json_object *fs_prefixes_request(const struct top_opts *o)
 	return fs_request_span(req, o->span, o->direction);
 }
 
-static int parse_entry(struct json_object *e, struct prefix_entry *out)
+/* fs_reply_row_fn: one of the answer's prefixes. */
+static int parse_entry(struct json_object *e, void *row, void *ctx)
 {
+	struct prefix_entry *out = row;
 	int err;
 
 	if ((err = fs_reply_string(e, "prefix", &out->prefix)) ||
@@ -73,8 +75,7 @@ static int parse_entry(struct json_object *e, struct prefix_entry *out)
  * refused before any line of the table is printed. */
 static int parse_prefixes(struct json_object *a, struct prefixes_view *v)
 {
-	struct json_object *list;
-	size_t i;
+	void *rows;
 	int err;
 
 	if ((err = fs_span_parse(a, &v->span)) ||
@@ -88,19 +89,12 @@ static int parse_prefixes(struct json_object *a, struct prefixes_view *v)
 	    (err = fs_reply_u64(a, "error_bound.collisions", &v->collisions)) ||
 	    (err = fs_reply_double(a, "error_bound.collisions_probability",
 				   &v->collisions_p)) ||
-	    (err = fs_reply_u64(a, "error_bound.depth", &v->depth)) ||
-	    (err = fs_reply_array(a, "prefixes", &list)))
+	    (err = fs_reply_u64(a, "error_bound.depth", &v->depth)))
 		return err;
-	v->n = json_object_array_length(list);
-	v->entries = calloc(v->n ? v->n : 1, sizeof(*v->entries));
-	if (!v->entries)
-		return fs_no_memory();
-	for (i = 0; i < v->n; i++) {
-		err = parse_entry(json_object_array_get_idx(list, i), &v->entries[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = fs_reply_rows(a, "prefixes", sizeof(*v->entries), parse_entry,
+			    NULL, &rows, &v->n);
+	v->entries = rows;	/* the caller frees it, error or not */
+	return err;
 }
 
 static void print_header(FILE *out, const struct prefixes_view *v)

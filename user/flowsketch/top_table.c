@@ -50,8 +50,11 @@ struct json_object *fs_top_request(const struct top_opts *o)
 	return fs_request_span(req, o->span, o->direction);
 }
 
-static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
+/* fs_reply_row_fn: one of the answer's flows; ctx the view. */
+static int parse_flow(struct json_object *f, void *row, void *ctx)
 {
+	bool conns = ((const struct top_view *)ctx)->conns;
+	struct top_flow *out = row;
 	const char *count = conns ? FS_KEY_CONNECTIONS : FS_KEY_PACKETS;
 	const char *size = conns ? FS_KEY_ESTABLISHED : FS_KEY_BYTES;
 	int err;
@@ -94,8 +97,7 @@ static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
  * refused before any line of the table is printed. */
 static int parse_top(struct json_object *a, struct top_view *v)
 {
-	struct json_object *flows;
-	size_t i;
+	void *rows;
 	int err;
 
 	if ((err = fs_span_parse(a, &v->span)) ||
@@ -116,24 +118,16 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_FLOWS, &v->distinct_flows)) ||
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_SOURCES, &v->distinct_sources)) ||
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_DESTINATIONS, &v->distinct_dests)) ||
-	    (err = fs_reply_double(a, FS_KEY_RSE, &v->distinct_rse)) ||
-	    (err = fs_reply_array(a, FS_KEY_FLOWS, &flows)))
+	    (err = fs_reply_double(a, FS_KEY_RSE, &v->distinct_rse)))
 		return err;
 	v->direction = "both";
 	if (json_object_object_get_ex(a, FS_KEY_DIRECTION, NULL) &&
 	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)))
 		return err;
-	v->nflows = json_object_array_length(flows);
-	v->flows = calloc(v->nflows ? v->nflows : 1, sizeof(*v->flows));
-	if (!v->flows)
-		return fs_no_memory();
-	for (i = 0; i < v->nflows; i++) {
-		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i],
-				 v->conns);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = fs_reply_rows(a, FS_KEY_FLOWS, sizeof(*v->flows), parse_flow, v,
+			    &rows, &v->nflows);
+	v->flows = rows;	/* the caller frees it, error or not */
+	return err;
 }
 
 /* The datapath keys ports for TCP and UDP only (bpf/parse.bpf.h); every
