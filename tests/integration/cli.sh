@@ -272,6 +272,15 @@ check "top --by columns line up under the ≥ title (widths in characters)" \
 	      [ "$(grep "^#" "$T/out" | sed "s/≥/>/" | awk "{ print length(\$0) }")" = "$(grep "^1 " "$T/out" | awk "{ print length(\$0) }")" ]'
 check "top --by request: cmd prefixes, by, n, sort, span" \
 	eval 'tail -1 "$T/prefixes.log" | jq -e ". == {\"cmd\":\"prefixes\",\"by\":\"src4/24\",\"n\":2,\"sort\":\"packets\",\"span\":10}" >/dev/null'
+# --by implies --once: on a terminal too, one table and no full screen.
+if command -v script >/dev/null; then
+	TERM=xterm timeout 5 script -qec "$CLI --socket $T/prefixes.sock top --by src4/24" \
+		/dev/null >"$T/out" 2>"$T/err"
+	rc=$?
+	check "top --by on a tty: one table, no full-screen view, exit 0" \
+		eval '[ "$rc" -eq 0 ] && [ "$(grep -ac "^flowsketch top --by src4/24:" "$T/out")" -eq 1 ] &&
+		      ! grep -q $'"'"'\033\[?1049h'"'"' "$T/out"'
+fi
 run --socket "$T/prefixes.sock" top --by dst6/48 --sort bytes --direction in --json
 check "top --by --json: the daemon's object as is, the request with sort and direction" \
 	eval '[ "$rc" -eq 0 ] && jq -e ".prefixes[0].packets_low == 37350" "$T/out" >/dev/null &&
