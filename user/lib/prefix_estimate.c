@@ -71,6 +71,11 @@ static int by_bytes(const void *a, const void *b)
 	return addr_cmp(a, b);
 }
 
+void fs_prefix_sort(struct fs_heavy_prefix *h, size_t n, enum fs_prefix_order by)
+{
+	qsort(h, n, sizeof(*h), by == FS_PREFIX_BY_BYTES ? by_bytes : by_packets);
+}
+
 int fs_prefix_top(const struct fs_prefix_bucket *slot,
 		  const struct fs_prefix_params *p, const struct fs_hash_key *hk,
 		  __u8 tag, enum fs_prefix_order by, struct fs_heavy_prefix *out,
@@ -93,7 +98,7 @@ int fs_prefix_top(const struct fs_prefix_bucket *slot,
 			continue;
 		fs_prefix_estimate(slot, p, hk, tag, all[i].addr, &all[uniq++]);
 	}
-	qsort(all, uniq, sizeof(*all), by == FS_PREFIX_BY_BYTES ? by_bytes : by_packets);
+	fs_prefix_sort(all, uniq, by);
 	ret = (int)(uniq < n ? uniq : n);
 	memcpy(out, all, (size_t)ret * sizeof(*out));
 	free(all);
