@@ -23,7 +23,12 @@ cd "$(dirname "$0")/../.." || exit 2
 # run ARGS...: the CLI's stdout, stderr and status in $WORK/out, $WORK/err, $rc.
 run() { "$CLI" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
 tap_on_not_ok() {
-	[ -s "$WORK/out" ] && sed 's/^/stdout: /' "$WORK/out" | head -20 | diag
+	# An answer on one line, whole; a table as it is.
+	if jq -c . "$WORK/out" >"$WORK/out.c" 2>/dev/null; then
+		sed 's/^/stdout: /' "$WORK/out.c" | diag
+	elif [ -s "$WORK/out" ]; then
+		sed 's/^/stdout: /' "$WORK/out" | head -20 | diag
+	fi
 	[ -s "$WORK/err" ] && sed 's/^/stderr: /' "$WORK/err" | head -5 | diag
 	return 0
 }
@@ -157,8 +162,30 @@ check "its spread X is within 4 sigma (plus sharing) of the $D distinct sources 
 run --socket "$SOCK" spread --by dst --span 60
 check "spread --by dst (table): its row, with its error in %" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^1 +10\.128\.0\.1 +[0-9,]+ +±[0-9.]+% +[0-9,]+$" "$WORK/out"'
+# A scanner: 10.64.0.1 to 3,000 destinations.  A source's peers are
+# (destination, port) pairs, sampled by the pair's hash, the same for
+# every source: the traffic above, one destination and six service ports,
+# has six such pairs, none of them sampled at R = 8 in (7/8)^6 = 45 % of
+# runs.  The scanner's thousands of pairs leave no such chance.
+gen_in --flows 3000 --packets 6000 --ipv6-share 0 --sources 1 --destinations 3000 \
+	--seed 21 --truth "$WORK/scan.json" || bail "fs-gen sent the scanner's packets"
+fsd_settle || bail "two windows closed after the scanner's traffic"
+# Its peers in both runs (it is source index 0 of the first too), and the
+# flows of both: an upper bound on the span's distinct flows, so on S.
+P=$(jq -s '[.[].flows[] | select(.src == "10.64.0.1") | [.dst, .dport]] | unique | length' \
+	"$WORK/truth.json" "$WORK/scan.json")
+F2=$(jq -s 'map(.distinct_flows) | add' "$WORK/truth.json" "$WORK/scan.json")
 run --socket "$SOCK" spread --by src --span 60 --json
-check "spread --by src: sources, each one of those sent from" \
-	eval '[ "$rc" -eq 0 ] && jq -e "(.spreaders | length) > 0 and all(.spreaders[]; .src | startswith(\"10.64.0.\"))" "$WORK/out" >/dev/null'
+cp "$WORK/out" "$WORK/spread-src.json"
+check "spread --by src --json lists the scanner 10.64.0.1 first" \
+	holds "$WORK/spread-src.json" '.spreaders[0].src == "10.64.0.1"'
+check "... every source listed one of those sent from" \
+	holds "$WORK/spread-src.json" 'all(.spreaders[]; .src | startswith("10.64.0."))'
+check "... its spread within 4 sigma (plus sharing) of its $P distinct (destination, port) peers" \
+	holds "$WORK/spread-src.json" --argjson d "$P" --argjson r "$R" --argjson w "$SW" --argjson f "$F2" '
+		def sigma(n): (1.04 * 1.04 / 90 + ($r - 1) / n) | sqrt;
+		.spreaders[0].distinct as $x |
+		((2.718281828459045 * $f / $w) | ceil) as $s |
+		($x / (1 + 4 * sigma($x)) - $s <= $d) and ($x <= $d * (1 + 4 * sigma($d)) + $s)'
 
 finish
