@@ -91,6 +91,10 @@ check "--detect none: spread --by dst exits 1 with the daemon's sentence" \
 	fails 1 "flowsketchd --detect spread" --socket "$WORK/none.sock" spread --by dst
 check "--detect none: spread --by src --json too" \
 	fails 1 "flowsketchd --detect spread" --socket "$WORK/none.sock" spread --by src --json
+check "--detect none: status says both are off, nothing on stderr" \
+	eval 'run --socket "$WORK/none.sock" status && [ "$rc" -eq 0 ] && [ ! -s "$WORK/err" ] &&
+	      grep -q "^prefixes: *off (flowsketchd --detect prefixes)" "$WORK/out" &&
+	      grep -q "^spread: *off (flowsketchd --detect spread)" "$WORK/out"'
 fsd_as none fsd_stop
 
 # --------------------------------------------------------- with the sketches
@@ -103,6 +107,11 @@ SW=$(jq '.params.detect.spread.width' "$FSD_ST")
 check "status gives the sketches' parameters (V $V, w $PW; R $R, w $SW)" \
 	holds "$FSD_ST" '[.params.detect.prefixes.levels_drawn_from, .params.detect.prefixes.width,
 		.params.detect.spread.sampling, .params.detect.spread.width] | all(type == "number" and . > 0)'
+
+check "status (table) gives both sketches' sizes, nothing on stderr" \
+	eval 'run --socket "$SOCK" status && [ "$rc" -eq 0 ] && [ ! -s "$WORK/err" ] &&
+	      grep -q "^prefixes: *width $PW x depth" "$WORK/out" &&
+	      grep -q "^spread: *width $SW x depth" "$WORK/out"'
 
 # 250 sources, one /24's hosts, to one destination; IPv4 only.
 gen_in --flows 1000 --packets 30000 --ipv6-share 0 --sources 250 --destinations 1 \

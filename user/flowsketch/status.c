@@ -318,6 +318,18 @@ static void print_sketches(const struct status_view *v)
  * terms of prefix.h's and spread.h's "Error", or off.  A daemon of an
  * earlier release says nothing of them, and neither does this.
  */
+/* params.detect.NAME when it is an object (the sketch is on), asked
+ * quietly: false (off) and an earlier release's answer without "detect"
+ * are no malformed answers. */
+static bool detect_on(struct json_object *a, const char *name,
+		      struct json_object **o)
+{
+	return json_object_object_get_ex(a, "params", o) &&
+	       json_object_object_get_ex(*o, "detect", o) &&
+	       json_object_object_get_ex(*o, name, o) &&
+	       json_object_is_type(*o, json_type_object);
+}
+
 static void print_detect(struct json_object *a)
 {
 	char m[FS_FMT_MAX], f[FS_FMT_MAX], p[FS_FMT_MAX], e[FS_FMT_MAX];
@@ -325,7 +337,7 @@ static void print_detect(struct json_object *a)
 	double frac, prob, sig, lines;
 	__u64 bytes, d, w, x;
 
-	if (!fs_reply_object(a, "params.detect.prefixes", &o) &&
+	if (detect_on(a, "prefixes", &o) &&
 	    !fs_reply_u64(o, "depth", &d) && !fs_reply_u64(o, "width", &w) &&
 	    !fs_reply_u64(o, "levels_drawn_from", &x) &&
 	    !fs_reply_u64(o, "bytes_per_cpu", &bytes) &&
@@ -341,7 +353,7 @@ static void print_detect(struct json_object *a)
 	else if (json_object_object_get_ex(a, "params", &o) &&
 		 json_object_object_get_ex(o, "detect", &o))
 		printf("prefixes:     off (flowsketchd --detect prefixes)\n");
-	if (!fs_reply_object(a, "params.detect.spread", &o) &&
+	if (detect_on(a, "spread", &o) &&
 	    !fs_reply_u64(o, "depth", &d) && !fs_reply_u64(o, "width", &w) &&
 	    !fs_reply_u64(o, "sampling", &x) &&
 	    !fs_reply_u64(o, "bytes_per_cpu", &bytes) &&
