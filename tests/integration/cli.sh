@@ -237,7 +237,8 @@ check "top before the first window: a sentence, no table" \
 # worked from the numbers: N = 100,000 packets, w = 1024, d = 2, V = 8,
 # z = 3: C = ceil(4 e N / w) = 1,062; for E = 40,000, U = ceil(3 sqrt(7 E))
 # = 1,588, O = C + U = 2,650, E - O = 37,350; for E = 800, U = 225,
-# O = 1,287, E - O < 0 so 0.  1 - e^-2 - Phi(-3) = 86.3 %.  Spread: F =
+# O = 1,287, E - O < 0 so 0; bytes: ceil(8 e B / w) = 1,359,141 for B =
+# 64 MB.  1 - e^-2 - Phi(-3) = 86.3 %.  Spread: F =
 # 50,000, w = 512: S = ceil(e F / w) = 266; sigma(5012.4) =
 # sqrt(1.04^2 / 90 + 7 / 5012.4) = 11.6 %, low floor(5012.4 / (1 + 3 sigma)
 # - S) = 3,453.
@@ -247,7 +248,7 @@ cat >"$T/prefixes.json" <<'EOF'
  "window_end_ns":1700000000000000000,
  "direction":"both", "by":"src4/24", "sort":"packets",
  "total_packets":100000, "total_bytes":64000000,
- "error_bound":{"z":3, "scale":8, "collisions":1062,
+ "error_bound":{"z":3, "scale":8, "collisions":1062, "bytes_collisions":1359141,
                 "collisions_probability":0.1353352832, "depth":2, "width":1024},
  "prefixes":[
   {"prefix":"198.51.100.0/24", "packets":40000, "bytes":25600000, "share":0.4,
@@ -262,7 +263,7 @@ check "top --by exits 0, one table (no redraw loop)" \
 check "top --by header: the key, span, totals" \
 	out_has "^flowsketch top --by src4/24: last 10 s \(2 windows of 5 s, ending [0-9:]{8}\), 100,000 packets, 64 MB, by packets$"
 check "top --by header: the stated error (scale, probability, z, collisions)" \
-	eval 'out_has "one of 8 levels sampled.* probability about 86\.3%" && out_has "z = 3 .*at most 1,062 packets, more with probability 13\.53%"'
+	eval 'out_has "one of 8 levels sampled.* probability about 86\.3%" && out_has "z = 3 .*at most 1,062 packets and 1\.4 MB, more with probability 13\.53%"'
 check "top --by row 1: prefix, packets, packets ≥, -over/+under, bytes, share" \
 	out_has "^1 +198\.51\.100\.0/24 +40K +37K +-2\.7K/\+1\.6K +26 MB +40\.0%$"
 check "top --by row 2: a lower end of 0" \

@@ -46,6 +46,10 @@ typedef int fs_reply_row_fn(struct json_object *elem, void *row, void *ctx);
 int fs_reply_rows(struct json_object *obj, const char *path, size_t size,
 		  fs_reply_row_fn *parse, void *ctx, void **rows, size_t *n);
 
+/* The path of key inside an answer's (or an entry's) "error_bound"; the
+ * caller includes keys.h. */
+#define FS_REPLY_BOUND(key) FS_KEY_ERROR_BOUND "." key
+
 /* Print obj pretty, as the daemon sent it (for --json), with what a
  * terminal would obey escaped (fs_print_json_text()). */
 void fs_reply_print_json(struct json_object *obj);

@@ -107,9 +107,9 @@ static int parse_key(struct json_object *e, void *row, void *ctx)
 	int err;
 
 	if ((err = fs_reply_string(e, by, &out->key)) ||
-	    (err = fs_reply_double(e, "distinct", &out->distinct)) ||
+	    (err = fs_reply_double(e, FS_KEY_DISTINCT, &out->distinct)) ||
 	    (err = fs_reply_double(e, FS_KEY_ERROR, &out->error)) ||
-	    (err = fs_reply_u64(e, "distinct_low", &out->low)))
+	    (err = fs_reply_u64(e, FS_KEY_DISTINCT_LOW, &out->low)))
 		return err;
 	if (out->distinct < 0 || out->error < 0)
 		return fs_bad_answer("flowsketchd's answer has a negative spread or error for %s",
@@ -125,20 +125,20 @@ static int parse_spread(struct json_object *a, struct spread_view *v)
 	int err;
 
 	if ((err = fs_span_parse(a, &v->span)) ||
-	    (err = fs_reply_string(a, "by", &v->by)) ||
+	    (err = fs_reply_string(a, FS_KEY_BY, &v->by)) ||
 	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)) ||
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_FLOWS, &v->distinct_flows)) ||
-	    (err = fs_reply_double(a, "error_bound.z", &v->z)) ||
-	    (err = fs_reply_u64(a, "error_bound.sharing", &v->sharing)) ||
-	    (err = fs_reply_double(a, "error_bound.sharing_probability",
+	    (err = fs_reply_double(a, FS_REPLY_BOUND(FS_KEY_Z), &v->z)) ||
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_SHARING), &v->sharing)) ||
+	    (err = fs_reply_double(a, FS_REPLY_BOUND(FS_KEY_SHARING_PROBABILITY),
 				   &v->sharing_p)) ||
-	    (err = fs_reply_u64(a, "error_bound.sample_rate", &v->sample_rate)) ||
-	    (err = fs_reply_u64(a, "error_bound.registers", &v->registers)))
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_SAMPLE_RATE), &v->sample_rate)) ||
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_REGISTERS), &v->registers)))
 		return err;
 	if (strcmp(v->by, FS_KEY_SRC) && strcmp(v->by, FS_KEY_DST))
 		return fs_bad_answer("flowsketchd's answer is by '%s', not src or dst",
 				     v->by);
-	err = fs_reply_rows(a, "spreaders", sizeof(*v->keys), parse_key,
+	err = fs_reply_rows(a, FS_KEY_SPREADERS, sizeof(*v->keys), parse_key,
 			    (void *)v->by, &rows, &v->n);
 	v->keys = rows;	/* the caller frees it, error or not */
 	return err;
@@ -229,7 +229,7 @@ static struct json_object *spread_request(const struct spread_opts *o)
 {
 	struct json_object *req = fs_request("spread");
 
-	json_object_object_add(req, "by", json_object_new_string(o->by));
+	json_object_object_add(req, FS_KEY_BY, json_object_new_string(o->by));
 	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
 	return fs_request_span(req, o->span, o->direction);
 }

@@ -34,7 +34,7 @@ struct prefix_entry {
 struct prefixes_view {
 	struct fs_span_view span;
 	const char *by, *sort, *direction;
-	__u64 total_packets, total_bytes, scale, collisions, depth;
+	__u64 total_packets, total_bytes, scale, collisions, bytes_collisions;
 	double z, collisions_p;
 	size_t n;
 	struct prefix_entry *entries;
@@ -44,7 +44,7 @@ struct json_object *fs_prefixes_request(const struct top_opts *o)
 {
 	struct json_object *req = fs_request("prefixes");
 
-	json_object_object_add(req, "by", json_object_new_string(o->by));
+	json_object_object_add(req, FS_KEY_BY, json_object_new_string(o->by));
 	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
 	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
 	return fs_request_span(req, o->span, o->direction);
@@ -56,13 +56,13 @@ static int parse_entry(struct json_object *e, void *row, void *ctx)
 	struct prefix_entry *out = row;
 	int err;
 
-	if ((err = fs_reply_string(e, "prefix", &out->prefix)) ||
+	if ((err = fs_reply_string(e, FS_KEY_PREFIX, &out->prefix)) ||
 	    (err = fs_reply_u64(e, FS_KEY_PACKETS, &out->packets)) ||
 	    (err = fs_reply_u64(e, FS_KEY_BYTES, &out->bytes)) ||
 	    (err = fs_reply_double(e, FS_KEY_SHARE, &out->share)) ||
-	    (err = fs_reply_u64(e, "packets_low", &out->low)) ||
-	    (err = fs_reply_u64(e, "error_bound.packets_over", &out->over)) ||
-	    (err = fs_reply_u64(e, "error_bound.packets_under", &out->under)))
+	    (err = fs_reply_u64(e, FS_KEY_PACKETS_LOW, &out->low)) ||
+	    (err = fs_reply_u64(e, FS_REPLY_BOUND(FS_KEY_PACKETS_OVER), &out->over)) ||
+	    (err = fs_reply_u64(e, FS_REPLY_BOUND(FS_KEY_PACKETS_UNDER), &out->under)))
 		return err;
 	if (out->low > out->packets)
 		return fs_bad_answer("flowsketchd's answer has %s at %llu packets, at least %llu",
@@ -79,19 +79,20 @@ static int parse_prefixes(struct json_object *a, struct prefixes_view *v)
 	int err;
 
 	if ((err = fs_span_parse(a, &v->span)) ||
-	    (err = fs_reply_string(a, "by", &v->by)) ||
+	    (err = fs_reply_string(a, FS_KEY_BY, &v->by)) ||
 	    (err = fs_reply_string(a, FS_KEY_SORT, &v->sort)) ||
 	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)) ||
 	    (err = fs_reply_u64(a, FS_KEY_TOTAL_PACKETS, &v->total_packets)) ||
 	    (err = fs_reply_u64(a, FS_KEY_TOTAL_BYTES, &v->total_bytes)) ||
-	    (err = fs_reply_double(a, "error_bound.z", &v->z)) ||
-	    (err = fs_reply_u64(a, "error_bound.scale", &v->scale)) ||
-	    (err = fs_reply_u64(a, "error_bound.collisions", &v->collisions)) ||
-	    (err = fs_reply_double(a, "error_bound.collisions_probability",
-				   &v->collisions_p)) ||
-	    (err = fs_reply_u64(a, "error_bound.depth", &v->depth)))
+	    (err = fs_reply_double(a, FS_REPLY_BOUND(FS_KEY_Z), &v->z)) ||
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_SCALE), &v->scale)) ||
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_COLLISIONS), &v->collisions)) ||
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_BYTES_COLLISIONS),
+				&v->bytes_collisions)) ||
+	    (err = fs_reply_double(a, FS_REPLY_BOUND(FS_KEY_COLLISIONS_PROBABILITY),
+				   &v->collisions_p)))
 		return err;
-	err = fs_reply_rows(a, "prefixes", sizeof(*v->entries), parse_entry,
+	err = fs_reply_rows(a, FS_KEY_PREFIXES, sizeof(*v->entries), parse_entry,
 			    NULL, &rows, &v->n);
 	v->entries = rows;	/* the caller frees it, error or not */
 	return err;
@@ -100,7 +101,7 @@ static int parse_prefixes(struct json_object *a, struct prefixes_view *v)
 static void print_header(FILE *out, const struct prefixes_view *v)
 {
 	char what[64], pk[FS_FMT_MAX], by[FS_FMT_MAX], c[FS_FMT_MAX];
-	char cp[FS_FMT_MAX], all[FS_FMT_MAX];
+	char cb[FS_FMT_MAX], cp[FS_FMT_MAX], all[FS_FMT_MAX];
 	/* Phi(-z) = erfc(z / sqrt 2) / 2: the chance sampling alone puts
 	 * the truth outside [E - U, E + U]'s one side. */
 	double p = 1 - v->collisions_p - erfc(v->z / M_SQRT2) / 2;
@@ -113,8 +114,9 @@ static void print_header(FILE *out, const struct prefixes_view *v)
 		fs_span_direction_words(v->direction));
 	fprintf(out, "each count is one of %llu levels sampled, scaled up: the truth is within -over/+under of it with probability about %s\n",
 		(unsigned long long)v->scale, fs_fmt_percent(all, p > 0 ? p : 0, 1));
-	fprintf(out, "(z = %g standard errors of sampling; collisions add at most %s packets, more with probability %s)\n",
+	fprintf(out, "(z = %g standard errors of sampling; collisions add at most %s packets and %s, more with probability %s)\n",
 		v->z, fs_fmt_grouped(c, v->collisions),
+		fs_fmt_bytes(cb, (double)v->bytes_collisions),
 		fs_fmt_percent(cp, v->collisions_p, 2));
 }
 
