@@ -48,6 +48,22 @@ holds() {
 	[ -s "$file" ] && jq -e "$@" "$file" >/dev/null
 }
 
+# spread_within FILE TRUTH FLOWS: the first spreader's X in FILE within
+# its error of TRUTH distinct peers, FLOWS (at least) the span's distinct
+# flows.  X is R times a HyperLogLog of the peers sampled 1 in R: relative
+# standard error sigma(n) = sqrt(1.04^2 / 90 + (R - 1) / n); keys sharing
+# its buckets add at most S = ceil(e F / w).  So D (1 - z sigma(D)) <= X
+# <= D (1 + z sigma(D)) + S, and the stated lower end X / (1 + z sigma(X))
+# - S is at most D.  At z = 4, as for prefixes below.
+spread_within() {
+	holds "$1" --argjson d "$2" --argjson f "$3" --argjson r "$R" --argjson w "$SW" '
+		def sigma(n): (1.04 * 1.04 / 90 + ($r - 1) / n) | sqrt;
+		.spreaders[0].distinct as $x |
+		((2.718281828459045 * $f / $w) | ceil) as $s |
+		($x / (1 + 4 * sigma($x)) - $s <= $d) and
+		($d * (1 - 4 * sigma($d)) <= $x) and ($x <= $d * (1 + 4 * sigma($d)) + $s)'
+}
+
 fs_test dcli "$GEN"
 
 # ---------------------------------------------------------------- arguments
@@ -159,15 +175,8 @@ cp "$WORK/out" "$WORK/spread.json"
 check "spread --by dst --json exits 0" test "$rc" -eq 0
 check "spread --by dst --json lists 10.128.0.1, and only it" \
 	holds "$WORK/spread.json" '[.spreaders[].dst] == ["10.128.0.1"]'
-# X is R times a HyperLogLog of the sources sampled 1 in R: relative
-# standard error sigma(n) = sqrt(1.04^2 / 90 + (R - 1) / n); sharing adds
-# at most S = ceil(e F / w).  At z = 4, as above.
 check "its spread X is within 4 sigma (plus sharing) of the $D distinct sources sent" \
-	holds "$WORK/spread.json" --argjson d "$D" --argjson r "$R" --argjson w "$SW" --argjson f "$F" '
-		def sigma(n): (1.04 * 1.04 / 90 + ($r - 1) / n) | sqrt;
-		.spreaders[0].distinct as $x |
-		((2.718281828459045 * $f / $w) | ceil) as $s |
-		($x / (1 + 4 * sigma($x)) - $s <= $d) and ($x <= $d * (1 + 4 * sigma($d)) + $s)'
+	spread_within "$WORK/spread.json" "$D" "$F"
 run --socket "$SOCK" spread --by dst --span 60
 check "spread --by dst (table): its row, with its error in %" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^1 +10\.128\.0\.1 +[0-9,]+ +±[0-9.]+% +[0-9,]+$" "$WORK/out"'
@@ -191,10 +200,6 @@ check "spread --by src --json lists the scanner 10.64.0.1 first" \
 check "... every source listed one of those sent from" \
 	holds "$WORK/spread-src.json" 'all(.spreaders[]; .src | startswith("10.64.0."))'
 check "... its spread within 4 sigma (plus sharing) of its $P distinct (destination, port) peers" \
-	holds "$WORK/spread-src.json" --argjson d "$P" --argjson r "$R" --argjson w "$SW" --argjson f "$F2" '
-		def sigma(n): (1.04 * 1.04 / 90 + ($r - 1) / n) | sqrt;
-		.spreaders[0].distinct as $x |
-		((2.718281828459045 * $f / $w) | ceil) as $s |
-		($x / (1 + 4 * sigma($x)) - $s <= $d) and ($x <= $d * (1 + 4 * sigma($d)) + $s)'
+	spread_within "$WORK/spread-src.json" "$P" "$F2"
 
 finish

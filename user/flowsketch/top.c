@@ -25,7 +25,6 @@
 #include "client.h"
 #include "keyspec.h"
 #include "show.h"
-#include "top_prefixes.h"
 #include "top_screen.h"
 #include "top_table.h"
 
@@ -170,7 +169,7 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	if (ret)
 		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
 	if (o.by)
-		return fs_client_show(cli, fs_prefixes_request(&o), o.json,
+		return fs_client_show(cli, fs_top_request(&o), o.json,
 				      fs_prefixes_show);
 	if (o.once)
 		return fs_client_show(cli, fs_top_request(&o), o.json, fs_top_show);

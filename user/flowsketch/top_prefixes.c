@@ -11,19 +11,18 @@
  *                                 collisions' overcount, ceil(4 e N / w),
  * so that E - O <= truth <= E + U with probability about
  * 1 - e^-d - Phi(-z), Phi the standard normal distribution: the table's
- * "packets >=" column is E - O, what a mitigation may act on.
+ * "packets >=" column is E - O, what a mitigation may act on.  The
+ * request is top's (fs_top_request()).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "keys.h"
 #include "args.h"
-#include "client.h"
 #include "format.h"
 #include "reply.h"
 #include "show.h"
 #include "span_view.h"
-#include "top_prefixes.h"
 
 struct prefix_entry {
 	const char *prefix;
@@ -39,16 +38,6 @@ struct prefixes_view {
 	size_t n;
 	struct prefix_entry *entries;
 };
-
-struct json_object *fs_prefixes_request(const struct top_opts *o)
-{
-	struct json_object *req = fs_request("prefixes");
-
-	json_object_object_add(req, FS_KEY_BY, json_object_new_string(o->by));
-	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
-	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
-	return fs_request_span(req, o->span, o->direction);
-}
 
 /* fs_reply_row_fn: one of the answer's prefixes. */
 static int parse_entry(struct json_object *e, void *row, void *ctx)

@@ -43,8 +43,11 @@ struct top_view {
 
 struct json_object *fs_top_request(const struct top_opts *o)
 {
-	struct json_object *req = fs_request("top");
+	/* --by asks for prefixes (top_prefixes.c's table) the same way. */
+	struct json_object *req = fs_request(o->by ? "prefixes" : "top");
 
+	if (o->by)
+		json_object_object_add(req, FS_KEY_BY, json_object_new_string(o->by));
 	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
 	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
 	return fs_request_span(req, o->span, o->direction);

@@ -22,7 +22,8 @@ struct top_opts {
 	bool json;
 };
 
-/* The request for o (released by the call it is given to). */
+/* The request for o, "top" or with o->by "prefixes" (released by the
+ * call it is given to). */
 struct json_object *fs_top_request(const struct top_opts *o);
 /* Ask for o's table and print it to out; the window it ended and the
  * window length, for the next redraw.  0 or -errno, having said why. */
