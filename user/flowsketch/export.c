@@ -324,7 +324,6 @@ static int parse_detect(struct json_object *a, struct fs_sketch_params *p)
 	__u64 v[2][3] = { { 0 } };
 	struct fs_prefix_params pp;
 	struct fs_spread_params sp;
-	bool bad = false;
 	int i, j, err;
 
 	if ((err = fs_reply_object(a, "params", &params)))
@@ -340,19 +339,18 @@ static int parse_detect(struct json_object *a, struct fs_sketch_params *p)
 	fs_prefix_params_init(&pp, (__u32)v[0][0], (__u32)v[0][1], (__u32)v[0][2]);
 	fs_spread_params_init(&sp, (__u32)v[1][0], (__u32)v[1][1], (__u32)v[1][2]);
 	/* Checked before they are packed into the record's nibbles. */
-	if (pp.depth && !fs_prefix_params_check(&pp))
+	if (pp.depth && fs_prefix_params_check(&pp))
+		return fs_bad_answer("flowsketchd's answer has a prefix sketch of depth %u, width 2^%u and skip shift %u, out of range",
+				     pp.depth, pp.log2_width, pp.skip_shift);
+	if (sp.depth && fs_spread_params_check(&sp))
+		return fs_bad_answer("flowsketchd's answer has a spread sketch of depth %u, width 2^%u and sample shift %u, out of range",
+				     sp.depth, sp.log2_width, sp.sample_shift);
+	if (pp.depth)
 		fs_params_set_prefix(p, &pp);
-	else if (pp.depth)
-		bad = true;
-	if (sp.depth && !fs_spread_params_check(&sp))
+	if (sp.depth)
 		fs_params_set_spread(p, &sp);
-	else if (sp.depth)
-		bad = true;
-	if (bad || fs_params_check(p))
-		return fs_bad_answer("flowsketchd's answer has a prefix sketch of depth %llu, width 2^%llu, skip shift %llu or a spread sketch of depth %llu, width 2^%llu, sample shift %llu out of range",
-				     (unsigned long long)v[0][0], (unsigned long long)v[0][1],
-				     (unsigned long long)v[0][2], (unsigned long long)v[1][0],
-				     (unsigned long long)v[1][1], (unsigned long long)v[1][2]);
+	if (fs_params_check(p))
+		return fs_bad_answer("flowsketchd's answer has detection sketches of sizes out of range");
 	return 0;
 }
 
