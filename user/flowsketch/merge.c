@@ -134,8 +134,8 @@ static int not_spread(const struct fs_optset *set, const struct fs_opt *opt,
 
 static const struct fs_opt top_opts[] = {
 	{ "number", 'n', "N", fs_opt_number, OFF(n), 1, MERGE_MAX_N, NULL,
-	  "flows to list (default " FS_STR(MERGE_DEFAULT_N) ", at most "
-	  FS_STR(MERGE_MAX_N) ")" },
+	  "flows, prefixes or spreaders to list\n(default "
+	  FS_STR(MERGE_DEFAULT_N) ", at most " FS_STR(MERGE_MAX_N) ")" },
 	{ "sort", 'o', "KEY", opt_sort, 0, 0, 0, NULL, "packets (default) or bytes" },
 	{ "by", 'b', "KEY", opt_by_key, 0, 0, 0, NULL,
 	  "top prefixes instead of flows: src, dst, src4/N, dst4/N\n"
