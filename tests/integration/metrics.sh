@@ -70,7 +70,7 @@ metrics() { rx curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$PORT/metrics"; }
 code() { rx curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$@"; }
 
 start() {
-	fsd_start --metrics "127.0.0.1:$PORT" "$@" &&
+	fsd_start --metrics "127.0.0.1:$PORT" --detect prefixes,spread "$@" &&
 		fs_until 100 --while "$DAEMON_PID" metrics "$WORK/first.prom"
 }
 
@@ -127,14 +127,19 @@ cli block add 10.64.0.0/10 >/dev/null || bail "block add"
 send_in 12000 4000 11 "$WORK/in1.json" & p1=$!
 send_out 8000 2500 22 "$WORK/out1.json" & p2=$!
 sleep 1.6
+# The detection sketches' requests too (n is --metrics-top's default).
 window_cmds() {
 	cli top -n 10 --json >"$WORK/top.json" &&
 	cli flows --direction in --json >"$WORK/flows_in.json" &&
-	cli flows --direction out --json >"$WORK/flows_out.json"
+	cli flows --direction out --json >"$WORK/flows_out.json" &&
+	echo '{"cmd":"prefixes","by":"src4/24","n":10,"direction":"in"}' | fsd_ask >"$WORK/pfx.json" &&
+	echo '{"cmd":"spread","by":"dst","n":10,"direction":"in"}' | fsd_ask >"$WORK/spr.json"
 }
 if sandwich "$WORK/w.prom" window_cmds; then
 	check "while traffic runs: top_packets is top -n 10 and distinct_* flows --direction of the same window" \
 		py window "$WORK/w.prom" "$WORK/top.json" "$WORK/flows_in.json" "$WORK/flows_out.json"
+	check "while traffic runs: top_prefix_packets and top_spread are the prefixes and spread answers of the same window" \
+		py detect "$WORK/w.prom" "$WORK/pfx.json" "$WORK/spr.json"
 else
 	not_ok "while traffic runs: a page before and after the CLI's answers of one window"
 fi

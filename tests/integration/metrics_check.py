@@ -267,6 +267,38 @@ def cmd_window(path, top, flows_in, flows_out):
     done()
 
 
+def cmd_detect(path, pfx, spr):
+    """The page's top prefixes (IPv4 sources' /24s) and destination
+    spreaders of direction in are the daemon's answers for the same
+    window, and there are some."""
+    sm = samples(path)
+    pfx = json.load(open(pfx))
+    spr = json.load(open(spr))
+    got_p, got_s = {}, {}
+    for (name, labels), v in sm.items():
+        lb = dict(labels)
+        if lb.get("direction") != "in":
+            continue
+        if name == "flowsketch_top_prefix_packets" and lb["side"] == "src" \
+                and lb["prefix"].endswith("/24") and ":" not in lb["prefix"]:
+            got_p[lb["prefix"]] = v
+        elif name == "flowsketch_top_spread" and lb["side"] == "dst":
+            got_s[lb["host"]] = v
+    want_p = {p["prefix"]: p["packets"] for p in pfx.get("prefixes", [])}
+    want_s = {s["dst"]: s["distinct"] for s in spr.get("spreaders", [])}
+    if not want_p or not want_s:
+        fail("the daemon answered no prefix or no spreader: %s %s" % (pfx, spr))
+    if got_p != want_p:
+        fail("top_prefix_packets %s, prefixes answered %s" % (
+            sorted(got_p.items())[:4], sorted(want_p.items())[:4]))
+    if set(got_s) != set(want_s) or \
+            any(abs(got_s[k] - want_s[k]) > 1 for k in want_s):
+        fail("top_spread %s, spread answered %s" % (
+            sorted(got_s.items())[:4], sorted(want_s.items())[:4]))
+    print("# %d source /24s, %d destination spreaders" % (len(got_p), len(got_s)))
+    done()
+
+
 def cmd_finished(path):
     sm = samples(path)
     print(" ".join("%s=%d" % (dict(l)["frontend"], v) for (n, l), v in
@@ -398,6 +430,8 @@ def main():
         cmd_values(args[0], args[1], args[2:])
     elif cmd == "window":
         cmd_window(*args)
+    elif cmd == "detect":
+        cmd_detect(*args)
     elif cmd == "finished":
         cmd_finished(*args)
     elif cmd == "monotonic":

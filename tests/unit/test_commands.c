@@ -94,7 +94,7 @@ static void parse_error(const char *req, const char *want)
 static void error_texts_unchanged(void **state)
 {
 	parse_error("{\"cmd\":\"nope\"}",
-		    "unknown cmd \"nope\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear, block_load_begin, block_load_part or block_load_commit)");
+		    "unknown cmd \"nope\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear, block_load_begin, block_load_part, block_load_commit, prefixes or spread)");
 	parse_error("{\"cmd\":\"flows\",\"n\":3}",
 		    "unknown key \"n\" for cmd \"flows\"");
 	parse_error("{\"cmd\":\"block_clear\",\"cidrs\":[]}",
@@ -116,6 +116,8 @@ static void names_parse_to_their_row(void **state)
 		[FSD_CMD_BLOCK_LOAD_BEGIN] = ",\"total\":2",
 		[FSD_CMD_BLOCK_LOAD_PART] = ",\"load\":\"0123456789abcdef\",\"cidrs\":[\"::/0\"]",
 		[FSD_CMD_BLOCK_LOAD_COMMIT] = ",\"load\":\"0123456789abcdef\"",
+		[FSD_CMD_PREFIXES] = ",\"by\":\"src\"",
+		[FSD_CMD_SPREAD] = ",\"by\":\"dst\"",
 	};
 	char err[FSD_REQUEST_ERROR_MAX], req[256];
 	struct fsd_request r;
@@ -130,6 +132,62 @@ static void names_parse_to_their_row(void **state)
 	}
 }
 
+static void parses(const char *req, struct fsd_request *r)
+{
+	char err[FSD_REQUEST_ERROR_MAX];
+
+	if (fsd_request_parse(req, strlen(req), r, err))
+		fail_msg("%s: %s", req, err);
+}
+
+/* prefixes and spread: "by" read into its side, family and length (the
+ * levels of prefix.h, written out here), the rest as top reads it, and
+ * each wrong value named. */
+static void detect_requests(void **state)
+{
+	struct fsd_request r;
+
+	parses("{\"cmd\":\"prefixes\",\"by\":\"dst6/48\",\"n\":3,\"sort\":\"bytes\",\"span\":5,\"direction\":\"in\"}", &r);
+	assert_int_equal(r.cmd, FSD_CMD_PREFIXES);
+	assert_int_equal(r.by.side, FS_PREFIX_DST);
+	assert_int_equal(r.by.family, FS_FAMILY_IPV6);
+	assert_int_equal(r.by.len, 48);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.sort, FSD_SORT_BYTES);
+	assert_int_equal(r.direction, FSD_DIR_IN);
+	assert_true(r.span == 5);
+	parses("{\"cmd\":\"prefixes\",\"by\":\"src4/8\"}", &r);
+	assert_int_equal(r.by.side, FS_PREFIX_SRC);
+	assert_int_equal(r.by.family, FS_FAMILY_IPV4);
+	assert_int_equal(r.by.len, 8);
+	assert_int_equal(r.n, 10);
+	assert_int_equal(r.sort, FSD_SORT_PACKETS);
+	assert_int_equal(r.direction, FSD_DIR_BOTH);
+	parses("{\"cmd\":\"spread\",\"by\":\"src\",\"n\":10000}", &r);
+	assert_int_equal(r.cmd, FSD_CMD_SPREAD);
+	assert_int_equal(r.by.side, FS_PREFIX_SRC);
+	assert_int_equal(r.by.family, 0);
+	assert_int_equal(r.n, 10000);
+	parse_error("{\"cmd\":\"prefixes\"}",
+		    "\"by\" must be a string such as \"src\", \"dst4/24\" or \"src6/48\"");
+	parse_error("{\"cmd\":\"prefixes\",\"by\":\"src4/12\"}",
+		    "\"by\" \"src4/12\": IPv4 lengths are 8, 16, 24 and 32");
+	parse_error("{\"cmd\":\"prefixes\",\"by\":\"src6/24\"}",
+		    "\"by\" \"src6/24\": IPv6 lengths are 32, 48, 64 and 128");
+	parse_error("{\"cmd\":\"prefixes\",\"by\":\"from\"}",
+		    "\"by\" \"from\": does not start with src or dst");
+	parse_error("{\"cmd\":\"prefixes\",\"by\":\"src\",\"sort\":\"connections\"}",
+		    "\"sort\" must be \"packets\" or \"bytes\"");
+	parse_error("{\"cmd\":\"prefixes\",\"by\":\"src\",\"n\":0}",
+		    "\"n\" must be an integer from 1 to 10000");
+	parse_error("{\"cmd\":\"spread\",\"by\":\"src4/24\"}",
+		    "\"by\" must be \"src\" or \"dst\" for spread (spreaders are hosts)");
+	parse_error("{\"cmd\":\"spread\",\"by\":\"src\",\"sort\":\"bytes\"}",
+		    "unknown key \"sort\" for cmd \"spread\"");
+	parse_error("{\"cmd\":\"spread\",\"by\":\"dst\",\"direction\":\"up\"}",
+		    "\"direction\" must be \"in\", \"out\" or \"both\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +195,7 @@ int main(void)
 		cmocka_unit_test(protocol_text_matches_rows),
 		cmocka_unit_test(error_texts_unchanged),
 		cmocka_unit_test(names_parse_to_their_row),
+		cmocka_unit_test(detect_requests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

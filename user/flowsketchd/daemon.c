@@ -298,6 +298,7 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 		return adopt;
 	d->adopting = adopt;
 	fs_export_key_derive(secret, &d->export_key);
+	fs_hash_key_derive(secret, &d->hash_key);
 	raise_nofile();
 	err = fsd_server_open(&d->server, o->socket_path, o->read_group,
 			      o->read_gid);
@@ -646,6 +647,7 @@ static void fill_query(struct fsd_daemon *d)
 		.conn_ready = &d->fe[FSD_FE_CONN].history_ready,
 		.blocklist = &d->blocklist,
 		.export_key = &d->export_key,
+		.hash_key = &d->hash_key,
 		.fingerprint = d->fe[FSD_FE_IN].store.fingerprint,
 	};
 }
@@ -668,6 +670,8 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 				     .fe = d->fe, .budget = &d->budget,
 				     .server = &d->server,
 				     .blocklist = &d->blocklist,
+				     .params = &d->opts.params,
+				     .hash_key = &d->hash_key,
 				     .history_max_bytes =
 					fsd_options_history_max_bytes(&d->opts) };
 	err = setup(d);

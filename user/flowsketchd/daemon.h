@@ -50,6 +50,9 @@ struct fsd_daemon {
 	/* What exports relabel cells and registers with (export_perm.h):
 	 * derived from the secret, which setup() wipes. */
 	struct fs_hash_secret export_key;
+	/* The datapath's own hash keys (hash.h), which the detection
+	 * queries find a candidate's buckets with; never leave the host. */
+	struct fs_hash_key hash_key;
 	bool running;			/* setup done: a stop may --keep */
 	bool adopting;			/* a pinned datapath is being taken over:
 					   a failed setup leaves it as it was */

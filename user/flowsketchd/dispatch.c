@@ -9,8 +9,10 @@
 #include "service/blockreq.h"
 #include "daemon.h"
 #include "dispatch.h"
+#include "service/prefixes.h"
 #include "service/query.h"
 #include "service/request.h"
+#include "service/spread.h"
 #include "service/status.h"
 
 /* An FSD_IN_LOOP handler: *now the answer, or *job work of its own for

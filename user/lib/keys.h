@@ -21,6 +21,7 @@
 #define FS_KEY_OFFSET		"offset"
 #define FS_KEY_TOTAL		"total"
 #define FS_KEY_LOAD		"load"
+#define FS_KEY_BY		"by"
 
 /* Every failed request's answer. */
 #define FS_KEY_ERROR		"error"
@@ -68,6 +69,27 @@
 #define FS_KEY_SERIES		"series"
 #define FS_KEY_START_NS		"start_ns"
 #define FS_KEY_END_NS		"end_ns"
+
+/* The detection sketches' answers (prefixes, spread). */
+#define FS_KEY_PREFIXES		"prefixes"
+#define FS_KEY_PREFIX		"prefix"
+#define FS_KEY_PACKETS_LOW	"packets_low"
+#define FS_KEY_PACKETS_OVER	"packets_over"
+#define FS_KEY_PACKETS_UNDER	"packets_under"
+#define FS_KEY_SPREADERS	"spreaders"
+#define FS_KEY_DISTINCT		"distinct"
+#define FS_KEY_DISTINCT_LOW	"distinct_low"
+#define FS_KEY_Z		"z"
+#define FS_KEY_SCALE		"scale"
+#define FS_KEY_COLLISIONS	"collisions"
+#define FS_KEY_COLLISIONS_PROBABILITY "collisions_probability"
+#define FS_KEY_BYTES_COLLISIONS	"bytes_collisions"
+#define FS_KEY_SHARING		"sharing"
+#define FS_KEY_SHARING_PROBABILITY "sharing_probability"
+#define FS_KEY_SAMPLE_RATE	"sample_rate"
+#define FS_KEY_REGISTERS	"registers"
+#define FS_KEY_DEPTH		"depth"
+#define FS_KEY_WIDTH		"width"
 
 /* The blocklist's answers. */
 #define FS_KEY_ENTRIES		"entries"

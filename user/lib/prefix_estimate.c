@@ -144,13 +144,18 @@ static int candidates(const struct fs_prefix_bucket *slot,
 	return (int)uniq;
 }
 
+void fs_prefix_sort(struct fs_heavy_prefix *h, size_t n, enum fs_prefix_order by)
+{
+	qsort(h, n, sizeof(*h), by == FS_PREFIX_BY_BYTES ? by_bytes : by_packets);
+}
+
 /* The n first of all's m by `by` into out; frees all. */
 static int heaviest(struct fs_heavy_prefix *all, int m, enum fs_prefix_order by,
 		    struct fs_heavy_prefix *out, size_t n)
 {
 	int ret;
 
-	qsort(all, (size_t)m, sizeof(*all), by == FS_PREFIX_BY_BYTES ? by_bytes : by_packets);
+	fs_prefix_sort(all, (size_t)m, by);
 	ret = (int)((size_t)m < n ? (size_t)m : n);
 	memcpy(out, all, (size_t)ret * sizeof(*out));
 	free(all);

@@ -37,6 +37,9 @@ enum fs_prefix_order {
 	FS_PREFIX_BY_BYTES,
 };
 
+/* Heaviest first (ties: by address), e.g. the tops of two tags as one. */
+void fs_prefix_sort(struct fs_heavy_prefix *h, size_t n, enum fs_prefix_order by);
+
 /* The candidates of one tag (each once), heaviest first, at most n into
  * out.  Returns how many, or -ENOMEM. */
 int fs_prefix_top(const struct fs_prefix_bucket *slot,

@@ -32,6 +32,13 @@
  *   {"cmd":"block_load_part", "load":"TOKEN", "cidrs":[...]}
  *                                               (1 to FS_BLOCK_REQUEST_MAX)
  *   {"cmd":"block_load_commit", "load":"TOKEN"}
+ *   {"cmd":"prefixes", "by":KEY, "n":10, "sort":"packets"|"bytes",
+ *                      "span":SECONDS, "direction":"in"|"out"|"both"}
+ *   {"cmd":"spread",   "by":"src"|"dst", "n":10, "span":SECONDS,
+ *                      "direction":"in"|"out"|"both"}
+ * KEY (keyspec.h): "src" or "dst" (a side's hosts, either family),
+ * "src4/N" or "dst4/N" (N 8, 16, 24, 32), "src6/N" or "dst6/N" (N 32,
+ * 48, 64, 128).
  * "direction" (default "both"): "in" what the interfaces received (XDP),
  * "out" what they sent (the egress frontend), each counted in sketches of
  * its own; "both" lists the flows of both, each with its "direction", and
@@ -95,6 +102,46 @@
  *   Both counts are Count-Min estimates with the bound given; opened
  *   counts attempts (refused and unanswered ones too), established those
  *   that completed the handshake.
+ *
+ * prefixes (`flowsketch top --by KEY`; flowsketchd --detect prefixes,
+ * else an error answer saying so; include/flowsketch/prefix.h):
+ *   {"span_seconds":S, ... as top ..., "direction":"both", "by":"src4/24",
+ *    "sort":"packets", "total_packets":N, "total_bytes":N,
+ *    "error_bound":{"z":3, "scale":V, "depth":d, "width":w,
+ *                   "collisions":C, "bytes_collisions":CB,
+ *                   "collisions_probability":P},
+ *    "prefixes":[{"prefix":"198.51.100.0/24", "packets":E, "bytes":B,
+ *                 "share":F, "packets_low":L,
+ *                 "error_bound":{"packets_over":O, "packets_under":U}},
+ *                ...]}
+ *   Heaviest first.  E is V times the least bucket bound over the rows
+ *   (prefix.h), B the same of bytes.  With the span's N packets:
+ *   C = ceil(4 e N / w), what collisions may add, exceeded with
+ *   probability at most P = e^-d; U = ceil(z sqrt((V - 1) E)), z standard
+ *   deviations of the level drawing; O = C + U.  So, but with
+ *   probability about P + Phi(-z), the prefix's packets are within
+ *   E - O .. E + U, and L = max(0, E - O) is the lower end that a rule
+ *   acting on the answer should use.  Bytes are a Count-Min cell of the
+ *   sampled bytes, scaled by V: collisions add at most CB = ceil(8 e B / w)
+ *   to them, B the span's bytes, but with probability P.  A prefix is listed when it is its
+ *   bucket's majority in some row (prefix.h, "A prefix is listed").
+ *   "src"/"dst" list hosts of both families together.
+ *
+ * spread (`flowsketch spread --by src|dst`; flowsketchd --detect spread;
+ * include/flowsketch/spread.h):
+ *   {"span_seconds":S, ... as top ..., "direction":"both", "by":"src",
+ *    "distinct_flows":F,
+ *    "error_bound":{"z":3, "sample_rate":R, "registers":m, "depth":d,
+ *                   "width":w, "sharing":S, "sharing_probability":P},
+ *    "spreaders":[{"src":"192.0.2.7", "distinct":X, "error":SIGMA,
+ *                  "distinct_low":L}, ...]}
+ *   Widest first; "dst" instead of "src" by dst.  X estimates the key's
+ *   distinct peers: (destination address, destination port) pairs of a
+ *   source, source addresses of a destination.  SIGMA = sqrt(1.04^2 / m +
+ *   (R - 1) / X) is its relative standard error; S = ceil(e F / w), F the
+ *   span's distinct flows, what other keys sharing its buckets may add,
+ *   exceeded with probability at most P = e^-d.  L = max(0, floor(X /
+ *   (1 + z SIGMA) - S)), the lower end a rule should act on.
  *
  * flows:
  *   {"span_seconds":S, "windows":W, "window_seconds":S,

@@ -75,7 +75,15 @@
 	  "a part of the list being sent")				\
 	X(BLOCK_LOAD_COMMIT, "block_load_commit", FSD_KEYS(FS_KEY_LOAD),	\
 	  parse_token, FSD_IN_LOOP, ROOT, block_request, "block load",	\
-	  "add the list sent, as one change")
+	  "add the list sent, as one change")				\
+	X(PREFIXES, "prefixes", FSD_KEYS(FS_KEY_BY, FS_KEY_N, FS_KEY_SORT,	\
+				       FS_KEY_SPAN, FS_KEY_DIRECTION),	\
+	  parse_prefixes, FSD_ON_SPAN, READ, fsd_query_prefixes, "top --by", \
+	  "the heaviest prefixes of a span, of one side, family and length") \
+	X(SPREAD, "spread", FSD_KEYS(FS_KEY_BY, FS_KEY_N, FS_KEY_SPAN,	\
+				   FS_KEY_DIRECTION),			\
+	  parse_spread, FSD_ON_SPAN, READ, fsd_query_spread, "spread",	\
+	  "the hosts of a span with the most distinct peers")
 
 #define FSD_CMD_ENUM(id, ...) FSD_CMD_##id,
 enum fsd_cmd {

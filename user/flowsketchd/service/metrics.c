@@ -16,7 +16,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "stat_names.h"
+#include "cidr.h"
 #include "flow_fmt.h"
+#include "prefix_estimate.h"
+#include "spread_estimate.h"
 #include "base/log.h"
 #include "request.h"
 #include "sketch.h"
@@ -984,6 +987,99 @@ static void put_top(struct text *t, const struct fsd_view *v, unsigned int n)
 	fsd_topk_free(&top);
 }
 
+/*
+ * The heaviest prefixes of each (side, family, length) and the widest
+ * spreaders of each side in the last finished window, per direction:
+ * what `flowsketch top --by KEY -n N` and `spread --by SIDE -n N` answer
+ * for it (prefixes.c, spread.c), as estimates.  Nothing of a sketch the
+ * datapath does not keep.
+ */
+static void put_prefixes(struct text *t, const struct fsd_view *v,
+			 const struct fs_sketch *s, const char *dir, unsigned int n,
+			 struct fs_heavy_prefix *top)
+{
+	struct fs_prefix_params p;
+	char text[FS_CIDR_TEXT_MAX];
+	__u8 tag;
+	int got, i;
+
+	fs_params_prefix(&s->params, &p);
+	for (tag = 1; tag <= 2 * FS_PREFIX_PAIRS; tag++) {
+		got = fs_prefix_top(s->prefix, &p, v->hash_key, tag,
+				    FS_PREFIX_BY_PACKETS, top, n);
+		if (got < 0)
+			t->failed = true;
+		for (i = 0; i < got; i++) {
+			struct fs_cidr c = { .family = (__u8)fs_prefix_tag_family(tag) };
+
+			c.len = (__u8)fs_prefix_level_len(c.family, fs_prefix_tag_level(tag));
+			memcpy(c.addr, top[i].addr, sizeof(c.addr));
+			fs_cidr_format(&c, text, sizeof(text));
+			put(t, "flowsketch_top_prefix_packets{side=\"%s\",prefix=\"%s\",direction=\"%s\"} %llu\n",
+			    fs_prefix_tag_side(tag) == FS_PREFIX_SRC ? "src" : "dst",
+			    text, dir, (unsigned long long)top[i].packets);
+		}
+	}
+}
+
+static void put_spreaders(struct text *t, const struct fsd_view *v,
+			  const struct fs_sketch *s, const char *dir, unsigned int n,
+			  struct fs_spreader *top)
+{
+	char addr[FS_ADDR_STR_MAX], esc[2 * FS_ADDR_STR_MAX];
+	struct fs_spread_params p;
+	__u32 side;
+	int got, i;
+
+	fs_params_spread(&s->params, &p);
+	for (side = FS_PREFIX_SRC; side <= FS_PREFIX_DST; side++) {
+		got = fs_spread_top(s->spread, &p, side, v->hash_key, top, n);
+		if (got < 0)
+			t->failed = true;
+		for (i = 0; i < got; i++) {
+			fs_addr_str(top[i].family, top[i].addr, addr, sizeof(addr));
+			escape(esc, sizeof(esc), addr);
+			put(t, "flowsketch_top_spread{side=\"%s\",host=\"%s\",direction=\"%s\"} %.0f\n",
+			    side == FS_PREFIX_SRC ? "src" : "dst", esc, dir,
+			    top[i].distinct);
+		}
+	}
+}
+
+static void put_detect(struct text *t, const struct fsd_view *v, unsigned int n)
+{
+	static const char *const dir[] = { "in", "out" };
+	const struct fsd_history *h[] = { &v->fe[FSD_FE_IN].history,
+					  &v->fe[FSD_FE_OUT].history };
+	const struct fs_sketch_params *sp = v->params;
+	struct fs_heavy_prefix *pt = calloc(n ? n : 1, sizeof(*pt));
+	struct fs_spreader *st = calloc(n ? n : 1, sizeof(*st));
+	const struct fsd_window *w;
+	unsigned int d;
+
+	if (!pt || !st) {
+		t->failed = true;
+		goto out;
+	}
+	if (n && sp->prefix_log2w)
+		family(t, "flowsketch_top_prefix_packets", "gauge",
+		       "Packets of the last finished window's heaviest prefixes of each side, family and length (sampled estimate, bound in `flowsketch top --by`), by direction.");
+	for (d = 0; n && sp->prefix_log2w && d < 2; d++)
+		if ((!d || v->fe[FSD_FE_OUT].history_ready) &&
+		    (w = fsd_history_window(h[d], 0)))
+			put_prefixes(t, v, &w->sketch, dir[d], n, pt);
+	if (n && sp->spread_log2w)
+		family(t, "flowsketch_top_spread", "gauge",
+		       "Distinct peers of the last finished window's widest spreaders of each side (estimate, error in `flowsketch spread`), by direction.");
+	for (d = 0; n && sp->spread_log2w && d < 2; d++)
+		if ((!d || v->fe[FSD_FE_OUT].history_ready) &&
+		    (w = fsd_history_window(h[d], 0)))
+			put_spreaders(t, v, &w->sketch, dir[d], n, st);
+out:
+	free(pt);
+	free(st);
+}
+
 /* The page from the daemon's state now: NULL when memory ran out. */
 static struct fsd_metrics_page *build(struct fsd_metrics *m,
 				      const struct fsd_view *v)
@@ -1005,6 +1101,7 @@ static struct fsd_metrics_page *build(struct fsd_metrics *m,
 	put_state(&t, v);
 	put_blocklist(&t, m, v->blocklist);
 	put_top(&t, v, v->opts->metrics_top);
+	put_detect(&t, v, v->opts->metrics_top);
 	if (t.failed) {
 		free(t.page);
 		return NULL;

@@ -62,6 +62,15 @@
  *                                                 top --metrics-top flows,
  *                                                 both directions ranked
  *                                                 together, as `top -n N`
+ *   flowsketch_top_prefix_packets{side,prefix,direction}
+ *                                                 gauge, --detect prefixes:
+ *                                                 the last window's top
+ *                                                 --metrics-top prefixes of
+ *                                                 each side, family and
+ *                                                 length, as `top --by`
+ *   flowsketch_top_spread{side,host,direction}    gauge, --detect spread:
+ *                                                 its widest --metrics-top
+ *                                                 of each side, as `spread`
  *
  * direction is "in" (the XDP or ingress tracepoint frontend) or "out" (the
  * egress frontend); frontend is "xdp" or "ingress", "egress", "conn" (the

@@ -76,8 +76,8 @@ static struct json_object *flow_json(const struct fsd_query_ctx *qc,
  * really cover, from the first one's start to the last one's end (longer
  * than whole windows when a rotation was late, see status).
  */
-static void add_span(const struct fsd_query_ctx *qc, struct json_object *a,
-		     const struct fsd_span *span)
+void fsd_query_add_span(const struct fsd_query_ctx *qc, struct json_object *a,
+			const struct fsd_span *span)
 {
 	__u64 end = span->windows ? span->end_ns : qc->started_ns;
 	__u64 start = span->windows ? span->start_ns : qc->started_ns;
@@ -196,6 +196,40 @@ static int span_directions(const struct fsd_query_ctx *qc, const struct query_jo
 	return err;
 }
 
+const struct fsd_request *fsd_query_request(const void *job)
+{
+	return &((const struct query_job *)job)->r;
+}
+
+int fsd_query_span_each(const struct fsd_query_ctx *qc, const void *job,
+			struct fsd_query_scratch *q, fsd_span_each_fn *each,
+			void *arg, struct fsd_span *span)
+{
+	const struct query_job *qj = job;
+	struct fsd_history *const h[] = { qc->in, qc->out };
+	const struct fsd_span_select *const sel[] = { &qj->sel, &qj->sel_out };
+	unsigned int dirs = directions(qc, qj->r.direction), d;
+	double unused[FS_HLL_NSKETCH];
+	struct fsd_span one;
+	bool first = true;
+	int err;
+
+	memset(span, 0, sizeof(*span));
+	for (d = 0; d < 2; d++) {
+		if (!(dirs & (d ? FSD_DIR_OUT : FSD_DIR_IN)))
+			continue;
+		err = fsd_history_distinct(h[d], sel[d], q, unused, &one);
+		if (err)
+			return err;
+		span_add(span, &one, first);
+		first = false;
+		err = each(&q->sum, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* A top answer's two metrics, as named in the answer (protocol.h). */
 struct top_names {
 	const char *sort[2];		/* by the first, by the second */
@@ -242,7 +276,7 @@ static struct json_object *top_answer(const struct fsd_query_ctx *qc,
 	}
 	got = fsd_topk_finish(top);
 	a = json_object_new_object();
-	add_span(qc, a, span);
+	fsd_query_add_span(qc, a, span);
 	if (direction)
 		fsd_add_string(a, FS_KEY_DIRECTION, direction);
 	fsd_add_string(a, FS_KEY_SORT, m->sort[by]);
@@ -316,7 +350,7 @@ struct json_object *fsd_query_flows(const struct fsd_query_ctx *qc, const void *
 		return fsd_answer_error("flows query failed: %s", strerror(-err));
 	a = json_object_new_object();
 	add_distinct(qc, a, q);
-	add_span(qc, a, &span);
+	fsd_query_add_span(qc, a, &span);
 	/* The same span of the connection frontend: who opened TCP
 	 * connections, and how many (after the directions' distinct counts:
 	 * it reuses q). */

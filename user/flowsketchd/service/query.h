@@ -25,6 +25,25 @@ struct json_object *fsd_query_export(const struct fsd_query_ctx *qc, const void 
 struct json_object *fsd_query_windows(const struct fsd_query_ctx *qc, const void *job,
 				      struct fsd_query_scratch *q);
 
+/*
+ * For the detection queries (prefixes.h, spread.h): sum each direction the
+ * job asks for, from the windows it selected, into q->sum and call each
+ * with it, the spans described as one into *span (the directions' windows
+ * and times as one, their totals added).  0, or the first -errno of the
+ * sums or of each.
+ */
+struct fs_sketch;
+typedef int fsd_span_each_fn(const struct fs_sketch *sum, void *arg);
+int fsd_query_span_each(const struct fsd_query_ctx *qc, const void *job,
+			struct fsd_query_scratch *q, fsd_span_each_fn *each,
+			void *arg, struct fsd_span *span);
+/* The request a span job answers. */
+const struct fsd_request *fsd_query_request(const void *job);
+/* A span's description, as every span query gives it (protocol.h: top's
+ * span_seconds to window_end_ns), into a. */
+void fsd_query_add_span(const struct fsd_query_ctx *qc, struct json_object *a,
+			const struct fsd_span *span);
+
 /* The job that runs run on the windows r's span selects now: *job, or
  * *now an error answer (a span longer than the history, no memory). */
 void fsd_span_job(const struct fsd_query_ctx *qc, const struct fsd_request *r,

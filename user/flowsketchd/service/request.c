@@ -105,40 +105,102 @@ static int parse_span(struct json_object *req, struct fsd_request *r,
 	return parse_seconds(req, r, err) ?: parse_direction(req, r, err);
 }
 
+/* "n", optional: how many entries an answer lists. */
+static int parse_n(struct json_object *req, struct fsd_request *r, char *err)
+{
+	struct json_object *v;
+
+	r->n = FSD_TOP_DEFAULT;
+	if (!json_object_object_get_ex(req, FS_KEY_N, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 1 ||
+	    json_object_get_int64(v) > FSD_TOP_MAX)
+		return fail(err, "\"n\" must be an integer from 1 to %d",
+			    FSD_TOP_MAX);
+	r->n = (size_t)json_object_get_int64(v);
+	return 0;
+}
+
+/* "sort", optional: the words allowed[] (NULL-terminated; the first is
+ * the default), named by enum fsd_sort's order. */
+static int parse_sort(struct json_object *req, struct fsd_request *r,
+		      const char *const *allowed, const char *say, char *err)
+{
+	static const char *const names[] = { "packets", "bytes", "connections" };
+	struct json_object *v;
+	const char *s;
+	size_t i;
+
+	r->sort = FSD_SORT_PACKETS;
+	if (!json_object_object_get_ex(req, FS_KEY_SORT, &v))
+		return 0;
+	s = json_object_get_string(v);
+	for (; json_object_is_type(v, json_type_string) && *allowed; allowed++) {
+		if (strcmp(s, *allowed))
+			continue;
+		for (i = 0; strcmp(names[i], s); i++)
+			;
+		r->sort = (enum fsd_sort)i;
+		return 0;
+	}
+	return fail(err, "\"sort\" must be %s", say);
+}
+
 static int parse_top(struct json_object *req, struct fsd_request *r,
 		     char *err)
 {
-	struct json_object *v;
+	static const char *const sorts[] = { "packets", "bytes", "connections", NULL };
 	int ret;
 
-	r->n = FSD_TOP_DEFAULT;
-	r->sort = FSD_SORT_PACKETS;
-	if ((ret = parse_span(req, r, err)))
+	if ((ret = parse_span(req, r, err)) || (ret = parse_n(req, r, err)) ||
+	    (ret = parse_sort(req, r, sorts,
+			      "\"packets\", \"bytes\" or \"connections\"", err)))
 		return ret;
-	if (json_object_object_get_ex(req, FS_KEY_N, &v)) {
-		if (!json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 1 ||
-		    json_object_get_int64(v) > FSD_TOP_MAX)
-			return fail(err, "\"n\" must be an integer from 1 to %d",
-				    FSD_TOP_MAX);
-		r->n = (size_t)json_object_get_int64(v);
-	}
-	if (json_object_object_get_ex(req, FS_KEY_SORT, &v)) {
-		const char *s = json_object_get_string(v);
-
-		if (!json_object_is_type(v, json_type_string) ||
-		    (strcmp(s, "packets") && strcmp(s, "bytes") &&
-		     strcmp(s, "connections")))
-			return fail(err, "\"sort\" must be \"packets\", \"bytes\" or \"connections\"");
-		r->sort = !strcmp(s, "bytes") ? FSD_SORT_BYTES :
-			  !strcmp(s, "connections") ? FSD_SORT_CONNECTIONS :
-			  FSD_SORT_PACKETS;
-	}
 	/* A connection is keyed by who opened it (bpf/conn.bpf.c), not by
 	 * the direction of its packets. */
 	if (r->sort == FSD_SORT_CONNECTIONS && r->direction != FSD_DIR_BOTH)
 		return fail(err, "\"direction\" does not apply to \"sort\": \"connections\" (a connection's source is the side that opened it)");
 	return 0;
+}
+
+/* "by", required: what a detection query counts by (keyspec.h). */
+static int parse_by(struct json_object *req, struct fsd_request *r, char *err)
+{
+	struct json_object *v;
+	const char *s, *why;
+
+	if (!json_object_object_get_ex(req, FS_KEY_BY, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(err, "\"by\" must be a string such as \"src\", \"dst4/24\" or \"src6/48\"");
+	s = json_object_get_string(v);
+	if (fs_keyspec_parse(s, &r->by, &why))
+		return fail(err, "\"by\" \"%.*s\": %s", quoted(s), s, why);
+	return 0;
+}
+
+/* prefixes: "by" any key, "n", "sort" by packets or bytes, a span. */
+static int parse_prefixes(struct json_object *req, struct fsd_request *r,
+			  char *err)
+{
+	static const char *const sorts[] = { "packets", "bytes", NULL };
+
+	return parse_span(req, r, err) ?: parse_n(req, r, err) ?:
+	       parse_sort(req, r, sorts, "\"packets\" or \"bytes\"", err) ?:
+	       parse_by(req, r, err);
+}
+
+/* spread: "by" a side's hosts (the sketch keeps hosts, not prefixes),
+ * "n", a span. */
+static int parse_spread(struct json_object *req, struct fsd_request *r,
+			char *err)
+{
+	int ret = parse_span(req, r, err) ?: parse_n(req, r, err) ?:
+		  parse_by(req, r, err);
+
+	if (!ret && r->by.family)
+		return fail(err, "\"by\" must be \"src\" or \"dst\" for spread (spreaders are hosts)");
+	return ret;
 }
 
 /* "cidrs": a non-empty array of CIDR strings, each valid (blocklist.h);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "cidr.h"
 #include "commands.h"
+#include "keyspec.h"
 #include "protocol.h"
 #include "windows/topk.h"
 
@@ -37,10 +38,11 @@ const char *fsd_direction_name(enum fsd_direction dir);
 
 struct fsd_request {
 	enum fsd_cmd cmd;
-	enum fsd_direction direction;	/* top, flows, export (default both) */
-	size_t n;		/* top: 1 to FSD_TOP_MAX */
-	enum fsd_sort sort;	/* top */
-	double span;		/* top, flows, export: seconds, > 0; 0 when
+	enum fsd_direction direction;	/* span queries (default both) */
+	size_t n;		/* top, prefixes, spread: 1 to FSD_TOP_MAX */
+	enum fsd_sort sort;	/* top; prefixes: packets or bytes */
+	struct fs_keyspec by;	/* prefixes: any key; spread: src or dst */
+	double span;		/* span queries: seconds, > 0; 0 when
 				   not given */
 	size_t ncidrs;		/* block_add, block_del, block_load_part:
 				   1 to FSD_BLOCK_REQUEST_MAX */

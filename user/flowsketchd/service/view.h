@@ -8,6 +8,8 @@
 #ifndef FLOWSKETCHD_VIEW_H
 #define FLOWSKETCHD_VIEW_H
 
+struct fs_hash_key;
+struct fs_sketch_params;
 struct fsd_blocklist;
 struct fsd_frontend;
 struct fsd_loader;
@@ -25,6 +27,10 @@ struct fsd_view {
 	struct fsd_blocklist *blocklist;
 	/* The most the histories may hold at these options (cmdline.h). */
 	unsigned long long history_max_bytes;
+	/* The datapath's parameters, and its packet hash's keys: where the
+	 * detection sketches keep a candidate (metrics' top prefixes). */
+	const struct fs_sketch_params *params;
+	const struct fs_hash_key *hash_key;
 };
 
 #endif /* FLOWSKETCHD_VIEW_H */

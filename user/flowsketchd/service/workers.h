@@ -26,6 +26,7 @@
 #define FSD_QUERY_THREADS 2
 #define FSD_QUERY_QUEUE 256
 
+struct fs_hash_key;
 struct fs_hash_secret;
 struct fsd_blocklist;
 struct json_object;
@@ -52,6 +53,9 @@ struct fsd_query_ctx {
 	 * of the hash secret (0: none, no export). */
 	const struct fs_hash_secret *export_key;
 	__u64 fingerprint;
+	/* The packet hash's keys (hash.h): where the detection sketches
+	 * keep a candidate (prefixes.h, spread.h). */
+	const struct fs_hash_key *hash_key;
 };
 
 /* What a query thread runs: the answer to one request. */
