@@ -19,14 +19,15 @@
  *       S = ceil(e F / w), sigma(X) = sqrt(1.04^2 / 90 + (R - 1) / X),
  *       distinct_low = max(0, floor(X / (1 + z sigma) - S)).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "keys.h"
+#include "cidr.h"
 #include "client.h"
+#include "flow_fmt.h"
 #include "merge_detect.h"
 #include "prefix_estimate.h"
 #include "reply.h"
@@ -47,58 +48,32 @@ static void add_string(struct json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, json_object_new_string(v));
 }
 
-/* "198.51.100.0/24", "2001:db8::/48": an address of family and a length. */
-static void prefix_text(char *buf, size_t len, __u32 family, const __u8 *addr,
-			__u32 bits)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	inet_ntop(family == FS_FAMILY_IPV6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
-	snprintf(buf, len, "%s/%u", a, bits);
-}
-
-static int cmp_packets(const void *a, const void *b)
-{
-	const struct fs_heavy_prefix *x = a, *y = b;
-
-	if (x->packets != y->packets)
-		return x->packets < y->packets ? 1 : -1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	return memcmp(x->addr, y->addr, sizeof(x->addr));
-}
-
-static int cmp_bytes(const void *a, const void *b)
-{
-	const struct fs_heavy_prefix *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
-	return cmp_packets(a, b);
-}
-
+/* One prefix as the daemon's prefixes answer has it (protocol.h), and
+ * its rows; total: the span's packets, or bytes when sorted by bytes. */
 static struct json_object *prefix_json(const struct fs_heavy_prefix *h,
-				       __u64 total, __u64 scale, __u64 collisions)
+				       __u64 total, bool by_bytes, __u64 scale,
+				       __u64 collisions)
 {
+	struct fs_cidr c = { .family = (__u8)fs_prefix_tag_family(h->tag) };
 	struct json_object *e = json_object_new_object(), *eb;
-	__u32 family = fs_prefix_tag_family(h->tag);
-	__u64 under, over;
-	char text[64];
+	__u64 under, over, v = by_bytes ? h->bytes : h->packets;
+	char text[FS_CIDR_TEXT_MAX];
 
-	prefix_text(text, sizeof(text), family, h->addr,
-		    fs_prefix_level_len(family, fs_prefix_tag_level(h->tag)));
+	c.len = (__u8)fs_prefix_level_len(c.family, fs_prefix_tag_level(h->tag));
+	memcpy(c.addr, h->addr, sizeof(c.addr));
+	fs_cidr_format(&c, text, sizeof(text));
 	under = (__u64)ceil(FS_MERGE_DETECT_Z * sqrt((double)(scale - 1) * (double)h->packets));
 	over = collisions + under;
-	add_string(e, "prefix", text);
+	add_string(e, FS_KEY_PREFIX, text);
 	add_u64(e, FS_KEY_PACKETS, h->packets);
 	add_u64(e, FS_KEY_BYTES, h->bytes);
-	add_double(e, FS_KEY_SHARE, total ? (double)h->packets / (double)total : 0);
-	add_u64(e, "packets_low", h->packets > over ? h->packets - over : 0);
+	add_double(e, FS_KEY_SHARE, total ? (double)v / (double)total : 0);
+	add_u64(e, FS_KEY_PACKETS_LOW, h->packets > over ? h->packets - over : 0);
 	eb = json_object_new_object();
-	add_u64(eb, "packets_over", over);
-	add_u64(eb, "packets_under", under);
+	add_u64(eb, FS_KEY_PACKETS_OVER, over);
+	add_u64(eb, FS_KEY_PACKETS_UNDER, under);
 	json_object_object_add(e, FS_KEY_ERROR_BOUND, eb);
-	add_u64(e, "rows", h->rows);
+	add_u64(e, FS_KEY_ROWS, h->rows);
 	return e;
 }
 
@@ -134,28 +109,32 @@ int fs_merge_prefixes(struct json_object *a, const struct fs_sketch *sum,
 		}
 		got += m;
 	}
-	qsort(top, (size_t)got, sizeof(*top), by_bytes ? cmp_bytes : cmp_packets);
+	fs_prefix_sort(top, (size_t)got, order);
 	if ((__u32)got > n)
 		got = (int)n;
 
 	fs_keyspec_format(k, by, sizeof(by));
-	add_string(a, "by", by);
+	add_string(a, FS_KEY_BY, by);
 	add_string(a, FS_KEY_SORT, by_bytes ? "bytes" : "packets");
 	add_u64(a, FS_KEY_TOTAL_PACKETS, total);
 	add_u64(a, FS_KEY_TOTAL_BYTES, sum->totals.bytes);
 	eb = json_object_new_object();
-	add_u64(eb, "z", FS_MERGE_DETECT_Z);
-	add_u64(eb, "scale", scale);
-	add_u64(eb, "collisions", collisions);
-	add_double(eb, "collisions_probability", exp(-(double)p.depth));
-	add_u64(eb, "depth", p.depth);
-	add_u64(eb, "width", 1ULL << p.log2_width);
+	add_u64(eb, FS_KEY_Z, FS_MERGE_DETECT_Z);
+	add_u64(eb, FS_KEY_SCALE, scale);
+	add_u64(eb, FS_KEY_DEPTH, p.depth);
+	add_u64(eb, FS_KEY_WIDTH, 1ULL << p.log2_width);
+	add_u64(eb, FS_KEY_COLLISIONS, collisions);
+	/* Bytes are a Count-Min cell of the sampled bytes (no vote): twice
+	 * the packets' share of B (protocol.h). */
+	add_u64(eb, FS_KEY_BYTES_COLLISIONS,
+		(__u64)ceil(8 * M_E * (double)sum->totals.bytes / ldexp(1, (int)p.log2_width)));
+	add_double(eb, FS_KEY_COLLISIONS_PROBABILITY, exp(-(double)p.depth));
 	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	list = json_object_new_array();
 	for (t = 0; t < got; t++)
-		json_object_array_add(list, prefix_json(&top[t], total, scale,
-							collisions));
-	json_object_object_add(a, "prefixes", list);
+		json_object_array_add(list, prefix_json(&top[t],
+			by_bytes ? sum->totals.bytes : total, by_bytes, scale, collisions));
+	json_object_object_add(a, FS_KEY_PREFIXES, list);
 	free(top);
 	return 0;
 }
@@ -180,33 +159,32 @@ int fs_merge_spreaders(struct json_object *a, const struct fs_sketch *sum,
 		free(top);
 		return got;
 	}
-	add_string(a, "by", key);
+	add_string(a, FS_KEY_BY, key);
 	eb = json_object_new_object();
-	add_u64(eb, "z", FS_MERGE_DETECT_Z);
-	add_u64(eb, "sharing", (__u64)sharing);
-	add_double(eb, "sharing_probability", miss);
-	add_u64(eb, "sample_rate", 1ULL << p.sample_shift);
-	add_u64(eb, "registers", FS_SPREAD_REGS);
-	add_u64(eb, "depth", p.depth);
-	add_u64(eb, "width", 1ULL << p.log2_width);
+	add_u64(eb, FS_KEY_Z, FS_MERGE_DETECT_Z);
+	add_u64(eb, FS_KEY_SAMPLE_RATE, 1ULL << p.sample_shift);
+	add_u64(eb, FS_KEY_REGISTERS, FS_SPREAD_REGS);
+	add_u64(eb, FS_KEY_DEPTH, p.depth);
+	add_u64(eb, FS_KEY_WIDTH, 1ULL << p.log2_width);
+	add_u64(eb, FS_KEY_SHARING, (__u64)sharing);
+	add_double(eb, FS_KEY_SHARING_PROBABILITY, miss);
 	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
 	list = json_object_new_array();
 	for (i = 0; i < got; i++) {
 		struct json_object *e = json_object_new_object();
-		double x = round(top[i].distinct), sigma = fs_spread_sigma(&p, x);
+		double x = top[i].distinct, sigma = fs_spread_sigma(&p, x);
 		double low = floor(x / (1 + FS_MERGE_DETECT_Z * sigma) - sharing);
-		char addr[INET6_ADDRSTRLEN];
+		char addr[64];
 
-		inet_ntop(top[i].family == FS_FAMILY_IPV6 ? AF_INET6 : AF_INET,
-			  top[i].addr, addr, sizeof(addr));
+		fs_addr_str(top[i].family, top[i].addr, addr, sizeof(addr));
 		add_string(e, key, addr);
-		add_u64(e, "distinct", (__u64)x);
-		add_double(e, "error", sigma);
-		add_u64(e, "distinct_low", low > 0 ? (__u64)low : 0);
-		add_u64(e, "rows", top[i].rows);
+		add_u64(e, FS_KEY_DISTINCT, (__u64)llround(x));
+		add_double(e, FS_KEY_ERROR, sigma);
+		add_u64(e, FS_KEY_DISTINCT_LOW, low > 0 ? (__u64)low : 0);
+		add_u64(e, FS_KEY_ROWS, top[i].rows);
 		json_object_array_add(list, e);
 	}
-	json_object_object_add(a, "spreaders", list);
+	json_object_object_add(a, FS_KEY_SPREADERS, list);
 	free(top);
 	return 0;
 }
@@ -244,14 +222,14 @@ int fs_merge_prefixes_show(struct json_object *a, bool print)
 	int err;
 
 	if ((err = show_span(a, out)) ||
-	    (err = fs_reply_string(a, "by", &by)) ||
+	    (err = fs_reply_string(a, FS_KEY_BY, &by)) ||
 	    (err = fs_reply_string(a, FS_KEY_SORT, &sort)) ||
 	    (err = fs_reply_u64(a, FS_KEY_TOTAL_PACKETS, &total)) ||
 	    (err = fs_reply_u64(a, FS_KEY_TOTAL_BYTES, &tbytes)) ||
 	    (err = fs_reply_u64(a, "error_bound.z", &z)) ||
 	    (err = fs_reply_u64(a, "error_bound.collisions", &coll)) ||
 	    (err = fs_reply_u64_in(a, "error_bound.depth", 1, FS_PREFIX_MAX_DEPTH, &depth)) ||
-	    (err = fs_reply_array(a, "prefixes", &list)))
+	    (err = fs_reply_array(a, FS_KEY_PREFIXES, &list)))
 		return err;
 	if (out) {
 		fprintf(out, "top prefixes by %s, %s: %llu packets, %llu bytes; each within [low, packets + %llu sqrt((V-1) packets)], collisions up to %llu\n",
@@ -263,14 +241,14 @@ int fs_merge_prefixes_show(struct json_object *a, bool print)
 	n = json_object_array_length(list);
 	for (i = 0; i < n; i++) {
 		e = json_object_array_get_idx(list, i);
-		if ((err = fs_reply_string(e, "prefix", &prefix)) ||
+		if ((err = fs_reply_string(e, FS_KEY_PREFIX, &prefix)) ||
 		    (err = fs_reply_u64(e, FS_KEY_PACKETS, &packets)) ||
 		    (err = fs_reply_u64(e, FS_KEY_BYTES, &bytes)) ||
 		    (err = fs_reply_double(e, FS_KEY_SHARE, &share)) ||
-		    (err = fs_reply_u64(e, "packets_low", &low)) ||
+		    (err = fs_reply_u64(e, FS_KEY_PACKETS_LOW, &low)) ||
 		    (err = fs_reply_u64(e, "error_bound.packets_over", &over)) ||
 		    (err = fs_reply_u64(e, "error_bound.packets_under", &under)) ||
-		    (err = fs_reply_u64_in(e, "rows", 1, depth, &rows)))
+		    (err = fs_reply_u64_in(e, FS_KEY_ROWS, 1, depth, &rows)))
 			return err;
 		if (out)
 			fprintf(out, "%4zu  %-44s %12llu %12llu %14llu %6.2f%% %3llu/%llu\n",
@@ -295,12 +273,12 @@ int fs_merge_spread_show(struct json_object *a, bool print)
 	int err;
 
 	if ((err = show_span(a, out)) ||
-	    (err = fs_reply_string(a, "by", &by)) ||
+	    (err = fs_reply_string(a, FS_KEY_BY, &by)) ||
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_FLOWS, &flows)) ||
 	    (err = fs_reply_u64(a, "error_bound.z", &z)) ||
 	    (err = fs_reply_u64(a, "error_bound.sharing", &sharing)) ||
 	    (err = fs_reply_u64_in(a, "error_bound.depth", 1, FS_SPREAD_MAX_DEPTH, &depth)) ||
-	    (err = fs_reply_array(a, "spreaders", &list)))
+	    (err = fs_reply_array(a, FS_KEY_SPREADERS, &list)))
 		return err;
 	if (strcmp(by, FS_KEY_SRC) && strcmp(by, FS_KEY_DST)) {
 		fprintf(stderr, "flowsketch: the merge's answer spreads by '%s', not src or dst\n", by);
@@ -319,10 +297,10 @@ int fs_merge_spread_show(struct json_object *a, bool print)
 	for (i = 0; i < n; i++) {
 		e = json_object_array_get_idx(list, i);
 		if ((err = fs_reply_string(e, by, &key)) ||
-		    (err = fs_reply_u64(e, "distinct", &distinct)) ||
-		    (err = fs_reply_double(e, "error", &sigma)) ||
-		    (err = fs_reply_u64(e, "distinct_low", &low)) ||
-		    (err = fs_reply_u64_in(e, "rows", 1, depth, &rows)))
+		    (err = fs_reply_u64(e, FS_KEY_DISTINCT, &distinct)) ||
+		    (err = fs_reply_double(e, FS_KEY_ERROR, &sigma)) ||
+		    (err = fs_reply_u64(e, FS_KEY_DISTINCT_LOW, &low)) ||
+		    (err = fs_reply_u64_in(e, FS_KEY_ROWS, 1, depth, &rows)))
 			return err;
 		if (out)
 			fprintf(out, "%4zu  %-40s %10llu %7.1f%% %10llu %3llu/%llu\n",
