@@ -40,6 +40,10 @@
 #                    (test_spread: planted spreaders below their bound);
 #   prefix_no_scale  prefix estimates without the draw's factor V
 #                    (test_prefix: heavy prefixes below their bound);
+#   prefix_own_max,  the hash-free estimators of a merge of files take
+#   spread_own_max   the largest of a candidate's own buckets, not the
+#                    least (test_prefix, test_spread: buckets built by the
+#                    test, whose least the estimate must be);
 #   nitro_noscale    the sampled Count-Min option (a bench build only)
 #                    forgets its 1/p scaling (test_cms_sampled: rows no
 #                    longer add up to N, heavy flows fall outside the
