@@ -10,7 +10,11 @@
  * the test ran on to be byte for byte the model's.  A wrong port offset, a
  * stray byte in the key, a packet counted twice or in the wrong slot all
  * show up as a difference.  Malformed frames must move exactly their own
- * counter and leave the sketches as they were.
+ * counter and leave the sketches as they were.  Where the model cannot
+ * help (a mistake of update.h is the model's too), the traffic is the
+ * oracle: test_detect_planted counts its own planted spreaders and
+ * prefixes (planted.h) and checks the detection sketches' estimates
+ * against bounds it computes from the parameters.
  */
 #include <errno.h>
 #include <math.h>
