@@ -1402,8 +1402,10 @@ static void dp_fold(struct dp *dp, __u32 slot, __u64 seq, struct fs_sketch *s)
 
 /* z of the bounds below: Phi(-4) = 3.2e-5 a check. */
 #define PLANTED_Z 4.0
-/* phi: every prefix above this share of the packets must be listed. */
+/* phi: every prefix above this share of the packets must be listed,
+ * among the first 2 / phi of its level. */
 #define PLANTED_PHI 0.05
+#define PLANTED_LIST 40
 
 /*
  * A planted spreader is the first of its side's spreaders, its estimate
@@ -1413,7 +1415,7 @@ static void dp_fold(struct dp *dp, __u32 slot, __u64 seq, struct fs_sketch *s)
  *     sigma(n) = sqrt(1.04^2 / m + (R - 1) / n),  m = 90 registers, R = 2^s
  *     n (1 - z sigma) <= S <= (n + e F / w) (1 + z sigma).
  * First: an ordinary key's spread is a few elements plus its buckets'
- * sharing, about F / w = 200, far below the planted key's 5,000 (4,400 at
+ * sharing, about F / w = 210, far below the planted key's 5,000 (2,700 at
  * its lower bound here).
  */
 static void check_spreader(const struct fs_sketch *s, const struct fs_hash_key *hk,
@@ -1467,7 +1469,7 @@ static unsigned int check_prefix_level(const struct fs_sketch *s,
 				       __u32 level, __u32 *first)
 {
 	struct fs_prefix_params p;
-	struct fs_heavy_prefix top[(int)(2 / PLANTED_PHI)];
+	struct fs_heavy_prefix top[PLANTED_LIST];
 	struct planted_count *c;
 	unsigned int len = 8 * (level + 1), checked = 0;
 	double N = (double)t->n, V, w;
