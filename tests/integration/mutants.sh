@@ -47,7 +47,12 @@
 #   nitro_noscale    the sampled Count-Min option (a bench build only)
 #                    forgets its 1/p scaling (test_cms_sampled: rows no
 #                    longer add up to N, heavy flows fall outside the
-#                    derived bound).
+#                    derived bound);
+#   spread_no_port   the datapath's spread update leaves the port out of
+#                    a source's element, in BPF and the model alike, so
+#                    no comparison of the two can see it (test_datapath,
+#                    test_detect_planted: a scanner of 1,000 hosts x 5
+#                    ports reads about 1,000, below its bound).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
