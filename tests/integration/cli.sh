@@ -646,6 +646,16 @@ check "size: over capacity 1.5x: 67%, 5.8%"   overfill_ok 1.5x 67 5.8 1
 # The table's 15.8 is 15.745 rounded twice (its own code says 15.75).
 check "size: over capacity 2x: 77%, 15.75%"   overfill_ok 2x 77 15.75 2
 check "size: over capacity 3x: 89%, 44%"      overfill_ok 3x 89 44 0
+# Detection at the daemon's sizes (prefix.h: d 2, w 1024, V 8; spread.h:
+# d 2, w 512, m 90, R 8): 2 slots x d w x 64 B = 256 KiB and 2 slots x 2
+# sides x d w x 64 B = 256 KiB; 4e/1024 = 1.06 %, 1 - e^-2 = 86.5 %;
+# 3 sqrt(7 / 2000) = 17.7 %; e/512 = 0.53 %; sqrt(1.04^2/90 + 7/5000) = 11.6 %.
+check "size: prefixes d 2 w 1024 V 8, 256 KiB" out_has "prefixes: d = 2, w = 1024, one of V = 8 .*: 256 KiB per CPU, 2 lines"
+check "size: prefixes collisions 1.06% at 86.5%" out_has "at most 4e/w = 1\.06% of the packets, probability 86\.5%"
+check "size: prefixes sampling 17.7% at 2,000" out_has "N = 2000: \+-17\.7%"
+check "size: spread 256 KiB, 0.5 lines" out_has "spread: d = 2, w = 512 a side, m = 90 registers, 1 element in R = 8: 256 KiB per CPU, 0\.5 lines"
+check "size: spread sharing 0.53%, 11.6% at 5,000" \
+	eval 'out_has "at most e/w = 0\.53% of the distinct flows" && out_has "n = 5000: 11\.6%"'
 
 run size --json
 check "size --json: every table, parses with jq" \
