@@ -4,20 +4,12 @@
  * export files (merge_detect.h), in the daemon's answers' shapes.
  *
  * The files hold no hash secret, so a candidate's buckets cannot be found
- * from its hash: each is estimated from its own buckets, those it is the
- * candidate of (fs_prefix_top_own(), fs_spread_top_own()), and says in
- * "rows" how many of the d rows that was.  The merged buckets are those of
- * one sketch of the union stream (prefix.h and spread.h, "Merge"), so the
- * bounds are those of one daemon, with rows in place of d in the
- * probability of the one-sided term:
- *
- *   prefixes (prefix.h, "Error"; N the union's packets, V the scale):
- *       C = ceil(4 e N / w), U = ceil(z sqrt((V - 1) E)), O = C + U,
- *       packets_low = max(0, E - O):  E - O <= truth <= E + U
- *       with probability about 1 - e^-rows - Phi(-z);
- *   spreaders (spread.h, "Error"; F the union's distinct flows):
- *       S = ceil(e F / w), sigma(X) = sqrt(1.04^2 / 90 + (R - 1) / X),
- *       distinct_low = max(0, floor(X / (1 + z sigma) - S)).
+ * from its hash: each is estimated from its own buckets, and says in
+ * "rows" over how many of the d rows (detect_json.h, which makes the
+ * daemon's answers too).  The merged buckets are those of one sketch of
+ * the union stream (prefix.h and spread.h, "Merge"), so the bounds are
+ * those of one daemon, with rows in place of d in the probability of the
+ * one-sided term.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,164 +21,27 @@
 #include "client.h"
 #include "flow_fmt.h"
 #include "merge_detect.h"
-#include "prefix_estimate.h"
+#include "detect_json.h"
 #include "reply.h"
-#include "spread_estimate.h"
-
-static void add_u64(struct json_object *o, const char *key, __u64 v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
-
-static void add_double(struct json_object *o, const char *key, double v)
-{
-	json_object_object_add(o, key, json_object_new_double(v));
-}
-
-static void add_string(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
-/* One prefix as the daemon's prefixes answer has it (protocol.h), and
- * its rows; total: the span's packets, or bytes when sorted by bytes. */
-static struct json_object *prefix_json(const struct fs_heavy_prefix *h,
-				       __u64 total, bool by_bytes, __u64 scale,
-				       __u64 collisions)
-{
-	struct fs_cidr c = { .family = (__u8)fs_prefix_tag_family(h->tag) };
-	struct json_object *e = json_object_new_object(), *eb;
-	__u64 under, over, v = by_bytes ? h->bytes : h->packets;
-	char text[FS_CIDR_TEXT_MAX];
-
-	c.len = (__u8)fs_prefix_level_len(c.family, fs_prefix_tag_level(h->tag));
-	memcpy(c.addr, h->addr, sizeof(c.addr));
-	fs_cidr_format(&c, text, sizeof(text));
-	under = (__u64)ceil(FS_MERGE_DETECT_Z * sqrt((double)(scale - 1) * (double)h->packets));
-	over = collisions + under;
-	add_string(e, FS_KEY_PREFIX, text);
-	add_u64(e, FS_KEY_PACKETS, h->packets);
-	add_u64(e, FS_KEY_BYTES, h->bytes);
-	add_double(e, FS_KEY_SHARE, total ? (double)v / (double)total : 0);
-	add_u64(e, FS_KEY_PACKETS_LOW, h->packets > over ? h->packets - over : 0);
-	eb = json_object_new_object();
-	add_u64(eb, FS_KEY_PACKETS_OVER, over);
-	add_u64(eb, FS_KEY_PACKETS_UNDER, under);
-	json_object_object_add(e, FS_KEY_ERROR_BOUND, eb);
-	add_u64(e, FS_KEY_ROWS, h->rows);
-	return e;
-}
 
 int fs_merge_prefixes(struct json_object *a, const struct fs_sketch *sum,
 		      const struct fs_keyspec *k, bool by_bytes, __u32 n)
 {
-	enum fs_prefix_order order = by_bytes ? FS_PREFIX_BY_BYTES : FS_PREFIX_BY_PACKETS;
-	__u64 total = sum->totals.packets, scale, collisions;
-	struct json_object *eb, *list;
-	struct fs_heavy_prefix *top;
 	struct fs_prefix_params p;
-	char by[FS_KEYSPEC_TEXT_MAX];
-	int ntags, t, got = 0, m;
-	__u8 tags[2];
 
 	fs_params_prefix(&sum->params, &p);
-	scale = fs_prefix_scale(&p);
-	/* 4 e N / w: the mean of a bucket's other sampled packets is at most
-	 * N_s / w = 8 N / (V w), half of which can lift the vote's bound,
-	 * scaled by V (prefix.h, "Error"). */
-	collisions = (__u64)ceil(4.0 * M_E * (double)total / ldexp(1, (int)p.log2_width));
-	ntags = fs_keyspec_tags(k, tags);
-	top = calloc((size_t)n * 2, sizeof(*top));
-	if (!top)
-		return -ENOMEM;
-	/* Hosts of either family: each family's n heaviest, then the n
-	 * heaviest of both. */
-	for (t = 0; t < ntags; t++) {
-		m = fs_prefix_top_own(sum->prefix, &p, tags[t], order, top + got, n);
-		if (m < 0) {
-			free(top);
-			return m;
-		}
-		got += m;
-	}
-	fs_prefix_sort(top, (size_t)got, order);
-	if ((__u32)got > n)
-		got = (int)n;
-
-	fs_keyspec_format(k, by, sizeof(by));
-	add_string(a, FS_KEY_BY, by);
-	add_string(a, FS_KEY_SORT, by_bytes ? "bytes" : "packets");
-	add_u64(a, FS_KEY_TOTAL_PACKETS, total);
-	add_u64(a, FS_KEY_TOTAL_BYTES, sum->totals.bytes);
-	eb = json_object_new_object();
-	add_u64(eb, FS_KEY_Z, FS_MERGE_DETECT_Z);
-	add_u64(eb, FS_KEY_SCALE, scale);
-	add_u64(eb, FS_KEY_DEPTH, p.depth);
-	add_u64(eb, FS_KEY_WIDTH, 1ULL << p.log2_width);
-	add_u64(eb, FS_KEY_COLLISIONS, collisions);
-	/* Bytes are a Count-Min cell of the sampled bytes (no vote): twice
-	 * the packets' share of B (protocol.h). */
-	add_u64(eb, FS_KEY_BYTES_COLLISIONS,
-		(__u64)ceil(8 * M_E * (double)sum->totals.bytes / ldexp(1, (int)p.log2_width)));
-	add_double(eb, FS_KEY_COLLISIONS_PROBABILITY, exp(-(double)p.depth));
-	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
-	list = json_object_new_array();
-	for (t = 0; t < got; t++)
-		json_object_array_add(list, prefix_json(&top[t],
-			by_bytes ? sum->totals.bytes : total, by_bytes, scale, collisions));
-	json_object_object_add(a, FS_KEY_PREFIXES, list);
-	free(top);
-	return 0;
+	return fs_prefixes_json(a, sum->prefix, &p, NULL, k, by_bytes, n,
+				sum->totals.packets, sum->totals.bytes);
 }
 
 int fs_merge_spreaders(struct json_object *a, const struct fs_sketch *sum,
 		       __u32 side, __u32 n)
 {
-	const char *key = side == FS_SPREAD_SRC ? FS_KEY_SRC : FS_KEY_DST;
-	double flows = fs_sketch_distinct(sum, FS_HLL_FLOWS), miss, sharing;
-	struct json_object *eb, *list;
 	struct fs_spread_params p;
-	struct fs_spreader *top;
-	int got, i;
 
 	fs_params_spread(&sum->params, &p);
-	sharing = ceil(fs_spread_sharing(&p, flows, &miss));
-	top = calloc(n, sizeof(*top));
-	if (!top)
-		return -ENOMEM;
-	got = fs_spread_top_own(sum->spread, &p, side, top, n);
-	if (got < 0) {
-		free(top);
-		return got;
-	}
-	add_string(a, FS_KEY_BY, key);
-	eb = json_object_new_object();
-	add_u64(eb, FS_KEY_Z, FS_MERGE_DETECT_Z);
-	add_u64(eb, FS_KEY_SAMPLE_RATE, 1ULL << p.sample_shift);
-	add_u64(eb, FS_KEY_REGISTERS, FS_SPREAD_REGS);
-	add_u64(eb, FS_KEY_DEPTH, p.depth);
-	add_u64(eb, FS_KEY_WIDTH, 1ULL << p.log2_width);
-	add_u64(eb, FS_KEY_SHARING, (__u64)sharing);
-	add_double(eb, FS_KEY_SHARING_PROBABILITY, miss);
-	json_object_object_add(a, FS_KEY_ERROR_BOUND, eb);
-	list = json_object_new_array();
-	for (i = 0; i < got; i++) {
-		struct json_object *e = json_object_new_object();
-		double x = top[i].distinct, sigma = fs_spread_sigma(&p, x);
-		double low = floor(x / (1 + FS_MERGE_DETECT_Z * sigma) - sharing);
-		char addr[64];
-
-		fs_addr_str(top[i].family, top[i].addr, addr, sizeof(addr));
-		add_string(e, key, addr);
-		add_u64(e, FS_KEY_DISTINCT, (__u64)llround(x));
-		add_double(e, FS_KEY_ERROR, sigma);
-		add_u64(e, FS_KEY_DISTINCT_LOW, low > 0 ? (__u64)low : 0);
-		add_u64(e, FS_KEY_ROWS, top[i].rows);
-		json_object_array_add(list, e);
-	}
-	json_object_object_add(a, FS_KEY_SPREADERS, list);
-	free(top);
-	return 0;
+	return fs_spreaders_json(a, sum->spread, &p, NULL, side, n,
+				 fs_sketch_distinct(sum, FS_HLL_FLOWS));
 }
 
 /* ------------------------------------------------------------ tables */

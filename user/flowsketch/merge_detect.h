@@ -14,9 +14,6 @@
 #include "sketch.h"
 #include "show.h"
 
-/* The z of the answers' bounds (SPEC: the daemon's). */
-#define FS_MERGE_DETECT_Z 3
-
 /*
  * The top n prefixes of key k in the merged sketch sum into answer a
  * (which holds the span's members already): "by", "sort", totals,
