@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "answer.h"
-#include "merge_detect.h"
 #include "printable.h"
 #include "reply.h"
 #include "show.h"
@@ -55,7 +54,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static fs_show_fn *const shows[] = {
 		fs_status_show, fs_flows_show, fs_top_show, fs_prefixes_show,
-		fs_spread_show, fs_merge_prefixes_show, fs_merge_spread_show,
+		fs_spread_show,
 	};
 	struct json_object *answer, *copy;
 	size_t i;

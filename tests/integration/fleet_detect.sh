@@ -137,7 +137,7 @@ check "host A's file alone does not list $PLANTED in its top 10 (heavy only toge
 	jqe --arg p "$PLANTED" '(.prefixes | length) == 10 and
 		([.prefixes[] | select(.prefix == $p)] | length) == 0' "$WORK/prefixes-a.json"
 "$CLI" merge "$WORK/a.fsk" "$WORK/b.fsk" top --by src4/24 -n 3 >"$WORK/prefixes.txt" 2>&1
-check "the table lists $PLANTED first" grep -qE "^ +1  ${PLANTED//./\\.} " "$WORK/prefixes.txt"
+check "the table lists $PLANTED first" grep -qE "^ *1  ${PLANTED//./\\.} " "$WORK/prefixes.txt"
 diag <"$WORK/prefixes.txt"
 
 # ---------------------------------------------------------------- merge spread
@@ -158,7 +158,7 @@ check "its distinct peers $distinct within [$S_LO, $S_HI] ($PEERS sent over both
 	[ "${distinct:-0}" -ge "$S_LO" -a "${distinct:-0}" -le "$S_HI" ]
 check "it was found in $rows of the $SD rows" [ "${rows:-0}" -ge 1 -a "${rows:-0}" -le "$SD" ]
 "$CLI" merge "$WORK/a.fsk" "$WORK/b.fsk" spread --by src -n 3 >"$WORK/spread.txt" 2>&1
-check "the table lists $SCANNER first" grep -qE "^ +1  ${SCANNER//./\\.} " "$WORK/spread.txt"
+check "the table lists $SCANNER first" grep -qE "^ *1  ${SCANNER//./\\.} " "$WORK/spread.txt"
 diag <"$WORK/spread.txt"
 
 # ---------------------------------------------------------------- refusals

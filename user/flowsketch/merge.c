@@ -19,7 +19,7 @@
  *
  *   top --by KEY, spread --by src|dst
  *          the fleet's top prefixes and spreaders, from the detection
- *          sketches (merge_detect.c: estimated from each candidate's own
+ *          sketches (merge_prefixes() below: estimated from each candidate's own
  *          buckets, the files holding no secret); the files must have
  *          been made with the same --detect sizes, and with the sketch
  *          asked for.
@@ -44,7 +44,7 @@
 #include "client.h"
 #include "flow_fmt.h"
 #include "hll_estimate.h"
-#include "merge_detect.h"
+#include "detect_json.h"
 #include "native.h"
 #include "show.h"
 
@@ -457,6 +457,35 @@ static struct json_object *answer_common(const struct merge_opts *o,
 	return a;
 }
 
+/*
+ * The fleet's top prefixes and spreaders, in the daemon's answers' shapes
+ * (detect_json.h).  The files hold no hash secret, so a candidate's
+ * buckets cannot be found from its hash: each is estimated from the
+ * buckets it is the candidate of, and says in "rows" over how many of the
+ * d rows.  The merged buckets are those of one sketch of the union stream
+ * (prefix.h and spread.h, "Merge"), so the bounds are one daemon's, with
+ * rows in place of d in the probability of the one-sided term.
+ */
+static int merge_prefixes(struct json_object *a, const struct fs_sketch *sum,
+			  const struct merge_opts *o)
+{
+	struct fs_prefix_params p;
+
+	fs_params_prefix(&sum->params, &p);
+	return fs_prefixes_json(a, sum->prefix, &p, NULL, &o->key, o->by_bytes,
+				o->n, sum->totals.packets, sum->totals.bytes);
+}
+
+static int merge_spreaders(struct json_object *a, const struct fs_sketch *sum,
+			   const struct merge_opts *o)
+{
+	struct fs_spread_params p;
+
+	fs_params_spread(&sum->params, &p);
+	return fs_spreaders_json(a, sum->spread, &p, NULL, o->side, o->n,
+				 fs_sketch_distinct(sum, FS_HLL_FLOWS));
+}
+
 static int key_cmp(const void *a, const void *b)
 {
 	const struct merged_flow *x = a, *y = b;
@@ -620,11 +649,11 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 	} else {
 		answer = answer_common(&o, f, &f[0].sketch);
 		show = o.cmd == MERGE_FLOWS ? fs_flows_show :
-		       o.cmd == MERGE_TOP ? fs_merge_prefixes_show : fs_merge_spread_show;
+		       o.cmd == MERGE_TOP ? fs_prefixes_show : fs_spread_show;
 		if (o.cmd == MERGE_TOP)
-			r = fs_merge_prefixes(answer, &f[0].sketch, &o.key, o.by_bytes, o.n);
+			r = merge_prefixes(answer, &f[0].sketch, &o);
 		else if (o.cmd == MERGE_SPREAD)
-			r = fs_merge_spreaders(answer, &f[0].sketch, o.side, o.n);
+			r = merge_spreaders(answer, &f[0].sketch, &o);
 		if (r) {
 			fs_error("out of memory");
 			goto out;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flowsketch/spread.h"
 #include "keys.h"
 #include "args.h"
 #include "cli.h"
@@ -40,12 +41,14 @@ struct spreader {
 	const char *key;
 	double distinct, error;
 	__u64 low;
+	__u64 rows;		/* a merge's: rows estimated over, 0 all */
 };
 
 struct spread_view {
 	struct fs_span_view span;
 	const char *by, *direction;
 	__u64 distinct_flows, sharing, sample_rate, registers;
+	__u64 depth, files;	/* files: a merge's (merge.c), 0 live */
 	double z, sharing_p;
 	size_t n;
 	struct spreader *keys;
@@ -98,18 +101,20 @@ const struct fs_optset fs_spread_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-/* fs_reply_row_fn: one of the answer's spreaders; ctx the key they are
- * by ("src" or "dst"). */
+/* fs_reply_row_fn: one of the answer's spreaders; ctx the view (its key,
+ * "src" or "dst", and depth). */
 static int parse_key(struct json_object *e, void *row, void *ctx)
 {
+	const struct spread_view *v = ctx;
 	struct spreader *out = row;
-	const char *by = ctx;
 	int err;
 
-	if ((err = fs_reply_string(e, by, &out->key)) ||
+	if ((err = fs_reply_string(e, v->by, &out->key)) ||
 	    (err = fs_reply_double(e, FS_KEY_DISTINCT, &out->distinct)) ||
 	    (err = fs_reply_double(e, FS_KEY_ERROR, &out->error)) ||
-	    (err = fs_reply_u64(e, FS_KEY_DISTINCT_LOW, &out->low)))
+	    (err = fs_reply_u64(e, FS_KEY_DISTINCT_LOW, &out->low)) ||
+	    (json_object_object_get_ex(e, FS_KEY_ROWS, NULL) &&
+	     (err = fs_reply_u64_in(e, FS_KEY_ROWS, 1, v->depth, &out->rows))))
 		return err;
 	if (out->distinct < 0 || out->error < 0)
 		return fs_bad_answer("flowsketchd's answer has a negative spread or error for %s",
@@ -133,23 +138,31 @@ static int parse_spread(struct json_object *a, struct spread_view *v)
 	    (err = fs_reply_double(a, FS_REPLY_BOUND(FS_KEY_SHARING_PROBABILITY),
 				   &v->sharing_p)) ||
 	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_SAMPLE_RATE), &v->sample_rate)) ||
-	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_REGISTERS), &v->registers)))
+	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_REGISTERS), &v->registers)) ||
+	    (err = fs_reply_u64_in(a, FS_REPLY_BOUND(FS_KEY_DEPTH), 1,
+				   FS_SPREAD_MAX_DEPTH, &v->depth)) ||
+	    (json_object_object_get_ex(a, "files", NULL) &&
+	     (err = fs_reply_u64(a, "files", &v->files))))
 		return err;
 	if (strcmp(v->by, FS_KEY_SRC) && strcmp(v->by, FS_KEY_DST))
 		return fs_bad_answer("flowsketchd's answer is by '%s', not src or dst",
 				     v->by);
 	err = fs_reply_rows(a, FS_KEY_SPREADERS, sizeof(*v->keys), parse_key,
-			    (void *)v->by, &rows, &v->n);
+			    v, &rows, &v->n);
 	v->keys = rows;	/* the caller frees it, error or not */
 	return err;
 }
 
 static void print_header(FILE *out, const struct spread_view *v)
 {
-	char what[32], f[FS_FMT_MAX], s[FS_FMT_MAX], sp[FS_FMT_MAX];
+	char what[96], f[FS_FMT_MAX], s[FS_FMT_MAX], sp[FS_FMT_MAX];
 	bool src = !strcmp(v->by, FS_KEY_SRC);
 
-	snprintf(what, sizeof(what), "spread --by %s", v->by);
+	if (v->files)
+		snprintf(what, sizeof(what), "merge of %llu files: spread --by %s",
+			 (unsigned long long)v->files, v->by);
+	else
+		snprintf(what, sizeof(what), "spread --by %s", v->by);
 	if (!fs_span_print(out, what, &v->span))
 		return;
 	fprintf(out, "%s distinct flows, %s%s\n",
@@ -165,12 +178,17 @@ static void print_header(FILE *out, const struct spread_view *v)
 
 struct spread_row {
 	char rank[24], distinct[FS_FMT_MAX], error[FS_FMT_MAX + 4], low[FS_FMT_MAX];
+	char rows[48];
 };
 
-static void format_row(const struct spreader *k, size_t rank, struct spread_row *r)
+static void format_row(const struct spreader *k, size_t rank, __u64 depth,
+		       struct spread_row *r)
 {
 	char pct[FS_FMT_MAX];
 
+	snprintf(r->rows, sizeof(r->rows), "%llu/%llu",
+		 (unsigned long long)(k->rows ? k->rows : depth),
+		 (unsigned long long)depth);
 	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
 	fs_fmt_grouped(r->distinct, (__u64)llround(k->distinct));
 	snprintf(r->error, sizeof(r->error), "\u00b1%s",
@@ -185,12 +203,13 @@ static int print_spread(FILE *out, const struct spread_view *v)
 	struct spread_row *rows = calloc(v->n ? v->n : 1, sizeof(*rows));
 	const char *title = strcmp(v->by, FS_KEY_SRC) ? "destination" : "source";
 	int wr = 1, wk = (int)strlen(title), wd = 8, we = 5, wl = 10;
+	int wn = v->files ? 4 : 0;	/* a merge's rows (detect_json.h) */
 	size_t i;
 
 	if (!rows)
 		return fs_no_memory();
 	for (i = 0; i < v->n; i++) {
-		format_row(&v->keys[i], i + 1, &rows[i]);
+		format_row(&v->keys[i], i + 1, v->depth, &rows[i]);
 		wr = fs_fmt_widest(wr, rows[i].rank);
 		wk = fs_fmt_widest(wk, v->keys[i].key);
 		wd = fs_fmt_widest(wd, rows[i].distinct);
@@ -200,12 +219,14 @@ static int print_spread(FILE *out, const struct spread_view *v)
 	print_header(out, v);
 	if (!v->span.windows)
 		goto out;
-	fprintf(out, "\n%*s  %-*s  %*s  %*s  %*s\n", wr, "#", wk, title, wd, "distinct",
-		we, "error", fs_fmt_pad(wl, LOW_TITLE), LOW_TITLE);
+	fprintf(out, "\n%*s  %-*s  %*s  %*s  %*s%s%*s\n", wr, "#", wk, title, wd, "distinct",
+		we, "error", fs_fmt_pad(wl, LOW_TITLE), LOW_TITLE, wn ? "  " : "",
+		wn, wn ? "rows" : "");
 	for (i = 0; i < v->n; i++)
-		fprintf(out, "%*s  %-*s  %*s  %*s  %*s\n", wr, rows[i].rank,
+		fprintf(out, "%*s  %-*s  %*s  %*s  %*s%s%*s\n", wr, rows[i].rank,
 			wk, v->keys[i].key, wd, rows[i].distinct,
-			fs_fmt_pad(we, rows[i].error), rows[i].error, wl, rows[i].low);
+			fs_fmt_pad(we, rows[i].error), rows[i].error, wl, rows[i].low,
+			wn ? "  " : "", wn, wn ? rows[i].rows : "");
 	if (!v->n)
 		fprintf(out, "(no %s seen in this span)\n", title);
 out:

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "flowsketch/prefix.h"
 #include "keys.h"
 #include "args.h"
 #include "format.h"
@@ -27,6 +28,7 @@
 struct prefix_entry {
 	const char *prefix;
 	__u64 packets, bytes, low, over, under;
+	__u64 rows;		/* a merge's: rows estimated over, 0 all */
 	double share;
 };
 
@@ -34,6 +36,7 @@ struct prefixes_view {
 	struct fs_span_view span;
 	const char *by, *sort, *direction;
 	__u64 total_packets, total_bytes, scale, collisions, bytes_collisions;
+	__u64 depth, files;	/* files: a merge's (merge.c), 0 live */
 	double z, collisions_p;
 	size_t n;
 	struct prefix_entry *entries;
@@ -51,7 +54,9 @@ static int parse_entry(struct json_object *e, void *row, void *ctx)
 	    (err = fs_reply_double(e, FS_KEY_SHARE, &out->share)) ||
 	    (err = fs_reply_u64(e, FS_KEY_PACKETS_LOW, &out->low)) ||
 	    (err = fs_reply_u64(e, FS_REPLY_BOUND(FS_KEY_PACKETS_OVER), &out->over)) ||
-	    (err = fs_reply_u64(e, FS_REPLY_BOUND(FS_KEY_PACKETS_UNDER), &out->under)))
+	    (err = fs_reply_u64(e, FS_REPLY_BOUND(FS_KEY_PACKETS_UNDER), &out->under)) ||
+	    (json_object_object_get_ex(e, FS_KEY_ROWS, NULL) &&
+	     (err = fs_reply_u64_in(e, FS_KEY_ROWS, 1, *(__u64 *)ctx, &out->rows))))
 		return err;
 	if (out->low > out->packets)
 		return fs_bad_answer("flowsketchd's answer has %s at %llu packets, at least %llu",
@@ -79,23 +84,31 @@ static int parse_prefixes(struct json_object *a, struct prefixes_view *v)
 	    (err = fs_reply_u64(a, FS_REPLY_BOUND(FS_KEY_BYTES_COLLISIONS),
 				&v->bytes_collisions)) ||
 	    (err = fs_reply_double(a, FS_REPLY_BOUND(FS_KEY_COLLISIONS_PROBABILITY),
-				   &v->collisions_p)))
+				   &v->collisions_p)) ||
+	    (err = fs_reply_u64_in(a, FS_REPLY_BOUND(FS_KEY_DEPTH), 1,
+				   FS_PREFIX_MAX_DEPTH, &v->depth)) ||
+	    (json_object_object_get_ex(a, "files", NULL) &&
+	     (err = fs_reply_u64(a, "files", &v->files))))
 		return err;
 	err = fs_reply_rows(a, FS_KEY_PREFIXES, sizeof(*v->entries), parse_entry,
-			    NULL, &rows, &v->n);
+			    &v->depth, &rows, &v->n);
 	v->entries = rows;	/* the caller frees it, error or not */
 	return err;
 }
 
 static void print_header(FILE *out, const struct prefixes_view *v)
 {
-	char what[64], pk[FS_FMT_MAX], by[FS_FMT_MAX], c[FS_FMT_MAX];
+	char what[96], pk[FS_FMT_MAX], by[FS_FMT_MAX], c[FS_FMT_MAX];
 	char cb[FS_FMT_MAX], cp[FS_FMT_MAX], all[FS_FMT_MAX];
 	/* Phi(-z) = erfc(z / sqrt 2) / 2: the chance sampling alone puts
 	 * the truth outside [E - U, E + U]'s one side. */
 	double p = 1 - v->collisions_p - erfc(v->z / M_SQRT2) / 2;
 
-	snprintf(what, sizeof(what), "top --by %s", v->by);
+	if (v->files)
+		snprintf(what, sizeof(what), "merge of %llu files: top --by %s",
+			 (unsigned long long)v->files, v->by);
+	else
+		snprintf(what, sizeof(what), "top --by %s", v->by);
 	if (!fs_span_print(out, what, &v->span))
 		return;
 	fprintf(out, "%s packets, %s, by %s%s\n", fs_fmt_grouped(pk, v->total_packets),
@@ -110,15 +123,18 @@ static void print_header(FILE *out, const struct prefixes_view *v)
 }
 
 struct prefix_row {
-	char rank[24], packets[FS_FMT_MAX], low[FS_FMT_MAX];
+	char rank[24], packets[FS_FMT_MAX], low[FS_FMT_MAX], rows[48];
 	char bound[2 * FS_FMT_MAX + 4], bytes[FS_FMT_MAX], share[FS_FMT_MAX];
 };
 
-static void format_row(const struct prefix_entry *e, size_t rank,
+static void format_row(const struct prefix_entry *e, size_t rank, __u64 depth,
 		       struct prefix_row *r)
 {
 	char over[FS_FMT_MAX], under[FS_FMT_MAX];
 
+	snprintf(r->rows, sizeof(r->rows), "%llu/%llu",
+		 (unsigned long long)(e->rows ? e->rows : depth),
+		 (unsigned long long)depth);
 	snprintf(r->rank, sizeof(r->rank), "%zu", rank);
 	fs_fmt_count(r->packets, (double)e->packets);
 	fs_fmt_count(r->low, (double)e->low);
@@ -135,12 +151,15 @@ static int print_prefixes(FILE *out, const struct prefixes_view *v)
 {
 	struct prefix_row *rows = calloc(v->n ? v->n : 1, sizeof(*rows));
 	int wr = 1, wp = 6, wk = 7, wl = 9, wo = 12, wb = 5, wh = 5;
+	/* A merge's estimates, over the rows a prefix is a candidate of
+	 * (detect_json.h): said a row, as "rows/d". */
+	int wn = v->files ? 4 : 0;
 	size_t i;
 
 	if (!rows)
 		return fs_no_memory();
 	for (i = 0; i < v->n; i++) {
-		format_row(&v->entries[i], i + 1, &rows[i]);
+		format_row(&v->entries[i], i + 1, v->depth, &rows[i]);
 		wr = fs_fmt_widest(wr, rows[i].rank);
 		wp = fs_fmt_widest(wp, v->entries[i].prefix);
 		wk = fs_fmt_widest(wk, rows[i].packets);
@@ -152,13 +171,15 @@ static int print_prefixes(FILE *out, const struct prefixes_view *v)
 	print_header(out, v);
 	if (!v->span.windows)
 		goto out;
-	fprintf(out, "\n%*s  %-*s  %*s  %*s  %*s  %*s  %*s\n", wr, "#", wp, "prefix",
+	fprintf(out, "\n%*s  %-*s  %*s  %*s  %*s  %*s  %*s%s%*s\n", wr, "#", wp, "prefix",
 		wk, "packets", fs_fmt_pad(wl, LOW_TITLE), LOW_TITLE,
-		wo, "-over/+under", wb, "bytes", wh, "share");
+		wo, "-over/+under", wb, "bytes", wh, "share", wn ? "  " : "",
+		wn, wn ? "rows" : "");
 	for (i = 0; i < v->n; i++)
-		fprintf(out, "%*s  %-*s  %*s  %*s  %*s  %*s  %*s\n", wr, rows[i].rank,
+		fprintf(out, "%*s  %-*s  %*s  %*s  %*s  %*s  %*s%s%*s\n", wr, rows[i].rank,
 			wp, v->entries[i].prefix, wk, rows[i].packets, wl, rows[i].low,
-			wo, rows[i].bound, wb, rows[i].bytes, wh, rows[i].share);
+			wo, rows[i].bound, wb, rows[i].bytes, wh, rows[i].share,
+			wn ? "  " : "", wn, wn ? rows[i].rows : "");
 	if (!v->n)
 		fprintf(out, "(no %s prefix seen in this span)\n", v->by);
 out:
