@@ -229,8 +229,11 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            packed_unbounded:test_merge:FS_MUTANT_PACKED_UNBOUNDED \
            spread_no_scale:test_spread:FS_MUTANT_SPREAD_NO_SCALE \
            prefix_no_scale:test_prefix:FS_MUTANT_PREFIX_NO_SCALE \
+           prefix_own_max:test_prefix:FS_MUTANT_PREFIX_OWN_MAX \
+           spread_own_max:test_spread:FS_MUTANT_SPREAD_OWN_MAX \
            bloom_fine4_span:test_bloom:FS_MUTANT_BLOOM_FINE4_SPAN \
-           nitro_noscale:test_cms_sampled:FS_MUTANT_NITRO_NOSCALE
+           nitro_noscale:test_cms_sampled:FS_MUTANT_NITRO_NOSCALE \
+           spread_no_port:test_datapath:FS_MUTANT_SPREAD_NO_PORT
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

@@ -6,11 +6,71 @@
  * A file is taken or refused with a message; one taken is canonical (it
  * encodes back to the very same bytes: there is one file per export; a
  * version-2 file, to the current version's, canonical in turn), and what
- * was allocated follows from the file's own size.
+ * was allocated follows from the file's own size.  What merge estimates
+ * from a file's detection sketches keeps its invariants (own_estimates()).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
+#include "prefix_estimate.h"
+#include "spread_estimate.h"
+
+/*
+ * What `flowsketch merge ... top --by` and `spread` make of a file taken:
+ * every tag's prefixes and each side's spreaders from their own buckets
+ * (no secret), each found in 1 .. d rows, at most one a bucket, and a
+ * prefix's estimate a multiple of V.
+ */
+static void own_estimates(const struct fs_native *n)
+{
+	struct fs_prefix_params pp;
+	struct fs_spread_params sp;
+	__u32 i, nb;
+	int got, j;
+
+	fs_params_prefix(&n->sketch.params, &pp);
+	if (pp.log2_width) {
+		struct fs_heavy_prefix *top;
+		__u8 tag;
+
+		nb = fs_prefix_buckets(&pp);
+		top = calloc(nb, sizeof(*top));
+		if (!top)
+			abort();
+		for (tag = 1; tag <= 16; tag++) {
+			got = fs_prefix_top_own(n->sketch.prefix, &pp, tag,
+						tag & 1 ? FS_PREFIX_BY_BYTES : FS_PREFIX_BY_PACKETS,
+						top, nb);
+			if (got < 0 || (__u32)got > nb)
+				abort();
+			for (j = 0; j < got; j++)
+				if (top[j].tag != tag || top[j].rows < 1 || top[j].rows > pp.depth ||
+				    top[j].packets % fs_prefix_scale(&pp))
+					abort();
+		}
+		free(top);
+	}
+	fs_params_spread(&n->sketch.params, &sp);
+	if (sp.log2_width) {
+		struct fs_spreader *top;
+
+		nb = sp.depth << sp.log2_width;
+		top = calloc(nb, sizeof(*top));
+		if (!top)
+			abort();
+		for (i = 0; i < FS_SPREAD_NSIDES; i++) {
+			got = fs_spread_top_own(n->sketch.spread, &sp, i, top, nb);
+			if (got < 0 || (__u32)got > nb)
+				abort();
+			for (j = 0; j < got; j++)
+				if (top[j].rows < 1 || top[j].rows > sp.depth ||
+				    !(top[j].distinct >= 0) ||
+				    (j && top[j].distinct > top[j - 1].distinct))
+					abort();
+		}
+		free(top);
+	}
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -55,6 +115,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			abort();
 		free(out);
 	}
+	own_estimates(&n);
 	free(back);
 	fs_native_free(&n);
 	return 0;

@@ -355,4 +355,25 @@ FS_INLINE void fs_prefix_update(struct fs_prefix_bucket *slot,
 				     masked, bytes);
 }
 
+#if !defined(__bpf__) && !defined(__KERNEL__)
+/* ---- Error arithmetic, user space only (floating point) ------------- */
+#include <math.h>
+
+/* The collision term 4 e N / w of "Error" above as a fraction of the
+ * window's N packets, and the probability e^-d that a prefix's estimate
+ * exceeds it (*miss). */
+static inline double fs_prefix_collisions(const struct fs_prefix_params *p,
+					  double *miss)
+{
+	*miss = exp(-(double)p->depth);
+	return 4 * M_E / ldexp(1, (int)p->log2_width);
+}
+
+/* The sampling's standard deviation over sqrt(N_x): sqrt(V - 1). */
+static inline double fs_prefix_sampling(const struct fs_prefix_params *p)
+{
+	return sqrt((double)(fs_prefix_scale(p) - 1));
+}
+#endif
+
 #endif /* FLOWSKETCH_PREFIX_H */

@@ -100,7 +100,7 @@
  * and the lower end, what a mitigation rule acts on, is
  *     n_k >= S / (1 + z sigma) - e F / w.
  * At the defaults (d = 2, w = 512, m = 90, R = 8): sigma = 11.0 % for
- * large n (11.6 % at n = 5,000, 14.0 % at n = 1,000); sharing e F / w =
+ * large n (11.6 % at n = 5,000, 13.8 % at n = 1,000); sharing e F / w =
  * 0.53 % of F with probability 1 - e^-2 = 86 % a key (each row alone
  * 63 %).  For F = 100,000 flows a scanner of 5,000 peers reads 5,000 +-
  * 580, where an ordinary source reads its own few plus about 200 of

@@ -866,7 +866,12 @@ FS_INLINE int fs_detect_spread(struct fs_update_env *env,
 	fs_params_spread(params, &p);
 FS_UNROLL
 	for (side = 0; side < FS_SPREAD_NSIDES; side++) {
+#ifdef FS_MUTANT_SPREAD_NO_PORT	/* `make mutants` only: a source's element
+				 * is its destination without the port */
+		__u64 e = fs_spread_element(side, h->src, h->dst, 0);
+#else
 		__u64 e = fs_spread_element(side, h->src, h->dst, key->dport);
+#endif
 		__u64 hk = side == FS_SPREAD_SRC ? h->src : h->dst;
 		const __u8 *k = side == FS_SPREAD_SRC ? key->src : key->dst;
 

@@ -87,6 +87,12 @@ usage_error "top span with a bad unit" top --span 5x
 usage_error "top unknown sort key" top --sort flows
 usage_error "top stray argument" top extra
 usage_error "top unknown direction" top --direction sideways
+usage_error "top --by a KEY of neither side" top --by foo
+usage_error "top --by an IPv4 length the sketch does not keep" top --by src4/23
+usage_error "top --by --sort connections" top --by src --sort connections
+usage_error "spread without --by" spread
+usage_error "spread --by a prefix" spread --by src4/24
+usage_error "spread -n 0" spread --by src -n 0
 usage_error "flows unknown direction" flows --direction up
 usage_error "flows span 0" flows --span 0
 usage_error "flows unknown option" flows -x
@@ -112,7 +118,7 @@ run top --once=3
 check "a value given to a flag says the flag takes none" \
 	eval '[ "$rc" -eq 2 ] && one_err_line && err_has "option --once takes no value"'
 
-for cmd in "" top flows status size; do
+for cmd in "" top spread flows status size; do
 	# shellcheck disable=SC2086
 	run $cmd --help
 	check "--help for '${cmd:-flowsketch}' prints usage and exits 0" \
@@ -225,6 +231,100 @@ serve top0 "$T/top0.json" || exit 1
 run --socket "$T/top0.sock" top --once
 check "top before the first window: a sentence, no table" \
 	eval '[ "$rc" -eq 0 ] && out_has "^flowsketch top: no 5 s window has finished yet$" && [ "$(wc -l <"$T/out")" -eq 1 ]'
+
+# ------------------------------------------------- top --by KEY, spread
+# Answers shaped as protocol.h's "prefixes" and "spread", their bounds
+# worked from the numbers: N = 100,000 packets, w = 1024, d = 2, V = 8,
+# z = 3: C = ceil(4 e N / w) = 1,062; for E = 40,000, U = ceil(3 sqrt(7 E))
+# = 1,588, O = C + U = 2,650, E - O = 37,350; for E = 800, U = 225,
+# O = 1,287, E - O < 0 so 0; bytes: ceil(8 e B / w) = 1,359,141 for B =
+# 64 MB.  1 - e^-2 - Phi(-3) = 86.3 %.  Spread: F =
+# 50,000, w = 512: S = ceil(e F / w) = 266; sigma(5012.4) =
+# sqrt(1.04^2 / 90 + 7 / 5012.4) = 11.6 %, low floor(5012.4 / (1 + 3 sigma)
+# - S) = 3,453.
+cat >"$T/prefixes.json" <<'EOF'
+{"span_seconds":10, "windows":2, "window_seconds":5, "window_end":1700000000,
+ "window_start":1699999990, "window_start_ns":1699999990000000000,
+ "window_end_ns":1700000000000000000,
+ "direction":"both", "by":"src4/24", "sort":"packets",
+ "total_packets":100000, "total_bytes":64000000,
+ "error_bound":{"z":3, "scale":8, "collisions":1062, "bytes_collisions":1359141,
+                "collisions_probability":0.1353352832, "depth":2, "width":1024},
+ "prefixes":[
+  {"prefix":"198.51.100.0/24", "packets":40000, "bytes":25600000, "share":0.4,
+   "packets_low":37350, "error_bound":{"packets_over":2650, "packets_under":1588}},
+  {"prefix":"203.0.113.0/24", "packets":800, "bytes":51200, "share":0.008,
+   "packets_low":0, "error_bound":{"packets_over":1287, "packets_under":225}}]}
+EOF
+serve prefixes "$T/prefixes.json" || exit 1
+run --socket "$T/prefixes.sock" top --by src4/24 -n 2 --span 10
+check "top --by exits 0, one table (no redraw loop)" \
+	eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && [ "$(grep -c "^flowsketch top" "$T/out")" -eq 1 ]'
+check "top --by header: the key, span, totals" \
+	out_has "^flowsketch top --by src4/24: last 10 s \(2 windows of 5 s, ending [0-9:]{8}\), 100,000 packets, 64 MB, by packets$"
+check "top --by header: the stated error (scale, probability, z, collisions)" \
+	eval 'out_has "one of 8 levels sampled.* probability about 86\.3%" && out_has "z = 3 .*at most 1,062 packets and 1\.4 MB, more with probability 13\.53%"'
+check "top --by row 1: prefix, packets, packets ≥, -over/+under, bytes, share" \
+	out_has "^1 +198\.51\.100\.0/24 +40K +37K +-2\.7K/\+1\.6K +26 MB +40\.0%$"
+check "top --by row 2: a lower end of 0" \
+	out_has "^2 +203\.0\.113\.0/24 +800 +0 +-1\.3K/\+225 +51 KB +0\.8%$"
+check "top --by columns line up under the ≥ title (widths in characters)" \
+	eval '[ "$(grep "^#" "$T/out" | awk "{ print index(\$0, \"≥\") }")" -gt 0 ] &&
+	      [ "$(grep "^#" "$T/out" | sed "s/≥/>/" | awk "{ print length(\$0) }")" = "$(grep "^1 " "$T/out" | awk "{ print length(\$0) }")" ]'
+check "top --by request: cmd prefixes, by, n, sort, span" \
+	eval 'tail -1 "$T/prefixes.log" | jq -e ". == {\"cmd\":\"prefixes\",\"by\":\"src4/24\",\"n\":2,\"sort\":\"packets\",\"span\":10}" >/dev/null'
+# --by implies --once: on a terminal too, one table and no full screen.
+if command -v script >/dev/null; then
+	TERM=xterm timeout 5 script -qec "$CLI --socket $T/prefixes.sock top --by src4/24" \
+		/dev/null >"$T/out" 2>"$T/err"
+	rc=$?
+	check "top --by on a tty: one table, no full-screen view, exit 0" \
+		eval '[ "$rc" -eq 0 ] && [ "$(grep -ac "^flowsketch top --by src4/24:" "$T/out")" -eq 1 ] &&
+		      ! grep -q $'"'"'\033\[?1049h'"'"' "$T/out"'
+fi
+run --socket "$T/prefixes.sock" top --by dst6/48 --sort bytes --direction in --json
+check "top --by --json: the daemon's object as is, the request with sort and direction" \
+	eval '[ "$rc" -eq 0 ] && jq -e ".prefixes[0].packets_low == 37350" "$T/out" >/dev/null &&
+	      tail -1 "$T/prefixes.log" | jq -e ".by == \"dst6/48\" and .sort == \"bytes\" and .direction == \"in\" and .n == 10" >/dev/null'
+jq 'del(.prefixes[1].packets_low)' "$T/prefixes.json" >"$T/prefixes-bad.json"
+served_error prefixes-bad "top --by: an entry without packets_low is refused, naming it" \
+	'"packets_low"' top --by src4/24
+jq '.prefixes[0].packets_low = 40001' "$T/prefixes.json" >"$T/prefixes-low.json"
+served_error prefixes-low "top --by: a lower end above the estimate is refused" \
+	"198.51.100.0/24 at 40000 packets, at least 40001" top --by src4/24
+
+cat >"$T/spread.json" <<'EOF'
+{"span_seconds":10, "windows":2, "window_seconds":5, "window_end":1700000000,
+ "window_start":1699999990, "window_start_ns":1699999990000000000,
+ "window_end_ns":1700000000000000000,
+ "direction":"in", "by":"dst", "distinct_flows":50000,
+ "error_bound":{"z":3, "sharing":266, "sharing_probability":0.1353352832,
+                "sample_rate":8, "registers":90, "depth":2, "width":512},
+ "spreaders":[
+  {"dst":"192.0.2.7", "distinct":5012.4, "error":0.11582, "distinct_low":3453},
+  {"dst":"2001:db8::1", "distinct":120, "error":0.26524, "distinct_low":0}]}
+EOF
+serve spread "$T/spread.json" || exit 1
+run --socket "$T/spread.sock" spread --by dst --direction in -n 5
+check "spread exits 0" eval '[ "$rc" -eq 0 ] && [ ! -s "$T/err" ]'
+check "spread header: the key, span, distinct flows, direction" \
+	out_has "^flowsketch spread --by dst: last 10 s \(2 windows of 5 s, ending [0-9:]{8}\), 50,000 distinct flows, destinations by distinct sources, received only$"
+check "spread header: the error's terms (registers, sampling, z, sharing, probability)" \
+	eval 'out_has "HyperLogLog of 90 registers, 1 in 8 peers sampled" && out_has "at z = 3 and less up to 266 peers .*probability 13\.53%"'
+check "spread row 1: destination, distinct, ±error, distinct ≥" \
+	out_has "^1 +192\.0\.2\.7 +5,012 +±11\.6% +3,453$"
+check "spread row 2: IPv6, a lower end of 0" \
+	out_has "^2 +2001:db8::1 +120 +±26\.5% +0$"
+check "spread request: cmd spread, by, n, direction" \
+	eval 'tail -1 "$T/spread.log" | jq -e ". == {\"cmd\":\"spread\",\"by\":\"dst\",\"n\":5,\"direction\":\"in\"}" >/dev/null'
+run --socket "$T/spread.sock" spread --by src --json
+check "spread --json: the daemon's object as is" \
+	eval '[ "$rc" -eq 0 ] && jq -e ".spreaders[0].distinct_low == 3453" "$T/out" >/dev/null'
+jq '.by = "src"' "$T/spread.json" >"$T/spread-key.json"
+served_error spread-key "spread: entries without the key the answer is by are refused" \
+	'"src"' spread --by src
+runtime_error "an answer to spread is not taken for one to prefixes" \
+	'"sort"' --socket "$T/spread.sock" top --by src
 
 # ----------------------------------------------------------------- flows
 cat >"$T/flows.json" <<'EOF'
@@ -546,6 +646,16 @@ check "size: over capacity 1.5x: 67%, 5.8%"   overfill_ok 1.5x 67 5.8 1
 # The table's 15.8 is 15.745 rounded twice (its own code says 15.75).
 check "size: over capacity 2x: 77%, 15.75%"   overfill_ok 2x 77 15.75 2
 check "size: over capacity 3x: 89%, 44%"      overfill_ok 3x 89 44 0
+# Detection at the daemon's sizes (prefix.h: d 2, w 1024, V 8; spread.h:
+# d 2, w 512, m 90, R 8): 2 slots x d w x 64 B = 256 KiB and 2 slots x 2
+# sides x d w x 64 B = 256 KiB; 4e/1024 = 1.06 %, 1 - e^-2 = 86.5 %;
+# 3 sqrt(7 / 2000) = 17.7 %; e/512 = 0.53 %; sqrt(1.04^2/90 + 7/5000) = 11.6 %.
+check "size: prefixes d 2 w 1024 V 8, 256 KiB" out_has "prefixes: d = 2, w = 1024, one of V = 8 .*: 256 KiB per CPU, 2 lines"
+check "size: prefixes collisions 1.06% at 86.5%" out_has "at most 4e/w = 1\.06% of the packets, probability 86\.5%"
+check "size: prefixes sampling 17.7% at 2,000" out_has "N = 2000: \+-17\.7%"
+check "size: spread 256 KiB, 0.5 lines" out_has "spread: d = 2, w = 512 a side, m = 90 registers, 1 element in R = 8: 256 KiB per CPU, 0\.5 lines"
+check "size: spread sharing 0.53%, 11.6% at 5,000" \
+	eval 'out_has "at most e/w = 0\.53% of the distinct flows" && out_has "n = 5000: 11\.6%"'
 
 run size --json
 check "size --json: every table, parses with jq" \

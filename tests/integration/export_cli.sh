@@ -9,7 +9,9 @@
 # columns name (one per row, export_perm.h).  Also: the request sent (protocol.h), every usage error (exit 2,
 # one line, nothing on stdout), answers the CLI must refuse (bad base64,
 # counts that disagree with the parameters, a register above its
-# precision's largest rank, a fingerprint that is not hex), no binary on
+# precision's largest rank, a fingerprint that is not hex), the detection
+# sketches of a daemon with --detect into the file and merge's top --by and
+# spread of them, no binary on
 # a terminal, no partial file left by a failed -o, and merge's word on
 # spans of different times.  No root needed.  Output: TAP.
 set -u
@@ -231,6 +233,50 @@ check "spans of different times: merge says by how much, on one stderr line" \
 check "... and in --json (time_difference 1.5 s, 0.25 s)" \
 	jqe '.time_difference == {"start_seconds": 1.5, "end_seconds": 0.25}' "$T/out"
 
+# ---------------------------------------------------------------- detection sketches
+# A daemon with --detect (protocol.h: params carry the prefix and spread
+# sketches' sizes, sketch.data their buckets after the registers): depth
+# 1, width 16, t = 0 (V = 8) and s = 0 (R = 1); prefix bucket 3 holds
+# 198.51.100.0/24 (tag 3: source, IPv4, /24) with 10 packets, a lead of
+# 6 and 1000 bytes; spread bucket 5 (source side, row 0) 172.16.9.9.
+DETECT='import base64, struct
+a["params"].update({"prefix_depth": 1, "prefix_log2_width": 4, "prefix_skip_shift": 0,
+                    "spread_depth": 1, "spread_log2_width": 4, "spread_sample_shift": 0})
+pb = bytearray(64 * 16)
+pb[192:196] = bytes([198, 51, 100, 0]); pb[192 + 16] = 3
+struct.pack_into("<QQQ", pb, 192 + 24, 10, 6, 1000)
+sb = bytearray(64 * 32)
+sb[320:324] = bytes([172, 16, 9, 9]); struct.pack_into("<H", sb, 320 + 16, 0x1234); sb[320 + 18] = 4
+sb[320 + 19:384] = bytes([0x11]) * 45
+raw = base64.b64decode(a["sketch"]["data"]) + bytes(pb) + bytes(sb)
+a["sketch"].update({"prefix_buckets": 16, "spread_buckets": 32,
+                    "data": base64.b64encode(raw).decode()})'
+answer "$T/detect.json" "$DETECT"
+serve detect "$T/detect.json" || bail "a fake daemon"
+run --socket "$T/detect.sock" export --format native -o "$T/detect.fsk"
+check "export --format native of a daemon with --detect (exit $rc: $(head -c 160 "$T/err"))" \
+	[ "$rc" -eq 0 ]
+check "its parameters record says so: prefix 2^4, depth 1, t 0; spread 2^4, depth 1, s 0" \
+	[ "$(od -An -tx1 -j26 -N4 "$T/detect.fsk" | tr -d ' ')" = 04100410 ]
+run merge "$T/detect.fsk" top --by src4/24 --json
+check "merge top --by src4/24: the bucket's candidate, V (10 + 6) / 2 = 64 packets, 8000 bytes, from 1 row" \
+	jqe '.prefixes == [.prefixes[0]] and .prefixes[0].prefix == "198.51.100.0/24" and
+	     .prefixes[0].packets == 64 and .prefixes[0].bytes == 8000 and .prefixes[0].rows == 1' "$T/out"
+run merge "$T/detect.fsk" top --by dst4/24 --json
+check "merge top --by dst4/24: none (the bucket is the source side's)" jqe '.prefixes == []' "$T/out"
+run merge "$T/detect.fsk" "$T/detect.fsk" spread --by src --json
+check "merge spread --by src: 172.16.9.9, from 1 row" \
+	jqe '.spreaders | length == 1 and .[0].src == "172.16.9.9" and .[0].rows == 1 and .[0].distinct > 0' "$T/out"
+usage_error "merge spread without --by" merge "$T/detect.fsk" spread
+usage_error "merge spread --by port" merge "$T/detect.fsk" spread --by port
+usage_error "merge spread --sort" merge "$T/detect.fsk" spread --by src --sort bytes
+usage_error "merge top --by src4/20" merge "$T/detect.fsk" top --by src4/20
+refused "merge top --by refuses a file without a prefix sketch" "a.fsk holds no prefix sketch" \
+	merge "$T/a.fsk" top --by src
+refused "merge refuses files of other detection sketches" \
+	"a.fsk does not merge with $T/detect.fsk: its prefix sketch (flowsketchd --detect) is none" \
+	merge "$T/detect.fsk" "$T/a.fsk" flows
+
 # ---------------------------------------------------------------- refusals
 bad() {
 	local name=$1 text=$2; shift 2
@@ -253,6 +299,7 @@ bad "a column of 16 at width 16" "column in row 1 is not a whole number below th
 bad "three columns at depth 2" "a candidate of 3 columns, not one per row (2)" \
 	'a["candidates"][1]["columns"] = [1, 2, 3]'
 bad "a candidate without columns" "columns" 'del a["candidates"][0]["columns"]'
+bad "a prefix sketch of depth 9" "a prefix sketch of depth 9" "$DETECT" 'a["params"]["prefix_depth"] = 9'
 refused "export -o into a directory that is not there" "cannot create a file beside" \
 	--socket "$T/a.sock" export --format native -o "$T/nowhere/x.fsk"
 if command -v script >/dev/null; then

@@ -40,10 +40,19 @@
 #                    (test_spread: planted spreaders below their bound);
 #   prefix_no_scale  prefix estimates without the draw's factor V
 #                    (test_prefix: heavy prefixes below their bound);
+#   prefix_own_max,  the hash-free estimators of a merge of files take
+#   spread_own_max   the largest of a candidate's own buckets, not the
+#                    least (test_prefix, test_spread: buckets built by the
+#                    test, whose least the estimate must be);
 #   nitro_noscale    the sampled Count-Min option (a bench build only)
 #                    forgets its 1/p scaling (test_cms_sampled: rows no
 #                    longer add up to N, heavy flows fall outside the
-#                    derived bound).
+#                    derived bound);
+#   spread_no_port   the datapath's spread update leaves the port out of
+#                    a source's element, in BPF and the model alike, so
+#                    no comparison of the two can see it (test_datapath,
+#                    test_detect_planted: a scanner of 1,000 hosts x 5
+#                    ports reads about 1,000, below its bound).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.

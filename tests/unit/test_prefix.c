@@ -22,6 +22,10 @@
  * prefix can also go unlisted, outvoted in every row, with a probability
  * bounded below; the misses may not pass 1 + 3 times the sum of those
  * bounds.
+ * The hash-free estimator of a merge of export files (fs_prefix_top_own())
+ * is checked on buckets built by hand (the least of a prefix's own bounds)
+ * and on two hosts' halves of the traffic merged: never below V times the
+ * sampled count the test replays, heavy prefixes within the same bounds.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -430,9 +434,226 @@ static void test_rows_hold_the_window(void **state)
 	free(t.p);
 }
 
+/*
+ * The hash-free estimator (fs_prefix_top_own()) on buckets built here:
+ * a prefix is estimated from the buckets it is the candidate of, V times
+ * the least (V_b + L_b) / 2 rounded down, its bytes V times their least
+ * B_b, and "rows" counts them; a bucket it only passes through, one whose
+ * vote is tied (lead 0) and one of another tag name nothing.
+ */
+static void put(struct fs_prefix_bucket *slot, const struct fs_prefix_params *p,
+		__u32 row, __u32 col, __u8 tag, const __u8 *key, __u64 packets,
+		__u64 lead, __u64 bytes)
+{
+	struct fs_prefix_bucket *b = &slot[(row << p->log2_width) | col];
+
+	b->tag = tag;
+	memcpy(b->key, key, 16);
+	b->packets = packets;
+	b->lead = lead;
+	b->bytes = bytes;
+}
+
+static void test_own_buckets(void **state)
+{
+	__u8 tag = 1 + (0 << 3 | 0 << 2 | 2), other = 1 + (1 << 3 | 0 << 2 | 2);
+	struct fs_prefix_bucket slot[3 << 4];
+	struct fs_heavy_prefix top[8];
+	struct fs_prefix_params p;
+	__u8 a[16], b[16], c[16];
+	__u64 V;
+	int got;
+
+	(void)state;
+	fs_prefix_params_init(&p, 3, 4, 1);
+	V = 16;				/* 8 pairs x 2^t, t = 1 */
+	memset(slot, 0, sizeof(slot));
+	v4(a, 198, 51, 100, 0);
+	v4(b, 203, 0, 113, 0);
+	v4(c, 192, 0, 2, 0);
+	/* a: rows 0 and 2, bounds (50 + 30) / 2 = 40 and (31 + 8) / 2 = 19. */
+	put(slot, &p, 0, 3, tag, a, 50, 30, 5000);
+	put(slot, &p, 2, 9, tag, a, 31, 8, 7000);
+	/* b: row 1 only, (60 + 21) / 2 = 40; a's row-1 bucket is b's. */
+	put(slot, &p, 1, 7, tag, b, 60, 21, 6000);
+	/* A tie (lead 0) and a destination prefix: not listed. */
+	put(slot, &p, 1, 2, tag, c, 10, 0, 900);
+	put(slot, &p, 0, 5, other, c, 90, 90, 9000);
+
+	got = fs_prefix_top_own(slot, &p, tag, FS_PREFIX_BY_PACKETS, top, 8);
+	assert_int_equal(got, 2);
+	assert_memory_equal(top[0].addr, b, 16);
+	assert_int_equal(top[0].packets, V * 40);
+	assert_int_equal(top[0].bytes, V * 6000);
+	assert_int_equal(top[0].rows, 1);
+	assert_int_equal(top[0].tag, tag);
+	assert_memory_equal(top[1].addr, a, 16);
+	assert_int_equal(top[1].packets, V * 19);
+	assert_int_equal(top[1].bytes, V * 5000);
+	assert_int_equal(top[1].rows, 2);
+	/* By bytes: a's 5000 under b's 6000 still; n cuts the list. */
+	got = fs_prefix_top_own(slot, &p, tag, FS_PREFIX_BY_BYTES, top, 1);
+	assert_int_equal(got, 1);
+	assert_memory_equal(top[0].addr, b, 16);
+	got = fs_prefix_top_own(slot, &p, other, FS_PREFIX_BY_PACKETS, top, 8);
+	assert_int_equal(got, 1);
+	assert_int_equal(top[0].packets, V * 90);
+	assert_int_equal(top[0].rows, 1);
+}
+
+/* Exact sampled counts of the pairs packets drew (prefix.h's draw, taken
+ * again here): one entry a sampled packet, then one a (tag, prefix). */
+struct drawn {
+	__u8 tag;
+	__u8 addr[16];
+	__u64 count;
+};
+
+static int drawn_cmp(const void *a, const void *b)
+{
+	const struct drawn *x = a, *y = b;
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return memcmp(x->addr, y->addr, 16);
+}
+
+/* Packets [from, to) with stride into slot, as run(), and each sampled
+ * one's pair appended to d. */
+static void run_drawn(struct fs_prefix_bucket *slot, const struct fs_prefix_params *p,
+		      const struct fs_hash_key *hk, const struct traffic *t,
+		      size_t from, size_t stride, struct drawn *d, size_t *nd)
+{
+	struct fs_packet_hashes h;
+	__u8 masked[16] __attribute__((aligned(8)));
+	__u64 n = 0, hx;
+	size_t i;
+	__u8 tag;
+
+	for (i = from; i < t->n; i += stride, n++) {
+		fs_packet_hash(&t->p[i].key, hk, &h);
+		fs_prefix_update(slot, p, hk, &t->p[i].key, &h, n, t->p[i].bytes);
+		if (!fs_prefix_pick(hk, &t->p[i].key, h.flow, n, p->skip_shift,
+				    &tag, masked, &hx))
+			continue;
+		d[*nd].tag = tag;
+		memcpy(d[*nd].addr, masked, 16);
+		d[(*nd)++].count = 1;
+	}
+}
+
+/*
+ * Two hosts of one secret, each half the traffic (the planted /24's hosts
+ * on both), their sketches merged as `flowsketch merge` merges them: the
+ * hash-free estimate of every listed prefix is never below V times its
+ * sampled count in the union (the vote's bound holds in each of its own
+ * buckets), its rows are 1 .. d, and every prefix above phi of the union
+ * is listed within the bounds of test_heavy_prefixes_listed (the
+ * collision term over its rows only).
+ */
+static void test_own_merged(void **state)
+{
+	struct fs_prefix_params p;
+	struct traffic t;
+	struct exact *ex;
+	struct drawn *d;
+	unsigned int s, checks = 0, under = 0, over = 0, misses = 0, rows_short = 0;
+	double miss_bound = 0;
+
+	(void)state;
+	fs_prefix_params_init(&p, FS_DEFAULT_PREFIX_DEPTH, FS_DEFAULT_PREFIX_LOG2W,
+			      FS_DEFAULT_PREFIX_SKIP);
+	make_traffic(&t, 0x4242);
+	ex = calloc(t.n, sizeof(*ex));
+	d = calloc(t.n, sizeof(*d));
+	assert_non_null(ex);
+	assert_non_null(d);
+	for (s = 0; s < SECRETS; s++) {
+		__u32 nb = fs_prefix_buckets(&p);
+		struct fs_prefix_bucket *a = calloc(nb, sizeof(*a)), *b = calloc(nb, sizeof(*b));
+		struct fs_heavy_prefix *top = calloc(nb, sizeof(*top));
+		double V = 8 * pow(2, p.skip_shift), N = (double)t.n;
+		size_t nd = 0, u = 0, i;
+		struct fs_hash_key hk;
+		int side, fi, level;
+
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_non_null(top);
+		secret_key(100 + s, &hk);
+		run_drawn(a, &p, &hk, &t, 0, 2, d, &nd);
+		run_drawn(b, &p, &hk, &t, 1, 2, d, &nd);
+		fs_prefix_merge(a, b, &p);
+		qsort(d, nd, sizeof(*d), drawn_cmp);
+		for (i = 0; i < nd; i++) {
+			if (u && !drawn_cmp(&d[u - 1], &d[i])) {
+				d[u - 1].count++;
+				continue;
+			}
+			d[u++] = d[i];
+		}
+		for (side = 0; side < 2; side++)
+			for (fi = 0; fi < 2; fi++)
+				for (level = 0; level < 4; level++) {
+					__u8 fam = fi ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;
+					unsigned int len = fi ? len6[level] : len4[level];
+					__u8 tag = (__u8)(1 + (side << 3 | fi << 2 | level));
+					int got = fs_prefix_top_own(a, &p, tag, FS_PREFIX_BY_PACKETS, top, nb), j;
+					size_t n = exact_counts(&t, side, fam, len, ex);
+
+					assert_true(got >= 0);
+					for (j = 0; j < got; j++) {
+						struct drawn key = { .tag = tag }, *x;
+
+						memcpy(key.addr, top[j].addr, 16);
+						x = bsearch(&key, d, u, sizeof(*d), drawn_cmp);
+						/* A candidate was drawn at least once. */
+						assert_non_null(x);
+						assert_true(top[j].packets >= (__u64)V * x->count);
+						assert_true(top[j].rows >= 1 && top[j].rows <= p.depth);
+						rows_short += top[j].rows < p.depth;
+					}
+					for (i = 0; i < n; i++) {
+						double nx = (double)ex[i].packets, sd = sqrt((V - 1) * nx);
+						double lo = nx - Z * sd, hi = nx + 4 * M_E * N / pow(2, p.log2_width) + Z * sd;
+
+						if (nx < PHI * N)
+							continue;
+						miss_bound += pow(V * N / (pow(2, p.log2_width) * nx), p.depth);
+						for (j = 0; j < got; j++)
+							if (!memcmp(top[j].addr, ex[i].addr, 16))
+								break;
+						if (j == got) {
+							misses++;
+							continue;
+						}
+						checks++;
+						under += (double)top[j].packets < lo;
+						over += (double)top[j].packets > hi;
+					}
+				}
+		free(a);
+		free(b);
+		free(top);
+	}
+	print_message("own estimates: %u heavy prefixes checked, %u missed (bound %.2f), %u below, %u above; %u candidates from fewer than d rows\n",
+		      checks, misses, miss_bound, under, over, rows_short);
+	assert_true(checks >= 12 * SECRETS);
+	assert_true(misses <= 1 + (unsigned int)(3 * miss_bound));
+	assert_true(under <= 1);
+	/* A minimum over fewer rows: the collision term's e^-rows, at
+	 * most e^-1 a check. */
+	assert_true(over <= 1 + 2 * exp(-1.0) * checks);
+	free(d);
+	free(ex);
+	free(t.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_buckets),
+		cmocka_unit_test(test_own_merged),
 		cmocka_unit_test(test_vote_invariant),
 		cmocka_unit_test(test_rows_hold_the_window),
 		cmocka_unit_test(test_heavy_prefixes_listed),

@@ -19,6 +19,9 @@
  * probability 1 - e^-d a key and the counting one with 1 - Phi(-z), and
  * a planted key can go unlisted (check_planted()): over five secrets each
  * may fail as often as its probability allows, and no more.
+ * The hash-free estimator of a merge of export files (fs_spread_top_own())
+ * is checked on buckets filled here (the least of a key's own buckets)
+ * and on two hosts' halves of the traffic merged, with the same bounds.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -432,6 +435,128 @@ static void test_fields(void **state)
 	}
 }
 
+/*
+ * The hash-free estimator (fs_spread_top_own()) on buckets built here,
+ * without sampling (R = 1): key A is the candidate of a bucket of 20,000
+ * distinct elements in row 0 and of one of 500 in row 2, key B of one of
+ * 2,000 in row 1 only, and the other side holds a key of its own.  A's
+ * estimate is the least of its own buckets' (about 500, never near
+ * 20,000: a HyperLogLog of 90 registers is within 4 sigma = 44 % of its
+ * count), from 2 rows; B's about 2,000 from 1; an empty bucket names
+ * nothing, and the other side's key is not this side's.
+ */
+static void fill(struct fs_spread_bucket *b, __u64 *rng, unsigned int n,
+		 const __u8 *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		fs_spread_bucket_add(b, rng_next(rng), key, FS_FAMILY_IPV4);
+	/* The candidate the test says, whatever the priorities drew. */
+	memcpy(b->key, key, 16);
+	b->family = FS_FAMILY_IPV4;
+}
+
+static int near(double est, double n)
+{
+	double sig = sqrt(1.04 * 1.04 / 90.0);
+
+	return est >= n * (1 - Z * sig) && est <= n * (1 + Z * sig);
+}
+
+static void test_own_buckets(void **state)
+{
+	struct fs_spread_params p;
+	struct fs_spread_bucket *slot;
+	struct fs_spreader top[8];
+	__u8 a[16] = { 198, 51, 100, 7 }, b[16] = { 203, 0, 113, 9 }, c[16] = { 192, 0, 2, 1 };
+	__u32 w;
+	__u64 rng = 0xfeed;
+	int got;
+
+	(void)state;
+	fs_spread_params_init(&p, 3, 4, 0);
+	w = 1U << p.log2_width;
+	slot = calloc(fs_spread_buckets(&p), sizeof(*slot));
+	assert_non_null(slot);
+	fill(&slot[0 * w + 5], &rng, 20000, a);
+	fill(&slot[2 * w + 11], &rng, 500, a);
+	fill(&slot[1 * w + 3], &rng, 2000, b);
+	fill(&slot[(3 + 1) * w + 3], &rng, 50000, c);	/* side DST, row 1 */
+
+	got = fs_spread_top_own(slot, &p, FS_SPREAD_SRC, top, 8);
+	assert_int_equal(got, 2);
+	assert_memory_equal(top[0].addr, b, 16);
+	assert_int_equal(top[0].rows, 1);
+	assert_true(near(top[0].distinct, 2000));
+	assert_memory_equal(top[1].addr, a, 16);
+	assert_int_equal(top[1].family, FS_FAMILY_IPV4);
+	assert_int_equal(top[1].rows, 2);
+	assert_true(near(top[1].distinct, 500));
+	got = fs_spread_top_own(slot, &p, FS_SPREAD_SRC, top, 1);
+	assert_int_equal(got, 1);
+	assert_memory_equal(top[0].addr, b, 16);
+	got = fs_spread_top_own(slot, &p, FS_SPREAD_DST, top, 8);
+	assert_int_equal(got, 1);
+	assert_memory_equal(top[0].addr, c, 16);
+	assert_true(near(top[0].distinct, 50000));
+	free(slot);
+}
+
+/*
+ * Two hosts of one secret, each every other packet (so each planted key's
+ * elements split between them), merged as `flowsketch merge` merges their
+ * files: the hash-free estimator lists the planted keys within
+ * test_planted's bounds, F and the truth those of the union.
+ */
+static void test_own_merged(void **state)
+{
+	struct fs_spread_params p;
+	struct traffic t;
+	struct fs_spreader top[8];
+	int over = 0, misses = 0, under = 0;
+	double miss_bound = 0;
+	__u32 s;
+
+	(void)state;
+	fs_spread_params_init(&p, FS_DEFAULT_SPREAD_DEPTH, FS_DEFAULT_SPREAD_LOG2W,
+			      FS_DEFAULT_SPREAD_SHIFT);
+	make_traffic(&t, 0x0e1f);
+	sort_pairs(&t);
+	for (s = 0; s < SECRETS; s++) {
+		struct fs_spread_bucket *a = calloc(fs_spread_buckets(&p), sizeof(*a));
+		struct fs_spread_bucket *b = calloc(fs_spread_buckets(&p), sizeof(*b));
+		struct fs_hash_key hk;
+		int n, i;
+
+		assert_non_null(a);
+		assert_non_null(b);
+		secret_key(50 + s, &hk);
+		run(a, &p, &hk, &t, 0, 2);
+		run(b, &p, &hk, &t, 1, 2);
+		fs_spread_merge(a, b, &p);
+		n = fs_spread_top_own(a, &p, FS_SPREAD_SRC, top, 8);
+		for (i = 0; i < n; i++)
+			assert_true(top[i].rows >= 1 && top[i].rows <= p.depth);
+		check_planted(top, n, &p, &t, FS_SPREAD_SRC, FS_FAMILY_IPV4, scanner4, SCAN4,
+			      &misses, &miss_bound, &under, &over);
+		check_planted(top, n, &p, &t, FS_SPREAD_SRC, FS_FAMILY_IPV6, scanner6, SCAN6,
+			      &misses, &miss_bound, &under, &over);
+		n = fs_spread_top_own(a, &p, FS_SPREAD_DST, top, 8);
+		check_planted(top, n, &p, &t, FS_SPREAD_DST, FS_FAMILY_IPV4, victim, VICTIM,
+			      &misses, &miss_bound, &under, &over);
+		free(a);
+		free(b);
+	}
+	print_message("own estimates: planted keys missed %d (bound on the mean %.3f); above the upper bound: %d of %d\n",
+		      misses, miss_bound, over, 3 * SECRETS);
+	assert_true(misses <= 1 + (int)(3 * miss_bound));
+	assert_true(under <= 1);
+	/* A minimum over as few as one row: e^-1 a check. */
+	assert_true(over <= 1 + (int)(2 * exp(-1.0) * 3 * SECRETS));
+	free_traffic(&t);
+}
+
 static void test_params(void **state)
 {
 	struct fs_spread_params p;
@@ -457,6 +582,8 @@ int main(void)
 		cmocka_unit_test(test_repeats_change_nothing),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_planted),
+		cmocka_unit_test(test_own_buckets),
+		cmocka_unit_test(test_own_merged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

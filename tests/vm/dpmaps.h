@@ -2,7 +2,7 @@
 /*
  * dpmaps.h - every datapath map of sketch state of a loaded object
  * (sketch_kind.h, FS_DP_MAPS: fs_cms, fs_cms_narrow, fs_hll,
- * fs_hll_packed), found by name: compared byte for byte with another
+ * fs_hll_packed, fs_prefix, fs_spread), found by name: compared byte for byte with another
  * object's and a model's, dumped, and folded into merged sketches
  * (sketch.h) the way the daemon's rotation folds them.
  *

@@ -3,8 +3,13 @@
  * test_datapath.c - the real XDP program (bpf/flowsketch.bpf.c) on both
  * paths: the same crafted frames through a copy loaded with fs_use_kfunc
  * = 1 and one with 0 must leave every datapath map (fs_cms, fs_cms_narrow,
- * fs_hll, fs_hll_packed: sketch_kind.h) byte-identical, equal to the
- * user-space model fed the keys the frames were built from.
+ * fs_hll, fs_hll_packed, and the detection sketches' fs_prefix and
+ * fs_spread: sketch_kind.h) byte-identical, equal to the user-space model
+ * fed the keys the frames were built from.  Both detection sketches are
+ * on, at the daemon's defaults (flowsketchd --detect prefixes,spread):
+ * the kfunc path runs their update in BPF after the module's (kfunc.h),
+ * with the draw's n from the window totals BPF keeps on both paths: a
+ * path that numbered a window's packets differently shows here.
  *
  * Ground truth comes from the generator, not from the code under test:
  * the key of every frame is known when it is built, the bytes counted are
@@ -19,6 +24,11 @@
  * whose packets overflow it (511); each has a quarter of the frames,
  * about 1,000 a slot, so every row's cell of each spills about twice a
  * slot, natively in the module and in BPF alike.
+ * The detection sketches have sums of their own to check: at skip 0 every
+ * packet draws one (side, level) pair and adds itself and its bytes to one
+ * prefix bucket of each row (prefix.h), so each row's buckets, folded,
+ * hold the slot's packets and bytes too; and a spread bucket's candidate
+ * is an address of its side that a frame carried (spread.h).
  * Half-way the window is rotated (fs_ctl.window_seq = 1) so both slots
  * are exercised, and a report fraction is set so heavy-hitter reports
  * happen (thresholds from the running totals, as in the datapath).
@@ -49,6 +59,7 @@ struct fs_vm_dp_truth {
 	__u64 packets[FS_NSLOTS];
 	__u64 bytes[FS_NSLOTS];
 	__u64 reports;		/* packets on which the model reported */
+	bool sent[FS_VM_DP_HEAVY_PACKETS + 1];	/* flows with a frame */
 };
 
 FS_VM_SKEL_OPENER(fs_vm_dp_open, flowsketch)
@@ -286,6 +297,102 @@ out:
 	fs_vm_dp_dump_free(&d);
 }
 
+/* Whether addr (16 bytes, family) is the source (side 0) or destination
+ * (side 1) of a flow that was sent. */
+static bool fs_vm_dp_was_sent(const struct fs_vm_dp_truth *t, __u32 side,
+			      __u32 family, const __u8 *addr, struct pkt *pk)
+{
+	struct fs_flow_key key;
+	__u32 flow;
+
+	for (flow = 0; flow <= FS_VM_DP_HEAVY_PACKETS; flow++) {
+		if (!t->sent[flow])
+			continue;
+		fs_vm_dp_frame(flow, 0, pk, &key);
+		if (key.family == family &&
+		    !memcmp(side ? key.dst : key.src, addr, 16))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The detection sketches of the kfunc copy, each slot folded over CPUs:
+ * every prefix row sums to the slot's packets and bytes, and every spread
+ * bucket's candidate is an address sent on its side (see the top).  Both
+ * must hold something, or the comparison above compared empty maps.
+ */
+static void fs_vm_dp_check_detect(struct flowsketch *kf,
+				  const struct fs_sketch_params *p,
+				  const struct fs_vm_dp_truth *t, struct pkt *pk)
+{
+	struct fs_prefix_params pp;
+	struct fs_spread_params sp;
+	struct fs_vm_dp_dump d;
+	struct fs_sketch s = { 0 };
+	__u64 candidates[FS_SPREAD_NSIDES] = { 0 };
+	bool rows_ok = true, keys_ok = true;
+	__u32 slot, r, c, side, w;
+	int err;
+
+	fs_params_prefix(p, &pp);
+	fs_params_spread(p, &sp);
+	err = fs_vm_dp_dump(kf->obj, &d);
+	if (!err)
+		err = fs_sketch_init(&s, p);
+	if (err) {
+		fs_vm_tap(false, "datapath: detection maps dumped and folded: %s", strerror(-err));
+		goto out;
+	}
+	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		fs_sketch_reset(&s);
+		if (fs_vm_dp_fold(&d, -1, slot, &s)) {
+			rows_ok = keys_ok = false;
+			break;
+		}
+		w = 1U << pp.log2_width;
+		for (r = 0; r < pp.depth; r++) {
+			__u64 packets = 0, bytes = 0;
+
+			for (c = 0; c < w; c++) {
+				packets += s.prefix[r * w + c].packets;
+				bytes += s.prefix[r * w + c].bytes;
+			}
+			if (packets != t->packets[slot] || bytes != t->bytes[slot]) {
+				fs_vm_diag("datapath: slot %u prefix row %u holds %llu packets, %llu bytes; sent %llu, %llu",
+					   slot, r, (unsigned long long)packets,
+					   (unsigned long long)bytes,
+					   (unsigned long long)t->packets[slot],
+					   (unsigned long long)t->bytes[slot]);
+				rows_ok = false;
+			}
+		}
+		w = 1U << sp.log2_width;
+		for (side = 0; side < FS_SPREAD_NSIDES; side++)
+			for (c = 0; c < sp.depth * w; c++) {
+				const struct fs_spread_bucket *b =
+					&s.spread[side * sp.depth * w + c];
+
+				if (!b->family)
+					continue;
+				candidates[side]++;
+				if (!fs_vm_dp_was_sent(t, side, b->family, b->key, pk)) {
+					fs_vm_diag("datapath: slot %u spread side %u bucket %u: a candidate no frame carried",
+						   slot, side, c);
+					keys_ok = false;
+				}
+			}
+	}
+	fs_vm_tap(rows_ok && t->packets[0] && t->packets[1],
+		  "datapath: every prefix row of both slots, folded, holds the packets and bytes sent (skip 0: each packet in one bucket a row)");
+	fs_vm_tap(keys_ok && candidates[0] && candidates[1],
+		  "datapath: every spread candidate is an address sent on its side (%llu source, %llu destination candidates)",
+		  (unsigned long long)candidates[0], (unsigned long long)candidates[1]);
+out:
+	fs_sketch_free(&s);
+	fs_vm_dp_dump_free(&d);
+}
+
 void fs_vm_test_datapath(void)
 {
 	struct flowsketch *kf = NULL, *bp = NULL;
@@ -293,12 +400,18 @@ void fs_vm_test_datapath(void)
 	struct fs_sketch_params p;
 	struct fs_flow_key key;
 	struct fs_model model = {};
+	const struct fs_prefix_params pp = { FS_DEFAULT_PREFIX_DEPTH,
+		FS_DEFAULT_PREFIX_LOG2W, FS_DEFAULT_PREFIX_SKIP };
+	const struct fs_spread_params sp = { FS_DEFAULT_SPREAD_DEPTH,
+		FS_DEFAULT_SPREAD_LOG2W, FS_DEFAULT_SPREAD_SHIFT };
 	__u64 rng = 3, seq = 0, spill_wide = 0, spill_narrow = 0;
 	int i, m, bad = 0, d, report;
 	struct pkt *pk;
 
 	pk = malloc(sizeof(*pk));
 	fs_vm_params(&p);
+	fs_params_set_prefix(&p, &pp);
+	fs_params_set_spread(&p, &sp);
 	kf = fs_vm_dp_open(&p, true);
 	fs_vm_tap(kf, "datapath: flowsketch.bpf.c loads with fs_use_kfunc = 1%s%s",
 		  kf ? "" : ": ", kf ? "" : strerror(errno));
@@ -346,6 +459,7 @@ void fs_vm_test_datapath(void)
 					 FS_VM_DP_PHI_Q32, NULL);
 		t.packets[slot]++;
 		t.bytes[slot] += pk->len;
+		t.sent[flow] = true;
 		t.reports += report > 0;
 	}
 	fs_vm_tap(bad == 0, "datapath: %d frames (IPv4/IPv6, TCP/UDP/ICMP, VLAN, %d flows and 2 heavy ones, junk) pass on both paths (%d failed)",
@@ -359,6 +473,7 @@ void fs_vm_test_datapath(void)
 	fs_vm_tap(spill_wide > 0 && spill_wide == spill_narrow,
 		  "datapath: the kfunc path spilled narrow cells into wide ones (%llu wide cells hold a count, %llu narrow cells carry the spilled bit)",
 		  (unsigned long long)spill_wide, (unsigned long long)spill_narrow);
+	fs_vm_dp_check_detect(kf, &p, &t, pk);
 	fs_vm_dp_check_counters(kf, bp, &t);
 out:
 	fs_model_free(&model);

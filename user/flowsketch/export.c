@@ -310,6 +310,50 @@ out:
 	return err;
 }
 
+/*
+ * params' detection sketch sizes (protocol.h: depth 0, or none of the
+ * three, when off) into p, checked as the native file checks them.
+ */
+static int parse_detect(struct json_object *a, struct fs_sketch_params *p)
+{
+	static const char *const keys[2][3] = {
+		{ "params.prefix_depth", "params.prefix_log2_width", "params.prefix_skip_shift" },
+		{ "params.spread_depth", "params.spread_log2_width", "params.spread_sample_shift" },
+	};
+	struct json_object *params;
+	__u64 v[2][3] = { { 0 } };
+	struct fs_prefix_params pp;
+	struct fs_spread_params sp;
+	int i, j, err;
+
+	if ((err = fs_reply_object(a, "params", &params)))
+		return err;
+	for (i = 0; i < 2; i++) {
+		/* A daemon of a release before the detection sketches. */
+		if (!json_object_object_get_ex(params, keys[i][0] + 7, NULL))
+			continue;
+		for (j = 0; j < 3; j++)
+			if ((err = fs_reply_u64_in(a, keys[i][j], 0, 64, &v[i][j])))
+				return err;
+	}
+	fs_prefix_params_init(&pp, (__u32)v[0][0], (__u32)v[0][1], (__u32)v[0][2]);
+	fs_spread_params_init(&sp, (__u32)v[1][0], (__u32)v[1][1], (__u32)v[1][2]);
+	/* Checked before they are packed into the record's nibbles. */
+	if (pp.depth && fs_prefix_params_check(&pp))
+		return fs_bad_answer("flowsketchd's answer has a prefix sketch of depth %u, width 2^%u and skip shift %u, out of range",
+				     pp.depth, pp.log2_width, pp.skip_shift);
+	if (sp.depth && fs_spread_params_check(&sp))
+		return fs_bad_answer("flowsketchd's answer has a spread sketch of depth %u, width 2^%u and sample shift %u, out of range",
+				     sp.depth, sp.log2_width, sp.sample_shift);
+	if (pp.depth)
+		fs_params_set_prefix(p, &pp);
+	if (sp.depth)
+		fs_params_set_spread(p, &sp);
+	if (fs_params_check(p))
+		return fs_bad_answer("flowsketchd's answer has detection sketches of sizes out of range");
+	return 0;
+}
+
 /* The export answer into *n (fs_native_free() it). */
 static int parse_answer(struct json_object *a, struct fs_native *n)
 {
@@ -340,6 +384,8 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	if (strcmp(dir, "in") && strcmp(dir, "out") && strcmp(dir, "both"))
 		return fs_bad_answer("flowsketchd's answer has the direction '%s', not in, out or both", dir);
 	fs_params_init(&p, (__u32)depth, (__u32)log2w, (__u32)prec, (__u32)flags, &none);
+	if ((err = parse_detect(a, &p)))
+		return err;
 	ncand = json_object_array_length(cands);
 	if (fs_native_init(n, &p, ncand))
 		return fs_no_memory();

@@ -107,3 +107,26 @@ char *fs_fmt_endpoint(char *buf, const char *addr, int port)
 		snprintf(buf, FS_FMT_MAX, "%s:%d", addr, port);
 	return buf;
 }
+
+/* A UTF-8 continuation byte is 10xxxxxx: every other byte starts a code
+ * point. */
+static int columns(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+int fs_fmt_widest(int w, const char *s)
+{
+	int cols = columns(s);
+
+	return cols > w ? cols : w;
+}
+
+int fs_fmt_pad(int w, const char *s)
+{
+	return w + (int)strlen(s) - columns(s);
+}

@@ -34,4 +34,14 @@ char *fs_fmt_percent_short(char *buf, double fraction);
 /* 10.0.0.1:80, [2001:db8::1]:443, or the bare address when port < 0. */
 char *fs_fmt_endpoint(char *buf, const char *addr, int port);
 
+/*
+ * Table columns.  A cell's width is the columns it takes on a terminal,
+ * one a code point (the tables print no wide or combining character),
+ * which is fewer than its bytes for "\u00b1" or "\u2265":
+ * fs_fmt_widest(w, s) is the larger of w and s's columns, and
+ * fs_fmt_pad(w, s) the printf field width ("%*s") that puts s in w columns.
+ */
+int fs_fmt_widest(int w, const char *s);
+int fs_fmt_pad(int w, const char *s);
+
 #endif /* FLOWSKETCH_CLI_FORMAT_H */

@@ -22,12 +22,13 @@ static const struct {
 	const struct fs_optset *opts;	/* NULL: subcommands (block) */
 } commands[] = {
 	{ "top", fs_cmd_top, "heaviest flows of the last window(s)", &fs_top_optset },
+	{ "spread", fs_cmd_spread, "sources or destinations with the most distinct peers", &fs_spread_optset },
 	{ "flows", fs_cmd_flows, "distinct flows, sources and destinations", &fs_flows_optset },
 	{ "status", fs_cmd_status, "daemon, datapath, sketch parameters, counters", &fs_status_optset },
 	{ "size", fs_cmd_size, "sizing calculator for Bloom, Count-Min, HyperLogLog", &fs_size_optset },
 	{ "block", fs_cmd_block, "sources the datapath drops: add, del, list, load, clear", NULL },
 	{ "export", fs_cmd_export, "a span's sketches for Redis, PostgreSQL or merge", &fs_export_optset },
-	{ "merge", fs_cmd_merge, "top or flows of many hosts' exports together", &fs_merge_optset },
+	{ "merge", fs_cmd_merge, "top, flows, prefixes or spreaders of many hosts' exports", &fs_merge_optset },
 	{ "plot", fs_cmd_plot, "a span's packets, bytes, flows and top talkers, as a PNG", &fs_plot_optset },
 };
 

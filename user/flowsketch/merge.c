@@ -17,6 +17,13 @@
  *          total above it (the bound of one sketch of the union stream);
  *   flows  the merged HyperLogLogs' distinct counts, those of the union.
  *
+ *   top --by KEY, spread --by src|dst
+ *          the fleet's top prefixes and spreaders, from the detection
+ *          sketches (merge_prefixes() below: estimated from each candidate's own
+ *          buckets, the files holding no secret); the files must have
+ *          been made with the same --detect sizes, and with the sketch
+ *          asked for.
+ *
  * The answers are built in the daemon's JSON shape (protocol.h) and
  * shown by the same renderers as top and flows (show.h), with --json
  * printing the object.  They add "files" and "time_difference": how far
@@ -37,6 +44,7 @@
 #include "client.h"
 #include "flow_fmt.h"
 #include "hll_estimate.h"
+#include "detect_json.h"
 #include "native.h"
 #include "show.h"
 
@@ -46,13 +54,19 @@
  * time: host clocks and rotations are not closer than that. */
 #define MERGE_SAME_TIME_NS 1000000ULL
 
+enum merge_cmd { MERGE_TOP, MERGE_FLOWS, MERGE_SPREAD };
+
 struct merge_opts {
 	char **files;
 	size_t nfiles;
-	bool top;
+	enum merge_cmd cmd;
 	__u32 n;
 	bool by_bytes;
 	bool json;
+	bool by_key;			/* top --by: prefixes, not flows */
+	struct fs_keyspec key;		/* top --by's */
+	__u32 side;			/* spread --by's, FS_SPREAD_* */
+	bool side_given;
 };
 
 /* A candidate of the union and its estimates in the merged sketch. */
@@ -84,11 +98,49 @@ static int top_only(const struct fs_optset *set, const struct fs_opt *opt,
 			    opt->off == OFF(n) ? "-n" : "--sort");
 }
 
+/* top --by KEY: the top prefixes of KEY (keyspec.h). */
+static int opt_by_key(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o)
+{
+	struct merge_opts *m = o;
+	const char *why;
+
+	if (fs_keyspec_parse(arg, &m->key, &why))
+		return fs_bad_value(set, "--by '%s': %s", arg, why);
+	m->by_key = true;
+	return 0;
+}
+
+/* spread --by src|dst. */
+static int opt_by_side(const struct fs_optset *set, const struct fs_opt *opt,
+		       const char *arg, void *o)
+{
+	static const char *const words[] = { "src", "dst", NULL };
+	int i = fs_opt_word(set, opt, arg, words, "src or dst");
+	struct merge_opts *m = o;
+
+	if (i < 0)
+		return i;
+	m->side = i ? FS_SPREAD_DST : FS_SPREAD_SRC;
+	m->side_given = true;
+	return 0;
+}
+
+static int not_spread(const struct fs_optset *set, const struct fs_opt *opt,
+		      const char *arg, void *o)
+{
+	return fs_bad_value(set, "--sort applies to top only (spreaders are ranked by their distinct peers)");
+}
+
 static const struct fs_opt top_opts[] = {
 	{ "number", 'n', "N", fs_opt_number, OFF(n), 1, MERGE_MAX_N, NULL,
-	  "flows to list (default " FS_STR(MERGE_DEFAULT_N) ", at most "
-	  FS_STR(MERGE_MAX_N) ")" },
+	  "flows, prefixes or spreaders to list\n(default "
+	  FS_STR(MERGE_DEFAULT_N) ", at most " FS_STR(MERGE_MAX_N) ")" },
 	{ "sort", 'o', "KEY", opt_sort, 0, 0, 0, NULL, "packets (default) or bytes" },
+	{ "by", 'b', "KEY", opt_by_key, 0, 0, 0, NULL,
+	  "top prefixes instead of flows: src, dst, src4/N, dst4/N\n"
+	  "(N 8, 16, 24, 32), src6/N, dst6/N (N 32, 48, 64, 128);\n"
+	  "the files' prefix sketch (flowsketchd --detect prefixes)" },
 	{ "json", 'j', NULL, NULL, OFF(json), 0, 0, NULL, "print the answer as JSON" },
 	{ "help", 'h', NULL, fs_opt_show_help, 0, 0, 0, NULL, "this text" },
 	{ 0 }
@@ -96,6 +148,15 @@ static const struct fs_opt top_opts[] = {
 
 static int merge_help(const struct fs_optset *set, const struct fs_opt *opt,
 		      const char *arg, void *o);
+
+static const struct fs_opt spread_opts[] = {
+	{ "number", 'n', "N", fs_opt_number, OFF(n), 1, MERGE_MAX_N, NULL, NULL },
+	{ "by", 'b', "SIDE", opt_by_side, 0, 0, 0, NULL, NULL },
+	{ "sort", 0, "KEY", not_spread, 0, 0, 0, NULL, NULL },
+	{ "json", 'j', NULL, NULL, OFF(json), 0, 0, NULL, NULL },
+	{ "help", 'h', NULL, merge_help, 0, 0, 0, NULL, NULL },
+	{ 0 }
+};
 
 static const struct fs_opt flows_opts[] = {
 	{ "number", 0, "N", top_only, OFF(n), 0, 0, NULL, NULL },
@@ -108,12 +169,16 @@ static const struct fs_opt flows_opts[] = {
 const struct fs_optset fs_merge_optset = {
 	.name = "merge top",
 	.usage =
-	"Usage: flowsketch merge FILE... top [-n N] [--sort packets|bytes] [--json]\n"
+	"Usage: flowsketch merge FILE... top [-n N] [--sort packets|bytes] [--by KEY] [--json]\n"
 	"       flowsketch merge FILE... flows [--json]\n"
+	"       flowsketch merge FILE... spread --by src|dst [-n N] [--json]\n"
 	"\n"
 	"Merge the native exports of many hosts (flowsketch export --format native)\n"
 	"and answer top or flows for their union, as flowsketchd answers for one\n"
-	"host.  The files must share their sketch parameters and hash secret\n"
+	"host; top --by and spread give the fleet's top prefixes and spreaders\n"
+	"(the hosts' flowsketchd --detect prefixes, spread), each estimated from\n"
+	"the buckets it holds (\"rows\": in how many of the rows it was found).\n"
+	"The files must share their sketch parameters and hash secret\n"
 	"(flowsketchd --secret-file); the first difference is named.\n"
 	"\n",
 	.opts = top_opts,
@@ -135,32 +200,115 @@ static const struct fs_optset flows_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
+static const struct fs_optset spread_optset = {
+	.name = "merge spread",
+	.opts = spread_opts,
+	.getopt_error = fs_cli_getopt_error,
+};
+
+static bool is_subcommand(const char *w)
+{
+	return !strcmp(w, "top") || !strcmp(w, "flows") || !strcmp(w, "spread");
+}
+
 static int parse_opts(int argc, char **argv, struct merge_opts *o)
 {
 	const struct fs_optset *set;
-	int k;
+	int k, ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fs_opt_help(stdout, &fs_merge_optset);
 		return FS_HELP_SHOWN;
 	}
-	for (k = 1; k < argc && strcmp(argv[k], "top") && strcmp(argv[k], "flows"); k++)
+	for (k = 1; k < argc && !is_subcommand(argv[k]); k++)
 		if (argv[k][0] == '-')
-			return fs_usage_error("merge", "options go after top or flows, not before ('%s')",
+			return fs_usage_error("merge", "options go after top, flows or spread, not before ('%s')",
 					      argv[k]);
 	if (k == argc)
-		return fs_usage_error("merge", "give the files, then top or flows (see 'flowsketch merge --help')");
+		return fs_usage_error("merge", "give the files, then top, flows or spread (see 'flowsketch merge --help')");
 	if (k == 1)
 		return fs_usage_error("merge", "no file given before %s", argv[k]);
 	o->files = argv + 1;
 	o->nfiles = (size_t)k - 1;
-	o->top = !strcmp(argv[k], "top");
-	set = o->top ? &fs_merge_optset : &flows_optset;
+	o->cmd = !strcmp(argv[k], "top") ? MERGE_TOP :
+		 !strcmp(argv[k], "flows") ? MERGE_FLOWS : MERGE_SPREAD;
+	set = o->cmd == MERGE_TOP ? &fs_merge_optset :
+	      o->cmd == MERGE_FLOWS ? &flows_optset : &spread_optset;
 	/* The subcommand's words, argv[0] its name. */
-	return fs_cli_parse_all(set, argc - k, argv + k, o);
+	ret = fs_cli_parse_all(set, argc - k, argv + k, o);
+	if (!ret && o->cmd == MERGE_SPREAD && !o->side_given)
+		return fs_usage_error("merge", "spread needs --by src or --by dst");
+	return ret;
 }
 
 /* ------------------------------------------------------------ checks */
+
+/* "2 x 1024, 8 levels" or "none": a prefix sketch's sizes in words. */
+static void say_prefix(char *buf, size_t len, const struct fs_sketch_params *p)
+{
+	struct fs_prefix_params d;
+
+	fs_params_prefix(p, &d);
+	if (!d.log2_width)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u x %u buckets drawn 1 in %llu", d.depth,
+			 1U << d.log2_width, (unsigned long long)fs_prefix_scale(&d));
+}
+
+static void say_spread(char *buf, size_t len, const struct fs_sketch_params *p)
+{
+	struct fs_spread_params d;
+
+	fs_params_spread(p, &d);
+	if (!d.log2_width)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u x %u buckets sampled 1 in %u", d.depth,
+			 1U << d.log2_width, 1U << d.sample_shift);
+}
+
+/* Whether q's detection sketches differ from p's (flowsketchd --detect
+ * and their sizes): buckets of other sizes cannot be added. */
+static bool detect_differs(const struct fs_sketch_params *p,
+			   const struct fs_sketch_params *q, const char *name_a,
+			   char *why, size_t len)
+{
+	char a[64], b[64];
+
+	if (p->prefix_log2w != q->prefix_log2w || p->prefix_shape != q->prefix_shape) {
+		say_prefix(a, sizeof(a), p);
+		say_prefix(b, sizeof(b), q);
+		snprintf(why, len, "its prefix sketch (flowsketchd --detect) is %s, %s's %s",
+			 b, name_a, a);
+		return true;
+	}
+	if (p->spread_log2w != q->spread_log2w || p->spread_shape != q->spread_shape) {
+		say_spread(a, sizeof(a), p);
+		say_spread(b, sizeof(b), q);
+		snprintf(why, len, "its spread sketch (flowsketchd --detect) is %s, %s's %s",
+			 b, name_a, a);
+		return true;
+	}
+	return false;
+}
+
+/* A file without the detection sketch o asks for: -EINVAL, said. */
+static int lacks_sketch(const struct merge_opts *o, const struct fs_native *f,
+			const char *name)
+{
+	if (o->cmd == MERGE_TOP && o->by_key && !f->sketch.params.prefix_log2w) {
+		fs_error("merge: %s holds no prefix sketch, which top --by needs: its host's flowsketchd ran without --detect prefixes",
+			 name);
+		return -EINVAL;
+	}
+	if (o->cmd == MERGE_SPREAD && !f->sketch.params.spread_log2w) {
+		fs_error("merge: %s holds no spread sketch, which spread needs: its host's flowsketchd ran without --detect spread",
+			 name);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /* 0 when b merges with a, else -EINVAL with what differs in why. */
 static int mismatch(const struct fs_native *a, const struct fs_native *b,
@@ -177,6 +325,8 @@ static int mismatch(const struct fs_native *a, const struct fs_native *b,
 	else if (p->hll_p != q->hll_p)
 		snprintf(why, len, "its HyperLogLog precision is %u, %s's %u",
 			 q->hll_p, name_a, p->hll_p);
+	else if (detect_differs(p, q, name_a, why, len))
+		;
 	else if (a->fingerprint != b->fingerprint)
 		snprintf(why, len, "it was made with another hash secret (fingerprint %016llx, %s's %016llx): hosts whose sketches merge share one flowsketchd --secret-file",
 			 (unsigned long long)b->fingerprint, name_a,
@@ -307,6 +457,35 @@ static struct json_object *answer_common(const struct merge_opts *o,
 	return a;
 }
 
+/*
+ * The fleet's top prefixes and spreaders, in the daemon's answers' shapes
+ * (detect_json.h).  The files hold no hash secret, so a candidate's
+ * buckets cannot be found from its hash: each is estimated from the
+ * buckets it is the candidate of, and says in "rows" over how many of the
+ * d rows.  The merged buckets are those of one sketch of the union stream
+ * (prefix.h and spread.h, "Merge"), so the bounds are one daemon's, with
+ * rows in place of d in the probability of the one-sided term.
+ */
+static int merge_prefixes(struct json_object *a, const struct fs_sketch *sum,
+			  const struct merge_opts *o)
+{
+	struct fs_prefix_params p;
+
+	fs_params_prefix(&sum->params, &p);
+	return fs_prefixes_json(a, sum->prefix, &p, NULL, &o->key, o->by_bytes,
+				o->n, sum->totals.packets, sum->totals.bytes);
+}
+
+static int merge_spreaders(struct json_object *a, const struct fs_sketch *sum,
+			   const struct merge_opts *o)
+{
+	struct fs_spread_params p;
+
+	fs_params_spread(&sum->params, &p);
+	return fs_spreaders_json(a, sum->spread, &p, NULL, o->side, o->n,
+				 fs_sketch_distinct(sum, FS_HLL_FLOWS));
+}
+
 static int key_cmp(const void *a, const void *b)
 {
 	const struct merged_flow *x = a, *y = b;
@@ -423,6 +602,7 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 	char err[FS_NATIVE_ERR_MAX], why[320];
 	struct json_object *answer = NULL;
 	struct fs_native *f = NULL;
+	fs_show_fn *show;
 	int ret = FS_EXIT_RUNTIME;
 	size_t i, loaded = 0;
 	int r;
@@ -443,6 +623,10 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 			fs_error("merge: %s: %s", o.files[loaded], err);
 			goto out;
 		}
+		if (lacks_sketch(&o, &f[loaded], o.files[loaded])) {
+			loaded++;
+			goto out;
+		}
 		if (!loaded)
 			continue;
 		if (mismatch(&f[0], &f[loaded], o.files[0], why, sizeof(why))) {
@@ -459,15 +643,27 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 #endif
 		fs_sketch_free(&f[loaded].sketch);
 	}
-	if (o.top)
+	if (o.cmd == MERGE_TOP && !o.by_key) {
 		answer = answer_top(&o, f, &f[0].sketch);
-	else
+		show = fs_top_show;
+	} else {
 		answer = answer_common(&o, f, &f[0].sketch);
+		show = o.cmd == MERGE_FLOWS ? fs_flows_show :
+		       o.cmd == MERGE_TOP ? fs_prefixes_show : fs_spread_show;
+		if (o.cmd == MERGE_TOP)
+			r = merge_prefixes(answer, &f[0].sketch, &o);
+		else if (o.cmd == MERGE_SPREAD)
+			r = merge_spreaders(answer, &f[0].sketch, &o);
+		if (r) {
+			fs_error("out of memory");
+			goto out;
+		}
+	}
 	if (!answer)
 		goto out;
 	if (!o.json)
 		printf("flowsketch merge: %zu export%s\n", o.nfiles, o.nfiles == 1 ? "" : "s");
-	if (fs_client_present(answer, o.json, o.top ? fs_top_show : fs_flows_show))
+	if (fs_client_present(answer, o.json, show))
 		goto out;
 	ret = FS_EXIT_OK;
 out:

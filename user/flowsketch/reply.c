@@ -162,6 +162,34 @@ int fs_reply_object(struct json_object *obj, const char *path,
 	return 0;
 }
 
+int fs_reply_rows(struct json_object *obj, const char *path, size_t size,
+		  fs_reply_row_fn *parse, void *ctx, void **rows, size_t *n)
+{
+	struct json_object *list = NULL;
+	size_t i;
+	int err;
+
+	*rows = NULL;
+	*n = 0;
+	err = fs_reply_array(obj, path, &list);
+	if (err)
+		return err;
+	/* One element at least: a table with no row still has an array. */
+	*n = json_object_array_length(list);
+	*rows = calloc(*n ? *n : 1, size);
+	if (!*rows) {
+		*n = 0;
+		return fs_no_memory();
+	}
+	for (i = 0; i < *n; i++) {
+		err = parse(json_object_array_get_idx(list, i),
+			    (char *)*rows + i * size, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 void fs_reply_print_json(struct json_object *obj)
 {
 	fs_print_json_text(stdout, json_object_to_json_string_ext(obj,

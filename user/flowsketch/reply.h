@@ -12,6 +12,7 @@
 #define FLOWSKETCH_CLI_REPLY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <json-c/json.h>
 #include <linux/types.h>
 
@@ -35,6 +36,19 @@ int fs_reply_array(struct json_object *obj, const char *path,
 		   struct json_object **out);
 int fs_reply_object(struct json_object *obj, const char *path,
 		    struct json_object **out);
+
+/*
+ * A table's rows out of the array at path: *rows a fresh array (to free())
+ * of its *n elements of size bytes, each filled by parse(element, row,
+ * ctx).  0, or the first error (-EPROTO, -ENOMEM), having said it.
+ */
+typedef int fs_reply_row_fn(struct json_object *elem, void *row, void *ctx);
+int fs_reply_rows(struct json_object *obj, const char *path, size_t size,
+		  fs_reply_row_fn *parse, void *ctx, void **rows, size_t *n);
+
+/* The path of key inside an answer's (or an entry's) "error_bound"; the
+ * caller includes keys.h. */
+#define FS_REPLY_BOUND(key) FS_KEY_ERROR_BOUND "." key
 
 /* Print obj pretty, as the daemon sent it (for --json), with what a
  * terminal would obey escaped (fs_print_json_text()). */

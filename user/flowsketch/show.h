@@ -21,5 +21,7 @@ typedef int fs_show_fn(struct json_object *answer, bool print);
 fs_show_fn fs_status_show;
 fs_show_fn fs_flows_show;
 fs_show_fn fs_top_show;
+fs_show_fn fs_prefixes_show;
+fs_show_fn fs_spread_show;
 
 #endif /* FLOWSKETCH_CLI_SHOW_H */

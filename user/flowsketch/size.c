@@ -25,6 +25,7 @@
 #include "flowsketch/bloom.h"
 #include "flowsketch/cms.h"
 #include "flowsketch/params.h"
+#include "size_detect.h"
 
 #define SIZE_DEFAULT_DELTA 0.01
 #define SIZE_DEFAULT_ITEMS 1e9
@@ -299,7 +300,7 @@ static int block_row(const struct size_opts *o, struct block_row *r)
 
 #define MAX_ROWS 8
 
-enum { SEC_BLOOM, SEC_CMS, SEC_HLL, SEC_OVERFILL, SEC_BLOCK, NSECTIONS };
+enum { SEC_BLOOM, SEC_CMS, SEC_HLL, SEC_OVERFILL, SEC_BLOCK, SEC_DETECT, NSECTIONS };
 
 /* The rows to show, a table of each section (SEC_*). */
 struct size_tables {
@@ -576,6 +577,17 @@ static struct json_object *json_block(const struct size_tables *t)
 	return o;
 }
 
+/* The detection sketches' one table, at the daemon's sizes. */
+static void print_detect(const struct size_tables *t)
+{
+	fs_size_detect_print();
+}
+
+static struct json_object *json_detect(const struct size_tables *t)
+{
+	return fs_size_detect_json();
+}
+
 /* Each table's text and its JSON, under its key. */
 static const struct {
 	const char *key;
@@ -587,6 +599,7 @@ static const struct {
 	[SEC_HLL] = { "hyperloglog", print_hll, json_hll },
 	[SEC_OVERFILL] = { "bloom_over_capacity", print_overfill, json_overfill },
 	[SEC_BLOCK] = { "blocklist", print_block, json_block },
+	[SEC_DETECT] = { "detection", print_detect, json_detect },
 };
 
 /* --- the command ------------------------------------------------------- */
@@ -610,6 +623,7 @@ static void reference_tables(struct size_tables *t)
 	for (i = 0; i < FS_ARRAY_SIZE(loads); i++)
 		overfill_row(loads[i], &t->overfill_k,
 			     &t->overfill[t->n[SEC_OVERFILL]++]);
+	t->n[SEC_DETECT] = 1;
 	t->per_billion = true;
 }
 

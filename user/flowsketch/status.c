@@ -313,6 +313,54 @@ static void print_sketches(const struct status_view *v)
 	       fs_fmt_percent(rse2, 2 * v->hll_rse, 2));
 }
 
+/*
+ * The detection sketches (--detect): on with their memory and the error
+ * terms of prefix.h's and spread.h's "Error", or off.  A daemon of an
+ * earlier release says nothing of them, and neither does this.
+ */
+static void print_detect(struct json_object *a)
+{
+	char m[FS_FMT_MAX], f[FS_FMT_MAX], p[FS_FMT_MAX], e[FS_FMT_MAX];
+	struct json_object *det, *o;
+	double frac, prob, sig, lines;
+	__u64 bytes, d, w, x;
+
+	if (!json_object_object_get_ex(a, "params", &det) ||
+	    !json_object_object_get_ex(det, "detect", &det))
+		return;
+	if (!json_object_object_get_ex(det, "prefixes", &o) ||
+	    !json_object_is_type(o, json_type_object))
+		printf("prefixes:     off (flowsketchd --detect prefixes)\n");
+	else if (!fs_reply_u64(o, "depth", &d) && !fs_reply_u64(o, "width", &w) &&
+		 !fs_reply_u64(o, "levels_drawn_from", &x) &&
+		 !fs_reply_u64(o, "bytes_per_cpu", &bytes) &&
+		 !fs_reply_double(o, "collisions_fraction", &frac) &&
+		 !fs_reply_double(o, "collisions_probability", &prob) &&
+		 !fs_reply_double(o, "sampling_sigma_per_root_packet", &sig) &&
+		 !fs_reply_double(o, "lines_per_packet", &lines))
+		printf("prefixes:     width %llu x depth %llu, one of %llu levels a packet, %s per CPU, %.2g lines a packet\n"
+		       "              above the truth by at most %s of the packets (probability %s) plus %.3g sqrt(N) a prefix of N at 1 sigma\n",
+		       (unsigned long long)w, (unsigned long long)d,
+		       (unsigned long long)x, fs_fmt_bytes_iec(m, (double)bytes), lines,
+		       fs_fmt_percent(f, frac, 2), fs_fmt_percent(p, 1 - prob, 1), sig);
+	if (!json_object_object_get_ex(det, "spread", &o) ||
+	    !json_object_is_type(o, json_type_object))
+		printf("spread:       off (flowsketchd --detect spread)\n");
+	else if (!fs_reply_u64(o, "depth", &d) && !fs_reply_u64(o, "width", &w) &&
+		 !fs_reply_u64(o, "sampling", &x) &&
+		 !fs_reply_u64(o, "bytes_per_cpu", &bytes) &&
+		 !fs_reply_double(o, "sharing_fraction", &frac) &&
+		 !fs_reply_double(o, "sharing_probability", &prob) &&
+		 !fs_reply_double(o, "relative_standard_error_large", &sig) &&
+		 !fs_reply_double(o, "lines_per_packet", &lines))
+		printf("spread:       width %llu x depth %llu a side, 1 element in %llu, %s per CPU, %.2g lines a packet\n"
+		       "              within \u00b1%s (1 sigma, many peers) plus at most %s of the distinct flows (probability %s)\n",
+		       (unsigned long long)w, (unsigned long long)d,
+		       (unsigned long long)x, fs_fmt_bytes_iec(m, (double)bytes), lines,
+		       fs_fmt_percent(e, sig, 1), fs_fmt_percent(f, frac, 2),
+		       fs_fmt_percent(p, 1 - prob, 1));
+}
+
 static void print_counters(const struct status_view *v)
 {
 	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], d[FS_FMT_MAX];
@@ -507,6 +555,7 @@ int fs_status_show(struct json_object *answer, bool print)
 		err = print_blocklist(answer, false);
 	if (!err && print) {
 		print_status(&v);
+		print_detect(answer);
 		print_frontends(answer, true);
 		print_blocklist(answer, true);
 	}

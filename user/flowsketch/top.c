@@ -8,6 +8,10 @@
  * twice.  SIGINT ends the loop with status 0.  On a terminal the screens
  * are a full-screen view with keys (top_screen.c); otherwise each is
  * printed after the last, for a pipe or a log.
+ *
+ * With --by KEY the table is of prefixes (top_prefixes.c), printed once:
+ * a prefix's estimate is sampled, not a flow's bound, and one table is
+ * what a script or an operator's check wants of it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,6 +23,7 @@
 #include "args.h"
 #include "cli.h"
 #include "client.h"
+#include "keyspec.h"
 #include "show.h"
 #include "top_screen.h"
 #include "top_table.h"
@@ -60,6 +65,21 @@ static int opt_json(const struct fs_optset *set, const struct fs_opt *opt,
 	return 0;
 }
 
+/* --by KEY: prefixes (or hosts) instead of flows, one table. */
+static int opt_by(const struct fs_optset *set, const struct fs_opt *opt,
+		  const char *arg, void *o)
+{
+	struct fs_keyspec k;
+	const char *why;
+
+	if (fs_keyspec_parse(arg, &k, &why))
+		return fs_bad_value(set, "--by '%s' is no KEY: %s (KEY: src, dst, src4/N, dst4/N, src6/N or dst6/N)",
+				    arg, why);
+	((struct top_opts *)o)->by = arg;
+	((struct top_opts *)o)->once = true;
+	return 0;
+}
+
 #define OFF(field) offsetof(struct top_opts, field)
 
 static const struct fs_opt top_opts[] = {
@@ -75,6 +95,11 @@ static const struct fs_opt top_opts[] = {
 	{ "direction", 'd', "D", fs_opt_direction, OFF(direction), 0, 0, NULL,
 	  "in (what the interfaces receive), out (what they\n"
 	  "send) or both (default); sent flows are marked" },
+	{ "by", 'b', "KEY", opt_by, 0, 0, 0, NULL,
+	  "the heaviest prefixes instead of flows (flowsketchd\n"
+	  "--detect prefixes): src or dst (hosts), src4/N or\n"
+	  "dst4/N (N 8, 16, 24, 32), src6/N or dst6/N (N 32,\n"
+	  "48, 64, 128); prints one table (implies --once)" },
 	{ "once", '1', NULL, NULL, OFF(once), 0, 0, NULL, "print one table and exit" },
 	{ "json", 'j', NULL, opt_json, 0, 0, 0, NULL,
 	  "print the daemon's answer as JSON (implies --once)" },
@@ -86,11 +111,12 @@ const struct fs_optset fs_top_optset = {
 	.name = "top",
 	.usage =
 	"Usage: flowsketch [--socket PATH] [--timeout SECONDS] top [-n N] [--sort packets|bytes|connections]\n"
-	"                  [--span SECONDS] [--direction in|out|both] [--once] [--json]\n"
+	"                  [--span SECONDS] [--direction in|out|both] [--by KEY] [--once] [--json]\n"
 	"\n"
 	"The flows with the most packets (or bytes), redrawn every window until\n"
 	"interrupted.  Counts are Count-Min estimates: never below the truth, and\n"
 	"above it by at most the bound printed in the header (probability 1 - delta).\n"
+	"With --by, prefix counts are sampled: each has its bound either way.\n"
 	"\n",
 	.opts = top_opts,
 	.help_col = FS_CLI_HELP_COL,
@@ -106,6 +132,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	if (!strcmp(o->sort, "connections") && o->direction &&
 	    strcmp(o->direction, "both"))
 		return fs_usage_error("top", "--direction does not apply to --sort connections: a connection's source is the side that opened it");
+	if (o->by && !strcmp(o->sort, "connections"))
+		return fs_usage_error("top", "--sort connections does not apply to --by %s: prefixes are counted in packets and bytes, sort by one of them",
+				      o->by);
 	return fs_no_operands("top", argc, argv);
 }
 
@@ -139,6 +168,9 @@ int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv)
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret == FS_HELP_SHOWN ? FS_EXIT_OK : ret;
+	if (o.by)
+		return fs_client_show(cli, fs_top_request(&o), o.json,
+				      fs_prefixes_show);
 	if (o.once)
 		return fs_client_show(cli, fs_top_request(&o), o.json, fs_top_show);
 	if (tty) {

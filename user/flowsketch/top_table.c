@@ -6,23 +6,18 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "keys.h"
 #include "args.h"
 #include "client.h"
 #include "format.h"
 #include "reply.h"
 #include "show.h"
+#include "span_view.h"
 #include "top_table.h"
 #include "flowsketch/flow_key.h"
-
-/* The daemon's longest window (flowsketchd --window); also keeps the
- * sleep between screens a representable time. */
-#define TOP_MAX_WINDOW_S (24 * 3600)
 
 /* With --sort connections, packets holds the connections opened and
  * bytes those established (the answer's "connections", "established"). */
@@ -35,29 +30,34 @@ struct top_flow {
 };
 
 struct top_view {
-	__u64 span_seconds, windows, window_seconds, window_end;
+	struct fs_span_view span;
 	__u64 total_packets, total_bytes, bound_packets, bound_bytes;
 	__u64 distinct_flows, distinct_sources, distinct_dests;
 	double epsilon, delta, distinct_rse;
 	const char *sort;
 	bool conns;			/* sort "connections" (top_flow) */
 	const char *direction;		/* "in", "out", "both" */
-	char window_end_str[16];	/* HH:MM:SS, local time */
 	size_t nflows;
 	struct top_flow *flows;
 };
 
 struct json_object *fs_top_request(const struct top_opts *o)
 {
-	struct json_object *req = fs_request("top");
+	/* --by asks for prefixes (top_prefixes.c's table) the same way. */
+	struct json_object *req = fs_request(o->by ? "prefixes" : "top");
 
+	if (o->by)
+		json_object_object_add(req, FS_KEY_BY, json_object_new_string(o->by));
 	json_object_object_add(req, FS_KEY_N, json_object_new_int64(o->n));
 	json_object_object_add(req, FS_KEY_SORT, json_object_new_string(o->sort));
 	return fs_request_span(req, o->span, o->direction);
 }
 
-static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
+/* fs_reply_row_fn: one of the answer's flows; ctx the view. */
+static int parse_flow(struct json_object *f, void *row, void *ctx)
 {
+	bool conns = ((const struct top_view *)ctx)->conns;
+	struct top_flow *out = row;
 	const char *count = conns ? FS_KEY_CONNECTIONS : FS_KEY_PACKETS;
 	const char *size = conns ? FS_KEY_ESTABLISHED : FS_KEY_BYTES;
 	int err;
@@ -96,33 +96,14 @@ static int parse_flow(struct json_object *f, struct top_flow *out, bool conns)
 	return 0;
 }
 
-/* localtime_r() fails for a time_t past the year 2^31, which a u64 from
- * the socket can be. */
-static int format_window_end(struct top_view *v)
-{
-	time_t t = (time_t)v->window_end;
-	struct tm tm;
-
-	if (v->window_end > (__u64)INT64_MAX || !localtime_r(&t, &tm) ||
-	    !strftime(v->window_end_str, sizeof(v->window_end_str),
-		      "%H:%M:%S", &tm))
-		return fs_bad_answer("flowsketchd's answer has a window_end that is not a time: %llu",
-				     (unsigned long long)v->window_end);
-	return 0;
-}
-
 /* Everything rendered is read and type-checked first: a bad answer is
  * refused before any line of the table is printed. */
 static int parse_top(struct json_object *a, struct top_view *v)
 {
-	struct json_object *flows;
-	size_t i;
+	void *rows;
 	int err;
 
-	if ((err = fs_reply_u64(a, FS_KEY_SPAN_SECONDS, &v->span_seconds)) ||
-	    (err = fs_reply_u64(a, FS_KEY_WINDOWS, &v->windows)) ||
-	    (err = fs_reply_u64(a, FS_KEY_WINDOW_SECONDS, &v->window_seconds)) ||
-	    (err = fs_reply_u64(a, FS_KEY_WINDOW_END, &v->window_end)) ||
+	if ((err = fs_span_parse(a, &v->span)) ||
 	    (err = fs_reply_string(a, FS_KEY_SORT, &v->sort)))
 		return err;
 	/* --sort connections names its two counts for what they are. */
@@ -140,30 +121,16 @@ static int parse_top(struct json_object *a, struct top_view *v)
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_FLOWS, &v->distinct_flows)) ||
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_SOURCES, &v->distinct_sources)) ||
 	    (err = fs_reply_u64(a, FS_KEY_DISTINCT_DESTINATIONS, &v->distinct_dests)) ||
-	    (err = fs_reply_double(a, FS_KEY_RSE, &v->distinct_rse)) ||
-	    (err = fs_reply_array(a, FS_KEY_FLOWS, &flows)))
+	    (err = fs_reply_double(a, FS_KEY_RSE, &v->distinct_rse)))
 		return err;
 	v->direction = "both";
 	if (json_object_object_get_ex(a, FS_KEY_DIRECTION, NULL) &&
 	    (err = fs_reply_string(a, FS_KEY_DIRECTION, &v->direction)))
 		return err;
-	if (!v->window_seconds || v->window_seconds > TOP_MAX_WINDOW_S)
-		return fs_bad_answer("flowsketchd's answer has a window of %llu seconds, not 1 s to a day",
-				     (unsigned long long)v->window_seconds);
-	err = format_window_end(v);
-	if (err)
-		return err;
-	v->nflows = json_object_array_length(flows);
-	v->flows = calloc(v->nflows ? v->nflows : 1, sizeof(*v->flows));
-	if (!v->flows)
-		return fs_no_memory();
-	for (i = 0; i < v->nflows; i++) {
-		err = parse_flow(json_object_array_get_idx(flows, i), &v->flows[i],
-				 v->conns);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = fs_reply_rows(a, FS_KEY_FLOWS, sizeof(*v->flows), parse_flow, v,
+			    &rows, &v->nflows);
+	v->flows = rows;	/* the caller frees it, error or not */
+	return err;
 }
 
 /* The datapath keys ports for TCP and UDP only (bpf/parse.bpf.h); every
@@ -209,29 +176,14 @@ static void format_row(const struct top_flow *f, size_t rank, bool conns,
 	fs_fmt_percent(r->share, f->share, 1);
 }
 
-static int width_of(int w, const char *s)
-{
-	int len = (int)strlen(s);
-
-	return len > w ? len : w;
-}
-
 static void print_header(FILE *out, const struct top_view *v)
 {
 	char pk[FS_FMT_MAX], by[FS_FMT_MAX], bp[FS_FMT_MAX], bb[FS_FMT_MAX];
 	char eps[FS_FMT_MAX], prob[FS_FMT_MAX];
 	char df[FS_FMT_MAX], ds[FS_FMT_MAX], dd[FS_FMT_MAX], rse[FS_FMT_MAX];
 
-	if (!v->windows) {
-		/* Right after the daemon starts: nothing to sum yet. */
-		fprintf(out, "flowsketch top: no %llu s window has finished yet\n",
-		       (unsigned long long)v->window_seconds);
+	if (!fs_span_print(out, "top", &v->span))
 		return;
-	}
-	fprintf(out, "flowsketch top: last %llu s (%llu window%s of %llu s, ending %s), ",
-		(unsigned long long)v->span_seconds,
-		(unsigned long long)v->windows, v->windows == 1 ? "" : "s",
-		(unsigned long long)v->window_seconds, v->window_end_str);
 	/* --sort connections: connections opened and established, where
 	 * the others have packets and bytes. */
 	if (v->conns)
@@ -241,8 +193,7 @@ static void print_header(FILE *out, const struct top_view *v)
 	else
 		fprintf(out, "%s packets, %s, by %s%s\n", fs_fmt_grouped(pk, v->total_packets),
 			fs_fmt_bytes(by, (double)v->total_bytes), v->sort,
-			!strcmp(v->direction, "in") ? ", received only" :
-			!strcmp(v->direction, "out") ? ", sent only" : "");
+			fs_span_direction_words(v->direction));
 	fprintf(out, "counts are upper bounds, at most +%s %s (+%s%s) over the truth with probability %s (epsilon %s of the total)\n",
 		fs_fmt_grouped(bp, v->bound_packets), v->conns ? "opened" : "packets",
 		v->conns ? fs_fmt_grouped(bb, v->bound_bytes) :
@@ -269,16 +220,16 @@ static int print_top(FILE *out, const struct top_view *v)
 		return fs_no_memory();
 	for (i = 0; i < v->nflows; i++) {
 		format_row(&v->flows[i], i + 1, v->conns, &rows[i]);
-		wr = width_of(wr, rows[i].rank);
-		ws = width_of(ws, rows[i].src);
-		wd = width_of(wd, rows[i].dst);
-		wp = width_of(wp, rows[i].proto);
-		wk = width_of(wk, rows[i].packets);
-		wb = width_of(wb, rows[i].bytes);
-		wh = width_of(wh, rows[i].share);
+		wr = fs_fmt_widest(wr, rows[i].rank);
+		ws = fs_fmt_widest(ws, rows[i].src);
+		wd = fs_fmt_widest(wd, rows[i].dst);
+		wp = fs_fmt_widest(wp, rows[i].proto);
+		wk = fs_fmt_widest(wk, rows[i].packets);
+		wb = fs_fmt_widest(wb, rows[i].bytes);
+		wh = fs_fmt_widest(wh, rows[i].share);
 	}
 	print_header(out, v);
-	if (!v->windows)
+	if (!v->span.windows)
 		goto out;
 	fprintf(out, "\n%*s  %-*s  %-*s  %-*s  %*s  %*s  %*s\n", wr, "#", ws, "source",
 	       wd, "destination", wp, "proto", wk, v->conns ? "opened" : "packets",
@@ -306,8 +257,8 @@ static int show_top(struct json_object *answer, FILE *out, __u64 *window_end,
 	err = parse_top(answer, &v);
 	if (!err && out)
 		err = print_top(out, &v);
-	*window_end = v.window_end;
-	*window_seconds = v.window_seconds;
+	*window_end = v.span.window_end;
+	*window_seconds = v.span.window_seconds;
 	free(v.flows);
 	return err;
 }

@@ -17,11 +17,13 @@ struct top_opts {
 	__u32 span;		/* 0: the daemon's default, one window */
 	const char *sort;	/* "packets", "bytes", "connections" */
 	const char *direction;	/* NULL: the daemon's default, both */
+	const char *by;		/* NULL: flows; else a KEY (keyspec.h) */
 	bool once;
 	bool json;
 };
 
-/* The request for o (released by the call it is given to). */
+/* The request for o, "top" or with o->by "prefixes" (released by the
+ * call it is given to). */
 struct json_object *fs_top_request(const struct top_opts *o);
 /* Ask for o's table and print it to out; the window it ended and the
  * window length, for the next redraw.  0 or -errno, having said why. */

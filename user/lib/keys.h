@@ -90,6 +90,9 @@
 #define FS_KEY_REGISTERS	"registers"
 #define FS_KEY_DEPTH		"depth"
 #define FS_KEY_WIDTH		"width"
+/* merge's: of the d rows, in how many the entry was some bucket's
+ * candidate (merge.c). */
+#define FS_KEY_ROWS		"rows"
 
 /* The blocklist's answers. */
 #define FS_KEY_ENTRIES		"entries"

@@ -15,6 +15,7 @@
 struct fs_heavy_prefix {
 	__u8 tag;
 	__u8 addr[16];		/* masked to the tag's level */
+	__u32 rows;		/* rows the estimate is the minimum over */
 	__u64 packets;
 	__u64 bytes;
 };
@@ -45,5 +46,21 @@ int fs_prefix_top(const struct fs_prefix_bucket *slot,
 		  const struct fs_prefix_params *p, const struct fs_hash_key *hk,
 		  __u8 tag, enum fs_prefix_order by, struct fs_heavy_prefix *out,
 		  size_t n);
+
+/*
+ * The same without the hash key (a merge of export files, which hold no
+ * secret): a candidate's columns cannot be recomputed, so each is
+ * estimated from its own buckets, those it is the candidate of.  Its
+ * packets: V times the least (V_b + L_b) / 2 over them (the vote's bound
+ * for a bucket's candidate, prefix.h); its bytes: V times their least
+ * B_b.  Both stay upper bounds of the sampled counts, but over `rows`
+ * (1 .. d) rows only: a prefix outvoted in some row leaves that row out,
+ * and its collision term then holds with probability 1 - e^-rows, not
+ * 1 - e^-d.
+ */
+int fs_prefix_top_own(const struct fs_prefix_bucket *slot,
+		      const struct fs_prefix_params *p, __u8 tag,
+		      enum fs_prefix_order by, struct fs_heavy_prefix *out,
+		      size_t n);
 
 #endif /* FLOWSKETCH_PREFIX_ESTIMATE_H */

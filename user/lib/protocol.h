@@ -160,7 +160,10 @@
  *    "window_start":UNIX, "window_end":UNIX,
  *    "window_start_ns":NS, "window_end_ns":NS, "direction":"both",
  *    "params":{"cms_depth":D, "cms_log2_width":L, "cms_width":W,
- *              "hll_precision":P, "flags":F, "conservative":B},
+ *              "hll_precision":P, "flags":F, "conservative":B,
+ *              "prefix_depth":D, "prefix_log2_width":L,
+ *              "prefix_skip_shift":T, "spread_depth":D,
+ *              "spread_log2_width":L, "spread_sample_shift":S},
  *    "secret_fingerprint":"16 hex digits",
  *    "total_packets":N, "total_bytes":N,
  *    "candidates":[{"src":..., "dst":..., "sport":N, "dport":N,
@@ -171,7 +174,9 @@
  *              "data":"..."}}
  *   The span is chosen as for top; its exact time range is
  *   window_start_ns .. window_end_ns (wall clock, as it reads now).
- *   params are the sketches' (params.h) without the secret;
+ *   params are the sketches' (params.h) without the secret, a
+ *   detection sketch that is off of depth 0 (a daemon of a release
+ *   before them gives none of the six: read as off);
  *   secret_fingerprint is fs_params_fingerprint() of it, which is what
  *   says whether two hosts' sketches merge.  candidates: every
  *   heavy-hitter candidate of the span, in ascending order of the flow

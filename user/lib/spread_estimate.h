@@ -15,6 +15,7 @@
 struct fs_spreader {
 	__u8 family;
 	__u8 addr[16];
+	__u32 rows;		/* rows the estimate is the minimum over */
 	double distinct;
 };
 
@@ -45,5 +46,18 @@ void fs_spread_merge(struct fs_spread_bucket *dst,
 int fs_spread_top(const struct fs_spread_bucket *slot,
 		  const struct fs_spread_params *p, __u32 side,
 		  const struct fs_hash_key *hk, struct fs_spreader *out, size_t n);
+
+/*
+ * The same without the hash key (a merge of export files, which hold no
+ * secret): a key's columns cannot be recomputed, so each candidate is
+ * estimated from its own buckets, those it is the candidate of: the
+ * least of their estimates, over `rows` (1 .. d) rows.  Each is an
+ * overcount of the key's spread as any of its buckets' is (spread.h,
+ * "Error"), but the sharing term of a minimum over fewer rows holds with
+ * probability 1 - e^-rows only.
+ */
+int fs_spread_top_own(const struct fs_spread_bucket *slot,
+		      const struct fs_spread_params *p, __u32 side,
+		      struct fs_spreader *out, size_t n);
 
 #endif /* FLOWSKETCH_SPREAD_ESTIMATE_H */

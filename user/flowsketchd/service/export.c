@@ -169,9 +169,16 @@ out:
 	return o;
 }
 
+/*
+ * The parameters a reader needs to rebuild the record's sizes: without
+ * the detection sketches' (depth 0: off), a reader of a daemon started
+ * with --detect would expect none of their buckets and refuse the sketch.
+ */
 static struct json_object *params_json(const struct fs_sketch_params *p)
 {
 	struct json_object *o = json_object_new_object();
+	struct fs_prefix_params pp;
+	struct fs_spread_params sp;
 
 	fsd_add_u64(o, "cms_depth", p->cms_depth);
 	fsd_add_u64(o, "cms_log2_width", p->cms_log2_width);
@@ -180,6 +187,14 @@ static struct json_object *params_json(const struct fs_sketch_params *p)
 	fsd_add_u64(o, "flags", p->flags);
 	json_object_object_add(o, "conservative", json_object_new_boolean(
 			p->flags & FS_PARAM_F_CONSERVATIVE));
+	fs_params_prefix(p, &pp);
+	fsd_add_u64(o, "prefix_depth", pp.depth);
+	fsd_add_u64(o, "prefix_log2_width", pp.log2_width);
+	fsd_add_u64(o, "prefix_skip_shift", pp.skip_shift);
+	fs_params_spread(p, &sp);
+	fsd_add_u64(o, "spread_depth", sp.depth);
+	fsd_add_u64(o, "spread_log2_width", sp.log2_width);
+	fsd_add_u64(o, "spread_sample_shift", sp.sample_shift);
 	return o;
 }
 

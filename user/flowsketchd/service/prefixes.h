@@ -9,10 +9,6 @@
 
 #include "workers.h"
 
-/* Standard deviations of the level drawing an answer's bounds allow
- * (prefix.h, "Error"): Phi(-3) = 0.13 % a prefix. */
-#define FSD_PREFIX_Z 3
-
 struct json_object *fsd_query_prefixes(const struct fsd_query_ctx *qc,
 				       const void *job,
 				       struct fsd_query_scratch *q);

@@ -9,10 +9,6 @@
 
 #include "workers.h"
 
-/* Standard deviations of the counting error an answer's lower ends allow
- * (spread.h, "Error"). */
-#define FSD_SPREAD_Z 3
-
 struct json_object *fsd_query_spread(const struct fsd_query_ctx *qc,
 				     const void *job,
 				     struct fsd_query_scratch *q);

@@ -177,11 +177,19 @@ static struct json_object *detect_json(const struct fs_sketch_params *p)
 
 	fs_params_prefix(p, &pp);
 	fs_params_spread(p, &sp);
+	double miss;
+
 	if (pp.log2_width) {
 		o = json_object_new_object();
 		fsd_add_u64(o, "depth", pp.depth);
 		fsd_add_u64(o, "width", 1ULL << pp.log2_width);
 		fsd_add_u64(o, "levels_drawn_from", fs_prefix_scale(&pp));
+		fsd_add_u64(o, "bytes_per_cpu", (__u64)FS_NSLOTS *
+			    fs_prefix_buckets(&pp) * sizeof(struct fs_prefix_bucket));
+		fsd_add_double(o, "collisions_fraction", fs_prefix_collisions(&pp, &miss));
+		fsd_add_double(o, "collisions_probability", miss);
+		fsd_add_double(o, "sampling_sigma_per_root_packet", fs_prefix_sampling(&pp));
+		fsd_add_double(o, "lines_per_packet", ldexp(pp.depth, -(int)pp.skip_shift));
 		json_object_object_add(d, "prefixes", o);
 	} else {
 		json_object_object_add(d, "prefixes", json_object_new_boolean(0));
@@ -191,6 +199,13 @@ static struct json_object *detect_json(const struct fs_sketch_params *p)
 		fsd_add_u64(o, "depth", sp.depth);
 		fsd_add_u64(o, "width", 1ULL << sp.log2_width);
 		fsd_add_u64(o, "sampling", 1ULL << sp.sample_shift);
+		fsd_add_u64(o, "bytes_per_cpu", (__u64)FS_NSLOTS *
+			    fs_spread_buckets(&sp) * sizeof(struct fs_spread_bucket));
+		fsd_add_double(o, "sharing_fraction", fs_spread_sharing(&sp, 1, &miss));
+		fsd_add_double(o, "sharing_probability", miss);
+		fsd_add_double(o, "relative_standard_error_large", fs_spread_sigma(&sp, 0));
+		fsd_add_double(o, "lines_per_packet",
+			       ldexp(FS_SPREAD_NSIDES * sp.depth, -(int)sp.sample_shift));
 		json_object_object_add(d, "spread", o);
 	} else {
 		json_object_object_add(d, "spread", json_object_new_boolean(0));
