@@ -95,8 +95,8 @@ static inline int bd_parse(const char *tool, bool prefix, const char *arg,
 			err = fs_spread_params_check(&s->spread) ? -EINVAL : 0;
 	}
 	if (err)
-		fprintf(stderr, "%s: --detect-%s must be D,L,%c: depth 1..%u, log2 width %u..%u "
-			"(D L <= 64), shift 0..%u, not \"%s\".\n", tool,
+		fprintf(stderr, "%s: --detect-%s must be D,L,%c: depth 1..%u, log2 width %u..%u, "
+			"shift 0..%u, not \"%s\".\n", tool,
 			prefix ? "prefix" : "spread", prefix ? 'T' : 'S',
 			prefix ? FS_PREFIX_MAX_DEPTH : FS_SPREAD_MAX_DEPTH,
 			prefix ? FS_PREFIX_MIN_LOG2W : FS_SPREAD_MIN_LOG2W,
