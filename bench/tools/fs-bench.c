@@ -13,6 +13,12 @@
  * so the sketches see >= 64K distinct flows, with the cache misses that
  * implies.
  *
+ * Detection.  The full program again, loaded with the detection sketches
+ * (detect.h; bench_detect.h): with both, the prefix sketch alone and the
+ * spread sketch alone, each against the full program without them, rounds
+ * interleaved as above.  Issue 20's 1.25x target is judged live
+ * (fs-livebench); these are the same ratios without the live caches.
+ *
  * Daemon.  Closing a window reads every CPU's copy of the closed slot,
  * folds it into one sketch (fs_sketch_add_slot: cells add, registers take
  * the max) and zeroes the slot, of every map the daemon's rotation folds
@@ -44,6 +50,7 @@
 #include "sizing.h"
 #include "datapath_setup.h"
 #include "bench.skel.h"
+#include "bench_detect.h"
 
 #define BENCH_PKT_LEN 64
 #define BENCH_WINDOW_NS 1e9	/* the daemon's default window */
@@ -63,6 +70,7 @@ struct bench_opts {
 	__u32 candidates;
 	__u32 depth;
 	double hh_fraction;
+	struct bd_shape detect;		/* --detect-prefix, --detect-spread */
 };
 
 static double bench_now_ns(void)
@@ -135,34 +143,29 @@ static size_t bench_percpu_bytes(const struct bpf_map *m)
 	       ((bpf_map__value_size(m) + 7) & ~7U);
 }
 
-static int bench_load(struct bench **out, struct fs_sketch_params *p,
-		      const struct bench_opts *o)
+/* The benchmark object with parameters p; with full_only, fs_bench_full
+ * alone (the detection rows' loads). */
+static int bench_load_with(struct bench **out, const struct fs_sketch_params *p,
+			   const struct bench_opts *o, bool full_only)
 {
 	/* The daemon's report fraction: flows above hh_fraction of the
 	 * running totals are reported through the ring buffer (cms.h). */
 	struct fs_ctl ctl = {
 		.hh_phi_q32 = fs_hh_phi_q32(o->hh_fraction),
 	};
+	struct bpf_program *prog;
 	struct bench *skel;
 	__u32 zero = 0;
-	struct fs_hash_secret secret;
 	int err;
-
-	/* Below 256 bytes getrandom() is never short once it returns. */
-	if (getrandom(&secret, sizeof(secret), 0) < 0) {
-		err = -errno;
-		fprintf(stderr, "fs-bench: cannot draw a hash secret: %s.\n",
-			strerror(-err));
-		return err;
-	}
-	fs_params_init(p, o->depth, FS_DEFAULT_CMS_LOG2W,
-		       FS_DEFAULT_HLL_P, 0, &secret);
 
 	skel = bench__open();
 	if (!skel) {
 		fprintf(stderr, "fs-bench: cannot open the benchmark BPF object.\n");
 		return -ENOENT;
 	}
+	if (full_only)
+		bpf_object__for_each_program(prog, skel->obj)
+			bpf_program__set_autoload(prog, prog == skel->progs.fs_bench_full);
 	FS_DATAPATH_SETUP(skel, p, false);
 	/* As the daemon loads it: fs_hll, which no program here writes, at
 	 * one element (sketch_kind.h, "Legacy maps"). */
@@ -193,6 +196,26 @@ static int bench_load(struct bench **out, struct fs_sketch_params *p,
 err_destroy:
 	bench__destroy(skel);
 	return err;
+}
+
+/* The main object: parameters of a new secret at --depth, no detection
+ * sketch (flowsketchd's default). */
+static int bench_load(struct bench **out, struct fs_sketch_params *p,
+		      const struct bench_opts *o)
+{
+	struct fs_hash_secret secret;
+	int err;
+
+	/* Below 256 bytes getrandom() is never short once it returns. */
+	if (getrandom(&secret, sizeof(secret), 0) < 0) {
+		err = -errno;
+		fprintf(stderr, "fs-bench: cannot draw a hash secret: %s.\n",
+			strerror(-err));
+		return err;
+	}
+	fs_params_init(p, o->depth, FS_DEFAULT_CMS_LOG2W,
+		       FS_DEFAULT_HLL_P, 0, &secret);
+	return bench_load_with(out, p, o, false);
 }
 
 static int bench_datapath(struct bench *skel, const struct bench_opts *o,
@@ -228,6 +251,80 @@ static int bench_datapath(struct bench *skel, const struct bench_opts *o,
 out:
 	free(samples);
 	return err;
+}
+
+/*
+ * The detection rows: full (of skel, no detection sketch) and the full
+ * program of one load per variant of bench_detect.h, the same parameters
+ * otherwise, rounds interleaved, fastest round kept, as bench_datapath().
+ * best[0] is full, best[1 + v] variant v's.
+ */
+static int bench_detect(struct bench *skel, const struct fs_sketch_params *p,
+			const struct bench_opts *o, double best[1 + BD_MAX])
+{
+	struct bench *dskel[BD_MAX] = { 0 };
+	struct bpf_program *progs[1 + BD_MAX] = { skel->progs.fs_bench_full };
+	double *samples = calloc((size_t)(1 + BD_MAX) * o->rounds, sizeof(*samples));
+	double warm;
+	__u32 r, i;
+	int err = samples ? 0 : -ENOMEM, v;
+
+	for (v = 0; v < BD_MAX && !err; v++) {
+		struct fs_sketch_params dp = *p;
+
+		bd_apply(&dp, &o->detect, (enum bd_variant)v);
+		err = bench_load_with(&dskel[v], &dp, o, true);
+		if (!err)
+			progs[1 + v] = dskel[v]->progs.fs_bench_full;
+	}
+	for (i = 0; i < 1 + BD_MAX && !err; i++)
+		err = bench_prog_run(progs[i], o->repeat / 4 + 1, &warm);
+	for (r = 0; r < o->rounds && !err; r++)
+		for (i = 0; i < 1 + BD_MAX && !err; i++)
+			err = bench_prog_run(progs[i], o->repeat,
+					     &samples[i * o->rounds + r]);
+	if (err) {
+		fprintf(stderr, "fs-bench: the detection rows failed: %s.\n",
+			strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < 1 + BD_MAX; i++)
+		best[i] = bench_best(&samples[i * o->rounds], o->rounds);
+out:
+	for (v = 0; v < BD_MAX; v++)
+		bench__destroy(dskel[v]);
+	free(samples);
+	return err;
+}
+
+static void bench_print_detect(const double best[1 + BD_MAX], double base,
+			       const struct bench_opts *o)
+{
+	const struct bd_shape *d = &o->detect;
+	double net0 = best[0] - base;
+	int v;
+
+	printf("Detection sketches (issue 20), BPF_PROG_TEST_RUN, %u runs x %u rounds per program, fastest round\n",
+	       o->repeat, o->rounds);
+	printf("(the full datapath with both, the prefix sketch alone (d %u, w 2^%u, t %u), the spread sketch\n"
+	       "alone (d %u, w 2^%u, s %u); net of the driver baseline above)\n\n",
+	       d->prefix.depth, d->prefix.log2_width, d->prefix.skip_shift,
+	       d->spread.depth, d->spread.log2_width, d->spread.sample_shift);
+	printf("  %-20s %10s %16s\n", "program", "ns/packet", "net of driver");
+	printf("  %-20s %10.1f %16.1f\n", "full datapath", best[0], net0);
+	for (v = 0; v < BD_MAX; v++)
+		printf("  %-20s %10.1f %16.1f\n", bd_names[v], best[1 + v], best[1 + v] - base);
+	printf("\n");
+	for (v = 0; v < BD_MAX; v++) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "%s / full", bd_names[v]);
+		printf("  %-20s %5.2fx (net of driver %5.2fx)\n", label,
+		       best[1 + v] / best[0],
+		       net0 > 0 ? (best[1 + v] - base) / net0 : 0.0);
+	}
+	printf("  (issue 20's target, full+both / full <= %.2fx, is judged live: fs-livebench's verdict)\n\n",
+	       BD_TARGET);
 }
 
 static const char *bench_verdict(bool ok)
@@ -685,7 +782,7 @@ static void bench_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: fs-bench [--repeat N] [--rounds R] [--candidates C] [--hh-fraction PHI]\n"
-		"                [--depth D]\n"
+		"                [--depth D] [--detect-prefix D,L,T] [--detect-spread D,L,S]\n"
 		"  --repeat N          runs per BPF_PROG_TEST_RUN call (default 1000000)\n"
 		"  --rounds R          measurements per figure, fastest kept (default 7)\n"
 		"  --candidates C      heavy-hitter candidates a top query ranks (default 1000)\n"
@@ -694,6 +791,7 @@ static void bench_usage(FILE *out)
 		"  --depth D           Count-Min rows, 1..%u (default %u): what a smaller\n"
 		"                      delta buys per packet\n",
 		FS_CMS_MAX_DEPTH, FS_DEFAULT_CMS_DEPTH);
+	bd_usage(out);
 }
 
 static int bench_parse_u32(const char *s, const char *what, __u32 min,
@@ -721,6 +819,8 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 		{ "candidates", required_argument, NULL, 'c' },
 		{ "hh-fraction", required_argument, NULL, 'f' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "detect-prefix", required_argument, NULL, 'P' },
+		{ "detect-spread", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -755,6 +855,10 @@ static int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 				err = -EINVAL;
 			}
 			break;
+		case 'P':
+		case 'S':
+			err = bd_parse("fs-bench", c == 'P', optarg, &o->detect);
+			break;
 		case 'h':
 			bench_usage(stdout);
 			exit(0);
@@ -787,9 +891,10 @@ int main(int argc, char **argv)
 		.candidates = 1000,
 		.depth = FS_DEFAULT_CMS_DEPTH,
 		.hh_fraction = 0.001,
+		.detect = BD_DEFAULTS,
 	};
 	struct fs_sketch_params p;
-	double best[PROG_MAX];
+	double best[PROG_MAX], dbest[1 + BD_MAX];
 	struct bench *skel = NULL;
 	int err;
 
@@ -804,6 +909,10 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	bench_print_datapath(best, &o, &p);
+	err = bench_detect(skel, &p, &o, dbest);
+	if (err)
+		goto out;
+	bench_print_detect(dbest, best[PROG_BASE], &o);
 	err = bench_daemon(skel, &p, &o);
 	if (err)
 		goto out;

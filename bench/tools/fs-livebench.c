@@ -22,7 +22,14 @@
  *   steady   --steady seconds of traffic as fast as the generator goes
  *   quiet    --quiet seconds without traffic, then --burst packets
  *
- * and for the two blocklist programs, between steady and quiet, the list
+ * The full program is measured with the detection sketches too (detect.h;
+ * bench_detect.h): with both, with the prefix sketch alone and with the
+ * spread sketch alone, at flowsketchd --detect's sizes unless
+ * --detect-prefix and --detect-spread give others, in every phase and in
+ * the bursty one; their ratios to full, and issue 20's verdict (both
+ * within 1.25x of full, steady and bursty), close the report.
+ *
+ * And for the two blocklist programs, between steady and quiet, the list
  * switched on and off in one program (live_ab()): the blocklist's cost
  * with the least noise, on the generator's own sources (far from every
  * entry) and then on the same flows from sources next to entries
@@ -40,11 +47,12 @@
  * between the two namespaces; live_bursty()).  The quiet phase above
  * leaves the machine idle; on a host with other load, the sketch's lines
  * are evicted between bursts by whatever else runs on the CPU.  So each of
- * the programs empty to full is loaded three times (maps, hash key and
- * windows of its own, as three datapaths), one load attached to each
- * pair's receiving end, and the pairs are fed in turn from the one
- * generator (one CPU): on pair k, --bursty-burst packets measured, then
- * --bursty-load seconds more traffic on the same pair, then pair k + 1.
+ * the programs empty to full+spread (all but the lists) is loaded three
+ * times (maps, hash key and windows of its own, as three datapaths), one
+ * load attached to each pair's receiving end, and the pairs are fed in
+ * turn from the one generator (one CPU): on pair k, --bursty-burst
+ * packets measured, then --bursty-load seconds more traffic on the same
+ * pair, then pair k + 1.
  * Each burst thus comes after a quiet spell of about two loads during
  * which the two other pairs' programs and traffic used the same CPU.  The
  * traffic is held out: --bursty-flows flows (default 20,000) drawn with
@@ -110,6 +118,7 @@
 #include "bench_nitro1.skel.h"
 #include "flowsketch/cms_sampled.h"
 #include "bench_blocklist_fill.h"
+#include "bench_detect.h"
 #include "bench_live.h"
 #include "bench_live_opts.h"
 #include "bench_live_run.h"
@@ -117,16 +126,29 @@
 #define LIVE_MAX_AB 64			/* --ab-pairs at most */
 #define LIVE_MAX_BURSTS (LB_MAX_ROUNDS * LB_MAX_CYCLES * LB_PAIRS)
 
+/* LP_FULL_BOTH .. LP_FULL_SPREAD: the full program with detection
+ * sketches, in bench_detect.h's order (enum bd_variant). */
 enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_NITRO,
-		 LP_NITRO1, LP_FULL_SMALL, LP_FULL_LIST, LP_MAX };
+		 LP_NITRO1, LP_FULL_BOTH, LP_FULL_PREFIX, LP_FULL_SPREAD,
+		 LP_FULL_SMALL, LP_FULL_LIST, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
-/* The bursty phase measures the programs LP_EMPTY .. LP_NITRO1. */
-#define LP_BURSTY (LP_NITRO1 + 1)
+/* The bursty phase measures the programs LP_EMPTY .. LP_FULL_SPREAD. */
+#define LP_BURSTY (LP_FULL_SPREAD + 1)
+#define LP_NAME_W 13		/* the longest name, "full+prefixes" */
 
 static const char *const live_prog_names[LP_MAX] = {
-	"empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+small",
-	"full+list",
+	"empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+both",
+	"full+prefixes", "full+spread", "full+small", "full+list",
 };
+_Static_assert(LP_FULL_PREFIX - LP_FULL_BOTH == BD_PREFIXES &&
+	       LP_FULL_SPREAD - LP_FULL_BOTH == BD_SPREAD, "bench_detect.h's order");
+
+/* The programs that are the full datapath (fs_live_full), with its maps
+ * filled and its windows closed. */
+static bool live_is_full(enum live_prog i)
+{
+	return i >= LP_FULL;
+}
 
 /*
  * "nitro": the full program of bench_nitro.bpf.c, Count-Min rows sampled
@@ -169,6 +191,7 @@ struct live_opts {
 	bool only_list;		/* full+list alone (--only-list) */
 	__u32 stop;		/* --verdict-stop: fs_bench_block_stop */
 	bool fine4;		/* --fine4: fs_bench_fine4 */
+	struct bd_shape detect;	/* --detect-prefix, --detect-spread */
 };
 
 /* ------------------------------------------------------------ programs */
@@ -216,6 +239,7 @@ struct live {
 	__u32 nquiet;
 	__u64 bursty_packets;		/* every packet of the bursty phase */
 	__u8 *near[2];			/* near frames of each list */
+	double bmed[LP_BURSTY];		/* the bursty rows' medians, as printed */
 };
 
 static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
@@ -225,7 +249,7 @@ static struct bpf_program *live_prog_of(struct bench *skel, enum live_prog i)
 	case LP_PARSE: return skel->progs.fs_live_parse;
 	case LP_FLOOR: return skel->progs.fs_live_floor;
 	case LP_NAIVE: return skel->progs.fs_live_naive;
-	default: return skel->progs.fs_live_full;	/* LP_FULL, LP_NITRO*, LP_FULL_SMALL, LP_FULL_LIST */
+	default: return skel->progs.fs_live_full;	/* live_is_full() */
 	}
 }
 
@@ -330,6 +354,8 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	err = lb_params(W);
 	if (err)
 		return err;
+	if (which >= LP_FULL_BOTH && which <= LP_FULL_SPREAD)
+		bd_apply(&W->p, &L->o->detect, (enum bd_variant)(which - LP_FULL_BOTH));
 	skel = *skelp = which == LP_NITRO ? (struct bench *)bench_nitro__open() :
 			which == LP_NITRO1 ? (struct bench *)bench_nitro1__open() :
 			bench__open();
@@ -364,8 +390,7 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 	err = bench__load(skel);
 	if (err)
 		return err;
-	if (which != LP_FULL && which != LP_NITRO && which != LP_NITRO1 &&
-	    which != LP_FULL_SMALL && which != LP_FULL_LIST)
+	if (!live_is_full(which))
 		return 0;
 	/* The receiving veth in the slot table, as the daemon has it. */
 	err = fs_ifslot_set_one(bpf_map__fd(skel->maps.fs_ifslot),
@@ -819,7 +844,7 @@ out:
 }
 
 /* Items of a round: the programs' phases (k < LP_MAX), then the programs
- * LP_EMPTY .. LP_FULL in the bursty pattern. */
+ * LP_EMPTY .. LP_FULL_SPREAD in the bursty pattern. */
 static int live_round(void *ctx, int k, __u32 r)
 {
 	struct live *L = ctx;
@@ -989,6 +1014,57 @@ static void nitro_bound(const struct live *L, __u64 npk, const char *name, doubl
 }
 
 /*
+ * The detection sketches' rows (bench_detect.h) against full in one
+ * phase: the ratios of the medians m[] (by program), net of empty's.
+ * No target on these lines: issue 20's is on full+both net of empty,
+ * steady and bursty together (detect_verdict()).
+ */
+static void detect_ratios(struct live_tally *t, const double *m, const char *phase)
+{
+	char label[64];
+	int v;
+
+	for (v = 0; v < BD_MAX; v++) {
+		snprintf(label, sizeof(label), "%s / full, %s", bd_names[v], phase);
+		print_ratio(t, label, m[LP_FULL_BOTH + v], m[LP_FULL], m[LP_EMPTY], 0, false);
+	}
+}
+
+/* The net ratio print_ratio() prints, as printed (two decimals). */
+static double net_ratio(double num, double den, double base)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.2f", den - base > 0 ? (num - base) / (den - base) : 0);
+	return strtod(buf, NULL);
+}
+
+/*
+ * Issue 20's cost target: flowsketchd turns both detection sketches on
+ * by default only if the full program with both costs at most BD_TARGET
+ * times the full program without them, live, steady and bursty.  Judged
+ * net of empty, the stricter reading: the raw ratios hold the run-time
+ * statistics' clock reads and the XDP call on both sides, which pull
+ * every ratio towards 1.
+ */
+static void detect_verdict(const struct live *L, const double steady[LP_MAX], bool bursty)
+{
+	double s = net_ratio(steady[LP_FULL_BOTH], steady[LP_FULL], steady[LP_EMPTY]);
+	double b = bursty ? net_ratio(L->bmed[LP_FULL_BOTH], L->bmed[LP_FULL],
+				      L->bmed[LP_EMPTY]) : 0;
+	bool ok = bursty && s > 0 && s <= BD_TARGET && b > 0 && b <= BD_TARGET;
+
+	printf("  issue 20's target, full+both / full <= %.2fx net of empty, steady and bursty:\n",
+	       BD_TARGET);
+	if (bursty)
+		printf("  %.2fx steady, %.2fx bursty: %s\n\n", s, b,
+		       ok ? "met" : "not met: detection stays off by default");
+	else
+		printf("  %.2fx steady, bursty not measured: not met: detection stays off by default\n\n",
+		       s);
+}
+
+/*
  * The bursty phase's figures: per program the median of its bursts (the
  * table's rows), the quiet spells, and the ratios, against the targets of
  * the steady phase's (full <= 2.0x parse-only; naive/full >= 2.5x after a
@@ -1012,9 +1088,9 @@ static void bursty_report(struct live *L, struct live_tally *t)
 	q = median(L->quiet_s, L->nquiet);	/* sorts: [0] min, [n-1] max */
 	printf("each burst after its pair's quiet spell of %.2f s (%.2f..%.2f), the two others' traffic\n\n",
 	       q, L->quiet_s[0], L->quiet_s[L->nquiet - 1]);
-	lb_table_head(10, "program", 7, "phase");
+	lb_table_head(LP_NAME_W, "program", 7, "phase");
 	for (i = 0; i < LP_BURSTY; i++)
-		med[i] = lb_table_row(10, live_prog_names[i], 7, "bursty", L->bursts[i],
+		med[i] = lb_table_row(LP_NAME_W, live_prog_names[i], 7, "bursty", L->bursts[i],
 				      L->nbursts[i], &sum);
 	printf("  (%llu packets in the bursty phase in all: bursts, loads and the unmeasured cycle)\n\n",
 	       (unsigned long long)L->bursty_packets);
@@ -1036,6 +1112,9 @@ static void bursty_report(struct live *L, struct live_tally *t)
 		    med[LP_EMPTY], 0, false);
 	print_ratio(t, "nitro1 / full, bursty", med[LP_NITRO1], med[LP_FULL],
 		    med[LP_EMPTY], 0, false);
+	printf("  detection sketches (issue 20):\n");
+	detect_ratios(t, med, "bursty");
+	memcpy(L->bmed, med, sizeof(L->bmed));
 	printf("\n");
 }
 
@@ -1058,10 +1137,10 @@ static void live_report(struct live *L, __u64 sent)
 	       c->flows, c->zipf, 100 * c->ipv6_share, o->burst);
 	printf("steady %.1f s, then %.1f s quiet and %u packets; full: %u ms windows closed the daemon's way, phi %g\n\n",
 	       c->steady_s, o->quiet_s, o->burst, c->window_ms, c->hh_fraction);
-	lb_table_head(10, "program", 7, "phase");
+	lb_table_head(LP_NAME_W, "program", 7, "phase");
 	for (i = 0; i < LP_MAX; i++)
 		for (j = 0; j < PH_MAX; j++)
-			med[i][j] = lb_table_row(10, live_prog_names[i], 7,
+			med[i][j] = lb_table_row(LP_NAME_W, live_prog_names[i], 7,
 						 live_phase_names[j],
 						 L->samples[i][j], c->rounds, &sum);
 	for (i = 0; i < LP_MAX; i++)
@@ -1156,12 +1235,34 @@ static void live_report(struct live *L, __u64 sent)
 			    (double)L->r.p.cms_depth);
 	}
 
+	printf("  detection sketches (issue 20, flowsketchd --detect): the full program with both,\n"
+	       "  with the prefix sketch alone (d %u, w 2^%u, t %u) and with the spread sketch alone\n"
+	       "  (d %u, w 2^%u, s %u), windows and reports as full's:\n",
+	       o->detect.prefix.depth, o->detect.prefix.log2_width, o->detect.prefix.skip_shift,
+	       o->detect.spread.depth, o->detect.spread.log2_width, o->detect.spread.sample_shift);
+	for (j = 0; j < PH_MAX; j++) {
+		double m[LP_MAX];
+
+		for (i = 0; i < LP_MAX; i++)
+			m[i] = med[i][j];
+		detect_ratios(&t, m, j == PH_STEADY ? "steady" :
+				     j == PH_FIRST ? "first window" : "after quiet");
+	}
+	printf("\n");
+
 	if (lb_bursty_on(&o->b))
 		bursty_report(L, &t);
 	else
 		printf("Bursty: not measured (%s)\n\n",
 		       o->b.cycles ? "it takes two --pair, as bench/live.sh gives" :
 				     "--bursty-cycles 0");
+	{
+		double m[LP_MAX];
+
+		for (i = 0; i < LP_MAX; i++)
+			m[i] = med[i][PH_STEADY];
+		detect_verdict(L, m, lb_bursty_on(&o->b));
+	}
 
 	if (o->ab_pairs)
 		ab_report(L);
@@ -1224,6 +1325,7 @@ static void usage(FILE *out)
 		"  --fine4             the IPv4 summary prototype with /19 bits\n"
 		"                      (blocklist.bpf.h, fs_bench_sum4)\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB);
+	bd_usage(out);
 	lb_usage_bursty(out);
 }
 
@@ -1244,6 +1346,8 @@ static int live_opt(int c, const char *arg, void *ctx)
 	case 'o' + 256: o->only_list = true; return 0;
 	case 's' + 256: return lb_parse_int(arg, "--verdict-stop", 0, 5, &o->stop);
 	case 'f' + 256: o->fine4 = true; return 0;
+	case 'P' + 256: return bd_parse(LB_TOOL, true, arg, &o->detect);
+	case 'S' + 256: return bd_parse(LB_TOOL, false, arg, &o->detect);
 	case 'k' + 256:
 		if (lb_parse_int(arg, "--near-keep", 0, 24, &bb_near_keep))
 			return -1;
@@ -1272,6 +1376,8 @@ int main(int argc, char **argv)
 		{ "verdict-stop", required_argument, NULL, 's' + 256 },
 		{ "near-keep", required_argument, NULL, 'k' + 256 },
 		{ "fine4", no_argument, NULL, 'f' + 256 },
+		{ "detect-prefix", required_argument, NULL, 'P' + 256 },
+		{ "detect-spread", required_argument, NULL, 'S' + 256 },
 		{}
 	};
 	struct live_opts o = {
@@ -1280,7 +1386,7 @@ int main(int argc, char **argv)
 		       .hh_fraction = 0.001, .depth = FS_DEFAULT_CMS_DEPTH },
 		.quiet_s = 2, .burst = 50000, .blocklist = 100000,
 		.blocklist_small = 10000, .ab_pairs = 10, .ab_s = 0.25,
-		.b = LB_BURSTY_DEFAULTS,
+		.b = LB_BURSTY_DEFAULTS, .detect = BD_DEFAULTS,
 	};
 	static struct live L = { .bfd = { -1, -1, -1 } };
 	bool bursty;

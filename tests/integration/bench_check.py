@@ -47,15 +47,27 @@ NSLOTS = 2
 
 NUM = r"(-?[0-9]+(?:\.[0-9]+)?)"
 
+# The detection sketches' shapes the benchmarks default to: flowsketchd
+# --detect's (prefix.h, spread.h: depth, log2 width, skip or sample shift).
+DETECT_PREFIX = (2, 10, 0)
+DETECT_SPREAD = (2, 9, 3)
+DETECT = ["full+both", "full+prefixes", "full+spread"]
+DETECT_TARGET = 1.25
+
 
 def report(ok, what, why=""):
     print(("PASS\t%s" % what) if ok else ("FAIL\t%s\t%s" % (what, why)))
 
 
-def find(pattern):
-    """The groups of the first line matching pattern (anchored), or None."""
+def find(pattern, after=None):
+    """The groups of the first line matching pattern (anchored), or None;
+    with after, the first one below the first line matching that."""
     rx = re.compile(pattern)
-    for line in lines:
+    start = 0
+    if after is not None:
+        ra = re.compile(after)
+        start = next((i + 1 for i, line in enumerate(lines) if ra.match(line)), len(lines))
+    for line in lines[start:]:
         m = rx.match(line)
         if m:
             return m.groups()
@@ -201,7 +213,8 @@ def bursty_checks():
            "live: bursty: the quiet spells are printed, 0 < min <= median <= max", "got %r" % (g,))
     med = {}
     rows = 0
-    for p in ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1"]:
+    bprogs = ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1"] + DETECT
+    for p in bprogs:
         g = find(r"^  %s +bursty +%s +%s +%s +([0-9]+) +%s$" % (re.escape(p), NUM, NUM, NUM, NUM))
         what = "live: %s, bursty" % p
         report(g is not None, what + ": a row is printed", "no such row")
@@ -215,11 +228,11 @@ def bursty_checks():
         report(pk == n * B, what + ": it covered exactly bursts x burst = %d packets" % (n * B),
                "%d packets" % pk)
     g = find(r"^  \(([0-9]+) packets in the bursty phase in all: bursts, loads and the unmeasured cycle\)$")
-    warm = 5 * R * P * B
+    warm = len(bprogs) * R * P * B
     report(g is not None and int(g[0]) >= rows + warm,
            "live: bursty: its packets in all cover the rows' (%d) and the unmeasured cycles' (%d)"
            % (rows, warm), "got %r" % (g,))
-    if len(med) != 7:
+    if len(med) != len(bprogs):
         return
     for label, num, den, tgt, le in (
             ("full / parse-only, bursty", "full", "parse only", 2.0, True),
@@ -231,6 +244,8 @@ def bursty_checks():
             ("nitro1 / parse-only, bursty", "nitro1", "parse only", None, True),
             ("nitro1 / full, bursty", "nitro1", "full", None, True)):
         ratio_line(label, med[num], med[den], med["empty"], tgt, le)
+    for p in DETECT:
+        ratio_line("%s / full, bursty" % p, med[p], med["full"], med["empty"], None, True)
 
 
 def nitro_fail_min(d, w, q, eps, phi, n):
@@ -278,6 +293,52 @@ def nitro_checks():
            "live: the options' eps is 2e/w", "got %r" % (g,))
 
 
+def detect_live_checks(med):
+    """The detection sketches' rows against full, every phase: the shapes
+    named are the defaults, each ratio follows from the medians."""
+    g = find(r"^  with the prefix sketch alone \(d ([0-9]+), w 2\^([0-9]+), t ([0-9]+)\) and with the spread sketch alone$")
+    g2 = find(r"^  \(d ([0-9]+), w 2\^([0-9]+), s ([0-9]+)\), windows and reports as full's:$")
+    report(g is not None and tuple(int(x) for x in g) == DETECT_PREFIX and
+           g2 is not None and tuple(int(x) for x in g2) == DETECT_SPREAD,
+           "live: detection: the shapes are flowsketchd --detect's (prefix d, L, t = %s; spread d, L, s = %s)"
+           % (DETECT_PREFIX, DETECT_SPREAD), "got %r, %r" % (g, g2))
+    for ph, name in (("first", "first window"), ("steady", "steady"), ("quiet", "after quiet")):
+        for p in DETECT:
+            ratio_line("%s / full, %s" % (p, name), med[(p, ph)], med[("full", ph)],
+                       med[("empty", ph)], None, True)
+
+
+def detect_verdict_checks():
+    """Issue 20's verdict: full+both / full net of empty, steady and
+    bursty, the figures those of the ratio lines, met iff both are within
+    the target (a bursty phase not measured meets nothing)."""
+    g = find(r"^  issue 20's target, full\+both / full <= %sx net of empty, steady and bursty:$" % NUM)
+    report(g is not None and abs(float(g[0]) - DETECT_TARGET) < 1e-9,
+           "live: issue 20's verdict is printed against %.2fx" % DETECT_TARGET, "got %r" % (g,))
+    net = {}
+    for ph in ("steady", "bursty"):
+        r = find(r"^  full\+both / full, %s +%sx \(net of empty +%sx\)$" % (ph, NUM, NUM))
+        net[ph] = r and r[1]
+    off = "not met: detection stays off by default"
+    if bursty_cycles is None:
+        v = find(r"^  (%s)x steady, bursty not measured: (.*)$" % NUM)
+        report(v is not None and v[1] == net["steady"] and v[2] == off,
+               "live: issue 20's verdict without the bursty phase: not met", "got %r" % (v,))
+        return
+    v = find(r"^  %sx steady, %sx bursty: (met|%s)$" % (NUM, NUM, re.escape(off)))
+    report(v is not None and (v[0], v[1]) == (net["steady"], net["bursty"]),
+           "live: issue 20's verdict quotes full+both's net ratios, steady and bursty",
+           "got %r, ratio lines %r" % (v, net))
+    if v is None:
+        return
+    worst = max(float(v[0]), float(v[1]))
+    if min(float(v[0]), float(v[1])) <= 0:
+        report(v[2] == off, "live: a net ratio of noise meets no target", v[2])
+    else:
+        check_verdict("live: issue 20's verdict agrees with the worse of the two", v[2] if v[2] == "met" else "not met",
+                      worst, DETECT_TARGET, True, "not met")
+
+
 def live_checks():
     R, B = live_rounds, live_burst
     g = find(r"^\(([0-9]+) rounds, programs interleaved, each loaded afresh per round; median of rounds, min\.\.max\)$")
@@ -290,8 +351,8 @@ def live_checks():
              % (NUM, NUM, NUM))
     report(g is not None and int(g[2]) == B, "live: the quiet phase is named with %d packets" % B,
            "got %r" % (g,))
-    progs = ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+small",
-             "full+list"]
+    progs = ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1"] + DETECT + \
+        ["full+small", "full+list"]
     phases = ["first", "steady", "quiet"]
     med = {}
     total = 0
@@ -362,6 +423,7 @@ def live_checks():
             ("nitro1 / parse-only, after quiet", "nitro1", "parse only", "quiet", None, True)):
         ratio_line(label, med[(num, ph)], med[(den, ph)], med[("empty", ph)], tgt, le)
     nitro_checks()
+    detect_live_checks(med)
     g = find(r"^  parse only - empty, steady +%s ns$" % NUM)
     report(g is not None and abs(float(g[0]) - (med[("parse only", "steady")][0] - med[("empty", "steady")][0])) <= 0.15,
            "live: parse only - empty = the medians' difference", "got %r" % (g,))
@@ -387,6 +449,7 @@ def live_checks():
         report(hi > 0, "live: the full program reported heavy hitters (phi is set)", str(g))
         g2 = find(r"^  \(median ([0-9]+) packets per window; 1/phi = ([0-9]+); ([0-9]+) reports dropped, ring buffer full\)$")
         report(g2 is not None and int(g2[0]) > 0, "live: packets per window and drops are printed", "got %r" % (g2,))
+    detect_verdict_checks()
     g = find(r"^  issue 19's targets for full and naive above: ([0-9]+) of ([0-9]+) met, raw and net apart$")
     met = sum(v == "met" for v in live_verdicts)
     report(g is not None and (int(g[0]), int(g[1])) == (met, len(live_verdicts)),
@@ -586,6 +649,49 @@ if len(fig) == len(progs):
         report(note == want,
                "depth %d: the below-the-floor note is there exactly when both ratios pass 3x" % depth,
                "note %s, full/parse %.2f, floor/parse %.2f" % (note, fp, floor_parse))
+
+# ---------------------------------------------------------------- detection
+# The detection rows (issue 20): full again and with the detection
+# sketches, each net of the datapath section's driver baseline, ratios to
+# this section's full.
+DHEAD = r"^Detection sketches \(issue 20\), BPF_PROG_TEST_RUN, ([0-9]+) runs x ([0-9]+) rounds per program, fastest round$"
+g = find(DHEAD)
+report(g is not None, "depth %d: the detection section is printed" % depth, "no such header")
+g = find(r"^\(the full datapath with both, the prefix sketch alone \(d ([0-9]+), w 2\^([0-9]+), t ([0-9]+)\), the spread sketch$")
+g2 = find(r"^alone \(d ([0-9]+), w 2\^([0-9]+), s ([0-9]+)\); net of the driver baseline above\)$")
+report(g is not None and tuple(int(x) for x in g) == DETECT_PREFIX and
+       g2 is not None and tuple(int(x) for x in g2) == DETECT_SPREAD,
+       "depth %d: detection: the shapes are flowsketchd --detect's" % depth, "got %r, %r" % (g, g2))
+dfig = {}
+for p in ["full datapath"] + DETECT:
+    g = find(r"^  %s +%s +%s$" % (re.escape(p), NUM, NUM), after=DHEAD)
+    report(g is not None, "depth %d: detection: a figure for %s" % (depth, p), "no such row")
+    if not g:
+        continue
+    dfig[p] = g
+    report(float(g[0]) > 0, "depth %d: detection: %s costs a positive time" % (depth, p), g[0])
+    if "driver baseline" in fig:
+        base = float(fig["driver baseline"][0])
+        report(abs(float(g[1]) - (float(g[0]) - base)) <= 0.15 + 1e-9,
+               "depth %d: detection: %s net of driver = its figure - the baseline" % (depth, p),
+               "net %s, %s - %s" % (g[1], g[0], fig["driver baseline"][0]))
+if len(dfig) == 1 + len(DETECT):
+    for p in DETECT:
+        g = find(r"^  %s +%sx \(net of driver +%sx\)$" % (re.escape(p + " / full"), NUM, NUM))
+        what = "depth %d: detection: %s / full" % (depth, p)
+        report(g is not None, what + ": printed with its net", "no such line")
+        if not g:
+            continue
+        check_ratio(what + " = the figures' ratio", g[0], float(dfig[p][0]), dfig[p][0],
+                    float(dfig["full datapath"][0]), dfig["full datapath"][0])
+        nd = dfig["full datapath"][1]
+        if float(nd) - half_ulp(nd) > 0:
+            check_ratio(what + " net = the net figures' ratio", g[1], float(dfig[p][1]), dfig[p][1],
+                        float(nd), nd)
+        else:
+            report(True, what + ": net printed (its denominator is noise)")
+report(find(r"^  \(issue 20's target, full\+both / full <= 1\.25x, is judged live: fs-livebench's verdict\)$") is not None,
+       "depth %d: detection: the target is said to be judged live" % depth, "no such line")
 
 # ---------------------------------------------------------------- blocklist
 # Rows for 10,000 and 100,000 entries, each for far, near and hot traffic;

@@ -10,8 +10,9 @@
 # verdict must follow from the printed figures, and the memory lines from
 # the parameters (bench_check.py).  Then a very short live run
 # (bench/live.sh: namespaces of its own, every program attached in turn,
-# then the bursty phase on three veth pairs, about 12 s), held to the same
-# rules by bench_check.py --live, and checked to leave no namespace
+# the full one with the detection sketches too, then the bursty phase on
+# three veth pairs, about 15 s), held to the same rules by
+# bench_check.py --live (issue 20's detection rows and verdict included), and checked to leave no namespace
 # behind; the same for the tracepoint frontends
 # (bench/live.sh --tracepoints, fs-tpbench: every egress and ingress
 # program attached in turn, about 3 s; bench_check.py --tp).
@@ -115,7 +116,11 @@ refused build/tools/fs-livebench fs-livebench "--rounds 0" "--burst x" "--ab-pai
 	"--ab-seconds 0" "--bogus" "--rounds 1" "--bursty-cycles 11" "--bursty-burst 0" \
 	"--bursty-load -1" "--bursty-flows 0" "--pair lb-tx1" "--pair :lb-rx1" \
 	"--pair lb-tx1:" "--pair a:b:c" "--pair a-name-too-long-for-an-interface:b" \
-	"--pair a:b --pair c:d --pair e:f $IFACES" "--pair a:b $IFACES"
-refused "$BENCH" fs-bench "--depth 0" "--depth 9" "--repeat x" "--bogus"
+	"--pair a:b --pair c:d --pair e:f $IFACES" "--pair a:b $IFACES" \
+	"--detect-prefix 5,10,0" "--detect-prefix 2,10" "--detect-spread 2,9,16" \
+	"--detect-spread x"
+refused "$BENCH" fs-bench "--depth 0" "--depth 9" "--repeat x" "--bogus" \
+	"--detect-prefix 2,3,0" "--detect-prefix 2,10,9" "--detect-spread 2,9,3,1" \
+	"--detect-spread -2,9,3"
 
 finish

@@ -502,7 +502,8 @@ static void test_detect_parts(void **state)
 	/* Buckets as updates leave them (a file of random bytes is refused,
 	 * test_bad_buckets). */
 	for (i = 0; i < np + ns; i++) {
-		__u8 addr[16], masked[16] __attribute__((aligned(8)));
+		/* 4-aligned: fs_prefix_mask() reads words, as of a flow key */
+		__u8 addr[16] __attribute__((aligned(4))), masked[16] __attribute__((aligned(8)));
 		__u64 r = rng_next(&seed);
 		__u8 tag = (__u8)(1 + r % 16);
 		__u32 fam = r & 16 ? FS_FAMILY_IPV6 : FS_FAMILY_IPV4;

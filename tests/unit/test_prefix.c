@@ -649,11 +649,41 @@ static void test_own_merged(void **state)
 	free(t.p);
 }
 
+/*
+ * fs_prefix_mask() against its definition, bit by bit: bit k of the
+ * address (byte k / 8, from its top bit down) is kept iff k < len, for
+ * every len 0..128 and random addresses; nothing else is written.
+ */
+static void test_mask_keeps_len_bits(void **state)
+{
+	__u64 rng = 7;
+	__u32 len, t, k;
+
+	(void)state;
+	for (len = 0; len <= 128; len++) {
+		for (t = 0; t < 64; t++) {
+			__u8 addr[16] __attribute__((aligned(4)));
+			__u8 out[24] __attribute__((aligned(8)));
+			__u8 want[16] = { 0 };
+
+			rng_fill(&rng, addr, sizeof(addr));
+			for (k = 0; k < len; k++)
+				want[k / 8] |= addr[k / 8] & (0x80 >> (k % 8));
+			memset(out, 0xa5, sizeof(out));
+			fs_prefix_mask(addr, len, out);
+			assert_memory_equal(out, want, 16);
+			for (k = 16; k < sizeof(out); k++)
+				assert_int_equal(out[k], 0xa5);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_buckets),
 		cmocka_unit_test(test_own_merged),
+		cmocka_unit_test(test_mask_keeps_len_bits),
 		cmocka_unit_test(test_vote_invariant),
 		cmocka_unit_test(test_rows_hold_the_window),
 		cmocka_unit_test(test_heavy_prefixes_listed),
