@@ -25,6 +25,8 @@
 
 #define FSD_QUERY_THREADS 2
 #define FSD_QUERY_QUEUE 256
+/* How much nicer than the loop the query threads run (workers.c). */
+#define FSD_QUERY_NICE 5
 
 struct fs_hash_key;
 struct fs_hash_secret;
