@@ -124,24 +124,38 @@ check "the running daemon still answers /metrics" metrics "$WORK/m.prom"
 
 # ---------------------------------------------------------------- traffic
 cli block add 10.64.0.0/10 >/dev/null || bail "block add"
-send_in 12000 4000 11 "$WORK/in1.json" & p1=$!
-send_out 8000 2500 22 "$WORK/out1.json" & p2=$!
-sleep 1.6
-# The detection sketches' requests too (n is --metrics-top's default).
+# About 6 s of traffic each way, so that several 1 s windows carry both.
+send_in 12000 2000 11 "$WORK/in1.json" & p1=$!
+send_out 8000 1500 22 "$WORK/out1.json" & p2=$!
+# The detection sketches' answers too (n is --metrics-top's default).  All
+# through the CLI: a python client's start (0.3 s here) made the sandwich
+# straddle a 1 s window more often than not.
 window_cmds() {
 	cli top -n 10 --json >"$WORK/top.json" &&
 	cli flows --direction in --json >"$WORK/flows_in.json" &&
 	cli flows --direction out --json >"$WORK/flows_out.json" &&
-	echo '{"cmd":"prefixes","by":"src4/24","n":10,"direction":"in"}' | fsd_ask >"$WORK/pfx.json" &&
-	echo '{"cmd":"spread","by":"dst","n":10,"direction":"in"}' | fsd_ask >"$WORK/spr.json"
+	cli top --by src4/24 -n 10 --direction in --json >"$WORK/pfx.json" &&
+	cli spread --by dst -n 10 --direction in --json >"$WORK/spr.json"
 }
-if sandwich "$WORK/w.prom" window_cmds; then
+# A finished window that carried traffic: the generators start when the
+# machine lets them, not after a fixed time.
+window_busy() {
+	jqe '(.flows | length) > 0' "$WORK/top.json" &&
+		jqe '(.prefixes | length) > 0' "$WORK/pfx.json" &&
+		jqe '(.spreaders | length) > 0' "$WORK/spr.json"
+}
+busy_window() {
+	sandwich "$WORK/w.prom" window_cmds || { echo "$EPOCHREALTIME no page pair of one window" >>"$WORK/busy.log"; return 1; }
+	window_busy || { echo "$EPOCHREALTIME window to $(jq .window_end "$WORK/top.json"): no traffic in it" >>"$WORK/busy.log"; return 1; }
+}
+if fs_until 30 --while "$p1" busy_window; then
 	check "while traffic runs: top_packets is top -n 10 and distinct_* flows --direction of the same window" \
 		py window "$WORK/w.prom" "$WORK/top.json" "$WORK/flows_in.json" "$WORK/flows_out.json"
 	check "while traffic runs: top_prefix_packets and top_spread are the prefixes and spread answers of the same window" \
 		py detect "$WORK/w.prom" "$WORK/pfx.json" "$WORK/spr.json"
 else
 	not_ok "while traffic runs: a page before and after the CLI's answers of one window"
+	diag <"$WORK/busy.log"
 fi
 wait $p1 && wait $p2 || bail "both generators sent their packets"
 settle || bail "two windows closed after the traffic"
