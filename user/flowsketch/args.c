@@ -10,6 +10,7 @@
 #include <string.h>
 #include "args.h"
 #include "cli.h"
+#include "duration.h"
 
 #define FS_MAX_SECONDS (24 * 3600)
 #define FS_MAX_EXACT_COUNT 9007199254740992.0 /* 2^53 */
@@ -32,27 +33,12 @@ int fs_parse_u32(const char *s, __u32 min, __u32 max, __u32 *out)
 
 int fs_parse_seconds(const char *s, __u32 *out)
 {
-	unsigned long long v, unit = 1;
-	char *end;
+	__u64 sec;
+	int err = fs_duration_parse(s, FS_MAX_SECONDS, &sec);
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (*end == 'm')
-		unit = 60;
-	else if (*end == 'h')
-		unit = 3600;
-	else if (*end && *end != 's')
-		return -EINVAL;
-	if (*end && end[1])
-		return -EINVAL;
-	if (v == 0 || v > FS_MAX_SECONDS / unit)
-		return -EINVAL;
-	*out = (__u32)(v * unit);
-	return 0;
+	if (!err)
+		*out = (__u32)sec;
+	return err;
 }
 
 /* A finite number with nothing after it but, optionally, `suffix`. */
