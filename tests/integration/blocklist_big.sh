@@ -79,7 +79,7 @@ entries_are() {
 		[ "$(grep -vc '^#' "$LIST")" = "$2" ]
 }
 # in_file CIDR: the daemon's list file has the line.
-in_file() { grep -qxF "$1" "$LIST"; }
+in_file() { awk -v c="$1" '$1 == c { f = 1 } END { exit !f }' "$LIST"; }
 # in_trie CIDR: the pinned LPM trie has exactly this key (bpftool: its
 # key is prefixlen (u32, host order) then the address bytes).
 in_trie() {

@@ -427,8 +427,9 @@ def cmd_same(a):
         texts = [e["cidr"] for e in load(a.list_json)["entries"]]
     else:
         with open(a.list_file) as f:
-            texts = [l.split("#", 1)[0].strip() for l in f]
-        texts = [t for t in texts if t]
+            # The CIDR is a line's first word (blockfile.h: fields follow).
+            texts = [l.split("#", 1)[0].split() for l in f]
+        texts = [t[0] for t in texts if t]
     try:
         got = [ipaddress.ip_network(t, strict=True) for t in texts]
     except ValueError as e:

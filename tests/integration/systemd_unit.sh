@@ -141,7 +141,7 @@ P=$(jq .total_packets "$WORK/truth.json")
 check "the $P packets sent are counted (status's totals: $(jq -c .totals "$WORK/st.json" 2>/dev/null))" \
 	jqe --argjson p "$P" '.totals.packets >= $p' "$WORK/st.json"
 check "block add changes the list file and the datapath" \
-	bash -c "'$CLI' --socket '$WORK/sock' block add 192.0.2.0/24 >/dev/null && grep -qx '192.0.2.0/24' '$WORK/blocklist'"
+	bash -c "'$CLI' --socket '$WORK/sock' block add 192.0.2.0/24 >/dev/null && grep -q '^192.0.2.0/24 ' '$WORK/blocklist'"
 check "status reads the tracepoint programs' recursion misses (by program id)" \
 	jqe '[.frontends[] | select(.name == "egress" or .name == "conn") | .recursion_misses | numbers] | length == 2' "$WORK/st.json"
 cli flows --span 60 >/dev/null

@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "keys.h"
 #include "args.h"
 #include "cidr.h"
 #include "cli.h"
 #include "client.h"
+#include "duration.h"
 #include "format.h"
 #include "protocol.h"
 #include "reply.h"
@@ -42,12 +44,17 @@ static const struct fs_optset list_optset = {
 	"IPv4 or IPv6.  A dropped packet is always one an entry covers: the\n"
 	"filter's false positives are settled by an exact lookup.\n"
 	"\n"
-	"  block add CIDR...   block these prefixes (a bare address: one host)\n"
+	"  block add CIDR... [--for DURATION]\n"
+	"                      block these prefixes (a bare address: one host),\n"
+	"                      for good or for DURATION (90s, 10m, 24h, 7d; at\n"
+	"                      most 365d), which also renews listed ones\n"
 	"  block del CIDR...   unblock them (a source another entry covers\n"
 	"                      stays blocked)\n"
-	"  block list [--json] the entries, with the packets and bytes each dropped\n"
-	"  block load FILE     add every line of FILE (one CIDR a line, # comments);\n"
-	"                      read and checked here, sent to the daemon in parts\n"
+	"  block list [--json] the entries: what each dropped, who added it (manual\n"
+	"                      or a policy rule), when, and when it expires\n"
+	"  block load FILE     add every line of FILE (one CIDR a line, # comments;\n"
+	"                      a list flowsketchd wrote loads too, its entries\n"
+	"                      for good); read and checked here, sent in parts\n"
 	"  block clear         remove every entry\n"
 	"\n"
 	"A request with any bad CIDR changes nothing.  When add returns, every\n"
@@ -89,25 +96,114 @@ static int cidr_request(const char *cmd, const char *what, int argc,
 	return FS_EXIT_OK;
 }
 
+/*
+ * add's --for DURATION (or --for=DURATION), anywhere after "add": taken
+ * out of argv into *sec.  FS_EXIT_OK, or FS_EXIT_USAGE after a message.
+ */
+static int take_for(int *argc, char **argv, __u64 *sec)
+{
+	const char *arg = NULL;
+	int i, j, skip = 0;
+
+	for (i = 2; i < *argc; i++) {
+		if (!strcmp(argv[i], "--for")) {
+			if (i + 1 == *argc)
+				return fs_usage_error("block", "add: --for needs a DURATION (90s, 10m, 24h, 7d)");
+			skip = 2;
+			arg = argv[i + 1];
+		} else if (!strncmp(argv[i], "--for=", 6)) {
+			skip = 1;
+			arg = argv[i] + 6;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			return fs_usage_error("block", "add: unknown option '%s' (only --for DURATION)",
+					      argv[i]);
+		} else {
+			continue;
+		}
+		if (*sec)
+			return fs_usage_error("block", "add: --for given twice");
+		if (fs_duration_parse(arg, FS_BLOCK_FOR_MAX, sec))
+			return fs_usage_error("block", "add: --for must be a whole number and s, m, h or d (90s, 10m, 24h, 7d), from 1s to 365d, not '%.32s'",
+					      arg);
+		for (j = i; j + skip < *argc; j++)
+			argv[j] = argv[j + skip];
+		*argc -= skip;
+		i--;
+	}
+	return FS_EXIT_OK;
+}
+
 static int show_change(struct json_object *a, bool print)
 {
 	__u64 changed, entries;
 	const char *what = json_object_object_get_ex(a, FS_KEY_ADDED, NULL) ? "added" : "deleted";
 	int err;
 
+	__u64 renewed = 0;
+
 	if ((err = fs_reply_u64(a, what, &changed)) ||
 	    (err = fs_reply_u64(a, FS_KEY_ENTRIES, &entries)))
 		return err;
-	if (print)
-		printf("flowsketch block: %s %llu, %llu entr%s in the list\n", what,
-		       (unsigned long long)changed, (unsigned long long)entries,
-		       entries == 1 ? "y" : "ies");
+	if (json_object_object_get_ex(a, FS_KEY_RENEWED, NULL) &&
+	    (err = fs_reply_u64(a, FS_KEY_RENEWED, &renewed)))
+		return err;
+	if (!print)
+		return 0;
+	printf("flowsketch block: %s %llu", what, (unsigned long long)changed);
+	if (renewed)
+		printf(", renewed %llu", (unsigned long long)renewed);
+	printf(", %llu entr%s in the list\n", (unsigned long long)entries,
+	       entries == 1 ? "y" : "ies");
 	return 0;
+}
+
+/* An entry's optional time (seconds since the epoch) into *t: 0 when
+ * absent (an older daemon, or an entry that never expires). */
+static int entry_time(struct json_object *e, const char *key, __u64 *t)
+{
+	*t = 0;
+	return json_object_object_get_ex(e, key, NULL) ? fs_reply_u64(e, key, t) : 0;
+}
+
+/* When it was added, as local time; "-" when not known. */
+static const char *added_text(char *buf, size_t n, __u64 t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!t || !localtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/* When it expires, from now: "in 9m 59s", "never", "due" (past, the
+ * daemon deletes it at its next window boundary). */
+static const char *expires_text(char *buf, size_t n, __u64 t, __u64 now)
+{
+	__u64 left = t > now ? t - now : 0;
+
+	if (!t)
+		snprintf(buf, n, "never");
+	else if (!left)
+		snprintf(buf, n, "due");
+	else if (left < 60)
+		snprintf(buf, n, "in %llus", (unsigned long long)left);
+	else if (left < 3600)
+		snprintf(buf, n, "in %llum %02llus", (unsigned long long)(left / 60),
+			 (unsigned long long)(left % 60));
+	else if (left < 86400)
+		snprintf(buf, n, "in %lluh %02llum", (unsigned long long)(left / 3600),
+			 (unsigned long long)(left % 3600 / 60));
+	else
+		snprintf(buf, n, "in %llud %lluh", (unsigned long long)(left / 86400),
+			 (unsigned long long)(left % 86400 / 3600));
+	return buf;
 }
 
 static int show_list(struct json_object *a, bool print)
 {
-	char p[FS_FMT_MAX], b[FS_FMT_MAX];
+	char p[FS_FMT_MAX], b[FS_FMT_MAX], at[32], until[32];
+	__u64 now = (__u64)time(NULL);
 	struct json_object *arr;
 	size_t i, n;
 	int err;
@@ -118,19 +214,25 @@ static int show_list(struct json_object *a, bool print)
 	n = json_object_array_length(arr);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
-		const char *cidr;
-		__u64 packets, bytes;
+		const char *cidr, *origin = "manual";
+		__u64 packets, bytes, added_at, expires_at;
 
 		if ((err = fs_reply_string(e, FS_KEY_CIDR, &cidr)) ||
 		    (err = fs_reply_u64(e, FS_KEY_PACKETS, &packets)) ||
-		    (err = fs_reply_u64(e, FS_KEY_BYTES, &bytes)))
+		    (err = fs_reply_u64(e, FS_KEY_BYTES, &bytes)) ||
+		    (err = entry_time(e, FS_KEY_ADDED_AT, &added_at)) ||
+		    (err = entry_time(e, FS_KEY_EXPIRES_AT, &expires_at)) ||
+		    (json_object_object_get_ex(e, FS_KEY_ORIGIN, NULL) &&
+		     (err = fs_reply_string(e, FS_KEY_ORIGIN, &origin))))
 			return err;
 		if (!print)
 			continue;
 		if (!i)
-			printf("%-43s %16s %16s\n", "CIDR", "DROPPED PKTS", "DROPPED BYTES");
-		printf("%-43s %16s %16s\n", cidr, fs_fmt_grouped(p, packets),
-		       fs_fmt_grouped(b, bytes));
+			printf("%-43s %14s %14s %-19s %-10s %s\n", "CIDR", "DROPPED PKTS",
+			       "DROPPED BYTES", "ADDED", "EXPIRES", "BY");
+		printf("%-43s %14s %14s %-19s %-10s %s\n", cidr, fs_fmt_grouped(p, packets),
+		       fs_fmt_grouped(b, bytes), added_text(at, sizeof(at), added_at),
+		       expires_text(until, sizeof(until), expires_at, now), origin);
 	}
 	if (print && !n)
 		printf("flowsketch block: the list is empty\n");
@@ -298,9 +400,17 @@ int fs_cmd_block(const struct fs_cli *cli, int argc, char **argv)
 	}
 	if (!strcmp(sub, "add") || !strcmp(sub, "del")) {
 		struct fs_cli c = change_cli(cli, (size_t)argc);
+		__u64 for_sec = 0;
 
+		if (sub[0] == 'a') {
+			ret = take_for(&argc, argv, &for_sec);
+			if (ret)
+				return ret;
+		}
 		ret = cidr_request(sub[0] == 'a' ? "block_add" : "block_del", sub,
 				   argc - 2, argv + 2, &req);
+		if (!ret && for_sec)
+			json_object_object_add(req, FS_KEY_FOR, json_object_new_uint64(for_sec));
 		return ret ? ret : fs_client_show(&c, req, false, show_change);
 	}
 	if (!strcmp(sub, "list")) {

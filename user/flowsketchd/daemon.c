@@ -43,6 +43,7 @@
 #include "windows/reports.h"
 #include "base/safedir.h"
 #include "base/secret.h"
+#include "service/blockreq.h"
 #include "service/server.h"
 #include "daemon.h"
 #include "flowsketch.skel.h"	/* after daemon.h: needs params.h's types */
@@ -475,6 +476,7 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
 	unsigned int i;
+	int err;
 
 	if (read(d->timer_fd, &expirations, sizeof(expirations)) !=
 	    sizeof(expirations))
@@ -488,6 +490,9 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 		if (d->fe[i].rotation_ready)
 			fsd_rotate(&d->fe[i].rotation, &d->fe[i].history,
 				   d->fe[i].reports);
+	err = fsd_block_expire(&d->blocklist, &d->workers);
+	if (err && err != -EBUSY)
+		fsd_warn("blocklist: cannot delete the expired entries: %s", strerror(-err));
 	fsd_state_budget_warn(&d->budget, fsd_now_ns());
 	fsd_metrics_update(&d->metrics, &d->view);
 }

@@ -319,6 +319,34 @@ static int list_line(FILE *f, char *line, size_t size, const char *path,
 	return 1;
 }
 
+/*
+ * A list flowsketchd wrote (blockfile.h) has fields after each CIDR:
+ * added=T, expires=T, by RULE.  They are cut off s here, and checked to
+ * be of that grammar, so that a typo after a CIDR is not taken for one;
+ * what they say is not kept (the entries loaded are manual and for good).
+ */
+static int list_fields(char *s, const char **why)
+{
+	char *p = s + strcspn(s, " \t"), *tok, *save = NULL;
+
+	if (!*p)
+		return 0;
+	*p++ = 0;
+	while ((tok = strtok_r(p, " \t", &save))) {
+		p = NULL;
+		if (!strcmp(tok, "by"))
+			return 0;
+		if ((strncmp(tok, "added=", 6) && strncmp(tok, "expires=", 8)) ||
+		    !tok[strcspn(tok, "=") + 1] ||
+		    strspn(tok + strcspn(tok, "=") + 1, "0123456789") !=
+		    strlen(tok + strcspn(tok, "=") + 1)) {
+			*why = "after the CIDR, only a list flowsketchd wrote has fields: added=T, expires=T, by RULE";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 		       struct fs_cidr **out, size_t *n, char *msg, size_t msg_len)
 {
@@ -371,6 +399,11 @@ int fs_cidr_list_parse(FILE *f, const char *path, unsigned int max,
 				break;
 			}
 			c = grown;
+		}
+		if (list_fields(s, &why)) {
+			snprintf(msg, msg_len, "%s:%zu: %s", path, line_no, why);
+			err = -EINVAL;
+			break;
 		}
 		if (fs_cidr_parse(s, &c[count], &why)) {
 			snprintf(msg, msg_len, "%s:%zu: \"%.64s\": %s", path, line_no, s, why);

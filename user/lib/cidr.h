@@ -95,7 +95,9 @@ size_t fs_cidr_sort_unique(struct fs_cidr *c, size_t n);
 /*
  * A list in the text format above, one CIDR a line; '#' starts a comment
  * (to the end of the line), blank lines and surrounding blanks are
- * skipped.  *out (malloc'd) gets *n entries, sorted, repeats removed.
+ * skipped; a list the daemon wrote (flowsketchd's blockfile.h) has fields
+ * after a CIDR, which are checked and not kept.  *out (malloc'd) gets *n
+ * entries, sorted, repeats removed.
  * 0, or -EINVAL / -E2BIG (more than max) / -ENOMEM / -EIO with msg naming
  * "NAME:LINE: ..." (name is how the list is called in messages; for
  * -E2BIG, LINE is one by which more than max distinct entries were read).

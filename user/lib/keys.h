@@ -22,6 +22,7 @@
 #define FS_KEY_TOTAL		"total"
 #define FS_KEY_LOAD		"load"
 #define FS_KEY_BY		"by"
+#define FS_KEY_FOR		"for"
 
 /* Every failed request's answer. */
 #define FS_KEY_ERROR		"error"
@@ -49,6 +50,10 @@
 #define FS_KEY_BYTES		"bytes"
 #define FS_KEY_SHARE		"share"
 #define FS_KEY_BLOCKED		"blocked"
+#define FS_KEY_RENEWED		"renewed"
+#define FS_KEY_ADDED_AT		"added_at"
+#define FS_KEY_EXPIRES_AT	"expires_at"
+#define FS_KEY_ORIGIN		"origin"
 #define FS_KEY_FLOWS		"flows"
 #define FS_KEY_CANDIDATES	"candidates"
 #define FS_KEY_CONNECTIONS	"connections"

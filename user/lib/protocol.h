@@ -25,6 +25,7 @@
  *   {"cmd":"windows", "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"status"}
  *   {"cmd":"block_add", "cidrs":["10.0.0.0/8", ...]}   (1 to FS_BLOCK_REQUEST_MAX)
+ *   {"cmd":"block_add", "cidrs":[...], "for":SECONDS}  (1 to FS_BLOCK_FOR_MAX)
  *   {"cmd":"block_del", "cidrs":[...]}
  *   {"cmd":"block_list", "offset":N}   (offset optional, default 0)
  *   {"cmd":"block_clear"}
@@ -342,13 +343,22 @@
  * JSON), and the daemon holds at most one list being sent (18 bytes a
  * CIDR, at most --blocklist-max of them).
  * block_list:
- *   {"entries":[{"cidr":"10.0.0.0/8", "packets":N, "bytes":N}, ...],
+ *   {"entries":[{"cidr":"10.0.0.0/8", "packets":N, "bytes":N,
+ *                "origin":"manual", "added_at":T, "expires_at":T}, ...],
  *    "offset":K, "total":N, "blocklist":{ as in status }}
  *   entries K .. K + FS_BLOCK_LIST_PAGE - 1 of the sorted list (fewer at
  *   its end): a list of a million entries is read a page at a time, and
  *   no answer is larger than a few MB.
  *   packets and bytes: what the datapath dropped for the entry (the
  *   longest one covering the source), since it was added.
+ *   origin: "manual" (block add, block load, a list file of old), or the
+ *   policy rule that added it, as written (policy_file.h).  added_at,
+ *   expires_at: seconds since the epoch; added_at 0 when not known (an
+ *   entry of a list file of old), expires_at absent when it never does.
+ *   A block_add "for" sets expires_at to now + for, of the CIDRs added and
+ *   of those listed already (which become manual); without it they are
+ *   kept for good.  An entry is deleted, as block_del deletes it, at the
+ *   first window boundary after its expires_at: within a window of it.
  * top's flows carry "blocked":true|false: whether the source is covered
  * by an entry now.
  */
@@ -360,6 +370,8 @@
 /* CIDRs in one block_add / block_del request (the shortest, "::", take 5
  * bytes each, so about 800 would fit FS_REQUEST_MAX; the CLI checks both). */
 #define FS_BLOCK_REQUEST_MAX 512
+/* The longest "for" of a block_add: a year, in seconds. */
+#define FS_BLOCK_FOR_MAX (365 * 24 * 3600)
 /* CIDRs in one block load (the daemon's --blocklist-max is at most this). */
 #define FS_BLOCK_LOAD_MAX 1000000
 /* How long a blocklist change may take to be answered, n being the CIDRs

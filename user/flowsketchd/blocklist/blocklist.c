@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "keys.h"
 #include "base/answer.h"
 #include "base/safedir.h"
+#include "blockfile.h"
 #include "blocklist.h"
 #include "blockpace.h"
 #include "datapath/object.h"
@@ -48,125 +50,37 @@ unsigned int fsd_blocklist_max_log2(unsigned int max)
 	return fs_blocklist_max_log2(max);
 }
 
-/* ---- the list file --------------------------------------------------- */
-
-int fsd_blocklist_parse_file(const char *path, unsigned int max,
-			     struct fs_cidr **out, size_t *n, char *msg,
-			     size_t msg_len)
+/* The earliest expiry of e (n entries), for the loop's cheap look:
+ * O(n), as every change is. */
+static void note_expiry(struct fsd_blocklist *bl, const struct fsd_block_entry *e,
+			size_t n)
 {
-	/* The daemon's own list, read at start (requests never name a
-	 * file): only a regular file, opened without blocking (a FIFO would
-	 * stall the start), of a size a list of max entries can have. */
-	unsigned long long limit = (unsigned long long)(max + 1) * (FS_CIDR_LINE_MAX + 1);
-	struct stat st;
-	FILE *f;
-	int fd, err;
-
-	*out = NULL;
-	*n = 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
-		return err;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (unsigned long long)st.st_size > limit) {
-		snprintf(msg, msg_len, "%s: %s", path,
-			 !S_ISREG(st.st_mode) ? "not a regular file" :
-			 "larger than a list of --blocklist-max entries can be");
-		close(fd);
-		return -EINVAL;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
-		return err;
-	}
-	err = fs_cidr_list_parse(f, path, max, out, n, msg, msg_len);
-	fclose(f);
-	return err;
-}
-
-/* mkdir -p of path's directory (0755): /var/lib/flowsketch on first use. */
-static int make_dirs(const char *path)
-{
-	char dir[PATH_MAX];
+	__s64 next = INT64_MAX;
 	size_t i;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (i = 1; dir[i]; i++) {
-		if (dir[i] != '/')
-			continue;
-		dir[i] = 0;
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-		dir[i] = '/';
-	}
-	return 0;
+	for (i = 0; i < n; i++)
+		if (e[i].expires_at && e[i].expires_at < next)
+			next = e[i].expires_at;
+	__atomic_store_n(&bl->next_expiry, next, __ATOMIC_RELAXED);
 }
 
-/* Write entries to bl->path: temporary file, fsync, rename, fsync dir. */
+/* ---- the list file (blockfile.h) --------------------------------------- */
+
 static int save_list(const struct fsd_blocklist *bl,
 		     const struct fsd_block_entry *e, size_t n)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX], text[FS_CIDR_TEXT_MAX];
-	size_t i;
-	FILE *f;
-	int fd, dfd, err = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", bl->path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	err = make_dirs(bl->path);
-	if (!err)	/* made now, or by someone else meanwhile */
-		err = fsd_safedir_check_parent(bl->path, "blocklist directory");
-	if (err)
-		return err;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
-	fprintf(f, "# flowsketch blocklist, written by flowsketchd: one CIDR a line\n");
-	for (i = 0; i < n; i++) {
-		fs_cidr_format(&e[i].c, text, sizeof(text));
-		fprintf(f, "%s\n", text);
-	}
-	if (fflush(f) || ferror(f) || fsync(fd))
-		err = errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, bl->path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	snprintf(dir, sizeof(dir), "%s", bl->path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
+	return fsd_blockfile_write(bl->path, e, n, &bl->origins);
 }
 
 int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 		       unsigned int max)
 {
 	char msg[512];
-	struct fs_cidr *c;
-	size_t n, i;
+	size_t i;
 	int err;
 
 	memset(bl, 0, sizeof(*bl));
+	bl->next_expiry = INT64_MAX;
 	pthread_mutex_init(&bl->lock, NULL);
 	bl->path = path;
 	bl->max = max;
@@ -175,24 +89,17 @@ int fsd_blocklist_read(struct fsd_blocklist *bl, const char *path,
 	bl->free_ids = calloc((size_t)max + 1, sizeof(*bl->free_ids));
 	if (!bl->free_ids)
 		return -ENOMEM;
-	err = fsd_blocklist_parse_file(path, max, &c, &n, msg, sizeof(msg));
+	err = fsd_blockfile_read(path, max, &bl->origins, &bl->e, &bl->n,
+				 msg, sizeof(msg));
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
 		fsd_err("blocklist %s", msg);
 		return err;
 	}
-	bl->e = calloc(n ? n : 1, sizeof(*bl->e));
-	if (!bl->e) {
-		free(c);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		bl->e[i].c = c[i];
+	for (i = 0; i < bl->n; i++)
 		bl->e[i].id = bl->next_id++;
-	}
-	bl->n = n;
-	free(c);
+	note_expiry(bl, bl->e, bl->n);
 	return 0;
 }
 
@@ -626,6 +533,7 @@ void fsd_blocklist_free(struct fsd_blocklist *bl)
 	free(bl->e);
 	free(bl->free_ids);
 	free(bl->stage.ch);
+	fsd_block_origins_free(&bl->origins);
 	pthread_mutex_destroy(&bl->lock);
 	memset(bl, 0, sizeof(*bl));
 }
@@ -646,6 +554,16 @@ static int take_id(struct fsd_blocklist *bl, __u32 *id)
 	return 0;
 }
 
+static struct json_object *added(size_t fresh, size_t renewed, size_t entries)
+{
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, FS_KEY_ADDED, json_object_new_uint64(fresh));
+	json_object_object_add(a, FS_KEY_RENEWED, json_object_new_uint64(renewed));
+	json_object_object_add(a, FS_KEY_ENTRIES, json_object_new_uint64(entries));
+	return a;
+}
+
 static struct json_object *done(const char *what, size_t changed, size_t entries)
 {
 	struct json_object *a = json_object_new_object();
@@ -660,6 +578,7 @@ static void swap_list(struct fsd_blocklist *bl, struct fsd_block_entry *e, size_
 {
 	struct fsd_block_entry *old;
 
+	note_expiry(bl, e, n);
 	pthread_mutex_lock(&bl->lock);
 	old = bl->e;
 	bl->e = e;
@@ -769,36 +688,112 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
  * O(m log m + n) for m CIDRs to a list of n: the request sorted, each
  * looked up (log n), one merge.
  */
-struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
-				      const struct fs_cidr *c, size_t n)
+/* Whether an add of meta m renews entry e: a manual add sets a listed
+ * entry's expiry (and makes it manual); the policy's never touches one. */
+static bool renews(const struct fsd_block_entry *e, const struct fsd_block_meta *m)
 {
-	struct fs_cidr *fresh = malloc((n ? n : 1) * sizeof(*fresh));
-	struct fsd_block_entry *after = NULL;
-	size_t i, m, u, na;
+	return !m->origin && (e->origin || e->expires_at != m->expires_at);
+}
+
+/* A manual add's renewals, made in the list in place (under the lock:
+ * a page being copied sees an entry before or after); then the file.
+ * 0, or -errno with the list as it was. */
+static int renew(struct fsd_blocklist *bl, const struct fs_cidr *c, size_t u,
+		 const struct fsd_block_meta *m, size_t *renewed)
+{
+	struct fsd_block_entry *was = malloc((bl->n ? bl->n : 1) * sizeof(*was));
+	size_t i, k = 0;
 	int err;
 
-	if (!fresh)
+	if (!was)
+		return -ENOMEM;
+	memcpy(was, bl->e, bl->n * sizeof(*was));
+	pthread_mutex_lock(&bl->lock);
+	for (i = 0; i < u; i++) {
+		struct fsd_block_entry *e = find(bl, &c[i]);
+
+		if (e && renews(e, m)) {
+			e->origin = 0;
+			e->expires_at = m->expires_at;
+			k++;
+		}
+	}
+	pthread_mutex_unlock(&bl->lock);
+	err = k ? save_list(bl, bl->e, bl->n) : 0;
+	if (err) {
+		pthread_mutex_lock(&bl->lock);
+		memcpy(bl->e, was, bl->n * sizeof(*was));
+		pthread_mutex_unlock(&bl->lock);
+	}
+	note_expiry(bl, bl->e, bl->n);
+	free(was);
+	*renewed = err ? 0 : k;
+	return err;
+}
+
+struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
+				      const struct fs_cidr *c, size_t n,
+				      const struct fsd_block_meta *meta)
+{
+	struct fs_cidr *req = malloc((n ? n : 1) * sizeof(*req));
+	struct fs_cidr *fresh = malloc((n ? n : 1) * sizeof(*fresh));
+	struct fsd_block_entry *after = NULL;
+	size_t i, m, u, na, renewed = 0;
+	__u32 origin = 0;
+	int err;
+
+	if (!req || !fresh) {
+		free(req);
+		free(fresh);
 		return fsd_answer_error("out of memory");
-	memcpy(fresh, c, n * sizeof(*c));
-	u = fs_cidr_sort_unique(fresh, n);
+	}
+	memcpy(req, c, n * sizeof(*c));
+	u = fs_cidr_sort_unique(req, n);
 	for (i = 0, m = 0; i < u; i++)
-		if (!find(bl, &fresh[i]))
-			fresh[m++] = fresh[i];
+		if (!find(bl, &req[i]))
+			fresh[m++] = req[i];
 	if (bl->n + m > bl->max) {
+		free(req);
 		free(fresh);
 		return fsd_answer_error("the blocklist would hold %zu entries, more than --blocklist-max %u",
 					bl->n + m, bl->max);
 	}
 	if (!m) {
+		/* All listed: a manual add may renew them. */
+		err = renew(bl, req, u, meta, &renewed);
+		free(req);
 		free(fresh);
-		return done(FS_KEY_ADDED, 0, bl->n);
+		if (err)
+			return fsd_answer_error("blocklist not changed: %s", strerror(-err));
+		return added(0, renewed, bl->n);
+	}
+	if (meta->origin) {
+		int o = fsd_block_origin_intern(&bl->origins, meta->origin);
+
+		origin = o > 0 ? (__u32)o : FSD_BLOCK_ORIGINS_MAX;
 	}
 	after = malloc((bl->n + m) * sizeof(*after));
 	if (!after) {
+		free(req);
 		free(fresh);
 		return fsd_answer_error("out of memory");
 	}
 	na = fsd_blockset_merge(bl->e, bl->n, fresh, m, after);
+	/* The new ones (id 0) are of this change; a manual add renews the
+	 * others it names, in the same file write.  O(na log u). */
+	for (i = 0; i < na; i++) {
+		if (!after[i].id) {
+			after[i].origin = origin;
+			after[i].added_at = meta->now;
+			after[i].expires_at = meta->expires_at;
+		} else if (renews(&after[i], meta) &&
+			   bsearch(&after[i].c, req, u, sizeof(*req), cidr_cmp)) {
+			after[i].origin = 0;
+			after[i].expires_at = meta->expires_at;
+			renewed++;
+		}
+	}
+	free(req);
 	err = save_list(bl, after, na);
 	if (!err) {
 		err = insert_entries(bl, after, na, fresh, m);	/* all or nothing */
@@ -812,7 +807,7 @@ struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 	free(fresh);
 	if (err)
 		return fsd_answer_error("blocklist not changed: %s", strerror(-err));
-	return done(FS_KEY_ADDED, m, bl->n);
+	return added(m, renewed, bl->n);
 }
 
 /*
@@ -904,6 +899,33 @@ struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl)
 	return a;
 }
 
+int fsd_blocklist_expired(struct fsd_blocklist *bl, __s64 now,
+			  struct fs_cidr **out, size_t *n)
+{
+	struct fs_cidr *c = NULL;
+	size_t i, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (now < __atomic_load_n(&bl->next_expiry, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&bl->lock);
+	for (i = 0; i < bl->n; i++)
+		if (bl->e[i].expires_at && bl->e[i].expires_at <= now)
+			k++;
+	if (k)
+		c = malloc(k * sizeof(*c));
+	for (i = 0, k = 0; c && i < bl->n; i++)
+		if (bl->e[i].expires_at && bl->e[i].expires_at <= now)
+			c[k++] = bl->e[i].c;
+	pthread_mutex_unlock(&bl->lock);
+	if (k && !c)
+		return -ENOMEM;
+	*out = c;
+	*n = k;
+	return 0;
+}
+
 size_t fsd_blocklist_entries(const struct fsd_blocklist *bl)
 {
 	return __atomic_load_n(&bl->n, __ATOMIC_RELAXED);
@@ -943,6 +965,12 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset)
 				       json_object_new_uint64(__atomic_load_n(&h->packets, __ATOMIC_RELAXED)));
 		json_object_object_add(o, FS_KEY_BYTES,
 				       json_object_new_uint64(__atomic_load_n(&h->bytes, __ATOMIC_RELAXED)));
+		json_object_object_add(o, FS_KEY_ORIGIN,
+				       json_object_new_string(fsd_block_origin_text(&bl->origins, page[i].origin)));
+		json_object_object_add(o, FS_KEY_ADDED_AT, json_object_new_int64(page[i].added_at));
+		if (page[i].expires_at)
+			json_object_object_add(o, FS_KEY_EXPIRES_AT,
+					       json_object_new_int64(page[i].expires_at));
 		json_object_array_add(arr, o);
 	}
 	free(page);

@@ -7,11 +7,17 @@
  * The daemon owns the list.  It keeps it sorted in memory (by family,
  * length, address) with an id per entry, mirrors it into the LPM tries
  * (which alone decide a drop) and into the live filter, and writes it to
- * --blocklist FILE after every change, atomically: a temporary file in
- * the same directory, fsync, rename, fsync of the directory, so that a
- * crash leaves the old list or the new one.  The file is the format
- * `block load` reads: one CIDR a line, '#' starts a comment, blank lines
- * are skipped.
+ * --blocklist FILE after every change, atomically (blockfile.h, which
+ * gives the format: a CIDR a line, with when it was added, when it
+ * expires and which rule added it).
+ *
+ * Expiry.  An entry may expire (block add --for, a policy's ban): at the
+ * first window boundary at or after its time the daemon deletes it as
+ * block del does, with the same guarantees (fsd_blocklist_expired() says
+ * which; blockreq.c hands the change to a query thread).  Times are
+ * absolute (seconds since the epoch), so a ban runs out when it should
+ * across restarts; an entry that expired while the daemon was down goes
+ * at its first boundary.
  *
  * Changes, in an order that never drops a packet it should not and never
  * passes one it should drop once the request has returned:
@@ -71,6 +77,8 @@ enum fsd_block_op { FSD_BLOCK_ADD, FSD_BLOCK_DEL, FSD_BLOCK_CLEAR, FSD_BLOCK_LIS
 struct fsd_block_change {
 	enum fsd_block_op op;
 	size_t offset;			/* FSD_BLOCK_LIST */
+	__u32 for_sec;			/* FSD_BLOCK_ADD: 0, for good */
+	char origin[FSD_BLOCK_ORIGIN_TEXT_MAX];	/* FSD_BLOCK_ADD: "" manual */
 	size_t n, cap;
 	struct fs_cidr c[];
 };
@@ -94,6 +102,8 @@ struct fsd_blocklist {
 	int busy;			/* a change is on a query thread */
 	size_t changing;		/* its CIDRs (status) */
 	struct fsd_block_stage stage;	/* the loop's only */
+	struct fsd_block_origins origins;	/* the entries' origin */
+	__s64 next_expiry;		/* the entries' earliest expires_at */
 	__u32 *free_ids;		/* ids to reuse */
 	size_t nfree;
 	__u32 next_id;
@@ -138,12 +148,22 @@ int fsd_blocklist_start(struct fsd_blocklist *bl, const struct flowsketch *skel,
 			const __u64 *rotation_due_ns);
 void fsd_blocklist_free(struct fsd_blocklist *bl);
 
+/* What an add gives its new entries: now (seconds since the epoch), and
+ * expires_at (0: never) and origin (NULL: manual, else a rule's text). */
+struct fsd_block_meta {
+	__s64 now, expires_at;
+	const char *origin;
+};
+
 /*
  * The changes (blockreq.c runs them on a query thread, one at a time);
- * each answers an object.  c: any order, repeats allowed.
+ * each answers an object.  c: any order, repeats allowed.  An add renews
+ * the entries it names that are listed already when it is manual (their
+ * expiry becomes meta's, and they manual); the policy's leaves them.
  */
 struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
-				      const struct fs_cidr *c, size_t n);
+				      const struct fs_cidr *c, size_t n,
+				      const struct fsd_block_meta *meta);
 struct json_object *fsd_blocklist_del(struct fsd_blocklist *bl,
 				      const struct fs_cidr *c, size_t n);
 struct json_object *fsd_blocklist_clear(struct fsd_blocklist *bl);
@@ -155,20 +175,16 @@ struct json_object *fsd_blocklist_list(struct fsd_blocklist *bl, size_t offset);
 int fsd_blocklist_stats(const struct fsd_blocklist *bl, struct fs_block_stats *sum);
 /* The "blocklist" object of status: any thread. */
 struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl);
+/* The entries expired at now (seconds since the epoch) into *out
+ * (malloc'd, *n, sorted; NULL and 0 for none): for the loop, cheap when
+ * none is due.  0 or -ENOMEM. */
+int fsd_blocklist_expired(struct fsd_blocklist *bl, __s64 now,
+			  struct fs_cidr **out, size_t *n);
 /* Entries now (metrics). */
 size_t fsd_blocklist_entries(const struct fsd_blocklist *bl);
 /* Whether an entry covers the source (family, addr[16]): top's "blocked".
  * Safe on a query thread: it reads only the tries. */
 bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
 			  const __u8 *addr);
-
-/*
- * Parse a list file into *out (malloc'd, *n entries, sorted, repeats
- * removed): 0, or -EINVAL with msg naming "FILE:LINE: ..." (msg_len
- * bytes), -ENOENT when it does not exist, other -errno.
- */
-int fsd_blocklist_parse_file(const char *path, unsigned int max,
-			     struct fs_cidr **out, size_t *n, char *msg,
-			     size_t msg_len);
 
 #endif /* FLOWSKETCHD_BLOCKLIST_H */

@@ -19,7 +19,35 @@
 struct fsd_block_entry {
 	struct fs_cidr c;
 	__u32 id;		/* fs_block_hits index, >= 1; 0: not given yet */
+	__u32 origin;		/* fsd_block_origins index; 0: manual */
+	__s64 added_at;		/* seconds since the epoch; 0: not known */
+	__s64 expires_at;	/* seconds since the epoch; 0: never */
 };
+
+/*
+ * Who added the entries: "manual", or the text of a policy rule
+ * (policy_file.h), kept once however many entries it added.  Texts are
+ * added, never changed or taken out, so an index read once stays good; a
+ * reader on another thread loads n (acquire) before it reads a text.
+ * Bounded: past FSD_BLOCK_ORIGINS_MAX texts an entry is said to be of
+ * FSD_BLOCK_ORIGIN_OTHER.
+ */
+#define FSD_BLOCK_ORIGINS_MAX 4096
+#define FSD_BLOCK_ORIGIN_TEXT_MAX 128
+#define FSD_BLOCK_ORIGIN_MANUAL "manual"
+#define FSD_BLOCK_ORIGIN_OTHER "policy"
+struct fsd_block_origins {
+	char *text[FSD_BLOCK_ORIGINS_MAX];	/* [0]: unused, manual */
+	__u32 n;
+};
+
+/* text's index (>= 1; added if new): -EINVAL for a text that is empty,
+ * too long, or has a '#' or a control character (the list file's
+ * comment and line end), -ENOSPC when full, -ENOMEM. */
+int fsd_block_origin_intern(struct fsd_block_origins *o, const char *text);
+/* The text of index i: "manual" for 0. */
+const char *fsd_block_origin_text(const struct fsd_block_origins *o, __u32 i);
+void fsd_block_origins_free(struct fsd_block_origins *o);
 
 /*
  * out (room for n + m) = e (n, sorted, unique) merged with add (m, sorted,

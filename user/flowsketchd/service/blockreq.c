@@ -7,10 +7,12 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 #include "keys.h"
 #include "base/answer.h"
+#include "base/log.h"
 #include "blocklist/blocklist.h"
 #include "blockreq.h"
 #include "server.h"
@@ -46,9 +48,14 @@ static struct json_object *run_block(const struct fsd_query_ctx *qc, const void 
 		nice0 = 0;
 	setpriority(PRIO_PROCESS, (id_t)tid, 10);
 	switch (ch->op) {
-	case FSD_BLOCK_ADD:
-		a = fsd_blocklist_add(bl, ch->c, ch->n);
+	case FSD_BLOCK_ADD: {
+		struct fsd_block_meta m = { .now = (__s64)time(NULL),
+					    .origin = ch->origin[0] ? ch->origin : NULL };
+
+		m.expires_at = ch->for_sec ? m.now + ch->for_sec : 0;
+		a = fsd_blocklist_add(bl, ch->c, ch->n, &m);
 		break;
+	}
 	case FSD_BLOCK_DEL:
 		a = fsd_blocklist_del(bl, ch->c, ch->n);
 		break;
@@ -67,6 +74,8 @@ static struct fsd_block_change *change_new(enum fsd_block_op op, size_t cap)
 	if (ch) {
 		ch->op = op;
 		ch->offset = 0;
+		ch->for_sec = 0;
+		ch->origin[0] = 0;
 		ch->n = 0;
 		ch->cap = cap;
 	}
@@ -246,6 +255,7 @@ void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 		if (ch && op != FSD_BLOCK_CLEAR) {
 			memcpy(ch->c, r->cidrs, r->ncidrs * sizeof(r->cidrs[0]));
 			ch->n = cidrs = r->ncidrs;
+			ch->for_sec = r->for_sec;
 		}
 		if (ch)
 			*job = job_of(bl, ch, client, cidrs);
@@ -253,4 +263,37 @@ void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 	}
 	if (!*now && !*job)
 		*now = fsd_answer_error("out of memory");
+}
+
+int fsd_block_expire(struct fsd_blocklist *bl, struct fsd_workers *w)
+{
+	struct fsd_block_change *ch;
+	struct fs_cidr *c;
+	struct fsd_job *j;
+	size_t n;
+	int err;
+
+	/* While a change runs, the next boundary looks again. */
+	if (!bl->started || is_busy(bl))
+		return 0;
+	err = fsd_blocklist_expired(bl, (__s64)time(NULL), &c, &n);
+	if (err || !n)
+		return err;
+	ch = change_new(FSD_BLOCK_DEL, n);
+	if (!ch) {
+		free(c);
+		return -ENOMEM;
+	}
+	memcpy(ch->c, c, n * sizeof(*c));
+	ch->n = n;
+	free(c);
+	j = job_of(bl, ch, FSD_CLIENT_DAEMON, n);
+	if (!j)
+		return -ENOMEM;
+	err = fsd_workers_submit(w, j);
+	if (err)
+		fsd_job_free(j);	/* the queue is full: the next boundary */
+	else
+		fsd_info("blocklist: %zu entries expired, being deleted", n);
+	return err;
 }

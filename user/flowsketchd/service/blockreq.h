@@ -25,4 +25,13 @@ void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 		       __u64 client, struct json_object **now,
 		       struct fsd_job **job);
 
+/*
+ * The loop's look at the expiries, at every window boundary: the entries
+ * whose time has come become one block_del of the daemon's own
+ * (FSD_CLIENT_DAEMON) on a query thread, unless a change runs, whose end
+ * the next boundary waits for.  Cheap when none is due.  0 or -errno.
+ */
+struct fsd_workers;
+int fsd_block_expire(struct fsd_blocklist *bl, struct fsd_workers *w);
+
 #endif /* FLOWSKETCHD_BLOCKREQ_H */

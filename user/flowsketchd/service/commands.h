@@ -54,9 +54,10 @@
 	X(STATUS, "status", FSD_NO_KEYS, NULL, FSD_IN_LOOP, READ,	\
 	  status_now, "status",					\
 	  "the datapath, interfaces, history and counters")		\
-	X(BLOCK_ADD, "block_add", FSD_KEYS(FS_KEY_CIDRS), parse_cidrs,	\
+	X(BLOCK_ADD, "block_add", FSD_KEYS(FS_KEY_CIDRS, FS_KEY_FOR),	\
+	  parse_block_add,						\
 	  FSD_IN_LOOP, ROOT, block_request, "block add",		\
-	  "add CIDRs to the blocklist")					\
+	  "add CIDRs to the blocklist, for good or for a time")		\
 	X(BLOCK_DEL, "block_del", FSD_KEYS(FS_KEY_CIDRS), parse_cidrs,	\
 	  FSD_IN_LOOP, ROOT, block_request, "block del",		\
 	  "delete CIDRs from the blocklist")				\

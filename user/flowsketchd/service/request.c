@@ -251,6 +251,23 @@ static int parse_token(struct json_object *req, struct fsd_request *r,
 	return 0;
 }
 
+/* block_add: "cidrs", and "for", optional: whole seconds. */
+static int parse_block_add(struct json_object *req, struct fsd_request *r,
+			   char *err)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(req, FS_KEY_FOR, &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 1 ||
+		    json_object_get_int64(v) > FS_BLOCK_FOR_MAX)
+			return fail(err, "\"for\" must be a whole number of seconds from 1 to %d (365 days)",
+				    FS_BLOCK_FOR_MAX);
+		r->for_sec = (__u32)json_object_get_int64(v);
+	}
+	return parse_cidrs(req, r, err);
+}
+
 /* block_list: "offset", optional. */
 static int parse_offset(struct json_object *req, struct fsd_request *r,
 			char *err)

@@ -47,6 +47,8 @@ struct fsd_request {
 	size_t ncidrs;		/* block_add, block_del, block_load_part:
 				   1 to FSD_BLOCK_REQUEST_MAX */
 	struct fs_cidr cidrs[FSD_BLOCK_REQUEST_MAX];
+	__u32 for_sec;		/* block_add: the entries' lifetime,
+				   1 to FS_BLOCK_FOR_MAX; 0: for good */
 	size_t total;		/* block_load_begin: 1 to FS_BLOCK_LOAD_MAX */
 	__u64 load;		/* block_load_part, _commit: the token */
 	size_t offset;		/* block_list: first entry of the page */

@@ -125,6 +125,7 @@ void fsd_server_init(struct fsd_server *s, fsd_request_fn *request,
 {
 	s->request = request;
 	s->owner = owner;
+	s->next_id = FSD_CLIENT_DAEMON + 1;
 	s->workers = workers;
 	s->listen_fd = -1;
 	s->epoll_fd = -1;
@@ -409,6 +410,15 @@ void fsd_server_job_done(struct fsd_server *s, struct fsd_job *job)
 	/* A client that timed out meanwhile is gone, and its slot may
 	 * serve another: the id tells.  Its pointer to the job goes in
 	 * every state, since the job is freed here. */
+	if (job->client == FSD_CLIENT_DAEMON) {
+		/* The daemon's own change (an expiry): nobody waits, a
+		 * failure is logged. */
+		if (!job->answer || strstr(job->answer, "{\"error\""))
+			fsd_warn("%.*s", job->answer ? (int)job->answer_len - 1 : 13,
+				 job->answer ? job->answer : "out of memory");
+		fsd_job_free(job);
+		return;
+	}
 	if (c && c->id == job->client)
 		c->job = NULL;
 	if (c && c->id == job->client && c->state == FSD_CLIENT_WAITING) {

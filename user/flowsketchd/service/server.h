@@ -82,6 +82,10 @@ typedef void fsd_request_fn(void *owner, const char *text,
 			    const struct fsd_peer *peer,
 			    struct json_object **now, struct fsd_job **job);
 
+/* The client id of the daemon's own jobs (an expiry, blockreq.h): no
+ * client has it, and their answers go to the log when they fail. */
+#define FSD_CLIENT_DAEMON 0
+
 struct fsd_server {
 	fsd_request_fn *request;	/* given by the daemon's owner */
 	void *owner;			/* request's first argument, opaque here */
