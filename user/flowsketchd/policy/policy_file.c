@@ -177,19 +177,21 @@ static void value_text(__u64 m, unsigned int p, unsigned int k, char *buf, size_
  * The text of threshold v: under suffix k with p decimals the candidate
  * is M = round(v 10^(p - 3k)); it is taken when it reads back as v
  * exactly.  First pass: suffixes from T down, only with a whole part
- * (M >= 10^p), fewest decimals first: "1G", "1.5k", "999.5".  Second:
- * any, for values below 1.  A parsed v always has one: the text it was
- * parsed from, M0 10^(3k0 - d0), is found again at (k0, d0), because
- * v 10^(d0 - 3k0) is M0 within two roundings, 2^-52 M0 < 0.25.
+ * (M >= 10^p), fewest decimals first: "1G", "1.5k", "999.5".  Second,
+ * for values below 1: any, suffixes from none up (fewest zeros first:
+ * "0.5", not "0.0000000000005T").  A parsed v always has one: the text
+ * it was parsed from, M0 10^(3k0 - d0), is found again at (k0, d0),
+ * because v 10^(d0 - 3k0) is M0 within two roundings, 2^-52 M0 < 0.25.
  */
 static bool value_format(double v, bool rate, char *buf, size_t n)
 {
-	unsigned int pass, k, p;
+	unsigned int pass, i, k, p;
 	const char *why;
 	double back;
 
 	for (pass = 0; pass < 2; pass++) {
-		for (k = SUFFIXES; k-- > 0;) {
+		for (i = 0; i < SUFFIXES; i++) {
+			k = pass ? i : SUFFIXES - 1 - i;
 			for (p = 0; p < VALUE_DIGITS_MAX; p++) {
 				int e = (int)p - 3 * (int)k;
 				double x = e >= 0 ? v * pow10[e] : v / pow10[-e];
