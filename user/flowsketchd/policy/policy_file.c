@@ -32,7 +32,7 @@ static const char *const metric_names[] = {
 };
 
 /* 10^0 .. 10^14, each a double exactly. */
-static const double pow10[] = {
+static const double ten_to[] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
 };
 /* The suffixes, by their power of 1000. */
@@ -106,7 +106,7 @@ static const char *quote(const char *s, char *buf)
  */
 static double value_of(__u64 m, int e)
 {
-	return e >= 0 ? (double)m * pow10[e] : (double)m / pow10[-e];
+	return e >= 0 ? (double)m * ten_to[e] : (double)m / ten_to[-e];
 }
 
 /*
@@ -194,13 +194,13 @@ static bool value_format(double v, bool rate, char *buf, size_t n)
 			k = pass ? i : SUFFIXES - 1 - i;
 			for (p = 0; p < VALUE_DIGITS_MAX; p++) {
 				int e = (int)p - 3 * (int)k;
-				double x = e >= 0 ? v * pow10[e] : v / pow10[-e];
+				double x = e >= 0 ? v * ten_to[e] : v / ten_to[-e];
 				__u64 m;
 
 				if (!(x >= 0.5 && x < 1e15))
 					continue;
 				m = (__u64)(x + 0.5);
-				if (!pass && m < (__u64)pow10[p])
+				if (!pass && m < (__u64)ten_to[p])
 					continue;
 				value_text(m, p, k, buf, n);
 				if (rate && strlen(buf) + 2 < n)
