@@ -189,6 +189,12 @@ $(BUILD)/tests/test_commands: $(FSD_REQUEST_OBJS)
 $(BUILD)/tests/test_commands: TEST_OBJS := $(FSD_REQUEST_OBJS)
 $(BUILD)/tests/test_commands: CFLAGS += -Iuser/flowsketchd
 
+# The policy file's parser: pure.
+FSD_POLICY_OBJS := $(BUILD)/user/flowsketchd/policy/policy_file.o
+$(BUILD)/tests/test_policy_file: $(FSD_POLICY_OBJS)
+$(BUILD)/tests/test_policy_file: TEST_OBJS := $(FSD_POLICY_OBJS)
+$(BUILD)/tests/test_policy_file: CFLAGS += -Iuser/flowsketchd
+
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
 # parts that close windows and file reports, with the pure ones they use.
 FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,windows/rotation windows/reports base/log windows/winstore windows/statebudget base/crashpoint) \
@@ -269,7 +275,8 @@ FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
                -Wno-unknown-warning-option \
                -Iinclude -Iuser/lib -Iuser/flowsketch -Iuser/flowsketchd \
                -D_GNU_SOURCE
-FUZZ_FSD    := $(patsubst %,user/flowsketchd/%.c,service/request base/jsoncheck base/secret base/proclocks base/log)
+FUZZ_FSD    := $(patsubst %,user/flowsketchd/%.c,service/request base/jsoncheck base/secret base/proclocks base/log \
+                                                   policy/policy_file)
 FUZZ_CLI    := $(filter-out user/flowsketch/main.c,$(wildcard user/flowsketch/*.c))
 FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(FUZZ_CLI) $(FUZZ_FSD))
 FUZZERS     := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/*.c))
