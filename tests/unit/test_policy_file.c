@@ -68,16 +68,16 @@ static const struct good_file goods[] = {
 	{ "limit 5/s", 0, { }, 0, { }, 5, 1, false, false },
 	{ "limit 1000000/h\n", 0, { }, 0, { }, 1000000, 3600, false, false },
 	{ "limit 1/min\r\n", 0, { }, 0, { }, 1, 60, false, false },
-	{ "\n\nblock dst6/64 if packets > 1.5k/s for 90s ban 7d#tight\n", 1,
-	  { RULE(DST, V6, 64, PKT, 1500, 90, 7 * DAY, 3) }, 0, { }, 100, 60, true, false },
-	{ "\tblock  dst\tif spread > 2.5M for 1d ban 365d", 1,
-	  { RULE(DST, 0, 0, SPR, 2.5e6, DAY, 365 * DAY, 1) }, 0, { }, 100, 60, false, true },
+	{ "\n\nblock src6/64 if packets > 1.5k/s for 90s ban 7d#tight\n", 1,
+	  { RULE(SRC, V6, 64, PKT, 1500, 90, 7 * DAY, 3) }, 0, { }, 100, 60, true, false },
+	{ "\tblock  src\tif spread > 2.5M for 1d ban 365d", 1,
+	  { RULE(SRC, 0, 0, SPR, 2.5e6, DAY, 365 * DAY, 1) }, 0, { }, 100, 60, false, true },
 	{ "block src if packets > 0.5/s for 3 ban 600\r\n"
 	  "block src if bytes > 0.1/s for 1s ban 1s\n"
-	  "block dst if packets > 3.14159/s for 59s ban 1d\n"
+	  "block src6/48 if packets > 3.14159/s for 59s ban 1d\n"
 	  "block src4/32 if packets > 999999999999999/s for 86400s ban 31536000s\n", 4,
 	  { RULE(SRC, 0, 0, PKT, 0.5, 3, 600, 1), RULE(SRC, 0, 0, BYT, 0.1, 1, 1, 2),
-	    RULE(DST, 0, 0, PKT, 3.14159, 59, DAY, 3),
+	    RULE(SRC, V6, 48, PKT, 3.14159, 59, DAY, 3),
 	    RULE(SRC, V4, 32, PKT, 999999999999999.0, DAY, 365 * DAY, 4) },
 	  0, { }, 100, 60, true, false },
 	/* Sorted by family, length, address (cidr.h), the repeat dropped. */
@@ -93,8 +93,8 @@ static const struct {
 } formats[] = {
 	{ "block src4/24 if bytes > 1G/s for 10s ban 1h", "block src4/24 if bytes > 1G/s for 10s ban 1h" },
 	{ "block src if packets > 50000/s for 180s ban 600", "block src if packets > 50k/s for 3m ban 10m" },
-	{ "block dst6/64 if packets > 1500/s for 90s ban 7d", "block dst6/64 if packets > 1.5k/s for 90s ban 7d" },
-	{ "block dst if spread > 2.5M for 24h ban 365d", "block dst if spread > 2.5M for 1d ban 365d" },
+	{ "block src6/64 if packets > 1500/s for 90s ban 7d", "block src6/64 if packets > 1.5k/s for 90s ban 7d" },
+	{ "block src if spread > 2.5M for 24h ban 365d", "block src if spread > 2.5M for 1d ban 365d" },
 	{ "block src if spread > 0.5k for 1s ban 1s", "block src if spread > 500 for 1s ban 1s" },
 	{ "block src if packets > 00.50/s for 1s ban 1s", "block src if packets > 0.5/s for 1s ban 1s" },
 	{ "block src if bytes > 0.001k/s for 1s ban 1s", "block src if bytes > 1/s for 1s ban 1s" },
@@ -102,7 +102,7 @@ static const struct {
 	{ "block src if bytes > 0.00000000000001/s for 1s ban 1s",
 	  "block src if bytes > 0.00000000000001/s for 1s ban 1s" },
 	{ "block src if bytes > 3.14159/s for 1s ban 1s", "block src if bytes > 3.14159/s for 1s ban 1s" },
-	{ "block dst4/8 if bytes > 12000G/s for 1s ban 1s", "block dst4/8 if bytes > 12T/s for 1s ban 1s" },
+	{ "block src4/8 if bytes > 12000G/s for 1s ban 1s", "block src4/8 if bytes > 12T/s for 1s ban 1s" },
 	{ "block src6/128 if packets > 999999999999999T/s for 1s ban 1s",
 	  "block src6/128 if packets > 999999999999999T/s for 1s ban 1s" },
 	{ "block src if packets > 999999999999999/s for 1s ban 1s",
@@ -152,7 +152,10 @@ static const struct {
 	{ "block src if spread > 1000/s for 1s ban 1s", 1, "\"1000/s\" is not a count of peers" },
 	{ "block src if spread > 0 for 1s ban 1s", 1, "above 0" },
 	{ "block src4/24 if spread > 1000 for 1s ban 1s", 1, "prefix key" },
-	{ "block dst6/128 if spread > 1000 for 1s ban 1s", 1, "spread takes src or dst" },
+	{ "block src6/128 if spread > 1000 for 1s ban 1s", 1, "spread takes src or dst" },
+	{ "block dst if packets > 1/s for 1s ban 1s", 1, "the blocklist drops sources" },
+	{ "block dst4/24 if bytes > 1/s for 1s ban 1s", 1, "\"dst4/24\": the blocklist drops sources" },
+	{ "block dst if spread > 1000 for 1s ban 1s", 1, "a rule's key is src, src4/N or src6/N" },
 	{ "block src if packets > 1/s ban 1s for 1s", 1, "expected \"for\" after \"1/s\", not \"ban\"" },
 	{ "block src if packets > 1/s", 1, "missing \"for\"" },
 	{ "block src if packets > 1/s for", 1, "missing DURATION" },
@@ -339,7 +342,7 @@ static void test_value_roundtrip(void **state)
 		if (!m)
 			continue;
 		snprintf(line, sizeof(line), "block %s if %s > %.*s%s%s%s%s for 1s ban 1s",
-			 spread ? "dst" : "dst4/16", spread ? "spread" : "bytes",
+			 spread ? "src" : "src4/16", spread ? "spread" : "bytes",
 			 (int)(digits - point), num, point ? "." : "", num + digits - point,
 			 (char[2]){ sfx[k], 0 }, spread ? "" : "/s");
 		snprintf(exp, sizeof(exp), "%llue%d", m, 3 * (int)k - (int)point);
@@ -509,36 +512,35 @@ static void test_allow_cap(void **state)
 	free(text);
 }
 
-/* Every (KEY, METRIC) pair once: 18 keys with packets and bytes, the two
- * host keys with spread, 38 rules; any 39th repeats one. */
+/* Every (KEY, METRIC) pair once: the source side's 9 keys with packets
+ * and bytes, the host key with spread, 19 rules; any 20th repeats one. */
 static void test_rule_cap(void **state)
 {
 	static const char *const keys[] = {
-		"src", "dst", "src4/8", "src4/16", "src4/24", "src4/32", "dst4/8", "dst4/16",
-		"dst4/24", "dst4/32", "src6/32", "src6/48", "src6/64", "src6/128", "dst6/32",
-		"dst6/48", "dst6/64", "dst6/128",
+		"src", "src4/8", "src4/16", "src4/24", "src4/32", "src6/32", "src6/48",
+		"src6/64", "src6/128",
 	};
 	char text[8192], msg[256], *w = text;
 	struct fsd_policy p;
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < 18; i++) {
+	for (i = 0; i < 9; i++) {
 		w += sprintf(w, "block %s if packets > 1/s for 1s ban 1s\n", keys[i]);
 		w += sprintf(w, "block %s if bytes > 1k/s for 1s ban 1s\n", keys[i]);
 	}
 	w += sprintf(w, "block src if spread > 10 for 1s ban 1s\n");
-	w += sprintf(w, "block dst if spread > 10 for 1s ban 1s\n");
 	assert_int_equal(parse(text, (size_t)(w - text), &p, msg, sizeof(msg)), 0);
-	assert_int_equal(p.nrules, 38);
+	assert_int_equal(p.nrules, 19);
+	assert_int_equal(FSD_POLICY_RULES_MAX, 19);
 	assert_true(p.needs_prefixes);
 	assert_true(p.needs_spread);
-	for (i = 0; i < 38; i++)
+	for (i = 0; i < 19; i++)
 		assert_int_equal(p.rule[i].line, i + 1);
 	fsd_policy_free(&p);
-	w += sprintf(w, "block dst6/48 if bytes > 2k/s for 1s ban 1s\n");
+	w += sprintf(w, "block src6/48 if bytes > 2k/s for 1s ban 1s\n");
 	assert_int_equal(parse(text, (size_t)(w - text), &p, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "policy:39: the same key and metric as line 32 (dst6/48, bytes): one rule a pair");
+	assert_string_equal(msg, "policy:20: the same key and metric as line 14 (src6/48, bytes): one rule a pair");
 }
 
 /* A file that fails after rules and allow entries were taken: nothing in

@@ -281,6 +281,11 @@ static int rule_measure(struct parser *ps, const struct tokens *t, struct fsd_po
 	if (fs_keyspec_parse(t->t[1], &r->key, &why))
 		return fail(ps, "%s is not a key: %s (src, dst, src4/N, dst4/N, src6/N, dst6/N)",
 			    quote(t->t[1], q), why);
+	/* The blocklist drops by source: a destination is not a thing to
+	 * block (a victim's spread is for `flowsketch spread`). */
+	if (r->key.side != FS_PREFIX_SRC)
+		return fail(ps, "%s: the blocklist drops sources, so a rule's key is src, src4/N or src6/N",
+			    quote(t->t[1], q));
 	if ((err = expect_word(ps, t, 2, "if")) || (err = expect_value(ps, t, 3, "METRIC")) ||
 	    (err = metric_parse(ps, t->t[3], &r->metric)))
 		return err;

@@ -12,9 +12,10 @@
  *   allow CIDR
  *   limit N/UNIT
  *
- * block  KEY is what `flowsketch top --by` takes (keyspec.h): src, dst
- *        (hosts of either family), src4/N, dst4/N (N 8, 16, 24, 32),
- *        src6/N, dst6/N (N 32, 48, 64, 128).  METRIC is
+ * block  KEY is what `flowsketch top --by` takes (keyspec.h) of the
+ *        source side, since the blocklist drops sources: src (hosts of
+ *        either family), src4/N (N 8, 16, 24, 32), src6/N (N 32, 48, 64,
+ *        128); a dst key is refused.  METRIC is
  *          packets, bytes  a rate: VALUE ends in /s ("50k/s"), packets or
  *                          bytes a second;
  *          spread          distinct peers, a count: VALUE without /s
@@ -60,10 +61,10 @@
 
 #define FSD_POLICY_FILE_MAX (1 << 20)
 #define FSD_POLICY_LINE_MAX 1024
-/* One rule a (KEY, METRIC): a side's keys are its hosts and its
+/* One rule a (KEY, METRIC): the source side's keys are its hosts and its
  * FS_PREFIX_LEVELS prefix lengths of each family, each with packets and
- * bytes; spread only with the two host keys.  2 * (1 + 2 * 4) * 2 + 2 = 38. */
-#define FSD_POLICY_RULES_MAX (2 * (1 + 2 * FS_PREFIX_LEVELS) * 2 + 2)
+ * bytes; spread only with the host key.  (1 + 2 * 4) * 2 + 1 = 19. */
+#define FSD_POLICY_RULES_MAX ((1 + 2 * FS_PREFIX_LEVELS) * 2 + 1)
 #define FSD_POLICY_ALLOW_MAX 65536
 #define FSD_POLICY_HOLD_MAX (24 * 3600)		/* "for": 1d */
 #define FSD_POLICY_BAN_MAX (365 * 24 * 3600)	/* "ban": 365d */
