@@ -26,6 +26,7 @@ static const struct {
 	{ "flows", fs_cmd_flows, "distinct flows, sources and destinations", &fs_flows_optset },
 	{ "status", fs_cmd_status, "daemon, datapath, sketch parameters, counters", &fs_status_optset },
 	{ "size", fs_cmd_size, "sizing calculator for Bloom, Count-Min, HyperLogLog", &fs_size_optset },
+	{ "policy", fs_cmd_policy, "the mitigation policy: rules, keys above them, decisions; reload", &fs_policy_optset },
 	{ "block", fs_cmd_block, "sources the datapath drops: add, del, list, load, clear", NULL },
 	{ "export", fs_cmd_export, "a span's sketches for Redis, PostgreSQL or merge", &fs_export_optset },
 	{ "merge", fs_cmd_merge, "top, flows, prefixes or spreaders of many hosts' exports", &fs_merge_optset },

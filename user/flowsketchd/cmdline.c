@@ -322,6 +322,11 @@ static const struct fs_opt options[] = {
 	{ "blocklist", 0, "FILE", opt_blocklist, 0, 0, 0, FSD_BLOCKLIST_DEFAULT,
 	  "sources to drop, one CIDR a line, kept by the daemon\n"
 	  "(default " FSD_BLOCKLIST_DEFAULT "; missing: empty)" },
+	{ "policy", 0, "FILE", NULL, OFF(policy), 0, 0, NULL,
+	  "block sources above its rules, for a time\n"
+	  "(policy_file.h; reloaded on SIGHUP)" },
+	{ "policy-dry-run", 0, NULL, NULL, OFF(policy_dry_run), 0, 0, NULL,
+	  "log and count the policy's decisions, block nothing" },
 	{ "blocklist-max", 0, "N", opt_uint, OFF(blocklist_max), 1,
 	  FSD_BLOCKLIST_MAX_LIMIT, "100000",
 	  "entries the blocklist can hold (default 100000,\n"
@@ -473,6 +478,10 @@ static int check_combinations(struct fsd_options *o, uint64_t given)
 	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic))
 		return fsd_reject(-EINVAL, "%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
 				  o->blocklist_given ? "--blocklist" : "--xdp-mode");
+	if (o->policy_dry_run && !o->policy)
+		return fsd_reject(-EINVAL, "--policy-dry-run needs --policy FILE");
+	if (o->policy && o->ingress_tp)
+		return fsd_reject(-EINVAL, "--policy blocks with the blocklist, which works on XDP only, not with --ingress tracepoint");
 	if ((metrics_top_given || o->metrics_web_config) && !o->metrics)
 		return fsd_reject(-EINVAL, "%s needs --metrics ADDR:PORT",
 				  metrics_top_given ? "--metrics-top" : "--metrics-web-config");

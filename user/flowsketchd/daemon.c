@@ -275,6 +275,16 @@ static int prepare(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	      fsd_blocklist_read(&d->blocklist, o->blocklist, o->blocklist_max);
 	if (err)
 		return err;
+	/* So is a bad policy file; and the sketches its rules need go into
+	 * the parameters before the datapath is sized or adopted. */
+	{
+		char msg[512];
+
+		err = fsd_policy_start(&d->policy, o->policy, o->policy_dry_run,
+				       &d->opts.params, msg, sizeof(msg));
+		if (err)
+			return fsd_reject(err, "policy %s", msg);
+	}
 	/* A daemon already on the pin directory holds its --metrics port
 	 * too: named first, rather than refused as "port in use". */
 	err = fsd_pinlock_check(o->pin_dir);
@@ -448,6 +458,7 @@ static void teardown(struct fsd_daemon *d)
 			fsd_frontend_close_object(&d->fe[i], keep);
 	fsd_loader_close(&d->loader, keep);
 	fsd_blocklist_free(&d->blocklist);
+	fsd_policy_stop(&d->policy);
 	fsd_ifwatch_close(&d->ifwatch);
 	/* Cleared while still locked, and with nothing more journaled. */
 	if (!keep && d->fe[FSD_FE_IN].store.usable)
@@ -472,6 +483,33 @@ static void teardown(struct fsd_daemon *d)
  * timerfd, so that the loop can look between any two events, not only
  * when epoll hands the timer over.
  */
+/* The policy's look at the last inbound window (policy.h), and the
+ * change it decided handed to a query thread (blockreq.h). */
+static void run_policy(struct fsd_daemon *d)
+{
+	const struct fsd_window *w = fsd_history_window(&d->fe[FSD_FE_IN].history, 0);
+	struct fsd_policy_block *b = &d->policy_block;
+	struct timespec ts;
+	int err;
+
+	if (!d->policy.path || !w)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	fsd_policy_tick(&d->policy, &(struct fsd_policy_input){
+				.sketch = &w->sketch, .seq = w->seq,
+				.params = &d->opts.params, .hash_key = &d->hash_key,
+				.window_sec = d->opts.window_sec, .now = (__s64)time(NULL),
+				.now_ms = (__s64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+				.can_block = !fsd_block_busy(&d->blocklist) },
+			&d->blocklist, b);
+	if (!b->n)
+		return;
+	err = fsd_block_auto(&d->blocklist, &d->workers, b->c, b->n, b->origin, b->ban_sec);
+	if (err)
+		fsd_warn("policy: cannot block %zu keys now (%s): the next window decides again",
+			 b->n, strerror(-err));
+}
+
 static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
@@ -490,6 +528,7 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 		if (d->fe[i].rotation_ready)
 			fsd_rotate(&d->fe[i].rotation, &d->fe[i].history,
 				   d->fe[i].reports);
+	run_policy(d);
 	err = fsd_block_expire(&d->blocklist, &d->workers);
 	if (err && err != -EBUSY)
 		fsd_warn("blocklist: cannot delete the expired entries: %s", strerror(-err));
@@ -531,13 +570,20 @@ static void follow_ifaces(struct fsd_daemon *d)
 			fsd_frontend_sync_ifaces(&env, &d->fe[i]);
 }
 
-/* A stop signal, read from the signalfd and logged: whether there was one. */
+/* A stop signal, read from the signalfd and logged: whether there was one.
+ * With --policy, SIGHUP reloads the policy instead (policy.h). */
 static bool take_stop_signal(struct fsd_daemon *d)
 {
 	struct signalfd_siginfo si;
+	char msg[512];
 
 	if (d->signal_fd < 0 || read(d->signal_fd, &si, sizeof(si)) != sizeof(si))
 		return false;
+	if (si.ssi_signo == SIGHUP && d->policy.path && d->running) {
+		fsd_info("SIGHUP: reloading the policy");
+		fsd_policy_reload(&d->policy, &d->opts.params, msg, sizeof(msg));
+		return false;
+	}
 	fsd_info("%s: stopping", strsignal((int)si.ssi_signo));
 	return true;
 }

@@ -12,6 +12,7 @@
 #ifndef FLOWSKETCHD_DAEMON_H
 #define FLOWSKETCHD_DAEMON_H
 
+#include "policy/policy.h"
 #include <stdbool.h>
 #include "base/answer.h"
 #include "blocklist/blocklist.h"
@@ -44,6 +45,8 @@ struct fsd_daemon {
 	struct fsd_workers workers;	/* query threads */
 	struct fsd_query_ctx query;	/* what they answer from */
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
+	struct fsd_policy_state policy;	/* --policy: what it blocks */
+	struct fsd_policy_block policy_block;	/* a tick's change */
 	struct fsd_state_budget budget;	/* what every store may hold together */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */
 	struct fsd_view view;		/* what status and metrics read */

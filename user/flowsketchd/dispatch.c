@@ -4,7 +4,9 @@
  * with what each needs of the daemon: who may ask it (access.h), and the
  * handler that answers, in the loop or on a query thread.
  */
+#include <time.h>
 #include <json-c/json.h>
+#include "keys.h"
 #include "base/answer.h"
 #include "service/blockreq.h"
 #include "daemon.h"
@@ -36,6 +38,30 @@ static void block_request(struct fsd_daemon *d, const struct fsd_request *r,
 			  struct fsd_job **job)
 {
 	fsd_block_request(&d->blocklist, r, client, now, job);
+}
+
+/* The policy's state is the loop's (policy.h): answered here. */
+static void policy_now(struct fsd_daemon *d, const struct fsd_request *r,
+		       __u64 client, struct json_object **now,
+		       struct fsd_job **job)
+{
+	*now = d->policy.path ? fsd_policy_answer(&d->policy, (__s64)time(NULL)) :
+	       fsd_answer_error("this daemon runs no policy (flowsketchd --policy FILE)");
+}
+
+static void policy_reload(struct fsd_daemon *d, const struct fsd_request *r,
+			  __u64 client, struct json_object **now,
+			  struct fsd_job **job)
+{
+	char msg[512];
+
+	if (fsd_policy_reload(&d->policy, &d->opts.params, msg, sizeof(msg))) {
+		*now = fsd_answer_error("policy not reloaded, the running one stays: %s", msg);
+		return;
+	}
+	*now = json_object_new_object();
+	json_object_object_add(*now, FS_KEY_RELOADED, json_object_new_boolean(true));
+	json_object_object_add(*now, FS_KEY_RULES, json_object_new_uint64(d->policy.pol.nrules));
 }
 
 static const struct fsd_command {

@@ -107,4 +107,27 @@
 #define FS_KEY_CIDR		"cidr"
 #define FS_KEY_BLOCKLIST	"blocklist"
 
+/* The policy's answer (policy.h). */
+#define FS_KEY_KEY		"key"
+#define FS_KEY_RULE		"rule"
+#define FS_KEY_RULES		"rules"
+#define FS_KEY_LINE		"line"
+#define FS_KEY_METRIC		"metric"
+#define FS_KEY_THRESHOLD	"threshold"
+#define FS_KEY_BAN		"ban"
+#define FS_KEY_FILE		"file"
+#define FS_KEY_DRY_RUN		"dry_run"
+#define FS_KEY_ALLOW		"allow"
+#define FS_KEY_LIMIT		"limit"
+#define FS_KEY_PER_SECONDS	"per_seconds"
+#define FS_KEY_VALUE		"value"
+#define FS_KEY_SINCE		"since"
+#define FS_KEY_SECONDS		"seconds"
+#define FS_KEY_ABOVE		"above"
+#define FS_KEY_AT		"at"
+#define FS_KEY_ACTION		"action"
+#define FS_KEY_DECISIONS	"decisions"
+#define FS_KEY_COUNTERS		"counters"
+#define FS_KEY_RELOADED		"reloaded"
+
 #endif /* FLOWSKETCH_KEYS_H */

@@ -33,6 +33,8 @@
  *   {"cmd":"block_load_part", "load":"TOKEN", "cidrs":[...]}
  *                                               (1 to FS_BLOCK_REQUEST_MAX)
  *   {"cmd":"block_load_commit", "load":"TOKEN"}
+ *   {"cmd":"policy"}
+ *   {"cmd":"policy_reload"}
  *   {"cmd":"prefixes", "by":KEY, "n":10, "sort":"packets"|"bytes",
  *                      "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"spread",   "by":"src"|"dst", "n":10, "span":SECONDS,
@@ -361,6 +363,24 @@
  *   first window boundary after its expires_at: within a window of it.
  * top's flows carry "blocked":true|false: whether the source is covered
  * by an entry now.
+ * policy (flowsketchd --policy FILE; policy.h says how it decides):
+ *   {"file":PATH, "dry_run":BOOL,
+ *    "rules":[{"rule":TEXT, "line":N, "by":KEY, "metric":"packets"|"bytes"|
+ *              "spread", "threshold":X, "for":SECONDS, "ban":SECONDS}, ...],
+ *    "allow":[CIDR, ...], "limit":{"n":N, "per_seconds":S},
+ *    "above":[{"rule":TEXT, "key":CIDR, "value":X, "since":T,
+ *              "seconds":S}, ...],
+ *    "decisions":[{"at":T, "rule":TEXT, "key":CIDR, "value":X,
+ *                  "action":"blocked"|"dry-run"|"limited"|"allowed"|
+ *                  "own address"|"list full"}, ...],
+ *    "counters":{"blocked":N, "dry_run":N, "limited":N, "allowed":N,
+ *                "own":N, "full":N, "reloads":N, "reload_failures":N}}
+ *   value: the lower end of the key's estimate in its last window (a rate
+ *   a second for packets and bytes, distinct peers for spread); above: the
+ *   keys above a rule now, since T (seconds since the epoch); decisions:
+ *   the last FSD_POLICY_LOG, oldest first.
+ * policy_reload:  {"reloaded":true, "rules":N}, or an error naming the
+ *   file and line, the running policy kept.
  */
 #ifndef FLOWSKETCH_PROTOCOL_H
 #define FLOWSKETCH_PROTOCOL_H

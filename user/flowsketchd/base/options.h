@@ -59,6 +59,8 @@ struct fsd_options {
 	unsigned int ringbuf_kib;
 	const char *secret_file;
 	const char *blocklist;		/* --blocklist FILE */
+	const char *policy;		/* --policy FILE (policy.h); NULL: none */
+	bool policy_dry_run;		/* --policy-dry-run */
 	unsigned int blocklist_max;	/* --blocklist-max */
 	const char *metrics;		/* --metrics ADDR:PORT; NULL: none */
 	struct sockaddr_storage metrics_addr;	/* what it resolved to */

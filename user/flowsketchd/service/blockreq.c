@@ -297,3 +297,33 @@ int fsd_block_expire(struct fsd_blocklist *bl, struct fsd_workers *w)
 		fsd_info("blocklist: %zu entries expired, being deleted", n);
 	return err;
 }
+
+bool fsd_block_busy(const struct fsd_blocklist *bl)
+{
+	return is_busy(bl);
+}
+
+int fsd_block_auto(struct fsd_blocklist *bl, struct fsd_workers *w,
+		   const struct fs_cidr *c, size_t n, const char *origin, __u32 for_sec)
+{
+	struct fsd_block_change *ch;
+	struct fsd_job *j;
+	int err;
+
+	if (!bl->started || is_busy(bl))
+		return -EBUSY;
+	ch = change_new(FSD_BLOCK_ADD, n);
+	if (!ch)
+		return -ENOMEM;
+	memcpy(ch->c, c, n * sizeof(*c));
+	ch->n = n;
+	ch->for_sec = for_sec;
+	snprintf(ch->origin, sizeof(ch->origin), "%s", origin);
+	j = job_of(bl, ch, FSD_CLIENT_DAEMON, n);
+	if (!j)
+		return -ENOMEM;
+	err = fsd_workers_submit(w, j);
+	if (err)
+		fsd_job_free(j);
+	return err;
+}

@@ -34,4 +34,12 @@ void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 struct fsd_workers;
 int fsd_block_expire(struct fsd_blocklist *bl, struct fsd_workers *w);
 
+/* Whether a change of the list is being applied. */
+bool fsd_block_busy(const struct fsd_blocklist *bl);
+/* The policy's block (policy.h): c (n <= FS_BLOCK_REQUEST_MAX) added as
+ * one change of the daemon's own, origin its rule, expiring in for_sec:
+ * 0, -EBUSY while a change runs, -ENOMEM. */
+int fsd_block_auto(struct fsd_blocklist *bl, struct fsd_workers *w,
+		   const struct fs_cidr *c, size_t n, const char *origin, __u32 for_sec);
+
 #endif /* FLOWSKETCHD_BLOCKREQ_H */

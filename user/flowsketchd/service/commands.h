@@ -77,6 +77,12 @@
 	X(BLOCK_LOAD_COMMIT, "block_load_commit", FSD_KEYS(FS_KEY_LOAD),	\
 	  parse_token, FSD_IN_LOOP, ROOT, block_request, "block load",	\
 	  "add the list sent, as one change")				\
+	X(POLICY, "policy", FSD_NO_KEYS, NULL, FSD_IN_LOOP, READ,	\
+	  policy_now, "policy",						\
+	  "the policy's rules, keys above them, decisions and counters") \
+	X(POLICY_RELOAD, "policy_reload", FSD_NO_KEYS, NULL, FSD_IN_LOOP, \
+	  ROOT, policy_reload, "policy reload",				\
+	  "read the policy file again; a bad one changes nothing")	\
 	X(PREFIXES, "prefixes", FSD_KEYS(FS_KEY_BY, FS_KEY_N, FS_KEY_SORT,	\
 				       FS_KEY_SPAN, FS_KEY_DIRECTION),	\
 	  parse_prefixes, FSD_ON_SPAN, READ, fsd_query_prefixes, "top --by", \
