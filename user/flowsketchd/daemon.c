@@ -721,6 +721,7 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 				     .fe = d->fe, .budget = &d->budget,
 				     .server = &d->server,
 				     .blocklist = &d->blocklist,
+				     .policy = &d->policy,
 				     .params = &d->opts.params,
 				     .hash_key = &d->hash_key,
 				     .history_max_bytes =

@@ -26,6 +26,7 @@
 #include "datapath/tp_frontend.h"
 #include "windows/topk.h"
 #include "blocklist/blocklist.h"
+#include "policy/policy.h"
 #include "frontends/frontend.h"
 #include "frontends/loader.h"
 #include "metrics.h"
@@ -898,6 +899,36 @@ static void put_state(struct text *t, const struct fsd_view *v)
 	put(t, "flowsketch_state_max_bytes %llu\n", v->budget->max);
 }
 
+/* The policy's decisions and state (policy.h), when it runs one. */
+static void put_policy(struct text *t, struct fsd_metrics *m,
+		       const struct fsd_policy_state *ps)
+{
+	char labels[64];
+	unsigned int a;
+
+	if (!ps || !ps->path)
+		return;
+	family(t, "flowsketch_policy_rules", "gauge", "Rules of the running policy.");
+	put(t, "flowsketch_policy_rules %zu\n", ps->pol.nrules);
+	family(t, "flowsketch_policy_dry_run", "gauge",
+	       "1 when the policy only logs and counts its decisions (--policy-dry-run).");
+	put(t, "flowsketch_policy_dry_run %d\n", ps->dry_run);
+	family(t, "flowsketch_policy_keys_above", "gauge",
+	       "Keys above a rule in the last window (lower end of the estimate), held toward its duration.");
+	put(t, "flowsketch_policy_keys_above %zu\n", ps->nhold);
+	family(t, "flowsketch_policy_decisions_total", "counter",
+	       "The policy's decisions, by action: blocked, dry-run, limited, allowed, own address, list full.");
+	for (a = 0; a < FSD_ACT_COUNT; a++) {
+		snprintf(labels, sizeof(labels), "action=\"%s\"", fsd_policy_action_name(a));
+		counter(t, m, "flowsketch_policy_decisions_total", labels, ps->count[a], true);
+	}
+	family(t, "flowsketch_policy_reloads_total", "counter",
+	       "Policy reloads (SIGHUP, policy reload), by result.");
+	counter(t, m, "flowsketch_policy_reloads_total", "result=\"ok\"", ps->reloads, true);
+	counter(t, m, "flowsketch_policy_reloads_total", "result=\"refused\"",
+		ps->reload_failures, true);
+}
+
 static void put_blocklist(struct text *t, struct fsd_metrics *m,
 			  const struct fsd_blocklist *bl)
 {
@@ -1100,6 +1131,7 @@ static struct fsd_metrics_page *build(struct fsd_metrics *m,
 	put_connections(&t, m, v);
 	put_state(&t, v);
 	put_blocklist(&t, m, v->blocklist);
+	put_policy(&t, m, v->policy);
 	put_top(&t, v, v->opts->metrics_top);
 	put_detect(&t, v, v->opts->metrics_top);
 	if (t.failed) {

@@ -17,6 +17,8 @@ struct fsd_options;
 struct fsd_server;
 struct fsd_state_budget;
 
+struct fsd_policy_state;
+
 struct fsd_view {
 	const struct fsd_options *opts;
 	const struct fsd_loader *loader;	/* the in object, the -i links */
@@ -25,6 +27,8 @@ struct fsd_view {
 	const struct fsd_server *server;	/* its refused and timeouts */
 	/* Not const: its status takes the list's lock (blocklist.h). */
 	struct fsd_blocklist *blocklist;
+	/* The loop's: read by status and metrics on the loop only. */
+	const struct fsd_policy_state *policy;
 	/* The most the histories may hold at these options (cmdline.h). */
 	unsigned long long history_max_bytes;
 	/* The datapath's parameters, and its packet hash's keys: where the
