@@ -190,7 +190,7 @@ $(BUILD)/tests/test_commands: TEST_OBJS := $(FSD_REQUEST_OBJS)
 $(BUILD)/tests/test_commands: CFLAGS += -Iuser/flowsketchd
 
 # The policy file's parser: pure.
-FSD_POLICY_OBJS := $(BUILD)/user/flowsketchd/policy/policy_file.o
+FSD_POLICY_OBJS := $(BUILD)/user/flowsketchd/policy/policy_file.o $(BUILD)/user/flowsketchd/base/smallfile.o
 $(BUILD)/tests/test_policy_file: $(FSD_POLICY_OBJS)
 $(BUILD)/tests/test_policy_file: TEST_OBJS := $(FSD_POLICY_OBJS)
 $(BUILD)/tests/test_policy_file: CFLAGS += -Iuser/flowsketchd
@@ -276,7 +276,7 @@ FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
                -Iinclude -Iuser/lib -Iuser/flowsketch -Iuser/flowsketchd \
                -D_GNU_SOURCE
 FUZZ_FSD    := $(patsubst %,user/flowsketchd/%.c,service/request base/jsoncheck base/secret base/proclocks base/log \
-                                                   policy/policy_file)
+                                                   policy/policy_file base/smallfile)
 FUZZ_CLI    := $(filter-out user/flowsketch/main.c,$(wildcard user/flowsketch/*.c))
 FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(FUZZ_CLI) $(FUZZ_FSD))
 FUZZERS     := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/*.c))

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "base/smallfile.h"
 #include "policy_file.h"
 
 /* block's tokens, and one more to name what follows a complete rule. */
@@ -504,58 +505,22 @@ int fsd_policy_load(const char *path, struct fsd_policy *out, char *msg, size_t 
 {
 	char *buf = NULL;
 	size_t got = 0;
-	struct stat st;
-	int fd, err = 0;
-	ssize_t n;
+	int err;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
-		return err;
-	}
-	if (fstat(fd, &st)) {
-		err = -errno;
-		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
+	err = fsd_read_small_file(path, FSD_POLICY_FILE_MAX, &buf, &got);
+	if (err == -EISDIR) {
 		snprintf(msg, msg_len, "%s: not a regular file", path);
-		goto out;
+		return -EINVAL;
 	}
-	if (st.st_size > FSD_POLICY_FILE_MAX) {
-		err = -EFBIG;
+	if (err == -EFBIG)
 		snprintf(msg, msg_len, "%s: larger than %d bytes, the most a policy file may be",
 			 path, FSD_POLICY_FILE_MAX);
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		snprintf(msg, msg_len, "%s: out of memory", path);
-		goto out;
-	}
-	/* Up to the size fstat gave: a file growing meanwhile is cut there,
-	 * and never past FSD_POLICY_FILE_MAX. */
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
-			goto out;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	err = fsd_policy_parse(buf, got, path, out, msg, msg_len);
-out:
+	else if (err)
+		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
+	if (!err)
+		err = fsd_policy_parse(buf, got, path, out, msg, msg_len);
 	free(buf);
-	close(fd);
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #include <gnutls/gnutls.h>
 #include <yaml.h>
 #include "base/log.h"
+#include "base/smallfile.h"
 #include "webconfig.h"
 
 #define TLS_KEYS "cert_file, key_file, client_auth_type, client_ca_file, min_version"
@@ -49,60 +50,10 @@ static int refuse(const struct walk *w, const yaml_node_t *at, const char *key,
 			  w->wc->path, line_of(at), key, what);
 }
 
-/*
- * PATH's bytes, NUL-terminated, in *out: its size is checked before
- * anything is read (a huge or endless file costs nothing).  0, -EFBIG,
- * -EISDIR (not a regular file) or -errno.
- */
+/* PATH's bytes, NUL-terminated, in *out (smallfile.h). */
 static int read_capped(const char *path, char **out, size_t *len)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EISDIR;
-		goto out;
-	}
-	if (st.st_size > FSD_WEBCONFIG_FILE_MAX) {
-		err = -EFBIG;
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* Up to the size fstat gave: a file growing meanwhile is cut there. */
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = 0;
-	*out = buf;
-	*len = got;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return err;
+	return fsd_read_small_file(path, FSD_WEBCONFIG_FILE_MAX, out, len);
 }
 
 static const char *read_error(int err)
