@@ -68,11 +68,14 @@ static int adopt(struct fsd_policy_state *ps, struct fsd_policy *pol)
 		}
 	}
 	ps->nhold = k;
+	/* A reload keeps the tokens spent (it is no way round the limit),
+	 * at most the new limit's. */
+	if (!ps->text || ps->tokens > pol->limit_n)
+		ps->tokens = pol->limit_n;
 	fsd_policy_free(&ps->pol);
 	free(ps->text);
 	ps->pol = *pol;
 	ps->text = text;
-	ps->tokens = ps->pol.limit_n;
 	return 0;
 }
 
