@@ -339,6 +339,70 @@ static void test_below_and_gaps(void **state)
 	stop(&c);
 }
 
+/*
+ * Windows the policy never saw (a seq skipped) break a hold as a window
+ * below does: "consecutive windows".
+ */
+static void test_skipped_windows(void **state)
+{
+	struct ctx c;
+	__u64 seq;
+
+	(void)state;
+	start(&c, "block src if packets > 10k/s for 2s ban 10s\n", false, 1);
+	for (seq = 1; seq <= 11; seq += 2) {
+		struct seen w;
+
+		send(&c, ATTACKER, IP(192, 0, 2, 1), 53, ATTACK_PPS);
+		ordinary(&c);
+		tick(&c, seq, true, &w);
+		assert_int_equal(w.n, 0);
+	}
+	stop(&c);
+}
+
+/*
+ * A source whose estimate is surely above the rule but whose lower end is
+ * surely below it: never decided, since the policy acts on the lower end.
+ * The window is heavy (NEAR_BACKGROUND sources of 9,000 packets), so the
+ * collision term C is large: for X packets of the near source,
+ *     estimate >= X - 6 sqrt((V - 1) X) > R, and
+ *     low <= X + 6 sqrt((V - 1) X) - C - 3 sqrt((V - 1) (X - 6 sqrt((V - 1) X))) < R
+ * (the collisions within C, which holds with probability 1 - e^-d; the
+ * secret is fixed, so the run is the same every time).
+ */
+#define NEAR_PACKETS 13000
+#define NEAR_BACKGROUND 66
+static void test_near_threshold(void **state)
+{
+	struct fs_cidr near = host(QUIET);
+	struct fs_prefix_params pp;
+	struct ctx c;
+	__u64 seq;
+	unsigned int i;
+
+	(void)state;
+	start(&c, "block src if packets > 10k/s for 1s ban 10s\n", false, 1);
+	fs_params_prefix(&c.params, &pp);
+	for (seq = 1; seq <= 3; seq++) {
+		double v = ldexp(8, (int)pp.skip_shift), x = NEAR_PACKETS, n, est_low, low_high;
+		struct seen w;
+
+		send(&c, QUIET, IP(192, 0, 2, 1), 53, NEAR_PACKETS);
+		for (i = 0; i < NEAR_BACKGROUND; i++)
+			send(&c, IP(10, 1, 0, 1 + i), IP(172, 16, 0, 1), 443, 9000);
+		n = (double)c.s.totals.packets;
+		est_low = x - 6 * sqrt((v - 1) * x);
+		low_high = x + 6 * sqrt((v - 1) * x) - ceil(4 * M_E * n / ldexp(1, (int)pp.log2_width)) -
+			   3 * sqrt((v - 1) * est_low);
+		assert_true(est_low > RATE_THRESHOLD);
+		assert_true(low_high < RATE_THRESHOLD);
+		tick(&c, seq, true, &w);
+		assert_int_equal(count_of(&w, FSD_ACT_BLOCKED, &near), 0);
+	}
+	stop(&c);
+}
+
 /* ---- 3: allowed --------------------------------------------------------- */
 
 static void test_allowed(void **state)
@@ -587,6 +651,8 @@ int main(void)
 		cmocka_unit_test(test_blocked_at_hold),
 		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_below_and_gaps),
+		cmocka_unit_test(test_skipped_windows),
+		cmocka_unit_test(test_near_threshold),
 		cmocka_unit_test(test_allowed),
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_can_block),
