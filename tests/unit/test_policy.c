@@ -417,7 +417,7 @@ static void test_allowed(void **state)
 	 * sources), together 20,000 a window. */
 	start(&c, "block src if packets > 10k/s for 2s ban 10s\n"
 		  "block src4/24 if packets > 10k/s for 2s ban 10s\n"
-		  "allow 203.0.113.7\n"
+		  "allow 203.0.113.0/28\n"
 		  "allow 198.51.100.77/32\n", false, 1);
 	for (seq = 1; seq <= 6; seq++) {
 		struct seen w;
@@ -432,8 +432,9 @@ static void test_allowed(void **state)
 		assert_int_equal(c.out.n, 0);
 		assert_int_equal(count_of(&w, FSD_ACT_BLOCKED, NULL), 0);
 		if (seq == decided_at(1, 2, 1)) {
-			/* The attacker's own /24 is above the prefix rule too,
-			 * and contains the allowed attacker. */
+			/* Both ways of overlapping: 203.0.113.0/28 contains
+			 * the attacker, the attacker's /24 (above the prefix
+			 * rule too) contains it. */
 			assert_int_equal(w.n, 3);
 			assert_int_equal(count_of(&w, FSD_ACT_ALLOWED, &a), 1);
 			assert_int_equal(count_of(&w, FSD_ACT_ALLOWED, &p), 1);
@@ -490,6 +491,17 @@ static void test_limit(void **state)
 	}
 	assert_int_equal(c.ps.count[FSD_ACT_BLOCKED], blocked);
 	assert_true(c.ps.count[FSD_ACT_LIMITED] > 0);
+	/* A quiet 200 s (windows the policy does not see), then new sources:
+	 * the bucket holds N tokens at most, however long it refilled. */
+	for (seq = LIMIT_WINDOWS + 200; seq <= LIMIT_WINDOWS + 202; seq++) {
+		struct seen w;
+
+		for (i = 0; i < LIMIT_SOURCES; i++)
+			send(&c, IP(203, 0, 113, 150 + i), IP(192, 0, 2, 1), 53, LIMIT_PPS);
+		ordinary(&c);
+		tick(&c, seq, true, &w);
+		assert_int_equal(c.out.n, seq == LIMIT_WINDOWS + 200 ? LIMIT_N : 0);
+	}
 	stop(&c);
 }
 
