@@ -195,6 +195,15 @@ $(BUILD)/tests/test_policy_file: $(FSD_POLICY_OBJS)
 $(BUILD)/tests/test_policy_file: TEST_OBJS := $(FSD_POLICY_OBJS)
 $(BUILD)/tests/test_policy_file: CFLAGS += -Iuser/flowsketchd
 
+# The policy's decisions: the policy and its parser, with the blocklist it
+# reads (never started: no map is touched) and what that links.
+FSD_POLICY_TEST_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,policy/policy policy/policy_file \
+                        blocklist/blocklist blocklist/blockfile blocklist/blockset blocklist/blockpace \
+                        datapath/object base/answer base/safedir base/log base/crashpoint)
+$(BUILD)/tests/test_policy: $(FSD_POLICY_TEST_OBJS)
+$(BUILD)/tests/test_policy: TEST_OBJS := $(FSD_POLICY_TEST_OBJS)
+$(BUILD)/tests/test_policy: CFLAGS += -Iuser/flowsketchd
+
 # The rotation against the real datapath (BPF_PROG_TEST_RUN): the daemon's
 # parts that close windows and file reports, with the pure ones they use.
 FSD_ROTATION_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,windows/rotation windows/reports base/log windows/winstore windows/statebudget base/crashpoint) \
