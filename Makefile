@@ -199,7 +199,7 @@ $(BUILD)/tests/test_policy_file: CFLAGS += -Iuser/flowsketchd
 # reads (never started: no map is touched) and what that links.
 FSD_POLICY_TEST_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,policy/policy policy/policy_file \
                         blocklist/blocklist blocklist/blockfile blocklist/blockset blocklist/blockpace \
-                        datapath/object base/answer base/safedir base/log base/crashpoint)
+                        datapath/object base/answer base/safedir base/smallfile base/log base/crashpoint)
 $(BUILD)/tests/test_policy: $(FSD_POLICY_TEST_OBJS)
 $(BUILD)/tests/test_policy: TEST_OBJS := $(FSD_POLICY_TEST_OBJS)
 $(BUILD)/tests/test_policy: CFLAGS += -Iuser/flowsketchd

@@ -135,11 +135,10 @@ static int take_for(int *argc, char **argv, __u64 *sec)
 
 static int show_change(struct json_object *a, bool print)
 {
-	__u64 changed, entries;
+	__u64 changed, entries, renewed = 0;
 	const char *what = json_object_object_get_ex(a, FS_KEY_ADDED, NULL) ? "added" : "deleted";
 	int err;
 
-	__u64 renewed = 0;
 
 	if ((err = fs_reply_u64(a, what, &changed)) ||
 	    (err = fs_reply_u64(a, FS_KEY_ENTRIES, &entries)))
@@ -228,9 +227,9 @@ static int show_list(struct json_object *a, bool print)
 		if (!print)
 			continue;
 		if (!i)
-			printf("%-43s %14s %14s %-19s %-10s %s\n", "CIDR", "DROPPED PKTS",
+			printf("%-43s %14s %14s %-19s %-12s %s\n", "CIDR", "DROPPED PKTS",
 			       "DROPPED BYTES", "ADDED", "EXPIRES", "BY");
-		printf("%-43s %14s %14s %-19s %-10s %s\n", cidr, fs_fmt_grouped(p, packets),
+		printf("%-43s %14s %14s %-19s %-12s %s\n", cidr, fs_fmt_grouped(p, packets),
 		       fs_fmt_grouped(b, bytes), added_text(at, sizeof(at), added_at),
 		       expires_text(until, sizeof(until), expires_at, now), origin);
 	}

@@ -478,11 +478,6 @@ static void teardown(struct fsd_daemon *d)
 		close(d->signal_fd);
 }
 
-/*
- * Close the window if the timer has fired: a non-blocking read of the
- * timerfd, so that the loop can look between any two events, not only
- * when epoll hands the timer over.
- */
 /* The policy's look at the last inbound window (policy.h), and the
  * change it decided handed to a query thread (blockreq.h). */
 static void run_policy(struct fsd_daemon *d)
@@ -505,11 +500,18 @@ static void run_policy(struct fsd_daemon *d)
 	if (!b->n)
 		return;
 	err = fsd_block_auto(&d->blocklist, &d->workers, b->c, b->n, b->origin, b->ban_sec);
-	if (err)
+	if (err) {
+		fsd_policy_block_failed(&d->policy, b);
 		fsd_warn("policy: cannot block %zu keys now (%s): the next window decides again",
 			 b->n, strerror(-err));
+	}
 }
 
+/*
+ * Close the window if the timer has fired: a non-blocking read of the
+ * timerfd, so that the loop can look between any two events, not only
+ * when epoll hands the timer over.
+ */
 static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 {
 	__u64 expirations;
@@ -528,10 +530,13 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 		if (d->fe[i].rotation_ready)
 			fsd_rotate(&d->fe[i].rotation, &d->fe[i].history,
 				   d->fe[i].reports);
-	run_policy(d);
+	/* Expiry first: the policy blocks every window under a flood, and
+	 * would keep the list busy for it; a policy that finds it busy
+	 * decides at the next boundary. */
 	err = fsd_block_expire(&d->blocklist, &d->workers);
 	if (err && err != -EBUSY)
 		fsd_warn("blocklist: cannot delete the expired entries: %s", strerror(-err));
+	run_policy(d);
 	fsd_state_budget_warn(&d->budget, fsd_now_ns());
 	fsd_metrics_update(&d->metrics, &d->view);
 }

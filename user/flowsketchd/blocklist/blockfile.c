@@ -80,7 +80,8 @@ static int parse_line(char *s, struct fsd_block_origins *o,
 	return 0;
 }
 
-/* e (count) sorted, the first of repeats kept: how many are left. */
+/* e (count) sorted, one of each repeat kept (which one is not said:
+ * the daemon writes none): how many are left. */
 static size_t unique(struct fsd_block_entry *e, size_t count)
 {
 	size_t i, u = 0;
@@ -95,9 +96,11 @@ static size_t unique(struct fsd_block_entry *e, size_t count)
 }
 
 /*
- * Room for one more entry in *e (*count of *cap): grown, up to max + 1;
+ * Room for one more entry in *e (*count of *cap): grown, up to 2 max + 2;
  * when that is full, repeats are squeezed out (they do not count against
- * max), so that the array stays O(max) however many lines repeat.
+ * max).  A squeeze that does not fail leaves at least max + 2 free, so
+ * there is one sort per max lines at most: O(L log max) for L lines, and
+ * the array O(max) however many lines repeat.
  * 0, -E2BIG (more than max distinct), -ENOMEM.
  */
 static int make_room(struct fsd_block_entry **e, size_t *count, size_t *cap,
@@ -108,15 +111,15 @@ static int make_room(struct fsd_block_entry **e, size_t *count, size_t *cap,
 
 	if (*count < *cap)
 		return 0;
-	if (*count == (size_t)max + 1) {
+	if (*count == 2 * (size_t)max + 2) {
 		*count = unique(*e, *count);
 		if (*count > max)
 			return -E2BIG;
 		return 0;
 	}
 	want = *cap ? *cap * 2 : 256;
-	if (want > (size_t)max + 1)
-		want = (size_t)max + 1;
+	if (want > 2 * (size_t)max + 2)
+		want = 2 * (size_t)max + 2;
 	grown = realloc(*e, want * sizeof(**e));
 	if (!grown)
 		return -ENOMEM;
@@ -131,11 +134,12 @@ int fsd_blockfile_read(const char *path, unsigned int max,
 		       char *msg, size_t msg_len)
 {
 	unsigned long long limit = (unsigned long long)(max + 1) * (FSD_BLOCKFILE_LINE_MAX + 1);
-	char line[FSD_BLOCKFILE_LINE_MAX + 2];
 	struct fsd_block_entry *e = NULL;
-	size_t count = 0, cap = 0, line_no = 0, len;
+	size_t count = 0, cap = 0, line_no = 0, len, size = 0;
+	char *line = NULL;
 	struct stat st;
 	FILE *f = NULL;
+	ssize_t got_len;
 	int fd, err = 0;
 
 	*out = NULL;
@@ -146,8 +150,13 @@ int fsd_blockfile_read(const char *path, unsigned int max,
 		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
 		return err;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (unsigned long long)st.st_size > limit) {
+	if (fstat(fd, &st)) {
+		err = -errno;
+		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > limit) {
 		snprintf(msg, msg_len, "%s: %s", path,
 			 !S_ISREG(st.st_mode) ? "not a regular file" :
 			 "larger than a list of --blocklist-max entries can be");
@@ -161,21 +170,26 @@ int fsd_blockfile_read(const char *path, unsigned int max,
 		snprintf(msg, msg_len, "%s: %s", path, strerror(-err));
 		return err;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	/* The file's size is capped above, so getline's line is too. */
+	while ((got_len = getline(&line, &size, f)) > 0) {
 		const char *why = NULL;
 		int got;
 
 		line_no++;
-		len = strlen(line);
-		/* A NUL inside ends strlen early: the line read was longer. */
-		if ((len == sizeof(line) - 1 && line[len - 1] != '\n') ||
-		    (len && line[len - 1] != '\n' && !feof(f))) {
-			snprintf(msg, msg_len, "%s:%zu: longer than %d bytes or holds a NUL byte",
-				 path, line_no, FSD_BLOCKFILE_LINE_MAX);
+		len = (size_t)got_len;
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		if (len && line[len - 1] == '\r')	/* a CRLF file */
+			line[--len] = 0;
+		/* A NUL inside ends strlen early: a binary file. */
+		if (len > FSD_BLOCKFILE_LINE_MAX || strlen(line) != len) {
+			snprintf(msg, msg_len, "%s:%zu: %s", path, line_no,
+				 strlen(line) != len ? "the line holds a NUL byte (not a text file?)" :
+				 "line longer than 256 bytes");
 			err = -EINVAL;
 			goto out;
 		}
-		line[strcspn(line, "#\r\n")] = 0;
+		line[strcspn(line, "#")] = 0;
 		err = make_room(&e, &count, &cap, max);
 		if (err) {
 			snprintf(msg, msg_len, err == -E2BIG ?
@@ -208,6 +222,7 @@ int fsd_blockfile_read(const char *path, unsigned int max,
 	*n = count;
 	e = NULL;
 out:
+	free(line);
 	free(e);
 	fclose(f);
 	return err;

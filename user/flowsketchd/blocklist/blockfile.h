@@ -21,7 +21,7 @@
  *                (absent: manual).
  *
  * '#' starts a comment, to the line's end; blank lines and surrounding
- * blanks are skipped.  So a list of one CIDR a line (the format of old,
+ * blanks are skipped, and a CR before the newline (a CRLF file).  So a list of one CIDR a line (the format of old,
  * and `block load`'s) is a list of manual entries kept for good.  A line
  * longer than FSD_BLOCKFILE_LINE_MAX, with a NUL byte, or with a field
  * not of this grammar is an error naming the file and line: a corrupt
@@ -39,8 +39,8 @@
 #define FSD_BLOCKFILE_LINE_MAX FS_CIDR_LINE_MAX
 
 /*
- * Read path into *out (malloc'd, *n entries, sorted, the first of
- * repeats kept, ids 0), the origins interned into o: 0; -ENOENT when it
+ * Read path into *out (malloc'd, *n entries, sorted, one of repeats
+ * kept, ids 0), the origins interned into o: 0; -ENOENT when it
  * does not exist; -EINVAL, -E2BIG (more than max entries) or another
  * -errno with msg saying "PATH:LINE: ..." or "PATH: ...".  Only a regular
  * file, opened without blocking (a FIFO would stall the start), of a size

@@ -692,7 +692,7 @@ static int insert_entries(struct fsd_blocklist *bl, struct fsd_block_entry *afte
  * entry's expiry (and makes it manual); the policy's never touches one. */
 static bool renews(const struct fsd_block_entry *e, const struct fsd_block_meta *m)
 {
-	return !m->origin && (e->origin || e->expires_at != m->expires_at);
+	return m->renew && !m->origin && (e->origin || e->expires_at != m->expires_at);
 }
 
 /* A manual add's renewals, made in the list in place (under the lock:
@@ -1078,8 +1078,10 @@ struct json_object *fsd_blocklist_status(struct fsd_blocklist *bl)
 	return o;
 }
 
-bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
-			  const __u8 *addr)
+/* The tries' longest match for addr's first len bits: an entry at most
+ * len long that holds them. */
+static bool trie_holds(const struct fsd_blocklist *bl, __u32 family,
+		       const __u8 *addr, __u32 len)
 {
 	__u32 id;
 
@@ -1088,14 +1090,25 @@ bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
 	if (!bl->started)
 		return false;
 	if (family == FS_FAMILY_IPV4) {
-		struct fs_block_key4 k = { .prefixlen = 32 };
+		struct fs_block_key4 k = { .prefixlen = len };
 
 		memcpy(k.addr, addr, 4);
 		return !bpf_map_lookup_elem(bl->trie4_fd, &k, &id);
 	} else {
-		struct fs_block_key6 k = { .prefixlen = 128 };
+		struct fs_block_key6 k = { .prefixlen = len };
 
 		memcpy(k.addr, addr, 16);
 		return !bpf_map_lookup_elem(bl->trie6_fd, &k, &id);
 	}
+}
+
+bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
+			  const __u8 *addr)
+{
+	return trie_holds(bl, family, addr, family == FS_FAMILY_IPV4 ? 32 : 128);
+}
+
+bool fsd_blocklist_holds(const struct fsd_blocklist *bl, const struct fs_cidr *c)
+{
+	return trie_holds(bl, c->family, c->addr, c->len);
 }

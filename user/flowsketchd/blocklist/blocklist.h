@@ -78,6 +78,7 @@ struct fsd_block_change {
 	enum fsd_block_op op;
 	size_t offset;			/* FSD_BLOCK_LIST */
 	__u32 for_sec;			/* FSD_BLOCK_ADD: 0, for good */
+	bool renew;			/* FSD_BLOCK_ADD: block_add's, not a load's */
 	char origin[FSD_BLOCK_ORIGIN_TEXT_MAX];	/* FSD_BLOCK_ADD: "" manual */
 	size_t n, cap;
 	struct fs_cidr c[];
@@ -153,13 +154,15 @@ void fsd_blocklist_free(struct fsd_blocklist *bl);
 struct fsd_block_meta {
 	__s64 now, expires_at;
 	const char *origin;
+	bool renew;		/* a manual block add (not a load) */
 };
 
 /*
  * The changes (blockreq.c runs them on a query thread, one at a time);
- * each answers an object.  c: any order, repeats allowed.  An add renews
- * the entries it names that are listed already when it is manual (their
- * expiry becomes meta's, and they manual); the policy's leaves them.
+ * each answers an object.  c: any order, repeats allowed.  A block add
+ * (meta->renew) renews the entries it names that are listed already
+ * (their expiry becomes meta's, and they manual); a load (a list restored,
+ * perhaps the daemon's own file) and the policy leave them.
  */
 struct json_object *fsd_blocklist_add(struct fsd_blocklist *bl,
 				      const struct fs_cidr *c, size_t n,
@@ -186,5 +189,8 @@ size_t fsd_blocklist_entries(const struct fsd_blocklist *bl);
  * Safe on a query thread: it reads only the tries. */
 bool fsd_blocklist_covers(const struct fsd_blocklist *bl, __u32 family,
 			  const __u8 *addr);
+/* Whether an entry holds all of c (is c or contains it): what a policy
+ * block of c would add nothing to.  A smaller entry inside c does not. */
+bool fsd_blocklist_holds(const struct fsd_blocklist *bl, const struct fs_cidr *c);
 
 #endif /* FLOWSKETCHD_BLOCKLIST_H */

@@ -189,7 +189,7 @@ static int entry_key(struct json_object *e, const char *k, struct fs_cidr *c)
  * policy acts on is what an operator reads.
  */
 static size_t keys_above(const struct fsd_policy_rule *r, const struct fsd_policy_input *in,
-			 struct above *a)
+			 const struct fsd_blocklist *bl, struct above *a)
 {
 	bool spread = r->metric == FSD_POLICY_SPREAD, bytes = r->metric == FSD_POLICY_BYTES;
 	struct json_object *ans = json_object_new_object(), *list, *eb;
@@ -215,18 +215,29 @@ static size_t keys_above(const struct fsd_policy_rule *r, const struct fsd_polic
 	}
 	if (err || !json_object_object_get_ex(ans, spread ? FS_KEY_SPREADERS : FS_KEY_PREFIXES, &list))
 		goto out;
-	/* Bytes: the Count-Min term is the whole bound (prefix.h, "Error"). */
+	/* Bytes: the Count-Min term (prefix.h, "Error"). */
 	if (bytes && json_object_object_get_ex(ans, FS_KEY_ERROR_BOUND, &eb))
 		over = entry_double(eb, FS_KEY_BYTES_COLLISIONS);
 	for (i = 0; i < json_object_array_length(list) && n < FSD_POLICY_CANDIDATES; i++) {
 		struct json_object *e = json_object_array_get_idx(list, i);
 		double low = spread ? entry_double(e, FS_KEY_DISTINCT_LOW) :
-			     bytes ? entry_double(e, FS_KEY_BYTES) - over :
-			     entry_double(e, FS_KEY_PACKETS_LOW);
+			     entry_double(e, FS_KEY_PACKETS_LOW), packets;
 
+		/* Bytes: the sampling's error scales as the packets' does
+		 * (each sampled packet carries its bytes), so the bytes'
+		 * lower end is the packets' share of them, less the
+		 * Count-Min term. */
+		if (bytes) {
+			packets = entry_double(e, FS_KEY_PACKETS);
+			low = (packets > 0 ? entry_double(e, FS_KEY_BYTES) * low / packets : 0) - over;
+		}
 		if (low * scale <= r->threshold)
 			continue;	/* sorted by estimate, not by lower end */
 		if (entry_key(e, spread ? FS_KEY_SRC : FS_KEY_PREFIX, &a[n].key))
+			continue;
+		/* Blocked already: its packets are still counted (before the
+		 * verdict), and must not crowd out the keys still passing. */
+		if (fsd_blocklist_holds(bl, &a[n].key))
 			continue;
 		a[n++].value = low * scale;
 	}
@@ -252,16 +263,27 @@ static bool allowed(const struct fsd_policy *pol, const struct fs_cidr *k)
 	return false;
 }
 
-/* Whether k covers an address of an interface of this network namespace
- * (read now: addresses come and go). */
-static bool own_address(const struct fs_cidr *k)
+/* This host's addresses, read once a window when a decision needs them
+ * (addresses come and go). */
+struct own {
+	struct ifaddrs *ifa;
+	bool read, failed;
+};
+
+/* Whether k covers an address of an interface of this network namespace:
+ * 1, 0, or -1 when they cannot be read (then nothing is blocked). */
+static int own_address(struct own *o, const struct fs_cidr *k)
 {
-	struct ifaddrs *ifa, *i;
+	struct ifaddrs *i;
 	bool own = false;
 
-	if (getifaddrs(&ifa))
-		return true;	/* unknown: no automatic block */
-	for (i = ifa; i && !own; i = i->ifa_next) {
+	if (!o->read) {
+		o->read = true;
+		o->failed = getifaddrs(&o->ifa) != 0;
+	}
+	if (o->failed)
+		return -1;
+	for (i = o->ifa; i && !own; i = i->ifa_next) {
 		const struct sockaddr *sa = i->ifa_addr;
 
 		if (!sa)
@@ -276,7 +298,6 @@ static bool own_address(const struct fs_cidr *k)
 					     ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr);
 		}
 	}
-	freeifaddrs(ifa);
 	return own;
 }
 
@@ -312,14 +333,13 @@ static void note(struct fsd_policy_state *ps, const struct fsd_policy_hold *h,
 	ps->log_next = (ps->log_next + 1) % FSD_POLICY_LOG;
 	if (ps->log_n < FSD_POLICY_LOG)
 		ps->log_n++;
-	if (act == FSD_ACT_LIMITED)
+	if (act == FSD_ACT_LIMITED || act == FSD_ACT_FULL)
 		return;		/* one line a window (decide()) */
 	fs_cidr_format(&h->key, key, sizeof(key));
 	fsd_info("policy: %s %s: %s (%.6g, above %lld s)",
 		 act == FSD_ACT_BLOCKED ? "block" : act == FSD_ACT_DRY_RUN ? "dry run, would block" :
 		 act == FSD_ACT_ALLOWED ? "not blocked, allowed:" :
-		 act == FSD_ACT_OWN ? "not blocked, an address of this host:" :
-		 "not blocked, the blocklist is full:", key, d->rule, h->value,
+		 "not blocked, an address of this host:", key, d->rule, h->value,
 		 (long long)(now - h->since));
 }
 
@@ -368,29 +388,38 @@ static void hold(struct fsd_policy_state *ps, __u32 r, const struct above *a, si
 	}
 }
 
-/* Decide on every hold that has lasted its rule's "for". */
+/*
+ * Decide on every hold that has lasted its rule's "for".  A key decided
+ * (blocked, dry run, allowed, own address) is remembered for its ban, so
+ * that it is neither blocked nor logged every window; one held back by
+ * the limit or a full list is asked again at the next window, and so is
+ * a block that could not be handed over (fsd_policy_block_failed()).
+ */
 static void decide(struct fsd_policy_state *ps, const struct fsd_policy_input *in,
 		   const struct fsd_blocklist *bl, struct fsd_policy_block *out)
 {
-	size_t i, limited = 0, entries = fsd_blocklist_entries(bl);
+	size_t i, limited = 0, full = 0, entries = fsd_blocklist_entries(bl);
+	struct own own = { 0 };
 
 	for (i = 0; i < ps->nhold; i++) {
 		const struct fsd_policy_hold *h = &ps->hold[i];
 		const struct fsd_policy_rule *r = &ps->pol.rule[h->rule];
 		enum fsd_policy_action act;
+		int mine;
 
 		if ((in->seq - h->since_seq + 1) * in->window_sec < r->hold_sec ||
 		    recent_of(ps, &h->key, in->now))
 			continue;
-		if (!ps->dry_run && fsd_blocklist_covers(bl, h->key.family, h->key.addr))
-			continue;	/* an entry has it */
 		/* One change at a time, of one rule's origin and ban. */
 		if (!ps->dry_run && (!in->can_block || (out->n && (out->n == FSD_POLICY_BATCH ||
 				     strcmp(out->origin, ps->text[h->rule])))))
 			continue;
+		mine = allowed(&ps->pol, &h->key) ? 0 : own_address(&own, &h->key);
+		if (mine < 0)
+			continue;	/* not known: asked again next window */
 		if (allowed(&ps->pol, &h->key))
 			act = FSD_ACT_ALLOWED;
-		else if (own_address(&h->key))
+		else if (mine)
 			act = FSD_ACT_OWN;
 		else if (!ps->dry_run && entries + out->n >= bl->max)
 			act = FSD_ACT_FULL;
@@ -399,13 +428,10 @@ static void decide(struct fsd_policy_state *ps, const struct fsd_policy_input *i
 		else
 			act = ps->dry_run ? FSD_ACT_DRY_RUN : FSD_ACT_BLOCKED;
 		note(ps, h, act, in->now);
-		if (act == FSD_ACT_LIMITED) {
-			limited++;
-			continue;
-		}
-		/* Allowed and own: not asked again before the ban would end
-		 * either, or every window would log them. */
-		remember(ps, &h->key, in->now + r->ban_sec);
+		limited += act == FSD_ACT_LIMITED;
+		full += act == FSD_ACT_FULL;
+		if (act != FSD_ACT_LIMITED && act != FSD_ACT_FULL)
+			remember(ps, &h->key, in->now + r->ban_sec);
 		if (act != FSD_ACT_BLOCKED)
 			continue;
 		if (!out->n) {
@@ -414,9 +440,35 @@ static void decide(struct fsd_policy_state *ps, const struct fsd_policy_input *i
 		}
 		out->c[out->n++] = h->key;
 	}
+	if (own.ifa)
+		freeifaddrs(own.ifa);
 	if (limited)
 		fsd_warn("policy: the limit of %u new blocks every %u s is reached: %zu keys above their rule not blocked this window",
 			 ps->pol.limit_n, ps->pol.limit_sec, limited);
+	if (full)
+		fsd_warn("policy: the blocklist is full (--blocklist-max %u): %zu keys above their rule not blocked this window",
+			 bl->max, full);
+}
+
+void fsd_policy_block_failed(struct fsd_policy_state *ps, const struct fsd_policy_block *b)
+{
+	size_t i, j, k;
+
+	/* Not blocked after all: decided again next window, the count and
+	 * the tokens back. */
+	for (i = 0, k = 0; i < ps->nrecent; i++) {
+		for (j = 0; j < b->n; j++)
+			if (fs_cidr_equal(&ps->recent[i].key, &b->c[j]))
+				break;
+		if (j == b->n)
+			ps->recent[k++] = ps->recent[i];
+	}
+	ps->nrecent = k;
+	ps->count[FSD_ACT_BLOCKED] -= b->n < ps->count[FSD_ACT_BLOCKED] ? b->n :
+				      ps->count[FSD_ACT_BLOCKED];
+	ps->tokens += (double)b->n;
+	if (ps->tokens > ps->pol.limit_n)
+		ps->tokens = ps->pol.limit_n;
 }
 
 void fsd_policy_tick(struct fsd_policy_state *ps, const struct fsd_policy_input *in,
@@ -427,14 +479,15 @@ void fsd_policy_tick(struct fsd_policy_state *ps, const struct fsd_policy_input 
 	__u32 r;
 
 	out->n = 0;
-	if (!ps->path || !in->sketch || in->seq == ps->last_seq)
+	if (!ps->path || !in->sketch || (ps->evaluated && in->seq == ps->last_seq))
 		return;
 	ps->last_seq = in->seq;
+	ps->evaluated = true;
 	a = calloc(FSD_POLICY_CANDIDATES, sizeof(*a));
 	if (!a)
 		return;
 	for (r = 0; r < ps->pol.nrules; r++)
-		hold(ps, r, a, keys_above(&ps->pol.rule[r], in, a), in);
+		hold(ps, r, a, keys_above(&ps->pol.rule[r], in, bl, a), in);
 	free(a);
 	/* A hold not above in this window ends. */
 	for (i = 0, k = 0; i < ps->nhold; i++)

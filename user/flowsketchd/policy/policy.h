@@ -31,8 +31,13 @@
  *                text as origin and its ban as expiry (blocklist.h);
  *   dry-run      with --policy-dry-run, in place of blocked: logged and
  *                counted the same, nothing added.
- * A key decided blocked or dry-run is not decided again before its ban
- * would end; a key an entry covers already is left alone.  Changes of
+ * A key an entry holds already (it, or a shorter prefix over it) is left
+ * alone, and is no candidate: blocked sources, whose packets the datapath
+ * still counts, do not crowd out the ones still passing.  A key decided
+ * (blocked, dry run, allowed, own address) is not decided again before
+ * the ban would end; one held back (limited, list full) is at the next
+ * window.  A block that fails on the query thread (the list file cannot
+ * be written) is logged, and its key waits for the ban's end.  Changes of
  * the list go one at a time (blockreq.h): while one runs, the policy
  * keeps counting its holds and decides at the next boundary.
  *
@@ -59,7 +64,9 @@ struct fs_hash_key;
 struct fsd_blocklist;
 struct json_object;
 
-#define FSD_POLICY_CANDIDATES 256
+/* Keys looked at a rule and window: the prefix sketch has at most one
+ * candidate a bucket (2 x 1024 at its defaults), the spread sketch as many. */
+#define FSD_POLICY_CANDIDATES 1024
 #define FSD_POLICY_HOLDS 8192
 #define FSD_POLICY_RECENT 65536
 #define FSD_POLICY_LOG 64
@@ -107,6 +114,7 @@ struct fsd_policy_state {
 	double tokens;
 	__s64 tokens_at_ms;
 	__u64 last_seq;			/* the window evaluated last */
+	bool evaluated;			/* last_seq is one */
 	__u64 count[FSD_ACT_COUNT];
 	__u64 reloads, reload_failures;
 };
@@ -149,6 +157,10 @@ void fsd_policy_stop(struct fsd_policy_state *ps);
  */
 void fsd_policy_tick(struct fsd_policy_state *ps, const struct fsd_policy_input *in,
 		     const struct fsd_blocklist *bl, struct fsd_policy_block *out);
+
+/* The change of out could not be handed over (the daemon logs why): its
+ * keys were not blocked, and are decided again at the next window. */
+void fsd_policy_block_failed(struct fsd_policy_state *ps, const struct fsd_policy_block *b);
 
 /* The `policy` answer (protocol.h). */
 struct json_object *fsd_policy_answer(const struct fsd_policy_state *ps, __s64 now);

@@ -49,7 +49,7 @@ static struct json_object *run_block(const struct fsd_query_ctx *qc, const void 
 	setpriority(PRIO_PROCESS, (id_t)tid, 10);
 	switch (ch->op) {
 	case FSD_BLOCK_ADD: {
-		struct fsd_block_meta m = { .now = (__s64)time(NULL),
+		struct fsd_block_meta m = { .now = (__s64)time(NULL), .renew = ch->renew,
 					    .origin = ch->origin[0] ? ch->origin : NULL };
 
 		m.expires_at = ch->for_sec ? m.now + ch->for_sec : 0;
@@ -75,6 +75,7 @@ static struct fsd_block_change *change_new(enum fsd_block_op op, size_t cap)
 		ch->op = op;
 		ch->offset = 0;
 		ch->for_sec = 0;
+		ch->renew = false;
 		ch->origin[0] = 0;
 		ch->n = 0;
 		ch->cap = cap;
@@ -256,6 +257,7 @@ void fsd_block_request(struct fsd_blocklist *bl, const struct fsd_request *r,
 			memcpy(ch->c, r->cidrs, r->ncidrs * sizeof(r->cidrs[0]));
 			ch->n = cidrs = r->ncidrs;
 			ch->for_sec = r->for_sec;
+			ch->renew = true;
 		}
 		if (ch)
 			*job = job_of(bl, ch, client, cidrs);
