@@ -177,6 +177,11 @@ $(BUILD)/tests/test_topk $(BUILD)/tests/test_history: TEST_OBJS := $(FSD_PURE_OB
 $(BUILD)/tests/test_blockset: $(BUILD)/user/flowsketchd/blocklist/blockset.o
 $(BUILD)/tests/test_blockset: TEST_OBJS := $(BUILD)/user/flowsketchd/blocklist/blockset.o
 $(BUILD)/tests/test_blockset: CFLAGS += -Iuser/flowsketchd
+FSD_BLOCKFILE_OBJS := $(patsubst %,$(BUILD)/user/flowsketchd/%.o,blocklist/blockfile blocklist/blockset \
+                      base/safedir base/log base/crashpoint)
+$(BUILD)/tests/test_blockfile: $(FSD_BLOCKFILE_OBJS)
+$(BUILD)/tests/test_blockfile: TEST_OBJS := $(FSD_BLOCKFILE_OBJS)
+$(BUILD)/tests/test_blockfile: CFLAGS += -Iuser/flowsketchd
 $(BUILD)/tests/test_blockpace: $(BUILD)/user/flowsketchd/blocklist/blockpace.o
 $(BUILD)/tests/test_blockpace: TEST_OBJS := $(BUILD)/user/flowsketchd/blocklist/blockpace.o
 $(BUILD)/tests/test_blockpace: CFLAGS += -Iuser/flowsketchd
