@@ -508,6 +508,33 @@ static int print_blocklist(struct json_object *a, bool print)
 	return 0;
 }
 
+/* The policy's line, when the daemon runs one (absent otherwise). */
+static int print_policy(struct json_object *a, bool print)
+{
+	__u64 rules, above, blocked, dry, limited;
+	struct json_object *p;
+	const char *file;
+	bool dry_run;
+	int err;
+
+	if (!json_object_object_get_ex(a, FS_KEY_POLICY, &p))
+		return 0;
+	if ((err = fs_reply_string(p, FS_KEY_FILE, &file)) ||
+	    (err = fs_reply_bool(p, FS_KEY_DRY_RUN, &dry_run)) ||
+	    (err = fs_reply_u64(p, FS_KEY_RULES, &rules)) ||
+	    (err = fs_reply_u64(p, FS_KEY_ABOVE, &above)) ||
+	    (err = fs_reply_u64(p, "blocked", &blocked)) ||
+	    (err = fs_reply_u64(p, "dry_run_blocked", &dry)) ||
+	    (err = fs_reply_u64(p, "limited", &limited)))
+		return err;
+	if (print)
+		printf("policy:       %llu rules from %s%s; %llu keys above one now; %llu blocked, %llu in dry run, %llu held back by its limit\n",
+		       (unsigned long long)rules, file, dry_run ? " (dry run)" : "",
+		       (unsigned long long)above, (unsigned long long)blocked,
+		       (unsigned long long)dry, (unsigned long long)limited);
+	return 0;
+}
+
 static void print_status(const struct status_view *v)
 {
 	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], m[FS_FMT_MAX];
@@ -553,11 +580,14 @@ int fs_status_show(struct json_object *answer, bool print)
 		err = print_frontends(answer, false);
 	if (!err)
 		err = print_blocklist(answer, false);
+	if (!err)
+		err = print_policy(answer, false);
 	if (!err && print) {
 		print_status(&v);
 		print_detect(answer);
 		print_frontends(answer, true);
 		print_blocklist(answer, true);
+		print_policy(answer, true);
 	}
 	return err;
 }

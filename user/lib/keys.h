@@ -129,5 +129,6 @@
 #define FS_KEY_DECISIONS	"decisions"
 #define FS_KEY_COUNTERS		"counters"
 #define FS_KEY_RELOADED		"reloaded"
+#define FS_KEY_POLICY		"policy"
 
 #endif /* FLOWSKETCH_KEYS_H */

@@ -379,6 +379,8 @@
  *   a second for packets and bytes, distinct peers for spread); above: the
  *   keys above a rule now, since T (seconds since the epoch); decisions:
  *   the last FSD_POLICY_LOG, oldest first.
+ * status carries, with --policy, "policy":{"file":PATH, "dry_run":BOOL,
+ *   "rules":N, "above":N, "blocked":N, "dry_run_blocked":N, "limited":N}.
  * policy_reload:  {"reloaded":true, "rules":N}, or an error naming the
  *   file and line, the running policy kept.
  */

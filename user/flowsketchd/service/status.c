@@ -10,6 +10,7 @@
 #include "sizing.h"
 #include "base/answer.h"
 #include "blocklist/blocklist.h"
+#include "policy/policy.h"
 #include "frontends/frontend.h"
 #include "frontends/loader.h"
 #include "server.h"
@@ -295,6 +296,21 @@ static struct json_object *unattributed_json(const struct fsd_view *v)
 	return o;
 }
 
+/* The policy in a line (flowsketch policy has the rest). */
+static struct json_object *policy_json(const struct fsd_policy_state *ps)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, FS_KEY_FILE, json_object_new_string(ps->path));
+	json_object_object_add(o, FS_KEY_DRY_RUN, json_object_new_boolean(ps->dry_run));
+	json_object_object_add(o, FS_KEY_RULES, json_object_new_uint64(ps->pol.nrules));
+	json_object_object_add(o, FS_KEY_ABOVE, json_object_new_uint64(ps->nhold));
+	json_object_object_add(o, "blocked", json_object_new_uint64(ps->count[FSD_ACT_BLOCKED]));
+	json_object_object_add(o, "dry_run_blocked", json_object_new_uint64(ps->count[FSD_ACT_DRY_RUN]));
+	json_object_object_add(o, "limited", json_object_new_uint64(ps->count[FSD_ACT_LIMITED]));
+	return o;
+}
+
 struct json_object *fsd_answer_status(const struct fsd_view *v)
 {
 	const struct fs_sketch_params *p = &v->opts->params;
@@ -384,5 +400,7 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 	if (v->blocklist->started)
 		json_object_object_add(a, FS_KEY_BLOCKLIST, fsd_blocklist_status(v->blocklist));
 	json_object_object_add(a, "frontends", frontends_json(v));
+	if (v->policy && v->policy->path)
+		json_object_object_add(a, FS_KEY_POLICY, policy_json(v->policy));
 	return a;
 }
