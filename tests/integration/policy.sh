@@ -222,7 +222,9 @@ pol_decided() { pol && decided "$@"; }
 keys() { jq -c --arg a "$1" '[.decisions[] | select(.action == $a) | .key] | unique' "${2:-$T/policy.json}" 2>/dev/null; }
 # counter NAME: -1 if there is none (no answer), so that sums stay numbers.
 counter() { jq -r ".counters.$1 // -1" "$T/policy.json" 2>/dev/null || echo -1; }
-rules() { jq -c '[.rules[].rule]' "$T/policy.json"; }
+rules() { jq -c '[.rules[].rule]' "$T/policy.json" 2>/dev/null; }
+# lines FILE: the entries of a list file (none if it is absent).
+lines() { { grep -v -e '^#' -e '^$' "$1" 2>/dev/null || true; } | wc -l; }
 # logged LOG KEY...: each KEY on a "policy:" line of LOG.
 logged() {
 	local log=$1 k; shift
@@ -464,7 +466,7 @@ flood_stop
 list
 pol
 check "limit $LIMIT_N/min: at none of $polls queries were there more automatic entries than $LIMIT_N + $LIMIT_N t/$LIMIT_SEC (${worst:-never})" \
-	[ "$polls" -gt 0 -a "$over" = 0 ]
+	[ "$polls" -gt 0 -a "$over" = 0 -a "$(counter blocked)" -ge 0 ]
 check "... the bucket was used: $(auto_count) >= $LIMIT_N entries, counters.blocked $(counter blocked) the same" \
 	[ "$(auto_count)" -ge "$LIMIT_N" -a "$(counter blocked)" = "$(auto_count)" ]
 heavy=$(jq .distinct_sources "$T/limit-heavy.json")
@@ -493,8 +495,8 @@ list
 pol
 n=$(jq '.entries | length' "$T/list.json")
 [ "$n" -gt "$most" ] && most=$n
-check "--blocklist-max $LIST_MAX: at most $LIST_MAX entries at each of $polls queries (most $most), the list file too ($(grep -cv -e '^#' -e '^$' "$T/list-max"))" \
-	[ "$polls" -gt 0 -a "$most" -le "$LIST_MAX" -a "$(grep -cv -e '^#' -e '^$' "$T/list-max")" -le "$LIST_MAX" ]
+check "--blocklist-max $LIST_MAX: at most $LIST_MAX entries at each of $polls queries (most $most), the list file too ($(lines "$T/list-max"))" \
+	[ "$polls" -gt 0 -a "$most" -le "$LIST_MAX" -a "$(lines "$T/list-max")" -le "$LIST_MAX" ]
 check "... it filled ($n) and the refusals were counted as full ($(counter full))" \
 	jqs --argjson n "$n" ".counters.full >= 1 and \$n == $LIST_MAX" "$T/policy.json"
 finish
