@@ -217,7 +217,12 @@ decided() {
 			"$T/policy.json" || return 1
 	done
 }
-pol_decided() { pol && decided "$@"; }
+# all_decided ACTION: H, P's /24 and S decided as ACTION, A allowed, OWN
+# the host's own, all in one answer (the decisions kept may be a few).
+all_decided() {
+	pol && decided "$1" "$H/32" 10.5.5.0/24 "$S/32" && decided allowed "$A/32" &&
+		decided "own address" "$OWN/32"
+}
 # keys ACTION [FILE]: the sorted keys of the decisions of ACTION.
 keys() { jq -c --arg a "$1" '[.decisions[] | select(.action == $a) | .key] | unique' "${2:-$T/policy.json}" 2>/dev/null; }
 # counter NAME: -1 if there is none (no answer), so that sums stay numbers.
@@ -283,13 +288,13 @@ check "policy --json: the file, dry_run, the three rules in order, the allowlist
 	 and [.rules[].line] == [2, 3, 4] and .allow == ["10.8.0.0/16"]
 	 and .limit.n == 100 and .limit.per_seconds == 60' "$T/policy.json"
 traffic_start || bail "the dry run's traffic starts"
-fs_until 150 pol_decided dry-run "$H/32" 10.5.5.0/24 "$S/32"
+fs_until 150 all_decided dry-run
+cp "$T/policy.json" "$T/policy-dry.json"
 check "the dry run decides on H, P's /24 and S ($(keys dry-run))" decided dry-run "$H/32" 10.5.5.0/24 "$S/32"
-fs_until 50 pol_decided "own address" "$OWN/32"
 check "... A is allowed ($(keys allowed))" decided allowed "$A/32"
 check "... OWN is the host's own address ($(keys "own address"))" decided "own address" "$OWN/32"
 send_stop "${ALL[@]}" || bail "the dry run's traffic ends"
-cp "$T/policy.json" "$T/policy-dry.json"
+pol
 for n in H A L P; do expect "dry run, $n" "$n"; done
 list
 check "the dry run blocked nothing: the list is empty ($(jq -c '[.entries[].cidr]' "$T/list.json"))" \
@@ -324,6 +329,8 @@ watch 10.5.5.0/24 in "$q0" || not_ok "P's /24 is listed"
 watch "$S/32" in "$q0" || not_ok "S is listed"
 check "P is one entry, 10.5.5.0/24 by \"$R_P24\" ($(entry 10.5.5.0/24 origin)), S by the spread rule ($(entry "$S/32" origin))" \
 	[ "$(entry 10.5.5.0/24 origin)" = "$R_P24" -a "$(entry "$S/32" origin)" = "$R_SPREAD" ]
+fs_until 100 all_decided blocked
+cp "$T/policy.json" "$T/policy-real.json"
 fs_until 100 dropped_at_least 10.5.5.0/24 200
 # H leaves the list at its expiry (within two windows).
 watch "$H/32" out "$q0" || not_ok "H leaves the list"
@@ -356,13 +363,13 @@ list
 check "no entry covers L, A or OWN ($(covered_by_none ${L//,/ } "$A" "$OWN"))" covered_by_none ${L//,/ } "$A" "$OWN"
 check "the list is 10.5.5.0/24 and $S/32 alone: no /32 of P ($(jq -c '[.entries[].cidr]' "$T/list.json"))" \
 	helper same --list-json "$T/list.json" 10.5.5.0/24 "$S/32"
+DRY=$T/policy-dry.json REAL=$T/policy-real.json
+check "blocked: the real run's keys ($(keys blocked "$REAL")) are the dry run's ($(keys dry-run "$DRY")), H, P's /24 and S" \
+	[ "$(keys dry-run "$DRY")" = "$(keys blocked "$REAL")" -a "$(keys blocked "$REAL")" = "[\"$H/32\",\"10.5.5.0/24\",\"$S/32\"]" ]
+check "allowed and own address: A's /32 and OWN's in both runs ($(keys allowed "$REAL"), $(keys "own address" "$REAL"))" \
+	[ "$(keys allowed "$DRY")" = "[\"$A/32\"]" -a "$(keys allowed "$REAL")" = "[\"$A/32\"]" \
+	  -a "$(keys "own address" "$DRY")" = "[\"$OWN/32\"]" -a "$(keys "own address" "$REAL")" = "[\"$OWN/32\"]" ]
 pol
-DRY=$T/policy-dry.json
-check "blocked: the real run's keys ($(keys blocked)) are the dry run's ($(keys dry-run "$DRY")), H, P's /24 and S" \
-	[ "$(keys dry-run "$DRY")" = "$(keys blocked)" -a "$(keys blocked)" = "[\"$H/32\",\"10.5.5.0/24\",\"$S/32\"]" ]
-check "allowed and own address: A's /32 and OWN's in both runs ($(keys allowed), $(keys "own address"))" \
-	[ "$(keys allowed "$DRY")" = "[\"$A/32\"]" -a "$(keys allowed)" = "[\"$A/32\"]" \
-	  -a "$(keys "own address" "$DRY")" = "[\"$OWN/32\"]" -a "$(keys "own address")" = "[\"$OWN/32\"]" ]
 check "counters: blocked $(counter blocked) = 3, dry_run $(counter dry_run) = 0" \
 	jqs '.counters.blocked == 3 and .counters.dry_run == 0' "$T/policy.json"
 check "the log has a policy: line for H, P's /24 and S" logged "$FSD_LOG" "$H/32" 10.5.5.0/24 "$S/32"
