@@ -24,8 +24,8 @@
 #                               pairs a window, above "block src if spread > 60"
 # The margins (prefix.h, spread.h at --detect's defaults, z = 3): a
 # prefix of N packets in a window of T has a lower end of about
-# N - 3 sqrt(7 N) - 0.013 T (sampling over V = 8 pairs; collisions,
-# 4 e N_s / w, w = 512 a row), about 500 for H (> 300), 2450 for P's /24
+# N - 3 sqrt(7 N) - 0.011 T (sampling over V = 8 pairs; collisions,
+# 4 e T / w at w = 1024 a row), about 500 for H (> 300), 2450 for P's /24
 # (> 1500), while H's own /24 (800) and S's packets (300) stay below the
 # rules they must not meet whatever the error.  A spread of n = 300
 # distinct pairs has a lower end of n (1 - 3 sigma), sigma some 0.2 with
@@ -58,9 +58,9 @@
 #      (10,000 packets a second) with FLOOD_HEAVY heavy ones (1,200 a
 #      second each) above the flood rule, for FLOOD_SECONDS.  Not 10,000
 #      sources above the threshold, as the issue has it: no sketch of
-#      w = 512 buckets a row can hold them, and the lower end a rule acts
-#      on is below 0 for any source under some 1.3 % of the window's
-#      packets (its collision term), so at most ~75 sources can be above
+#      w = 1024 buckets a row can hold them, and the lower end a rule acts
+#      on is below 0 for any source under some 1.1 % of the window's
+#      packets (its collision term), so at most ~90 sources can be above
 #      any threshold in one window; 20 are, as many as the 2 shared cores
 #      send at some 35,000 packets a second beside the daemon.  "limit
 #      10/min": at every query the automatic entries are at most
