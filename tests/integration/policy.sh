@@ -124,7 +124,7 @@ jqs() { [ -s "${!#}" ] && jq -e "$@" >/dev/null; }
 # FS_POLICY_OFF the detection structures alone.
 policy_opts() {
 	if [ -n "${FS_POLICY_OFF:-}" ]; then
-		POLICY_OPTS=(--detect prefixes,spread)
+		POLICY_OPTS=(--detect "prefixes,spread")
 	else
 		POLICY_OPTS=(--policy "$@")
 	fi
@@ -433,9 +433,9 @@ mv "$FSD_LOG" "$T/daemon-reload.log"
 # random sources (Zipf 0: equal rates) and 10,000 light ones (FLOOD_PID,
 # FLOOD_BG_PID), truths in $T/NAME-heavy.json and $T/NAME-light.json.
 flood() {
-	local name=$1 list=$2 text=$3; shift 3
+	local name=$1 file=$2 text=$3; shift 3
 	printf '%s\n' "$R_FLOOD" "$text" >"$T/policy-flood"
-	FSD_LIST=$list daemon_start "$T/policy-flood" "$@" || return 1
+	FSD_LIST=$file daemon_start "$T/policy-flood" "$@" || return 1
 	(exec nsenter --net="/run/netns/$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$MAC" \
 		--flows "$FLOOD_HEAVY" --sources 1000000 --destinations 1 --zipf 0 --seed 3 \
 		--ipv6-share 0 --rate $((FLOOD_HEAVY * 1200)) --duration "$FLOOD_SECONDS" \
