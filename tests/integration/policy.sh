@@ -293,6 +293,13 @@ cp "$T/policy.json" "$T/policy-dry.json"
 check "the dry run decides on H, P's /24 and S ($(keys dry-run))" decided dry-run "$H/32" 10.5.5.0/24 "$S/32"
 check "... A is allowed ($(keys allowed))" decided allowed "$A/32"
 check "... OWN is the host's own address ($(keys "own address"))" decided "own address" "$OWN/32"
+# H's value is the lower end of its rate's estimate: above the threshold
+# it crossed, and at most what was sent, 800 a second (5 % for a window
+# a little longer than 1 s and a lower end that fails at z = 3).
+check "... above: H under the src rule for a second or more, its value in (300, 840] ($(jq -c --arg k "$H/32" '[.above[] | select(.key == $k)]' "$T/policy.json" 2>/dev/null))" \
+	jqs --arg k "$H/32" --arg r "$R_SRC" \
+	'any(.above[]; .key == $k and .rule == $r and .seconds >= 1 and .value > 300 and .value <= 840)' \
+	"$T/policy.json"
 send_stop "${ALL[@]}" || bail "the dry run's traffic ends"
 pol
 for n in H A L P; do expect "dry run, $n" "$n"; done
