@@ -39,7 +39,8 @@
 #   2. dry run: on that traffic nothing is blocked (every source receives
 #      all it sent), the list stays empty, and the decisions, counters and
 #      log lines name H, P's /24 and S as "dry-run", A as "allowed", OWN
-#      as "own address";
+#      as "own address"; H is listed above its rule, its value between
+#      the threshold and the rate sent;
 #   3. the same traffic for real (1, 2, 3, 4): H is blocked within for + 2
 #      windows of its first datagram (added_at), as a /32 whose origin is
 #      the rule's text, expiring after the ban; its datagrams are dropped
