@@ -7,9 +7,13 @@ the daemon):
 
   send -i IFACE --dst-mac MAC --src4/--src6 ADDR,... --dst4 A --dst6 B
        --port P --phase N (--count K | --duration S) [--rate PPS] [--stamps]
-       [--started FILE] --out FILE
+       [--started FILE] [--scan N] --out FILE
       UDP datagrams in raw Ethernet frames (AF_PACKET), round robin over
-      the source addresses, so every source gets its share.  Each payload
+      the source addresses, so every source gets its share.  --scan N
+      makes each source a scanner: its k-th datagram goes to port
+      P + 1 + (k mod N), never P, so N distinct (destination, port)
+      pairs a source that the receiver never counts (the end marker
+      still goes to P).  Each payload
       carries the phase, the source's sequence number and the send time
       (CLOCK_REALTIME, taken right before send()).  FILE gets, per source,
       what the kernel accepted: datagrams, frame bytes and (--stamps) for
@@ -105,15 +109,16 @@ class Frames:
         self.sb, self.db = self.src.packed, dst.packed
         self.ipid = 0
 
-    def build(self, payload):
+    def build(self, payload, dport=None):
         ulen = 8 + len(payload)
+        dport = self.dport if dport is None else dport
         if self.v6:
             pseudo = self.sb + self.db + struct.pack("!IxxxB", ulen, 17)
         else:
             pseudo = self.sb + self.db + struct.pack("!xBH", 17, ulen)
-        udp0 = struct.pack("!HHHH", self.sport, self.dport, ulen, 0)
+        udp0 = struct.pack("!HHHH", self.sport, dport, ulen, 0)
         c = fold(csum(udp0 + payload, csum(pseudo))) or 0xFFFF
-        udp = struct.pack("!HHHH", self.sport, self.dport, ulen, c) + payload
+        udp = struct.pack("!HHHH", self.sport, dport, ulen, c) + payload
         if self.v6:
             ip = struct.pack("!IHBB", 6 << 28, ulen, 17, 64) + self.sb + self.db
         else:
@@ -188,7 +193,8 @@ def cmd_send(a):
                 continue
         k = i % len(gens)
         stamp = time.time()
-        frame = gens[k].build(struct.pack("!4sIId", MAGIC, a.phase, sent[k], stamp))
+        dport = a.port + 1 + sent[k] % a.scan if a.scan else None
+        frame = gens[k].build(struct.pack("!4sIId", MAGIC, a.phase, sent[k], stamp), dport)
         if not send_frame(sock, frame):
             raise SystemExit("send: the queue stayed full")
         if stamps is not None:
@@ -464,6 +470,7 @@ def main():
     s.add_argument("--rate", type=float, default=0)
     s.add_argument("--stamps", action="store_true")
     s.add_argument("--started")
+    s.add_argument("--scan", type=int, default=0)
     s.add_argument("--out", required=True)
     r = sub.add_parser("recv")
     r.add_argument("--port", type=int, required=True)
@@ -487,6 +494,8 @@ def main():
     a = p.parse_args()
     if a.cmd == "send" and not (a.count or a.duration):
         p.error("send needs --count or --duration")
+    if a.cmd == "send" and not 0 <= a.scan <= 65535 - a.port:
+        p.error("--scan N: ports P + 1 .. P + N must be ports")
     {"send": cmd_send, "recv": cmd_recv, "verdict": cmd_verdict, "churn": cmd_churn,
      "counters": cmd_counters, "same": cmd_same}[a.cmd](a)
 
