@@ -19,7 +19,7 @@
 #   OWN   10.255.1.1       800  above it too, but an address of NS_RX
 #   L     10.2.{1..4}.1     20  each: below every rule
 #   P     10.5.5.{1..100}   30  each (below the src rule), 3000 together:
-#                               above "block src4/24 if packets > 1500/s"
+#                               above "block src4/24 if packets > 1.5k/s"
 #   S     10.6.0.1         300  each to a new port: 300 distinct (dst, port)
 #                               pairs a window, above "block src if spread > 60"
 # The margins (prefix.h, spread.h at --detect's defaults, z = 3): a
@@ -97,7 +97,7 @@ S=10.6.0.1
 HOLD=2 BAN=6		# the src rule's "for" and "ban", seconds
 R_SRC="block src if packets > 300/s for ${HOLD}s ban ${BAN}s"
 R_SRC2="block src if packets > 320/s for ${HOLD}s ban ${BAN}s"	# the reload's
-R_P24="block src4/24 if packets > 1500/s for 2s ban 1h"
+R_P24="block src4/24 if packets > 1.5k/s for 2s ban 1h"	# as the daemon writes it (policy_file.h)
 R_SPREAD="block src if spread > 60 for 2s ban 1h"
 R_FLOOD="block src if packets > 100/s for 1s ban 1h"
 FLOOD_HEAVY=20
