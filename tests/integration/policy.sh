@@ -49,6 +49,7 @@
 #      is blocked as the one entry 10.5.5.0/24 (no /32 of it); S is blocked
 #      by the spread rule; L, A and OWN are never listed and L and A
 #      receive everything; the real run's blocked keys are the dry run's;
+#      /metrics' flowsketch_policy_* families are policy --json's counters;
 #   4. a restart on the same list file keeps the automatic bans, their
 #      origin and expires_at, and the datapath drops them again (6);
 #   5. a bad policy file is refused by `policy reload` (exit non-zero, one
@@ -87,6 +88,7 @@ HELPER=tests/integration/blocklist_traffic.py
 DST4=10.255.0.1
 DST6=fd00:ff::1
 PORT=9999
+METRICS_PORT=9108	# in NS_RX, whose ports are all free
 SLACK=0.05		# s: a frame queued after send(), a list answer built after a change
 H=10.1.0.1
 A=10.8.0.1
@@ -127,7 +129,7 @@ policy_opts() {
 	if [ -n "${FS_POLICY_OFF:-}" ]; then
 		POLICY_OPTS=(--detect "prefixes,spread")
 	else
-		POLICY_OPTS=(--policy "$@")
+		POLICY_OPTS=(--policy "$@" --metrics "127.0.0.1:$METRICS_PORT")
 	fi
 }
 daemon_start() {
@@ -383,6 +385,23 @@ check "counters: blocked $(counter blocked) = 3, dry_run $(counter dry_run) = 0"
 check "the log has a policy: line for H, P's /24 and S" logged "$FSD_LOG" "$H/32" 10.5.5.0/24 "$S/32"
 cli policy >"$T/policy.txt" 2>&1
 check "policy (tables) names the rules" grep -qF "$R_SPREAD" "$T/policy.txt"
+# /metrics: the same counters (the page is made at each window boundary:
+# until one page and the answer between agree).
+metrics_agree() {
+	local page=$T/metrics.prom
+	fs_in "$NS_RX" curl -sf --max-time 5 -o "$page" "http://127.0.0.1:$METRICS_PORT/metrics" &&
+		pol && awk -v b="$(counter blocked)" -v a="$(counter allowed)" -v o="$(counter own)" '
+		{ k = substr($0, 1, length($0) - length($NF) - 1); v = $NF }	# a label may hold a blank
+		k == "flowsketch_policy_decisions_total{action=\"blocked\"}" && v == b { n++ }
+		k == "flowsketch_policy_decisions_total{action=\"allowed\"}" && v == a { n++ }
+		k == "flowsketch_policy_decisions_total{action=\"own address\"}" && v == o { n++ }
+		k == "flowsketch_policy_rules" && v == 3 { n++ }
+		k == "flowsketch_policy_dry_run" && v == 0 { n++ }
+		END { exit n != 5 }' "$page"
+}
+check "/metrics: flowsketch_policy_decisions_total by action, _rules and _dry_run are policy --json's" \
+	fs_until 50 metrics_agree
+grep '^flowsketch_policy' "$T/metrics.prom" | diag
 
 # ---------------------------------------------------------------- 4. restart
 list
