@@ -57,10 +57,14 @@ fifo_waiting() {
 }
 host_clean() { [ -z "$(ls -A "$PIN_DIR" 2>/dev/null)" ] && ! xdp_attached && [ ! -e "$SOCK" ]; }
 
+# Launched with the three stop signals at their default: a background
+# job inherits SIGINT ignored, and a test run under nohup SIGHUP, and a
+# signal ignored before main is the launcher's doing (README, "Signals"),
+# not the daemon's.
 for ((run = 1; run <= runs; run++)); do
 	sig=${sigs[RANDOM % 4]}
 	rm -f "$SOCK"
-	env --default-signal=INT nsenter --net="/run/netns/$NS_RX" \
+	env --default-signal=INT,HUP,TERM nsenter --net="/run/netns/$NS_RX" \
 		"$FSD" -i "$VETH_RX" "${base[@]}" >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	[ "${FS_EARLY_MUTANT:-}" = no_wait ] || fs_stoppable "$pid"
@@ -111,7 +115,7 @@ for ((run = 1; run <= fifo_runs; run++)); do
 	sig=${sigs[RANDOM % 4]}
 	rm -f "$SOCK" "$WORK/secret.fifo"
 	mkfifo -m 0600 "$WORK/secret.fifo"
-	env --default-signal=INT nsenter --net="/run/netns/$NS_RX" \
+	env --default-signal=INT,HUP,TERM nsenter --net="/run/netns/$NS_RX" \
 		"$FSD" -i "$VETH_RX" "${base[@]}" --secret-file "$WORK/secret.fifo" \
 		>"$WORK/out" 2>"$WORK/err" &
 	pid=$!
