@@ -50,6 +50,10 @@ CMS_W=$(jq .params.cms_width "$WORK/st.json")
 # transfer SERVER_NS SERVER_ADDR CLIENT_NS: BYTES over one connection;
 # 0 once the server got them all.
 transfer() {
+	# Emptied here, not by the server's own redirection: that one runs
+	# in the background job, and until it does, the last transfer's
+	# "ready" would send the client to a port nobody listens on yet.
+	rm -f "$WORK/server.out"
 	fs_in "$1" python3 -c '
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -62,7 +66,7 @@ while True:
     n += len(b)
 c.close(); print(n, flush=True)' "$2" "$PORT" >"$WORK/server.out" 2>&1 &
 	local server=$!
-	fs_until 50 grep -qs ready "$WORK/server.out"
+	fs_until 50 grep -qs ready "$WORK/server.out" || { kill "$server"; return 1; }
 	fs_in "$3" python3 -c '
 import socket, sys
 c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
