@@ -66,6 +66,7 @@ struct gen_opts {
 	__u32 destinations;
 	__u64 rate;		/* packets per second, 0: as fast as possible */
 	double duration;	/* seconds, 0: until --packets */
+	bool round_robin;	/* flow i from source i mod S; packet j of flow j mod F */
 };
 
 struct gen_flow {
@@ -163,6 +164,8 @@ static void gen_make_flow(struct gen_flow *f, __u32 i, const struct gen_opts *o)
 	f->key.dport = htons(round ? 20000 + round :
 				     services[(r >> 1) % FS_ARRAY_SIZE(services)]);
 	f->src_index = gen_next(&state) % o->sources;
+	if (o->round_robin)
+		f->src_index = i % o->sources;
 	f->dst_index = gen_next(&state) % o->destinations;
 	gen_addr(f->key.src, family, true, f->src_index);
 	gen_addr(f->key.dst, family, false, f->dst_index);
@@ -467,7 +470,8 @@ static int gen_run(int fd, const __u8 *src_mac, const struct gen_opts *o,
 			struct gen_flow *f;
 			__u64 seq;
 
-			f = &flows[gen_zipf_draw(cdf, o->flows, gen_uniform(&state))];
+			f = o->round_robin ? &flows[(st->packets + count) % o->flows] :
+			    &flows[gen_zipf_draw(cdf, o->flows, gen_uniform(&state))];
 			/* The flow's frame number: those sent, and those of
 			 * this batch before this one. */
 			for (seq = f->packets, i = 0; i < count; i++)
@@ -584,6 +588,7 @@ static int gen_write_truth(const struct gen_opts *o, struct gen_flow *flows,
 	json_object_object_add(params, "flows", json_object_new_int64(o->flows));
 	json_object_object_add(params, "packets", json_object_new_int64((int64_t)o->packets));
 	json_object_object_add(params, "zipf", json_object_new_double(o->zipf));
+	json_object_object_add(params, "round_robin", json_object_new_boolean(o->round_robin));
 	json_object_object_add(params, "seed", json_object_new_uint64(o->seed));
 	json_object_object_add(params, "ipv6_share", json_object_new_double(o->ipv6_share));
 	json_object_object_add(params, "sources", json_object_new_int64(o->sources));
@@ -628,7 +633,10 @@ static void gen_usage(FILE *out)
 		"      --destinations D    destination address pool per family (default 200)\n"
 		"      --rate PPS          packets per second (default 0: as fast as possible)\n"
 		"      --duration SECONDS  stop after this long (0: only --packets)\n"
-		"      --truth FILE        write the ground truth as JSON to FILE\n",
+		"      --truth FILE        write the ground truth as JSON to FILE\n"
+		"      --round-robin       flow i from source i mod S, packet j of flow j mod F\n"
+		"                          (every source F/S flows, every flow its share of\n"
+		"                          packets; --zipf is then unused)\n",
 		GEN_MAX_FLOWS);
 }
 
@@ -670,7 +678,7 @@ static int gen_parse_double(const char *s, const char *what, double lo,
 enum {
 	OPT_DST_MAC = 256, OPT_FLOWS, OPT_PACKETS, OPT_ZIPF, OPT_SEED,
 	OPT_IPV6_SHARE, OPT_SOURCES, OPT_DESTS, OPT_RATE, OPT_DURATION,
-	OPT_TRUTH,
+	OPT_TRUTH, OPT_ROUND_ROBIN,
 };
 
 static int gen_parse_args(int argc, char **argv, struct gen_opts *o)
@@ -688,6 +696,7 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "rate", required_argument, NULL, OPT_RATE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "truth", required_argument, NULL, OPT_TRUTH },
+		{ "round-robin", no_argument, NULL, OPT_ROUND_ROBIN },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -738,6 +747,9 @@ static int gen_parse_args(int argc, char **argv, struct gen_opts *o)
 			break;
 		case OPT_TRUTH:
 			o->truth = optarg;
+			break;
+		case OPT_ROUND_ROBIN:
+			o->round_robin = true;
 			break;
 		case 'h':
 			gen_usage(stdout);

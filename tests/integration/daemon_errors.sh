@@ -50,7 +50,9 @@ for bad in "--width 8" "--width 8388608" "--width x" "--depth 0" "--depth 9" \
 	   "--precision 3" "--precision 19" "--window 0" "--window -1" \
 	   "--history 0" "--epsilon 0" "--hh-fraction 2" "--ringbuf-kib 100" \
 	   "--xdp-mode turbo" "--max-candidates 0" "--max-candidates x" \
-	   "--max-candidates 4194305"; do
+	   "--max-candidates 4194305" "--detect spread:2x131072" "--detect prefixes:0x1024" \
+	   "--detect prefixes:2x1024:1/512" "--detect spread:2x512:1/3" "--detect spread:" \
+	   "--detect prefixes:2x"; do
 	# shellcheck disable=SC2086
 	fsd -i "$VETH_RX" "${base[@]}" $bad
 	opt=${bad%% *}

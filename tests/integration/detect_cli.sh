@@ -8,6 +8,8 @@
 #     attempt would say "cannot connect");
 #   - a daemon with --detect none: both exit 1 with the daemon's sentence
 #     naming the --detect that would keep the sketch;
+#   - a daemon with --detect prefixes:1x2048:1/2,spread:3x256:1/1 keeps
+#     the sketches at those sizes (status);
 #   - a daemon with --detect prefixes,spread, sent IPv4 traffic (fs-gen)
 #     from the hosts of one /24, 10.64.0.1 to .250, to one destination,
 #     10.128.0.1.  The oracle is fs-gen's truth file: top --by src4/24
@@ -112,6 +114,18 @@ check "--detect none: status says both are off, nothing on stderr" \
 	      grep -q "^prefixes: *off (flowsketchd --detect prefixes)" "$WORK/out" &&
 	      grep -q "^spread: *off (flowsketchd --detect spread)" "$WORK/out"'
 fsd_as none fsd_stop
+
+# ------------------------------------------------------ sizes on --detect
+# prefixes: d = 1, w = 2048, a packet updates with probability 1/2, so
+# V = 8 x 2 levels drawn from; spread: d = 3, w = 256, every element (R = 1).
+fsd_daemon sized "$NS_RX" "$VETH_RX"
+fsd_as sized fsd_start --detect prefixes:1x2048:1/2,spread:3x256:1/1 ||
+	bail "flowsketchd --detect prefixes:1x2048:1/2,spread:3x256:1/1 answers status"
+check "--detect NAME:DEPTHxWIDTH:1/N: status has the sizes asked ($(jq -c .params.detect "$WORK/st-sized.json" 2>/dev/null))" \
+	holds "$WORK/st-sized.json" '.params.detect.prefixes.depth == 1 and .params.detect.prefixes.width == 2048 and
+		.params.detect.prefixes.levels_drawn_from == 16 and .params.detect.spread.depth == 3 and
+		.params.detect.spread.width == 256 and .params.detect.spread.sampling == 1'
+fsd_as sized fsd_stop
 
 # --------------------------------------------------------- with the sketches
 fsd_start --detect prefixes,spread || bail "flowsketchd --detect prefixes,spread answers status"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* cmdline.c - flowsketchd's command line (cmdline.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -178,36 +179,102 @@ static int opt_ingress(const struct fs_optset *set, const struct fs_opt *opt,
 }
 
 /*
+ * An item's sizes after its name, ":DEPTHxWIDTH[:1/N]" (n characters at
+ * s; none: keep the defaults in *depth, *log2w, *shift): WIDTH rounded up
+ * to a power of two as --width is, N a power of two, the share 1/N of the
+ * updates the sketch takes (prefix.h's 2^-t, spread.h's 1/R).  The ranges
+ * are the sketch's own (max_*).
+ */
+static int detect_sizes(const char *item, const char *s, size_t n, __u32 *depth,
+			__u32 *log2w, __u32 *shift, __u32 max_depth, __u32 max_log2w,
+			__u32 max_shift)
+{
+	unsigned long long d, w, r = 1;
+	char buf[64], *end;
+	const char *at = buf;
+
+	if (!n)
+		return 0;
+	if (n >= sizeof(buf))
+		goto bad;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (!isdigit((unsigned char)*at))
+		goto bad;
+	d = strtoull(at, &end, 10);
+	if (*end != 'x' || !isdigit((unsigned char)end[1]))
+		goto bad;
+	at = end + 1;
+	w = strtoull(at, &end, 10);
+	if (*end == ':') {
+		at = end + 1;
+		if (strncmp(at, "1/", 2) || !isdigit((unsigned char)at[2]))
+			goto bad;
+		r = strtoull(at + 2, &end, 10);
+	}
+	if (*end || d < 1 || d > max_depth || w < 16 || w > 1ULL << max_log2w ||
+	    !r || r > 1ULL << max_shift || (r & (r - 1)))
+		goto bad;
+	*depth = (__u32)d;
+	*log2w = log2_ceil(w);
+	*shift = log2_ceil(r);
+	return 0;
+bad:
+	return fsd_reject(-EINVAL, "--detect \"%.*s\": sizes are DEPTHxWIDTH[:1/N], depth 1 .. %u, width 16 .. %llu, N a power of two 1 .. %llu",
+			  (int)strcspn(item, ","), item, max_depth, 1ULL << max_log2w,
+			  1ULL << max_shift);
+}
+
+/*
  * --detect LIST: which detection sketches the datapath keeps (detect.h),
- * at their default sizes: "prefixes", "spread", both comma-separated, or
- * "none".  They go into the parameters, so a restart with another list
- * is another sizing (refused while a datapath is pinned, as --width is).
+ * "prefixes", "spread", both comma-separated, or "none"; each at its
+ * default sizes or at NAME:DEPTHxWIDTH[:1/N] (detect_sizes()).  They go
+ * into the parameters, so a restart with another list is another sizing
+ * (refused while a datapath is pinned, as --width is).
  */
 static int opt_detect(const struct fs_optset *set, const struct fs_opt *opt,
 		      const char *arg, void *o)
 {
 	struct fs_sketch_params *p = &((struct fsd_options *)o)->params;
-	const struct fs_prefix_params pp = { FS_DEFAULT_PREFIX_DEPTH,
-		FS_DEFAULT_PREFIX_LOG2W, FS_DEFAULT_PREFIX_SKIP };
-	const struct fs_spread_params sp = { FS_DEFAULT_SPREAD_DEPTH,
-		FS_DEFAULT_SPREAD_LOG2W, FS_DEFAULT_SPREAD_SHIFT };
 	const char *at = arg;
 	bool none = false;
+	int err;
 
 	p->prefix_log2w = p->prefix_shape = 0;
 	p->spread_log2w = p->spread_shape = 0;
 	while (*at) {
-		size_t n = strcspn(at, ",");
+		size_t n = strcspn(at, ","), name = strcspn(at, ":,");
+		const char *sizes = at + name + (name < n);
+		size_t ns = n - (size_t)(sizes - at);
 
-		if (n == 8 && !strncmp(at, "prefixes", n))
+		if (name == 8 && !strncmp(at, "prefixes", name)) {
+			struct fs_prefix_params pp = { FS_DEFAULT_PREFIX_DEPTH,
+				FS_DEFAULT_PREFIX_LOG2W, FS_DEFAULT_PREFIX_SKIP };
+
+			err = detect_sizes(at, sizes, ns, &pp.depth, &pp.log2_width,
+					   &pp.skip_shift, FS_PREFIX_MAX_DEPTH,
+					   FS_PREFIX_MAX_LOG2W, FS_PREFIX_MAX_SKIP);
+			if (err)
+				return err;
 			fs_params_set_prefix(p, &pp);
-		else if (n == 6 && !strncmp(at, "spread", n))
+		} else if (name == 6 && !strncmp(at, "spread", name)) {
+			struct fs_spread_params sp = { FS_DEFAULT_SPREAD_DEPTH,
+				FS_DEFAULT_SPREAD_LOG2W, FS_DEFAULT_SPREAD_SHIFT };
+
+			err = detect_sizes(at, sizes, ns, &sp.depth, &sp.log2_width,
+					   &sp.sample_shift, FS_SPREAD_MAX_DEPTH,
+					   FS_SPREAD_MAX_LOG2W, FS_SPREAD_MAX_SHIFT);
+			if (err)
+				return err;
 			fs_params_set_spread(p, &sp);
-		else if (n == 4 && !strncmp(at, "none", n))
+		} else if (n == 4 && !strncmp(at, "none", n)) {
 			none = true;
-		else
+		} else {
 			return fsd_reject(-EINVAL, "--detect takes prefixes, spread or none, comma-separated, not \"%.*s\"",
 					  (int)n, at);
+		}
+		if (name < n && !ns)
+			return fsd_reject(-EINVAL, "--detect \"%.*s\" ends in a colon", (int)n, at);
 		at += n;
 		if (*at == ',' && !*++at)
 			return fsd_reject(-EINVAL, "--detect \"%s\" ends in a comma", arg);
@@ -298,7 +365,10 @@ static const struct fs_opt options[] = {
 	  "detection sketches the datapath keeps: prefixes\n"
 	  "(heavy source and destination prefixes), spread\n"
 	  "(scanners and their victims), both as\n"
-	  "prefixes,spread, or none (default none)" },
+	  "prefixes,spread, or none (default none); each at\n"
+	  "NAME:DEPTHxWIDTH[:1/N] for other sizes (N: one\n"
+	  "update in N taken; defaults prefixes:2x1024:1/1,\n"
+	  "spread:2x512:1/8)" },
 	{ "xdp-mode", 0, "MODE", opt_xdp_mode, OFF(xdp_generic), 0, 0, NULL,
 	  "native (default) or generic" },
 	{ "ingress", 0, "HOOK", opt_ingress, OFF(ingress_tp), 0, 0, NULL,
