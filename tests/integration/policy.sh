@@ -56,22 +56,26 @@
 #      line naming FILE:LINE) and by SIGHUP (logged), the rules unchanged,
 #      reload_failures counted; a good one reloaded by both under traffic
 #      takes effect and loses no datagram of L and A (7);
-#   6. limit under a flood (5): fs-gen, 10,000 light distinct sources
-#      (10,000 packets a second) with FLOOD_HEAVY heavy ones (1,200 a
-#      second each) above the flood rule, for FLOOD_SECONDS.  Not 10,000
-#      sources above the threshold, as the issue has it: no sketch of
-#      w = 1024 buckets a row can hold them, and the lower end a rule acts
-#      on is below 0 for any source under some 1.1 % of the window's
-#      packets (its collision term), so at most ~90 sources can be above
-#      any threshold in one window; 20 are, as many as the 2 shared cores
-#      send at some 35,000 packets a second beside the daemon.  "limit
+#   6. limit under a flood (5): fs-gen --round-robin, FLOOD_SOURCES =
+#      10,000 distinct sources, each to FLOOD_PEERS distinct (destination,
+#      port) peers, as fast as it sends (some 200,000 packets a second
+#      here), above "block src if spread > FLOOD_T" in every window: the
+#      truth file says each source had its FLOOD_PEERS peers, and the rate
+#      sent gives each more than FLOOD_T peers a window.  For the daemon to
+#      see them above too, the spread sketch is sized for the flood
+#      (FLOOD_DETECT): the lower end a rule acts on is S / (1 + z sigma) -
+#      e F / w (spread.h, "Error"), about 0.75 s - 0.41 s for s peers each
+#      of 10,000 sources at w = 65,536; at the default w = 512 it is below
+#      0 for every one of them.  The policy weighs each rule's 1,024
+#      heaviest keys a window (FSD_POLICY_CANDIDATES), so the check is that
+#      it found more than FLOOD_SEEN keys above in one window.  "limit
 #      10/min": at every query the automatic entries are at most
 #      10 + 10 t / 60, t the time since the daemon was launched (its
-#      bucket cannot have been filled before), and every heavy source
-#      not blocked was counted as limited; with a separate daemon of
-#      --blocklist-max 10 (below the heavy sources' number) and no
-#      effective limit, the list fills and never holds more than 10
-#      entries (answers and list file), the refusals counted as full.
+#      bucket cannot have been filled before), and the keys above it did
+#      not block were counted and logged as limited; with a separate
+#      daemon of --blocklist-max 10 and no effective limit, the list fills
+#      and never holds more than 10 entries (answers and list file), the
+#      refusals counted as full.
 # FS_POLICY_OFF=1 starts the daemons without the policy options (only
 # --detect): the traffic, the receiver and every wait still run, and
 # every policy check fails (how the traffic was checked before the
@@ -101,19 +105,22 @@ R_SRC="block src if packets > 300/s for ${HOLD}s ban ${BAN}s"
 R_SRC2="block src if packets > 320/s for ${HOLD}s ban ${BAN}s"	# the reload's
 R_P24="block src4/24 if packets > 1.5k/s for 2s ban 1h"	# as the daemon writes it (policy_file.h)
 R_SPREAD="block src if spread > 60 for 2s ban 1h"
-R_FLOOD="block src if packets > 100/s for 1s ban 1h"
-FLOOD_HEAVY=20
+FLOOD_SOURCES=10000 FLOOD_PEERS=20 FLOOD_T=2
+FLOOD_WINDOW=2		# s: a window holds every source's peers at 100,000 packets/s
 FLOOD_SECONDS=10
+FLOOD_DETECT=spread:2x65536:1/1
+FLOOD_SEEN=1000		# keys above in one window, of the 1,024 weighed
+R_FLOOD="block src if spread > $FLOOD_T for ${FLOOD_WINDOW}s ban 1h"
 LIMIT_N=10 LIMIT_SEC=60
-LIST_MAX=10		# below FLOOD_HEAVY: the flood fills it
+LIST_MAX=10
 
 declare -A SEND_PID SEND_PHASE
-FLOOD_PID="" FLOOD_BG_PID=""
+FLOOD_PID=""
 RECV_PID=""
 
 test_cleanup() {
 	local pid
-	for pid in "${SEND_PID[@]}" "$FLOOD_PID" "$FLOOD_BG_PID" "$RECV_PID"; do
+	for pid in "${SEND_PID[@]}" "$FLOOD_PID" "$RECV_PID"; do
 		[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	done
 	return 0
@@ -456,59 +463,72 @@ mv "$FSD_LOG" "$T/daemon-reload.log"
 
 # ---------------------------------------------------------------- 6. limit
 # flood NAME LIST POLICY-TEXT [OPTION...]: a daemon on a list of its own,
-# then fs-gen's flood for FLOOD_SECONDS: FLOOD_HEAVY flows of distinct
-# random sources (Zipf 0: equal rates) and 10,000 light ones (FLOOD_PID,
-# FLOOD_BG_PID), truths in $T/NAME-heavy.json and $T/NAME-light.json.
+# windows of FLOOD_WINDOW and the spread sketch at FLOOD_DETECT, then
+# fs-gen's flood for FLOOD_SECONDS (FLOOD_PID), its truth in $T/NAME.json.
 flood() {
 	local name=$1 file=$2 text=$3; shift 3
 	printf '%s\n' "$R_FLOOD" "$text" >"$T/policy-flood"
-	FSD_LIST=$file daemon_start "$T/policy-flood" "$@" || return 1
+	FSD_LIST=$file daemon_start "$T/policy-flood" --window "$FLOOD_WINDOW" \
+		--history $((2 * FLOOD_WINDOW)) --detect "$FLOOD_DETECT" "$@" || return 1
 	(exec nsenter --net="/run/netns/$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$MAC" \
-		--flows "$FLOOD_HEAVY" --sources 1000000 --destinations 1 --zipf 0 --seed 3 \
-		--ipv6-share 0 --rate $((FLOOD_HEAVY * 1200)) --duration "$FLOOD_SECONDS" \
-		--truth "$T/$name-heavy.json" >/dev/null 2>>"$T/gen.log") &
+		--round-robin --flows $((FLOOD_SOURCES * FLOOD_PEERS)) --sources "$FLOOD_SOURCES" \
+		--destinations 1000000 --seed 3 --ipv6-share 0 --duration "$FLOOD_SECONDS" \
+		--truth "$T/$name.json" >/dev/null 2>>"$T/gen.log") &
 	FLOOD_PID=$!
-	(exec nsenter --net="/run/netns/$NS_TX" "$GEN" -i "$VETH_TX" --dst-mac "$MAC" \
-		--flows 10000 --sources 1000000 --destinations 1 --zipf 0 --seed 4 \
-		--ipv6-share 0 --rate 10000 --duration "$FLOOD_SECONDS" \
-		--truth "$T/$name-light.json" >/dev/null 2>>"$T/gen.log") &
-	FLOOD_BG_PID=$!
 }
 flood_stop() {
-	kill -TERM "$FLOOD_PID" "$FLOOD_BG_PID" 2>/dev/null
-	wait "$FLOOD_PID" "$FLOOD_BG_PID" 2>/dev/null
-	FLOOD_PID="" FLOOD_BG_PID=""
+	kill -TERM "$FLOOD_PID" 2>/dev/null
+	wait "$FLOOD_PID" 2>/dev/null
+	FLOOD_PID=""
 }
 # auto_count: the entries $T/list.json holds by the flood rule.
 auto_count() { jq --arg r "$R_FLOOD" '[.entries[] | select(.origin == $r)] | length' "$T/list.json"; }
+# most_seen LOG: the most keys the limit held back in one window (its log).
+most_seen() {
+	sed -n 's/.*reached: \([0-9]*\) keys above their rule not blocked this window.*/\1/p' "$1" |
+		sort -n | tail -1
+}
+# flood_sent NAME: the truth's fewest distinct peers of a source, and the
+# fewest a window held (packets a window over the sources, the round robin
+# giving each source its share, less one for the window's edges).
+flood_sent() {
+	jq -r --argjson w "$FLOOD_WINDOW" --argjson s "$FLOOD_SOURCES" '
+		([.flows | group_by(.src)[] | map("\(.dst) \(.dport)") | unique | length] | min) as $peers |
+		[.distinct_sources, $peers,
+		 ([$peers, (.total_packets / .elapsed_seconds * $w / $s | floor) - 1] | min)] | @tsv' \
+		"$T/$1.json"
+}
 
 flood limit "$T/list-limit" "limit $LIMIT_N/min" || bail "flowsketchd starts with the flood policy"
-ok "flowsketchd starts with \"$R_FLOOD\" and \"limit $LIMIT_N/min\", fs-gen floods"
+ok "flowsketchd starts with \"$R_FLOOD\" and \"limit $LIMIT_N/min\" (--detect $FLOOD_DETECT), fs-gen floods"
 # Until the flood ends (or ~40 s).
 worst="" over=0 polls=0
 for ((i = 0; i < 150; i++)); do
 	list || break
 	t=$EPOCHREALTIME
 	c=$(auto_count)
-	allow=$(python3 -c "import sys, math; print(math.floor($LIMIT_N + $LIMIT_N * ($t - $T_LAUNCH) / $LIMIT_SEC))")
+	allow=$(awk -v t="$t" -v l="$T_LAUNCH" "BEGIN { print int($LIMIT_N + $LIMIT_N * (t - l) / $LIMIT_SEC) }")
 	polls=$((polls + 1))
-	[ "$c" -gt "$allow" ] && { over=$((over + 1)); worst="$c > $allow at +$(python3 -c "print(round($t - $T_LAUNCH, 1))")s"; }
+	[ "$c" -gt "$allow" ] && { over=$((over + 1)); worst="$c > $allow at +$(awk -v t="$t" -v l="$T_LAUNCH" 'BEGIN { printf "%.1f", t - l }')s"; }
 	fs_gone "$FLOOD_PID" && break
 	sleep 0.2
 done
 flood_stop
 list
 pol
+read -r srcs peers per_window < <(flood_sent limit)
+check "the flood: $srcs distinct sources sent, each to $peers distinct peers, each above $FLOOD_T a window ($per_window at least, from $(jq .total_packets "$T/limit.json") packets in $(jq '.elapsed_seconds | floor' "$T/limit.json") s)" \
+	[ "$srcs" = "$FLOOD_SOURCES" -a "$peers" = "$FLOOD_PEERS" -a "$per_window" -gt "$FLOOD_T" ]
 check "limit $LIMIT_N/min: at none of $polls queries were there more automatic entries than $LIMIT_N + $LIMIT_N t/$LIMIT_SEC (${worst:-never})" \
-	[ "$polls" -gt 0 -a "$over" = 0 -a "$(counter blocked)" -ge 0 ]
+	[ "$polls" -gt 0 -a "$over" = 0 ]
 check "... the bucket was used: $(auto_count) >= $LIMIT_N entries, counters.blocked $(counter blocked) the same" \
 	[ "$(auto_count)" -ge "$LIMIT_N" -a "$(counter blocked)" = "$(auto_count)" ]
-heavy=$(jq .distinct_sources "$T/limit-heavy.json")
-check "... the rest counted as limited: $(counter limited) >= the $heavy heavy sources less the $(auto_count) blocked, with decisions \"limited\"" \
-	bash -c '[ "$0" -ge $(($1 - $2)) -a "$0" -ge 1 ] && jq -e "any(.decisions[]; .action == \"limited\")" "$3" >/dev/null' \
-	"$(counter limited)" "$heavy" "$(auto_count)" "$T/policy.json"
-check "the flood: $heavy heavy sources ($FLOOD_HEAVY flows) and $(jq .distinct_sources "$T/limit-light.json") light ones (10,000 flows) sent, $(jq '.total_packets' "$T/limit-heavy.json") + $(jq '.total_packets' "$T/limit-light.json") packets" \
-	jqs --argjson h "$heavy" "\$h == $FLOOD_HEAVY and .distinct_sources >= 9900" "$T/limit-light.json"
+seen=$(most_seen "$FSD_LOG")
+check "... the daemon saw the flood above its rule: ${seen:-no} keys held back by the limit in one window (> $FLOOD_SEEN), logged" \
+	[ "${seen:-0}" -gt "$FLOOD_SEEN" ]
+check "... and counted them: counters.limited $(counter limited) >= ${seen:-0}, with decisions \"limited\"" \
+	bash -c '[ "$0" -ge "$1" ] && jq -e "any(.decisions[]; .action == \"limited\")" "$2" >/dev/null' \
+	"$(counter limited)" "${seen:-1}" "$T/policy.json"
 fsd_stop
 mv "$FSD_LOG" "$T/daemon-limit.log"
 
