@@ -253,7 +253,11 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            spread_own_max:test_spread:FS_MUTANT_SPREAD_OWN_MAX \
            bloom_fine4_span:test_bloom:FS_MUTANT_BLOOM_FINE4_SPAN \
            nitro_noscale:test_cms_sampled:FS_MUTANT_NITRO_NOSCALE \
-           spread_no_port:test_datapath:FS_MUTANT_SPREAD_NO_PORT
+           spread_no_port:test_datapath:FS_MUTANT_SPREAD_NO_PORT \
+           sample_raw:test_sample:FS_MUTANT_SAMPLE_RAW \
+           sample_full_drop:test_sample:FS_MUTANT_SAMPLE_FULL_DROP \
+           sample_merge_limit:test_sample:FS_MUTANT_SAMPLE_MERGE_LIMIT \
+           sample_z_no_hll:test_sample:FS_MUTANT_SAMPLE_Z_NO_HLL
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

@@ -52,7 +52,18 @@
 #                    a source's element, in BPF and the model alike, so
 #                    no comparison of the two can see it (test_datapath,
 #                    test_detect_planted: a scanner of 1,000 hosts x 5
-#                    ports reads about 1,000, below its bound).
+#                    ports reads about 1,000, below its bound);
+#   sample_raw       the keyed sample takes h_flow's own top bits, which
+#                    Count-Min's last row uses too (test_sample: the
+#                    sampled flows' row-4 columns are not uniform);
+#   sample_full_drop a full bucket drops its newcomer and keeps the limit,
+#                    so the first flows stay (test_sample: a bucket is no
+#                    longer the flows below its limit);
+#   sample_merge_limit  a merge ignores the source's lower limit
+#                    (test_sample: the merge by hand keeps a flow whose
+#                    packets on the cut copy were lost);
+#   sample_z_no_hll  the z-score leaves HyperLogLog's variance out
+#                    (test_sample: hand-computed z, z^2 averages above 1).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.
