@@ -202,6 +202,8 @@ static __always_inline int fs_datapath_count(struct fs_hot_line *hot,
 	 * packets on this CPU before this update. */
 	if (fs_detect_on() && fs_detect_update_bpf(u, before))
 		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
+	if (fs_sample_wanted(u) && fs_sample_update_bpf(u))
+		fs_stat_inc(FS_STAT_UPDATE_ERRORS);
 	totals->seq = seq;
 	totals->packets = packets;
 	totals->bytes = bytes;

@@ -152,6 +152,34 @@ static __always_inline int fs_detect_on(void)
 	return fs_params.prefix_log2w || fs_params.spread_log2w;
 }
 
+/*
+ * The keyed sample's update (update.h, fs_sample_update()), after the
+ * sketches' update of the same u, whose hash it takes (both paths set
+ * u->hash), for the 1 in R flows fs_sample_wanted() lets through: a
+ * global function of its own, so that the other packets pay one mix and
+ * a compare, and the verifier sees the probe once.  In BPF in the kfunc
+ * path too, as the detection sketches' update is.
+ */
+__attribute__((noinline)) int fs_sample_update_bpf(struct fs_packet_update *u)
+{
+	struct fs_update_env env = {};
+
+	if (!u)		/* a global function's pointer may be NULL */
+		return FS_UPDATE_ENOENT;
+	return fs_sample_update(&env, (const struct fs_sketch_params *)&fs_params,
+				&u->key, u->hash, (__u64)(1 + (__s64)u->extra_packets),
+				u->bytes, u->slot);
+}
+
+/* Whether u's flow is in the sample at the rate's limit (a bucket's own
+ * may be lower: fs_sample_add() decides).  The parameters are a constant
+ * to the verifier, which removes the test when there is no sample. */
+static __always_inline int fs_sample_wanted(const struct fs_packet_update *u)
+{
+	return fs_params.sample_log2b &&
+	       fs_sample_maybe(fs_sample_value(u->hash), fs_params.sample_shift);
+}
+
 static __always_inline int fs_update_sketches(struct fs_packet_update *u)
 {
 #if !defined(FS_CMS_WIDE) && !defined(FS_CMS_NITRO)

@@ -23,13 +23,15 @@
  *    11    1 prefix_shape    its depth << 4 | skip shift t
  *    12    1 spread_log2w    0: no spread sketch; else its log2 w (spread.h)
  *    13    1 spread_shape    its depth << 4 | sample shift s
- *    14    2 reserved        zero
+ *    14    1 sample_log2b    0: no keyed sample; else log2 of its buckets (sample.h)
+ *    15    1 sample_shift    its rate 2^-shift
  *    16   16 secret          SipHash key k0, k1 (hash.h)
  *
- * The detection sketches' bytes (10..13) were reserved, zero, before
- * those sketches: a record without them is the same version, and a
- * release that predates them refuses a record that has them (a reserved
- * byte not zero) instead of dropping a part it cannot read.
+ * The detection sketches' bytes (10..13) and the sample's (14, 15) were
+ * reserved, zero, before those structures: a record without them is the
+ * same version, and a release that predates them refuses a record that
+ * has them (a reserved byte not zero) instead of dropping a part it
+ * cannot read.
  *
  * Error bounds the parameters imply (w = 2^log2w, m = 2^p):
  *   Count-Min: estimate >= truth always; estimate <= truth + eps*N with
@@ -45,6 +47,7 @@
 #include "hash.h"
 #include "prefix.h"
 #include "spread.h"
+#include "sample.h"
 
 #define FS_PARAMS_MAGIC 0x314b5346U /* "FSK1" */
 #define FS_PARAMS_VERSION 1
@@ -76,7 +79,8 @@ struct fs_sketch_params {
 	__u8 prefix_shape;
 	__u8 spread_log2w;
 	__u8 spread_shape;
-	__u8 reserved[2];
+	__u8 sample_log2b;
+	__u8 sample_shift;
 	struct fs_hash_secret secret;
 };
 
@@ -116,6 +120,20 @@ FS_INLINE void fs_params_spread(const struct fs_sketch_params *p,
 	out->sample_shift = (__u32)p->spread_shape & 15;
 }
 
+FS_INLINE void fs_params_sample(const struct fs_sketch_params *p,
+				struct fs_sample_params *out)
+{
+	out->log2_buckets = p->sample_log2b;
+	out->shift = p->sample_log2b ? p->sample_shift : 0;
+}
+
+FS_INLINE void fs_params_set_sample(struct fs_sketch_params *p,
+				    const struct fs_sample_params *d)
+{
+	p->sample_log2b = (__u8)d->log2_buckets;
+	p->sample_shift = (__u8)d->shift;
+}
+
 /* Turn a detection sketch on (fs_params_check() says whether the sizes
  * are in range). */
 FS_INLINE void fs_params_set_prefix(struct fs_sketch_params *p,
@@ -148,7 +166,6 @@ FS_INLINE __u64 fs_params_fingerprint(const struct fs_hash_secret *s)
 /* 0 when the parameters are in range, else a negative errno-style code. */
 FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 {
-	__u32 i;
 
 	if (p->magic != FS_PARAMS_MAGIC || p->version != FS_PARAMS_VERSION)
 		return -22; /* EINVAL */
@@ -165,9 +182,6 @@ FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 	 * sketch means: refuse rather than misread a newer record. */
 	if (p->flags & ~FS_PARAM_F_CONSERVATIVE)
 		return -22;
-	for (i = 0; i < sizeof(p->reserved); i++)
-		if (p->reserved[i])
-			return -22;
 	if (p->prefix_log2w) {
 		struct fs_prefix_params d;
 
@@ -184,6 +198,15 @@ FS_INLINE int fs_params_check(const struct fs_sketch_params *p)
 		if (fs_spread_params_check(&d))
 			return -22;
 	} else if (p->spread_shape) {
+		return -22;
+	}
+	if (p->sample_log2b) {
+		struct fs_sample_params d;
+
+		fs_params_sample(p, &d);
+		if (fs_sample_params_check(&d))
+			return -22;
+	} else if (p->sample_shift) {
 		return -22;
 	}
 	return 0;
@@ -203,6 +226,7 @@ FS_INLINE int fs_params_mergeable(const struct fs_sketch_params *a,
 	       a->hll_p == b->hll_p &&
 	       a->prefix_log2w == b->prefix_log2w && a->prefix_shape == b->prefix_shape &&
 	       a->spread_log2w == b->spread_log2w && a->spread_shape == b->spread_shape &&
+	       a->sample_log2b == b->sample_log2b && a->sample_shift == b->sample_shift &&
 	       a->secret.k0 == b->secret.k0 && a->secret.k1 == b->secret.k1;
 }
 

@@ -166,7 +166,7 @@
 #define FS_SAMPLE_C 0x6a09e667f3bcc908ULL
 #define FS_SAMPLE_WAYS 7		/* entries a bucket, after its head */
 #define FS_SAMPLE_MAX_SHIFT 20		/* R up to 2^20 */
-#define FS_SAMPLE_MIN_LOG2_BUCKETS 0
+#define FS_SAMPLE_MIN_LOG2_BUCKETS 1	/* params.h's 0 is "no sample" */
 #define FS_SAMPLE_MAX_LOG2_BUCKETS 13	/* 4 MiB a CPU and window slot */
 #define FS_DEFAULT_SAMPLE_SHIFT 10
 #define FS_DEFAULT_SAMPLE_LOG2_BUCKETS 9	/* 256 KiB a CPU and window slot */
@@ -242,7 +242,8 @@ FS_INLINE int fs_sample_params_check(const struct fs_sample_params *p)
 {
 	if (p->shift > FS_SAMPLE_MAX_SHIFT)
 		return -22;
-	if (p->log2_buckets > FS_SAMPLE_MAX_LOG2_BUCKETS)
+	if (p->log2_buckets < FS_SAMPLE_MIN_LOG2_BUCKETS ||
+	    p->log2_buckets > FS_SAMPLE_MAX_LOG2_BUCKETS)
 		return -22;
 	return 0;
 }
@@ -597,6 +598,46 @@ static inline double fs_sample_share_floor(size_t k, double zmax, double zalarm)
 	double p0 = erf(zmax / sqrt(2.0));
 
 	return k ? p0 - zalarm * sqrt(p0 * (1 - p0) / (double)k) : 0;
+}
+
+/*
+ * The alarms (a bit each): any undercount (Count-Min never undercounts);
+ * a share of flows over eps N above delta by more than FS_SAMPLE_ALARM_Z
+ * of its standard error sqrt(delta (1 - delta) / X), over X >=
+ * FS_SAMPLE_ALARM_MIN_FLOWS sampled flows (fewer tell too little); and,
+ * over k >= FS_SAMPLE_ALARM_MIN_WINDOWS windows of enough sampled flows,
+ * a share of z-scores within 2 below fs_sample_share_floor() at the same
+ * z.  At z = 4 a healthy sketch raises each of the last two about once in
+ * 30,000 looks.
+ */
+#define FS_SAMPLE_ALARM_Z 4.0
+#define FS_SAMPLE_ALARM_MIN_FLOWS 30
+#define FS_SAMPLE_ALARM_MIN_WINDOWS 10
+
+enum fs_sample_alarm {
+	FS_SAMPLE_ALARM_UNDERCOUNT = 1,
+	FS_SAMPLE_ALARM_OVERCOUNT = 2,
+	FS_SAMPLE_ALARM_DISTINCT = 4,
+};
+
+/* c: the packets' and the bytes' comparisons; within: the share of the
+ * k windows' z-scores within 2.  The alarms raised, or 0. */
+static inline unsigned int fs_sample_alarms(const struct fs_sample_cmp c[2], double delta,
+					    double within, size_t k)
+{
+	double x = (double)c[0].flows;
+	double top = delta + FS_SAMPLE_ALARM_Z * sqrt(delta * (1 - delta) / (x > 0 ? x : 1));
+	unsigned int alarms = 0;
+
+	if (c[0].undercounts || c[1].undercounts)
+		alarms |= FS_SAMPLE_ALARM_UNDERCOUNT;
+	if (x >= FS_SAMPLE_ALARM_MIN_FLOWS &&
+	    (c[0].over_bound_share > top || c[1].over_bound_share > top))
+		alarms |= FS_SAMPLE_ALARM_OVERCOUNT;
+	if (k >= FS_SAMPLE_ALARM_MIN_WINDOWS &&
+	    within < fs_sample_share_floor(k, 2, FS_SAMPLE_ALARM_Z))
+		alarms |= FS_SAMPLE_ALARM_DISTINCT;
+	return alarms;
 }
 #endif
 

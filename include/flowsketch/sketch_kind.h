@@ -11,6 +11,8 @@
  *  ----  ---------------  -----------  ----------  ------------------------------------
  *  cms   fs_cms_cell, 16  d << log2w   sum of u64  fs_cms_narrow, spilling into fs_cms
  *  hll   register, 1      3 << p       max of u8   fs_hll_packed (fs_hll: older releases)
+ *  prefix, spread  detect.h's buckets, 64 B, merged as their headers say
+ *  sample  fs_sample_bucket, 512  2^b  sample.h's  fs_sample (0 elements: off)
  *
  * Layout: chunk.h (slots in per-CPU map elements of 32 KiB).  Zeroing:
  * zero is empty for every map (a cell counts nothing, a register has
@@ -59,6 +61,7 @@
 #include "cms.h"
 #include "hll.h"
 #include "detect.h"
+#include "sample.h"
 
 /*
  * Every kind's name, in kind order, for what must be known while
@@ -66,9 +69,27 @@
  * sketch, user/lib/sketch.h).  FS_KIND_PIN(name) and FS_KIND_MAP(name)
  * name a datapath map's pin and map (FS_DP_MAPS below).
  */
-#define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll) X(PREFIX, prefix) X(SPREAD, spread)
+#define FS_SKETCH_KINDS(X) X(CMS, cms) X(HLL, hll) X(PREFIX, prefix) X(SPREAD, spread) \
+			   X(SAMPLE, sample)
 #define FS_KIND_PIN(name) #name
 #define FS_KIND_MAP(name) "fs_" #name
+
+/*
+ * The keyed sample's map (sample.h): fs_sample, PERCPU_ARRAY of struct
+ * fs_sample_chunk (64 buckets of 512 B), E = 2^b buckets a slot, numbered
+ * as chunk.h numbers every map; 0 (one unused element) when it is off.
+ */
+FS_INLINE __u64 fs_params_sample_buckets(const struct fs_sketch_params *p)
+{
+	return p->sample_log2b ? 1ULL << p->sample_log2b : 0;
+}
+
+FS_INLINE __u64 fs_sample_element(const struct fs_sketch_params *p, __u32 slot,
+				  __u32 bucket)
+{
+	return slot * fs_chunk_stride(fs_params_sample_buckets(p), FS_SAMPLE_CHUNK_SHIFT) +
+	       bucket;
+}
 
 #define FS_KIND_ENUM(NAME, name) FS_KIND_##NAME,
 enum fs_kind {
@@ -126,7 +147,8 @@ enum fs_kind {
  */
 #define FS_DP_MAPS(X) X(CMS, cms, CMS) X(CMS_NARROW, cms_narrow, CMS)	\
 		      X(HLL, hll, HLL) X(HLL_PACKED, hll_packed, HLL)	\
-		      X(PREFIX, prefix, PREFIX) X(SPREAD, spread, SPREAD)
+		      X(PREFIX, prefix, PREFIX) X(SPREAD, spread, SPREAD)	\
+		      X(SAMPLE, sample, SAMPLE)
 #define FS_KFUNC_MAPS(X) X(CMS, cms, CMS) X(CMS_NARROW, cms_narrow, CMS)	\
 			 X(HLL_PACKED, hll_packed, HLL)
 
@@ -148,6 +170,7 @@ enum fs_merge {
 	FS_MERGE_MAX8,		/* __u8 words take the max */
 	FS_MERGE_PREFIX,	/* fs_prefix_bucket_merge(), prefix.h */
 	FS_MERGE_SPREAD,	/* fs_spread_bucket_merge(), spread.h */
+	FS_MERGE_SAMPLE,	/* fs_sample_bucket_merge(), sample.h */
 };
 
 struct fs_sketch_kind {
@@ -167,6 +190,10 @@ struct fs_sketch_kind {
 	 * (a Count-Min row, a HyperLogLog sketch), each run through a
 	 * secret permutation of its own (export_perm.h). */
 	__u32 (*perm_shift)(const struct fs_sketch_params *p);
+	/* Kept on the host: its elements hold raw keyed hashes (the
+	 * sample's values, sample.h), so the export answer and the native
+	 * file leave it out, and their parameters say it is off. */
+	bool host_only;
 };
 
 static inline __u32 fs_cms_perm_shift(const struct fs_sketch_params *p)
@@ -232,6 +259,18 @@ static inline void fs_spread_say_count(char *buf, size_t len,
 		 (unsigned long long)fs_spread_buckets_per_slot(p));
 }
 
+static inline __u32 fs_sample_perm_shift(const struct fs_sketch_params *p)
+{
+	return p->sample_log2b;
+}
+
+static inline void fs_sample_say_count(char *buf, size_t len,
+				       const struct fs_sketch_params *p)
+{
+	snprintf(buf, len, "%llu sample buckets",
+		 (unsigned long long)fs_params_sample_buckets(p));
+}
+
 static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 	[FS_KIND_CMS] = {
 		.noun = "Count-Min cell",
@@ -277,7 +316,37 @@ static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 		.say_count = fs_spread_say_count,
 		.perm_shift = fs_spread_perm_shift,
 	},
+	/* The keyed sample (sample.h): E = 0 when it is off. */
+	[FS_KIND_SAMPLE] = {
+		.noun = "sample bucket",
+		.count_key = "sample_buckets",
+		.elem_bytes = sizeof(struct fs_sample_bucket),
+		.word_bytes = 8,
+		.merge = FS_MERGE_SAMPLE,
+		.per_slot = fs_params_sample_buckets,
+		.say_count = fs_sample_say_count,
+		.perm_shift = fs_sample_perm_shift,
+		.host_only = true,
+	},
 };
+
+/* The kinds exports carry: those before the first host-only kind, which
+ * come last in FS_SKETCH_KINDS (test_native checks the rows agree). */
+#define FS_EXPORTED_KINDS FS_KIND_SAMPLE
+
+/* Whether exports carry kind k (host_only above). */
+FS_INLINE bool fs_kind_exported(enum fs_kind k)
+{
+	return !fs_sketch_kinds[k].host_only;
+}
+
+/* The parameters an export says its sketch has: the host-only
+ * structures' off. */
+FS_INLINE void fs_params_exported(struct fs_sketch_params *p)
+{
+	p->sample_log2b = 0;
+	p->sample_shift = 0;
+}
 
 /* Word i of a part of kind k (a merged sketch's, sketch.h). */
 FS_INLINE __u64 fs_kind_word(enum fs_kind k, const void *part, __u64 i)
@@ -433,6 +502,17 @@ static inline void fs_fold_spread(void *part, const void *c, __u64 b, __u64 e,
 		fs_spread_bucket_merge(&d[i], &v[i]);
 }
 
+static inline void fs_fold_sample(void *part, const void *c, __u64 b, __u64 e,
+				  const struct fs_sketch_params *p)
+{
+	struct fs_sample_bucket *d = (struct fs_sample_bucket *)part + b;
+	const struct fs_sample_bucket *v = c;
+	__u64 i;
+
+	for (i = 0; i < e - b; i++)
+		fs_sample_bucket_merge(&d[i], &v[i], p->sample_shift);
+}
+
 static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
 	[FS_DP_CMS] = {
 		.map = FS_KIND_MAP(cms), .pin = FS_KIND_PIN(cms),
@@ -465,6 +545,11 @@ static const struct fs_dp_map_desc fs_dp_maps[FS_NDPMAPS] = {
 		.map = FS_KIND_MAP(spread), .pin = FS_KIND_PIN(spread),
 		.kind = FS_KIND_SPREAD, .chunk_shift = FS_DETECT_CHUNK_SHIFT,
 		.per_slot = fs_spread_buckets_per_slot, .fold = fs_fold_spread,
+	},
+	[FS_DP_SAMPLE] = {
+		.map = FS_KIND_MAP(sample), .pin = FS_KIND_PIN(sample),
+		.kind = FS_KIND_SAMPLE, .chunk_shift = FS_SAMPLE_CHUNK_SHIFT,
+		.per_slot = fs_params_sample_buckets, .fold = fs_fold_sample,
 	},
 };
 

@@ -112,7 +112,7 @@ else
 fi
 first=$DAEMON_PID
 pins_before=$(ls "$PIN_DIR" | sort | tr '\n' ' ')
-pins_want=$(printf '%s\n' barrier bfilter block4 block6 bsummary bstats cms cms_narrow ctl hits hll hll_packed hot prefix spread \
+pins_want=$(printf '%s\n' barrier bfilter block4 block6 bsummary bstats cms cms_narrow ctl hits hll hll_packed hot prefix sample spread \
 	conn egress ifaces ifcount ifslot kfunc_args "link_$VETH_RX" params prog_xdp reports stats | sort | tr '\n' ' ')
 check "every map, the program and the interface's link are pinned" \
 	test "$pins_before" = "$pins_want"

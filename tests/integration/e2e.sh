@@ -390,7 +390,7 @@ check "bpftool shows hll, the legacy byte registers, as fs_hll with BTF at one 3
 # status's datapath memory a CPU is what the kernel says the per-CPU maps
 # hold: entries times value bytes of each, summed.
 pcpu=0
-for pin in cms cms_narrow hll hll_packed prefix spread hot stats; do
+for pin in cms cms_narrow hll hll_packed prefix spread sample hot stats; do
 	b=$(bpftool -j map show pinned "$PIN_DIR/$pin" 2>/dev/null | jq '.max_entries * .bytes_value')
 	pcpu=$((pcpu + ${b:-0}))
 done

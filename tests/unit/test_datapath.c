@@ -1284,6 +1284,115 @@ static void test_slots_and_totals(void **state)
 	dp_close(dp);
 }
 
+/* --- the keyed sample (sample.h) ------------------------------------------ */
+
+#define SAMPLE_FLOWS 240
+
+/*
+ * With the sample on at rate 1/2 in 4 buckets (28 entries for some 120
+ * sampled flows a slot, so buckets fill and cut their limits), 1,500
+ * frames a window of 240 IPv4 flows over three windows (two of slot 0,
+ * one of slot 1): every byte of fs_sample (and of every other map)
+ * equals the model's.  Then the test's own oracle: every live entry's
+ * packets and bytes are what the test sent of that flow in the slot's
+ * windows, every flow sent whose value is below its bucket's final limit
+ * is there, and some bucket did cut (the full path ran).
+ */
+static void test_sample_state(void **state)
+{
+	struct fs_sketch_params params = make_params(3, 6, 6, 0);
+	const struct fs_sample_params sp = { 1, 2 };
+	static const __u64 seqs[] = { 0, 1, 2 };
+	struct fs_flow_key keys[SAMPLE_FLOWS];
+	__u64 sent_p[FS_NSLOTS][SAMPLE_FLOWS] = { { 0 } };
+	__u64 sent_b[FS_NSLOTS][SAMPLE_FLOWS] = { { 0 } };
+	__u64 hashes[SAMPLE_FLOWS], rng = 0x5a3e, cuts = 0, live = 0;
+	struct dp *dp;
+	unsigned int w, i, f, slot, j;
+
+	(void)state;
+	fs_params_set_sample(&params, &sp);
+	assert_int_equal(fs_params_check(&params), 0);
+	for (f = 0; f < SAMPLE_FLOWS; f++) {
+		__u64 r = rng_next(&rng);
+
+		memset(&keys[f], 0, sizeof(keys[f]));
+		keys[f].family = FS_FAMILY_IPV4;
+		keys[f].proto = 17;
+		keys[f].sport = htons((__u16)(1024 + f));
+		keys[f].dport = htons(53);
+		keys[f].src[0] = 10;
+		keys[f].src[1] = (__u8)(r >> 8);
+		keys[f].src[2] = (__u8)(r >> 16);
+		keys[f].src[3] = (__u8)f;
+		keys[f].dst[0] = 192;
+		keys[f].dst[3] = 1;
+	}
+	dp = dp_open(&params);
+	for (w = 0; w < FS_ARRAY_SIZE(seqs); w++) {
+		slot = (unsigned int)(seqs[w] % FS_NSLOTS);
+		dp_set_ctl(dp, seqs[w], 0);
+		for (i = 0; i < 1500; i++) {
+			__u64 r = rng_next(&rng);
+			/* skewed: the low flows far more often */
+			unsigned int x = (unsigned int)(r % SAMPLE_FLOWS);
+			struct pkt p;
+
+			f = (r >> 32) & 1 ? x : x % 16;
+			pkt_init(&p);
+			pkt_eth(&p, PKT_ETH_P_IP);
+			pkt_ipv4(&p, 17, keys[f].src, keys[f].dst, 5, 0);
+			pkt_udp(&p, ntohs(keys[f].sport), ntohs(keys[f].dport));
+			pkt_payload(&p, (size_t)(r >> 20) % 600);
+			pkt_finish(&p);
+			dp_run(dp, &p);
+			model_count(dp, &keys[f], p.len, &hashes[f]);
+			sent_p[slot][f]++;
+			sent_b[slot][f] += p.len;
+		}
+		assert_state_matches_model(dp, "keyed sample");
+	}
+	for (slot = 0; slot < FS_NSLOTS; slot++) {
+		const struct fs_sample_bucket *b = (const struct fs_sample_bucket *)
+			dp->model.env.chunks[FS_DP_SAMPLE] + fs_sample_element(&params, slot, 0);
+
+		for (j = 0; j < 1U << sp.log2_buckets; j++) {
+			__u64 limit = fs_sample_limit(&b[j], sp.shift);
+
+			cuts += b[j].head.cut != 0;
+			for (i = 0; i < FS_SAMPLE_WAYS; i++) {
+				const struct fs_sample_entry *e = &b[j].e[i];
+
+				if (!fs_sample_live(e, limit))
+					continue;
+				live++;
+				for (f = 0; f < SAMPLE_FLOWS; f++)
+					if (!memcmp(&keys[f], &e->key, sizeof(e->key)))
+						break;
+				assert_true(f < SAMPLE_FLOWS);
+				assert_int_equal(e->packets, sent_p[slot][f]);
+				assert_int_equal(e->bytes, sent_b[slot][f]);
+			}
+			/* Every flow of this bucket below its limit is in. */
+			for (f = 0; f < SAMPLE_FLOWS; f++) {
+				__u64 v = fs_sample_value(hashes[f]);
+				int found = 0;
+
+				if (!sent_p[slot][f] || fs_sample_bucket_index(v, sp.log2_buckets) != j ||
+				    v >= limit)
+					continue;
+				for (i = 0; i < FS_SAMPLE_WAYS; i++)
+					found |= fs_sample_live(&b[j].e[i], limit) &&
+						 !memcmp(&keys[f], &b[j].e[i].key, sizeof(keys[f]));
+				assert_true(found);
+			}
+		}
+	}
+	assert_true(cuts > 0);
+	assert_true(live > 20);
+	dp_close(dp);
+}
+
 /* --- the detection sketches (detect.h) ------------------------------------ */
 
 /*
@@ -2476,6 +2585,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_frames),
 		cmocka_unit_test(test_short_frames_refused),
 		cmocka_unit_test(test_slots_and_totals),
+		cmocka_unit_test(test_sample_state),
 		cmocka_unit_test(test_detect_state),
 		cmocka_unit_test(test_detect_planted),
 		cmocka_unit_test(test_ifcount_ingress_premise),

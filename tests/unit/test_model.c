@@ -59,7 +59,7 @@ static void test_bad_params_rejected(void **state)
 	int i;
 
 	params_of(&good, 4, 10, 0);
-	for (i = 0; i < 19; i++) {
+	for (i = 0; i < 22; i++) {
 		p = good;
 		switch (i) {
 		case 0: p.magic ^= 1; break;
@@ -74,7 +74,9 @@ static void test_bad_params_rejected(void **state)
 		case 9: p.nslots = FS_NSLOTS + 1; break;
 		case 10: p.nslots = 0; break;
 		case 11: p.flags |= 0x80; break;
-		case 12: p.reserved[1] = 1; break;
+		/* The sample's bytes: a rate without a table, tables and
+		 * rates out of range. */
+		case 12: p.sample_shift = 1; break;
 		/* The detection sketches' bytes: a shape without a width,
 		 * widths and depths out of range. */
 		case 13: p.prefix_shape = 2 << 4; break;
@@ -83,6 +85,14 @@ static void test_bad_params_rejected(void **state)
 		case 16: p.spread_shape = 2 << 4 | 3; break;
 		case 17: p.spread_log2w = 9; p.spread_shape = 5 << 4 | 3; break;
 		case 18: p.spread_log2w = 3; p.spread_shape = 2 << 4; break;
+		case 19: p.sample_log2b = FS_SAMPLE_MAX_LOG2_BUCKETS + 1; break;
+		case 20: p.sample_log2b = 9; p.sample_shift = FS_SAMPLE_MAX_SHIFT + 1; break;
+		case 21: p.sample_log2b = 9; p.sample_shift = 10; break; /* good: skipped */
+		}
+		if (i == 21) {
+			assert_int_equal(fs_model_init(&m, &p), 0);
+			fs_model_free(&m);
+			continue;
 		}
 		assert_int_equal(fs_model_init(&m, &p), -EINVAL);
 		/* Nothing to free, and freeing is still safe. */

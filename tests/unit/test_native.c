@@ -296,7 +296,9 @@ static void test_refusals(void **state)
 	EDIT(b[23] = 19, "precision 19");
 	EDIT(b[24] = 0x80, "flags 0x80");
 	EDIT(b[25] = 3, "nslots is 3");
-	EDIT(b[31] = 1, "reserved parameter byte 15");
+	/* A keyed sample's bytes (params.h 14, 15): exports never carry one. */
+	EDIT(b[31] = 1, "a keyed sample, which exports never carry");
+	EDIT(b[30] = 9, "a keyed sample, which exports never carry");
 	/* A detection sketch's shape without its width (params.h bytes 10, 11). */
 	EDIT(b[27] = 0x20, "prefix or spread sketch's sizes are out of range");
 	EDIT(b[55] = 0, "before it starts");

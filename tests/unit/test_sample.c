@@ -598,9 +598,11 @@ static void test_params_and_fresh(void **state)
 	assert_int_not_equal(fs_sample_params_check(&p), 0);
 	fs_sample_params_init(&p, 20, 13);
 	assert_int_equal(fs_sample_params_check(&p), 0);
-	fs_sample_params_init(&p, 0, 0);
+	fs_sample_params_init(&p, 0, 0);	/* params.h's "no sample" */
+	assert_int_not_equal(fs_sample_params_check(&p), 0);
+	fs_sample_params_init(&p, 0, 1);
 	assert_int_equal(fs_sample_params_check(&p), 0);
-	assert_int_equal(fs_sample_buckets_per_slot(&p), 1);
+	assert_int_equal(fs_sample_buckets_per_slot(&p), 2);
 	assert_int_equal(fs_sample_bucket_index(~0ULL, 0), 0);
 	assert_int_equal(fs_sample_bucket_index(0x12345ULL, 9), 0x145);
 }

@@ -404,7 +404,9 @@ void fs_vm_test_datapath(void)
 		FS_DEFAULT_PREFIX_LOG2W, FS_DEFAULT_PREFIX_SKIP };
 	const struct fs_spread_params sp = { FS_DEFAULT_SPREAD_DEPTH,
 		FS_DEFAULT_SPREAD_LOG2W, FS_DEFAULT_SPREAD_SHIFT };
-	__u64 rng = 3, seq = 0, spill_wide = 0, spill_narrow = 0;
+	/* The keyed sample at 1 in 4, in 16 buckets: some fill and cut. */
+	const struct fs_sample_params smp = { 2, 4 };
+	__u64 rng = 3, seq = 0, spill_wide = 0, spill_narrow = 0, live = 0;
 	int i, m, bad = 0, d, report;
 	struct pkt *pk;
 
@@ -412,6 +414,7 @@ void fs_vm_test_datapath(void)
 	fs_vm_params(&p);
 	fs_params_set_prefix(&p, &pp);
 	fs_params_set_spread(&p, &sp);
+	fs_params_set_sample(&p, &smp);
 	kf = fs_vm_dp_open(&p, true);
 	fs_vm_tap(kf, "datapath: flowsketch.bpf.c loads with fs_use_kfunc = 1%s%s",
 		  kf ? "" : ": ", kf ? "" : strerror(errno));
@@ -469,6 +472,17 @@ void fs_vm_test_datapath(void)
 		fs_vm_tap(d == 0, "datapath: %s byte-identical on kfunc path, BPF path and model (%d chunks differ)",
 			  fs_dp_maps[m].map, d);
 	}
+	/* The sample written, not two maps nobody touches: its live
+	 * entries in the model, which the lines above found identical. */
+	for (m = 0; m < (int)(model.env.nchunks[FS_DP_SAMPLE] << FS_SAMPLE_CHUNK_SHIFT); m++) {
+		const struct fs_sample_bucket *b = (const struct fs_sample_bucket *)
+			model.env.chunks[FS_DP_SAMPLE] + m;
+
+		for (d = 0; d < FS_SAMPLE_WAYS; d++)
+			live += fs_sample_live(&b->e[d], fs_sample_limit(b, smp.shift));
+	}
+	fs_vm_tap(live > 0, "datapath: the keyed sample holds %llu flows, the same on both paths",
+		  (unsigned long long)live);
 	fs_vm_dp_check_rows(kf, &p, &t, &spill_wide, &spill_narrow);
 	fs_vm_tap(spill_wide > 0 && spill_wide == spill_narrow,
 		  "datapath: the kfunc path spilled narrow cells into wide ones (%llu wide cells hold a count, %llu narrow cells carry the spilled bit)",

@@ -101,7 +101,7 @@ int fs_export_permute(const struct fs_sketch *in,
 		goto out;
 	out->totals = in->totals;
 	fs_export_columns(&in->params, hashes, n, cols);
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < FS_EXPORTED_KINDS; k++)
 		fs_export_permute_part(in, (enum fs_kind)k, export_key, n, cols,
 				       perm, out);
 out:

@@ -91,7 +91,7 @@ int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
 {
 	__u32 slot = (__u32)(seq % FS_NSLOTS);
 	struct fs_slot_totals *t = &m->hot.slot[slot];
-	__u64 packets, total_bytes;
+	__u64 packets, total_bytes, h_flow;
 	int report;
 
 	if (t->seq == seq) {
@@ -103,9 +103,11 @@ int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
 	}
 	report = fs_model_update(m, key, bytes, slot,
 				 fs_hh_threshold(packets, phi_q32),
-				 fs_hh_threshold(total_bytes, phi_q32), hash);
+				 fs_hh_threshold(total_bytes, phi_q32), &h_flow);
 	if (report < 0)
 		return report;
+	if (hash)
+		*hash = h_flow;
 	/* The detection sketches, as bpf/datapath.bpf.h runs them: n is the
 	 * window's packets on this CPU before this one. */
 	if (m->params.prefix_log2w || m->params.spread_log2w) {
@@ -116,6 +118,10 @@ int fs_model_packet(struct fs_model *m, const struct fs_flow_key *key,
 				     packets - 1, 1, bytes, slot))
 			return -ENOENT;
 	}
+	/* The keyed sample, as bpf/datapath.bpf.h runs it after both. */
+	if (m->params.sample_log2b &&
+	    fs_sample_update(&m->env, &m->params, key, h_flow, 1, bytes, slot))
+		return -ENOENT;
 	t->seq = seq;
 	t->packets = packets;
 	t->bytes = total_bytes;

@@ -31,6 +31,7 @@ struct fs_update_env {
 			struct fs_hll_packed_chunk *hll_packed;
 			struct fs_prefix_chunk *prefix;
 			struct fs_spread_chunk *spread;
+			struct fs_sample_chunk *sample;
 		};
 		void *chunks[FS_NDPMAPS];
 	};
@@ -42,13 +43,14 @@ struct fs_update_env {
 			__u32 hll_packed_chunks;
 			__u32 prefix_chunks;
 			__u32 spread_chunks;
+			__u32 sample_chunks;
 		};
 		__u32 nchunks[FS_NDPMAPS];
 	};
 };
 
-_Static_assert(__builtin_offsetof(struct fs_update_env, spread_chunks) ==
-	       __builtin_offsetof(struct fs_update_env, nchunks[FS_DP_SPREAD]),
+_Static_assert(__builtin_offsetof(struct fs_update_env, sample_chunks) ==
+	       __builtin_offsetof(struct fs_update_env, nchunks[FS_DP_SAMPLE]),
 	       "chunks by map");
 
 struct fs_model {

@@ -140,8 +140,11 @@ size_t fs_native_size(const struct fs_native *n)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
 	/* Each kind's part: its count (8 bytes) and its elements. */
-	__u64 fixed = FS_NATIVE_HEADER + 8 * FS_NKINDS + fs_sketch_bytes(p) +
-		      FS_NATIVE_TRAILER;
+	__u64 fixed = FS_NATIVE_HEADER + 8 * FS_EXPORTED_KINDS + FS_NATIVE_TRAILER;
+	int k;
+
+	for (k = 0; k < FS_EXPORTED_KINDS; k++)
+		fixed += fs_kind_slot_bytes(k, p);
 
 	/* The parts are bounded by the parameters (512 MiB at most); only
 	 * the candidates' count can be anything. */
@@ -204,7 +207,8 @@ static void put_params(__u8 *b, const struct fs_sketch_params *p)
 	b[11] = p->prefix_shape;
 	b[12] = p->spread_log2w;
 	b[13] = p->spread_shape;
-	memcpy(b + 14, p->reserved, sizeof(p->reserved));
+	b[14] = p->sample_log2b;
+	b[15] = p->sample_shift;
 }
 
 static void get_params(const __u8 *b, struct fs_sketch_params *p)
@@ -221,13 +225,13 @@ static void get_params(const __u8 *b, struct fs_sketch_params *p)
 	p->prefix_shape = b[11];
 	p->spread_log2w = b[12];
 	p->spread_shape = b[13];
-	memcpy(p->reserved, b + 14, sizeof(p->reserved));
+	p->sample_log2b = b[14];
+	p->sample_shift = b[15];
 }
 
 /* fs_params_check(), saying which field is wrong. */
 static int check_params(const struct fs_sketch_params *p, char *err)
 {
-	size_t i;
 
 	if (p->magic != FS_PARAMS_MAGIC || p->version != FS_PARAMS_VERSION)
 		return fail(err, "its parameters record is not one of params.h version %u (magic 0x%08x, version %u)",
@@ -246,10 +250,9 @@ static int check_params(const struct fs_sketch_params *p, char *err)
 		return fail(err, "unknown parameter flags 0x%02x", p->flags);
 	if (p->nslots != FS_NSLOTS)
 		return fail(err, "nslots is %u, not %u", p->nslots, FS_NSLOTS);
-	for (i = 0; i < sizeof(p->reserved); i++)
-		if (p->reserved[i])
-			return fail(err, "reserved parameter byte %zu is not zero",
-				    14 + i);
+	if (p->sample_log2b || p->sample_shift)
+		return fail(err, "parameter bytes 14 and 15 (a keyed sample, which exports never carry) are not zero (0x%02x 0x%02x)",
+			    p->sample_log2b, p->sample_shift);
 	if (fs_params_check(p))
 		return fail(err, "its prefix or spread sketch's sizes are out of range (prefix 0x%02x 0x%02x, spread 0x%02x 0x%02x)",
 			    p->prefix_log2w, p->prefix_shape, p->spread_log2w,
@@ -398,7 +401,7 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 			put_le32(b + off + sizeof(struct fs_flow_key) + 4 * row,
 				 n->candidates[i].cols[row]);
 	}
-	for (k = 0; k < FS_NKINDS; k++) {
+	for (k = 0; k < FS_EXPORTED_KINDS; k++) {
 		put_le64(b + off, fs_sketch_kinds[k].per_slot(p));
 		off += 8 + fs_native_put_words(b + off + 8, &n->sketch, k);
 	}
@@ -410,7 +413,7 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
  * before the detection sketches (native.h). */
 static int fs_native_kinds(__u32 version)
 {
-	return version == 2 ? FS_KIND_PREFIX : FS_NKINDS;
+	return version == 2 ? FS_KIND_PREFIX : FS_EXPORTED_KINDS;
 }
 
 /*
@@ -450,7 +453,7 @@ static int check_layout(const __u8 *b, size_t len,
 	ret = check_params(params, err);
 	if (ret)
 		return ret;
-	if (*nkinds < FS_NKINDS && (params->prefix_log2w || params->spread_log2w))
+	if (*nkinds < FS_EXPORTED_KINDS && (params->prefix_log2w || params->spread_log2w))
 		return fail(err, "format version %u has no room for its prefix or spread sketch", version);
 	if (get_le64(b + 48) < get_le64(b + 40))
 		return fail(err, "the span ends (%llu ns) before it starts (%llu ns)",

@@ -72,12 +72,12 @@ size_t fs_sketch_bytes(const struct fs_sketch_params *p)
 
 /*
  * dst = merge(dst, src & mask), n words of kind k's merge (the detection
- * sketches' buckets: n / 8 of them, mask unused).  Straight
+ * sketches' buckets: n / 8 of them, the sample's n / 64 at p's rate; mask unused).  Straight
  * loops over both arrays, so that the compiler vectorizes them: a
  * rotation folds every cell of every CPU.
  */
 static void combine(enum fs_merge op, void *dst, const void *src, __u64 n,
-		    __u64 mask)
+		    __u64 mask, const struct fs_sketch_params *p)
 {
 	__u64 i;
 
@@ -93,6 +93,12 @@ static void combine(enum fs_merge op, void *dst, const void *src, __u64 n,
 
 		for (i = 0; i < n / 8; i++)
 			fs_spread_bucket_merge(&d[i], &v[i]);
+	} else if (op == FS_MERGE_SAMPLE) {
+		struct fs_sample_bucket *d = dst;
+		const struct fs_sample_bucket *v = src;
+
+		for (i = 0; i < n / 64; i++)
+			fs_sample_bucket_merge(&d[i], &v[i], p->sample_shift);
 	} else if (op == FS_MERGE_SUM64) {
 		__u64 *d = dst;
 		const __u64 *v = src;
@@ -169,7 +175,7 @@ int fs_sketch_merge(struct fs_sketch *s, const struct fs_sketch *o)
 	for (k = 0; k < FS_NKINDS; k++)
 		combine(fs_sketch_kinds[k].merge, s->part[k], o->part[k],
 			fs_kind_slot_bytes(k, &s->params) / fs_sketch_kinds[k].word_bytes,
-			~0ULL);
+			~0ULL, &s->params);
 	fs_sketch_add_totals(s, &o->totals);
 	return 0;
 }

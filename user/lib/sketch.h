@@ -11,6 +11,7 @@
  *     hll[(sketch << p) | index]               FS_HLL_NSKETCH << p registers
  *     prefix[(row << L) | column]              prefix buckets (prefix.h)
  *     spread[((side d + row) << L) | column]   spread buckets (spread.h)
+ *     sample[s mod 2^b]                        sample buckets (sample.h)
  *
  * and is what the daemon folds CPUs and windows into and queries.  Both
  * sketches merge exactly (cells add, registers take the max), so the sum
@@ -38,6 +39,9 @@ struct fs_sketch {
 			 * the parameters leave them off. */
 			struct fs_prefix_bucket *prefix;	/* depth << log2w */
 			struct fs_spread_bucket *spread;	/* 2 sides of depth << log2w */
+			/* The keyed sample (sample.h): 2^b buckets, none when
+			 * off; never exported (sketch_kind.h, host_only). */
+			struct fs_sample_bucket *sample;
 		};
 		void *part[FS_NKINDS];	/* the same by kind (sketch_kind.h) */
 	};
@@ -46,8 +50,8 @@ struct fs_sketch {
 
 _Static_assert(__builtin_offsetof(struct fs_sketch, hll) ==
 	       __builtin_offsetof(struct fs_sketch, part[FS_KIND_HLL]), "parts by kind");
-_Static_assert(__builtin_offsetof(struct fs_sketch, spread) ==
-	       __builtin_offsetof(struct fs_sketch, part[FS_KIND_SPREAD]), "parts by kind");
+_Static_assert(__builtin_offsetof(struct fs_sketch, sample) ==
+	       __builtin_offsetof(struct fs_sketch, part[FS_KIND_SAMPLE]), "parts by kind");
 
 /* Allocate an empty sketch: 0, -EINVAL (bad params) or -ENOMEM. */
 int fs_sketch_init(struct fs_sketch *s, const struct fs_sketch_params *p);

@@ -139,16 +139,20 @@ static struct json_object *cand_json(const struct export_cand *c,
  * then registers, in base64.  NULL when out of memory. */
 static struct json_object *sketch_json(const struct fs_sketch *sum)
 {
-	size_t raw_len = fs_sketch_bytes(&sum->params), off = 0;
+	struct fs_sketch_params ep = sum->params;
 	struct json_object *o = NULL, *data;
+	size_t raw_len, off = 0;
 	char *text = NULL;
 	__u8 *raw;
 	int k;
 
+	/* The host's own structures stay here (sketch_kind.h, host_only). */
+	fs_params_exported(&ep);
+	raw_len = fs_sketch_bytes(&ep);
 	raw = malloc(raw_len);
 	if (!raw)
 		goto out;
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < FS_EXPORTED_KINDS; k++)
 		off += fs_native_put_words(raw + off, sum, k);
 	text = malloc(fs_base64_encoded_len(raw_len));
 	if (!text)
@@ -159,7 +163,7 @@ static struct json_object *sketch_json(const struct fs_sketch *sum)
 		goto out;
 	o = json_object_new_object();
 	fsd_add_string(o, "encoding", "base64");
-	for (k = 0; k < FS_NKINDS; k++)
+	for (k = 0; k < FS_EXPORTED_KINDS; k++)
 		fsd_add_u64(o, fs_sketch_kinds[k].count_key,
 			    fs_sketch_kinds[k].per_slot(&sum->params));
 	json_object_object_add(o, "data", data);
@@ -249,7 +253,8 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 	struct fsd_history *const h[] = { qc->in, qc->out };
 	const struct fsd_span_select *const sel[] = { sel_in, sel_out };
 	const struct fs_sketch_params *p = qc->params;
-	size_t sketch_text = fs_base64_encoded_len(fs_sketch_bytes(p)), i;
+	struct fs_sketch_params ep = *p;
+	size_t sketch_text, i;
 	struct json_object *a = NULL, *cands, *sk;
 	struct export_cands c = { 0 };
 	struct fsd_span span = { 0 }, one;
@@ -260,6 +265,8 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 	unsigned long long need;
 	int d, err = 0;
 
+	fs_params_exported(&ep);
+	sketch_text = fs_base64_encoded_len(fs_sketch_bytes(&ep));
 	if (!dirs)
 		return fsd_answer_error("this daemon counts no sent traffic (its egress frontend is not running): export --direction in");
 	if (!qc->fingerprint)

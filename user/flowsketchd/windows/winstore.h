@@ -45,14 +45,16 @@
  *   136      8  candidates N
  *   144      8  prefix sketch bytes P = depth * width * 64 (detect.h), 0 off
  *   152      8  spread sketch bytes S = 2 * depth * width * 64, 0 off
- *   160   3936  zero
+ *   160      8  keyed sample bytes Q = 2^b * 512 (sample.h), 0 off
+ *   168   3928  zero
  *  4096      C  Count-Min cells, row-major (struct fs_cms_cell)
  *  4096+C    H  HyperLogLog registers (flows, sources, destinations)
  *  +H        P  prefix buckets (struct fs_prefix_bucket), then S spread
- *               buckets (struct fs_spread_bucket), each in sketch.h's order
- *  +P+S     48N candidates, struct fsd_candidate (key, keyed hash)
+ *               buckets (struct fs_spread_bucket), then Q of the sample's
+ *               buckets (struct fs_sample_bucket), each in sketch.h's order
+ *  +P+S+Q   48N candidates, struct fsd_candidate (key, keyed hash)
  *
- * P and S were zero bytes of version 1 before the detection sketches, and
+ * P, S and Q were zero bytes of version 1 before those structures, and
  * a file with them off is the same bytes: files of either release read
  * with the other's (one with a sketch on has parameters an earlier release
  * refuses, params.h).
@@ -100,10 +102,10 @@ struct fsd_winfile_header {
 	__u64 ever_windows;
 	__u64 part_bytes[2];		/* C and H: each kind's, in its order */
 	__u64 candidates;
-	__u64 detect_bytes[FS_NKINDS - 2];	/* P and S (sketch_kind.h's order) */
+	__u64 detect_bytes[FS_NKINDS - 2];	/* P, S and Q (sketch_kind.h's order) */
 };
 
-_Static_assert(sizeof(struct fsd_winfile_header) == 160, "header layout");
+_Static_assert(sizeof(struct fsd_winfile_header) == 168, "header layout");
 _Static_assert(sizeof(struct fsd_candidate) == 48, "candidate records");
 
 /*
