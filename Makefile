@@ -257,7 +257,10 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            sample_raw:test_sample:FS_MUTANT_SAMPLE_RAW \
            sample_full_drop:test_sample:FS_MUTANT_SAMPLE_FULL_DROP \
            sample_merge_limit:test_sample:FS_MUTANT_SAMPLE_MERGE_LIMIT \
-           sample_z_no_hll:test_sample:FS_MUTANT_SAMPLE_Z_NO_HLL
+           sample_z_no_hll:test_sample:FS_MUTANT_SAMPLE_Z_NO_HLL \
+           cms_undercount:test_accuracy:FS_MUTANT_CMS_UNDERCOUNT \
+           cms_one_column:test_accuracy:FS_MUTANT_CMS_ONE_COLUMN \
+           hll_rank_bias:test_accuracy:FS_MUTANT_HLL_RANK_BIAS
 MUTANT_BINS := $(foreach m,$(MUTANTS),$(BUILD)/mutants/$(word 1,$(subst :, ,$(m))))
 
 # A mutant's BPF programs too: the ingress programs built with its flag,

@@ -94,6 +94,10 @@ FS_INLINE __u32 fs_cms_next_column(struct fs_cms_columns *it)
 #ifdef FS_MUTANT_CMS_ROW0	/* `make mutants` only: rows not independent */
 	column = (__u32)it->hash & ((1U << it->log2w) - 1);
 #endif
+#ifdef FS_MUTANT_CMS_ONE_COLUMN	/* `make mutants` only: an eighth of the flows in column 0 */
+	if (!(it->hash >> 61))
+		column = 0;
+#endif
 	return column;
 }
 
@@ -110,6 +114,10 @@ FS_INLINE __u32 fs_cms_column(__u64 h, __u32 log2w, __u32 row)
 
 #ifdef FS_MUTANT_CMS_ROW0	/* `make mutants` only: rows not independent */
 	return (__u32)h & ((1U << log2w) - 1);
+#endif
+#ifdef FS_MUTANT_CMS_ONE_COLUMN	/* `make mutants` only: an eighth of the flows in column 0 */
+	if (!(h >> 61))
+		return 0;
 #endif
 	return (__u32)(bits >> ((row - word * k) * log2w)) & ((1U << log2w) - 1);
 }

@@ -66,6 +66,11 @@ FS_INLINE __u32 fs_hll_index(__u64 h, __u32 p)
 
 FS_INLINE __u8 fs_hll_rank(__u64 h, __u32 p)
 {
+#ifdef FS_MUTANT_HLL_RANK_BIAS	/* `make mutants` only: every rank one higher */
+	__u8 r = (__u8)(fs_ctz64((h >> p) | (1ULL << (64 - p))) + 2);
+
+	return r > 65 - p ? (__u8)(65 - p) : r;
+#endif
 	return (__u8)(fs_ctz64((h >> p) | (1ULL << (64 - p))) + 1);
 }
 

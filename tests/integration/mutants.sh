@@ -63,7 +63,13 @@
 #                    (test_sample: the merge by hand keeps a flow whose
 #                    packets on the cut copy were lost);
 #   sample_z_no_hll  the z-score leaves HyperLogLog's variance out
-#                    (test_sample: hand-computed z, z^2 averages above 1).
+#                    (test_sample: hand-computed z, z^2 averages above 1);
+#   cms_undercount   a quarter of the flows lose their odd-sized packets
+#                    from Count-Min, in BPF and the model alike,
+#   cms_one_column   an eighth of the flows take column 0 of every row,
+#   hll_rank_bias    every HyperLogLog rank one higher (test_accuracy: the
+#                    keyed sample's comparisons raise their alarm, which
+#                    the unmodified update never does on its Zipf traffic).
 # Each mutant's test is built, user space and its BPF datapath alike, with
 # the mutant's flag (the Makefile's mutant_rule).
 # Each mutant binary must fail: exit non-zero with cmocka's failure line.

@@ -94,7 +94,7 @@ static void parse_error(const char *req, const char *want)
 static void error_texts_unchanged(void **state)
 {
 	parse_error("{\"cmd\":\"nope\"}",
-		    "unknown cmd \"nope\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear, block_load_begin, block_load_part, block_load_commit, policy, policy_reload, prefixes or spread)");
+		    "unknown cmd \"nope\" (top, flows, export, windows, status, block_add, block_del, block_list, block_clear, block_load_begin, block_load_part, block_load_commit, policy, policy_reload, prefixes, spread or accuracy)");
 	parse_error("{\"cmd\":\"flows\",\"n\":3}",
 		    "unknown key \"n\" for cmd \"flows\"");
 	parse_error("{\"cmd\":\"block_clear\",\"cidrs\":[]}",

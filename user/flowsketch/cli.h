@@ -29,7 +29,7 @@ struct fs_cli {
 /* The commands' option tables (opttable.h): --help and flowsketch(8). */
 extern const struct fs_optset fs_top_optset, fs_flows_optset, fs_status_optset,
 	fs_size_optset, fs_export_optset, fs_merge_optset, fs_plot_optset,
-	fs_spread_optset, fs_policy_optset;
+	fs_spread_optset, fs_policy_optset, fs_accuracy_optset;
 
 int fs_cmd_top(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_plot(const struct fs_cli *cli, int argc, char **argv);
@@ -41,5 +41,6 @@ int fs_cmd_policy(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_export(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv);
 int fs_cmd_spread(const struct fs_cli *cli, int argc, char **argv);
+int fs_cmd_accuracy(const struct fs_cli *cli, int argc, char **argv);
 
 #endif /* FLOWSKETCH_CLI_H */

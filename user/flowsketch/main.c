@@ -23,6 +23,7 @@ static const struct {
 } commands[] = {
 	{ "top", fs_cmd_top, "heaviest flows of the last window(s)", &fs_top_optset },
 	{ "spread", fs_cmd_spread, "sources or destinations with the most distinct peers", &fs_spread_optset },
+	{ "accuracy", fs_cmd_accuracy, "the sketches' error, measured against a keyed sample", &fs_accuracy_optset },
 	{ "flows", fs_cmd_flows, "distinct flows, sources and destinations", &fs_flows_optset },
 	{ "status", fs_cmd_status, "daemon, datapath, sketch parameters, counters", &fs_status_optset },
 	{ "size", fs_cmd_size, "sizing calculator for Bloom, Count-Min, HyperLogLog", &fs_size_optset },

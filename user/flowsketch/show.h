@@ -23,5 +23,6 @@ fs_show_fn fs_flows_show;
 fs_show_fn fs_top_show;
 fs_show_fn fs_prefixes_show;
 fs_show_fn fs_spread_show;
+fs_show_fn fs_accuracy_show;
 
 #endif /* FLOWSKETCH_CLI_SHOW_H */

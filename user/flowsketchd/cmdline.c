@@ -286,6 +286,48 @@ static int opt_detect(const struct fs_optset *set, const struct fs_opt *opt,
 	return 0;
 }
 
+/*
+ * --sample-rate 1/N: the keyed sample (sample.h) of one flow in N, N a
+ * power of two 1 .. 2^20, or "off"; at --sample-buckets buckets (default
+ * 512), checked in check_combinations().
+ */
+static int opt_sample_rate(const struct fs_optset *set, const struct fs_opt *opt,
+			   const char *arg, void *o)
+{
+	struct fs_sketch_params *p = &((struct fsd_options *)o)->params;
+	unsigned long long n;
+	char *end;
+
+	if (!strcmp(arg, "off")) {
+		p->sample_shift = 0;
+		p->sample_log2b = 0;
+		return 0;
+	}
+	errno = 0;
+	n = strncmp(arg, "1/", 2) || !isdigit((unsigned char)arg[2]) ? 0 :
+	    strtoull(arg + 2, &end, 10);
+	if (!n || errno || *end || (n & (n - 1)) || n > 1ULL << FS_SAMPLE_MAX_SHIFT)
+		return fsd_reject(-EINVAL, "--sample-rate must be 1/N, N a power of two from 1 to %llu (1/1024: one flow in 1,024), or off; not \"%s\"",
+				  1ULL << FS_SAMPLE_MAX_SHIFT, arg);
+	p->sample_shift = (__u8)log2_ceil(n);
+	if (!p->sample_log2b)
+		p->sample_log2b = FS_DEFAULT_SAMPLE_LOG2_BUCKETS;
+	return 0;
+}
+
+/* --sample-buckets B: B a power of two; stored in the options until the
+ * rate says whether there is a sample. */
+static int opt_sample_buckets(const struct fs_optset *set, const struct fs_opt *opt,
+			      const char *arg, void *o)
+{
+	unsigned long long v;
+	int err = parse_uint(opt, arg, o, false, &v);
+
+	if (!err && (v & (v - 1)))
+		err = fsd_reject(-EINVAL, "--sample-buckets must be a power of two, not %llu", v);
+	return err;
+}
+
 static int opt_blocklist(const struct fs_optset *set, const struct fs_opt *opt,
 			 const char *arg, void *o)
 {
@@ -369,6 +411,15 @@ static const struct fs_opt options[] = {
 	  "NAME:DEPTHxWIDTH[:1/N] for other sizes (N: one\n"
 	  "update in N taken; defaults prefixes:2x1024:1/1,\n"
 	  "spread:2x512:1/8)" },
+	{ "sample-rate", 0, "1/N", opt_sample_rate, 0, 0, 0, NULL,
+	  "count one flow in N exactly too, chosen by the\n"
+	  "keyed hash, to measure the sketches' error live\n"
+	  "(sample.h; flowsketch accuracy); N a power of two\n"
+	  "up to 1048576, or off (default off)" },
+	{ "sample-buckets", 0, "B", opt_sample_buckets, OFF(sample_buckets),
+	  1U << FS_SAMPLE_MIN_LOG2_BUCKETS, 1U << FS_SAMPLE_MAX_LOG2_BUCKETS, "512",
+	  "the sample's table: B buckets of 7 flows, 512 bytes\n"
+	  "each a CPU and window slot, a power of two (default 512)" },
 	{ "xdp-mode", 0, "MODE", opt_xdp_mode, OFF(xdp_generic), 0, 0, NULL,
 	  "native (default) or generic" },
 	{ "ingress", 0, "HOOK", opt_ingress, OFF(ingress_tp), 0, 0, NULL,
@@ -548,6 +599,11 @@ static int check_combinations(struct fsd_options *o, uint64_t given)
 	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic))
 		return fsd_reject(-EINVAL, "%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
 				  o->blocklist_given ? "--blocklist" : "--xdp-mode");
+	if (fs_opt_given(&fsd_optset, given, "sample-buckets")) {
+		if (!o->params.sample_log2b)
+			return fsd_reject(-EINVAL, "--sample-buckets needs --sample-rate 1/N");
+		o->params.sample_log2b = (__u8)log2_ceil(o->sample_buckets);
+	}
 	if (o->policy_dry_run && !o->policy)
 		return fsd_reject(-EINVAL, "--policy-dry-run needs --policy FILE");
 	if (o->policy && o->ingress_tp)

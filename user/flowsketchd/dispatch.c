@@ -11,6 +11,7 @@
 #include "service/blockreq.h"
 #include "daemon.h"
 #include "dispatch.h"
+#include "service/accuracy.h"
 #include "service/prefixes.h"
 #include "service/query.h"
 #include "service/request.h"

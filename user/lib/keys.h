@@ -131,4 +131,26 @@
 #define FS_KEY_RELOADED		"reloaded"
 #define FS_KEY_POLICY		"policy"
 
+/* The accuracy answer (protocol.h): the keyed sample against the sketches. */
+#define FS_KEY_SAMPLE		"sample"
+#define FS_KEY_RATE		"rate"
+#define FS_KEY_BUCKETS		"buckets"
+#define FS_KEY_FULL		"full"
+#define FS_KEY_RATE_EFFECTIVE	"rate_effective"
+#define FS_KEY_EXACT_PACKETS	"exact_packets"
+#define FS_KEY_EXACT_BYTES	"exact_bytes"
+#define FS_KEY_UNDERCOUNTS	"undercounts"
+#define FS_KEY_OVERCOUNT_MAX_EPS "overcount_max_eps"
+#define FS_KEY_OVER_BOUND_SHARE	"over_bound_share"
+#define FS_KEY_OVER_BOUND	"over_bound"
+#define FS_KEY_EPS_N		"eps_n"
+#define FS_KEY_HLL_Z		"hll_z"
+#define FS_KEY_HLL		"hll"
+#define FS_KEY_SAMPLE_DISTINCT	"sample_distinct"
+#define FS_KEY_HLL_WITHIN_2SE	"hll_within_2se_share"
+#define FS_KEY_HLL_WINDOWS	"hll_windows"
+#define FS_KEY_HLL_SHARE_FLOOR	"hll_share_floor"
+#define FS_KEY_ALARM		"alarm"
+#define FS_KEY_ALARMS		"alarms"
+
 #endif /* FLOWSKETCH_KEYS_H */

@@ -39,6 +39,7 @@
  *                      "span":SECONDS, "direction":"in"|"out"|"both"}
  *   {"cmd":"spread",   "by":"src"|"dst", "n":10, "span":SECONDS,
  *                      "direction":"in"|"out"|"both"}
+ *   {"cmd":"accuracy", "span":SECONDS, "direction":"in"|"out"|"both"}
  * KEY (keyspec.h): "src" or "dst" (a side's hosts, either family),
  * "src4/N" or "dst4/N" (N 8, 16, 24, 32), "src6/N" or "dst6/N" (N 32,
  * 48, 64, 128).
@@ -145,6 +146,31 @@
  *   span's distinct flows, what other keys sharing its buckets may add,
  *   exceeded with probability at most P = e^-d.  L = max(0, floor(X /
  *   (1 + z SIGMA) - S)), the lower end a rule should act on.
+ *
+ * accuracy (`flowsketch accuracy`; flowsketchd --sample-rate 1/N;
+ * include/flowsketch/sample.h, service/accuracy.h):
+ *   {"span_seconds":S, ... as top ..., "direction":"in",
+ *    "total_packets":N, "total_bytes":B,
+ *    "sample":{"rate":N, "buckets":B, "flows":X, "full":F,
+ *              "rate_effective":R},
+ *    "packets":{"undercounts":U, "overcount_max_eps":M, "over_bound":K,
+ *               "over_bound_share":K/X, "eps_n":EN},
+ *    "bytes":{... the same for bytes ...},
+ *    "undercounts":U, "overcount_max_eps":M, "over_bound_share":SH,
+ *    "delta":D, "hll":H, "sample_distinct":NH, "hll_z":Z,
+ *    "hll_windows":k, "hll_within_2se_share":W, "hll_share_floor":FL,
+ *    "alarm":false, "alarms":["undercount"|"overcount"|"distinct", ...],
+ *    "flows":[{... the key fields top gives ..., "exact_packets":P,
+ *              "exact_bytes":B, "packets":EP, "bytes":EB,
+ *              "direction":"in"}, ...]}
+ *   X the sampled flows of the span (each counted exactly: P, B), EP and
+ *   EB their Count-Min estimates; the flat "undercounts" is both metrics',
+ *   "overcount_max_eps" and "over_bound_share" the packets'.  H the
+ *   HyperLogLog's distinct flows, NH the sample's estimate of them, Z
+ *   their difference in standard errors; W the share of the span's k
+ *   windows (those with enough sampled flows) whose own Z is within 2, FL
+ *   the share below which that is an alarm.  A daemon without a sample
+ *   answers an error naming --sample-rate.
  *
  * flows:
  *   {"span_seconds":S, "windows":W, "window_seconds":S,

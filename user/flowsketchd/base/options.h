@@ -56,6 +56,7 @@ struct fsd_options {
 	double hh_fraction;
 	double epsilon, delta;		/* --epsilon, --delta; 0: not given */
 	unsigned int max_candidates;
+	unsigned int sample_buckets;	/* --sample-buckets; the rate turns it on */
 	unsigned int ringbuf_kib;
 	const char *secret_file;
 	const char *blocklist;		/* --blocklist FILE */

@@ -90,7 +90,10 @@
 	X(SPREAD, "spread", FSD_KEYS(FS_KEY_BY, FS_KEY_N, FS_KEY_SPAN,	\
 				   FS_KEY_DIRECTION),			\
 	  parse_spread, FSD_ON_SPAN, READ, fsd_query_spread, "spread",	\
-	  "the hosts of a span with the most distinct peers")
+	  "the hosts of a span with the most distinct peers")		\
+	X(ACCURACY, "accuracy", FSD_SPAN_KEYS, parse_span, FSD_ON_SPAN,	\
+	  READ, fsd_query_accuracy, "accuracy",				\
+	  "the sketches' error measured against the keyed sample")
 
 #define FSD_CMD_ENUM(id, ...) FSD_CMD_##id,
 enum fsd_cmd {

@@ -378,6 +378,35 @@ struct json_object *fsd_query_export(const struct fsd_query_ctx *qc, const void 
 				 &qj->sel_out, q);
 }
 
+static int series_each(struct fsd_history *h, const struct fsd_span_select *sel,
+		       const char *direction, fsd_series_each_fn *each, void *arg)
+{
+	struct fsd_window_point *pts = calloc(h->capacity, sizeof(*pts));
+	int n;
+
+	if (!pts)
+		return -ENOMEM;
+	n = fsd_history_series(h, sel, pts, h->capacity);
+	if (n >= 0)
+		n = each(pts, n, direction, arg);
+	free(pts);
+	return n;
+}
+
+int fsd_query_series_each(const struct fsd_query_ctx *qc, const void *job,
+			  fsd_series_each_fn *each, void *arg)
+{
+	const struct query_job *qj = job;
+	unsigned int dirs = directions(qc, qj->r.direction);
+	int err = 0;
+
+	if (dirs & FSD_DIR_IN)
+		err = series_each(qc->in, &qj->sel, "in", each, arg);
+	if (!err && (dirs & FSD_DIR_OUT))
+		err = series_each(qc->out, &qj->sel_out, "out", each, arg);
+	return err;
+}
+
 /* One direction's windows of a span, oldest first (fsd_history_series()). */
 static int add_series(struct json_object *arr, struct fsd_history *h,
 		      const struct fsd_span_select *sel, const char *direction)

@@ -37,6 +37,14 @@ typedef int fsd_span_each_fn(const struct fs_sketch *sum, void *arg);
 int fsd_query_span_each(const struct fsd_query_ctx *qc, const void *job,
 			struct fsd_query_scratch *q, fsd_span_each_fn *each,
 			void *arg, struct fsd_span *span);
+/* The job's span window by window (fsd_history_series(), newest first),
+ * direction by direction: each gets a direction's n points.  0, or the
+ * first -errno. */
+struct fsd_window_point;
+typedef int fsd_series_each_fn(const struct fsd_window_point *pts, int n,
+			       const char *direction, void *arg);
+int fsd_query_series_each(const struct fsd_query_ctx *qc, const void *job,
+			  fsd_series_each_fn *each, void *arg);
 /* The request a span job answers. */
 const struct fsd_request *fsd_query_request(const void *job);
 /* A span's description, as every span query gives it (protocol.h: top's

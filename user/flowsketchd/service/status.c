@@ -166,6 +166,22 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 /* Datapath memory on one CPU: both slots of every per-CPU map, at the
  * sizes loaded (an adopted earlier release's fs_hll whole, a fresh one's
  * one element: sketch_kind.h, "Legacy maps"). */
+/* The keyed sample (--sample-rate; sample.h): its rate, buckets and
+ * memory, or false when there is none. */
+static struct json_object *sample_json(const struct fs_sketch_params *p)
+{
+	struct json_object *o;
+
+	if (!p->sample_log2b)
+		return json_object_new_boolean(false);
+	o = json_object_new_object();
+	fsd_add_u64(o, FS_KEY_RATE, 1ULL << p->sample_shift);
+	fsd_add_u64(o, FS_KEY_BUCKETS, fs_params_sample_buckets(p));
+	fsd_add_u64(o, "bytes_per_cpu",
+		    FS_NSLOTS * fs_params_sample_buckets(p) * sizeof(struct fs_sample_bucket));
+	return o;
+}
+
 /*
  * The detection sketches the datapath keeps (--detect; detect.h), each
  * with its sizes, or false when off.
@@ -362,6 +378,7 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 	fsd_add_u64(o, FS_KEY_HLL_PRECISION, p->hll_p);
 	fsd_add_double(o, "hll_relative_standard_error", fs_hll_rse(p->hll_p));
 	json_object_object_add(o, "detect", detect_json(p));
+	json_object_object_add(o, FS_KEY_SAMPLE, sample_json(p));
 	json_object_object_add(a, "params", o);
 
 	o = json_object_new_object();

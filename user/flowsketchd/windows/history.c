@@ -514,6 +514,8 @@ static int point_window(const struct fsd_window *w, void *arg)
 	p->totals = w->sketch.totals;
 	for (i = 0; i < FS_HLL_NSKETCH; i++)
 		p->distinct[i] = fs_sketch_distinct(&w->sketch, i);
+	fs_sample_summarize(w->sketch.sample, fs_params_sample_buckets(&w->sketch.params),
+			    w->sketch.params.sample_shift, &p->sample);
 	return 0;
 }
 

@@ -240,6 +240,7 @@ struct fsd_window_point {
 	__u64 start_ns, end_ns;			/* CLOCK_MONOTONIC */
 	struct fs_window_totals totals;
 	double distinct[FS_HLL_NSKETCH];	/* of this window alone */
+	struct fs_sample_sum sample;		/* its keyed sample's (sample.h) */
 };
 
 /*

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# accuracy.sh - the keyed sample live (issue 22): `flowsketch accuracy`
+# against a flowsketchd --sample-rate, between namespaces.
+#
+#   NS_TX [fs-gen] --veth--> NS_RX [XDP, flowsketchd --sample-rate 1/R]
+#
+# The oracle is fs-gen's truth file, never the daemon's figures:
+#   1. a daemon without a sample: accuracy exits 1 with the daemon's
+#      sentence naming --sample-rate; bad options exit 2 before any
+#      connection;
+#   2. a daemon with --sample-rate 1/16 and 4,096 buckets (no bucket
+#      fills: some 1,250 sampled flows in 28,672 entries), sent 20,000
+#      flows (Zipf 1.1, IPv4 and IPv6, TCP and UDP): over a span of all
+#      the traffic,
+#        - every sampled flow is a flow sent, its exact packets and bytes
+#          what was sent of it, its estimates never below them;
+#        - the sample's size X is within 4 binomial standard deviations of
+#          F / R, F the distinct flows sent, and no bucket was full;
+#        - the sample's distinct estimate is within 4 sqrt(F (R - 1)) of F,
+#          the HyperLogLog's within 4 of its standard errors 1.04 / sqrt(m);
+#        - no undercount, the share of flows over eps N (eps, delta from
+#          status: e / w, e^-d) at most delta + 4 sqrt(delta / X), and no
+#          alarm;
+#        - the table says the same in words.
+# Output: TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. scripts/daemon_test.sh
+
+R=16
+BUCKETS=4096
+FLOWS=20000
+
+# run ARGS...: the CLI's stdout, stderr and status in $WORK/out, $WORK/err, $rc.
+run() { "$CLI" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
+fails() {
+	local status=$1 text=$2; shift 2
+	run "$@"
+	[ "$rc" -eq "$status" ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] &&
+		grep -qF -- "$text" "$WORK/err" && [ ! -s "$WORK/out" ]
+}
+holds() {
+	local file=$1; shift
+	[ -s "$file" ] && jq -e "$@" "$file" >/dev/null
+}
+
+fs_test acc
+NONE=(--socket "$WORK/no-daemon.sock")
+check "accuracy --span x is refused before any connection (exit 2)" \
+	fails 2 "--span" "${NONE[@]}" accuracy --span x
+check "accuracy --direction sideways is refused (exit 2)" \
+	fails 2 "--direction" "${NONE[@]}" accuracy --direction sideways
+check "accuracy with an extra word is refused (exit 2)" \
+	fails 2 "accuracy" "${NONE[@]}" accuracy extra
+
+fs_test_pair
+fsd_daemon none "$NS_RX" "$VETH_RX"
+fsd_as none fsd_start || bail "flowsketchd without a sample answers status"
+check "without --sample-rate: accuracy exits 1 with the daemon's sentence" \
+	fails 1 "flowsketchd --sample-rate 1/N" --socket "$WORK/none.sock" accuracy
+fsd_as none fsd_stop
+
+fsd_start --sample-rate "1/$R" --sample-buckets "$BUCKETS" --history 60 ||
+	bail "flowsketchd --sample-rate 1/$R --sample-buckets $BUCKETS answers status"
+ok "flowsketchd --sample-rate 1/$R --sample-buckets $BUCKETS on $VETH_RX"
+check "status gives the sample's rate and buckets" \
+	holds "$FSD_ST" --argjson r "$R" --argjson b "$BUCKETS" \
+	'.params.sample.rate == $r and .params.sample.buckets == $b'
+W=$(jq .params.cms_width "$FSD_ST")
+D=$(jq .params.cms_depth "$FSD_ST")
+P=$(jq .params.hll_precision "$FSD_ST")
+
+gen_in --flows "$FLOWS" --packets 200000 --zipf 1.1 --ipv6-share 0.3 --sources 5000 \
+	--destinations 500 --seed 22 --truth "$WORK/truth.json" || bail "fs-gen sent its packets"
+fsd_settle || bail "two windows closed after the traffic"
+F=$(jq .distinct_flows "$WORK/truth.json")
+N=$(jq .total_packets "$WORK/truth.json")
+
+run --socket "$SOCK" accuracy --span 60 --direction in --json
+cp "$WORK/out" "$WORK/acc.json"
+check "accuracy --json exits 0 ($rc)" test "$rc" -eq 0
+check "... over all the $N packets sent (span totals)" \
+	holds "$WORK/acc.json" --argjson n "$N" '.total_packets == $n'
+X=$(jq '.flows | length' "$WORK/acc.json")
+# Each sampled flow found in the truth by its five-tuple.
+jq --slurpfile t "$WORK/truth.json" '
+	($t[0].flows | map({key: "\(.proto) \(.src) \(.sport) \(.dst) \(.dport)", value: .}) |
+	 from_entries) as $sent |
+	[.flows[] | {f: ., s: $sent["\(.proto) \(.src) \(.sport) \(.dst) \(.dport)"]}]' \
+	"$WORK/acc.json" >"$WORK/matched.json"
+check "every one of the $X sampled flows is a flow sent" \
+	holds "$WORK/matched.json" 'length > 0 and all(.[]; .s != null)'
+check "... its exact packets and bytes what was sent of it" \
+	holds "$WORK/matched.json" 'all(.[]; .f.exact_packets == .s.packets and .f.exact_bytes == .s.bytes)'
+check "... its estimates never below them" \
+	holds "$WORK/matched.json" 'all(.[]; .f.packets >= .f.exact_packets and .f.bytes >= .f.exact_bytes)'
+check "the sample's size $X is within 4 binomial sd of $F / $R, no bucket full" \
+	holds "$WORK/acc.json" --argjson f "$F" --argjson r "$R" --argjson x "$X" '
+		($f / $r) as $m | (($f * (1 / $r) * (1 - 1 / $r)) | sqrt) as $sd |
+		(($x - $m) | fabs) <= 4 * $sd and .sample.full == 0 and .sample.flows == $x'
+check "its distinct estimate within 4 sqrt(F (R - 1)) of the $F flows sent" \
+	holds "$WORK/acc.json" --argjson f "$F" --argjson r "$R" '
+		((.sample_distinct - $f) | fabs) <= 4 * (($f * ($r - 1)) | sqrt)'
+check "the HyperLogLog's within 4 standard errors (1.04 / sqrt(2^$P)) of them" \
+	holds "$WORK/acc.json" --argjson f "$F" --argjson p "$P" '
+		((.hll - $f) | fabs) <= 4 * 1.04 / (pow(2; $p) | sqrt) * $f'
+check "no undercount, no alarm" \
+	holds "$WORK/acc.json" '.undercounts == 0 and .packets.undercounts == 0 and
+		.bytes.undercounts == 0 and .alarm == false and .alarms == []'
+check "the share of flows over eps N at most delta + 4 sqrt(delta / X) (w $W, d $D)" \
+	holds "$WORK/acc.json" --argjson w "$W" --argjson d "$D" --argjson x "$X" '
+		(1 / (2.718281828459045 | pow(.; $d))) as $delta |
+		(2.718281828459045 / $w * .total_packets) as $epsn |
+		([.flows[] | select(.packets - .exact_packets > $epsn)] | length / $x) as $share |
+		$share <= $delta + 4 * (($delta / $x) | sqrt) and
+		((.over_bound_share - $share) | fabs) < 1e-9'
+
+run --socket "$SOCK" accuracy --span 60 --direction in
+check "accuracy (table): the sample, no undercount, no alarm" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^$X sampled flows, received only, 1 in $R" "$WORK/out" ||
+	      grep -q "sampled flows" "$WORK/out" && grep -q "^Count-Min: 0 undercounts" "$WORK/out" &&
+	      grep -q "^alarm: none" "$WORK/out"'
+finish
