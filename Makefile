@@ -340,6 +340,7 @@ install: $(PROGS) $(MANS)
 	$(Q)install -D -m 0755 $(BUILD)/flowsketchd $(DESTDIR)$(PREFIX)/sbin/flowsketchd
 	$(Q)install -D -m 0755 $(BUILD)/flowsketch $(DESTDIR)$(PREFIX)/bin/flowsketch
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/man/man8 $(MANS)
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/flowsketch dist/flowsketch-accuracy.rules.yml dist/fleet_top.sql
 	$(Q)sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|' dist/flowsketchd.service | \
 		install -D -m 0644 /dev/stdin $(DESTDIR)$(SYSTEMD_DIR)/flowsketchd.service
 

@@ -23,7 +23,9 @@
 #        - no undercount, the share of flows over eps N (eps, delta from
 #          status: e / w, e^-d) at most delta + 4 sqrt(delta / X), and no
 #          alarm;
-#        - the table says the same in words.
+#        - the table says the same in words;
+#   3. every window is checked as it closes: status (JSON and table) and
+#      /metrics say no alarm and no undercount.
 # Output: TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -31,6 +33,7 @@ cd "$(dirname "$0")/../.." || exit 2
 
 R=16
 BUCKETS=4096
+METRICS_PORT=9110	# in NS_RX, whose ports are all free
 FLOWS=20000
 
 # run ARGS...: the CLI's stdout, stderr and status in $WORK/out, $WORK/err, $rc.
@@ -62,7 +65,8 @@ check "without --sample-rate: accuracy exits 1 with the daemon's sentence" \
 	fails 1 "flowsketchd --sample-rate 1/N" --socket "$WORK/none.sock" accuracy
 fsd_as none fsd_stop
 
-fsd_start --sample-rate "1/$R" --sample-buckets "$BUCKETS" --history 60 ||
+fsd_start --sample-rate "1/$R" --sample-buckets "$BUCKETS" --history 60 \
+	--metrics "127.0.0.1:$METRICS_PORT" ||
 	bail "flowsketchd --sample-rate 1/$R --sample-buckets $BUCKETS answers status"
 ok "flowsketchd --sample-rate 1/$R --sample-buckets $BUCKETS on $VETH_RX"
 check "status gives the sample's rate and buckets" \
@@ -119,7 +123,22 @@ check "the share of flows over eps N at most delta + 4 sqrt(delta / X) (w $W, d 
 
 run --socket "$SOCK" accuracy --span 60 --direction in
 check "accuracy (table): the sample, no undercount, no alarm" \
-	eval '[ "$rc" -eq 0 ] && grep -q "^$X sampled flows, received only, 1 in $R" "$WORK/out" ||
-	      grep -q "sampled flows" "$WORK/out" && grep -q "^Count-Min: 0 undercounts" "$WORK/out" &&
-	      grep -q "^alarm: none" "$WORK/out"'
+	eval '[ "$rc" -eq 0 ] && grep -qE "^flowsketch accuracy: last .*, [0-9,]+ sampled flows, received only, 1 in $R " "$WORK/out" &&
+	      grep -q "^Count-Min: 0 undercounts" "$WORK/out" && grep -q "^alarm: none" "$WORK/out"'
+
+# Every window checked as it closes: status and /metrics.
+cli status --json >"$FSD_ST"
+check "status: the windows' checks, no alarm, no undercount ($(jq -c .accuracy "$FSD_ST"))" \
+	holds "$FSD_ST" '.accuracy.alarm == false and .accuracy.alarms == [] and
+		.accuracy.windows >= 2 and .accuracy.undercounts == 0 and .accuracy.hll_windows >= 1'
+run --socket "$SOCK" status
+check "status (table): the sample's parameters and an accuracy line saying ok" \
+	eval 'grep -q "^sample: *1 flow in $R counted exactly too, $BUCKETS buckets" "$WORK/out" &&
+	      grep -q "^accuracy: *ok (" "$WORK/out"'
+fs_in "$NS_RX" curl -s "http://127.0.0.1:$METRICS_PORT/metrics" >"$WORK/metrics.txt"
+check "/metrics: the accuracy families, no alarm of any kind, no undercount" \
+	eval 'grep -q "^flowsketch_accuracy_undercounts_total 0$" "$WORK/metrics.txt" &&
+	      [ "$(grep -c "^flowsketch_accuracy_alarm{kind=\"[a-z]*\"} 0$" "$WORK/metrics.txt")" = 3 ] &&
+	      grep -q "^flowsketch_accuracy_windows_total [1-9]" "$WORK/metrics.txt" &&
+	      grep -q "^flowsketch_accuracy_delta " "$WORK/metrics.txt"'
 finish

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # install.sh - `make install` puts the daemon, the CLI, their man pages and
-# the systemd unit where PREFIX and DESTDIR say, and what it installs runs
+# the systemd unit and the Prometheus alert rules where PREFIX and DESTDIR say, and what it installs runs
 # (the pages render, with the options made from the programs' tables).
 # Output: TAP.
 set -u
@@ -36,4 +36,6 @@ done
 unit="$D/lib/systemd/system/flowsketchd.service"
 check "systemd unit installed" test -f "$unit"
 check "the unit starts the installed daemon" grep -qx 'ExecStart=/usr/sbin/flowsketchd --keep $FLOWSKETCHD_ARGS' "$unit"
+check "the accuracy alert rules installed in share/flowsketch, as shipped" \
+	cmp -s dist/flowsketch-accuracy.rules.yml "$D/usr/share/flowsketch/flowsketch-accuracy.rules.yml"
 finish

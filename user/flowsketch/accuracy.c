@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flowsketch/sample.h"
 #include "keys.h"
 #include "args.h"
 #include "cli.h"
@@ -163,23 +164,29 @@ static void print_accuracy(FILE *out, const struct accuracy_view *v)
 	fprintf(out, "Count-Min: %llu undercounts; largest overcount %.2f eps N; %s of flows over eps N (design: at most %s)\n",
 		(unsigned long long)v->undercounts, v->over_max,
 		fs_fmt_percent(b, v->over_share, 2), fs_fmt_percent(c, v->delta, 2));
-	fprintf(out, "HyperLogLog: %s distinct flows, the sample says %s: z = %.2f; %s of %llu windows within 2 standard errors (alarm below %s)\n",
+	fprintf(out, "HyperLogLog: %s distinct flows, the sample says %s: z = %.2f; %s of %llu windows within 2 standard errors",
 		fs_fmt_grouped(a, (__u64)llround(v->hll)), fs_fmt_grouped(d, (__u64)llround(v->n_hat)),
-		v->z, fs_fmt_percent(b, v->within, 1), (unsigned long long)v->windows,
-		fs_fmt_percent(c, v->floor, 1));
+		v->z, fs_fmt_percent(b, v->within, 1), (unsigned long long)v->windows);
+	if (v->windows >= FS_SAMPLE_ALARM_MIN_WINDOWS)
+		fprintf(out, " (alarm below %s)\n", fs_fmt_percent(c, v->floor, 1));
+	else
+		fprintf(out, " (too few to judge: %u needed)\n", FS_SAMPLE_ALARM_MIN_WINDOWS);
 	print_alarm(out, v);
 	if (!v->n)
 		return;
 	qsort(v->rows, v->n, sizeof(*v->rows), by_exact);
-	fprintf(out, "\n%-40s  %12s  %12s  %14s  %14s\n", "sampled flow (heaviest)", "packets",
+	fprintf(out, "\n%-48s  %12s  %12s  %14s  %14s\n", "sampled flow (heaviest)", "packets",
 		"estimate", "bytes", "estimate");
 	for (i = 0; i < v->n && i < ACCURACY_ROWS; i++) {
 		const struct sampled *r = &v->rows[i];
-		char flow[128];
+		bool v6 = strchr(r->src, ':') != NULL;
+		char flow[160];
 
-		snprintf(flow, sizeof(flow), "%s %s:%llu > %s:%llu", r->proto, r->src,
-			 (unsigned long long)r->sport, r->dst, (unsigned long long)r->dport);
-		fprintf(out, "%-40s  %12s  %12s  %14s  %14s\n", flow,
+		/* IPv6 addresses in brackets, so the port stands apart. */
+		snprintf(flow, sizeof(flow), v6 ? "%s [%s]:%llu > [%s]:%llu" : "%s %s:%llu > %s:%llu",
+			 r->proto, r->src, (unsigned long long)r->sport, r->dst,
+			 (unsigned long long)r->dport);
+		fprintf(out, "%-48s  %12s  %12s  %14s  %14s\n", flow,
 			fs_fmt_grouped(a, r->exact[0]), fs_fmt_grouped(b, r->est[0]),
 			fs_fmt_grouped(c, r->exact[1]), fs_fmt_grouped(d, r->est[1]));
 	}

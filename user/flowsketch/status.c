@@ -359,6 +359,16 @@ static void print_detect(struct json_object *a)
 		       (unsigned long long)x, fs_fmt_bytes_iec(m, (double)bytes), lines,
 		       fs_fmt_percent(e, sig, 1), fs_fmt_percent(f, frac, 2),
 		       fs_fmt_percent(p, 1 - prob, 1));
+	if (!json_object_object_get_ex(a, "params", &det) ||
+	    !json_object_object_get_ex(det, FS_KEY_SAMPLE, &o))
+		return;
+	if (!json_object_is_type(o, json_type_object))
+		printf("sample:       off (flowsketchd --sample-rate 1/N; flowsketch accuracy)\n");
+	else if (!fs_reply_u64(o, FS_KEY_RATE, &x) && !fs_reply_u64(o, FS_KEY_BUCKETS, &w) &&
+		 !fs_reply_u64(o, "bytes_per_cpu", &bytes))
+		printf("sample:       1 flow in %llu counted exactly too, %llu buckets of 7, %s per CPU\n",
+		       (unsigned long long)x, (unsigned long long)w,
+		       fs_fmt_bytes_iec(m, (double)bytes));
 }
 
 static void print_counters(const struct status_view *v)
@@ -535,6 +545,50 @@ static int print_policy(struct json_object *a, bool print)
 	return 0;
 }
 
+/* The keyed sample's line (flowsketchd --sample-rate; absent otherwise):
+ * the alarm state of the last window's check and its figures. */
+static int print_accuracy(struct json_object *a, bool print)
+{
+	__u64 windows, flows, under, nz;
+	double over_max, over_share, delta, z, within;
+	struct json_object *o, *why;
+	bool alarm;
+	size_t i;
+	int err;
+
+	if (!json_object_object_get_ex(a, FS_KEY_ACCURACY, &o))
+		return 0;
+	if ((err = fs_reply_bool(o, FS_KEY_ALARM, &alarm)) ||
+	    (err = fs_reply_u64(o, FS_KEY_WINDOWS, &windows)) ||
+	    (err = fs_reply_u64(o, FS_KEY_FLOWS, &flows)) ||
+	    (err = fs_reply_u64(o, FS_KEY_UNDERCOUNTS, &under)) ||
+	    (err = fs_reply_double(o, FS_KEY_OVERCOUNT_MAX_EPS, &over_max)) ||
+	    (err = fs_reply_double(o, FS_KEY_OVER_BOUND_SHARE, &over_share)) ||
+	    (err = fs_reply_double(o, FS_KEY_DELTA, &delta)) ||
+	    (err = fs_reply_double(o, FS_KEY_HLL_Z, &z)) ||
+	    (err = fs_reply_u64(o, FS_KEY_HLL_WINDOWS, &nz)) ||
+	    (err = fs_reply_double(o, FS_KEY_HLL_WITHIN_2SE, &within)))
+		return err;
+	if (!json_object_object_get_ex(o, FS_KEY_ALARMS, &why) ||
+	    !json_object_is_type(why, json_type_array))
+		return fs_bad_answer("flowsketchd's answer has no list of accuracy alarms");
+	if (!print)
+		return 0;
+	printf("accuracy:     ");
+	if (alarm) {
+		printf("ALARM");
+		for (i = 0; i < json_object_array_length(why); i++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(why, i)));
+	} else {
+		printf("ok");
+	}
+	printf(" (%llu windows checked); last window %llu sampled flows, %.2f eps N at most, %.2f%% over eps N (design %.2f%%), HyperLogLog z %.2f; %.0f%% of %llu windows within 2 SE; %llu undercounts ever\n",
+	       (unsigned long long)windows, (unsigned long long)flows, over_max,
+	       100 * over_share, 100 * delta, z, 100 * within, (unsigned long long)nz,
+	       (unsigned long long)under);
+	return 0;
+}
+
 static void print_status(const struct status_view *v)
 {
 	char a[FS_FMT_MAX], b[FS_FMT_MAX], c[FS_FMT_MAX], m[FS_FMT_MAX];
@@ -582,12 +636,15 @@ int fs_status_show(struct json_object *answer, bool print)
 		err = print_blocklist(answer, false);
 	if (!err)
 		err = print_policy(answer, false);
+	if (!err)
+		err = print_accuracy(answer, false);
 	if (!err && print) {
 		print_status(&v);
 		print_detect(answer);
 		print_frontends(answer, true);
 		print_blocklist(answer, true);
 		print_policy(answer, true);
+		print_accuracy(answer, true);
 	}
 	return err;
 }

@@ -507,6 +507,18 @@ static void run_policy(struct fsd_daemon *d)
 	}
 }
 
+/* The keyed sample's check of the last inbound window, once a window
+ * (accuracy_watch.h). */
+static void watch_accuracy(struct fsd_daemon *d)
+{
+	const struct fsd_window *w = fsd_history_window(&d->fe[FSD_FE_IN].history, 0);
+
+	if (!d->accuracy.on || !w || (d->accuracy.windows && w->seq == d->accuracy_seq))
+		return;
+	d->accuracy_seq = w->seq;
+	fsd_accuracy_watch_window(&d->accuracy, &w->sketch, &d->hash_key);
+}
+
 /*
  * Close the window if the timer has fired: a non-blocking read of the
  * timerfd, so that the loop can look between any two events, not only
@@ -537,6 +549,7 @@ static void fsd_daemon_rotate_if_due(struct fsd_daemon *d)
 	if (err && err != -EBUSY)
 		fsd_warn("blocklist: cannot delete the expired entries: %s", strerror(-err));
 	run_policy(d);
+	watch_accuracy(d);
 	fsd_state_budget_warn(&d->budget, fsd_now_ns());
 	fsd_metrics_update(&d->metrics, &d->view);
 }
@@ -727,6 +740,7 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 				     .server = &d->server,
 				     .blocklist = &d->blocklist,
 				     .policy = &d->policy,
+				     .accuracy = &d->accuracy,
 				     .params = &d->opts.params,
 				     .hash_key = &d->hash_key,
 				     .history_max_bytes =
@@ -734,6 +748,7 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 	err = setup(d);
 	if (!err) {
 		fill_query(d);
+		fsd_accuracy_watch_init(&d->accuracy, &d->opts.params);
 		fsd_info("running: window %u s, history %u s, %u windows kept",
 			 d->opts.window_sec, d->opts.history_sec,
 			 d->fe[FSD_FE_IN].history.capacity);

@@ -12,6 +12,7 @@
 #ifndef FLOWSKETCHD_DAEMON_H
 #define FLOWSKETCHD_DAEMON_H
 
+#include "windows/accuracy_watch.h"
 #include "policy/policy.h"
 #include <stdbool.h>
 #include "base/answer.h"
@@ -47,6 +48,10 @@ struct fsd_daemon {
 	struct fsd_blocklist blocklist;	/* sources the datapath drops */
 	struct fsd_policy_state policy;	/* --policy: what it blocks */
 	struct fsd_policy_block policy_block;	/* a tick's change */
+	/* --sample-rate: every inbound window's sample check, for status
+	 * and /metrics (accuracy_watch.h), and the last window checked. */
+	struct fsd_accuracy_watch accuracy;
+	__u64 accuracy_seq;
 	struct fsd_state_budget budget;	/* what every store may hold together */
 	struct fsd_metrics metrics;	/* --metrics: /metrics (metrics.h) */
 	struct fsd_view view;		/* what status and metrics read */

@@ -143,7 +143,6 @@
 #define FS_KEY_OVERCOUNT_MAX_EPS "overcount_max_eps"
 #define FS_KEY_OVER_BOUND_SHARE	"over_bound_share"
 #define FS_KEY_OVER_BOUND	"over_bound"
-#define FS_KEY_EPS_N		"eps_n"
 #define FS_KEY_HLL_Z		"hll_z"
 #define FS_KEY_HLL		"hll"
 #define FS_KEY_SAMPLE_DISTINCT	"sample_distinct"
@@ -152,5 +151,6 @@
 #define FS_KEY_HLL_SHARE_FLOOR	"hll_share_floor"
 #define FS_KEY_ALARM		"alarm"
 #define FS_KEY_ALARMS		"alarms"
+#define FS_KEY_ACCURACY		"accuracy"
 
 #endif /* FLOWSKETCH_KEYS_H */

@@ -154,7 +154,7 @@
  *    "sample":{"rate":N, "buckets":B, "flows":X, "full":F,
  *              "rate_effective":R},
  *    "packets":{"undercounts":U, "overcount_max_eps":M, "over_bound":K,
- *               "over_bound_share":K/X, "eps_n":EN},
+ *               "over_bound_share":K/X},
  *    "bytes":{... the same for bytes ...},
  *    "undercounts":U, "overcount_max_eps":M, "over_bound_share":SH,
  *    "delta":D, "hll":H, "sample_distinct":NH, "hll_z":Z,

@@ -12,27 +12,18 @@
 #include <json-c/json.h>
 #include "flow_json.h"
 #include "keys.h"
-#include "sketch.h"
+#include "sample_check.h"
 #include "base/answer.h"
+#include "windows/accuracy_watch.h"
 #include "windows/history.h"
 #include "accuracy.h"
 #include "query.h"
 
-/* One metric's figures over the span's sampled flows (sample.h, "The
- * comparison"): packets, then bytes. */
-struct metric {
-	__u64 *exact, *estimate;
-	size_t n;
-};
-
 struct acc {
 	const struct fsd_query_ctx *qc;
 	struct json_object *flows;
-	struct metric m[2];
-	size_t cap;
-	double eps_n[2];		/* eps N of each metric, summed over directions */
-	double hll, n_hat, rate_mean;
-	__u64 sample_flows, full, cut;
+	struct fs_sample_check check;	/* the directions' as one */
+	const char *direction;		/* the one being folded */
 	int calls;			/* directions folded so far */
 	bool out_only;			/* the first (only) one is "out" */
 	/* The windows' z-scores, for the share within 2 standard errors. */
@@ -40,91 +31,37 @@ struct acc {
 	size_t nz, zcap;
 };
 
-static int grow(struct acc *a, size_t need)
+/* A sampled flow in the answer: its key, counts and estimates. */
+static int add_flow(const struct fs_sample_entry *e, const struct fs_cms_cell *est,
+		    void *arg)
 {
-	size_t cap = a->cap ? a->cap : 256;
-	int i;
+	struct acc *a = arg;
+	struct json_object *f = fs_flow_key_json(&e->key);
 
-	while (cap < need)
-		cap *= 2;
-	if (cap == a->cap)
-		return 0;
-	for (i = 0; i < 2; i++) {
-		__u64 *e = realloc(a->m[i].exact, cap * sizeof(__u64));
-		__u64 *s = e ? realloc(a->m[i].estimate, cap * sizeof(__u64)) : NULL;
-
-		if (e)
-			a->m[i].exact = e;
-		if (!s)
-			return -ENOMEM;
-		a->m[i].estimate = s;
-	}
-	a->cap = cap;
-	return 0;
-}
-
-/* A sampled flow: its counts, exact and estimated, in the answer and in
- * the comparison. */
-static int add_flow(struct acc *a, const struct fs_sketch *sum,
-		    const struct fs_sample_entry *e, const char *direction)
-{
-	struct fs_packet_hashes h;
-	struct fs_cms_cell est;
-	struct json_object *f;
-	int err = grow(a, a->m[0].n + 1);
-
-	if (err)
-		return err;
-	fs_packet_hash(&e->key, a->qc->hash_key, &h);
-	fs_sketch_query(sum, h.flow, &est);
-	a->m[0].exact[a->m[0].n] = e->packets;
-	a->m[0].estimate[a->m[0].n++] = est.packets;
-	a->m[1].exact[a->m[1].n] = e->bytes;
-	a->m[1].estimate[a->m[1].n++] = est.bytes;
-	f = fs_flow_key_json(&e->key);
 	fsd_add_u64(f, FS_KEY_EXACT_PACKETS, e->packets);
 	fsd_add_u64(f, FS_KEY_EXACT_BYTES, e->bytes);
-	fsd_add_u64(f, FS_KEY_PACKETS, est.packets);
-	fsd_add_u64(f, FS_KEY_BYTES, est.bytes);
-	fsd_add_string(f, FS_KEY_DIRECTION, direction);
+	fsd_add_u64(f, FS_KEY_PACKETS, est->packets);
+	fsd_add_u64(f, FS_KEY_BYTES, est->bytes);
+	fsd_add_string(f, FS_KEY_DIRECTION, a->direction);
 	json_object_array_add(a->flows, f);
 	return 0;
 }
 
-/* One direction's span sum: its sampled flows, and its HyperLogLog of
- * flows against the sample's distinct count. */
+/* One direction's span sum against its sample (sample_check.h). */
 static int fold(const struct fs_sketch *sum, void *arg)
 {
 	struct acc *a = arg;
-	const struct fs_sketch_params *p = &sum->params;
-	__u64 nb = fs_params_sample_buckets(p), i;
-	double eps = fs_cms_epsilon(p);
-	const char *direction = a->calls++ || a->out_only ? "out" : "in";
-	struct fs_sample_sum s;
-	__u32 w;
+	struct fs_sample_check one;
 	int err;
 
-	for (i = 0; i < nb; i++) {
-		const struct fs_sample_bucket *b = &sum->sample[i];
-		__u64 limit = fs_sample_limit(b, p->sample_shift);
-
-		for (w = 0; w < FS_SAMPLE_WAYS; w++) {
-			if (!fs_sample_live(&b->e[w], limit))
-				continue;
-			err = add_flow(a, sum, &b->e[w], direction);
-			if (err)
-				return err;
-		}
-	}
-	a->eps_n[0] += eps * (double)sum->totals.packets;
-	a->eps_n[1] += eps * (double)sum->totals.bytes;
-	fs_sample_summarize(sum->sample, nb, p->sample_shift, &s);
-	a->hll += fs_sketch_distinct(sum, FS_HLL_FLOWS);
-	a->n_hat += s.n_hat;
-	a->rate_mean = s.rate_mean;
-	a->sample_flows += s.flows;
-	a->full += s.full;
-	a->cut += s.cut;
+	a->direction = a->calls++ || a->out_only ? "out" : "in";
+	err = fs_sample_check(sum, a->qc->hash_key, add_flow, a, &one);
+	if (err)
+		return err;
+	if (a->calls == 1)
+		a->check = one;
+	else
+		fs_sample_check_add(&a->check, &one, sum->params.hll_p);
 	return 0;
 }
 
@@ -158,30 +95,28 @@ static int window_z(const struct fsd_window_point *pts, int n, const char *direc
 }
 
 /* The Count-Min figures of one metric, into o under its name. */
-static void add_metric(struct json_object *o, const char *name, const struct metric *m,
-		       double eps_n, struct fs_sample_cmp *c)
+static void add_metric(struct json_object *o, const char *name,
+		       const struct fs_sample_cmp *c)
 {
 	struct json_object *x = json_object_new_object();
 
-	fs_sample_compare(m->exact, m->estimate, m->n, eps_n, c);
 	fsd_add_u64(x, FS_KEY_UNDERCOUNTS, c->undercounts);
 	fsd_add_double(x, FS_KEY_OVERCOUNT_MAX_EPS, c->overcount_max_eps);
 	fsd_add_u64(x, FS_KEY_OVER_BOUND, c->over_bound);
 	fsd_add_double(x, FS_KEY_OVER_BOUND_SHARE, c->over_bound_share);
-	fsd_add_double(x, FS_KEY_EPS_N, eps_n);
 	json_object_object_add(o, name, x);
 }
 
 /* The alarms raised (sample.h, fs_sample_alarms()), by name. */
 static void add_alarms(struct json_object *a, unsigned int alarms)
 {
-	static const char *const names[] = { "undercount", "overcount", "distinct" };
 	struct json_object *why = json_object_new_array();
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < 3; i++)
 		if (alarms & (1U << i))
-			json_object_array_add(why, json_object_new_string(names[i]));
+			json_object_array_add(why,
+				json_object_new_string(fsd_accuracy_alarm_names[i]));
 	json_object_object_add(a, FS_KEY_ALARM, json_object_new_boolean(alarms != 0));
 	json_object_object_add(a, FS_KEY_ALARMS, why);
 }
@@ -190,37 +125,35 @@ static struct json_object *answer(const struct fsd_query_ctx *qc, struct acc *ac
 				  const struct fsd_span *span)
 {
 	const struct fs_sketch_params *p = qc->params;
+	const struct fs_sample_check *k = &acc->check;
 	struct json_object *a = json_object_new_object(), *s = json_object_new_object();
-	double delta = fs_cms_delta(p), within, floor;
-	struct fs_sample_cmp c[2];
+	double delta = fs_cms_delta(p), within;
 
 	fsd_query_add_span(qc, a, span);
 	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, span->totals.packets);
 	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, span->totals.bytes);
 	fsd_add_u64(s, FS_KEY_RATE, 1ULL << p->sample_shift);
 	fsd_add_u64(s, FS_KEY_BUCKETS, fs_params_sample_buckets(p));
-	fsd_add_u64(s, FS_KEY_FLOWS, acc->sample_flows);
-	fsd_add_u64(s, FS_KEY_FULL, acc->full);
-	fsd_add_double(s, FS_KEY_RATE_EFFECTIVE, acc->rate_mean);
+	fsd_add_u64(s, FS_KEY_FLOWS, k->sum.flows);
+	fsd_add_u64(s, FS_KEY_FULL, k->sum.full);
+	fsd_add_double(s, FS_KEY_RATE_EFFECTIVE, k->sum.rate_mean);
 	json_object_object_add(a, FS_KEY_SAMPLE, s);
-	add_metric(a, FS_KEY_PACKETS, &acc->m[0], acc->eps_n[0], &c[0]);
-	add_metric(a, FS_KEY_BYTES, &acc->m[1], acc->eps_n[1], &c[1]);
+	add_metric(a, FS_KEY_PACKETS, &k->c[0]);
+	add_metric(a, FS_KEY_BYTES, &k->c[1]);
 	/* The issue's flat names: the packets' figures, the undercounts of
 	 * both metrics. */
-	fsd_add_u64(a, FS_KEY_UNDERCOUNTS, c[0].undercounts + c[1].undercounts);
-	fsd_add_double(a, FS_KEY_OVERCOUNT_MAX_EPS, c[0].overcount_max_eps);
-	fsd_add_double(a, FS_KEY_OVER_BOUND_SHARE, c[0].over_bound_share);
+	fsd_add_u64(a, FS_KEY_UNDERCOUNTS, k->c[0].undercounts + k->c[1].undercounts);
+	fsd_add_double(a, FS_KEY_OVERCOUNT_MAX_EPS, k->c[0].overcount_max_eps);
+	fsd_add_double(a, FS_KEY_OVER_BOUND_SHARE, k->c[0].over_bound_share);
 	fsd_add_double(a, FS_KEY_DELTA, delta);
-	fsd_add_double(a, FS_KEY_HLL, acc->hll);
-	fsd_add_double(a, FS_KEY_SAMPLE_DISTINCT, acc->n_hat);
-	fsd_add_double(a, FS_KEY_HLL_Z, fs_sample_hll_z(acc->hll, acc->n_hat, acc->rate_mean,
-							 p->hll_p));
+	fsd_add_double(a, FS_KEY_HLL, k->hll);
+	fsd_add_double(a, FS_KEY_SAMPLE_DISTINCT, k->sum.n_hat);
+	fsd_add_double(a, FS_KEY_HLL_Z, k->z);
 	within = fs_sample_share_within(acc->z, acc->nz, 2);
-	floor = fs_sample_share_floor(acc->nz, 2, FS_SAMPLE_ALARM_Z);
 	fsd_add_u64(a, FS_KEY_HLL_WINDOWS, acc->nz);
 	fsd_add_double(a, FS_KEY_HLL_WITHIN_2SE, within);
-	fsd_add_double(a, FS_KEY_HLL_SHARE_FLOOR, floor);
-	add_alarms(a, fs_sample_alarms(c, delta, within, acc->nz));
+	fsd_add_double(a, FS_KEY_HLL_SHARE_FLOOR, fs_sample_share_floor(acc->nz, 2, FS_SAMPLE_ALARM_Z));
+	add_alarms(a, fs_sample_alarms(k->c, delta, within, acc->nz));
 	json_object_object_add(a, FS_KEY_FLOWS, json_object_get(acc->flows));
 	return a;
 }
@@ -233,7 +166,7 @@ struct json_object *fsd_query_accuracy(const struct fsd_query_ctx *qc,
 	struct json_object *a = NULL;
 	struct acc acc = { .qc = qc, .out_only = r->direction == FSD_DIR_OUT };
 	struct fsd_span span;
-	int err, i;
+	int err;
 
 	if (!qc->params->sample_log2b)
 		return fsd_answer_error("this daemon keeps no keyed sample (flowsketchd --sample-rate 1/N)");
@@ -248,10 +181,6 @@ struct json_object *fsd_query_accuracy(const struct fsd_query_ctx *qc,
 	if (err)
 		a = fsd_answer_error("accuracy query failed: %s", strerror(-err));
 	json_object_put(acc.flows);
-	for (i = 0; i < 2; i++) {
-		free(acc.m[i].exact);
-		free(acc.m[i].estimate);
-	}
 	free(acc.z);
 	return a;
 }

@@ -27,6 +27,7 @@
 #include "windows/topk.h"
 #include "blocklist/blocklist.h"
 #include "policy/policy.h"
+#include "windows/accuracy_watch.h"
 #include "frontends/frontend.h"
 #include "frontends/loader.h"
 #include "metrics.h"
@@ -929,6 +930,59 @@ static void put_policy(struct text *t, struct fsd_metrics *m,
 		ps->reload_failures, true);
 }
 
+/*
+ * The keyed sample's check of the last inbound window (accuracy_watch.h),
+ * with a sample: what an alert rule watches (dist/flowsketch-accuracy.rules.yml).
+ */
+static void put_accuracy(struct text *t, struct fsd_metrics *m,
+			 const struct fsd_accuracy_watch *w)
+{
+	char labels[64];
+	unsigned int i;
+
+	if (!w || !w->on)
+		return;
+	family(t, "flowsketch_accuracy_windows_total", "counter",
+	       "Windows whose keyed sample was checked against the sketches.");
+	counter(t, m, "flowsketch_accuracy_windows_total", "", w->windows, true);
+	family(t, "flowsketch_accuracy_sample_flows", "gauge",
+	       "Flows of the last window's keyed sample, each counted exactly.");
+	put(t, "flowsketch_accuracy_sample_flows %llu\n", (unsigned long long)w->last.sum.flows);
+	family(t, "flowsketch_accuracy_undercounts_total", "counter",
+	       "Sampled flows whose Count-Min estimate was below their exact count (never allowed), packets and bytes.");
+	counter(t, m, "flowsketch_accuracy_undercounts_total", "", w->undercounts, true);
+	family(t, "flowsketch_accuracy_overcount_max_eps", "gauge",
+	       "The last window's largest overcount of a sampled flow, in units of the bound eps N.");
+	put(t, "flowsketch_accuracy_overcount_max_eps %.6g\n", w->last.c[0].overcount_max_eps);
+	family(t, "flowsketch_accuracy_over_bound_share", "gauge",
+	       "The last window's share of sampled flows overcounted by more than eps N (design: at most delta).");
+	put(t, "flowsketch_accuracy_over_bound_share %.6g\n", w->last.c[0].over_bound_share);
+	family(t, "flowsketch_accuracy_delta", "gauge",
+	       "Count-Min's delta, the most a flow may pass eps N by design (e^-depth).");
+	put(t, "flowsketch_accuracy_delta %.6g\n", w->delta);
+	family(t, "flowsketch_accuracy_hll_z", "gauge",
+	       "The last window's HyperLogLog of flows against the sample's distinct estimate, in standard errors.");
+	put(t, "flowsketch_accuracy_hll_z %.6g\n", w->last.z);
+	family(t, "flowsketch_accuracy_hll_within_2se_share", "gauge",
+	       "Share of the last windows whose HyperLogLog z is within 2 (design: about 0.95).");
+	put(t, "flowsketch_accuracy_hll_within_2se_share %.6g\n", w->within);
+	family(t, "flowsketch_accuracy_hll_windows", "gauge",
+	       "Windows in that share (those with enough sampled flows), at most 64.");
+	put(t, "flowsketch_accuracy_hll_windows %zu\n", w->nz);
+	family(t, "flowsketch_accuracy_alarm", "gauge",
+	       "1 while the last check raised the alarm of its kind: undercount, overcount, distinct.");
+	for (i = 0; i < 3; i++)
+		put(t, "flowsketch_accuracy_alarm{kind=\"%s\"} %d\n", fsd_accuracy_alarm_names[i],
+		    !!(w->alarms & (1U << i)));
+	family(t, "flowsketch_accuracy_alarm_windows_total", "counter",
+	       "Windows whose check raised each alarm.");
+	for (i = 0; i < 3; i++) {
+		snprintf(labels, sizeof(labels), "kind=\"%s\"", fsd_accuracy_alarm_names[i]);
+		counter(t, m, "flowsketch_accuracy_alarm_windows_total", labels,
+			w->alarm_windows[i], true);
+	}
+}
+
 static void put_blocklist(struct text *t, struct fsd_metrics *m,
 			  const struct fsd_blocklist *bl)
 {
@@ -1132,6 +1186,7 @@ static struct fsd_metrics_page *build(struct fsd_metrics *m,
 	put_state(&t, v);
 	put_blocklist(&t, m, v->blocklist);
 	put_policy(&t, m, v->policy);
+	put_accuracy(&t, m, v->accuracy);
 	put_top(&t, v, v->opts->metrics_top);
 	put_detect(&t, v, v->opts->metrics_top);
 	if (t.failed) {

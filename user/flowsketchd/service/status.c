@@ -11,6 +11,7 @@
 #include "base/answer.h"
 #include "blocklist/blocklist.h"
 #include "policy/policy.h"
+#include "windows/accuracy_watch.h"
 #include "frontends/frontend.h"
 #include "frontends/loader.h"
 #include "server.h"
@@ -166,6 +167,31 @@ static struct json_object *counters_json(const struct fsd_view *v, int *err)
 /* Datapath memory on one CPU: both slots of every per-CPU map, at the
  * sizes loaded (an adopted earlier release's fs_hll whole, a fresh one's
  * one element: sketch_kind.h, "Legacy maps"). */
+/* The keyed sample's check of the last inbound window (accuracy_watch.h):
+ * the alarm state and the figures behind it. */
+static struct json_object *accuracy_json(const struct fsd_accuracy_watch *w)
+{
+	struct json_object *o = json_object_new_object(), *why = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		if (w->alarms & (1U << i))
+			json_object_array_add(why,
+				json_object_new_string(fsd_accuracy_alarm_names[i]));
+	json_object_object_add(o, FS_KEY_ALARM, json_object_new_boolean(w->alarms != 0));
+	json_object_object_add(o, FS_KEY_ALARMS, why);
+	fsd_add_u64(o, FS_KEY_WINDOWS, w->windows);
+	fsd_add_u64(o, FS_KEY_FLOWS, w->last.sum.flows);
+	fsd_add_u64(o, FS_KEY_UNDERCOUNTS, w->undercounts);
+	fsd_add_double(o, FS_KEY_OVERCOUNT_MAX_EPS, w->last.c[0].overcount_max_eps);
+	fsd_add_double(o, FS_KEY_OVER_BOUND_SHARE, w->last.c[0].over_bound_share);
+	fsd_add_double(o, FS_KEY_DELTA, w->delta);
+	fsd_add_double(o, FS_KEY_HLL_Z, w->last.z);
+	fsd_add_u64(o, FS_KEY_HLL_WINDOWS, w->nz);
+	fsd_add_double(o, FS_KEY_HLL_WITHIN_2SE, w->within);
+	return o;
+}
+
 /* The keyed sample (--sample-rate; sample.h): its rate, buckets and
  * memory, or false when there is none. */
 static struct json_object *sample_json(const struct fs_sketch_params *p)
@@ -419,5 +445,7 @@ struct json_object *fsd_answer_status(const struct fsd_view *v)
 	json_object_object_add(a, "frontends", frontends_json(v));
 	if (v->policy && v->policy->path)
 		json_object_object_add(a, FS_KEY_POLICY, policy_json(v->policy));
+	if (v->accuracy && v->accuracy->on)
+		json_object_object_add(a, FS_KEY_ACCURACY, accuracy_json(v->accuracy));
 	return a;
 }

@@ -18,6 +18,7 @@ struct fsd_server;
 struct fsd_state_budget;
 
 struct fsd_policy_state;
+struct fsd_accuracy_watch;
 
 struct fsd_view {
 	const struct fsd_options *opts;
@@ -29,6 +30,8 @@ struct fsd_view {
 	struct fsd_blocklist *blocklist;
 	/* The loop's: read by status and metrics on the loop only. */
 	const struct fsd_policy_state *policy;
+	/* The keyed sample's window checks (accuracy_watch.h), the loop's. */
+	const struct fsd_accuracy_watch *accuracy;
 	/* The most the histories may hold at these options (cmdline.h). */
 	unsigned long long history_max_bytes;
 	/* The datapath's parameters, and its packet hash's keys: where the
