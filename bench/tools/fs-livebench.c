@@ -124,13 +124,14 @@
 #include "bench_live_run.h"
 
 #define LIVE_MAX_AB 64			/* --ab-pairs at most */
+#define SAMPLE_TARGET 1.03		/* issue 22: full+sample / full, at most */
 #define LIVE_MAX_BURSTS (LB_MAX_ROUNDS * LB_MAX_CYCLES * LB_PAIRS)
 
 /* LP_FULL_BOTH .. LP_FULL_SPREAD: the full program with detection
  * sketches, in bench_detect.h's order (enum bd_variant). */
 enum live_prog { LP_EMPTY, LP_PARSE, LP_FLOOR, LP_NAIVE, LP_FULL, LP_NITRO,
 		 LP_NITRO1, LP_FULL_BOTH, LP_FULL_PREFIX, LP_FULL_SPREAD,
-		 LP_FULL_SMALL, LP_FULL_LIST, LP_MAX };
+		 LP_FULL_SMALL, LP_FULL_LIST, LP_FULL_SAMPLE, LP_MAX };
 enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
 /* The bursty phase measures the programs LP_EMPTY .. LP_FULL_SPREAD. */
 #define LP_BURSTY (LP_FULL_SPREAD + 1)
@@ -138,7 +139,7 @@ enum live_phase { PH_FIRST, PH_STEADY, PH_QUIET, PH_MAX };
 
 static const char *const live_prog_names[LP_MAX] = {
 	"empty", "parse only", "floor", "naive", "full", "nitro", "nitro1", "full+both",
-	"full+prefixes", "full+spread", "full+small", "full+list",
+	"full+prefixes", "full+spread", "full+small", "full+list", "full+sample",
 };
 _Static_assert(LP_FULL_PREFIX - LP_FULL_BOTH == BD_PREFIXES &&
 	       LP_FULL_SPREAD - LP_FULL_BOTH == BD_SPREAD, "bench_detect.h's order");
@@ -356,6 +357,10 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 		return err;
 	if (which >= LP_FULL_BOTH && which <= LP_FULL_SPREAD)
 		bd_apply(&W->p, &L->o->detect, (enum bd_variant)(which - LP_FULL_BOTH));
+	/* The keyed sample at flowsketchd --sample-rate's defaults. */
+	if (which == LP_FULL_SAMPLE)
+		fs_params_set_sample(&W->p, &(struct fs_sample_params){
+			FS_DEFAULT_SAMPLE_SHIFT, FS_DEFAULT_SAMPLE_LOG2_BUCKETS });
 	skel = *skelp = which == LP_NITRO ? (struct bench *)bench_nitro__open() :
 			which == LP_NITRO1 ? (struct bench *)bench_nitro1__open() :
 			bench__open();
@@ -909,7 +914,7 @@ static void print_ratio(struct live_tally *t, const char *label, double num,
 		const char *vr = tally(t, le ? r <= target : r >= target);
 		const char *vn = tally(t, n > 0 && (le ? n <= target : n >= target));
 
-		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.1fx: %s (net: %s)\n",
+		printf("  %-32s %6.2fx (net of empty %6.2fx)   target %s %.2fx: %s (net: %s)\n",
 		       label, r, n, le ? "<=" : ">=", target, vr, vn);
 	} else {
 		printf("  %-32s %6.2fx (net of empty %6.2fx)\n", label, r, n);
@@ -1172,6 +1177,12 @@ static void live_report(struct live *L, __u64 sent)
 	print_ratio(&t, "full+list / full, steady", med[LP_FULL_LIST][PH_STEADY],
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
 	print_ratio(&t, "full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
+		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
+	/* Issue 22: the keyed sample at its defaults (1 flow in 1,024, 512
+	 * buckets) costs at most SAMPLE_TARGET of the full program. */
+	print_ratio(&t, "full+sample / full, steady", med[LP_FULL_SAMPLE][PH_STEADY],
+		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], SAMPLE_TARGET, true);
+	print_ratio(&t, "full+sample / full, first window", med[LP_FULL_SAMPLE][PH_FIRST],
 		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
 	print_ratio(&t, "full / parse-only, first window", med[LP_FULL][PH_FIRST],
 		    med[LP_PARSE][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);

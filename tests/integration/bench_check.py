@@ -166,7 +166,7 @@ def ratio_line(label, a, b, e, tgt, le):
     """One ratio line of fs-livebench: num / den of the medians a and b
     (value, as printed), net of the empty program's e, and with a target
     its verdicts on both."""
-    tail = ((r"   target %s %.1fx: (met|not met) \(net: (met|not met)\)" % ("<=" if le else ">=", tgt))
+    tail = ((r"   target %s %.2fx: (met|not met) \(net: (met|not met)\)" % ("<=" if le else ">=", tgt))
             if tgt else "")
     g = find(r"^  %s +%sx \(net of empty +%sx\)%s$" % (re.escape(label), NUM, NUM, tail))
     what = "live: %s" % label
@@ -352,7 +352,7 @@ def live_checks():
     report(g is not None and int(g[2]) == B, "live: the quiet phase is named with %d packets" % B,
            "got %r" % (g,))
     progs = ["empty", "parse only", "floor", "naive", "full", "nitro", "nitro1"] + DETECT + \
-        ["full+small", "full+list"]
+        ["full+small", "full+list", "full+sample"]
     phases = ["first", "steady", "quiet"]
     med = {}
     total = 0
@@ -407,6 +407,9 @@ def live_checks():
             ("full+small / full, steady", "full+small", "full", "steady", None, True),
             ("full+list / full, steady", "full+list", "full", "steady", None, True),
             ("full+list / full, first window", "full+list", "full", "first", None, True),
+            # Issue 22: the keyed sample at its defaults.
+            ("full+sample / full, steady", "full+sample", "full", "steady", 1.03, True),
+            ("full+sample / full, first window", "full+sample", "full", "first", None, True),
             ("full / parse-only, first window", "full", "parse only", "first", None, True),
             ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
             ("floor / parse-only, steady", "floor", "parse only", "steady", None, True),
