@@ -42,6 +42,10 @@
 #   gen_in ARG...                 fs-gen on VETH_TX to VETH_RX's MAC with
 #                                 ARG..., its stderr in $WORK/gen.log
 #   gen_out ARG...                the same from VETH_RX to VETH_TX
+#   cli_run ARG... / cli_fails STATUS TEXT ARG... / holds FILE JQ-ARG...
+#                                 the CLI's outputs in $WORK/out, err, $rc;
+#                                 a refusal of one line; a JSON answer's
+#                                 property (defined below, beside cli)
 #
 # The daemon (FSD CLI default to build/flowsketchd, build/flowsketch; GEN
 # to build/tools/fs-gen; a test may set them before fs_test):
@@ -239,6 +243,23 @@ fsd_as() {
 }
 
 cli() { "$CLI" --socket "$SOCK" "$@"; }
+# cli_run ARGS...: the CLI with ARGS (its own --socket, if any), its
+# stdout, stderr and status in $WORK/out, $WORK/err and $rc.
+cli_run() { "$CLI" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
+# cli_fails STATUS TEXT ARGS...: cli_run exits STATUS with one stderr
+# line holding TEXT, and nothing on stdout.
+cli_fails() {
+	local status=$1 text=$2; shift 2
+	cli_run "$@"
+	[ "$rc" -eq "$status" ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] &&
+		grep -qF -- "$text" "$WORK/err" && [ ! -s "$WORK/out" ]
+}
+# holds FILE JQ-ARGS...: jq -e on FILE, which must hold an answer (jq 1.6
+# exits 0 on an empty input, which a failed request leaves).
+holds() {
+	local file=$1; shift
+	[ -s "$file" ] && jq -e "$@" "$file" >/dev/null
+}
 jqe() { jq -e "$@" >/dev/null; }
 
 fsd_refused() {

@@ -36,33 +36,20 @@ BUCKETS=4096
 METRICS_PORT=9110	# in NS_RX, whose ports are all free
 FLOWS=20000
 
-# run ARGS...: the CLI's stdout, stderr and status in $WORK/out, $WORK/err, $rc.
-run() { "$CLI" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
-fails() {
-	local status=$1 text=$2; shift 2
-	run "$@"
-	[ "$rc" -eq "$status" ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] &&
-		grep -qF -- "$text" "$WORK/err" && [ ! -s "$WORK/out" ]
-}
-holds() {
-	local file=$1; shift
-	[ -s "$file" ] && jq -e "$@" "$file" >/dev/null
-}
-
 fs_test acc
 NONE=(--socket "$WORK/no-daemon.sock")
 check "accuracy --span x is refused before any connection (exit 2)" \
-	fails 2 "--span" "${NONE[@]}" accuracy --span x
+	cli_fails 2 "--span" "${NONE[@]}" accuracy --span x
 check "accuracy --direction sideways is refused (exit 2)" \
-	fails 2 "--direction" "${NONE[@]}" accuracy --direction sideways
+	cli_fails 2 "--direction" "${NONE[@]}" accuracy --direction sideways
 check "accuracy with an extra word is refused (exit 2)" \
-	fails 2 "accuracy" "${NONE[@]}" accuracy extra
+	cli_fails 2 "accuracy" "${NONE[@]}" accuracy extra
 
 fs_test_pair
 fsd_daemon none "$NS_RX" "$VETH_RX"
 fsd_as none fsd_start || bail "flowsketchd without a sample answers status"
 check "without --sample-rate: accuracy exits 1 with the daemon's sentence" \
-	fails 1 "flowsketchd --sample-rate 1/N" --socket "$WORK/none.sock" accuracy
+	cli_fails 1 "flowsketchd --sample-rate 1/N" --socket "$WORK/none.sock" accuracy
 fsd_as none fsd_stop
 
 fsd_start --sample-rate "1/$R" --sample-buckets "$BUCKETS" --history 60 \
@@ -82,7 +69,7 @@ fsd_settle || bail "two windows closed after the traffic"
 F=$(jq .distinct_flows "$WORK/truth.json")
 N=$(jq .total_packets "$WORK/truth.json")
 
-run --socket "$SOCK" accuracy --span 60 --direction in --json
+cli_run --socket "$SOCK" accuracy --span 60 --direction in --json
 cp "$WORK/out" "$WORK/acc.json"
 check "accuracy --json exits 0 ($rc)" test "$rc" -eq 0
 check "... over all the $N packets sent (span totals)" \
@@ -121,7 +108,7 @@ check "the share of flows over eps N at most delta + 4 sqrt(delta / X) (w $W, d 
 		$share <= $delta + 4 * (($delta / $x) | sqrt) and
 		((.over_bound_share - $share) | fabs) < 1e-9'
 
-run --socket "$SOCK" accuracy --span 60 --direction in
+cli_run --socket "$SOCK" accuracy --span 60 --direction in
 check "accuracy (table): the sample, no undercount, no alarm" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^flowsketch accuracy: last .*, [0-9,]+ sampled flows, received only, 1 in $R " "$WORK/out" &&
 	      grep -q "^Count-Min: 0 undercounts" "$WORK/out" && grep -q "^alarm: none" "$WORK/out"'
@@ -131,7 +118,7 @@ cli status --json >"$FSD_ST"
 check "status: the windows' checks, no alarm, no undercount ($(jq -c .accuracy "$FSD_ST"))" \
 	holds "$FSD_ST" '.accuracy.alarm == false and .accuracy.alarms == [] and
 		.accuracy.windows >= 2 and .accuracy.undercounts == 0 and .accuracy.hll_windows >= 1'
-run --socket "$SOCK" status
+cli_run --socket "$SOCK" status
 check "status (table): the sample's parameters and an accuracy line saying ok" \
 	eval 'grep -q "^sample: *1 flow in $R counted exactly too, $BUCKETS buckets" "$WORK/out" &&
 	      grep -q "^accuracy: *ok (" "$WORK/out"'

@@ -22,8 +22,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/daemon_test.sh
 
-# run ARGS...: the CLI's stdout, stderr and status in $WORK/out, $WORK/err, $rc.
-run() { "$CLI" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
 tap_on_not_ok() {
 	# An answer on one line, whole; a table as it is.
 	if jq -c . "$WORK/out" >"$WORK/out.c" 2>/dev/null; then
@@ -34,22 +32,6 @@ tap_on_not_ok() {
 	[ -s "$WORK/err" ] && sed 's/^/stderr: /' "$WORK/err" | head -5 | diag
 	return 0
 }
-# fails STATUS TEXT ARGS...: exit STATUS, one stderr line holding TEXT,
-# nothing on stdout.
-fails() {
-	local status=$1 text=$2; shift 2
-	run "$@"
-	[ "$rc" -eq "$status" ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] &&
-		grep -qF -- "$text" "$WORK/err" && [ ! -s "$WORK/out" ]
-}
-
-# holds FILE JQ-ARGS...: jq -e on FILE, which must hold an answer: jq 1.6
-# exits 0 on an empty input, which a failed request leaves.
-holds() {
-	local file=$1; shift
-	[ -s "$file" ] && jq -e "$@" "$file" >/dev/null
-}
-
 # spread_within FILE TRUTH FLOWS: the first spreader's X in FILE within
 # its error of TRUTH distinct peers, FLOWS (at least) the span's distinct
 # flows.  X is R times a HyperLogLog of the peers sampled 1 in R: relative
@@ -72,45 +54,45 @@ fs_test dcli "$GEN"
 NONE=(--socket "$WORK/no-daemon.sock")
 for key in foo src4 src4/ src4/23 src4/024 dst6/24 src5/8 "src " SRC; do
 	check "top --by '$key' is refused: exit 2, the key named, no connection" \
-		fails 2 "--by '$key' is no KEY" "${NONE[@]}" top --by "$key"
+		cli_fails 2 "--by '$key' is no KEY" "${NONE[@]}" top --by "$key"
 done
 check "top --by src4/23 says which lengths IPv4 has" \
-	fails 2 "IPv4 lengths are 8, 16, 24 and 32" "${NONE[@]}" top --by src4/23
+	cli_fails 2 "IPv4 lengths are 8, 16, 24 and 32" "${NONE[@]}" top --by src4/23
 check "top --by dst6/24 says which lengths IPv6 has" \
-	fails 2 "IPv6 lengths are 32, 48, 64 and 128" "${NONE[@]}" top --by dst6/24
+	cli_fails 2 "IPv6 lengths are 32, 48, 64 and 128" "${NONE[@]}" top --by dst6/24
 check "top --by src --sort connections is refused, naming both" \
-	fails 2 "--sort connections does not apply to --by src" "${NONE[@]}" top --by src --sort connections
+	cli_fails 2 "--sort connections does not apply to --by src" "${NONE[@]}" top --by src --sort connections
 check "top --sort connections --by dst4/8 is refused too (either order)" \
-	fails 2 "--sort connections does not apply to --by dst4/8" "${NONE[@]}" top --sort connections --by dst4/8
+	cli_fails 2 "--sort connections does not apply to --by dst4/8" "${NONE[@]}" top --sort connections --by dst4/8
 check "top --by without a KEY is refused" \
-	fails 2 "option --by needs a value" "${NONE[@]}" top --by
+	cli_fails 2 "option --by needs a value" "${NONE[@]}" top --by
 for by in src4/24 host "" SRC; do
 	check "spread --by '$by' is refused: exit 2, the value named" \
-		fails 2 "--by must be src (scanners) or dst (the most contacted), not '$by'" \
+		cli_fails 2 "--by must be src (scanners) or dst (the most contacted), not '$by'" \
 		"${NONE[@]}" spread --by "$by"
 done
 check "spread without --by is refused" \
-	fails 2 "--by is required" "${NONE[@]}" spread
-check "spread -n 10001 is refused" fails 2 "-n must be a whole number from 1 to 10000" \
+	cli_fails 2 "--by is required" "${NONE[@]}" spread
+check "spread -n 10001 is refused" cli_fails 2 "-n must be a whole number from 1 to 10000" \
 	"${NONE[@]}" spread --by src -n 10001
 check "a good KEY does try the daemon (exit 1, cannot connect)" \
-	fails 1 "cannot connect to flowsketchd at $WORK/no-daemon.sock" "${NONE[@]}" top --by src6/64
+	cli_fails 1 "cannot connect to flowsketchd at $WORK/no-daemon.sock" "${NONE[@]}" top --by src6/64
 
 # ------------------------------------------------------ without the sketches
 fs_test_pair
 fsd_daemon none "$NS_RX" "$VETH_RX"
 fsd_as none fsd_start --detect none || bail "flowsketchd --detect none answers status"
 check "--detect none: top --by src4/24 exits 1 with the daemon's sentence" \
-	eval 'fails 1 "flowsketchd --detect prefixes" --socket "$WORK/none.sock" top --by src4/24 &&
+	eval 'cli_fails 1 "flowsketchd --detect prefixes" --socket "$WORK/none.sock" top --by src4/24 &&
 	      grep -q "^flowsketchd: " "$WORK/err"'
 check "--detect none: top --by dst --json too, nothing on stdout" \
-	fails 1 "flowsketchd --detect prefixes" --socket "$WORK/none.sock" top --by dst --json
+	cli_fails 1 "flowsketchd --detect prefixes" --socket "$WORK/none.sock" top --by dst --json
 check "--detect none: spread --by dst exits 1 with the daemon's sentence" \
-	fails 1 "flowsketchd --detect spread" --socket "$WORK/none.sock" spread --by dst
+	cli_fails 1 "flowsketchd --detect spread" --socket "$WORK/none.sock" spread --by dst
 check "--detect none: spread --by src --json too" \
-	fails 1 "flowsketchd --detect spread" --socket "$WORK/none.sock" spread --by src --json
+	cli_fails 1 "flowsketchd --detect spread" --socket "$WORK/none.sock" spread --by src --json
 check "--detect none: status says both are off, nothing on stderr" \
-	eval 'run --socket "$WORK/none.sock" status && [ "$rc" -eq 0 ] && [ ! -s "$WORK/err" ] &&
+	eval 'cli_run --socket "$WORK/none.sock" status && [ "$rc" -eq 0 ] && [ ! -s "$WORK/err" ] &&
 	      grep -q "^prefixes: *off (flowsketchd --detect prefixes)" "$WORK/out" &&
 	      grep -q "^spread: *off (flowsketchd --detect spread)" "$WORK/out"'
 fsd_as none fsd_stop
@@ -139,7 +121,7 @@ check "status gives the sketches' parameters (V $V, w $PW; R $R, w $SW)" \
 		.params.detect.spread.sampling, .params.detect.spread.width] | all(type == "number" and . > 0)'
 
 check "status (table) gives both sketches' sizes, nothing on stderr" \
-	eval 'run --socket "$SOCK" status && [ "$rc" -eq 0 ] && [ ! -s "$WORK/err" ] &&
+	eval 'cli_run --socket "$SOCK" status && [ "$rc" -eq 0 ] && [ ! -s "$WORK/err" ] &&
 	      grep -q "^prefixes: *width $PW x depth" "$WORK/out" &&
 	      grep -q "^spread: *width $SW x depth" "$WORK/out"'
 
@@ -153,7 +135,7 @@ F=$(jq .distinct_flows "$WORK/truth.json")
 check "the truth: every source in 10.64.0.0/24, one destination ($N packets, $D sources)" \
 	jqe '([.flows[].src | startswith("10.64.0.")] | all) and ([.flows[].dst] | unique) == ["10.128.0.1"]' "$WORK/truth.json"
 
-run --socket "$SOCK" top --by src4/24 --span 60 --json
+cli_run --socket "$SOCK" top --by src4/24 --span 60 --json
 cp "$WORK/out" "$WORK/prefixes.json"
 check "top --by src4/24 --json exits 0" test "$rc" -eq 0
 check "top --by src4/24 --json lists 10.64.0.0/24, and only it" \
@@ -171,27 +153,27 @@ check "its estimate E is within [T - 4 sqrt((V-1)E), T + C + 4 sqrt((V-1)E)] of 
 		((4 * 2.718281828459045 * $t / $w) | ceil) as $c |
 		((4 * ((($v - 1) * $e) | sqrt)) | ceil) as $u |
 		($e - $c - $u <= $t) and ($t <= $e + $u)'
-run --socket "$SOCK" top --by src4/24 --span 60
+cli_run --socket "$SOCK" top --by src4/24 --span 60
 check "top --by src4/24 (table): its row, and the stated error in the header" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^1 +10\.64\.0\.0/24 " "$WORK/out" &&
 	      grep -q "^flowsketch top --by src4/24: last " "$WORK/out" && grep -q "z = 3" "$WORK/out"'
-run --socket "$SOCK" top --by dst4/24 --span 60 --json
+cli_run --socket "$SOCK" top --by dst4/24 --span 60 --json
 check "top --by dst4/24 lists 10.128.0.0/24, and only it" \
 	eval '[ "$rc" -eq 0 ] && jq -e "[.prefixes[].prefix] == [\"10.128.0.0/24\"]" "$WORK/out" >/dev/null'
-run --socket "$SOCK" top --by src -n 300 --span 60 --json
+cli_run --socket "$SOCK" top --by src -n 300 --span 60 --json
 check "top --by src: hosts, each one of the 250 sent from" \
 	eval '[ "$rc" -eq 0 ] && jq -e --slurpfile t "$WORK/truth.json" \
 		"(\$t[0].flows | map(.src) | unique) as \$sent | (.prefixes | length) > 0 and
 		 all(.prefixes[]; .prefix | sub(\"/32$\"; \"\") | IN(\$sent[]))" "$WORK/out" >/dev/null'
 
-run --socket "$SOCK" spread --by dst --span 60 --json
+cli_run --socket "$SOCK" spread --by dst --span 60 --json
 cp "$WORK/out" "$WORK/spread.json"
 check "spread --by dst --json exits 0" test "$rc" -eq 0
 check "spread --by dst --json lists 10.128.0.1, and only it" \
 	holds "$WORK/spread.json" '[.spreaders[].dst] == ["10.128.0.1"]'
 check "its spread X is within 4 sigma (plus sharing) of the $D distinct sources sent" \
 	spread_within "$WORK/spread.json" "$D" "$F"
-run --socket "$SOCK" spread --by dst --span 60
+cli_run --socket "$SOCK" spread --by dst --span 60
 check "spread --by dst (table): its row, with its error in %" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^1 +10\.128\.0\.1 +[0-9,]+ +±[0-9.]+% +[0-9,]+$" "$WORK/out"'
 # A scanner: 10.64.0.1 to 3,000 destinations.  A source's peers are
@@ -207,7 +189,7 @@ fsd_settle || bail "two windows closed after the scanner's traffic"
 P=$(jq -s '[.[].flows[] | select(.src == "10.64.0.1") | [.dst, .dport]] | unique | length' \
 	"$WORK/truth.json" "$WORK/scan.json")
 F2=$(jq -s 'map(.distinct_flows) | add' "$WORK/truth.json" "$WORK/scan.json")
-run --socket "$SOCK" spread --by src --span 60 --json
+cli_run --socket "$SOCK" spread --by src --span 60 --json
 cp "$WORK/out" "$WORK/spread-src.json"
 check "spread --by src --json lists the scanner 10.64.0.1 first" \
 	holds "$WORK/spread-src.json" '.spreaders[0].src == "10.64.0.1"'
