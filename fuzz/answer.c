@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static fs_show_fn *const shows[] = {
 		fs_status_show, fs_flows_show, fs_top_show, fs_prefixes_show,
-		fs_spread_show,
+		fs_spread_show, fs_accuracy_show,
 	};
 	struct json_object *answer, *copy;
 	size_t i;

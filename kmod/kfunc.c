@@ -92,7 +92,7 @@ fs_update_default_sizes(struct fs_update_env *env,
 __bpf_kfunc_start_defs();
 
 /*
- * FS_KFUNC_UPDATE_FN (bpf_flowsketch_update3) - count one packet in the
+ * FS_KFUNC_UPDATE_FN (bpf_flowsketch_update4) - count one packet in the
  * flowsketch sketches
  * @args: parameters and packet update (struct fs_kfunc_args), in and out
  * @args__sz: sizeof(struct fs_kfunc_args)

@@ -2,7 +2,7 @@
 /*
  * kfunc.h - ABI of the flowsketch kernel module's kfunc (kmod/).
  *
- *   int bpf_flowsketch_update3(struct fs_kfunc_args *args, u32 args__sz,
+ *   int bpf_flowsketch_update4(struct fs_kfunc_args *args, u32 args__sz,
  *                              struct bpf_map *cms, struct bpf_map *cms_narrow,
  *                              struct bpf_map *hll_packed);
  *
@@ -14,14 +14,18 @@
  * memory the pure-BPF path updates, so both paths leave identical state
  * and user space reads it the same way.
  *
- * The "3" is the ABI's version: version 1 (bpf_flowsketch_update) read
+ * The "4" is the ABI's version: version 1 (bpf_flowsketch_update) read
  * struct fs_packet_update's report as 32 bits, before extra_packets took
  * half of it; version 2 counted in the wide layout (fs_cms and fs_hll),
- * before the narrow cells and packed registers (cms.h, hll.h).  An older module has no symbol of this name, so programs
+ * before the narrow cells and packed registers (cms.h, hll.h); version 3
+ * refused the parameters' bytes 14 and 15, which now size the keyed
+ * sample (params.h), so with --sample-rate it would fail every packet.
+ * An older module has no symbol of this name, so programs
  * built against this ABI fail to load with it, and the daemon falls back
  * to the pure-BPF update instead of counting with the old semantics.  A
  * new sketch kind is a new map argument, so a new version: a module that
- * took fewer maps would leave the new kind's uncounted.
+ * took fewer maps would leave the new kind's uncounted; so is a new
+ * meaning of the parameters the module checks.
  *
  *   args      BPF stack or map value memory (the datapath uses a per-CPU
  *             map value, fs_kfunc_args), args__sz == sizeof(struct
@@ -74,7 +78,7 @@
 
 #define FS_KFUNC_MODULE "flowsketch"
 #define FS_KFUNC_BTF_PATH "/sys/kernel/btf/" FS_KFUNC_MODULE
-#define FS_KFUNC_UPDATE_FN bpf_flowsketch_update3
+#define FS_KFUNC_UPDATE_FN bpf_flowsketch_update4
 #define FS_KFUNC_STR_(fn) #fn
 #define FS_KFUNC_STR(fn) FS_KFUNC_STR_(fn)
 #define FS_KFUNC_UPDATE FS_KFUNC_STR(FS_KFUNC_UPDATE_FN)

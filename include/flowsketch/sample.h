@@ -440,8 +440,10 @@ FS_INLINE void fs_sample_bucket_merge(struct fs_sample_bucket *dst,
  *                      Count-Min keeps at most delta = e^-d.  Its standard
  *                      error, for X flows, is about sqrt(delta / X).
  * eps N = 0 (an empty window) makes any overcount infinitely many times
- * the bound.
+ * the bound: FS_SAMPLE_FIGURE_MAX, a finite figure far past every alarm,
+ * so that answers stay JSON (which has no infinity).
  */
+#define FS_SAMPLE_FIGURE_MAX 1e9
 struct fs_sample_cmp {
 	__u64 flows;
 	__u64 undercounts;
@@ -476,7 +478,8 @@ static inline void fs_sample_compare(const __u64 *exact, const __u64 *estimate,
 	if (!max_over)
 		out->overcount_max_eps = 0;
 	else
-		out->overcount_max_eps = eps_n > 0 ? (double)max_over / eps_n : INFINITY;
+		out->overcount_max_eps = eps_n > 0 ? (double)max_over / eps_n :
+						     FS_SAMPLE_FIGURE_MAX;
 	out->over_bound_share = n ? (double)out->over_bound / (double)n : 0;
 }
 
@@ -567,7 +570,8 @@ static inline double fs_sample_hll_z(double hll, double n_hat, double rate_mean,
 #endif
 	if (hll == n_hat)
 		return 0;
-	return var > 0 ? (hll - n_hat) / sqrt(var) : (hll > n_hat ? INFINITY : -INFINITY);
+	return var > 0 ? (hll - n_hat) / sqrt(var) :
+			 (hll > n_hat ? FS_SAMPLE_FIGURE_MAX : -FS_SAMPLE_FIGURE_MAX);
 }
 
 static inline int fs_sample_z_meaningful(double hll, double rate_mean)
@@ -577,11 +581,8 @@ static inline int fs_sample_z_meaningful(double hll, double rate_mean)
 
 /*
  * The share of the last k windows' z-scores within zmax standard errors
- * (the seeds' check: zmax = 2, about 95 %; 0 for k = 0), and the share
- * below which that is an alarm: for a normal z the share is
- * p0 = P(|Z| <= zmax) (0.9545 at 2), and over k independent windows its
- * standard error is sqrt(p0 (1 - p0) / k), so the floor is
- * p0 - zalarm of those.
+ * (the seeds' check: zmax = 2, about 95 % for independent windows; 0 for
+ * k = 0).  Reported, not alarmed on: see fs_sample_alarms().
  */
 static inline double fs_sample_share_within(const double *z, size_t k,
 					    double zmax)
@@ -593,26 +594,27 @@ static inline double fs_sample_share_within(const double *z, size_t k,
 	return k ? (double)in / (double)k : 0;
 }
 
-static inline double fs_sample_share_floor(size_t k, double zmax, double zalarm)
-{
-	double p0 = erf(zmax / sqrt(2.0));
-
-	return k ? p0 - zalarm * sqrt(p0 * (1 - p0) / (double)k) : 0;
-}
-
 /*
  * The alarms (a bit each): any undercount (Count-Min never undercounts);
  * a share of flows over eps N above delta by more than FS_SAMPLE_ALARM_Z
  * of its standard error sqrt(delta (1 - delta) / X), over X >=
- * FS_SAMPLE_ALARM_MIN_FLOWS sampled flows (fewer tell too little); and,
- * over k >= FS_SAMPLE_ALARM_MIN_WINDOWS windows of enough sampled flows,
- * a share of z-scores within 2 below fs_sample_share_floor() at the same
- * z.  At z = 4 a healthy sketch raises each of the last two about once in
- * 30,000 looks.
+ * FS_SAMPLE_ALARM_MIN_FLOWS sampled flows (fewer tell too little); and a
+ * HyperLogLog z-score beyond FS_SAMPLE_ALARM_Z where the sample is large
+ * enough to tell (fs_sample_z_meaningful()).
+ *
+ * Not the share of windows within 2, though it is reported: under one
+ * secret, windows of the same flows have nearly the same registers and
+ * the same sampled flows, so their z-scores are nearly equal, not
+ * independent draws.  On steady traffic a healthy sketch sits at |z| > 2
+ * in every window for about 4.5 % of secrets and flow sets, and a floor
+ * on the share would alarm on it for good.  |z| > 4 happens to a healthy
+ * sketch with probability 6e-5 however the windows are correlated (each
+ * window's z is itself about normal): about once in 16,000 flow sets, and
+ * on all their windows at once.  A biased register (a rank off by one
+ * doubles the count) reads z far beyond it.
  */
 #define FS_SAMPLE_ALARM_Z 4.0
 #define FS_SAMPLE_ALARM_MIN_FLOWS 30
-#define FS_SAMPLE_ALARM_MIN_WINDOWS 10
 
 enum fs_sample_alarm {
 	FS_SAMPLE_ALARM_UNDERCOUNT = 1,
@@ -620,10 +622,11 @@ enum fs_sample_alarm {
 	FS_SAMPLE_ALARM_DISTINCT = 4,
 };
 
-/* c: the packets' and the bytes' comparisons; within: the share of the
- * k windows' z-scores within 2.  The alarms raised, or 0. */
+/* c: the packets' and the bytes' comparisons; z: the HyperLogLog's
+ * z-score, and whether the sample can tell (fs_sample_z_meaningful()).
+ * The alarms raised, or 0. */
 static inline unsigned int fs_sample_alarms(const struct fs_sample_cmp c[2], double delta,
-					    double within, size_t k)
+					    double z, int z_tells)
 {
 	double x = (double)c[0].flows;
 	double top = delta + FS_SAMPLE_ALARM_Z * sqrt(delta * (1 - delta) / (x > 0 ? x : 1));
@@ -634,8 +637,7 @@ static inline unsigned int fs_sample_alarms(const struct fs_sample_cmp c[2], dou
 	if (x >= FS_SAMPLE_ALARM_MIN_FLOWS &&
 	    (c[0].over_bound_share > top || c[1].over_bound_share > top))
 		alarms |= FS_SAMPLE_ALARM_OVERCOUNT;
-	if (k >= FS_SAMPLE_ALARM_MIN_WINDOWS &&
-	    within < fs_sample_share_floor(k, 2, FS_SAMPLE_ALARM_Z))
+	if (z_tells && fabs(z) > FS_SAMPLE_ALARM_Z)
 		alarms |= FS_SAMPLE_ALARM_DISTINCT;
 	return alarms;
 }

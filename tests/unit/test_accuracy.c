@@ -8,7 +8,9 @@
  * sample at 1 in 64 and the daemon's comparisons each window and over the
  * span: the unmodified update never raises an alarm.  `make mutants`
  * builds this test against three broken updates, and each must raise one
- * (and so fail the test):
+ * (and so fail the test).  The checks are the daemon's own
+ * (user/lib/sample_check.c), per window, two windows as one (as the
+ * directions are added) and over the span:
  *   cms_undercount  a quarter of the flows lose their odd-sized packets
  *                   from Count-Min (undercount);
  *   cms_one_column  an eighth of the flows all take column 0 of every row
@@ -27,7 +29,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "model.h"
-#include "sketch.h"
+#include "sample_check.h"
 
 #define ACC_FLOWS 1000000U
 #define ACC_WINDOWS 12
@@ -77,66 +79,26 @@ struct tally {
 	__u64 *packets, *bytes;		/* sent, by flow, this window */
 };
 
-/*
- * One window's (or the span's) comparisons, as the daemon makes them
- * (service/accuracy.c): every live sample entry against the sketch's
- * estimate, its exact count checked against the test's tally t when
- * given.  The alarms raised; *z the HyperLogLog's z-score.
- */
-static unsigned int compare(const struct fs_sketch *s, const struct fs_hash_key *hk,
-			    const struct tally *t, double *z, const double *zs, size_t k)
+/* sample_check.h's each: a sampled flow's exact counts are what the
+ * test sent of it (the tally). */
+static int exact_is_sent(const struct fs_sample_entry *e, const struct fs_cms_cell *est,
+			 void *arg)
 {
-	const struct fs_sketch_params *p = &s->params;
-	__u64 nb = fs_params_sample_buckets(p), i, n = 0;
-	__u64 *ex[2], *es[2];
-	double eps = fs_cms_epsilon(p), within;
-	struct fs_sample_cmp c[2];
-	struct fs_sample_sum sum;
-	__u32 w;
+	const struct tally *t = arg;
+	__u32 flow = (__u32)e->key.src[1] << 16 | (__u32)e->key.src[2] << 8 | e->key.src[3];
 
-	ex[0] = calloc(nb * FS_SAMPLE_WAYS, sizeof(__u64));
-	ex[1] = calloc(nb * FS_SAMPLE_WAYS, sizeof(__u64));
-	es[0] = calloc(nb * FS_SAMPLE_WAYS, sizeof(__u64));
-	es[1] = calloc(nb * FS_SAMPLE_WAYS, sizeof(__u64));
-	assert_true(ex[0] && ex[1] && es[0] && es[1]);
-	for (i = 0; i < nb; i++) {
-		const struct fs_sample_bucket *b = &s->sample[i];
-		__u64 limit = fs_sample_limit(b, p->sample_shift);
+	(void)est;
+	assert_int_equal(e->packets, t->packets[flow]);
+	assert_int_equal(e->bytes, t->bytes[flow]);
+	return 0;
+}
 
-		for (w = 0; w < FS_SAMPLE_WAYS; w++) {
-			const struct fs_sample_entry *e = &b->e[w];
-			struct fs_packet_hashes h;
-			struct fs_cms_cell est;
-			__u32 flow;
-
-			if (!fs_sample_live(e, limit))
-				continue;
-			if (t) {
-				flow = (__u32)e->key.src[1] << 16 | (__u32)e->key.src[2] << 8 |
-				       e->key.src[3];
-				assert_int_equal(e->packets, t->packets[flow]);
-				assert_int_equal(e->bytes, t->bytes[flow]);
-			}
-			fs_packet_hash(&e->key, hk, &h);
-			fs_sketch_query(s, h.flow, &est);
-			ex[0][n] = e->packets;
-			ex[1][n] = e->bytes;
-			es[0][n] = est.packets;
-			es[1][n++] = est.bytes;
-		}
-	}
-	fs_sample_compare(ex[0], es[0], n, eps * (double)s->totals.packets, &c[0]);
-	fs_sample_compare(ex[1], es[1], n, eps * (double)s->totals.bytes, &c[1]);
-	fs_sample_summarize(s->sample, nb, p->sample_shift, &sum);
-	*z = fs_sample_hll_z(fs_sketch_distinct(s, FS_HLL_FLOWS), sum.n_hat, sum.rate_mean,
-			     p->hll_p);
-	within = fs_sample_share_within(zs, k, 2);
-	for (i = 0; i < 2; i++) {
-		free(ex[i]);
-		free(es[i]);
-	}
-	assert_true(n > 500);	/* a sample that can tell */
-	return fs_sample_alarms(c, fs_cms_delta(p), within, k);
+/* The alarms of one check, as the daemon raises them; a sample that can
+ * tell is asserted (the test must not pass on an empty one). */
+static unsigned int alarms_of(const struct fs_sample_check *k, const struct fs_sketch_params *p)
+{
+	assert_true(k->sum.flows > 500 && k->tells);
+	return fs_sample_alarms(k->c, fs_cms_delta(p), k->z, k->tells);
 }
 
 static void test_no_alarm_on_zipf(void **state)
@@ -150,7 +112,8 @@ static void test_no_alarm_on_zipf(void **state)
 	struct tally t;
 	struct fs_model m;
 	struct fs_sketch span, win;
-	double zs[ACC_WINDOWS], z;
+	struct fs_sample_check k, prev = { 0 }, both;
+	double zs[ACC_WINDOWS];
 	__u64 rng = 0xacc, seq, i;
 	unsigned int alarms = 0;
 	struct fs_flow_key key;
@@ -185,14 +148,27 @@ static void test_no_alarm_on_zipf(void **state)
 		win.totals.packets = ACC_PACKETS;
 		for (i = 0; i < ACC_FLOWS; i++)
 			win.totals.bytes += t.bytes[i];
-		alarms |= compare(&win, &m.key, &t, &zs[seq], zs, 0);
+		/* The daemon's check (sample_check.h), each sampled flow's
+		 * exact counts against the tally. */
+		assert_int_equal(fs_sample_check(&win, &m.key, exact_is_sent, &t, &k), 0);
+		alarms |= alarms_of(&k, &p);
+		zs[seq] = k.z;
+		/* Two windows checked as one, as two directions are. */
+		if (seq) {
+			both = prev;
+			fs_sample_check_add(&both, &k);
+			assert_int_equal(both.sum.flows, prev.sum.flows + k.sum.flows);
+			alarms |= alarms_of(&both, &p);
+		}
+		prev = k;
 		assert_int_equal(fs_sketch_merge(&span, &win), 0);
 		fs_sketch_free(&win);
 		zero_slot(&m, slot);
 	}
-	/* The span: every window's flows merged, the windows' z-scores. */
-	alarms |= compare(&span, &m.key, NULL, &z, zs, ACC_WINDOWS);
-	print_message("alarms %#x; span z %.2f; window z", alarms, z);
+	/* The span: every window's flows merged. */
+	assert_int_equal(fs_sample_check(&span, &m.key, NULL, NULL, &k), 0);
+	alarms |= alarms_of(&k, &p);
+	print_message("alarms %#x; span z %.2f; window z", alarms, k.z);
 	for (i = 0; i < ACC_WINDOWS; i++)
 		print_message(" %.2f", zs[i]);
 	print_message("\n");

@@ -2,7 +2,7 @@
 /*
  * test_btf.c - the module published its kfunc: /sys/kernel/btf/flowsketch
  * exists and its BTF (split on top of vmlinux's) has a FUNC named
- * bpf_flowsketch_update3 whose parameters carry the names the verifier
+ * bpf_flowsketch_update4 whose parameters carry the names the verifier
  * reads the ABI from (kfunc.h).  The names are written out here, not made
  * from FS_KFUNC_MAPS: they are the ABI, and a change to that list must
  * come with a new version (and a change here), not follow it silently.
@@ -44,10 +44,11 @@ void fs_vm_test_btf(void)
 	id = btf__find_by_name_kind(btf, FS_KFUNC_UPDATE, BTF_KIND_FUNC);
 	/* The older versions' names must be gone: a program built for one
 	 * must fail to load, not count with another ABI (kfunc.h). */
-	old = btf__find_by_name_kind(btf, "bpf_flowsketch_update2", BTF_KIND_FUNC) > 0 ||
+	old = btf__find_by_name_kind(btf, "bpf_flowsketch_update3", BTF_KIND_FUNC) > 0 ||
+	      btf__find_by_name_kind(btf, "bpf_flowsketch_update2", BTF_KIND_FUNC) > 0 ||
 	      btf__find_by_name_kind(btf, "bpf_flowsketch_update", BTF_KIND_FUNC) > 0;
-	fs_vm_tap(id > 0 && !old && !strcmp(FS_KFUNC_UPDATE, "bpf_flowsketch_update3"),
-		  "module BTF lists FUNC %s (ABI version 3) and no older version's", FS_KFUNC_UPDATE);
+	fs_vm_tap(id > 0 && !old && !strcmp(FS_KFUNC_UPDATE, "bpf_flowsketch_update4"),
+		  "module BTF lists FUNC %s (ABI version 4) and no older version's", FS_KFUNC_UPDATE);
 	if (id <= 0)
 		goto out;
 

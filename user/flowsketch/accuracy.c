@@ -10,7 +10,7 @@
  * The HyperLogLog's distinct flows against the sample's own estimate of
  * them (its flows times the inverse rate) differ by z standard errors, and
  * about 95 % of windows land within 2.  The daemon says when any of these
- * leaves its design (service/accuracy.h): the alarm.
+ * leaves its design (sample.h, fs_sample_alarms()): the alarm.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,7 +44,7 @@ struct accuracy_view {
 	struct fs_span_view span;
 	const char *direction;
 	__u64 rate, buckets, flows, full, undercounts, windows;
-	double rate_eff, over_max, over_share, delta, hll, n_hat, z, within, floor;
+	double rate_eff, over_max, over_share, delta, hll, n_hat, z, within;
 	struct json_object *alarms;
 	size_t n;
 	struct sampled *rows;
@@ -118,8 +118,7 @@ static int parse_accuracy(struct json_object *a, struct accuracy_view *v)
 	    (err = fs_reply_double(a, FS_KEY_SAMPLE_DISTINCT, &v->n_hat)) ||
 	    (err = fs_reply_double(a, FS_KEY_HLL_Z, &v->z)) ||
 	    (err = fs_reply_u64(a, FS_KEY_HLL_WINDOWS, &v->windows)) ||
-	    (err = fs_reply_double(a, FS_KEY_HLL_WITHIN_2SE, &v->within)) ||
-	    (err = fs_reply_double(a, FS_KEY_HLL_SHARE_FLOOR, &v->floor)))
+	    (err = fs_reply_double(a, FS_KEY_HLL_WITHIN_2SE, &v->within)))
 		return err;
 	if (!json_object_object_get_ex(a, FS_KEY_ALARMS, &v->alarms) ||
 	    !json_object_is_type(v->alarms, json_type_array))
@@ -161,16 +160,13 @@ static void print_accuracy(FILE *out, const struct accuracy_view *v)
 		fs_fmt_grouped(a, v->flows), fs_span_direction_words(v->direction),
 		(unsigned long long)v->rate, v->rate_eff, (unsigned long long)v->buckets,
 		(unsigned long long)v->full);
-	fprintf(out, "Count-Min: %llu undercounts; largest overcount %.2f eps N; %s of flows over eps N (design: at most %s)\n",
+	fprintf(out, "Count-Min: %llu undercounts; largest overcount %.2f eps N; %s of flows over eps N (design: at most %s; packets or bytes, the larger)\n",
 		(unsigned long long)v->undercounts, v->over_max,
 		fs_fmt_percent(b, v->over_share, 2), fs_fmt_percent(c, v->delta, 2));
-	fprintf(out, "HyperLogLog: %s distinct flows, the sample says %s: z = %.2f; %s of %llu windows within 2 standard errors",
+	fprintf(out, "HyperLogLog: %s distinct flows, the sample says %s: z = %.2f (alarm beyond %g); %s of %llu windows within 2 standard errors (design: about 95 %%)\n",
 		fs_fmt_grouped(a, (__u64)llround(v->hll)), fs_fmt_grouped(d, (__u64)llround(v->n_hat)),
-		v->z, fs_fmt_percent(b, v->within, 1), (unsigned long long)v->windows);
-	if (v->windows >= FS_SAMPLE_ALARM_MIN_WINDOWS)
-		fprintf(out, " (alarm below %s)\n", fs_fmt_percent(c, v->floor, 1));
-	else
-		fprintf(out, " (too few to judge: %u needed)\n", FS_SAMPLE_ALARM_MIN_WINDOWS);
+		v->z, FS_SAMPLE_ALARM_Z, fs_fmt_percent(b, v->within, 1),
+		(unsigned long long)v->windows);
 	print_alarm(out, v);
 	if (!v->n)
 		return;

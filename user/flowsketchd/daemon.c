@@ -507,16 +507,32 @@ static void run_policy(struct fsd_daemon *d)
 	}
 }
 
-/* The keyed sample's check of the last inbound window, once a window
- * (accuracy_watch.h). */
+/* The keyed sample's check of the window just closed, what the
+ * interfaces received and sent as one (accuracy_watch.h). */
 static void watch_accuracy(struct fsd_daemon *d)
 {
-	const struct fsd_window *w = fsd_history_window(&d->fe[FSD_FE_IN].history, 0);
+	static const enum fsd_frontend_id dirs[] = { FSD_FE_IN, FSD_FE_OUT };
+	const struct fs_sketch *s[2];
+	const struct fsd_window *in = NULL;
+	size_t n = 0, i;
 
-	if (!d->accuracy.on || !w || (d->accuracy.windows && w->seq == d->accuracy_seq))
+	if (!d->accuracy.on)
 		return;
-	d->accuracy_seq = w->seq;
-	fsd_accuracy_watch_window(&d->accuracy, &w->sketch, &d->hash_key);
+	for (i = 0; i < 2; i++) {
+		const struct fsd_window *w = d->fe[dirs[i]].history_ready ?
+			fsd_history_window(&d->fe[dirs[i]].history, 0) : NULL;
+
+		if (!w)
+			continue;
+		if (!i)
+			in = w;
+		s[n++] = &w->sketch;
+	}
+	/* Once a window: the inbound history closes one every boundary. */
+	if (!in || (d->accuracy.windows && in->seq == d->accuracy_seq))
+		return;
+	d->accuracy_seq = in->seq;
+	fsd_accuracy_watch_window(&d->accuracy, s, n, &d->hash_key);
 }
 
 /*

@@ -148,7 +148,6 @@
 #define FS_KEY_SAMPLE_DISTINCT	"sample_distinct"
 #define FS_KEY_HLL_WITHIN_2SE	"hll_within_2se_share"
 #define FS_KEY_HLL_WINDOWS	"hll_windows"
-#define FS_KEY_HLL_SHARE_FLOOR	"hll_share_floor"
 #define FS_KEY_ALARM		"alarm"
 #define FS_KEY_ALARMS		"alarms"
 #define FS_KEY_ACCURACY		"accuracy"

@@ -158,19 +158,19 @@
  *    "bytes":{... the same for bytes ...},
  *    "undercounts":U, "overcount_max_eps":M, "over_bound_share":SH,
  *    "delta":D, "hll":H, "sample_distinct":NH, "hll_z":Z,
- *    "hll_windows":k, "hll_within_2se_share":W, "hll_share_floor":FL,
+ *    "hll_windows":k, "hll_within_2se_share":W,
  *    "alarm":false, "alarms":["undercount"|"overcount"|"distinct", ...],
  *    "flows":[{... the key fields top gives ..., "exact_packets":P,
  *              "exact_bytes":B, "packets":EP, "bytes":EB,
  *              "direction":"in"}, ...]}
  *   X the sampled flows of the span (each counted exactly: P, B), EP and
  *   EB their Count-Min estimates; the flat "undercounts" is both metrics',
- *   "overcount_max_eps" and "over_bound_share" the packets'.  H the
- *   HyperLogLog's distinct flows, NH the sample's estimate of them, Z
+ *   "overcount_max_eps" and "over_bound_share" the larger of the two.  H
+ *   the HyperLogLog's distinct flows, NH the sample's estimate of them, Z
  *   their difference in standard errors; W the share of the span's k
- *   windows (those with enough sampled flows) whose own Z is within 2, FL
- *   the share below which that is an alarm.  A daemon without a sample
- *   answers an error naming --sample-rate.
+ *   windows (those with enough sampled flows) whose own Z is within 2.
+ *   The alarms are sample.h's fs_sample_alarms().  A daemon without a
+ *   sample answers an error naming --sample-rate.
  *
  * flows:
  *   {"span_seconds":S, "windows":W, "window_seconds":S,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* sample_check.c - a sketch's keyed sample against it (sample_check.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sample_check.h"
@@ -44,7 +45,10 @@ int fs_sample_check(const struct fs_sketch *s, const struct fs_hash_key *hk,
 	fs_sample_compare(v + 2 * cap, v + 3 * cap, n, eps * (double)s->totals.bytes, &out->c[1]);
 	fs_sample_summarize(s->sample, nb, p->sample_shift, &out->sum);
 	out->hll = fs_sketch_distinct(s, FS_HLL_FLOWS);
+	out->var = fs_sample_hll_sd(out->hll, p->hll_p) * fs_sample_hll_sd(out->hll, p->hll_p) +
+		   fs_sample_distinct_var(out->hll, out->sum.rate_mean);
 	out->z = fs_sample_hll_z(out->hll, out->sum.n_hat, out->sum.rate_mean, p->hll_p);
+	out->tells = fs_sample_z_meaningful(out->hll, out->sum.rate_mean);
 	free(v);
 	return err;
 }
@@ -59,11 +63,9 @@ static void cmp_add(struct fs_sample_cmp *a, const struct fs_sample_cmp *b)
 	a->over_bound_share = a->flows ? (double)a->over_bound / (double)a->flows : 0;
 }
 
-void fs_sample_check_add(struct fs_sample_check *a, const struct fs_sample_check *b,
-			 __u32 hll_p)
+void fs_sample_check_add(struct fs_sample_check *a, const struct fs_sample_check *b)
 {
-	double var_a = a->sum.n_hat * (a->sum.rate_mean - 1);
-	double var_b = b->sum.n_hat * (b->sum.rate_mean - 1);
+	double d;
 
 	cmp_add(&a->c[0], &b->c[0]);
 	cmp_add(&a->c[1], &b->c[1]);
@@ -72,9 +74,24 @@ void fs_sample_check_add(struct fs_sample_check *a, const struct fs_sample_check
 	a->sum.var_hat += b->sum.var_hat;
 	a->sum.full += b->sum.full;
 	a->sum.cut += b->sum.cut;
-	/* The rate that gives the sum's variance n (R - 1). */
-	a->sum.rate_mean = a->sum.n_hat > 0 ? 1 + (var_a + var_b) / a->sum.n_hat :
-			   (a->sum.rate_mean > b->sum.rate_mean ? a->sum.rate_mean : b->sum.rate_mean);
+	if (b->sum.rate_mean > a->sum.rate_mean)
+		a->sum.rate_mean = b->sum.rate_mean;
 	a->hll += b->hll;
-	a->z = fs_sample_hll_z(a->hll, a->sum.n_hat, a->sum.rate_mean, hll_p);
+	a->var += b->var;
+	d = a->hll - a->sum.n_hat;
+	a->z = d == 0 ? 0 : a->var > 0 ? d / sqrt(a->var) :
+	       d > 0 ? FS_SAMPLE_FIGURE_MAX : -FS_SAMPLE_FIGURE_MAX;
+	a->tells = a->tells || b->tells;
+}
+
+double fs_sample_check_overcount_max_eps(const struct fs_sample_check *k)
+{
+	return k->c[0].overcount_max_eps > k->c[1].overcount_max_eps ?
+	       k->c[0].overcount_max_eps : k->c[1].overcount_max_eps;
+}
+
+double fs_sample_check_over_bound_share(const struct fs_sample_check *k)
+{
+	return k->c[0].over_bound_share > k->c[1].over_bound_share ?
+	       k->c[0].over_bound_share : k->c[1].over_bound_share;
 }

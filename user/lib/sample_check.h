@@ -15,7 +15,9 @@ struct fs_sample_check {
 	struct fs_sample_cmp c[2];	/* packets, bytes */
 	struct fs_sample_sum sum;	/* the sample's flows, n_hat, rate */
 	double hll;			/* the HyperLogLog of flows */
-	double z;			/* hll against n_hat (fs_sample_hll_z()) */
+	double var;			/* Var(hll - n_hat): both errors' */
+	double z;			/* (hll - n_hat) / sqrt(var), fs_sample_hll_z() */
+	int tells;			/* the sample is large enough for z to tell */
 };
 
 /* Each sampled flow with its estimates (fs_sample_check()'s each). */
@@ -32,8 +34,13 @@ int fs_sample_check(const struct fs_sketch *s, const struct fs_hash_key *hk,
 
 /* a += b, the checks of two sketches (directions) as one: counts add,
  * shares over the flows of both, the largest overcount of either, the
- * distinct counts added and z taken again. */
-void fs_sample_check_add(struct fs_sample_check *a, const struct fs_sample_check *b,
-			 __u32 hll_p);
+ * distinct counts and their variances added (two sketches' errors are
+ * independent) and z taken again. */
+void fs_sample_check_add(struct fs_sample_check *a, const struct fs_sample_check *b);
+
+/* The larger of the packets' and the bytes' figure, as status and
+ * /metrics give one (the alarm looks at both). */
+double fs_sample_check_overcount_max_eps(const struct fs_sample_check *k);
+double fs_sample_check_over_bound_share(const struct fs_sample_check *k);
 
 #endif /* FLOWSKETCH_SAMPLE_CHECK_H */

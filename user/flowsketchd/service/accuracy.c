@@ -61,7 +61,7 @@ static int fold(const struct fs_sketch *sum, void *arg)
 	if (a->calls == 1)
 		a->check = one;
 	else
-		fs_sample_check_add(&a->check, &one, sum->params.hll_p);
+		fs_sample_check_add(&a->check, &one);
 	return 0;
 }
 
@@ -140,11 +140,10 @@ static struct json_object *answer(const struct fsd_query_ctx *qc, struct acc *ac
 	json_object_object_add(a, FS_KEY_SAMPLE, s);
 	add_metric(a, FS_KEY_PACKETS, &k->c[0]);
 	add_metric(a, FS_KEY_BYTES, &k->c[1]);
-	/* The issue's flat names: the packets' figures, the undercounts of
-	 * both metrics. */
+	/* The flat names: both metrics', the larger figure. */
 	fsd_add_u64(a, FS_KEY_UNDERCOUNTS, k->c[0].undercounts + k->c[1].undercounts);
-	fsd_add_double(a, FS_KEY_OVERCOUNT_MAX_EPS, k->c[0].overcount_max_eps);
-	fsd_add_double(a, FS_KEY_OVER_BOUND_SHARE, k->c[0].over_bound_share);
+	fsd_add_double(a, FS_KEY_OVERCOUNT_MAX_EPS, fs_sample_check_overcount_max_eps(k));
+	fsd_add_double(a, FS_KEY_OVER_BOUND_SHARE, fs_sample_check_over_bound_share(k));
 	fsd_add_double(a, FS_KEY_DELTA, delta);
 	fsd_add_double(a, FS_KEY_HLL, k->hll);
 	fsd_add_double(a, FS_KEY_SAMPLE_DISTINCT, k->sum.n_hat);
@@ -152,8 +151,7 @@ static struct json_object *answer(const struct fsd_query_ctx *qc, struct acc *ac
 	within = fs_sample_share_within(acc->z, acc->nz, 2);
 	fsd_add_u64(a, FS_KEY_HLL_WINDOWS, acc->nz);
 	fsd_add_double(a, FS_KEY_HLL_WITHIN_2SE, within);
-	fsd_add_double(a, FS_KEY_HLL_SHARE_FLOOR, fs_sample_share_floor(acc->nz, 2, FS_SAMPLE_ALARM_Z));
-	add_alarms(a, fs_sample_alarms(k->c, delta, within, acc->nz));
+	add_alarms(a, fs_sample_alarms(k->c, delta, k->z, k->tells));
 	json_object_object_add(a, FS_KEY_FLOWS, json_object_get(acc->flows));
 	return a;
 }

@@ -952,11 +952,13 @@ static void put_accuracy(struct text *t, struct fsd_metrics *m,
 	       "Sampled flows whose Count-Min estimate was below their exact count (never allowed), packets and bytes.");
 	counter(t, m, "flowsketch_accuracy_undercounts_total", "", w->undercounts, true);
 	family(t, "flowsketch_accuracy_overcount_max_eps", "gauge",
-	       "The last window's largest overcount of a sampled flow, in units of the bound eps N.");
-	put(t, "flowsketch_accuracy_overcount_max_eps %.6g\n", w->last.c[0].overcount_max_eps);
+	       "The last window's largest overcount of a sampled flow, in units of the bound eps N (packets or bytes, the larger).");
+	put(t, "flowsketch_accuracy_overcount_max_eps %.6g\n",
+	    fs_sample_check_overcount_max_eps(&w->last));
 	family(t, "flowsketch_accuracy_over_bound_share", "gauge",
-	       "The last window's share of sampled flows overcounted by more than eps N (design: at most delta).");
-	put(t, "flowsketch_accuracy_over_bound_share %.6g\n", w->last.c[0].over_bound_share);
+	       "The last window's share of sampled flows overcounted by more than eps N, packets or bytes, the larger (design: at most delta).");
+	put(t, "flowsketch_accuracy_over_bound_share %.6g\n",
+	    fs_sample_check_over_bound_share(&w->last));
 	family(t, "flowsketch_accuracy_delta", "gauge",
 	       "Count-Min's delta, the most a flow may pass eps N by design (e^-depth).");
 	put(t, "flowsketch_accuracy_delta %.6g\n", w->delta);
@@ -964,7 +966,7 @@ static void put_accuracy(struct text *t, struct fsd_metrics *m,
 	       "The last window's HyperLogLog of flows against the sample's distinct estimate, in standard errors.");
 	put(t, "flowsketch_accuracy_hll_z %.6g\n", w->last.z);
 	family(t, "flowsketch_accuracy_hll_within_2se_share", "gauge",
-	       "Share of the last windows whose HyperLogLog z is within 2 (design: about 0.95).");
+	       "Share of the last windows whose HyperLogLog z is within 2 (design: about 0.95; windows of the same flows agree, so it moves in steps).");
 	put(t, "flowsketch_accuracy_hll_within_2se_share %.6g\n", w->within);
 	family(t, "flowsketch_accuracy_hll_windows", "gauge",
 	       "Windows in that share (those with enough sampled flows), at most 64.");

@@ -183,8 +183,8 @@ static struct json_object *accuracy_json(const struct fsd_accuracy_watch *w)
 	fsd_add_u64(o, FS_KEY_WINDOWS, w->windows);
 	fsd_add_u64(o, FS_KEY_FLOWS, w->last.sum.flows);
 	fsd_add_u64(o, FS_KEY_UNDERCOUNTS, w->undercounts);
-	fsd_add_double(o, FS_KEY_OVERCOUNT_MAX_EPS, w->last.c[0].overcount_max_eps);
-	fsd_add_double(o, FS_KEY_OVER_BOUND_SHARE, w->last.c[0].over_bound_share);
+	fsd_add_double(o, FS_KEY_OVERCOUNT_MAX_EPS, fs_sample_check_overcount_max_eps(&w->last));
+	fsd_add_double(o, FS_KEY_OVER_BOUND_SHARE, fs_sample_check_over_bound_share(&w->last));
 	fsd_add_double(o, FS_KEY_DELTA, w->delta);
 	fsd_add_double(o, FS_KEY_HLL_Z, w->last.z);
 	fsd_add_u64(o, FS_KEY_HLL_WINDOWS, w->nz);

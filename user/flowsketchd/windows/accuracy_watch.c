@@ -13,22 +13,28 @@ void fsd_accuracy_watch_init(struct fsd_accuracy_watch *w, const struct fs_sketc
 	w->delta = fs_cms_delta(p);
 }
 
-void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_sketch *s,
-			       const struct fs_hash_key *hk)
+void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_sketch *const *s,
+			       size_t n, const struct fs_hash_key *hk)
 {
+	struct fs_sample_check one;
 	unsigned int was, i;
+	size_t j;
 	int err;
 
-	if (!w->on)
+	if (!w->on || !n)
 		return;
-	err = fs_sample_check(s, hk, NULL, NULL, &w->last);
-	if (err) {
-		fsd_warn("accuracy: cannot check a window: %s", strerror(-err));
-		return;
+	for (j = 0; j < n; j++) {
+		err = fs_sample_check(s[j], hk, NULL, NULL, j ? &one : &w->last);
+		if (err) {
+			fsd_warn("accuracy: cannot check a window: %s", strerror(-err));
+			return;
+		}
+		if (j)
+			fs_sample_check_add(&w->last, &one);
 	}
 	w->windows++;
 	w->undercounts += w->last.c[0].undercounts + w->last.c[1].undercounts;
-	if (fs_sample_z_meaningful(w->last.hll, w->last.sum.rate_mean)) {
+	if (w->last.tells) {
 		w->z[w->next] = w->last.z;
 		w->next = (w->next + 1) % FSD_WATCH_WINDOWS;
 		if (w->nz < FSD_WATCH_WINDOWS)
@@ -36,7 +42,7 @@ void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_ske
 	}
 	w->within = fs_sample_share_within(w->z, w->nz, 2);
 	was = w->alarms;
-	w->alarms = fs_sample_alarms(w->last.c, w->delta, w->within, w->nz);
+	w->alarms = fs_sample_alarms(w->last.c, w->delta, w->last.z, w->last.tells);
 	for (i = 0; i < 3; i++) {
 		if (!(w->alarms & (1U << i)))
 			continue;

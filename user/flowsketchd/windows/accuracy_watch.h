@@ -2,9 +2,11 @@
 /*
  * accuracy_watch.h - the keyed sample's check of every finished window
  * (include/flowsketch/sample.h, user/lib/sample_check.h), kept for status
- * and /metrics: the last window's figures, counters since start, and the
- * last FSD_WATCH_WINDOWS windows' HyperLogLog z-scores, whose share
- * within 2 standard errors is the seeds' 95 % check.
+ * and /metrics: the last window's figures (what the interfaces received
+ * and sent, checked as one), counters since start, and the last
+ * FSD_WATCH_WINDOWS windows' HyperLogLog z-scores, whose share within 2
+ * standard errors is the seeds' 95 % (reported; the alarm is on the
+ * window's own z, sample.h says why).
  *
  * Bounded work on the event loop: one pass over the window's sample
  * (at most 2^13 buckets of 7 flows, a Count-Min query each: 57,344
@@ -34,9 +36,10 @@ struct fsd_accuracy_watch {
 
 void fsd_accuracy_watch_init(struct fsd_accuracy_watch *w, const struct fs_sketch_params *p);
 
-/* Check window s (a finished window's merged sketch, hashed with hk). */
-void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_sketch *s,
-			       const struct fs_hash_key *hk);
+/* Check the window of n sketches s[] (the directions' of one finished
+ * window, hashed with hk), as one. */
+void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_sketch *const *s,
+			       size_t n, const struct fs_hash_key *hk);
 
 /* The alarms' names, in fs_sample_alarms()'s bit order. */
 extern const char *const fsd_accuracy_alarm_names[3];
