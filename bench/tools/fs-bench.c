@@ -256,31 +256,40 @@ out:
 /*
  * The detection rows: full (of skel, no detection sketch) and the full
  * program of one load per variant of bench_detect.h, the same parameters
- * otherwise, rounds interleaved, fastest round kept, as bench_datapath().
- * best[0] is full, best[1 + v] variant v's.
+ * otherwise, then one with the keyed sample at flowsketchd --sample-rate's
+ * defaults (issue 22), rounds interleaved, fastest round kept, as
+ * bench_datapath().  best[0] is full, best[1 + v] variant v's, best[1 +
+ * BD_MAX] the sample's.
  */
+#define BENCH_NDETECT (BD_MAX + 1)
+
 static int bench_detect(struct bench *skel, const struct fs_sketch_params *p,
-			const struct bench_opts *o, double best[1 + BD_MAX])
+			const struct bench_opts *o, double best[1 + BENCH_NDETECT])
 {
-	struct bench *dskel[BD_MAX] = { 0 };
-	struct bpf_program *progs[1 + BD_MAX] = { skel->progs.fs_bench_full };
-	double *samples = calloc((size_t)(1 + BD_MAX) * o->rounds, sizeof(*samples));
+	const struct fs_sample_params sp = { FS_DEFAULT_SAMPLE_SHIFT,
+		FS_DEFAULT_SAMPLE_LOG2_BUCKETS };
+	struct bench *dskel[BENCH_NDETECT] = { 0 };
+	struct bpf_program *progs[1 + BENCH_NDETECT] = { skel->progs.fs_bench_full };
+	double *samples = calloc((size_t)(1 + BENCH_NDETECT) * o->rounds, sizeof(*samples));
 	double warm;
 	__u32 r, i;
 	int err = samples ? 0 : -ENOMEM, v;
 
-	for (v = 0; v < BD_MAX && !err; v++) {
+	for (v = 0; v < BENCH_NDETECT && !err; v++) {
 		struct fs_sketch_params dp = *p;
 
-		bd_apply(&dp, &o->detect, (enum bd_variant)v);
+		if (v < BD_MAX)
+			bd_apply(&dp, &o->detect, (enum bd_variant)v);
+		else
+			fs_params_set_sample(&dp, &sp);
 		err = bench_load_with(&dskel[v], &dp, o, true);
 		if (!err)
 			progs[1 + v] = dskel[v]->progs.fs_bench_full;
 	}
-	for (i = 0; i < 1 + BD_MAX && !err; i++)
+	for (i = 0; i < 1 + BENCH_NDETECT && !err; i++)
 		err = bench_prog_run(progs[i], o->repeat / 4 + 1, &warm);
 	for (r = 0; r < o->rounds && !err; r++)
-		for (i = 0; i < 1 + BD_MAX && !err; i++)
+		for (i = 0; i < 1 + BENCH_NDETECT && !err; i++)
 			err = bench_prog_run(progs[i], o->repeat,
 					     &samples[i * o->rounds + r]);
 	if (err) {
@@ -288,18 +297,19 @@ static int bench_detect(struct bench *skel, const struct fs_sketch_params *p,
 			strerror(-err));
 		goto out;
 	}
-	for (i = 0; i < 1 + BD_MAX; i++)
+	for (i = 0; i < 1 + BENCH_NDETECT; i++)
 		best[i] = bench_best(&samples[i * o->rounds], o->rounds);
 out:
-	for (v = 0; v < BD_MAX; v++)
+	for (v = 0; v < BENCH_NDETECT; v++)
 		bench__destroy(dskel[v]);
 	free(samples);
 	return err;
 }
 
-static void bench_print_detect(const double best[1 + BD_MAX], double base,
+static void bench_print_detect(const double best[1 + BENCH_NDETECT], double base,
 			       const struct bench_opts *o)
 {
+	static const char *const sample = "full+sample";
 	const struct bd_shape *d = &o->detect;
 	double net0 = best[0] - base;
 	int v;
@@ -307,18 +317,21 @@ static void bench_print_detect(const double best[1 + BD_MAX], double base,
 	printf("Detection sketches (issue 20), BPF_PROG_TEST_RUN, %u runs x %u rounds per program, fastest round\n",
 	       o->repeat, o->rounds);
 	printf("(the full datapath with both, the prefix sketch alone (d %u, w 2^%u, t %u), the spread sketch\n"
-	       "alone (d %u, w 2^%u, s %u); net of the driver baseline above)\n\n",
+	       "alone (d %u, w 2^%u, s %u); net of the driver baseline above)\n",
 	       d->prefix.depth, d->prefix.log2_width, d->prefix.skip_shift,
 	       d->spread.depth, d->spread.log2_width, d->spread.sample_shift);
+	printf("(full+sample: the keyed sample at --sample-rate's defaults, 1 flow in %u, %u buckets; issue 22)\n\n",
+	       1U << FS_DEFAULT_SAMPLE_SHIFT, 1U << FS_DEFAULT_SAMPLE_LOG2_BUCKETS);
 	printf("  %-20s %10s %16s\n", "program", "ns/packet", "net of driver");
 	printf("  %-20s %10.1f %16.1f\n", "full datapath", best[0], net0);
-	for (v = 0; v < BD_MAX; v++)
-		printf("  %-20s %10.1f %16.1f\n", bd_names[v], best[1 + v], best[1 + v] - base);
+	for (v = 0; v < BENCH_NDETECT; v++)
+		printf("  %-20s %10.1f %16.1f\n", v < BD_MAX ? bd_names[v] : sample,
+		       best[1 + v], best[1 + v] - base);
 	printf("\n");
-	for (v = 0; v < BD_MAX; v++) {
+	for (v = 0; v < BENCH_NDETECT; v++) {
 		char label[32];
 
-		snprintf(label, sizeof(label), "%s / full", bd_names[v]);
+		snprintf(label, sizeof(label), "%s / full", v < BD_MAX ? bd_names[v] : sample);
 		printf("  %-20s %5.2fx (net of driver %5.2fx)\n", label,
 		       best[1 + v] / best[0],
 		       net0 > 0 ? (best[1 + v] - base) / net0 : 0.0);
@@ -894,7 +907,7 @@ int main(int argc, char **argv)
 		.detect = BD_DEFAULTS,
 	};
 	struct fs_sketch_params p;
-	double best[PROG_MAX], dbest[1 + BD_MAX];
+	double best[PROG_MAX], dbest[1 + BENCH_NDETECT];
 	struct bench *skel = NULL;
 	int err;
 

@@ -666,7 +666,10 @@ report(g is not None and tuple(int(x) for x in g) == DETECT_PREFIX and
        g2 is not None and tuple(int(x) for x in g2) == DETECT_SPREAD,
        "depth %d: detection: the shapes are flowsketchd --detect's" % depth, "got %r, %r" % (g, g2))
 dfig = {}
-for p in ["full datapath"] + DETECT:
+DROWS = DETECT + ["full+sample"]	# issue 22's keyed sample beside them
+report(find(r"^\(full\+sample: the keyed sample at --sample-rate's defaults, 1 flow in 1024, 512 buckets; issue 22\)$")
+       is not None, "depth %d: detection: the sample's row is described" % depth, "no such line")
+for p in ["full datapath"] + DROWS:
     g = find(r"^  %s +%s +%s$" % (re.escape(p), NUM, NUM), after=DHEAD)
     report(g is not None, "depth %d: detection: a figure for %s" % (depth, p), "no such row")
     if not g:
@@ -678,8 +681,8 @@ for p in ["full datapath"] + DETECT:
         report(abs(float(g[1]) - (float(g[0]) - base)) <= 0.15 + 1e-9,
                "depth %d: detection: %s net of driver = its figure - the baseline" % (depth, p),
                "net %s, %s - %s" % (g[1], g[0], fig["driver baseline"][0]))
-if len(dfig) == 1 + len(DETECT):
-    for p in DETECT:
+if len(dfig) == 1 + len(DROWS):
+    for p in DROWS:
         g = find(r"^  %s +%sx \(net of driver +%sx\)$" % (re.escape(p + " / full"), NUM, NUM))
         what = "depth %d: detection: %s / full" % (depth, p)
         report(g is not None, what + ": printed with its net", "no such line")
