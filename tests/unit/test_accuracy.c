@@ -5,7 +5,9 @@
  *
  * Twelve windows of 200,000 packets from a million flows, Zipf-like (rank
  * k drawn with probability ~ 1/k: k = floor(N^u), u uniform), with the
- * sample at 1 in 64 and the daemon's comparisons each window and over the
+ * sample at 1 in 64, and three windows of a million distinct flows each
+ * (every flow a packet, then a million Zipf packets) with the sample at
+ * its defaults, and the daemon's comparisons each window and over the
  * span: the unmodified update never raises an alarm.  `make mutants`
  * builds this test against three broken updates, and each must raise one
  * (and so fail the test).  The checks are the daemon's own
@@ -25,6 +27,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -101,36 +104,44 @@ static unsigned int alarms_of(const struct fs_sample_check *k, const struct fs_s
 	return fs_sample_alarms(k->c, fs_cms_delta(p), k->z, k->tells);
 }
 
-static void test_no_alarm_on_zipf(void **state)
+/*
+ * nwin windows of `packets` packets each, Zipf-like over ACC_FLOWS flows,
+ * after, with every_flow, one packet of each of the ACC_FLOWS flows (a
+ * window of a million distinct flows), through the model with the sample
+ * sp; the daemon's checks of each window, two windows as one and the
+ * span.  The alarms raised.
+ */
+static unsigned int run_windows(const struct fs_sample_params *sp, __u32 nwin,
+				__u64 packets, bool every_flow)
 {
 	struct fs_sketch_params p = {
 		.magic = FS_PARAMS_MAGIC, .version = FS_PARAMS_VERSION,
 		.cms_depth = 4, .cms_log2_width = 10, .hll_p = 12, .nslots = FS_NSLOTS,
 		.secret = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL },
 	};
-	const struct fs_sample_params sp = { 6, 9 };
 	struct tally t;
 	struct fs_model m;
 	struct fs_sketch span, win;
 	struct fs_sample_check k, prev = { 0 }, both;
 	double zs[ACC_WINDOWS];
-	__u64 rng = 0xacc, seq, i;
+	__u64 rng = 0xacc, seq, i, sent;
 	unsigned int alarms = 0;
 	struct fs_flow_key key;
 
-	(void)state;
-	fs_params_set_sample(&p, &sp);
+	assert_true(nwin <= ACC_WINDOWS);
+	fs_params_set_sample(&p, sp);
 	assert_int_equal(fs_model_init(&m, &p), 0);
 	assert_int_equal(fs_sketch_init(&span, &p), 0);
 	t.packets = calloc(ACC_FLOWS, sizeof(__u64));
 	t.bytes = calloc(ACC_FLOWS, sizeof(__u64));
 	assert_true(t.packets && t.bytes);
-	for (seq = 0; seq < ACC_WINDOWS; seq++) {
+	for (seq = 0; seq < nwin; seq++) {
 		__u32 slot = (__u32)(seq % FS_NSLOTS);
 
 		memset(t.packets, 0, ACC_FLOWS * sizeof(__u64));
 		memset(t.bytes, 0, ACC_FLOWS * sizeof(__u64));
-		for (i = 0; i < ACC_PACKETS; i++) {
+		sent = packets + (every_flow ? ACC_FLOWS : 0);
+		for (i = 0; i < sent; i++) {
 			__u64 r = rng_next(&rng);
 			double u = (double)(r >> 11) / 9007199254740992.0;
 			__u32 k = (__u32)exp(u * log((double)ACC_FLOWS));
@@ -138,6 +149,8 @@ static void test_no_alarm_on_zipf(void **state)
 
 			if (k >= ACC_FLOWS)
 				k = ACC_FLOWS - 1;
+			if (every_flow && i < ACC_FLOWS)
+				k = (__u32)i;
 			flow_key(k, &key);
 			assert_true(fs_model_packet(&m, &key, len, seq, 0, NULL) >= 0);
 			t.packets[k]++;
@@ -145,7 +158,7 @@ static void test_no_alarm_on_zipf(void **state)
 		}
 		assert_int_equal(fs_sketch_init(&win, &p), 0);
 		assert_int_equal(fs_sketch_add_slot(&win, m.env.chunks, m.env.nchunks, slot), 0);
-		win.totals.packets = ACC_PACKETS;
+		win.totals.packets = sent;
 		for (i = 0; i < ACC_FLOWS; i++)
 			win.totals.bytes += t.bytes[i];
 		/* The daemon's check (sample_check.h), each sampled flow's
@@ -168,21 +181,47 @@ static void test_no_alarm_on_zipf(void **state)
 	/* The span: every window's flows merged. */
 	assert_int_equal(fs_sample_check(&span, fs_sample_estimate_hashed, &m.key, NULL, NULL, &k), 0);
 	alarms |= alarms_of(&k, &p);
-	print_message("alarms %#x; span z %.2f; window z", alarms, k.z);
-	for (i = 0; i < ACC_WINDOWS; i++)
+	print_message("1 in %u, %u buckets: %llu sampled flows in the last window, %llu full; alarms %#x; span z %.2f; window z",
+		      1U << sp->shift, 1U << sp->log2_buckets, (unsigned long long)prev.sum.flows,
+		      (unsigned long long)prev.sum.full, alarms, k.z);
+	for (i = 0; i < nwin; i++)
 		print_message(" %.2f", zs[i]);
 	print_message("\n");
-	assert_int_equal(alarms, 0);
 	fs_sketch_free(&span);
 	fs_model_free(&m);
 	free(t.packets);
 	free(t.bytes);
+	return alarms;
+}
+
+static void test_no_alarm_on_zipf(void **state)
+{
+	const struct fs_sample_params sp = { 6, 9 };
+
+	(void)state;
+	assert_int_equal(run_windows(&sp, ACC_WINDOWS, ACC_PACKETS, false), 0);
+}
+
+/*
+ * Windows of a million distinct flows (each one packet, then a million
+ * Zipf packets) at flowsketchd's defaults, 1 in 1,024 in 128 buckets:
+ * some 980 sampled flows a window for 896 entries, so buckets fill and
+ * cut their limits (the sample unbiased all the same, sample.h), and no
+ * alarm.
+ */
+static void test_no_alarm_million_flows(void **state)
+{
+	const struct fs_sample_params sp = { FS_DEFAULT_SAMPLE_SHIFT, 7 };
+
+	(void)state;
+	assert_int_equal(run_windows(&sp, 3, ACC_FLOWS, true), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_alarm_on_zipf),
+		cmocka_unit_test(test_no_alarm_million_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
