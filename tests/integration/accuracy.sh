@@ -81,11 +81,15 @@ check "... over all the $N packets sent (span totals)" \
 	holds "$WORK/acc.json" --argjson n "$N" '.total_packets == $n'
 X=$(jq '.flows | length' "$WORK/acc.json")
 # Each sampled flow found in the truth by its five-tuple.
-jq --slurpfile t "$WORK/truth.json" '
-	($t[0].flows | map({key: "\(.proto) \(.src) \(.sport) \(.dst) \(.dport)", value: .}) |
-	 from_entries) as $sent |
-	[.flows[] | {f: ., s: $sent["\(.proto) \(.src) \(.sport) \(.dst) \(.dport)"]}]' \
-	"$WORK/acc.json" >"$WORK/matched.json"
+# match ANSWER OUT: each sampled flow of ANSWER with the truth's flow of
+# its five-tuple (null if none), as {f, s}.
+match() {
+	jq --slurpfile t "$WORK/truth.json" '
+		($t[0].flows | map({key: "\(.proto) \(.src) \(.sport) \(.dst) \(.dport)", value: .}) |
+		 from_entries) as $sent |
+		[.flows[] | {f: ., s: $sent["\(.proto) \(.src) \(.sport) \(.dst) \(.dport)"]}]' "$1" >"$2"
+}
+match "$WORK/acc.json" "$WORK/matched.json"
 check "every one of the $X sampled flows is a flow sent" \
 	holds "$WORK/matched.json" 'length > 0 and all(.[]; .s != null)'
 check "... its exact packets and bytes what was sent of it" \
@@ -154,11 +158,7 @@ check "merge a.fsk accuracy: the daemon's sampled flows, their exact counts" \
 		([.flows[] | k] | sort) == ([$d[0].flows[] | k] | sort) and .alarm == false'
 cli_run merge "$WORK/a.fsk" "$WORK/a.fsk" accuracy --json
 cp "$WORK/out" "$WORK/m2.json"
-jq --slurpfile t "$WORK/truth.json" '
-	($t[0].flows | map({key: "\(.proto) \(.src) \(.sport) \(.dst) \(.dport)", value: .}) |
-	 from_entries) as $sent |
-	[.flows[] | {f: ., s: $sent["\(.proto) \(.src) \(.sport) \(.dst) \(.dport)"]}]' \
-	"$WORK/m2.json" >"$WORK/m2matched.json"
+match "$WORK/m2.json" "$WORK/m2matched.json"
 check "merge a.fsk a.fsk accuracy: the same $X flows, each twice what was sent, never above its estimate" \
 	holds "$WORK/m2matched.json" --argjson x "$X" 'length == $x and all(.[]; .s != null and
 		.f.exact_packets == 2 * .s.packets and .f.exact_bytes == 2 * .s.bytes and

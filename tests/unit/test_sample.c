@@ -823,87 +823,77 @@ static __u64 check_exported_merge(const struct table *m, const struct table *a,
  * of two below it then pass as sampled on the other host, and the totals
  * or the limits fail.
  */
+/*
+ * Streams of nflows flows (two_streams()) to copies of rate 2^-shift and
+ * 2^log2b buckets, each exported and the exports merged; the merge
+ * checked against the truth of both (check_exported_merge()).  *full: the
+ * copies met full buckets; *all: the flows of both with s below the
+ * rate's limit.  The merged sample's flows.
+ */
+static __u64 exported_pair(__u32 shift, __u32 log2b, __u32 nflows, __u32 trial,
+			   int *full, __u64 *all)
+{
+	struct truth *ta = calloc(nflows, sizeof(*ta)), *tb = calloc(nflows, sizeof(*tb));
+	struct truth *tboth = calloc(nflows, sizeof(*tboth));
+	struct table a, b, both, xa, xb, m;
+	__u64 live;
+	__u32 i;
+
+	table_new(&a, shift, log2b);
+	table_new(&b, shift, log2b);
+	table_new(&both, shift, log2b);
+	table_new(&xa, shift, log2b);
+	table_new(&xb, shift, log2b);
+	table_new(&m, shift, log2b);
+	two_streams(&a, &b, &both, ta, tb, tboth, nflows, trial);
+	*full = full_of(&a) > 0 && full_of(&b) > 0;
+	memcpy(xa.b, a.b, nbuckets(&a) * sizeof(*a.b));
+	memcpy(xb.b, b.b, nbuckets(&b) * sizeof(*b.b));
+	export_table(&xa);
+	export_table(&xb);
+	merge_into(&m, &xa);
+	merge_into(&m, &xb);
+	live = check_exported_merge(&m, &a, &b, tboth, nflows);
+	for (i = 0, *all = 0; i < nflows; i++)
+		*all += tboth[i].sent && tboth[i].s < fs_sample_rate_limit(shift);
+	free(ta);
+	free(tb);
+	free(tboth);
+	free(a.b);
+	free(b.b);
+	free(both.b);
+	free(xa.b);
+	free(xb.b);
+	free(m.b);
+	return live;
+}
+
+/*
+ * Two hosts' exports merged (the fleet's `merge ... accuracy`): the
+ * sample of the union with exact totals, from values cut to their
+ * leading bit, with full buckets on both (R = 1, 8 buckets, 20 streams)
+ * and without (R = 16, 4,096 buckets, where the merge is the union's own
+ * sample, whole: limits 2^60 are powers of two already).  Mutant
+ * sample_export_limit exports the limit uncut, which the merged limits
+ * show.
+ */
 static void test_export_merge(void **state)
 {
-	enum { NFLOWS = 600, TRIALS = 20 };
-	__u64 live = 0, live_both = 0;
+	__u64 live = 0, all, one;
 	__u32 trial;
+	int full;
 
 	(void)state;
-	for (trial = 0; trial < TRIALS; trial++) {
-		struct truth *ta = calloc(NFLOWS, sizeof(*ta)), *tb = calloc(NFLOWS, sizeof(*tb));
-		struct truth *tboth = calloc(NFLOWS, sizeof(*tboth));
-		struct table a, b, both, xa, xb, m;
-		__u32 i;
-
-		table_new(&a, 0, 3);
-		table_new(&b, 0, 3);
-		table_new(&both, 0, 3);
-		table_new(&xa, 0, 3);
-		table_new(&xb, 0, 3);
-		table_new(&m, 0, 3);
-		two_streams(&a, &b, &both, ta, tb, tboth, NFLOWS, 100 + trial);
-		assert_true(full_of(&a) > 0 && full_of(&b) > 0);
-		memcpy(xa.b, a.b, nbuckets(&a) * sizeof(*a.b));
-		memcpy(xb.b, b.b, nbuckets(&b) * sizeof(*b.b));
-		export_table(&xa);
-		export_table(&xb);
-		merge_into(&m, &xa);
-		merge_into(&m, &xb);
-		live += check_exported_merge(&m, &a, &b, tboth, NFLOWS);
-		for (i = 0; i < nbuckets(&m); i++)
-			live_both += fs_sample_bucket_live(&m.b[i], 0);
-		free(ta);
-		free(tb);
-		free(tboth);
-		free(a.b);
-		free(b.b);
-		free(both.b);
-		free(xa.b);
-		free(xb.b);
-		free(m.b);
+	for (trial = 0; trial < 20; trial++) {
+		live += exported_pair(0, 3, 600, 100 + trial, &full, &all);
+		assert_true(full);
 	}
-	assert_true(live > 0 && live == live_both);
-	print_message("full buckets: %llu flows over %u trials\n",
-		      (unsigned long long)live, TRIALS);
-	{
-		enum { N = 30000 };
-		struct truth *ta = calloc(N, sizeof(*ta)), *tb = calloc(N, sizeof(*tb));
-		struct truth *tboth = calloc(N, sizeof(*tboth));
-		struct table a, b, both, xa, xb, m;
-		__u64 want = 0;
-		__u32 i;
-
-		table_new(&a, 4, 12);
-		table_new(&b, 4, 12);
-		table_new(&both, 4, 12);
-		table_new(&xa, 4, 12);
-		table_new(&xb, 4, 12);
-		table_new(&m, 4, 12);
-		two_streams(&a, &b, &both, ta, tb, tboth, N, 3);
-		assert_int_equal(full_of(&a) + full_of(&b), 0);
-		memcpy(xa.b, a.b, nbuckets(&a) * sizeof(*a.b));
-		memcpy(xb.b, b.b, nbuckets(&b) * sizeof(*b.b));
-		export_table(&xa);
-		export_table(&xb);
-		merge_into(&m, &xa);
-		merge_into(&m, &xb);
-		/* No flow lost to the export: the union's sample is one in 16
-		 * of the flows sent, whole. */
-		for (i = 0; i < N; i++)
-			want += tboth[i].sent && !(tboth[i].s >> 60);
-		assert_int_equal(check_exported_merge(&m, &a, &b, tboth, N), want);
-		print_message("no full bucket: %llu flows\n", (unsigned long long)want);
-		free(ta);
-		free(tb);
-		free(tboth);
-		free(a.b);
-		free(b.b);
-		free(both.b);
-		free(xa.b);
-		free(xb.b);
-		free(m.b);
-	}
+	assert_true(live > 0);
+	print_message("full buckets: %llu flows over 20 trials\n", (unsigned long long)live);
+	one = exported_pair(4, 12, 30000, 3, &full, &all);
+	assert_false(full);
+	assert_int_equal(one, all);
+	print_message("no full bucket: %llu flows\n", (unsigned long long)one);
 }
 
 /* What an exported bucket may hold: a bucket the export leaves passes,
