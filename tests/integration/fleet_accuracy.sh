@@ -37,6 +37,7 @@
 #     deviations of F / R (F the union's distinct flows); the sample says
 #     1 in R, b buckets, none full, effective rate R; totals the union's;
 #     no undercount, no alarm; files 2;
+#   - merge b a accuracy: the same flows and counts as merge a b;
 #   - merge a accuracy: host A's file alone: its exact counts are A's own,
 #     and they differ from the union's for the flows sent to both;
 #   - merge a b accuracy prints the table;
@@ -222,6 +223,15 @@ check "no undercount, no alarm, the figures there (hll_z $(jq .hll_z "$WORK/acc.
 	holds "$WORK/acc.json" '.undercounts == 0 and .alarm == false and .alarms == [] and
 		(.hll_z | type) == "number" and (.overcount_max_eps | type) == "number" and
 		(.over_bound_share | type) == "number"'
+
+# The merge is of the set of files: in the other order, the same flows
+# at the same counts.
+"$CLI" merge "$WORK/b.fsk" "$WORK/a.fsk" accuracy --json >"$WORK/acc-ba.json" 2>/dev/null
+check "merge b.fsk a.fsk accuracy: the same sampled flows at the same exact counts and estimates" \
+	holds "$WORK/acc-ba.json" --slurpfile ab "$WORK/acc.json" '
+		def rows: [.flows[] | [.proto, .src, .sport, .dst, .dport, .exact_packets,
+			.exact_bytes, .packets, .bytes]] | sort;
+		(.flows | length) > 0 and rows == ($ab[0] | rows)'
 
 # Host A's file alone: A's own counts, not the union's.
 "$CLI" merge "$WORK/a.fsk" accuracy --json >"$WORK/acc-a.json" 2>/dev/null
