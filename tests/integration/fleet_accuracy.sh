@@ -26,6 +26,9 @@
 # bucket of the union holds more than 7 sampled flows (checked: that is
 # what keeps every limit at 2^(64 - k), so no bucket is full anywhere, on
 # a host, a CPU, a window or the merge, and the effective rate is R).
+#   - each daemon's own sample (flowsketch accuracy) is exactly its flows
+#     the rule selects, at what it was sent of each: the oracle's rule is
+#     the datapath's;
 #   - export --format native: format version 4, the params record's
 #     bytes 14 and 15 (file offsets 30, 31) b = 10 and k = 4;
 #   - merge a b accuracy --json: every sampled flow was sent; its
