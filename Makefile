@@ -257,6 +257,7 @@ MUTANTS := cms_row0:test_cms:FS_MUTANT_CMS_ROW0 \
            sample_raw:test_sample:FS_MUTANT_SAMPLE_RAW \
            sample_full_drop:test_sample:FS_MUTANT_SAMPLE_FULL_DROP \
            sample_merge_limit:test_sample:FS_MUTANT_SAMPLE_MERGE_LIMIT \
+           sample_export_limit:test_sample:FS_MUTANT_SAMPLE_EXPORT_LIMIT \
            sample_z_no_hll:test_sample:FS_MUTANT_SAMPLE_Z_NO_HLL \
            cms_undercount:test_accuracy:FS_MUTANT_CMS_UNDERCOUNT \
            cms_one_column:test_accuracy:FS_MUTANT_CMS_ONE_COLUMN \

@@ -141,13 +141,24 @@
  * (key, s) pairs of its own flows an attacker solves the IPv4 flow hash
  * (hash.h, "What leaves the host"), so an exported bucket must not carry
  * s.  A merge of copies needs only, for each entry, whether s is below
- * the other copy's limit: an exporter that first cuts each bucket's limit
- * to a power of two, L'_b = 2^floor(log2 L_b) (dropping the entries from
- * L'_b up: a cut by a function of the limit, still substitutable), can
- * send each entry's count of leading zero bits of s instead of s, and the
- * bucket's exponent; s < 2^j is then lz(s) >= 64 - j.  A sampled flow's
- * lz is already at least k; the excess is geometric, about 2 bits a flow,
- * what a HyperLogLog rank shows.
+ * the other copy's limit.  So an export (fs_sample_bucket_export()) first
+ * cuts each bucket's limit to a power of two, L'_b = 2^floor(log2 L_b),
+ * dropping the entries from L'_b up (a cut by a function of the limit,
+ * still substitutable: a flow below L'_b does not move it), and then
+ * keeps of each entry's s its leading bit only, s' = 2^floor(log2 s)
+ * (0 for s = 0): for a power of two L, s < L exactly when s' < L, so
+ * every comparison a merge makes with a limit comes out as with s.  A
+ * full bucket in a merge of exported copies cuts at the highest s' of
+ * its 8 flows, a power of two: every flow of that level goes, not only
+ * one, and the limit stays a power of two (at least halved).  Given the
+ * other flows a flow is in exactly when s' < L_b, i.e. s < L_b, so the
+ * estimates above hold for merges of exports as for the host's own.
+ * What s' tells is floor(log2 s), i.e. lz(s): at least k for a sampled
+ * flow, the excess geometric, about 2 bits a flow, what a HyperLogLog
+ * rank shows.  The buckets leave in an order of their own (export_perm.h:
+ * a secret permutation of the slot's buckets), as s's low bits would
+ * otherwise say which bucket each flow took.  At k = 0, L = 2^64 - 1
+ * becomes 2^63: an export of a sample of every flow halves it.
  *
  * The comparison (user space, at the end): Count-Min's estimate of each
  * sampled flow against its exact count (undercounts, which Count-Min can
@@ -420,9 +431,91 @@ FS_INLINE void fs_sample_bucket_merge(struct fs_sample_bucket *dst,
 #endif
 
 #if !defined(__bpf__) && !defined(__KERNEL__)
-/* ---- The comparison's arithmetic, user space only (floating point) --- */
 #include <math.h>
 #include <stddef.h>
+
+/* ---- Exports (see "Exports" above), user space only ----------------- */
+
+/* 2^floor(log2 x), 0 for 0: a limit's or a value's leading bit. */
+FS_INLINE __u64 fs_sample_leading_bit(__u64 x)
+{
+	return x ? 1ULL << (63 - __builtin_clzll(x)) : 0;
+}
+
+/*
+ * The exported picture of a bucket of a sample of rate 2^-shift, in
+ * place: the limit cut to its leading bit, the entries at or above it
+ * and the free ones zeroed (nothing of a dropped flow leaves), each live
+ * entry's s cut to its leading bit.  A cut equal to the rate's own limit
+ * is written as none (0), as the datapath writes it.
+ */
+FS_INLINE void fs_sample_bucket_export(struct fs_sample_bucket *b, __u32 shift)
+{
+	__u64 limit = fs_sample_leading_bit(fs_sample_limit(b, shift));
+	__u32 i;
+
+#ifdef FS_MUTANT_SAMPLE_EXPORT_LIMIT	/* `make mutants` only: the limit uncut */
+	limit = fs_sample_limit(b, shift);
+#endif
+	b->head.cut = limit == fs_sample_rate_limit(shift) ? 0 : limit;
+	__builtin_memset(b->head.pad, 0, sizeof(b->head.pad));
+	for (i = 0; i < FS_SAMPLE_WAYS; i++) {
+		struct fs_sample_entry *e = &b->e[i];
+
+		if (fs_sample_live(e, limit))
+			e->s = fs_sample_leading_bit(e->s);
+		else
+			__builtin_memset(e, 0, sizeof(*e));
+	}
+}
+
+/*
+ * Whether a bucket read from an export (native.h, an export answer) is
+ * one fs_sample_bucket_export() and merges of such buckets leave: a cut
+ * of 0 or a power of two below the rate's limit, its pad zero, and each
+ * entry either zero or of an address family with s' 0 or a power of two
+ * (below the limit or not: a merge leaves the flows a cut dropped in
+ * place), a live one with a packet, and no flow twice among the live
+ * ones.  NULL, or a short reason for a message.
+ */
+FS_INLINE const char *fs_sample_bucket_exported_bad(const struct fs_sample_bucket *b,
+						    __u32 shift)
+{
+	__u64 limit = fs_sample_limit(b, shift);
+	__u32 i, j;
+
+	if (b->head.cut && (b->head.cut & (b->head.cut - 1)))
+		return "limit is not a power of two";
+	if (b->head.cut >= fs_sample_rate_limit(shift))
+		return "limit is not below the sample rate's";
+	for (i = 0; i < sizeof(b->head.pad); i++)
+		if (b->head.pad[i])
+			return "head has bytes past its fields";
+	for (i = 0; i < FS_SAMPLE_WAYS; i++) {
+		const struct fs_sample_entry *e = &b->e[i];
+
+		if (!e->key.family) {
+			if (e->s || e->packets || e->bytes)
+				return "free entry is not zero";
+			continue;
+		}
+		if (e->key.family != FS_FAMILY_IPV4 && e->key.family != FS_FAMILY_IPV6)
+			return "entry has no address family";
+		if (e->s & (e->s - 1))
+			return "entry has a sample value of more than one bit";
+		if (!fs_sample_live(e, limit))
+			continue;
+		if (!e->packets)
+			return "entry counted no packet";
+		for (j = 0; j < i; j++)
+			if (fs_sample_live(&b->e[j], limit) &&
+			    fs_sample_key_equal(&b->e[j].key, &e->key))
+				return "flow is in it twice";
+	}
+	return NULL;
+}
+
+/* ---- The comparison's arithmetic, user space only (floating point) --- */
 
 /*
  * Count-Min against the exact counts.  For every sampled flow f with

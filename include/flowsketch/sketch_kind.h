@@ -28,7 +28,8 @@
  * in a file or an answer is refused (a HyperLogLog register above its
  * precision's largest rank).  Exported, a part is in secret coordinates:
  * each run of 1 << perm_shift elements (a Count-Min row, a HyperLogLog
- * sketch) permuted, elements whole (export_perm.h).
+ * sketch, the sample's buckets) permuted, elements whole (export_perm.h),
+ * and the sample's buckets cut to what may leave the host (export_elem).
  *
  * Adding a sketch kind of fixed size touches 6 files (one sized by a
  * parameter of its own adds it to params.h and to what reads, checks and
@@ -190,10 +191,10 @@ struct fs_sketch_kind {
 	 * (a Count-Min row, a HyperLogLog sketch), each run through a
 	 * secret permutation of its own (export_perm.h). */
 	__u32 (*perm_shift)(const struct fs_sketch_params *p);
-	/* Kept on the host: its elements hold raw keyed hashes (the
-	 * sample's values, sample.h), so the export answer and the native
-	 * file leave it out, and their parameters say it is off. */
-	bool host_only;
+	/* What an export does to an element besides moving it (NULL:
+	 * nothing): the sample's buckets hold raw keyed hashes, which an
+	 * export cuts to their leading bits (sample.h, "Exports"). */
+	void (*export_elem)(void *elem, const struct fs_sketch_params *p);
 };
 
 static inline __u32 fs_cms_perm_shift(const struct fs_sketch_params *p)
@@ -264,6 +265,11 @@ static inline __u32 fs_sample_perm_shift(const struct fs_sketch_params *p)
 	return p->sample_log2b;
 }
 
+static inline void fs_sample_export_elem(void *elem, const struct fs_sketch_params *p)
+{
+	fs_sample_bucket_export(elem, p->sample_shift);
+}
+
 static inline void fs_sample_say_count(char *buf, size_t len,
 				       const struct fs_sketch_params *p)
 {
@@ -326,27 +332,9 @@ static const struct fs_sketch_kind fs_sketch_kinds[FS_NKINDS] = {
 		.per_slot = fs_params_sample_buckets,
 		.say_count = fs_sample_say_count,
 		.perm_shift = fs_sample_perm_shift,
-		.host_only = true,
+		.export_elem = fs_sample_export_elem,
 	},
 };
-
-/* The kinds exports carry: those before the first host-only kind, which
- * come last in FS_SKETCH_KINDS (test_native checks the rows agree). */
-#define FS_EXPORTED_KINDS FS_KIND_SAMPLE
-
-/* Whether exports carry kind k (host_only above). */
-FS_INLINE bool fs_kind_exported(enum fs_kind k)
-{
-	return !fs_sketch_kinds[k].host_only;
-}
-
-/* The parameters an export says its sketch has: the host-only
- * structures' off. */
-FS_INLINE void fs_params_exported(struct fs_sketch_params *p)
-{
-	p->sample_log2b = 0;
-	p->sample_shift = 0;
-}
 
 /* Word i of a part of kind k (a merged sketch's, sketch.h). */
 FS_INLINE __u64 fs_kind_word(enum fs_kind k, const void *part, __u64 i)

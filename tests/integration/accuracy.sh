@@ -24,7 +24,12 @@
 #          status: e / w, e^-d) at most delta + 4 sqrt(delta / X), and no
 #          alarm;
 #        - the table says the same in words;
-#   3. every window is checked as it closes: status (JSON and table) and
+#   3. the sample exported (native format 4): the file's parameters
+#      name it and no value in it has more than one bit (no raw hash
+#      leaves); `merge a.fsk accuracy` gives the daemon's sampled flows
+#      with their exact counts, and `merge a.fsk a.fsk accuracy` each
+#      with twice what was sent, estimates never below;
+#   4. every window is checked as it closes: status (JSON and table) and
 #      /metrics say no alarm and no undercount.
 # Output: TAP.
 set -u
@@ -112,6 +117,55 @@ check "the share of flows over eps N at most delta + 4 sqrt(delta / X) (w $W, d 
 cli_run --socket "$SOCK" accuracy --span 60 --direction in
 check "accuracy (table): the sample, no undercount, no alarm" \
 	eval '[ "$rc" -eq 0 ] && grep -qE "^flowsketch accuracy: last .*, [0-9,]+ sampled flows, received only, 1 in $R " "$WORK/out" &&
+	      grep -q "^Count-Min: 0 undercounts" "$WORK/out" && grep -q "^alarm: none" "$WORK/out"'
+
+# The sample in an export (native.h format 4) and merged (`merge ...
+# accuracy`): at R = 16 with no bucket full every limit is 2^60, a power
+# of two, so the file keeps every sampled flow; merged with itself, each
+# flow's exact counts are twice what was sent.
+cli_run --socket "$SOCK" export --format native --span 60 --direction in -o "$WORK/a.fsk"
+check "export --format native of a daemon with a sample exits 0 ($rc)" test "$rc" -eq 0
+python3 - "$WORK/a.fsk" "$BUCKETS" >"$WORK/leak.txt" <<'PY'
+import math, struct, sys
+b = open(sys.argv[1], "rb").read()
+q = int(sys.argv[2])
+bad = []
+if b[30] != int(math.log2(q)) or b[31] != 4:
+    bad.append("params bytes 14, 15: %d %d" % (b[30], b[31]))
+f = len(b) - 4 - 512 * q - 8
+if struct.unpack_from("<Q", b, f)[0] != q:
+    bad.append("sample buckets: %d" % struct.unpack_from("<Q", b, f)[0])
+# Every entry's value one bit at most (sample.h, "Exports"): no raw hash.
+for i in range(q):
+    for w in range(1, 8):
+        s = struct.unpack_from("<Q", b, f + 8 + 512 * i + 64 * w + 40)[0]
+        if s & (s - 1):
+            bad.append("bucket %d entry %d: value %#x" % (i, w, s))
+if bad:
+    print("\n".join(bad[:5]))
+PY
+check "the file's sample: its sizes in the parameters, no value of more than one bit" \
+	test ! -s "$WORK/leak.txt"
+cli_run merge "$WORK/a.fsk" accuracy --json
+cp "$WORK/out" "$WORK/m1.json"
+check "merge a.fsk accuracy: the daemon's sampled flows, their exact counts" \
+	holds "$WORK/m1.json" --slurpfile d "$WORK/acc.json" '
+		def k: "\(.proto) \(.src) \(.sport) \(.dst) \(.dport) \(.exact_packets) \(.exact_bytes)";
+		([.flows[] | k] | sort) == ([$d[0].flows[] | k] | sort) and .alarm == false'
+cli_run merge "$WORK/a.fsk" "$WORK/a.fsk" accuracy --json
+cp "$WORK/out" "$WORK/m2.json"
+jq --slurpfile t "$WORK/truth.json" '
+	($t[0].flows | map({key: "\(.proto) \(.src) \(.sport) \(.dst) \(.dport)", value: .}) |
+	 from_entries) as $sent |
+	[.flows[] | {f: ., s: $sent["\(.proto) \(.src) \(.sport) \(.dst) \(.dport)"]}]' \
+	"$WORK/m2.json" >"$WORK/m2matched.json"
+check "merge a.fsk a.fsk accuracy: the same $X flows, each twice what was sent, never above its estimate" \
+	holds "$WORK/m2matched.json" --argjson x "$X" 'length == $x and all(.[]; .s != null and
+		.f.exact_packets == 2 * .s.packets and .f.exact_bytes == 2 * .s.bytes and
+		.f.packets >= .f.exact_packets and .f.bytes >= .f.exact_bytes)'
+cli_run merge "$WORK/a.fsk" "$WORK/a.fsk" accuracy
+check "merge ... accuracy (table): 2 exports, the sample, no alarm" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^flowsketch merge: 2 exports" "$WORK/out" &&
 	      grep -q "^Count-Min: 0 undercounts" "$WORK/out" && grep -q "^alarm: none" "$WORK/out"'
 
 # Every window checked as it closes: status and /metrics.

@@ -117,8 +117,8 @@ usage_error "merge top stray argument" merge a.fsk top extra
 ex --format native --span 60 --direction in -o "$T/a.fsk"
 check "the request is protocol.h's export, span and direction given" \
 	jqe -s '.[0] == {"cmd":"export","span":60,"direction":"in"}' "$T/a.log"
-check "native: 96 + 2 * (40 + 2 * 4) + 8 + 16 * 32 + 8 + 3 * 16384 + 8 + 8 + 4 bytes" \
-	[ "$(stat -c %s "$T/a.fsk")" = $((96 + 2 * 48 + 8 + 16 * 32 + 8 + 3 * 16384 + 8 + 8 + 4)) ]
+check "native: 96 + 2 * (40 + 2 * 4) + 8 + 16 * 32 + 8 + 3 * 16384 + 8 + 8 + 8 + 4 bytes" \
+	[ "$(stat -c %s "$T/a.fsk")" = $((96 + 2 * 48 + 8 + 16 * 32 + 8 + 3 * 16384 + 8 + 8 + 8 + 4)) ]
 python3 - "$T/a.fsk" "$T/a.json" >"$T/native.check" <<'EOF'
 import base64, json, struct, sys, zlib
 b = open(sys.argv[1], "rb").read()
@@ -128,7 +128,7 @@ def want(what, got, exp):
     if got != exp:
         bad.append("%s: %r, not %r" % (what, got, exp))
 want("magic", b[:8], b"FSEXPORT")
-want("version, direction", struct.unpack_from("<II", b, 8), (3, 3))
+want("version, direction", struct.unpack_from("<II", b, 8), (4, 3))
 want("params", b[16:32], b"FSK1" + bytes([1, 2, 4, 14, 0, 2]) + bytes(6))
 want("fingerprint", struct.unpack_from("<Q", b, 32)[0], 0x0123456789abcdef)
 want("times", struct.unpack_from("<QQQQ", b, 40),
@@ -142,10 +142,11 @@ want("candidate 1 family", b[144], 6)
 off = 96 + 96
 want("cells", struct.unpack_from("<Q", b, off)[0], 32)
 raw = base64.b64decode(a["sketch"]["data"])
-# The answer has no detection sketch (its daemon says nothing of them):
-# after the registers, two counts of 0 (prefix and spread buckets).
-want("cells and registers", b[off + 8:off + 8 + 512] + b[off + 8 + 512 + 8:-20], raw)
-want("no prefix or spread buckets", struct.unpack_from("<QQ", b, len(b) - 20), (0, 0))
+# The answer has no detection sketch and no sample (its daemon says
+# nothing of them): after the registers, three counts of 0 (prefix,
+# spread and sample buckets).
+want("cells and registers", b[off + 8:off + 8 + 512] + b[off + 8 + 512 + 8:-28], raw)
+want("no prefix, spread or sample buckets", struct.unpack_from("<QQQ", b, len(b) - 28), (0, 0, 0))
 want("registers", struct.unpack_from("<Q", b, off + 8 + 512)[0], 3 << 14)
 want("crc", struct.unpack_from("<I", b, len(b) - 4)[0], zlib.crc32(b[:-4]))
 if bad: print("\n".join(bad))

@@ -395,9 +395,9 @@ check "PostgreSQL refuses the span of another width (exit $rc: $(grep -o 'fs_spa
 	bash -c "[ $rc != 0 ] && grep -q fs_span_sketches_match_fs_fleet '$WORK/err'"
 hosts=$(pg -At -c "select string_agg(host, ',' order by host) from fs_span")
 check "... and keeps the fleet's tables as they were ($hosts)" [ "$hosts" = host-a,host-b ]
-cp "$WORK/b.fsk" "$WORK/v4.fsk"
-printf '\004' | dd of="$WORK/v4.fsk" bs=1 seek=8 conv=notrunc status=none
-refused "a file of format version 4, naming it" 'v4.fsk: format version 4' "$WORK/a.fsk" "$WORK/v4.fsk"
+cp "$WORK/b.fsk" "$WORK/v5.fsk"
+printf '\005' | dd of="$WORK/v5.fsk" bs=1 seek=8 conv=notrunc status=none
+refused "a file of format version 5, naming it" 'v5.fsk: format version 5' "$WORK/a.fsk" "$WORK/v5.fsk"
 head -c $(($(stat -c %s "$WORK/b.fsk") - 1000)) "$WORK/b.fsk" >"$WORK/short.fsk"
 refused "a truncated file, naming it" 'short.fsk: truncated' "$WORK/a.fsk" "$WORK/short.fsk"
 fsd_as a fsd_stop

@@ -150,7 +150,7 @@ static void test_no_alarm_on_zipf(void **state)
 			win.totals.bytes += t.bytes[i];
 		/* The daemon's check (sample_check.h), each sampled flow's
 		 * exact counts against the tally. */
-		assert_int_equal(fs_sample_check(&win, &m.key, exact_is_sent, &t, &k), 0);
+		assert_int_equal(fs_sample_check(&win, fs_sample_estimate_hashed, &m.key, exact_is_sent, &t, &k), 0);
 		alarms |= alarms_of(&k, &p);
 		zs[seq] = k.z;
 		/* Two windows checked as one, as two directions are. */
@@ -166,7 +166,7 @@ static void test_no_alarm_on_zipf(void **state)
 		zero_slot(&m, slot);
 	}
 	/* The span: every window's flows merged. */
-	assert_int_equal(fs_sample_check(&span, &m.key, NULL, NULL, &k), 0);
+	assert_int_equal(fs_sample_check(&span, fs_sample_estimate_hashed, &m.key, NULL, NULL, &k), 0);
 	alarms |= alarms_of(&k, &p);
 	print_message("alarms %#x; span z %.2f; window z", alarms, k.z);
 	for (i = 0; i < ACC_WINDOWS; i++)

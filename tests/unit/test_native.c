@@ -131,10 +131,11 @@ static void test_round_trip(void **state)
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		make(&a, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], i + 1);
 		buf = encode(&a, &len);
-		/* ... and two counts of 0: no prefix or spread sketch. */
+		/* ... and three counts of 0: no prefix or spread sketch, no
+		 * sample. */
 		assert_int_equal(len, 96 + (40 + 4 * shapes[i][0]) * shapes[i][3] + 8 +
 				 16 * ((__u64)shapes[i][0] << shapes[i][1]) + 8 +
-				 (3U << shapes[i][2]) + 8 + 8 + 4);
+				 (3U << shapes[i][2]) + 8 + 8 + 8 + 4);
 		err[0] = 0;
 		assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
 		assert_same(&a, &b);
@@ -149,14 +150,14 @@ static void test_round_trip(void **state)
 	}
 }
 
-/* The defaults' size, as native.h says: 376,964 bytes without candidates
- * or detection sketches. */
+/* The defaults' size, as native.h says: 376,972 bytes without candidates,
+ * detection sketches or sample. */
 static void test_default_size(void **state)
 {
 	struct fs_native n;
 
 	make(&n, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W, FS_DEFAULT_HLL_P, 0, 9);
-	assert_int_equal(fs_native_size(&n), 376964);
+	assert_int_equal(fs_native_size(&n), 376972);
 	fs_native_free(&n);
 }
 
@@ -186,7 +187,7 @@ static void test_layout(void **state)
 	make(&n, 3, 5, 6, 2, 3);
 	b = encode(&n, &len);
 	assert_memory_equal(b, "FSEXPORT", 8);
-	assert_memory_equal(b + 8, "\x03\x00\x00\x00", 4);
+	assert_memory_equal(b + 8, "\x04\x00\x00\x00", 4);
 	assert_memory_equal(b + 12, "\x03\x00\x00\x00", 4);
 	assert_memory_equal(b + 16, "FSK1", 4);
 	assert_int_equal(b[20], 1);		/* params version */
@@ -221,10 +222,11 @@ static void test_layout(void **state)
 	bo = a + 8 + 16 * (3 << 5);
 	assert_int_equal(le64(b + bo), 3 << 6);
 	assert_memory_equal(b + bo + 8, n.sketch.hll, 3 << 6);
-	/* No prefix buckets, no spread buckets. */
+	/* No prefix buckets, no spread buckets, no sample buckets. */
 	assert_int_equal(le64(b + bo + 8 + (3 << 6)), 0);
 	assert_int_equal(le64(b + bo + 16 + (3 << 6)), 0);
-	assert_int_equal(len, bo + 8 + (3 << 6) + 16 + 4);
+	assert_int_equal(le64(b + bo + 24 + (3 << 6)), 0);
+	assert_int_equal(len, bo + 8 + (3 << 6) + 24 + 4);
 	assert_int_equal((__u32)(b[len - 4] | b[len - 3] << 8 | b[len - 2] << 16 |
 				 (__u32)b[len - 1] << 24),
 			 (__u32)crc32_z(0, b, len - 4));
@@ -281,10 +283,10 @@ static void test_refusals(void **state)
 	} while (0)
 
 	EDIT(b[3] = 'x', "not a flowsketch export");
-	EDIT(b[8] = 4, "format version 4");
+	EDIT(b[8] = 5, "format version 5");
 	/* Version 1 carried raw flow hashes: refused, saying why. */
 	EDIT(b[8] = 1, "format version 1, which carried raw keyed flow hashes");
-	EDIT(b[11] = 1, "format version 16777219");
+	EDIT(b[11] = 1, "format version 16777220");
 	EDIT(b[12] = 0, "direction 0");
 	EDIT(b[12] = 4, "direction 4");
 	EDIT(b[16] = 'X', "parameters record");
@@ -296,11 +298,13 @@ static void test_refusals(void **state)
 	EDIT(b[23] = 19, "precision 19");
 	EDIT(b[24] = 0x80, "flags 0x80");
 	EDIT(b[25] = 3, "nslots is 3");
-	/* A keyed sample's bytes (params.h 14, 15): exports never carry one. */
-	EDIT(b[31] = 1, "a keyed sample, which exports never carry");
-	EDIT(b[30] = 9, "a keyed sample, which exports never carry");
+	/* A keyed sample's bytes (params.h 14, 15): a rate without buckets,
+	 * too many buckets, and buckets the file does not hold. */
+	EDIT(b[31] = 1, "sample sizes are out of range (prefix 0x00 0x00, spread 0x00 0x00, sample 0x00 0x01)");
+	EDIT(b[30] = 14, "sample sizes are out of range");
+	EDIT(b[30] = 9, "it holds 0 sample buckets, and 512 sample buckets");
 	/* A detection sketch's shape without its width (params.h bytes 10, 11). */
-	EDIT(b[27] = 0x20, "prefix or spread sketch's sizes are out of range");
+	EDIT(b[27] = 0x20, "prefix, spread or sample sizes are out of range");
 	EDIT(b[55] = 0, "before it starts");
 	EDIT(memset(b + 56, 0, 8), "window length is 0");
 	/* Counts that disagree with the parameters. */
@@ -523,7 +527,7 @@ static void test_detect_parts(void **state)
 	}
 	buf = encode(&a, &len);
 	d = 96 + 8 + 16 * (2 << 4) + 8 + (3 << 4);
-	assert_int_equal(len, d + 8 + 64 * np + 8 + 64 * ns + 4);
+	assert_int_equal(len, d + 8 + 64 * np + 8 + 64 * ns + 8 + 4);
 	assert_int_equal(le64(buf + d), np);
 	assert_memory_equal(buf + d + 8, a.sketch.prefix, 64);	/* words LE */
 	assert_int_equal(le64(buf + d + 8 + 64 * np), ns);
@@ -609,8 +613,8 @@ static void test_version2(void **state)
 	(void)state;
 	make(&a, 3, 5, 6, 2, 11);
 	buf = encode(&a, &len);
-	/* Version 2: drop the two zero counts before the checksum. */
-	len -= 16;
+	/* Version 2: drop the three zero counts before the checksum. */
+	len -= 24;
 	buf[8] = 2;
 	fix_crc(buf, len);
 	assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
@@ -624,6 +628,104 @@ static void test_version2(void **state)
 	fs_native_free(&a);
 }
 
+/* A file of format version 3 (before the sample: no F) reads as the
+ * same span without one; one whose parameters turn it on is refused. */
+static void test_version3(void **state)
+{
+	char err[FS_NATIVE_ERR_MAX] = "";
+	struct fs_native a, b;
+	size_t len;
+	__u8 *buf;
+
+	(void)state;
+	make(&a, 3, 5, 6, 2, 12);
+	buf = encode(&a, &len);
+	len -= 8;		/* the sample's zero count */
+	buf[8] = 3;
+	fix_crc(buf, len);
+	assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
+	assert_same(&a, &b);
+	assert_int_equal(b.sketch.params.sample_log2b, 0);
+	fs_native_free(&b);
+	buf[16 + 14] = 1;	/* two sample buckets */
+	fix_crc(buf, len);
+	refused(buf, len, "format version 3 has no room for its keyed sample");
+	free(buf);
+	fs_native_free(&a);
+}
+
+/*
+ * The sample's part (native.h, F): an exported sample of 2 buckets at
+ * rate 1/4 whose flows are candidates; its words at their offsets, a round
+ * trip, and the refusals: a bucket no export leaves (a value of two bits),
+ * and a sampled flow that is not a candidate.
+ */
+static void test_sample_part(void **state)
+{
+	const struct fs_sample_params sp = { 2, 1 };
+	char err[FS_NATIVE_ERR_MAX] = "";
+	struct fs_native a, b;
+	size_t len, f;
+	__u8 *buf;
+
+	(void)state;
+	make(&a, 2, 4, 4, 3, 13);
+	fs_params_set_sample(&a.sketch.params, &sp);
+	assert_int_equal(fs_native_init(&b, &a.sketch.params, 3), 0);
+	memcpy(b.candidates, a.candidates, 3 * sizeof(*a.candidates));
+	b.direction = a.direction;
+	b.fingerprint = a.fingerprint;
+	b.start_ns = a.start_ns;
+	b.end_ns = a.end_ns;
+	b.window_ns = a.window_ns;
+	b.windows = a.windows;
+	fs_native_free(&a);
+	a = b;
+	/* Bucket 1: candidates 0 and 2, values of one bit below 2^62. */
+	a.sketch.sample[1].e[0].key = a.candidates[0].key;
+	a.sketch.sample[1].e[0].s = 1ULL << 40;
+	a.sketch.sample[1].e[0].packets = 3;
+	a.sketch.sample[1].e[0].bytes = 300;
+	a.sketch.sample[1].e[4].key = a.candidates[2].key;
+	a.sketch.sample[1].e[4].s = 1ULL << 61;
+	a.sketch.sample[1].e[4].packets = 1;
+	a.sketch.sample[1].e[4].bytes = 60;
+	a.sketch.sample[1].head.full = 2;
+	buf = encode(&a, &len);
+	assert_int_equal(buf[16 + 14], 1);
+	assert_int_equal(buf[16 + 15], 2);
+	f = 96 + 3 * 48 + 8 + 16 * (2 << 4) + 8 + (3 << 4) + 8 + 8;
+	assert_int_equal(len, f + 8 + 2 * 512 + 4);
+	assert_int_equal(le64(buf + f), 2);
+	/* Bucket 1's head (full at its word 1), then entry 0's key and s. */
+	assert_int_equal(le64(buf + f + 8 + 512 + 8), 2);
+	assert_memory_equal(buf + f + 8 + 512 + 64, &a.candidates[0].key, 40);
+	assert_int_equal(le64(buf + f + 8 + 512 + 64 + 40), 1ULL << 40);
+	assert_int_equal(le64(buf + f + 8 + 512 + 64 + 48), 3);
+	assert_int_equal(fs_native_decode(buf, len, &b, err), 0);
+	assert_memory_equal(a.sketch.sample, b.sketch.sample, 2 * 512);
+	fs_native_free(&b);
+	/* A value of two bits: a raw one. */
+	buf[f + 8 + 512 + 64 + 40] = 1;
+	fix_crc(buf, len);
+	refused(buf, len, "sample bucket 1's entry has a sample value of more than one bit");
+	free(buf);
+	/* A sampled flow that is not a candidate: refused when written... */
+	a.sketch.sample[0].e[2].key = a.candidates[1].key;
+	a.sketch.sample[0].e[2].key.sport ^= 1;
+	a.sketch.sample[0].e[2].s = 1ULL << 33;
+	a.sketch.sample[0].e[2].packets = 1;
+	assert_int_equal(fs_native_encode(&a, buf = malloc(len), len), -EINVAL);
+	/* ... and when read. */
+	a.sketch.sample[0].e[2].key = a.candidates[1].key;
+	assert_int_equal(fs_native_encode(&a, buf, len), 0);
+	buf[f + 8 + 3 * 64 + 4] ^= 1;	/* bucket 0, entry 2: its sport's first byte */
+	fix_crc(buf, len);
+	refused(buf, len, "sample bucket 0 holds a flow that is not among its candidates");
+	free(buf);
+	fs_native_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +735,8 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_detect_parts),
 		cmocka_unit_test(test_version2),
+		cmocka_unit_test(test_version3),
+		cmocka_unit_test(test_sample_part),
 		cmocka_unit_test(test_bad_buckets),
 		cmocka_unit_test(test_encode_refusals),
 		cmocka_unit_test(test_read_file),

@@ -32,7 +32,12 @@
  * bits (the columns' chi-square), sample_full_drop drops a full bucket's
  * newcomer and keeps the limit (the kept flows), sample_merge_limit
  * ignores the source's lower limit (the merge by hand), sample_z_no_hll
- * leaves HyperLogLog's variance out of z (the hand values, mean z^2).
+ * leaves HyperLogLog's variance out of z (the hand values, mean z^2),
+ * sample_export_limit exports a bucket's limit uncut (the exported
+ * merge's totals and limits).
+ *   - exported copies (values and limits cut to their leading bit)
+ *     merged hold the flows of both streams below each merged limit, a
+ *     power of two, with the totals of both, as the test's truth says.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -741,6 +746,211 @@ static void test_z_share(void **state)
 	assert_true(share_b < floor);
 }
 
+/* Every bucket of an export copy (sample.h, "Exports"). */
+static void export_table(struct table *t)
+{
+	__u32 i;
+
+	for (i = 0; i < nbuckets(t); i++)
+		fs_sample_bucket_export(&t->b[i], t->p.shift);
+}
+
+/* The largest power of two at most x (0 for 0): "Exports"' cut, restated. */
+static __u64 pow2_floor(__u64 x)
+{
+	__u64 p = 1;
+
+	if (!x)
+		return 0;
+	while (p <= x / 2)
+		p *= 2;
+	return p;
+}
+
+/*
+ * A merge of exported copies against the truth of both streams: each
+ * bucket's limit a power of two no higher than either copy's own limit
+ * cut to one; its live flows exactly those sent to the bucket whose true
+ * value is below that limit, with the totals of both; every entry's
+ * value a single bit, the leading bit of the truth's, and nothing else of
+ * a raw value in the bucket.  Returns the live flows.
+ */
+static __u64 check_exported_merge(const struct table *m, const struct table *a,
+				  const struct table *b, const struct truth *tr,
+				  __u32 nflows)
+{
+	__u64 live = 0, want = 0;
+	__u32 i, j;
+
+	for (i = 0; i < nbuckets(m); i++) {
+		const struct fs_sample_bucket *mb = &m->b[i];
+		__u64 limit = fs_sample_limit(mb, m->p.shift);
+		__u64 la = pow2_floor(fs_sample_limit(&a->b[i], m->p.shift));
+		__u64 lb = pow2_floor(fs_sample_limit(&b->b[i], m->p.shift));
+
+		assert_int_equal(limit, pow2_floor(limit));
+		assert_true(limit <= (la < lb ? la : lb));
+		for (j = 0; j < FS_SAMPLE_WAYS; j++) {
+			const struct fs_sample_entry *e = &mb->e[j];
+			__u32 id;
+
+			assert_int_equal(e->s & (e->s - 1), 0);
+			if (!fs_sample_live(e, limit))
+				continue;
+			id = id_of(&e->key);
+			assert_true(id < nflows && tr[id].sent);
+			assert_int_equal(fs_sample_bucket_index(tr[id].s, m->p.log2_buckets), i);
+			assert_true(tr[id].s < limit);
+			assert_int_equal(e->s, pow2_floor(tr[id].s));
+			assert_int_equal(e->packets, tr[id].packets);
+			assert_int_equal(e->bytes, tr[id].bytes);
+			live++;
+		}
+	}
+	for (i = 0; i < nflows; i++)
+		want += tr[i].sent && tr[i].s < limit_of(m, tr[i].s);
+	assert_int_equal(live, want);
+	return live;
+}
+
+/*
+ * Two hosts' exports merged (the fleet's `merge ... accuracy`): the
+ * sample of the union with exact totals, from values cut to their
+ * leading bit, with full buckets on both (R = 1, 8 buckets) and without
+ * (R = 16, 4,096 buckets, where the merge is the union's own sample:
+ * limits 2^60 are powers of two already).  Mutant sample_export_limit
+ * exports the limit uncut: flows between a host's cut and the next power
+ * of two below it then pass as sampled on the other host, and the totals
+ * or the limits fail.
+ */
+static void test_export_merge(void **state)
+{
+	enum { NFLOWS = 600, TRIALS = 20 };
+	__u64 live = 0, live_both = 0;
+	__u32 trial;
+
+	(void)state;
+	for (trial = 0; trial < TRIALS; trial++) {
+		struct truth *ta = calloc(NFLOWS, sizeof(*ta)), *tb = calloc(NFLOWS, sizeof(*tb));
+		struct truth *tboth = calloc(NFLOWS, sizeof(*tboth));
+		struct table a, b, both, xa, xb, m;
+		__u32 i;
+
+		table_new(&a, 0, 3);
+		table_new(&b, 0, 3);
+		table_new(&both, 0, 3);
+		table_new(&xa, 0, 3);
+		table_new(&xb, 0, 3);
+		table_new(&m, 0, 3);
+		two_streams(&a, &b, &both, ta, tb, tboth, NFLOWS, 100 + trial);
+		assert_true(full_of(&a) > 0 && full_of(&b) > 0);
+		memcpy(xa.b, a.b, nbuckets(&a) * sizeof(*a.b));
+		memcpy(xb.b, b.b, nbuckets(&b) * sizeof(*b.b));
+		export_table(&xa);
+		export_table(&xb);
+		merge_into(&m, &xa);
+		merge_into(&m, &xb);
+		live += check_exported_merge(&m, &a, &b, tboth, NFLOWS);
+		for (i = 0; i < nbuckets(&m); i++)
+			live_both += fs_sample_bucket_live(&m.b[i], 0);
+		free(ta);
+		free(tb);
+		free(tboth);
+		free(a.b);
+		free(b.b);
+		free(both.b);
+		free(xa.b);
+		free(xb.b);
+		free(m.b);
+	}
+	assert_true(live > 0 && live == live_both);
+	print_message("full buckets: %llu flows over %u trials\n",
+		      (unsigned long long)live, TRIALS);
+	{
+		enum { N = 30000 };
+		struct truth *ta = calloc(N, sizeof(*ta)), *tb = calloc(N, sizeof(*tb));
+		struct truth *tboth = calloc(N, sizeof(*tboth));
+		struct table a, b, both, xa, xb, m;
+		__u64 want = 0;
+		__u32 i;
+
+		table_new(&a, 4, 12);
+		table_new(&b, 4, 12);
+		table_new(&both, 4, 12);
+		table_new(&xa, 4, 12);
+		table_new(&xb, 4, 12);
+		table_new(&m, 4, 12);
+		two_streams(&a, &b, &both, ta, tb, tboth, N, 3);
+		assert_int_equal(full_of(&a) + full_of(&b), 0);
+		memcpy(xa.b, a.b, nbuckets(&a) * sizeof(*a.b));
+		memcpy(xb.b, b.b, nbuckets(&b) * sizeof(*b.b));
+		export_table(&xa);
+		export_table(&xb);
+		merge_into(&m, &xa);
+		merge_into(&m, &xb);
+		/* No flow lost to the export: the union's sample is one in 16
+		 * of the flows sent, whole. */
+		for (i = 0; i < N; i++)
+			want += tboth[i].sent && !(tboth[i].s >> 60);
+		assert_int_equal(check_exported_merge(&m, &a, &b, tboth, N), want);
+		print_message("no full bucket: %llu flows\n", (unsigned long long)want);
+		free(ta);
+		free(tb);
+		free(tboth);
+		free(a.b);
+		free(b.b);
+		free(both.b);
+		free(xa.b);
+		free(xb.b);
+		free(m.b);
+	}
+}
+
+/* What an exported bucket may hold: a bucket the export leaves passes,
+ * and each pattern no export leaves is named. */
+static void test_exported_bad(void **state)
+{
+	static struct fs_sample_bucket b, x;
+
+	(void)state;
+	put(&b, 0, 1, 3ULL << 50, 2);
+	put(&b, 1, 2, 5ULL << 40, 1);
+	put(&b, 2, 3, 1ULL << 62, 4);	/* above the cut below: dropped */
+	b.head.cut = 3ULL << 55;
+	b.head.full = 1;
+	x = b;
+	fs_sample_bucket_export(&x, 0);
+	assert_null(fs_sample_bucket_exported_bad(&x, 0));
+	assert_int_equal(x.head.cut, 1ULL << 56);
+	assert_int_equal(x.e[0].s, 1ULL << 51);
+	assert_int_equal(x.e[1].s, 1ULL << 42);
+	assert_int_equal(x.e[2].key.family, 0);	/* zeroed, key and all */
+	assert_int_equal(x.e[2].packets, 0);
+	assert_int_equal(x.head.full, 1);
+	/* The raw bucket is not one an export leaves. */
+	assert_string_equal(fs_sample_bucket_exported_bad(&b, 0),
+			    "limit is not a power of two");
+	x.e[0].s = 3ULL << 40;
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0),
+			    "entry has a sample value of more than one bit");
+	x.e[0].s = 1ULL << 51;
+	x.e[1].key = x.e[0].key;
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0), "flow is in it twice");
+	x.e[1].key.family = 5;
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0),
+			    "entry has no address family");
+	x.e[1].key.family = 0;
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0), "free entry is not zero");
+	memset(&x.e[1], 0, sizeof(x.e[1]));
+	x.head.pad[3] = 1;
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0),
+			    "head has bytes past its fields");
+	x.head.pad[3] = 0;
+	x.head.cut = 1ULL << 60;	/* at rate 1/16: the rate's own limit */
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 4),
+			    "limit is not below the sample rate's");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +962,8 @@ int main(void)
 		cmocka_unit_test(test_merge_equals_one),
 		cmocka_unit_test(test_merge_full),
 		cmocka_unit_test(test_merge_by_hand),
+		cmocka_unit_test(test_export_merge),
+		cmocka_unit_test(test_exported_bad),
 		cmocka_unit_test(test_arithmetic),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_z_share),

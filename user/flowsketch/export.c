@@ -354,6 +354,36 @@ static int parse_detect(struct json_object *a, struct fs_sketch_params *p)
 	return 0;
 }
 
+/*
+ * params' keyed sample (sample.h; absent from a daemon of a release
+ * before it exported one, and log2 buckets 0 when off) into p.
+ */
+static int parse_sample(struct json_object *a, struct fs_sketch_params *p)
+{
+	struct fs_sample_params d;
+	__u64 log2b, shift;
+	int err;
+
+	if (!json_object_object_get_ex(json_object_object_get(a, "params"),
+				       "sample_log2_buckets", NULL))
+		return 0;
+	if ((err = fs_reply_u64_in(a, "params.sample_log2_buckets", 0,
+				   FS_SAMPLE_MAX_LOG2_BUCKETS, &log2b)) ||
+	    (err = fs_reply_u64_in(a, "params.sample_shift", 0, FS_SAMPLE_MAX_SHIFT, &shift)))
+		return err;
+	if (!log2b && shift)
+		return fs_bad_answer("flowsketchd's answer has a sample rate of 1 in 2^%llu and no sample buckets",
+				     (unsigned long long)shift);
+	if (!log2b)
+		return 0;
+	fs_sample_params_init(&d, (__u32)shift, (__u32)log2b);
+	if (fs_sample_params_check(&d))
+		return fs_bad_answer("flowsketchd's answer has a sample of 2^%llu buckets, out of range",
+				     (unsigned long long)log2b);
+	fs_params_set_sample(p, &d);
+	return 0;
+}
+
 /* The export answer into *n (fs_native_free() it). */
 static int parse_answer(struct json_object *a, struct fs_native *n)
 {
@@ -363,6 +393,7 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	struct json_object *cands;
 	const char *dir;
 	size_t i, ncand;
+	char why[160];
 	int err;
 
 	memset(n, 0, sizeof(*n));
@@ -384,7 +415,7 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	if (strcmp(dir, "in") && strcmp(dir, "out") && strcmp(dir, "both"))
 		return fs_bad_answer("flowsketchd's answer has the direction '%s', not in, out or both", dir);
 	fs_params_init(&p, (__u32)depth, (__u32)log2w, (__u32)prec, (__u32)flags, &none);
-	if ((err = parse_detect(a, &p)))
+	if ((err = parse_detect(a, &p)) || (err = parse_sample(a, &p)))
 		return err;
 	ncand = json_object_array_length(cands);
 	if (fs_native_init(n, &p, ncand))
@@ -407,6 +438,8 @@ static int parse_answer(struct json_object *a, struct fs_native *n)
 	}
 	fs_native_sort(n);
 	err = parse_sketch(a, n);
+	if (!err && fs_native_sample_unlisted(n, why, sizeof(why)))
+		err = fs_bad_answer("flowsketchd's answer's %s", why);
 	if (err)
 		goto err_free;
 	return 0;

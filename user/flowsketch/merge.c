@@ -17,6 +17,11 @@
  *          total above it (the bound of one sketch of the union stream);
  *   flows  the merged HyperLogLogs' distinct counts, those of the union.
  *
+ *   accuracy
+ *          the files' keyed samples merged, against the merged sketches
+ *          (merge_accuracy.h): `flowsketch accuracy` for the fleet; the
+ *          files must hold samples of one rate and size.
+ *
  *   top --by KEY, spread --by src|dst
  *          the fleet's top prefixes and spreaders, from the detection
  *          sketches (merge_prefixes() below: estimated from each candidate's own
@@ -45,6 +50,7 @@
 #include "flow_fmt.h"
 #include "hll_estimate.h"
 #include "detect_json.h"
+#include "merge_accuracy.h"
 #include "native.h"
 #include "show.h"
 
@@ -54,7 +60,7 @@
  * time: host clocks and rotations are not closer than that. */
 #define MERGE_SAME_TIME_NS 1000000ULL
 
-enum merge_cmd { MERGE_TOP, MERGE_FLOWS, MERGE_SPREAD };
+enum merge_cmd { MERGE_TOP, MERGE_FLOWS, MERGE_SPREAD, MERGE_ACCURACY };
 
 struct merge_opts {
 	char **files;
@@ -172,12 +178,15 @@ const struct fs_optset fs_merge_optset = {
 	"Usage: flowsketch merge FILE... top [-n N] [--sort packets|bytes] [--by KEY] [--json]\n"
 	"       flowsketch merge FILE... flows [--json]\n"
 	"       flowsketch merge FILE... spread --by src|dst [-n N] [--json]\n"
+	"       flowsketch merge FILE... accuracy [--json]\n"
 	"\n"
 	"Merge the native exports of many hosts (flowsketch export --format native)\n"
 	"and answer top or flows for their union, as flowsketchd answers for one\n"
 	"host; top --by and spread give the fleet's top prefixes and spreaders\n"
 	"(the hosts' flowsketchd --detect prefixes, spread), each estimated from\n"
-	"the buckets it holds (\"rows\": in how many of the rows it was found).\n"
+	"the buckets it holds (\"rows\": in how many of the rows it was found);\n"
+	"accuracy measures the merged sketches' error against the hosts' keyed\n"
+	"samples merged (flowsketchd --sample-rate), as flowsketch accuracy does.\n"
 	"The files must share their sketch parameters and hash secret\n"
 	"(flowsketchd --secret-file); the first difference is named.\n"
 	"\n",
@@ -206,36 +215,56 @@ static const struct fs_optset spread_optset = {
 	.getopt_error = fs_cli_getopt_error,
 };
 
-static bool is_subcommand(const char *w)
+/* accuracy takes flows's options: --json, --help, and top's refused. */
+static const struct fs_optset accuracy_optset = {
+	.name = "merge accuracy",
+	.opts = flows_opts,
+	.getopt_error = fs_cli_getopt_error,
+};
+
+/* The subcommands, in enum merge_cmd's order, and their options. */
+static const struct {
+	const char *name;
+	const struct fs_optset *opts;
+} merge_cmds[] = {
+	[MERGE_TOP] = { "top", &fs_merge_optset },
+	[MERGE_FLOWS] = { "flows", &flows_optset },
+	[MERGE_SPREAD] = { "spread", &spread_optset },
+	[MERGE_ACCURACY] = { "accuracy", &accuracy_optset },
+};
+
+/* The subcommand w names, or -1. */
+static int subcommand(const char *w)
 {
-	return !strcmp(w, "top") || !strcmp(w, "flows") || !strcmp(w, "spread");
+	size_t i;
+
+	for (i = 0; i < sizeof(merge_cmds) / sizeof(merge_cmds[0]); i++)
+		if (!strcmp(w, merge_cmds[i].name))
+			return (int)i;
+	return -1;
 }
 
 static int parse_opts(int argc, char **argv, struct merge_opts *o)
 {
-	const struct fs_optset *set;
 	int k, ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fs_opt_help(stdout, &fs_merge_optset);
 		return FS_HELP_SHOWN;
 	}
-	for (k = 1; k < argc && !is_subcommand(argv[k]); k++)
+	for (k = 1; k < argc && subcommand(argv[k]) < 0; k++)
 		if (argv[k][0] == '-')
-			return fs_usage_error("merge", "options go after top, flows or spread, not before ('%s')",
+			return fs_usage_error("merge", "options go after top, flows, spread or accuracy, not before ('%s')",
 					      argv[k]);
 	if (k == argc)
-		return fs_usage_error("merge", "give the files, then top, flows or spread (see 'flowsketch merge --help')");
+		return fs_usage_error("merge", "give the files, then top, flows, spread or accuracy (see 'flowsketch merge --help')");
 	if (k == 1)
 		return fs_usage_error("merge", "no file given before %s", argv[k]);
 	o->files = argv + 1;
 	o->nfiles = (size_t)k - 1;
-	o->cmd = !strcmp(argv[k], "top") ? MERGE_TOP :
-		 !strcmp(argv[k], "flows") ? MERGE_FLOWS : MERGE_SPREAD;
-	set = o->cmd == MERGE_TOP ? &fs_merge_optset :
-	      o->cmd == MERGE_FLOWS ? &flows_optset : &spread_optset;
+	o->cmd = (enum merge_cmd)subcommand(argv[k]);
 	/* The subcommand's words, argv[0] its name. */
-	ret = fs_cli_parse_all(set, argc - k, argv + k, o);
+	ret = fs_cli_parse_all(merge_cmds[o->cmd].opts, argc - k, argv + k, o);
 	if (!ret && o->cmd == MERGE_SPREAD && !o->side_given)
 		return fs_usage_error("merge", "spread needs --by src or --by dst");
 	return ret;
@@ -307,7 +336,22 @@ static int lacks_sketch(const struct merge_opts *o, const struct fs_native *f,
 			 name);
 		return -EINVAL;
 	}
+	if (o->cmd == MERGE_ACCURACY && !f->sketch.params.sample_log2b) {
+		fs_error("merge: %s holds no keyed sample, which accuracy needs: its host's flowsketchd ran without --sample-rate (or exported with a flowsketch before 4 of the native format)",
+			 name);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* "1 in 1024, 512 buckets" or "none": a sample's rate and size. */
+static void say_sample(char *buf, size_t len, const struct fs_sketch_params *p)
+{
+	if (!p->sample_log2b)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "1 in %u in %u buckets", 1U << p->sample_shift,
+			 1U << p->sample_log2b);
 }
 
 /* 0 when b merges with a, else -EINVAL with what differs in why. */
@@ -327,6 +371,15 @@ static int mismatch(const struct fs_native *a, const struct fs_native *b,
 			 q->hll_p, name_a, p->hll_p);
 	else if (detect_differs(p, q, name_a, why, len))
 		;
+	else if (p->sample_log2b != q->sample_log2b ||
+		 (p->sample_log2b && p->sample_shift != q->sample_shift)) {
+		char x[48], y[48];
+
+		say_sample(x, sizeof(x), p);
+		say_sample(y, sizeof(y), q);
+		snprintf(why, len, "its keyed sample (flowsketchd --sample-rate, --sample-buckets) is %s, %s's %s",
+			 y, name_a, x);
+	}
 	else if (a->fingerprint != b->fingerprint)
 		snprintf(why, len, "it was made with another hash secret (fingerprint %016llx, %s's %016llx): hosts whose sketches merge share one flowsketchd --secret-file",
 			 (unsigned long long)b->fingerprint, name_a,
@@ -646,6 +699,14 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 	if (o.cmd == MERGE_TOP && !o.by_key) {
 		answer = answer_top(&o, f, &f[0].sketch);
 		show = fs_top_show;
+	} else if (o.cmd == MERGE_ACCURACY) {
+		answer = answer_common(&o, f, &f[0].sketch);
+		show = fs_accuracy_show;
+		r = fs_merge_accuracy(answer, f, o.nfiles, &f[0].sketch);
+		if (r == -ENOMEM)
+			fs_error("out of memory");
+		if (r)
+			goto out;
 	} else {
 		answer = answer_common(&o, f, &f[0].sketch);
 		show = o.cmd == MERGE_FLOWS ? fs_flows_show :

@@ -73,8 +73,11 @@ static void fs_export_permute_part(const struct fs_sketch *in, enum fs_kind k,
 		__u8 *dst = (__u8 *)out->part[k] + ((size_t)run << shift) * eb;
 
 		fs_export_perm(export_key, k, run, shift, perm);
-		for (c = 0; c < 1U << shift; c++)
+		for (c = 0; c < 1U << shift; c++) {
 			memcpy(dst + perm[c] * eb, src + c * eb, eb);
+			if (kind->export_elem)
+				kind->export_elem(dst + perm[c] * eb, p);
+		}
 		if (k != FS_KIND_CMS)
 			continue;
 		for (i = 0; i < n; i++)
@@ -101,7 +104,7 @@ int fs_export_permute(const struct fs_sketch *in,
 		goto out;
 	out->totals = in->totals;
 	fs_export_columns(&in->params, hashes, n, cols);
-	for (k = 0; k < FS_EXPORTED_KINDS; k++)
+	for (k = 0; k < FS_NKINDS; k++)
 		fs_export_permute_part(in, (enum fs_kind)k, export_key, n, cols,
 				       perm, out);
 out:

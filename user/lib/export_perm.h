@@ -6,11 +6,14 @@
  * keyed hash (cms.h, hll.h), so a sketch exported as the datapath lays it
  * out tells whoever reads it those bits for every flow it can pick out
  * (its own heavy flows): enough, with the linear pair-multiply hash, to
- * learn the key and aim collisions (hash.h, "What leaves the host").
+ * learn the key and aim collisions (hash.h, "What leaves the host");
+ * and a sample bucket's index is the low bits of its flows' keyed sample
+ * values (sample.h), whose other bits an export cuts to the leading one.
  * Exports therefore move every run of a kind's part (its perm_shift,
  * sketch_kind.h) through a secret permutation of its own, elements whole:
  * every Count-Min row's columns through pi_r of [0, w), and every
- * HyperLogLog sketch's registers through sigma_s of [0, 2^p):
+ * HyperLogLog sketch's registers through sigma_s of [0, 2^p) (and the
+ * sample's buckets, one run, the same way):
  *
  *     exported cell (r, pi_r(c))       = cell (r, c)
  *     exported register (s, sigma_s(i)) = register (s, i)

@@ -140,10 +140,10 @@ size_t fs_native_size(const struct fs_native *n)
 {
 	const struct fs_sketch_params *p = &n->sketch.params;
 	/* Each kind's part: its count (8 bytes) and its elements. */
-	__u64 fixed = FS_NATIVE_HEADER + 8 * FS_EXPORTED_KINDS + FS_NATIVE_TRAILER;
+	__u64 fixed = FS_NATIVE_HEADER + 8 * FS_NKINDS + FS_NATIVE_TRAILER;
 	int k;
 
-	for (k = 0; k < FS_EXPORTED_KINDS; k++)
+	for (k = 0; k < FS_NKINDS; k++)
 		fixed += fs_kind_slot_bytes(k, p);
 
 	/* The parts are bounded by the parameters (512 MiB at most); only
@@ -250,13 +250,10 @@ static int check_params(const struct fs_sketch_params *p, char *err)
 		return fail(err, "unknown parameter flags 0x%02x", p->flags);
 	if (p->nslots != FS_NSLOTS)
 		return fail(err, "nslots is %u, not %u", p->nslots, FS_NSLOTS);
-	if (p->sample_log2b || p->sample_shift)
-		return fail(err, "parameter bytes 14 and 15 (a keyed sample, which exports never carry) are not zero (0x%02x 0x%02x)",
-			    p->sample_log2b, p->sample_shift);
 	if (fs_params_check(p))
-		return fail(err, "its prefix or spread sketch's sizes are out of range (prefix 0x%02x 0x%02x, spread 0x%02x 0x%02x)",
+		return fail(err, "its prefix, spread or sample sizes are out of range (prefix 0x%02x 0x%02x, spread 0x%02x 0x%02x, sample 0x%02x 0x%02x)",
 			    p->prefix_log2w, p->prefix_shape, p->spread_log2w,
-			    p->spread_shape);
+			    p->spread_shape, p->sample_log2b, p->sample_shift);
 	return 0;
 }
 
@@ -341,6 +338,46 @@ int fs_native_bad_bucket(const struct fs_sketch *s, char *why, size_t len)
 			snprintf(why, len, "spread bucket %llu %s", (unsigned long long)i, r);
 			return -EINVAL;
 		}
+	n = fs_params_sample_buckets(&s->params);
+	for (i = 0; i < n; i++)
+		if ((r = fs_sample_bucket_exported_bad(&s->sample[i], s->params.sample_shift))) {
+			snprintf(why, len, "sample bucket %llu's %s", (unsigned long long)i, r);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int key_cmp(const void *key, const void *cand)
+{
+	return memcmp(key, &((const struct fs_native_candidate *)cand)->key,
+		      sizeof(struct fs_flow_key));
+}
+
+const struct fs_native_candidate *fs_native_find(const struct fs_native *n,
+						 const struct fs_flow_key *key)
+{
+	return bsearch(key, n->candidates, n->ncandidates, sizeof(*n->candidates),
+		       key_cmp);
+}
+
+int fs_native_sample_unlisted(const struct fs_native *n, char *why, size_t len)
+{
+	const struct fs_sketch *s = &n->sketch;
+	__u64 i, nb = fs_params_sample_buckets(&s->params);
+	__u32 w;
+
+	for (i = 0; i < nb; i++) {
+		const struct fs_sample_bucket *b = &s->sample[i];
+		__u64 limit = fs_sample_limit(b, s->params.sample_shift);
+
+		for (w = 0; w < FS_SAMPLE_WAYS; w++)
+			if (fs_sample_live(&b->e[w], limit) &&
+			    !fs_native_find(n, &b->e[w].key)) {
+				snprintf(why, len, "sample bucket %llu holds a flow that is not among its candidates, whose columns it needs",
+					 (unsigned long long)i);
+				return -EINVAL;
+			}
+	}
 	return 0;
 }
 
@@ -378,6 +415,8 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 	for (i = 0; i < n->ncandidates; i++)
 		if (check_candidate(&n->candidates[i], p, i, err))
 			return -EINVAL;
+	if (fs_native_sample_unlisted(n, err, sizeof(err)))
+		return -EINVAL;
 	if (out_len < len)
 		return -ENOSPC;
 	memcpy(b, FS_NATIVE_MAGIC, 8);
@@ -401,7 +440,7 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 			put_le32(b + off + sizeof(struct fs_flow_key) + 4 * row,
 				 n->candidates[i].cols[row]);
 	}
-	for (k = 0; k < FS_EXPORTED_KINDS; k++) {
+	for (k = 0; k < FS_NKINDS; k++) {
 		put_le64(b + off, fs_sketch_kinds[k].per_slot(p));
 		off += 8 + fs_native_put_words(b + off + 8, &n->sketch, k);
 	}
@@ -410,10 +449,10 @@ int fs_native_encode(const struct fs_native *n, void *out, size_t out_len)
 }
 
 /* The parts a file of a format version holds: version 2 was written
- * before the detection sketches (native.h). */
+ * before the detection sketches, version 3 before the sample (native.h). */
 static int fs_native_kinds(__u32 version)
 {
-	return version == 2 ? FS_KIND_PREFIX : FS_EXPORTED_KINDS;
+	return version == 2 ? FS_KIND_PREFIX : version == 3 ? FS_KIND_SAMPLE : FS_NKINDS;
 }
 
 /*
@@ -439,8 +478,8 @@ static int check_layout(const __u8 *b, size_t len,
 	version = get_le32(b + 8);
 	if (version == 1)
 		return fail(err, "format version 1, which carried raw keyed flow hashes (they give the hash key away) and cannot be read without the secret: export it again with this flowsketch");
-	if (version != FS_NATIVE_VERSION && version != 2)
-		return fail(err, "format version %u, and this flowsketch reads versions 2 and %u only",
+	if (version < 2 || version > FS_NATIVE_VERSION)
+		return fail(err, "format version %u, and this flowsketch reads versions 2 to %u only",
 			    version, FS_NATIVE_VERSION);
 	*nkinds = fs_native_kinds(version);
 	if (len < FS_NATIVE_HEADER)
@@ -453,8 +492,10 @@ static int check_layout(const __u8 *b, size_t len,
 	ret = check_params(params, err);
 	if (ret)
 		return ret;
-	if (*nkinds < FS_EXPORTED_KINDS && (params->prefix_log2w || params->spread_log2w))
+	if (*nkinds <= FS_KIND_PREFIX && (params->prefix_log2w || params->spread_log2w))
 		return fail(err, "format version %u has no room for its prefix or spread sketch", version);
+	if (*nkinds <= FS_KIND_SAMPLE && params->sample_log2b)
+		return fail(err, "format version %u has no room for its keyed sample", version);
 	if (get_le64(b + 48) < get_le64(b + 40))
 		return fail(err, "the span ends (%llu ns) before it starts (%llu ns)",
 			    (unsigned long long)get_le64(b + 48),
@@ -502,6 +543,7 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 	const __u8 *b = buf;
 	__u64 ncand = 0, i, off;
 	int ret, k, nkinds = 0;
+	char why[160];
 
 	memset(n, 0, sizeof(*n));
 	ret = check_layout(b, len, &params, &ncand, &nkinds, err);
@@ -542,6 +584,8 @@ int fs_native_decode(const void *buf, size_t len, struct fs_native *n,
 	for (k = 0; k < nkinds; k++)
 		off += 8 + fs_native_get_words(b + off + 8, &n->sketch, k);
 	ret = check_words(&n->sketch, err);
+	if (!ret && fs_native_sample_unlisted(n, why, sizeof(why)))
+		ret = fail(err, "%s", why);
 	if (ret)
 		goto err_free;
 	return 0;

@@ -16,7 +16,7 @@
  * secret, and no keyed hash output leaves the host (hash.h, "What leaves
  * the host").
  *
- * File layout, format version 3, every integer little-endian whatever
+ * File layout, format version 4, every integer little-endian whatever
  * the host, no padding, no alignment:
  *
  *   off    size  field
@@ -29,7 +29,7 @@
  *                its bytes 0..15 (magic "FSK1", version 1, Count-Min
  *                depth, log2 width, HyperLogLog precision p, flags,
  *                nslots, the prefix and spread sketches' sizes (0: off),
- *                2 reserved zero bytes)
+ *                the keyed sample's log2 buckets (0: off) and rate shift)
  *    32       8  fingerprint of the secret (fs_params_fingerprint())
  *    40       8  span start, wall clock, ns since the Unix epoch (UTC)
  *    48       8  span end, same clock, >= start
@@ -41,7 +41,8 @@
  *    96     KN  candidates, K = 40 + 4 depth, in ascending order of their
  *                key's bytes, each a flow key (40 bytes, flow_key.h's
  *                layout: ports in network order) and its exported column
- *                in rows 0 .. depth - 1 (4 each, < 2^log2w)
+ *                in rows 0 .. depth - 1 (4 each, < 2^log2w): the heavy
+ *                hitters' candidates and every flow of the sample
  *     A       8  Count-Min cells C, A = 96 + KN; C = depth << log2w
  *   A+8     16C  cells, row-major ((row << log2w) | exported column):
  *                packets (8), bytes (8)
@@ -56,16 +57,23 @@
  *     E       8  spread buckets S, E = D + 8 + 64P; 2 sides x depth <<
  *                log2w, 0 when off
  *   E+8     64S  buckets (struct fs_spread_bucket, spread.h), the same way
- *   E+8+64S   4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
+ *     F       8  sample buckets Q, F = E + 8 + 64S; 2^b, 0 when off
+ *   F+8    512Q  buckets (struct fs_sample_bucket, sample.h) as exported
+ *                (sample.h, "Exports": limits and values cut to their
+ *                leading bit), as 64 little-endian words each, in their
+ *                exported order
+ *   F+8+512Q  4  CRC-32 (zlib's crc32(), the ISO-HDLC polynomial) of
  *                every byte before it
  *
  * From A to the checksum are the parts, one a sketch kind in
  * sketch_kind.h's order, each its count and its elements as little-endian
  * words: a new kind adds its part here, and so a new format version.  So
- * a file is 96 + KN + 8 + 16C + 8 + R + 8 + 64P + 8 + 64S + 4 bytes:
- * 376,964 for the defaults (d = 5, w = 4096, p = 14), no candidate and no
- * detection sketch.  Version 2, the same without D and E (written before
- * the detection sketches), is read as a file of those sketches off.  A reader refuses,
+ * a file is 96 + KN + 8 + 16C + 8 + R + 8 + 64P + 8 + 64S + 8 + 512Q + 4
+ * bytes: 376,972 for the defaults (d = 5, w = 4096, p = 14), no
+ * candidate, no detection sketch and no sample.  Version 2, the same
+ * without D, E and F (written before the detection sketches), and
+ * version 3, without F (before the sample), are read as files of those
+ * parts off.  A reader refuses,
  * each with one sentence saying what it found: another magic, a format
  * version it does not know, parameters out of range, a direction it does
  * not know, an end before the start, a candidate of no address family,
@@ -74,7 +82,10 @@
  * (truncated) or longer (bytes after the end), a candidate's column
  * outside the width, a prefix or spread bucket no update leaves (a vote
  * leading by more than it counted, a tag or family out of range, bits
- * past a prefix or an address), and a checksum that does not match.  Version 1 (each
+ * past a prefix or an address), a sample bucket no export leaves (a
+ * limit or a value of more than one bit, a flow twice) or holding a flow
+ * that is not a candidate (its columns are the candidate's), and a
+ * checksum that does not match.  Version 1 (each
  * candidate's raw 64-bit flow hash, cells and registers in the datapath's
  * order) is refused with a sentence saying why: its hashes gave away the
  * key, and its cells cannot be moved into version 2's coordinates without
@@ -89,7 +100,7 @@
 #include "flowsketch/flow_key.h"
 
 #define FS_NATIVE_MAGIC "FSEXPORT"
-#define FS_NATIVE_VERSION 3
+#define FS_NATIVE_VERSION 4
 #define FS_NATIVE_HEADER 96
 /* A candidate's bytes: its key and one 4-byte column per row. */
 #define FS_NATIVE_CANDIDATE(depth) (40 + 4 * (depth))
@@ -150,6 +161,14 @@ bool fs_native_bad_word(const struct fs_sketch *s, enum fs_kind *k, __u64 *i);
  * more than it counted, a family of no address, bytes past a prefix):
  * -EINVAL with why naming the bucket, else 0. */
 int fs_native_bad_bucket(const struct fs_sketch *s, char *why, size_t len);
+
+/* The candidate of key in n (sorted, fs_native_sort()), or NULL. */
+const struct fs_native_candidate *fs_native_find(const struct fs_native *n,
+						 const struct fs_flow_key *key);
+
+/* A live flow of n's sample that is not among n's candidates (sorted):
+ * -EINVAL with why naming its bucket, else 0. */
+int fs_native_sample_unlisted(const struct fs_native *n, char *why, size_t len);
 
 /* Bytes of n's file; 0 if it could not be represented in a size_t. */
 size_t fs_native_size(const struct fs_native *n);

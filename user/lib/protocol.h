@@ -192,7 +192,8 @@
  *              "hll_precision":P, "flags":F, "conservative":B,
  *              "prefix_depth":D, "prefix_log2_width":L,
  *              "prefix_skip_shift":T, "spread_depth":D,
- *              "spread_log2_width":L, "spread_sample_shift":S},
+ *              "spread_log2_width":L, "spread_sample_shift":S,
+ *              "sample_log2_buckets":B, "sample_shift":K},
  *    "secret_fingerprint":"16 hex digits",
  *    "total_packets":N, "total_bytes":N,
  *    "candidates":[{"src":..., "dst":..., "sport":N, "dport":N,
@@ -205,19 +206,23 @@
  *   window_start_ns .. window_end_ns (wall clock, as it reads now).
  *   params are the sketches' (params.h) without the secret, a
  *   detection sketch that is off of depth 0 (a daemon of a release
- *   before them gives none of the six: read as off);
+ *   before them gives none of the six: read as off), the keyed sample
+ *   (sample.h) of 2^B buckets at rate 2^-K, B 0 when off (absent from a
+ *   release before exports carried it: off);
  *   secret_fingerprint is fs_params_fingerprint() of it, which is what
  *   says whether two hosts' sketches merge.  candidates: every
  *   heavy-hitter candidate of the span, in ascending order of the flow
  *   key's bytes, with its exported column in each Count-Min row (what a
  *   reader queries the sketch with: the minimum over rows r of cell
  *   (r, columns[r])) and its estimates in the summed sketch; "direction"
- *   the directions it was reported in.  sketch: each kind's element
+ *   the directions it was reported in; every flow of the span's keyed
+ *   sample is among them, so that a reader can estimate it.  sketch: each kind's element
  *   count under its count_key (sketch_kind.h: "cells" C, "registers" R)
  *   and, in data, base64 (RFC 4648) of the span's summed sketch: the
  *   parts of the native file (native.h) without their counts, kind after
  *   kind.  Columns and registers are in the secret's export coordinates
- *   (export_perm.h): no keyed hash output is in the answer (hash.h).
+ *   (export_perm.h): no keyed hash output is in the answer (hash.h); the
+ *   sample's buckets are cut as sample.h's "Exports" says.
  *   Direction "both" is the union: cells and totals added, registers the
  *   max.  An export that would take more than FS_EXPORT_ANSWER_MAX is
  *   refused (shorter span, or smaller sketches), and so is one of a span

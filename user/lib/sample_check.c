@@ -6,8 +6,23 @@
 #include <string.h>
 #include "sample_check.h"
 
-int fs_sample_check(const struct fs_sketch *s, const struct fs_hash_key *hk,
-		    fs_sample_flow_fn *each, void *arg, struct fs_sample_check *out)
+const char *const fs_sample_alarm_names[FS_SAMPLE_NALARMS] = {
+	"undercount", "overcount", "distinct",
+};
+
+int fs_sample_estimate_hashed(const struct fs_sketch *s, const struct fs_flow_key *key,
+			      void *arg, struct fs_cms_cell *est)
+{
+	struct fs_packet_hashes h;
+
+	fs_packet_hash(key, arg, &h);
+	fs_sketch_query(s, h.flow, est);
+	return 0;
+}
+
+int fs_sample_check(const struct fs_sketch *s, fs_sample_estimate_fn *estimate,
+		    void *earg, fs_sample_flow_fn *each, void *arg,
+		    struct fs_sample_check *out)
 {
 	const struct fs_sketch_params *p = &s->params;
 	__u64 nb = fs_params_sample_buckets(p), cap = nb * FS_SAMPLE_WAYS, n = 0, i;
@@ -26,13 +41,13 @@ int fs_sample_check(const struct fs_sketch *s, const struct fs_hash_key *hk,
 
 		for (w = 0; w < FS_SAMPLE_WAYS && !err; w++) {
 			const struct fs_sample_entry *e = &b->e[w];
-			struct fs_packet_hashes h;
 			struct fs_cms_cell est;
 
 			if (!fs_sample_live(e, limit))
 				continue;
-			fs_packet_hash(&e->key, hk, &h);
-			fs_sketch_query(s, h.flow, &est);
+			err = estimate(s, &e->key, earg, &est);
+			if (err)
+				break;
 			v[n] = e->packets;
 			v[cap + n] = est.packets;
 			v[2 * cap + n] = e->bytes;

@@ -20,17 +20,33 @@ struct fs_sample_check {
 	int tells;			/* the sample is large enough for z to tell */
 };
 
+/* The names of fs_sample_alarms()'s bits, lowest first, as status,
+ * the accuracy answers and /metrics spell them. */
+#define FS_SAMPLE_NALARMS 3
+extern const char *const fs_sample_alarm_names[FS_SAMPLE_NALARMS];
+
 /* Each sampled flow with its estimates (fs_sample_check()'s each). */
 typedef int fs_sample_flow_fn(const struct fs_sample_entry *e,
 			      const struct fs_cms_cell *est, void *arg);
 
+/* A sampled flow's estimates in s: 0, or -ENOENT when it cannot be
+ * found (a merge's flow of no file's candidates). */
+typedef int fs_sample_estimate_fn(const struct fs_sketch *s,
+				  const struct fs_flow_key *key, void *arg,
+				  struct fs_cms_cell *est);
+
+/* The host's own: key hashed with the packet hash's key, arg. */
+fs_sample_estimate_fn fs_sample_estimate_hashed;
+
 /*
  * s's sample against s: every live entry's exact counts with the
- * estimates s gives its key (hashed with hk), eps N from s's totals; each
- * (NULL: none) sees every sampled flow.  0, -ENOMEM, or each's error.
+ * estimates estimate(s, key, earg) gives it, eps N from s's totals; each
+ * (NULL: none) sees every sampled flow.  0, -ENOMEM, or estimate's or
+ * each's error.
  */
-int fs_sample_check(const struct fs_sketch *s, const struct fs_hash_key *hk,
-		    fs_sample_flow_fn *each, void *arg, struct fs_sample_check *out);
+int fs_sample_check(const struct fs_sketch *s, fs_sample_estimate_fn *estimate,
+		    void *earg, fs_sample_flow_fn *each, void *arg,
+		    struct fs_sample_check *out);
 
 /* a += b, the checks of two sketches (directions) as one: counts add,
  * shares over the flows of both, the largest overcount of either, the

@@ -40,7 +40,7 @@ struct fs_sketch {
 			struct fs_prefix_bucket *prefix;	/* depth << log2w */
 			struct fs_spread_bucket *spread;	/* 2 sides of depth << log2w */
 			/* The keyed sample (sample.h): 2^b buckets, none when
-			 * off; never exported (sketch_kind.h, host_only). */
+			 * off; exported cut (sample.h, "Exports"). */
 			struct fs_sample_bucket *sample;
 		};
 		void *part[FS_NKINDS];	/* the same by kind (sketch_kind.h) */

@@ -5,16 +5,14 @@
  * direction, and the span's windows one by one for the HyperLogLog's share.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "flow_json.h"
 #include "keys.h"
 #include "sample_check.h"
+#include "sample_json.h"
 #include "base/answer.h"
-#include "windows/accuracy_watch.h"
 #include "windows/history.h"
 #include "accuracy.h"
 #include "query.h"
@@ -36,14 +34,8 @@ static int add_flow(const struct fs_sample_entry *e, const struct fs_cms_cell *e
 		    void *arg)
 {
 	struct acc *a = arg;
-	struct json_object *f = fs_flow_key_json(&e->key);
 
-	fsd_add_u64(f, FS_KEY_EXACT_PACKETS, e->packets);
-	fsd_add_u64(f, FS_KEY_EXACT_BYTES, e->bytes);
-	fsd_add_u64(f, FS_KEY_PACKETS, est->packets);
-	fsd_add_u64(f, FS_KEY_BYTES, est->bytes);
-	fsd_add_string(f, FS_KEY_DIRECTION, a->direction);
-	json_object_array_add(a->flows, f);
+	json_object_array_add(a->flows, fs_sample_flow_json(e, est, a->direction));
 	return 0;
 }
 
@@ -55,7 +47,8 @@ static int fold(const struct fs_sketch *sum, void *arg)
 	int err;
 
 	a->direction = a->calls++ || a->out_only ? "out" : "in";
-	err = fs_sample_check(sum, a->qc->hash_key, add_flow, a, &one);
+	err = fs_sample_check(sum, fs_sample_estimate_hashed, (void *)a->qc->hash_key,
+			      add_flow, a, &one);
 	if (err)
 		return err;
 	if (a->calls == 1)
@@ -94,64 +87,15 @@ static int window_z(const struct fsd_window_point *pts, int n, const char *direc
 	return 0;
 }
 
-/* The Count-Min figures of one metric, into o under its name. */
-static void add_metric(struct json_object *o, const char *name,
-		       const struct fs_sample_cmp *c)
-{
-	struct json_object *x = json_object_new_object();
-
-	fsd_add_u64(x, FS_KEY_UNDERCOUNTS, c->undercounts);
-	fsd_add_double(x, FS_KEY_OVERCOUNT_MAX_EPS, c->overcount_max_eps);
-	fsd_add_u64(x, FS_KEY_OVER_BOUND, c->over_bound);
-	fsd_add_double(x, FS_KEY_OVER_BOUND_SHARE, c->over_bound_share);
-	json_object_object_add(o, name, x);
-}
-
-/* The alarms raised (sample.h, fs_sample_alarms()), by name. */
-static void add_alarms(struct json_object *a, unsigned int alarms)
-{
-	struct json_object *why = json_object_new_array();
-	size_t i;
-
-	for (i = 0; i < 3; i++)
-		if (alarms & (1U << i))
-			json_object_array_add(why,
-				json_object_new_string(fsd_accuracy_alarm_names[i]));
-	json_object_object_add(a, FS_KEY_ALARM, json_object_new_boolean(alarms != 0));
-	json_object_object_add(a, FS_KEY_ALARMS, why);
-}
-
 static struct json_object *answer(const struct fsd_query_ctx *qc, struct acc *acc,
 				  const struct fsd_span *span)
 {
-	const struct fs_sketch_params *p = qc->params;
-	const struct fs_sample_check *k = &acc->check;
-	struct json_object *a = json_object_new_object(), *s = json_object_new_object();
-	double delta = fs_cms_delta(p), within;
+	struct json_object *a = json_object_new_object();
 
 	fsd_query_add_span(qc, a, span);
 	fsd_add_u64(a, FS_KEY_TOTAL_PACKETS, span->totals.packets);
 	fsd_add_u64(a, FS_KEY_TOTAL_BYTES, span->totals.bytes);
-	fsd_add_u64(s, FS_KEY_RATE, 1ULL << p->sample_shift);
-	fsd_add_u64(s, FS_KEY_BUCKETS, fs_params_sample_buckets(p));
-	fsd_add_u64(s, FS_KEY_FLOWS, k->sum.flows);
-	fsd_add_u64(s, FS_KEY_FULL, k->sum.full);
-	fsd_add_double(s, FS_KEY_RATE_EFFECTIVE, k->sum.rate_mean);
-	json_object_object_add(a, FS_KEY_SAMPLE, s);
-	add_metric(a, FS_KEY_PACKETS, &k->c[0]);
-	add_metric(a, FS_KEY_BYTES, &k->c[1]);
-	/* The flat names: both metrics', the larger figure. */
-	fsd_add_u64(a, FS_KEY_UNDERCOUNTS, k->c[0].undercounts + k->c[1].undercounts);
-	fsd_add_double(a, FS_KEY_OVERCOUNT_MAX_EPS, fs_sample_check_overcount_max_eps(k));
-	fsd_add_double(a, FS_KEY_OVER_BOUND_SHARE, fs_sample_check_over_bound_share(k));
-	fsd_add_double(a, FS_KEY_DELTA, delta);
-	fsd_add_double(a, FS_KEY_HLL, k->hll);
-	fsd_add_double(a, FS_KEY_SAMPLE_DISTINCT, k->sum.n_hat);
-	fsd_add_double(a, FS_KEY_HLL_Z, k->z);
-	within = fs_sample_share_within(acc->z, acc->nz, 2);
-	fsd_add_u64(a, FS_KEY_HLL_WINDOWS, acc->nz);
-	fsd_add_double(a, FS_KEY_HLL_WITHIN_2SE, within);
-	add_alarms(a, fs_sample_alarms(k->c, delta, k->z, k->tells));
+	fs_sample_check_json(a, qc->params, &acc->check, acc->z, acc->nz);
 	json_object_object_add(a, FS_KEY_FLOWS, json_object_get(acc->flows));
 	return a;
 }

@@ -12,7 +12,9 @@
  * Nothing in the answer is a keyed hash output (hash.h, "What leaves the
  * host"): the sketch goes out in export_perm.h's secret coordinates, and
  * each candidate with its column in every row in those coordinates, which
- * is all a reader needs to query the merged sketch.
+ * is all a reader needs to query the merged sketch; the keyed sample's
+ * values leave cut to their leading bits (sample.h, "Exports"), and each
+ * of its flows as a candidate.
  *
  * The answer is bounded before it is built: the sketch's base64 costs
  * 4/3 of fs_sketch_bytes() whatever the traffic, and each candidate at
@@ -90,6 +92,47 @@ static int cand_cmp(const void *a, const void *b)
 	return memcmp(&x->key, &y->key, sizeof(x->key));
 }
 
+/*
+ * Append every live flow of s's keyed sample, tagged dir: a reader
+ * estimates it in the merged Count-Min sketch by its columns, as it does
+ * candidates (native.h), to compare with its exact counts (`flowsketch
+ * merge ... accuracy`).  Its hash is the datapath's, from its key.
+ */
+static int sample_gather(struct export_cands *c, const struct fs_sketch *s,
+			 const struct fs_hash_key *hk, __u32 dir)
+{
+	const struct fs_sketch_params *p = &s->params;
+	__u64 nb = fs_params_sample_buckets(p), i;
+	__u32 w;
+
+	for (i = 0; i < nb; i++) {
+		const struct fs_sample_bucket *b = &s->sample[i];
+		__u64 limit = fs_sample_limit(b, p->sample_shift);
+
+		for (w = 0; w < FS_SAMPLE_WAYS; w++) {
+			struct fs_packet_hashes h;
+
+			if (!fs_sample_live(&b->e[w], limit))
+				continue;
+			if (c->n == c->cap) {
+				size_t cap = c->cap ? 2 * c->cap : 64;
+				struct export_cand *v = realloc(c->v, cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				c->v = v;
+				c->cap = cap;
+			}
+			fs_packet_hash(&b->e[w].key, hk, &h);
+			c->v[c->n].key = b->e[w].key;
+			c->v[c->n].hash = h.flow;
+			c->v[c->n].dirs = dir;
+			c->n++;
+		}
+	}
+	return 0;
+}
+
 /* Sort by key (native.h's order) and make each key one entry with the
  * directions of all. */
 static void cands_unique(struct export_cands *c)
@@ -136,23 +179,21 @@ static struct json_object *cand_json(const struct export_cand *c,
 }
 
 /* The summed sketch as protocol.h's sketch.data: little-endian cells,
- * then registers, in base64.  NULL when out of memory. */
+ * then registers, then the other parts, in base64.  NULL when out of
+ * memory. */
 static struct json_object *sketch_json(const struct fs_sketch *sum)
 {
-	struct fs_sketch_params ep = sum->params;
 	struct json_object *o = NULL, *data;
 	size_t raw_len, off = 0;
 	char *text = NULL;
 	__u8 *raw;
 	int k;
 
-	/* The host's own structures stay here (sketch_kind.h, host_only). */
-	fs_params_exported(&ep);
-	raw_len = fs_sketch_bytes(&ep);
+	raw_len = fs_sketch_bytes(&sum->params);
 	raw = malloc(raw_len);
 	if (!raw)
 		goto out;
-	for (k = 0; k < FS_EXPORTED_KINDS; k++)
+	for (k = 0; k < FS_NKINDS; k++)
 		off += fs_native_put_words(raw + off, sum, k);
 	text = malloc(fs_base64_encoded_len(raw_len));
 	if (!text)
@@ -163,7 +204,7 @@ static struct json_object *sketch_json(const struct fs_sketch *sum)
 		goto out;
 	o = json_object_new_object();
 	fsd_add_string(o, "encoding", "base64");
-	for (k = 0; k < FS_EXPORTED_KINDS; k++)
+	for (k = 0; k < FS_NKINDS; k++)
 		fsd_add_u64(o, fs_sketch_kinds[k].count_key,
 			    fs_sketch_kinds[k].per_slot(&sum->params));
 	json_object_object_add(o, "data", data);
@@ -199,6 +240,8 @@ static struct json_object *params_json(const struct fs_sketch_params *p)
 	fsd_add_u64(o, "spread_depth", sp.depth);
 	fsd_add_u64(o, "spread_log2_width", sp.log2_width);
 	fsd_add_u64(o, "spread_sample_shift", sp.sample_shift);
+	fsd_add_u64(o, "sample_log2_buckets", p->sample_log2b);
+	fsd_add_u64(o, "sample_shift", p->sample_log2b ? p->sample_shift : 0);
 	return o;
 }
 
@@ -253,7 +296,6 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 	struct fsd_history *const h[] = { qc->in, qc->out };
 	const struct fsd_span_select *const sel[] = { sel_in, sel_out };
 	const struct fs_sketch_params *p = qc->params;
-	struct fs_sketch_params ep = *p;
 	size_t sketch_text, i;
 	struct json_object *a = NULL, *cands, *sk;
 	struct export_cands c = { 0 };
@@ -265,8 +307,7 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 	unsigned long long need;
 	int d, err = 0;
 
-	fs_params_exported(&ep);
-	sketch_text = fs_base64_encoded_len(fs_sketch_bytes(&ep));
+	sketch_text = fs_base64_encoded_len(fs_sketch_bytes(p));
 	if (!dirs)
 		return fsd_answer_error("this daemon counts no sent traffic (its egress frontend is not running): export --direction in");
 	if (!qc->fingerprint)
@@ -283,7 +324,8 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 		if (!(dirs & dir[d]))
 			continue;
 		err = fsd_history_top(h[d], sel[d], q, &top, &one) ?:
-		      fs_sketch_merge(&sum, &q->sum) ?: cands_gather(&c, q, dir[d]);
+		      fs_sketch_merge(&sum, &q->sum) ?: cands_gather(&c, q, dir[d]) ?:
+		      sample_gather(&c, &q->sum, qc->hash_key, dir[d]);
 		if (err)
 			goto out;
 		span_fold(&span, &one);

@@ -973,13 +973,13 @@ static void put_accuracy(struct text *t, struct fsd_metrics *m,
 	put(t, "flowsketch_accuracy_hll_windows %zu\n", w->nz);
 	family(t, "flowsketch_accuracy_alarm", "gauge",
 	       "1 while the last check raised the alarm of its kind: undercount, overcount, distinct.");
-	for (i = 0; i < 3; i++)
-		put(t, "flowsketch_accuracy_alarm{kind=\"%s\"} %d\n", fsd_accuracy_alarm_names[i],
+	for (i = 0; i < FS_SAMPLE_NALARMS; i++)
+		put(t, "flowsketch_accuracy_alarm{kind=\"%s\"} %d\n", fs_sample_alarm_names[i],
 		    !!(w->alarms & (1U << i)));
 	family(t, "flowsketch_accuracy_alarm_windows_total", "counter",
 	       "Windows whose check raised each alarm.");
-	for (i = 0; i < 3; i++) {
-		snprintf(labels, sizeof(labels), "kind=\"%s\"", fsd_accuracy_alarm_names[i]);
+	for (i = 0; i < FS_SAMPLE_NALARMS; i++) {
+		snprintf(labels, sizeof(labels), "kind=\"%s\"", fs_sample_alarm_names[i]);
 		counter(t, m, "flowsketch_accuracy_alarm_windows_total", labels,
 			w->alarm_windows[i], true);
 	}

@@ -174,10 +174,10 @@ static struct json_object *accuracy_json(const struct fsd_accuracy_watch *w)
 	struct json_object *o = json_object_new_object(), *why = json_object_new_array();
 	unsigned int i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < FS_SAMPLE_NALARMS; i++)
 		if (w->alarms & (1U << i))
 			json_object_array_add(why,
-				json_object_new_string(fsd_accuracy_alarm_names[i]));
+				json_object_new_string(fs_sample_alarm_names[i]));
 	json_object_object_add(o, FS_KEY_ALARM, json_object_new_boolean(w->alarms != 0));
 	json_object_object_add(o, FS_KEY_ALARMS, why);
 	fsd_add_u64(o, FS_KEY_WINDOWS, w->windows);

@@ -4,8 +4,6 @@
 #include "base/log.h"
 #include "accuracy_watch.h"
 
-const char *const fsd_accuracy_alarm_names[3] = { "undercount", "overcount", "distinct" };
-
 void fsd_accuracy_watch_init(struct fsd_accuracy_watch *w, const struct fs_sketch_params *p)
 {
 	memset(w, 0, sizeof(*w));
@@ -24,7 +22,8 @@ void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_ske
 	if (!w->on || !n)
 		return;
 	for (j = 0; j < n; j++) {
-		err = fs_sample_check(s[j], hk, NULL, NULL, j ? &one : &w->last);
+		err = fs_sample_check(s[j], fs_sample_estimate_hashed, (void *)hk, NULL, NULL,
+				      j ? &one : &w->last);
 		if (err) {
 			fsd_warn("accuracy: cannot check a window: %s", strerror(-err));
 			return;
@@ -43,12 +42,12 @@ void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_ske
 	w->within = fs_sample_share_within(w->z, w->nz, 2);
 	was = w->alarms;
 	w->alarms = fs_sample_alarms(w->last.c, w->delta, w->last.z, w->last.tells);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < FS_SAMPLE_NALARMS; i++) {
 		if (!(w->alarms & (1U << i)))
 			continue;
 		w->alarm_windows[i]++;
 		if (!(was & (1U << i)))
 			fsd_warn("accuracy: %s alarm: the sketches' measured error left its design (flowsketch accuracy)",
-				 fsd_accuracy_alarm_names[i]);
+				 fs_sample_alarm_names[i]);
 	}
 }

@@ -28,7 +28,7 @@ struct fsd_accuracy_watch {
 	double delta;			/* Count-Min's delta (params.h) */
 	unsigned int alarms;		/* the last check's (fs_sample_alarms()) */
 	__u64 undercounts;		/* since start, both metrics */
-	__u64 alarm_windows[3];		/* windows that raised each alarm */
+	__u64 alarm_windows[FS_SAMPLE_NALARMS];		/* windows that raised each alarm */
 	double z[FSD_WATCH_WINDOWS];	/* the last windows' z, where it tells */
 	size_t nz, next;
 	double within;			/* their share within 2 */
@@ -40,8 +40,5 @@ void fsd_accuracy_watch_init(struct fsd_accuracy_watch *w, const struct fs_sketc
  * window, hashed with hk), as one. */
 void fsd_accuracy_watch_window(struct fsd_accuracy_watch *w, const struct fs_sketch *const *s,
 			       size_t n, const struct fs_hash_key *hk);
-
-/* The alarms' names, in fs_sample_alarms()'s bit order. */
-extern const char *const fsd_accuracy_alarm_names[3];
 
 #endif /* FLOWSKETCHD_ACCURACY_WATCH_H */
