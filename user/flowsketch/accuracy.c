@@ -163,10 +163,14 @@ static void print_accuracy(FILE *out, const struct accuracy_view *v)
 	fprintf(out, "Count-Min: %llu undercounts; largest overcount %.2f eps N; %s of flows over eps N (design: at most %s; packets or bytes, the larger)\n",
 		(unsigned long long)v->undercounts, v->over_max,
 		fs_fmt_percent(b, v->over_share, 2), fs_fmt_percent(c, v->delta, 2));
-	fprintf(out, "HyperLogLog: %s distinct flows, the sample says %s: z = %.2f (alarm beyond %g); %s of %llu windows within 2 standard errors (design: about 95 %%)\n",
+	fprintf(out, "HyperLogLog: %s distinct flows, the sample says %s: z = %.2f (alarm beyond %g)",
 		fs_fmt_grouped(a, (__u64)llround(v->hll)), fs_fmt_grouped(d, (__u64)llround(v->n_hat)),
-		v->z, FS_SAMPLE_ALARM_Z, fs_fmt_percent(b, v->within, 1),
-		(unsigned long long)v->windows);
+		v->z, FS_SAMPLE_ALARM_Z);
+	/* A merge of export files holds one span, no windows to count. */
+	if (v->windows)
+		fprintf(out, "; %s of %llu windows within 2 standard errors (design: about 95 %%)",
+			fs_fmt_percent(b, v->within, 1), (unsigned long long)v->windows);
+	fputc('\n', out);
 	print_alarm(out, v);
 	if (!v->n)
 		return;
