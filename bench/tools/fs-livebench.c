@@ -122,11 +122,12 @@
 #include "bench_live.h"
 #include "bench_live_opts.h"
 #include "bench_live_run.h"
+#include "bench_share.h"
 
 #define LIVE_MAX_AB 64			/* --ab-pairs at most */
 #define SAMPLE_TARGET 1.03		/* issue 22: full+sample / full, at most */
 #define LIVE_MAX_BURSTS (LB_MAX_ROUNDS * LB_MAX_CYCLES * LB_PAIRS)
-#define SAB_MAX_PAIRS 64		/* --sample-ab-pairs at most */
+#define SAB_MAX_PAIRS 256		/* --sample-ab-pairs at most */
 #define SAB_MAX (LB_MAX_ROUNDS * SAB_MAX_PAIRS)
 
 /* The loads live_sample_ab() alternates with the full program A: A
@@ -266,7 +267,8 @@ struct live {
 	double sab_a[SAB_MAX * (SAB_NV + 1)];
 	__u32 nsab_a;
 	__u64 sab_packets;		/* every packet of the alternations */
-	__u32 nsab_close;		/* triples left out: a window closed */
+	__u32 nsab_close;		/* triples left out: a window closed
+					 * or a half saw no frame */
 	struct lb_run sw[SAB_NV];
 	int sab_zero_fd[SAB_NV];
 	struct fs_sketch_params sab_zero_p[SAB_NV];
@@ -384,31 +386,6 @@ static int fine4_fill(int fd, const struct bb_list *l)
 	return err;
 }
 
-/*
- * Before share's load: every map of skel taken from share (its fd), but
- * fs_sample and the object's own sections (.rodata holds fs_params and the
- * hash key, which the verifier reads as constants).  Two loads that share
- * them count into the same cells and registers at the same addresses, so
- * what differs between them is their code alone (live_sample_ab()).
- */
-static int live_share_maps(struct bench *skel, const struct bench *share)
-{
-	struct bpf_map *m, *s;
-	int err;
-
-	bpf_object__for_each_map(m, skel->obj) {
-		if (bpf_map__is_internal(m) || m == skel->maps.fs_sample)
-			continue;
-		s = bpf_object__find_map_by_name(share->obj, bpf_map__name(m));
-		if (!s || bpf_map__fd(s) < 0)
-			continue;	/* not created there either */
-		err = bpf_map__reuse_fd(m, bpf_map__fd(s));
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 /* Load a fresh object with only program `which` into *skelp, for the
  * receiving interface ifindex (named ifname), its windows in W (the run's
  * own, or a bursty pair's): new maps, as after a daemon start.  The full
@@ -427,7 +404,7 @@ static int live_load_on(struct live *L, enum live_prog which, struct lb_run *W,
 
 /* The same with W->p as the caller set it (hash key included), and with
  * share (not NULL) the maps of that loaded object but fs_sample
- * (live_share_maps()): then its windows are share's, already open. */
+ * (bench_share.h): then its windows are share's, already open. */
 static int live_load_params(struct live *L, enum live_prog which, struct lb_run *W,
 			    int ifindex, const char *ifname, struct bench **skelp,
 			    const struct bench *share)
@@ -474,7 +451,7 @@ static int live_load_params(struct live *L, enum live_prog which, struct lb_run 
 			&skel->rodata->fs_bfilter_mask,
 			which == LP_FULL_LIST ? &L->list : &L->small);
 	if (share) {
-		err = live_share_maps(skel, share);
+		err = BENCH_SHARE_MAPS(skel, share);
 		if (err)
 			return err;
 	}
@@ -696,7 +673,7 @@ static int live_ab(struct live *L, int which)
  *   - one key: every load of a round gets A's fs_params but the sample's
  *     bytes (so the same flows take the same cells and registers);
  *   - one set of maps: the other loads take every map of A but fs_sample
- *     (live_share_maps()), so their sketch state is the same memory, warm
+ *     (bench_share.h), so their sketch state is the same memory, warm
  *     from the previous half, and their windows are A's (closed on A's
  *     fs_ctl, with their fs_sample zeroed too: live_closed());
  *   - short interleaved halves on one stream of traffic: the attached
@@ -738,10 +715,11 @@ static int sab_half(struct live *L, int fd, int *attached, double *ns)
 		err = lb_wait(R, now_ns() + (__u64)(L->o->sab_s * 1e9), "sample A/B");
 	if (!err)
 		err = prog_stats(fd, &b);
-	if (!err && b.run_cnt <= a.run_cnt)
-		err = -EIO;
+	/* No frame in a half (the generator was off its CPU): 0, and the
+	 * triples around it are left out. */
 	if (!err && ns)
-		*ns = (double)(b.run_ns - a.run_ns) / (double)(b.run_cnt - a.run_cnt);
+		*ns = b.run_cnt > a.run_cnt ? (double)(b.run_ns - a.run_ns) /
+					     (double)(b.run_cnt - a.run_cnt) : 0;
 	return err;
 }
 
@@ -877,7 +855,7 @@ static int live_sample_ab(struct live *L)
 			 * says when it came, not what X costs: left out. */
 			if (getenv("SAB_DEBUG"))
 				fprintf(stderr, "SAB %d %.1f %.1f %.1f %d\n", v, a0, x, a1, R->windows != w0);
-			if (R->windows != w0)
+			if (R->windows != w0 || !a0 || !x || !a1)
 				L->nsab_close++;
 			else if (L->nsab[v] < SAB_MAX)
 				L->sab_ratio[v][L->nsab[v]++] = x / ((a0 + a1) / 2);
@@ -1463,11 +1441,11 @@ static void sab_report(const struct live *L, struct live_tally *t, double e)
 	int i;
 
 	memcpy(v, L->sab_a, L->nsab_a * sizeof(*v));
-	a = printed1(median(v, L->nsab_a));
+	a = L->nsab_a ? printed1(median(v, L->nsab_a)) : 0;
 	printf("  the sample on shared maps: full (A) and three loads with A's maps but fs_sample and\n"
 	       "  A's key, attached in turn every %.2f s (A X A Y A Z A ...), %u cycles a round%s%s;\n"
 	       "  median of each load's ratios to the mean of the A halves around it (min..max, pairs);\n"
-	       "  A's halves %.1f ns/pkt (%llu packets; %u triples with a window close left out)\n",
+	       "  A's halves %.1f ns/pkt (%llu packets; %u triples with a window close or an empty half left out)\n",
 	       o->sab_s, o->sab_pairs, o->sab_own_maps ? ", OWN MAPS" : "",
 	       o->sab_own_key ? ", OWN KEYS" : "", a, (unsigned long long)L->sab_packets,
 	       L->nsab_close);
@@ -1475,14 +1453,15 @@ static void sab_report(const struct live *L, struct live_tally *t, double e)
 		__u32 k = L->nsab[i];
 
 		memcpy(v, L->sab_ratio[i], k * sizeof(*v));
-		r[i] = median(v, k);	/* sorts v */
+		r[i] = k ? median(v, k) : 0;	/* sorts v */
 		printf("  %-32s %7.3fx (min %.3f, max %.3f; %u pairs)\n", sab_names[i],
-		       r[i], v[0], v[k - 1], k);
+		       r[i], k ? v[0] : 0, k ? v[k - 1] : 0, k);
 	}
-	n = a - e > 0 ? 1 + (r[SAB_B512] - 1) * a / (a - e) : 0;
+	/* No pair measured (0): it meets no target. */
+	n = r[SAB_B512] > 0 && a - e > 0 ? 1 + (r[SAB_B512] - 1) * a / (a - e) : 0;
 	printf("  %-32s %7.3fx (net of empty %7.3fx)   target <= %.3fx: %s (net: %s)\n",
 	       "full+sample / full, paired", r[SAB_B512], n, SAMPLE_TARGET,
-	       tally(t, r[SAB_B512] <= SAMPLE_TARGET),
+	       tally(t, r[SAB_B512] > 0 && r[SAB_B512] <= SAMPLE_TARGET),
 	       tally(t, n > 0 && n <= SAMPLE_TARGET));
 }
 
@@ -1706,9 +1685,9 @@ static void usage(FILE *out)
 		"  --fine4             the IPv4 summary prototype with /19 bits\n"
 		"                      (blocklist.bpf.h, fs_bench_sum4)\n"
 		"  --sample-ab-pairs N the keyed sample's A/B alternation on shared\n"
-		"                      maps: cycles a round, 0 for none (default 10,\n"
+		"                      maps: cycles a round, 0 for none (default 100,\n"
 		"                      max %u)\n"
-		"  --sample-ab-seconds S  seconds of each half (default 0.1)\n"
+		"  --sample-ab-seconds S  seconds of each half (default 0.02)\n"
 		"  --sample-ab-own-maps   its loads with maps and windows of their own\n"
 		"  --sample-ab-own-key    its loads with hash keys of their own\n",
 		FS_DEFAULT_CMS_DEPTH, LIVE_MAX_AB, SAB_MAX_PAIRS);
@@ -1785,7 +1764,7 @@ int main(int argc, char **argv)
 		.quiet_s = 2, .burst = 50000, .blocklist = 100000,
 		.blocklist_small = 10000, .ab_pairs = 10, .ab_s = 0.25,
 		.b = LB_BURSTY_DEFAULTS, .detect = BD_DEFAULTS,
-		.sab_pairs = 10, .sab_s = 0.1,
+		.sab_pairs = 100, .sab_s = 0.02,
 	};
 	static struct live L = { .bfd = { -1, -1, -1 } };
 	bool bursty;

@@ -82,6 +82,7 @@ live() {
 # several of them; bursts of 1000 packets on the three pairs, 0.1 s apart.
 live bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
 	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05 \
+	--sample-ab-pairs 4 --sample-ab-seconds 0.01 \
 	--bursty-cycles 1 --bursty-burst 1000 --bursty-load 0.1
 claims --live 1 2000 5 1 1000
 
