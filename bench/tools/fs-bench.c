@@ -364,7 +364,7 @@ static void bench_print_detect(const double best[1 + BENCH_NDETECT], double base
  * loaded twice then differs by far more than the 3 % in this loop.  Short
  * runs of each, A X A Y A Z A X ..., BENCH_SAB_PAIRS cycles, the variant
  * after a different one every cycle; each variant's run against the mean
- * of the A runs around it,
+ * of the A runs around it, on BENCH_SAB_LOADS sets of fresh loads,
  *
  *     r_k = x_k / ((a_k + a_k+1) / 2),
  *
@@ -374,7 +374,8 @@ static void bench_print_detect(const double best[1 + BENCH_NDETECT], double base
  * There is no window close here: the sample's table fills (7 flows a
  * bucket, sample.h) and its limits fall, as in a busy window.
  */
-#define BENCH_SAB_PAIRS 200
+#define BENCH_SAB_PAIRS 50
+#define BENCH_SAB_LOADS 4
 enum { BENCH_SAB_CONTROL, BENCH_SAB_512, BENCH_SAB_128, BENCH_SAB_NV };
 
 static const char *const bench_sab_names[BENCH_SAB_NV] = {
@@ -388,50 +389,61 @@ static int bench_sample_ab(struct bench *skel, const struct fs_sketch_params *p,
 	static const __u32 log2b[BENCH_SAB_NV] = { 0, 9, 7 };
 	struct bench *vs[BENCH_SAB_NV] = { 0 };
 	struct bpf_program *a = skel->progs.fs_bench_full, *x[BENCH_SAB_NV];
-	__u32 repeat = o->repeat / 50 + 1, pr, i;
-	double *r = calloc((size_t)BENCH_SAB_NV * BENCH_SAB_PAIRS, sizeof(*r));
+	__u32 repeat = o->repeat / 50 + 1, n = BENCH_SAB_LOADS * BENCH_SAB_PAIRS, k, pr, i;
+	double *r = calloc((size_t)BENCH_SAB_NV * n, sizeof(*r));
 	double a0, a1, xs;
 	int err = r ? 0 : -ENOMEM, v;
 
-	for (v = 0; v < BENCH_SAB_NV && !err; v++) {
-		struct fs_sketch_params dp = *p;
+	/* Fresh loads BENCH_SAB_LOADS times: each load's code lands at its
+	 * own addresses, which moves a load's cost by about 1 % (the
+	 * control's spread between loads); the median over loads evens
+	 * that out. */
+	for (k = 0; k < BENCH_SAB_LOADS && !err; k++) {
+		for (v = 0; v < BENCH_SAB_NV && !err; v++) {
+			struct fs_sketch_params dp = *p;
 
-		if (log2b[v])
-			fs_params_set_sample(&dp, &(struct fs_sample_params){
-				FS_DEFAULT_SAMPLE_SHIFT, log2b[v] });
-		err = bench_load_shared(&vs[v], &dp, o, true, skel);
-		if (!err)
-			x[v] = vs[v]->progs.fs_bench_full;
-	}
-	for (v = 0; v < BENCH_SAB_NV && !err; v++)
-		err = bench_prog_run(x[v], repeat, &xs);
-	if (!err)
-		err = bench_prog_run(a, repeat, &a0);
-	for (pr = 0; pr < BENCH_SAB_PAIRS && !err; pr++)
-		for (i = 0; i < BENCH_SAB_NV && !err; i++) {
-			v = (int)((pr + i) % BENCH_SAB_NV);
-			err = bench_prog_run(x[v], repeat, &xs);
+			if (log2b[v])
+				fs_params_set_sample(&dp, &(struct fs_sample_params){
+					FS_DEFAULT_SAMPLE_SHIFT, log2b[v] });
+			err = bench_load_shared(&vs[v], &dp, o, true, skel);
 			if (!err)
-				err = bench_prog_run(a, repeat, &a1);
-			if (!err)
-				r[v * BENCH_SAB_PAIRS + pr] = xs / ((a0 + a1) / 2);
-			a0 = a1;
+				x[v] = vs[v]->progs.fs_bench_full;
 		}
+		for (v = 0; v < BENCH_SAB_NV && !err; v++)
+			err = bench_prog_run(x[v], repeat, &xs);
+		if (!err)
+			err = bench_prog_run(a, repeat, &a0);
+		for (pr = 0; pr < BENCH_SAB_PAIRS && !err; pr++)
+			for (i = 0; i < BENCH_SAB_NV && !err; i++) {
+				v = (int)((pr + i) % BENCH_SAB_NV);
+				err = bench_prog_run(x[v], repeat, &xs);
+				if (!err)
+					err = bench_prog_run(a, repeat, &a1);
+				if (!err)
+					r[v * n + k * BENCH_SAB_PAIRS + pr] = xs / ((a0 + a1) / 2);
+				a0 = a1;
+			}
+		for (v = 0; v < BENCH_SAB_NV; v++) {
+			bench__destroy(vs[v]);
+			vs[v] = NULL;
+		}
+	}
 	if (err) {
 		fprintf(stderr, "fs-bench: the sample's A/B runs failed: %s.\n", strerror(-err));
 		goto out;
 	}
 	for (v = 0; v < BENCH_SAB_NV; v++) {
-		double *rv = r + v * BENCH_SAB_PAIRS;
+		double *rv = r + v * n;
 
-		qsort(rv, BENCH_SAB_PAIRS, sizeof(*rv), bench_cmp_double);
-		med[v] = (rv[BENCH_SAB_PAIRS / 2 - 1] + rv[BENCH_SAB_PAIRS / 2]) / 2;
+		qsort(rv, n, sizeof(*rv), bench_cmp_double);
+		med[v] = n % 2 ? rv[n / 2] : (rv[n / 2 - 1] + rv[n / 2]) / 2;
 		lo[v] = rv[0];
-		hi[v] = rv[BENCH_SAB_PAIRS - 1];
+		hi[v] = rv[n - 1];
 	}
 	printf("  the sample on shared maps (bench_share.h): full (A) and three loads on its maps and key,\n"
-	       "  A X A Y A Z A ..., %u runs each, %u cycles; median of each load's ratios to the mean of\n"
-	       "  the A runs around it (min..max):\n", repeat, BENCH_SAB_PAIRS);
+	       "  A X A Y A Z A ..., %u runs each, %u cycles on each of %u fresh loads; median of each\n"
+	       "  load's ratios to the mean of the A runs around it (min..max):\n",
+	       repeat, BENCH_SAB_PAIRS, BENCH_SAB_LOADS);
 	for (v = 0; v < BENCH_SAB_NV; v++)
 		printf("  %-24s %7.3fx (min %.3f, max %.3f)\n", bench_sab_names[v],
 		       med[v], lo[v], hi[v]);

@@ -222,6 +222,16 @@ def sample_ab_checks(e):
         rows[name] = (m, n)
         report((n == 0 and m == lo == hi == 0) or (0 < lo - 0.0005 <= m <= hi + 0.0005),
                what + ": min <= median <= max, or no pair at all", str(r))
+    g = find(r"^  full\+sample 512 / full again +%sx \(the two medians' ratio: the floor taken out\)$" % NUM)
+    report(g is not None, "live: the sample against the control is printed", "no such line")
+    c, s5 = rows.get("full again / full"), rows.get("full+sample 512 / full")
+    if g and c and s5:
+        if c[0] > 0:
+            lo_, hi_ = (s5[0] - 0.0005) / (c[0] + 0.0005), (s5[0] + 0.0005) / max(c[0] - 0.0005, 1e-9)
+            report(lo_ - 0.0005 <= float(g[0]) <= hi_ + 0.0005,
+                   "live: full+sample 512 / full again = the medians' ratio", "printed %s" % g[0])
+        else:
+            report(float(g[0]) == 0, "live: no control pair, no ratio to it", g[0])
     g = find(r"^  full\+sample / full, paired +%sx \(net of empty +%sx\)   target <= %sx: (met|not met) \(net: (met|not met)\)$"
              % (NUM, NUM, NUM))
     what = "live: full+sample / full, paired"
@@ -759,6 +769,17 @@ if len(dfig) == 1 + len(DROWS):
             report(True, what + ": net printed (its denominator is noise)")
 report(find(r"^  \(issue 20's target, full\+both / full <= 1\.25x, is judged live: fs-livebench's verdict\)$") is not None,
        "depth %d: detection: the target is said to be judged live" % depth, "no such line")
+# Issue 22's sample on shared maps (bench_share.h): the control and both
+# sample sizes, each a median of paired ratios between its min and max.
+for p in ["full again / full", "full+sample 512 / full", "full+sample 128 / full"]:
+    g = find(r"^  %s +%sx \(min %s, max %s\)$" % (re.escape(p), NUM, NUM, NUM))
+    what = "depth %d: the sample on shared maps: %s" % (depth, p)
+    report(g is not None, what + ": a row is printed", "no such row")
+    if g:
+        m, lo, hi = (float(x) for x in g)
+        report(0 < lo - 0.0005 <= m <= hi + 0.0005, what + ": 0 < min <= median <= max", str(g))
+report(find(r"^  \(issue 22's target, full\+sample / full <= 1\.030x, is judged live: fs-livebench's verdict\)$")
+       is not None, "depth %d: the sample's target is said to be judged live" % depth, "no such line")
 
 # ---------------------------------------------------------------- blocklist
 # Rows for 10,000 and 100,000 entries, each for far, near and hot traffic;
