@@ -119,7 +119,7 @@ refused build/tools/fs-livebench fs-livebench "--rounds 0" "--burst x" "--ab-pai
 	"--pair lb-tx1:" "--pair a:b:c" "--pair a-name-too-long-for-an-interface:b" \
 	"--pair a:b --pair c:d --pair e:f $IFACES" "--pair a:b $IFACES" \
 	"--detect-prefix 5,10,0" "--detect-prefix 2,10" "--detect-spread 2,9,16" \
-	"--detect-spread x"
+	"--detect-spread x" "--sample-ab-pairs 257" "--sample-ab-seconds 0"
 refused "$BENCH" fs-bench "--depth 0" "--depth 9" "--repeat x" "--bogus" \
 	"--detect-prefix 2,3,0" "--detect-prefix 2,10,9" "--detect-spread 2,9,3,1" \
 	"--detect-spread -2,9,3"
