@@ -196,6 +196,72 @@ def ratio_line(label, a, b, e, tgt, le):
         live_verdicts.extend([g[2], g[3]])
 
 
+SAMPLE_TARGET = 1.03
+SAB_ROWS = ["full again / full", "full+sample 512 / full", "full+sample 128 / full"]
+
+
+def sample_ab_checks(e):
+    """The keyed sample's A/B halves on shared maps (issue 22): each load's
+    median of paired ratios between its min and max, the control row
+    there (the floor), and the verdict line: the 512-bucket row's median,
+    its net of empty 1 + (r - 1) a / (a - e) from A's printed halves a and
+    the empty program's steady median e, and verdicts against 1.03."""
+    g = find(r"^  A's halves %s ns/pkt \(([0-9]+) packets; ([0-9]+) triples with a window close or an empty half left out\)$" % NUM)
+    report(g is not None, "live: the sample's A/B halves are described", "no such line")
+    if not g:
+        return
+    a = float(g[0])
+    rows = {}
+    for name in SAB_ROWS:
+        r = find(r"^  %s +%sx \(min %s, max %s; ([0-9]+) pairs\)$" % (re.escape(name), NUM, NUM, NUM))
+        what = "live: %s (paired)" % name
+        report(r is not None, what + ": a row is printed", "no such row")
+        if not r:
+            continue
+        m, lo, hi, n = float(r[0]), float(r[1]), float(r[2]), int(r[3])
+        rows[name] = (m, n)
+        report((n == 0 and m == lo == hi == 0) or (0 < lo - 0.0005 <= m <= hi + 0.0005),
+               what + ": min <= median <= max, or no pair at all", str(r))
+    g = find(r"^  full\+sample 512 / full again +%sx \(the two medians' ratio: the floor taken out\)$" % NUM)
+    report(g is not None, "live: the sample against the control is printed", "no such line")
+    c, s5 = rows.get("full again / full"), rows.get("full+sample 512 / full")
+    if g and c and s5:
+        if c[0] > 0:
+            lo_, hi_ = (s5[0] - 0.0005) / (c[0] + 0.0005), (s5[0] + 0.0005) / max(c[0] - 0.0005, 1e-9)
+            report(lo_ - 0.0005 <= float(g[0]) <= hi_ + 0.0005,
+                   "live: full+sample 512 / full again = the medians' ratio", "printed %s" % g[0])
+        else:
+            report(float(g[0]) == 0, "live: no control pair, no ratio to it", g[0])
+    g = find(r"^  full\+sample / full, paired +%sx \(net of empty +%sx\)   target <= %sx: (met|not met) \(net: (met|not met)\)$"
+             % (NUM, NUM, NUM))
+    what = "live: full+sample / full, paired"
+    report(g is not None, what + ": printed with its net and verdicts", "no such line")
+    if not g:
+        return
+    r, n = float(g[0]), float(g[1])
+    report(abs(float(g[2]) - SAMPLE_TARGET) < 1e-9, what + ": the target is %.3f" % SAMPLE_TARGET, g[2])
+    if "full+sample 512 / full" in rows:
+        report(abs(r - rows["full+sample 512 / full"][0]) < 1e-9,
+               what + ": the 512-bucket row's median", "%s vs %r" % (g[0], rows["full+sample 512 / full"]))
+    if r > 0 and a - e[0] > 0.1:
+        # a and e each off by half a digit, r by half its third decimal.
+        cands = [1 + (rr - 1) * aa / (aa - ee) for rr in (r - 0.0005, r + 0.0005)
+                 for aa in (a - 0.05, a + 0.05) for ee in (e[0] - 0.05, e[0] + 0.05)]
+        report(min(cands) - 0.0005 <= n <= max(cands) + 0.0005,
+               what + ": net = 1 + (r - 1) a / (a - empty)",
+               "printed %s, figures give %.4f..%.4f" % (g[1], min(cands), max(cands)))
+    # Three decimals: within half of the last one of the target, either way.
+    for v, word, name in ((r, g[3], "ratio"), (n, g[4], "net ratio")):
+        if v <= 0:
+            report(word == "not met", what + ": a %s of no pair or of noise meets no target" % name, word)
+        elif abs(v - SAMPLE_TARGET) < 0.0005:
+            report(word in ("met", "not met"), what + ": the %s's verdict is printed" % name, word)
+        else:
+            report(word == ("met" if v <= SAMPLE_TARGET else "not met"),
+                   what + ": the verdict agrees with the %s" % name, "%s for %g" % (word, v))
+    live_verdicts.extend([g[3], g[4]])
+
+
 def bursty_checks():
     """The bursty phase: its bursts counted from the options, its rows'
     medians, its quiet spells, its ratios and verdicts."""
@@ -391,9 +457,11 @@ def live_checks():
         abpk = int(ab[0]) if ab else 0
         bu = find(r"^  \(([0-9]+) packets in the bursty phase in all: bursts, loads and the unmeasured cycle\)$")
         bupk = int(bu[0]) if bu else 0
-        report(ran == total + abpk + bupk,
-               "live: XDP's packets are the rows' sum (%d), the on/off alternations' (%d) and the bursty phase's (%d)"
-               % (total, abpk, bupk), "printed %d" % ran)
+        sab = find(r"^  A's halves %s ns/pkt \(([0-9]+) packets; ([0-9]+) triples with a window close or an empty half left out\)$" % NUM)
+        sabpk = int(sab[1]) if sab else 0
+        report(ran == total + abpk + bupk + sabpk,
+               "live: XDP's packets are the rows' sum (%d), the on/off alternations' (%d), the bursty phase's (%d)"
+               " and the sample's A/B halves' (%d)" % (total, abpk, bupk, sabpk), "printed %d" % ran)
         report(ran == sent, "live: XDP ran on every packet sent", "%d of %d" % (ran, sent))
     if len(med) != len(progs) * len(phases):
         return
@@ -408,7 +476,9 @@ def live_checks():
             ("full+list / full, steady", "full+list", "full", "steady", None, True),
             ("full+list / full, first window", "full+list", "full", "first", None, True),
             # Issue 22: the keyed sample at its defaults.
-            ("full+sample / full, steady", "full+sample", "full", "steady", 1.03, True),
+            # Its target is judged on the paired line (sample_ab_checks()):
+            # separate loads differ by more than 3 %.
+            ("full+sample / full, steady", "full+sample", "full", "steady", None, True),
             ("full+sample / full, first window", "full+sample", "full", "first", None, True),
             ("full / parse-only, first window", "full", "parse only", "first", None, True),
             ("full / parse-only, after quiet", "full", "parse only", "quiet", None, True),
@@ -425,6 +495,7 @@ def live_checks():
             ("nitro1 / parse-only, first window", "nitro1", "parse only", "first", None, True),
             ("nitro1 / parse-only, after quiet", "nitro1", "parse only", "quiet", None, True)):
         ratio_line(label, med[(num, ph)], med[(den, ph)], med[("empty", ph)], tgt, le)
+    sample_ab_checks(med[("empty", "steady")])
     nitro_checks()
     detect_live_checks(med)
     g = find(r"^  parse only - empty, steady +%s ns$" % NUM)
@@ -698,6 +769,17 @@ if len(dfig) == 1 + len(DROWS):
             report(True, what + ": net printed (its denominator is noise)")
 report(find(r"^  \(issue 20's target, full\+both / full <= 1\.25x, is judged live: fs-livebench's verdict\)$") is not None,
        "depth %d: detection: the target is said to be judged live" % depth, "no such line")
+# Issue 22's sample on shared maps (bench_share.h): the control and both
+# sample sizes, each a median of paired ratios between its min and max.
+for p in ["full again / full", "full+sample 512 / full", "full+sample 128 / full"]:
+    g = find(r"^  %s +%sx \(min %s, max %s\)$" % (re.escape(p), NUM, NUM, NUM))
+    what = "depth %d: the sample on shared maps: %s" % (depth, p)
+    report(g is not None, what + ": a row is printed", "no such row")
+    if g:
+        m, lo, hi = (float(x) for x in g)
+        report(0 < lo - 0.0005 <= m <= hi + 0.0005, what + ": 0 < min <= median <= max", str(g))
+report(find(r"^  \(issue 22's target, full\+sample / full <= 1\.030x, is judged live: fs-livebench's verdict\)$")
+       is not None, "depth %d: the sample's target is said to be judged live" % depth, "no such line")
 
 # ---------------------------------------------------------------- blocklist
 # Rows for 10,000 and 100,000 entries, each for far, near and hot traffic;

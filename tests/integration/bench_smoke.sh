@@ -82,6 +82,7 @@ live() {
 # several of them; bursts of 1000 packets on the three pairs, 0.1 s apart.
 live bench/live.sh --rounds 1 --steady 0.4 --quiet 0.3 --burst 2000 \
 	--window 100 --flows 10000 --ab-pairs 2 --ab-seconds 0.05 \
+	--sample-ab-pairs 4 --sample-ab-seconds 0.01 \
 	--bursty-cycles 1 --bursty-burst 1000 --bursty-load 0.1
 claims --live 1 2000 5 1 1000
 
@@ -118,7 +119,7 @@ refused build/tools/fs-livebench fs-livebench "--rounds 0" "--burst x" "--ab-pai
 	"--pair lb-tx1:" "--pair a:b:c" "--pair a-name-too-long-for-an-interface:b" \
 	"--pair a:b --pair c:d --pair e:f $IFACES" "--pair a:b $IFACES" \
 	"--detect-prefix 5,10,0" "--detect-prefix 2,10" "--detect-spread 2,9,16" \
-	"--detect-spread x"
+	"--detect-spread x" "--sample-ab-pairs 257" "--sample-ab-seconds 0"
 refused "$BENCH" fs-bench "--depth 0" "--depth 9" "--repeat x" "--bogus" \
 	"--detect-prefix 2,3,0" "--detect-prefix 2,10,9" "--detect-spread 2,9,3,1" \
 	"--detect-spread -2,9,3"
