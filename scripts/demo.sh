@@ -101,6 +101,9 @@ echo
 echo "=== flowsketch flows --span 60"
 cli flows --span 60
 echo
+echo "=== flowsketch accuracy --span 60 (the sketches against the flows counted exactly)"
+cli accuracy --span 60
+echo
 echo "=== flowsketch status"
 cli status
 exit 0

@@ -1430,7 +1430,7 @@ static void bursty_report(struct live *L, struct live_tally *t)
  * ratios with the smallest and largest, and A's halves' median.  The
  * control's line is the method's floor: the same program and key loaded
  * twice, which differ in nothing a packet could see.  Issue 22's verdict
- * is on the sample at its defaults (512 buckets), raw and net of the
+ * is on the sample at its defaults (128 buckets), raw and net of the
  * empty program's steady cost e from the rounds above: with a = A's
  * median half and x = r a,
  *
@@ -1465,12 +1465,12 @@ static void sab_report(const struct live *L, struct live_tally *t, double e)
 	/* The sample against the control: what a second load of the same
 	 * code adds by itself (its code elsewhere, the swap) taken out. */
 	printf("  %-32s %7.3fx (the two medians' ratio: the floor taken out)\n",
-	       "full+sample 512 / full again", r[SAB_CONTROL] > 0 ? r[SAB_B512] / r[SAB_CONTROL] : 0);
+	       "full+sample 128 / full again", r[SAB_CONTROL] > 0 ? r[SAB_B128] / r[SAB_CONTROL] : 0);
 	/* No pair measured (0): it meets no target. */
-	n = r[SAB_B512] > 0 && a - e > 0 ? 1 + (r[SAB_B512] - 1) * a / (a - e) : 0;
+	n = r[SAB_B128] > 0 && a - e > 0 ? 1 + (r[SAB_B128] - 1) * a / (a - e) : 0;
 	printf("  %-32s %7.3fx (net of empty %7.3fx)   target <= %.3fx: %s (net: %s)\n",
-	       "full+sample / full, paired", r[SAB_B512], n, SAMPLE_TARGET,
-	       tally(t, r[SAB_B512] > 0 && r[SAB_B512] <= SAMPLE_TARGET),
+	       "full+sample / full, paired", r[SAB_B128], n, SAMPLE_TARGET,
+	       tally(t, r[SAB_B128] > 0 && r[SAB_B128] <= SAMPLE_TARGET),
 	       tally(t, n > 0 && n <= SAMPLE_TARGET));
 }
 
@@ -1530,7 +1530,7 @@ static void live_report(struct live *L, __u64 sent)
 		    med[LP_FULL][PH_STEADY], med[LP_EMPTY][PH_STEADY], 0, false);
 	print_ratio(&t, "full+list / full, first window", med[LP_FULL_LIST][PH_FIRST],
 		    med[LP_FULL][PH_FIRST], med[LP_EMPTY][PH_FIRST], 0, false);
-	/* Issue 22: the keyed sample at its defaults (1 flow in 1,024, 512
+	/* Issue 22: the keyed sample at its defaults (1 flow in 1,024, 128
 	 * buckets) costs at most SAMPLE_TARGET of the full program.  Judged
 	 * on live_sample_ab()'s paired ratio (sab_report()): separate loads
 	 * differ by more than that target. */

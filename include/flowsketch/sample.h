@@ -48,8 +48,8 @@
  *     initial word) differs from the golden ratio that cms.h, prefix.h and
  *     spread.h add.
  *
- * The table.  Per CPU and window slot, B = 2^b buckets (b = 0 .. 13,
- * default 9) of 8 cache lines, 512 bytes: line 0 the bucket's head (its
+ * The table.  Per CPU and window slot, B = 2^b buckets (b = 1 .. 13,
+ * default 7) of 8 cache lines, 512 bytes: line 0 the bucket's head (its
  * limit and its count of full events), lines 1 .. 7 its FS_SAMPLE_WAYS = 7
  * entries (struct fs_sample_entry: flow key, s, exact packets and bytes).
  * A flow's bucket is s mod B (s's low b bits; the limit decides on the
@@ -111,14 +111,16 @@
  * Poisson(X / B) each, and a window expects
  *     B P(Poisson(X / B) > 7)
  * full events; each cuts one bucket's limit to the largest of 8 values
- * below it, 8/9 of it on average.  At the default B = 512: X = 512
- * expects 0.005 of them, X = 1,024 0.56, X = 1,536 6, X = 2,048 26 (in as
- * many buckets, which then hold 7 flows each at a lower rate).  So at
- * R = 1,024 a CPU's window of up to about a million flows keeps the
- * nominal rate everywhere, and busier ones keep at most 7 B = 3,584
- * flows: enough for the comparisons (the z-score's sample term has
- * relative error about sqrt(R / n) = 1 / sqrt(X), 3 % at X = 1,000).
- * Memory: B x 512 bytes a CPU and window slot, 256 KiB at the default,
+ * below it, 8/9 of it on average.  At the default B = 128: X = 128
+ * expects 0.001 of them, X = 256 0.14, X = 384 1.5, X = 512 6.5, X =
+ * 1,024 70 (in as many buckets, which then hold 7 flows each at a lower
+ * rate); at B = 512, X = 1,024 expects 0.56 and X = 2,048 26.  So at the
+ * default R = 1,024 a CPU's window of up to about 250,000 flows keeps the
+ * nominal rate everywhere, and busier ones keep at most 7 B = 896 flows
+ * (3,584 at B = 512): enough for the comparisons (the z-score's sample
+ * term has relative error about sqrt(R / n) = 1 / sqrt(X), 3.5 % at X =
+ * 800), and a window's sample, the CPUs' merged, is cut the same way.
+ * Memory: B x 512 bytes a CPU and window slot, 64 KiB at the default,
  * touched only by the sampled flows' packets (1 / R of all on average,
  * the whole of a sampled elephant's).  An update reads the bucket's head
  * and its entries up to the flow's (a flow already in), or the bucket's 8
@@ -180,7 +182,7 @@
 #define FS_SAMPLE_MIN_LOG2_BUCKETS 1	/* params.h's 0 is "no sample" */
 #define FS_SAMPLE_MAX_LOG2_BUCKETS 13	/* 4 MiB a CPU and window slot */
 #define FS_DEFAULT_SAMPLE_SHIFT 10
-#define FS_DEFAULT_SAMPLE_LOG2_BUCKETS 9	/* 256 KiB a CPU and window slot */
+#define FS_DEFAULT_SAMPLE_LOG2_BUCKETS 7	/* 64 KiB a CPU and window slot */
 #define FS_SAMPLE_CHUNK_SHIFT 6		/* buckets a chunk: 64 */
 #define FS_SAMPLE_CHUNK_BUCKETS (1U << FS_SAMPLE_CHUNK_SHIFT)
 #define FS_SAMPLE_CHUNK_MASK (FS_SAMPLE_CHUNK_BUCKETS - 1)

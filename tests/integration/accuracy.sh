@@ -7,9 +7,10 @@
 #   NS_TX [fs-gen] --veth--> NS_RX [XDP, flowsketchd --sample-rate 1/R]
 #
 # The oracle is fs-gen's truth file, never the daemon's figures:
-#   1. a daemon without a sample: accuracy exits 1 with the daemon's
-#      sentence naming --sample-rate; bad options exit 2 before any
-#      connection;
+#   1. a daemon of the default options keeps a sample of 1 in 1,024 in
+#      128 buckets; one with --sample-rate off none, and accuracy exits 1
+#      with the daemon's sentence naming --sample-rate; bad options exit 2
+#      before any connection;
 #   2. a daemon with --sample-rate 1/16 and 4,096 buckets (no bucket
 #      fills: some 1,250 sampled flows in 28,672 entries), sent 20,000
 #      flows (Zipf 1.1, IPv4 and IPv6, TCP and UDP): over a span of all
@@ -52,8 +53,14 @@ check "accuracy with an extra word is refused (exit 2)" \
 
 fs_test_pair
 fsd_daemon none "$NS_RX" "$VETH_RX"
-fsd_as none fsd_start || bail "flowsketchd without a sample answers status"
-check "without --sample-rate: accuracy exits 1 with the daemon's sentence" \
+fsd_as none fsd_start || bail "flowsketchd of the default options answers status"
+check "by default a sample of 1 flow in 1024 in 128 buckets ($(jq -c .params.sample "$WORK/st-none.json"))" \
+	holds "$WORK/st-none.json" '.params.sample.rate == 1024 and .params.sample.buckets == 128'
+cli_run --socket "$WORK/none.sock" accuracy
+check "... which accuracy reads (exit $rc)" test "$rc" -eq 0
+fsd_as none fsd_stop
+fsd_as none fsd_start --sample-rate off || bail "flowsketchd --sample-rate off answers status"
+check "with --sample-rate off: accuracy exits 1 with the daemon's sentence" \
 	cli_fails 1 "flowsketchd --sample-rate 1/N" --socket "$WORK/none.sock" accuracy
 fsd_as none fsd_stop
 

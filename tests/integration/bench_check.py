@@ -203,7 +203,8 @@ SAB_ROWS = ["full again / full", "full+sample 512 / full", "full+sample 128 / fu
 def sample_ab_checks(e):
     """The keyed sample's A/B halves on shared maps (issue 22): each load's
     median of paired ratios between its min and max, the control row
-    there (the floor), and the verdict line: the 512-bucket row's median,
+    there (the floor), and the verdict line: the 128-bucket row's median
+    (the default),
     its net of empty 1 + (r - 1) a / (a - e) from A's printed halves a and
     the empty program's steady median e, and verdicts against 1.03."""
     g = find(r"^  A's halves %s ns/pkt \(([0-9]+) packets; ([0-9]+) triples with a window close or an empty half left out\)$" % NUM)
@@ -222,14 +223,14 @@ def sample_ab_checks(e):
         rows[name] = (m, n)
         report((n == 0 and m == lo == hi == 0) or (0 < lo - 0.0005 <= m <= hi + 0.0005),
                what + ": min <= median <= max, or no pair at all", str(r))
-    g = find(r"^  full\+sample 512 / full again +%sx \(the two medians' ratio: the floor taken out\)$" % NUM)
+    g = find(r"^  full\+sample 128 / full again +%sx \(the two medians' ratio: the floor taken out\)$" % NUM)
     report(g is not None, "live: the sample against the control is printed", "no such line")
-    c, s5 = rows.get("full again / full"), rows.get("full+sample 512 / full")
+    c, s5 = rows.get("full again / full"), rows.get("full+sample 128 / full")
     if g and c and s5:
         if c[0] > 0:
             lo_, hi_ = (s5[0] - 0.0005) / (c[0] + 0.0005), (s5[0] + 0.0005) / max(c[0] - 0.0005, 1e-9)
             report(lo_ - 0.0005 <= float(g[0]) <= hi_ + 0.0005,
-                   "live: full+sample 512 / full again = the medians' ratio", "printed %s" % g[0])
+                   "live: full+sample 128 / full again = the medians' ratio", "printed %s" % g[0])
         else:
             report(float(g[0]) == 0, "live: no control pair, no ratio to it", g[0])
     g = find(r"^  full\+sample / full, paired +%sx \(net of empty +%sx\)   target <= %sx: (met|not met) \(net: (met|not met)\)$"
@@ -240,9 +241,9 @@ def sample_ab_checks(e):
         return
     r, n = float(g[0]), float(g[1])
     report(abs(float(g[2]) - SAMPLE_TARGET) < 1e-9, what + ": the target is %.3f" % SAMPLE_TARGET, g[2])
-    if "full+sample 512 / full" in rows:
-        report(abs(r - rows["full+sample 512 / full"][0]) < 1e-9,
-               what + ": the 512-bucket row's median", "%s vs %r" % (g[0], rows["full+sample 512 / full"]))
+    if "full+sample 128 / full" in rows:
+        report(abs(r - rows["full+sample 128 / full"][0]) < 1e-9,
+               what + ": the 128-bucket (default) row's median", "%s vs %r" % (g[0], rows["full+sample 128 / full"]))
     if r > 0 and a - e[0] > 0.1:
         # a and e each off by half a digit, r by half its third decimal.
         cands = [1 + (rr - 1) * aa / (aa - ee) for rr in (r - 0.0005, r + 0.0005)
@@ -738,7 +739,7 @@ report(g is not None and tuple(int(x) for x in g) == DETECT_PREFIX and
        "depth %d: detection: the shapes are flowsketchd --detect's" % depth, "got %r, %r" % (g, g2))
 dfig = {}
 DROWS = DETECT + ["full+sample"]	# issue 22's keyed sample beside them
-report(find(r"^\(full\+sample: the keyed sample at --sample-rate's defaults, 1 flow in 1024, 512 buckets; issue 22\)$")
+report(find(r"^\(full\+sample: the keyed sample at --sample-rate's defaults, 1 flow in 1024, 128 buckets; issue 22\)$")
        is not None, "depth %d: detection: the sample's row is described" % depth, "no such line")
 for p in ["full datapath"] + DROWS:
     g = find(r"^  %s +%s +%s$" % (re.escape(p), NUM, NUM), after=DHEAD)

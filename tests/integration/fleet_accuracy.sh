@@ -45,7 +45,7 @@
 #     and they differ from the union's for the flows sent to both;
 #   - merge a b accuracy prints the table;
 #   - merge refuses, one line on stderr and a non-zero exit, naming the
-#     file: accuracy with a file of no sample (B without --sample-rate),
+#     file: accuracy with a file of no sample (B with --sample-rate off),
 #     and accuracy and top with a file of another rate (1/32) and one of
 #     other buckets (512).
 # Output: TAP.
@@ -277,9 +277,9 @@ export_b() {
 	fsd_as b fsd_settle || bail "two windows closed on B with $*"
 	fsd_as b cli export --format native --span $SPAN -o "$file" || bail "an export of B with $*"
 }
-export_b "$WORK/nosample.fsk"
+export_b "$WORK/nosample.fsk" --sample-rate off
 read -r NB0 NK0 < <(od -An -tu1 -j30 -N2 "$WORK/nosample.fsk")
-check "an export of a daemon without --sample-rate has no sample (bytes 30, 31: $NB0 $NK0)" \
+check "an export of a daemon with --sample-rate off has no sample (bytes 30, 31: $NB0 $NK0)" \
 	[ "$NB0" = 0 -a "$NK0" = 0 ]
 refused "accuracy with a file of no sample, naming it" nosample.fsk \
 	"$WORK/a.fsk" "$WORK/nosample.fsk" accuracy

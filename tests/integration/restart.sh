@@ -26,9 +26,13 @@
 #     that changed on adoption would break both);
 #   - SIGTERM of a --keep daemon leaves pins, link and XDP; the next daemon
 #     answers the same span with the same windows and numbers;
-#   - a different --depth, --width or --precision is refused (exit 1, one
-#     line naming the option) and changes nothing on the host; a normal
-#     restart still adopts; --replace starts afresh (new program, totals 0);
+#   - a different --depth, --width, --precision, --sample-rate or
+#     --sample-buckets is refused (exit 1, one line naming the option) and
+#     changes nothing on the host; a normal restart still adopts; --replace
+#     starts afresh (new program, totals 0);
+#   - a datapath pinned without a keyed sample is adopted by a daemon of
+#     the default options (which keep one) with no sample and the windows
+#     its state files hold, and refused by one given --sample-rate;
 #   - SIGTERM without --keep leaves no XDP and no pins or state files;
 #     --detach refuses while a daemon runs and removes everything after a
 #     --keep stop.
@@ -460,7 +464,8 @@ PROG2=$(xdp_id)
 PINS2=$(pins)
 other_p=$((HLL_P > 4 ? HLL_P - 1 : HLL_P + 1))
 other_d=$((CMS_D > 1 ? CMS_D - 1 : CMS_D + 1))
-for bad in "--depth $other_d" "--width $((CMS_W * 2))" "--precision $other_p"; do
+for bad in "--depth $other_d" "--width $((CMS_W * 2))" "--precision $other_p" \
+	   "--sample-rate 1/512" "--sample-buckets 256"; do
 	opt=${bad%% *}
 	# shellcheck disable=SC2086
 	fsd_once "${BASE[@]}" $bad
@@ -494,6 +499,32 @@ check "--replace: a new XDP program on $VETH_RX ($old_prog -> ${new_prog:-none})
 cli top -n 10 --once --json --span "$SPAN" >"$WORK/top-r.json" 2>"$WORK/top.err" || diag <"$WORK/top.err"
 check "--replace: no window of before in the history (top --span $SPAN: $(jq -c '[.windows, .total_packets]' "$WORK/top-r.json" 2>/dev/null))" \
 	jqe '.total_packets == 0' "$WORK/top-r.json"
+
+# ------------------------------------------ the keyed sample on adoption
+# A datapath pinned without a sample (as a release before the default one
+# pinned it) is adopted by a daemon that names none, keeping its windows,
+# and refused by one that names a sample.
+fsd_term
+start --replace --keep --sample-rate off || bail "a --keep daemon with --sample-rate off starts"
+check "--sample-rate off: status says no sample (.params.sample $(st .params.sample))" \
+	[ "$(st .params.sample)" = false ]
+for _ in $(seq 30); do	# a finished window, so that there is a state file
+	cli status --json >"$WORK/st.json" 2>/dev/null
+	[ "$(st .counters.windows_finished)" != missing ] && [ "$(st .counters.windows_finished)" -ge 1 ] && break
+	sleep 0.1
+done
+w_off=$(st .counters.windows_finished)
+fsd_term
+fsd_once "${BASE[@]}" --sample-rate 1/1024
+check "an explicit --sample-rate 1/1024 on a datapath pinned without one: exit 1, one line naming it ($(head -1 "$WORK/err"))" \
+	eval '[ "$rc" = 1 ] && [ "$(wc -l <"$WORK/err")" = 1 ] && grep -qF -- "--sample-rate" "$WORK/err"'
+start || bail "a daemon of the default options adopts a datapath pinned without a sample"
+check "the default options adopt it (.adopted $(st .adopted)) and keep no sample (.params.sample $(st .params.sample))" \
+	[ "$(st .adopted) $(st .params.sample)" = "true false" ]
+check "... saying so in the log" grep -q "keeping the pinned datapath's keyed sample (none)" "$WORK/daemon.log"
+cli top -n 1 --once --json --span "$SPAN" >"$WORK/top-s.json" 2>"$WORK/top.err" || diag <"$WORK/top.err"
+check "... and the $w_off windows it had finished (top --span $SPAN: $(jq -c .windows "$WORK/top-s.json" 2>/dev/null) windows)" \
+	jqe --argjson n "$w_off" '$n >= 1 and .windows >= $n' "$WORK/top-s.json"
 
 # ---------------------------------------------------------------- clean stops
 fsd_term

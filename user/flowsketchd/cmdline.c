@@ -288,8 +288,8 @@ static int opt_detect(const struct fs_optset *set, const struct fs_opt *opt,
 
 /*
  * --sample-rate 1/N: the keyed sample (sample.h) of one flow in N, N a
- * power of two 1 .. 2^20, or "off"; at --sample-buckets buckets (default
- * 512), checked in check_combinations().
+ * power of two 1 .. 2^20, or "off"; at --sample-buckets buckets, checked
+ * in check_combinations().  On by default (1/1024, 128 buckets).
  */
 static int opt_sample_rate(const struct fs_optset *set, const struct fs_opt *opt,
 			   const char *arg, void *o)
@@ -415,11 +415,12 @@ static const struct fs_opt options[] = {
 	  "count one flow in N exactly too, chosen by the\n"
 	  "keyed hash, to measure the sketches' error live\n"
 	  "(sample.h; flowsketch accuracy); N a power of two\n"
-	  "up to 1048576, or off (default off)" },
+	  "up to 1048576, or off (default 1/1024)" },
 	{ "sample-buckets", 0, "B", opt_sample_buckets, OFF(sample_buckets),
-	  1U << FS_SAMPLE_MIN_LOG2_BUCKETS, 1U << FS_SAMPLE_MAX_LOG2_BUCKETS, "512",
-	  "the sample's table: B buckets of 7 flows, 512 bytes\n"
-	  "each a CPU and window slot, a power of two (default 512)" },
+	  1U << FS_SAMPLE_MIN_LOG2_BUCKETS, 1U << FS_SAMPLE_MAX_LOG2_BUCKETS, "128",
+	  "the sample's table: B buckets of 7 flows, 512\n"
+	  "bytes each a CPU and window slot, a power of two\n"
+	  "(default 128)" },
 	{ "xdp-mode", 0, "MODE", opt_xdp_mode, OFF(xdp_generic), 0, 0, NULL,
 	  "native (default) or generic" },
 	{ "ingress", 0, "HOOK", opt_ingress, OFF(ingress_tp), 0, 0, NULL,
@@ -599,9 +600,11 @@ static int check_combinations(struct fsd_options *o, uint64_t given)
 	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic))
 		return fsd_reject(-EINVAL, "%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
 				  o->blocklist_given ? "--blocklist" : "--xdp-mode");
+	o->sample_given = fs_opt_given(&fsd_optset, given, "sample-rate") ||
+			  fs_opt_given(&fsd_optset, given, "sample-buckets");
 	if (fs_opt_given(&fsd_optset, given, "sample-buckets")) {
 		if (!o->params.sample_log2b)
-			return fsd_reject(-EINVAL, "--sample-buckets needs --sample-rate 1/N");
+			return fsd_reject(-EINVAL, "--sample-buckets sizes the keyed sample, which --sample-rate off turns off");
 		o->params.sample_log2b = (__u8)log2_ceil(o->sample_buckets);
 	}
 	if (o->policy_dry_run && !o->policy)
@@ -625,6 +628,9 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv)
 	/* The secret is drawn (or read) later, by daemon.c. */
 	fs_params_init(&o->params, FS_DEFAULT_CMS_DEPTH, FS_DEFAULT_CMS_LOG2W,
 		       FS_DEFAULT_HLL_P, 0, &(struct fs_hash_secret){ 0 });
+	fs_params_set_sample(&o->params, &(struct fs_sample_params){
+		.shift = FS_DEFAULT_SAMPLE_SHIFT,
+		.log2_buckets = FS_DEFAULT_SAMPLE_LOG2_BUCKETS });
 	err = fs_opt_parse(&fsd_optset, argc, argv, o, &given);
 	if (err)
 		return err;

@@ -200,10 +200,47 @@ static int open_loop(struct fsd_daemon *d)
 	return err;
 }
 
+/* "1 in 1024 in 128 buckets", or "none". */
+static void say_sample(char *buf, size_t len, const struct fs_sketch_params *p)
+{
+	if (p->sample_log2b)
+		snprintf(buf, len, "1 flow in %u in %u buckets", 1U << p->sample_shift,
+			 1U << p->sample_log2b);
+	else
+		snprintf(buf, len, "none");
+}
+
+/*
+ * The keyed sample of an adopted datapath: the options' when they name
+ * one (--sample-rate, --sample-buckets) and it is the pinned one; the
+ * pinned one when they name none, so that a restart (an upgrade from a
+ * release whose default kept none) keeps the history, whose window files
+ * hold the sample's parameters; refused when they name another.
+ */
+static int adopt_sample(struct fsd_options *o, const struct fs_sketch_params *pinned)
+{
+	char was[64], now[64];
+
+	if (o->params.sample_log2b == pinned->sample_log2b &&
+	    (!pinned->sample_log2b || o->params.sample_shift == pinned->sample_shift))
+		return 0;
+	say_sample(was, sizeof(was), pinned);
+	say_sample(now, sizeof(now), &o->params);
+	if (o->sample_given)
+		return fsd_reject(-ESTALE, "the datapath pinned under %s keeps a keyed sample of %s, not %s: start with the same --sample-rate and --sample-buckets, or with --replace to discard it",
+				  o->pin_dir, was, now);
+	fsd_info("keeping the pinned datapath's keyed sample (%s) and its history: --replace starts the default one (%s)",
+		 was, now);
+	o->params.sample_log2b = pinned->sample_log2b;
+	o->params.sample_shift = pinned->sample_shift;
+	return 0;
+}
+
 /*
  * Adopt what is pinned under --pin-dir, unless --replace: its parameters
- * must be the options', and its secret --secret-file's if one is given
- * (else it is the pinned one).  1 adopt, 0 start afresh, -errno.
+ * must be the options' (the keyed sample's may follow it, adopt_sample()),
+ * and its secret --secret-file's if one is given (else it is the pinned
+ * one).  1 adopt, 0 start afresh, -errno.
  */
 static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 {
@@ -221,6 +258,8 @@ static int decide_adoption(struct fsd_daemon *d, struct fs_hash_secret *secret)
 	err = fsd_loader_read_pinned(o->pin_dir, &pin);
 	if (!err)
 		err = fsd_loader_check_pinned(&pin, o);
+	if (!err)
+		err = adopt_sample(&d->opts, &pin.params);
 	if (err)
 		return err;
 	if (o->secret_file && memcmp(secret, &pin.params.secret, sizeof(*secret)))
