@@ -1617,10 +1617,13 @@ static void live_report(struct live *L, __u64 sent)
 	}
 	printf("\n");
 
-	if (lb_bursty_on(&o->b))
+	/* --only-list and --only-sample leave the bursty rounds out
+	 * (live_round()): nothing to report, nor to index. */
+	if (lb_bursty_on(&o->b) && !o->only_list && !o->only_sample)
 		bursty_report(L, &t);
 	else
 		printf("Bursty: not measured (%s)\n\n",
+		       o->only_list || o->only_sample ? "--only-list or --only-sample" :
 		       o->b.cycles ? "it takes two --pair, as bench/live.sh gives" :
 				     "--bursty-cycles 0");
 	{
@@ -1628,7 +1631,7 @@ static void live_report(struct live *L, __u64 sent)
 
 		for (i = 0; i < LP_MAX; i++)
 			m[i] = med[i][PH_STEADY];
-		detect_verdict(L, m, lb_bursty_on(&o->b));
+		detect_verdict(L, m, lb_bursty_on(&o->b) && !o->only_list && !o->only_sample);
 	}
 
 	if (o->ab_pairs)
