@@ -347,3 +347,18 @@ fsd_settle() {
 	done
 	return 1
 }
+
+# fleet_hosts TAG SHORT: two hosts for the fleet tests: A on the harness's
+# pair (NS_TXA, NS_RXA, VETH_TXA, VETH_RXA), B on one more of its own
+# (namespaces fs-TAG-txb-ID, fs-TAG-rxb-ID, veths SHORTtbID, SHORTrbID), a
+# daemon a and b on them (fsd_as), and one fleet secret in $WORK/secret.
+fleet_hosts() {
+	NS_TXA=$NS_TX NS_RXA=$NS_RX VETH_TXA=$VETH_TX VETH_RXA=$VETH_RX
+	NS_TXB="fs-$1-txb-$ID" NS_RXB="fs-$1-rxb-$ID" VETH_TXB="$2tb$ID" VETH_RXB="$2rb$ID"
+	FS_NAMESPACES+=("$NS_TXB" "$NS_RXB")
+	fs_test_pair
+	fs_pair_create "$NS_TXB" "$NS_RXB" "$VETH_TXB" "$VETH_RXB" || bail "namespaces and veth pair B"
+	fsd_daemon a "$NS_RXA" "$VETH_RXA"
+	fsd_daemon b "$NS_RXB" "$VETH_RXB"
+	head -c 16 /dev/urandom >"$WORK/secret"
+}

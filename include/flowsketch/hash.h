@@ -233,7 +233,11 @@ FS_INLINE __u64 fs_mix64(__u64 x)
  * output bits of fs_mix64, which mixes both halves, compared between
  * flows) short of guessing both halves' accumulators and slopes, 2^128
  * for even the one-port-varying family above; fs_mix64 is not a
- * cryptographic function, so this is an argument, not a proof.
+ * cryptographic function, so this is an argument, not a proof.  The
+ * keyed sample (sample.h, "Exports") adds of the same kind: its flows go
+ * out as candidates, each with floor(log2 s) of s = fs_mix64(h ^ C),
+ * about k + 2 leading bits (k the rate's shift), in a bucket at a
+ * secret position; a flow's presence says s < L_b, its bucket's limit.
  *
  * What remains is generic and inherent to showing a sketch: an attacker
  * who can have about w of its own flows picked out in exports (as

@@ -25,10 +25,10 @@
  *     check) or out (to make the check look at a chosen few).  hash.h's
  *     "What leaves the host" applies: s is h_flow through a public
  *     bijection (fs_mix64 and FS_SAMPLE_C are public and invertible), so
- *     s is a raw hash, kept in window files, never exported ("Exports"
- *     below); an exported sampled flow says only s < L_b, about k bits
- *     of fs_mix64's output, the kind of leak hash.h discusses for
- *     HyperLogLog ranks.
+ *     s is a raw hash, kept in window files, never exported whole
+ *     ("Exports" below): an exported sampled flow says only floor(log2
+ *     s), about k + 2 bits of fs_mix64's output, the kind of leak hash.h
+ *     discusses for HyperLogLog ranks.
  *   - Remixed, not a field of h_flow: no bit of h_flow is free.  Count-Min
  *     takes bits 0 .. d log2 w - 1 of it (60 of 64 at the defaults, all 64
  *     at d log2 w = 64; cms.h), the HyperLogLog of flows its low p bits
@@ -138,7 +138,7 @@
  * above need.  A merge of many copies keeps at most 7 flows a bucket, so
  * its buckets are cut where the copies together had more.
  *
- * Exports (for the slice that writes them; nothing here exports).  A
+ * Exports (fs_sample_bucket_export() below, for the export answer).  A
  * bucket holds s, h_flow through a public bijection: with some ten
  * (key, s) pairs of its own flows an attacker solves the IPv4 flow hash
  * (hash.h, "What leaves the host"), so an exported bucket must not carry
@@ -473,12 +473,12 @@ FS_INLINE void fs_sample_bucket_export(struct fs_sample_bucket *b, __u32 shift)
 
 /*
  * Whether a bucket read from an export (native.h, an export answer) is
- * one fs_sample_bucket_export() and merges of such buckets leave: a cut
- * of 0 or a power of two below the rate's limit, its pad zero, and each
- * entry either zero or of an address family with s' 0 or a power of two
- * (below the limit or not: a merge leaves the flows a cut dropped in
- * place), a live one with a packet, and no flow twice among the live
- * ones.  NULL, or a short reason for a message.
+ * one fs_sample_bucket_export() leaves: a cut of 0 or a power of two
+ * below the rate's limit, its pad zero, and each entry either zero or a
+ * live flow (of an address family, s' a power of two below the limit, a
+ * packet at least), no flow twice.  s' = 0 (s = 0, one flow in 2^64) is
+ * refused too: eight of them would cut a merged bucket to 0, which reads
+ * as no cut (fs_sample_full()).  NULL, or a short reason for a message.
  */
 FS_INLINE const char *fs_sample_bucket_exported_bad(const struct fs_sample_bucket *b,
 						    __u32 shift)
@@ -505,8 +505,10 @@ FS_INLINE const char *fs_sample_bucket_exported_bad(const struct fs_sample_bucke
 			return "entry has no address family";
 		if (e->s & (e->s - 1))
 			return "entry has a sample value of more than one bit";
+		if (!e->s)
+			return "entry has a sample value of 0";
 		if (!fs_sample_live(e, limit))
-			continue;
+			return "entry at or above its limit is not zero";
 		if (!e->packets)
 			return "entry counted no packet";
 		for (j = 0; j < i; j++)

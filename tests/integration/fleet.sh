@@ -84,14 +84,7 @@ fs_test fleet "$GEN" "$REF_HASH" redis-server redis-cli psql "$PG_BIN/initdb" "$
 [ -f /usr/share/postgresql/15/extension/hll.control ] ||
 	bail "postgresql-15-hll is installed (scripts/deps.sh)"
 # Host A on the harness's pair, host B on one more of its own.
-NS_TXA=$NS_TX NS_RXA=$NS_RX VETH_TXA=$VETH_TX VETH_RXA=$VETH_RX
-NS_TXB="fs-fleet-txb-$ID" NS_RXB="fs-fleet-rxb-$ID" VETH_TXB="fsfltb$ID" VETH_RXB="fsflrb$ID"
-FS_NAMESPACES+=("$NS_TXB" "$NS_RXB")
-fs_test_pair
-fs_pair_create "$NS_TXB" "$NS_RXB" "$VETH_TXB" "$VETH_RXB" || bail "namespaces and veth pair B"
-fsd_daemon a "$NS_RXA" "$VETH_RXA"
-fsd_daemon b "$NS_RXB" "$VETH_RXB"
-head -c 16 /dev/urandom >"$WORK/secret"
+fleet_hosts fleet fsfl
 head -c 16 /dev/urandom >"$WORK/other-secret"
 fsd_as a fsd_start --secret-file "$WORK/secret" || bail "flowsketchd A answers status"
 fsd_as b fsd_start --secret-file "$WORK/secret" || bail "flowsketchd B answers status"

@@ -46,8 +46,8 @@
 #   - merge a b accuracy prints the table;
 #   - merge refuses, one line on stderr and a non-zero exit, naming the
 #     file: accuracy with a file of no sample (B with --sample-rate off),
-#     and accuracy and top with a file of another rate (1/32) and one of
-#     other buckets (512).
+#     a file of another rate (1/32) and one of other buckets (512); top
+#     merges files of other samples and of none (it leaves them out).
 # Output: TAP.
 #
 # Mutants: FS_FLEET_CLI=PATH runs another CLI build, e.g. fleet.sh's
@@ -74,14 +74,7 @@ WAYS=7		# sample.h, FS_SAMPLE_WAYS
 Z=4
 
 fs_test fleetacc "$GEN" "$REF_HASH" python3 jq
-NS_TXA=$NS_TX NS_RXA=$NS_RX VETH_TXA=$VETH_TX VETH_RXA=$VETH_RX
-NS_TXB="fs-fleetacc-txb-$ID" NS_RXB="fs-fleetacc-rxb-$ID" VETH_TXB="fsfatb$ID" VETH_RXB="fsfarb$ID"
-FS_NAMESPACES+=("$NS_TXB" "$NS_RXB")
-fs_test_pair
-fs_pair_create "$NS_TXB" "$NS_RXB" "$VETH_TXB" "$VETH_RXB" || bail "namespaces and veth pair B"
-fsd_daemon a "$NS_RXA" "$VETH_RXA"
-fsd_daemon b "$NS_RXB" "$VETH_RXB"
-head -c 16 /dev/urandom >"$WORK/secret"
+fleet_hosts fleetacc fsfa
 SAMPLE=(--sample-rate "1/$R" --sample-buckets "$BUCKETS")
 fsd_as a fsd_start --secret-file "$WORK/secret" "${SAMPLE[@]}" ||
 	bail "flowsketchd A with ${SAMPLE[*]} answers status"
@@ -286,13 +279,14 @@ refused "accuracy with a file of no sample, naming it" nosample.fsk \
 export_b "$WORK/rate32.fsk" --sample-rate 1/32 --sample-buckets "$BUCKETS"
 refused "accuracy with a file of another sample rate (1/32), naming it" rate32.fsk \
 	"$WORK/a.fsk" "$WORK/rate32.fsk" accuracy
-refused "top with a file of another sample rate (1/32), naming it" rate32.fsk \
-	"$WORK/a.fsk" "$WORK/rate32.fsk" top
+# top, flows and spread leave the samples out: files of any merge.
+"$CLI" merge "$WORK/a.fsk" "$WORK/rate32.fsk" "$WORK/nosample.fsk" top --json >"$WORK/out" 2>"$WORK/err"
+rc=$?
+check "top merges files of other samples and of none (exit $rc, $(jq -c '[.total_packets, (.flows | length)]' "$WORK/out" 2>/dev/null))" \
+	eval '[ "$rc" = 0 ] && jq -e ".flows | length > 0" "$WORK/out" >/dev/null'
 export_b "$WORK/b512.fsk" --sample-rate "1/$R" --sample-buckets 512
 refused "accuracy with a file of other sample buckets (512), naming it" b512.fsk \
 	"$WORK/a.fsk" "$WORK/b512.fsk" accuracy
-refused "top with a file of other sample buckets (512), naming it" b512.fsk \
-	"$WORK/a.fsk" "$WORK/b512.fsk" top
 fsd_as a fsd_stop
 fsd_as b fsd_stop
 finish

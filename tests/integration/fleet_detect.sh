@@ -49,14 +49,7 @@ PLANTED=198.51.100.0/24
 SCANNER=172.16.9.9
 
 fs_test fleetd python3 jq
-NS_TXA=$NS_TX NS_RXA=$NS_RX VETH_TXA=$VETH_TX VETH_RXA=$VETH_RX
-NS_TXB="fs-fleetd-txb-$ID" NS_RXB="fs-fleetd-rxb-$ID" VETH_TXB="fsfdtb$ID" VETH_RXB="fsfdrb$ID"
-FS_NAMESPACES+=("$NS_TXB" "$NS_RXB")
-fs_test_pair
-fs_pair_create "$NS_TXB" "$NS_RXB" "$VETH_TXB" "$VETH_RXB" || bail "namespaces and veth pair B"
-fsd_daemon a "$NS_RXA" "$VETH_RXA"
-fsd_daemon b "$NS_RXB" "$VETH_RXB"
-head -c 16 /dev/urandom >"$WORK/secret"
+fleet_hosts fleetd fsfd
 fsd_as a fsd_start --secret-file "$WORK/secret" --detect prefixes,spread ||
 	bail "flowsketchd A with --detect prefixes,spread answers status"
 fsd_as b fsd_start --secret-file "$WORK/secret" --detect prefixes,spread ||

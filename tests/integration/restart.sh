@@ -30,9 +30,11 @@
 #     --sample-buckets is refused (exit 1, one line naming the option) and
 #     changes nothing on the host; a normal restart still adopts; --replace
 #     starts afresh (new program, totals 0);
-#   - a datapath pinned without a keyed sample is adopted by a daemon of
-#     the default options (which keep one) with no sample and the windows
-#     its state files hold, and refused by one given --sample-rate;
+#   - a datapath pinned with 512 sample buckets is adopted by a daemon
+#     that names the rate alone, with its buckets; one pinned without a
+#     keyed sample is adopted by a daemon of the default options (which
+#     keep one) with no sample and the windows its state files hold, and
+#     refused by one given --sample-rate;
 #   - SIGTERM without --keep leaves no XDP and no pins or state files;
 #     --detach refuses while a daemon runs and removes everything after a
 #     --keep stop.
@@ -504,6 +506,13 @@ check "--replace: no window of before in the history (top --span $SPAN: $(jq -c 
 # A datapath pinned without a sample (as a release before the default one
 # pinned it) is adopted by a daemon that names none, keeping its windows,
 # and refused by one that names a sample.
+fsd_term
+start --replace --keep --sample-rate 1/1024 --sample-buckets 512 ||
+	bail "a --keep daemon with --sample-buckets 512 starts"
+fsd_term
+start --keep --sample-rate 1/1024 || bail "a daemon naming the rate alone adopts a datapath of 512 sample buckets"
+check "naming the rate alone adopts it (.adopted $(st .adopted)) with its 512 buckets ($(st .params.sample.buckets))" \
+	[ "$(st .adopted) $(st .params.sample.buckets)" = "true 512" ]
 fsd_term
 start --replace --keep --sample-rate off || bail "a --keep daemon with --sample-rate off starts"
 check "--sample-rate off: status says no sample (.params.sample $(st .params.sample))" \

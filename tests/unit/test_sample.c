@@ -931,6 +931,13 @@ static void test_exported_bad(void **state)
 			    "entry has no address family");
 	x.e[1].key.family = 0;
 	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0), "free entry is not zero");
+	x.e[1] = x.e[0];
+	key_of(&x.e[1].key, 9, 0);
+	x.e[1].s = 0;
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0), "entry has a sample value of 0");
+	x.e[1].s = 1ULL << 56;		/* the limit itself: a dropped flow */
+	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0),
+			    "entry at or above its limit is not zero");
 	memset(&x.e[1], 0, sizeof(x.e[1]));
 	x.head.pad[3] = 1;
 	assert_string_equal(fs_sample_bucket_exported_bad(&x, 0),

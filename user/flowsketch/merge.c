@@ -20,7 +20,8 @@
  *   accuracy
  *          the files' keyed samples merged, against the merged sketches
  *          (merge_accuracy.h): `flowsketch accuracy` for the fleet; the
- *          files must hold samples of one rate and size.
+ *          files must hold samples of one rate and size (the other
+ *          answers leave the samples out, and merge files of any).
  *
  *   top --by KEY, spread --by src|dst
  *          the fleet's top prefixes and spreaders, from the detection
@@ -337,14 +338,14 @@ static int lacks_sketch(const struct merge_opts *o, const struct fs_native *f,
 		return -EINVAL;
 	}
 	if (o->cmd == MERGE_ACCURACY && !f->sketch.params.sample_log2b) {
-		fs_error("merge: %s holds no keyed sample, which accuracy needs: its host's flowsketchd ran without --sample-rate (or exported with a flowsketch before 4 of the native format)",
+		fs_error("merge: %s holds no keyed sample, which accuracy needs: its host's flowsketchd ran with --sample-rate off (or a flowsketch before native format 4 exported it)",
 			 name);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* "1 in 1024, 512 buckets" or "none": a sample's rate and size. */
+/* "1 in 1024 in 512 buckets" or "none": a sample's rate and size. */
 static void say_sample(char *buf, size_t len, const struct fs_sketch_params *p)
 {
 	if (!p->sample_log2b)
@@ -352,6 +353,19 @@ static void say_sample(char *buf, size_t len, const struct fs_sketch_params *p)
 	else
 		snprintf(buf, len, "1 in %u in %u buckets", 1U << p->sample_shift,
 			 1U << p->sample_log2b);
+}
+
+/*
+ * Forget f's keyed sample: only accuracy reads it, and the other answers
+ * merge files of any sample (or none, from a release before exports
+ * carried it, or a host with --sample-rate off).
+ */
+static void forget_sample(struct fs_native *f)
+{
+	free(f->sketch.part[FS_KIND_SAMPLE]);
+	f->sketch.part[FS_KIND_SAMPLE] = NULL;
+	f->sketch.params.sample_log2b = 0;
+	f->sketch.params.sample_shift = 0;
 }
 
 /* 0 when b merges with a, else -EINVAL with what differs in why. */
@@ -680,6 +694,8 @@ int fs_cmd_merge(const struct fs_cli *cli, int argc, char **argv)
 			loaded++;
 			goto out;
 		}
+		if (o.cmd != MERGE_ACCURACY)
+			forget_sample(&f[loaded]);
 		if (!loaded)
 			continue;
 		if (mismatch(&f[0], &f[loaded], o.files[0], why, sizeof(why))) {

@@ -526,8 +526,7 @@ unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o)
 	       fsd_workers_max_bytes(p) + FSD_ANSWER_BYTES_MAX;
 }
 
-/* Sizes that only make sense together. */
-static int check_sizes(struct fsd_options *o)
+int fsd_options_check_sizes(struct fsd_options *o)
 {
 	const struct fs_sketch_params *p = &o->params;
 	unsigned long long per_cpu, history;
@@ -600,8 +599,8 @@ static int check_combinations(struct fsd_options *o, uint64_t given)
 	if (o->ingress_tp && (o->blocklist_given || o->xdp_generic))
 		return fsd_reject(-EINVAL, "%s works on XDP only: --ingress tracepoint counts, it cannot drop or choose an XDP mode",
 				  o->blocklist_given ? "--blocklist" : "--xdp-mode");
-	o->sample_given = fs_opt_given(&fsd_optset, given, "sample-rate") ||
-			  fs_opt_given(&fsd_optset, given, "sample-buckets");
+	o->sample_rate_given = fs_opt_given(&fsd_optset, given, "sample-rate");
+	o->sample_buckets_given = fs_opt_given(&fsd_optset, given, "sample-buckets");
 	if (fs_opt_given(&fsd_optset, given, "sample-buckets")) {
 		if (!o->params.sample_log2b)
 			return fsd_reject(-EINVAL, "--sample-buckets sizes the keyed sample, which --sample-rate off turns off");
@@ -616,7 +615,7 @@ static int check_combinations(struct fsd_options *o, uint64_t given)
 				  metrics_top_given ? "--metrics-top" : "--metrics-web-config");
 	if (*o->socket_path != '/')
 		return fsd_reject(-EINVAL, "--socket must be an absolute path");
-	return check_sizes(o);
+	return fsd_options_check_sizes(o);
 }
 
 int fsd_options_parse(struct fsd_options *o, int argc, char **argv)

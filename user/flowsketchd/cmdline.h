@@ -24,4 +24,8 @@ int fsd_options_parse(struct fsd_options *o, int argc, char **argv);
  * (history.h). */
 unsigned long long fsd_options_history_max_bytes(const struct fsd_options *o);
 
+/* Sizes that only make sense together (per CPU, history, --state-max):
+ * 0, or -EINVAL with one message; again after an adoption changed them. */
+int fsd_options_check_sizes(struct fsd_options *o);
+
 #endif /* FLOWSKETCHD_CMDLINE_H */

@@ -211,29 +211,37 @@ static void say_sample(char *buf, size_t len, const struct fs_sketch_params *p)
 }
 
 /*
- * The keyed sample of an adopted datapath: the options' when they name
- * one (--sample-rate, --sample-buckets) and it is the pinned one; the
- * pinned one when they name none, so that a restart (an upgrade from a
- * release whose default kept none) keeps the history, whose window files
- * hold the sample's parameters; refused when they name another.
+ * The keyed sample of an adopted datapath, which its window files hold
+ * too: what the options name (--sample-rate, --sample-buckets) must be the
+ * pinned one's; what they leave to its default follows the pinned one, so
+ * that a restart (an upgrade from a release whose default kept no sample,
+ * or another bucket count) keeps the history.  Refused when a named value
+ * differs; the sizes checked again when the pinned one is taken.
  */
 static int adopt_sample(struct fsd_options *o, const struct fs_sketch_params *pinned)
 {
+	struct fs_sketch_params *p = &o->params;
+	bool rate = pinned->sample_log2b && p->sample_log2b ?
+		    p->sample_shift != pinned->sample_shift :
+		    !pinned->sample_log2b != !p->sample_log2b;
+	bool buckets = pinned->sample_log2b && p->sample_log2b &&
+		       p->sample_log2b != pinned->sample_log2b;
 	char was[64], now[64];
 
-	if (o->params.sample_log2b == pinned->sample_log2b &&
-	    (!pinned->sample_log2b || o->params.sample_shift == pinned->sample_shift))
+	if (!rate && !buckets)
 		return 0;
 	say_sample(was, sizeof(was), pinned);
-	say_sample(now, sizeof(now), &o->params);
-	if (o->sample_given)
+	say_sample(now, sizeof(now), p);
+	/* A pinned datapath without a sample has no buckets to follow. */
+	if ((rate && o->sample_rate_given) || (buckets && o->sample_buckets_given) ||
+	    (!pinned->sample_log2b && o->sample_buckets_given))
 		return fsd_reject(-ESTALE, "the datapath pinned under %s keeps a keyed sample of %s, not %s: start with the same --sample-rate and --sample-buckets, or with --replace to discard it",
 				  o->pin_dir, was, now);
-	fsd_info("keeping the pinned datapath's keyed sample (%s) and its history: --replace starts the default one (%s)",
+	fsd_info("keeping the pinned datapath's keyed sample (%s) and its history: --replace starts the one asked for (%s)",
 		 was, now);
-	o->params.sample_log2b = pinned->sample_log2b;
-	o->params.sample_shift = pinned->sample_shift;
-	return 0;
+	p->sample_log2b = pinned->sample_log2b;
+	p->sample_shift = pinned->sample_shift;
+	return fsd_options_check_sizes(o);
 }
 
 /*
@@ -802,6 +810,8 @@ int fsd_daemon_run(struct fsd_daemon *d, fsd_request_fn *request)
 					fsd_options_history_max_bytes(&d->opts) };
 	err = setup(d);
 	if (!err) {
+		/* An adoption may have taken the pinned sample's sizes. */
+		d->view.history_max_bytes = fsd_options_history_max_bytes(&d->opts);
 		fill_query(d);
 		fsd_accuracy_watch_init(&d->accuracy, &d->opts.params);
 		fsd_info("running: window %u s, history %u s, %u windows kept",

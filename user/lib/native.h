@@ -69,8 +69,9 @@
  * sketch_kind.h's order, each its count and its elements as little-endian
  * words: a new kind adds its part here, and so a new format version.  So
  * a file is 96 + KN + 8 + 16C + 8 + R + 8 + 64P + 8 + 64S + 8 + 512Q + 4
- * bytes: 376,972 for the defaults (d = 5, w = 4096, p = 14), no
- * candidate, no detection sketch and no sample.  Version 2, the same
+ * bytes: 376,972 for d = 5, w = 4096, p = 14 with no candidate, no
+ * detection sketch and no sample, and 442,508 with the default sample
+ * (128 buckets) and its flows' candidates on top.  Version 2, the same
  * without D, E and F (written before the detection sketches), and
  * version 3, without F (before the sample), are read as files of those
  * parts off.  A reader refuses,

@@ -57,7 +57,8 @@ struct fsd_options {
 	double epsilon, delta;		/* --epsilon, --delta; 0: not given */
 	unsigned int max_candidates;
 	unsigned int sample_buckets;	/* --sample-buckets; the rate turns it on */
-	bool sample_given;		/* --sample-rate or --sample-buckets */
+	bool sample_rate_given;		/* --sample-rate */
+	bool sample_buckets_given;	/* --sample-buckets */
 	unsigned int ringbuf_kib;
 	const char *secret_file;
 	const char *blocklist;		/* --blocklist FILE */

@@ -50,6 +50,7 @@ struct export_cand {
 	struct fs_flow_key key;
 	__u64 hash;
 	__u32 dirs;
+	bool hitter;		/* a heavy-hitter candidate, not only sampled */
 };
 
 struct export_cands {
@@ -80,6 +81,7 @@ static int cands_gather(struct export_cands *c, const struct fsd_query_scratch *
 		c->v[c->n].key = e->key;
 		c->v[c->n].hash = e->hash;
 		c->v[c->n].dirs = dir;
+		c->v[c->n].hitter = true;
 		c->n++;
 	}
 	return 0;
@@ -127,6 +129,7 @@ static int sample_gather(struct export_cands *c, const struct fs_sketch *s,
 			c->v[c->n].key = b->e[w].key;
 			c->v[c->n].hash = h.flow;
 			c->v[c->n].dirs = dir;
+			c->v[c->n].hitter = false;
 			c->n++;
 		}
 	}
@@ -143,10 +146,47 @@ static void cands_unique(struct export_cands *c)
 	for (i = 0; i < c->n; i++) {
 		if (out && !cand_cmp(&c->v[out - 1], &c->v[i])) {
 			c->v[out - 1].dirs |= c->v[i].dirs;
+			c->v[out - 1].hitter |= c->v[i].hitter;
 			continue;
 		}
 		c->v[out++] = c->v[i];
 	}
+	c->n = out;
+}
+
+/* Whether flow key of hash is in s's sample (live in its bucket). */
+static bool sampled(const struct fs_sketch *s, const struct fs_flow_key *key, __u64 hash)
+{
+	const struct fs_sketch_params *p = &s->params;
+	const struct fs_sample_bucket *b;
+	__u32 w;
+
+	if (!p->sample_log2b)
+		return false;
+	b = &s->sample[fs_sample_bucket_index(fs_sample_value(hash), p->sample_log2b)];
+	for (w = 0; w < FS_SAMPLE_WAYS; w++)
+		if (fs_sample_live(&b->e[w], fs_sample_limit(b, p->sample_shift)) &&
+		    fs_sample_key_equal(&b->e[w].key, key))
+			return true;
+	return false;
+}
+
+/*
+ * The span's sample as it leaves (sample.h, "Exports": limits cut to a
+ * power of two), and the candidates that were only sampled kept only if
+ * still in it: nothing of a flow the cut or the directions' merge dropped
+ * leaves the host.  The export's permutation cuts again, to the same.
+ */
+static void cands_cut_sample(struct export_cands *c, struct fs_sketch *sum)
+{
+	__u64 i, nb = fs_params_sample_buckets(&sum->params);
+	size_t out = 0, j;
+
+	for (i = 0; i < nb; i++)
+		fs_sample_bucket_export(&sum->sample[i], sum->params.sample_shift);
+	for (j = 0; j < c->n; j++)
+		if (c->v[j].hitter || sampled(sum, &c->v[j].key, c->v[j].hash))
+			c->v[out++] = c->v[j];
 	c->n = out;
 }
 
@@ -335,6 +375,7 @@ struct json_object *fsd_answer_export(const struct fsd_query_ctx *qc,
 		goto out;
 	}
 	cands_unique(&c);
+	cands_cut_sample(&c, &sum);
 	need = sketch_text + FSD_EXPORT_FIXED_JSON +
 	       (unsigned long long)c.n * FSD_EXPORT_CANDIDATE_JSON;
 	if (need > FS_EXPORT_ANSWER_MAX) {
