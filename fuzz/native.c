@@ -5,15 +5,58 @@
  *
  * A file is taken or refused with a message; one taken is canonical (it
  * encodes back to the very same bytes: there is one file per export; a
- * version-2 file, to the current version's, canonical in turn), and what
+ * version-2 or -3 file, to the current version's, canonical in turn), and what
  * was allocated follows from the file's own size.  What merge estimates
- * from a file's detection sketches keeps its invariants (own_estimates()).
+ * from a file's detection sketches keeps its invariants (own_estimates()),
+ * and its sample merged with itself doubles (own_sample()).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
 #include "prefix_estimate.h"
 #include "spread_estimate.h"
+
+/*
+ * What `flowsketch merge ... accuracy` makes of a file taken, merged with
+ * itself: the same sampled flows (the same limits, values and keys),
+ * each a candidate of the file and with twice its counts.
+ */
+static void own_sample(const struct fs_native *n)
+{
+	const struct fs_sketch_params *p = &n->sketch.params;
+	__u64 nb = fs_params_sample_buckets(p), i;
+	struct fs_sketch m;
+	__u32 w, v;
+
+	if (!nb)
+		return;
+	if (fs_sketch_init(&m, p) || fs_sketch_merge(&m, &n->sketch) ||
+	    fs_sketch_merge(&m, &n->sketch))
+		abort();
+	for (i = 0; i < nb; i++) {
+		const struct fs_sample_bucket *a = &n->sketch.sample[i], *b = &m.sample[i];
+		__u64 la = fs_sample_limit(a, p->sample_shift), lb = fs_sample_limit(b, p->sample_shift);
+
+		if (la != lb || fs_sample_bucket_live(a, p->sample_shift) !=
+				fs_sample_bucket_live(b, p->sample_shift))
+			abort();
+		for (w = 0; w < FS_SAMPLE_WAYS; w++) {
+			if (!fs_sample_live(&b->e[w], lb))
+				continue;
+			if (!fs_native_find(n, &b->e[w].key))
+				abort();
+			for (v = 0; v < FS_SAMPLE_WAYS; v++)
+				if (fs_sample_live(&a->e[v], la) &&
+				    fs_sample_key_equal(&a->e[v].key, &b->e[w].key))
+					break;
+			if (v == FS_SAMPLE_WAYS || b->e[w].s != a->e[v].s ||
+			    b->e[w].packets != 2 * a->e[v].packets ||
+			    b->e[w].bytes != 2 * a->e[v].bytes)
+				abort();
+		}
+	}
+	fs_sketch_free(&m);
+}
 
 /*
  * What `flowsketch merge ... top --by` and `spread` make of a file taken:
@@ -88,15 +131,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			abort();
 		return 0;
 	}
-	/* Format version 2 (before the detection sketches) reads as the
-	 * current version's file with two empty parts, 16 bytes longer,
-	 * which is canonical in turn. */
-	if (size > 8 && data[8] == 2) {
+	/* Format versions 2 (before the detection sketches) and 3 (before
+	 * the sample) read as the current version's file with three or one
+	 * empty parts, 24 or 8 bytes longer, which is canonical in turn. */
+	if (size > 8 && data[8] < FS_NATIVE_VERSION) {
 		size_t len = fs_native_size(&n);
 		struct fs_native again;
 
 		back = malloc(len);
-		if (len != size + 16 || !back || fs_native_encode(&n, back, len) ||
+		if (len != size + (data[8] == 2 ? 24 : 8) || !back ||
+		    fs_native_encode(&n, back, len) ||
 		    fs_native_decode(back, len, &again, err))
 			abort();
 		fs_native_free(&n);
@@ -116,6 +160,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		free(out);
 	}
 	own_estimates(&n);
+	own_sample(&n);
 	free(back);
 	fs_native_free(&n);
 	return 0;
